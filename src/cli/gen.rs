@@ -1,0 +1,64 @@
+//! `tracetui gen FORMAT`: synthetic traces in native schemas.
+
+use crate::gen::itp::{self, GenOptions, Schema};
+use clap::{Args, ValueEnum};
+use color_eyre::eyre::{bail, Result, WrapErr};
+use std::path::PathBuf;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GenFormat {
+    Itp,
+}
+
+#[derive(Debug, Args)]
+pub struct GenArgs {
+    /// The format to write.
+    #[arg(value_enum)]
+    pub format: GenFormat,
+    /// How many jobs.
+    #[arg(long)]
+    pub jobs: u64,
+    /// Random seed: the same seed writes the same bytes.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Output file (itp).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Column schema (itp).
+    #[arg(long, value_enum, default_value_t = Schema::Raw)]
+    pub schema: Schema,
+    /// With --load: scale arrivals for this many GPUs.
+    #[arg(long, requires = "load")]
+    pub gpus: Option<u32>,
+    /// With --gpus: the offered load to aim for (0.9 = 90 % of the GPUs busy on average).
+    #[arg(long, requires = "gpus")]
+    pub load: Option<f64>,
+}
+
+pub fn run(a: &GenArgs) -> Result<()> {
+    if a.jobs == 0 {
+        bail!("--jobs must be at least 1");
+    }
+    if let Some(l) = a.load {
+        if !(l > 0.0 && l.is_finite()) {
+            bail!("--load must be a positive number, not {l}");
+        }
+    }
+    if a.gpus == Some(0) {
+        bail!("--gpus must be at least 1");
+    }
+    match a.format {
+        GenFormat::Itp => {
+            let opts = GenOptions {
+                jobs: a.jobs,
+                seed: a.seed,
+                schema: a.schema,
+                target: a.gpus.zip(a.load),
+            };
+            crate::outfile::write_atomic(&a.out, |w| itp::write(&opts, w))
+                .wrap_err_with(|| format!("cannot write {}", a.out.display()))?;
+            eprintln!("tracetui: wrote {} ITP jobs to {}", a.jobs, a.out.display());
+        }
+    }
+    Ok(())
+}

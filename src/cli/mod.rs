@@ -1,0 +1,131 @@
+//! The command line: arguments, and dispatch to the headless commands or the TUI.
+
+mod gen;
+mod headless;
+pub mod logger;
+mod output;
+
+use crate::sim::{Placement, Policy};
+use crate::trace::{Format, LoadOptions};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "tracetui",
+    version,
+    about = "Replay public GPU-cluster job traces through a deterministic scheduling simulation",
+    long_about = None
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Simulate a trace under one policy and print its metrics.
+    Sim(SimArgs),
+    /// Simulate a trace under several policies, one row per policy.
+    Compare(CompareArgs),
+    /// Write a synthetic trace in a format's native schema.
+    Gen(gen::GenArgs),
+}
+
+/// Which trace, and how to build its cluster.
+#[derive(Debug, Args, Clone)]
+pub struct TraceArgs {
+    /// The trace format.
+    #[arg(value_enum)]
+    pub format: Format,
+    /// The trace file (itp) or directory.
+    pub path: PathBuf,
+    /// Cluster size in GPUs, for traces without a machine list.
+    #[arg(long)]
+    pub gpus: Option<u32>,
+    /// GPUs per machine when the cluster is built from --gpus.
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub gpus_per_node: u32,
+    /// How a job's GPUs are chosen.
+    #[arg(long, value_enum, default_value_t = Placement::Consolidate)]
+    pub placement: Placement,
+    /// Stop at the first bad row instead of skipping it.
+    #[arg(long)]
+    pub strict: bool,
+    /// Output format.
+    #[arg(long = "format", id = "output", value_enum, default_value_t = OutputFormat::Table)]
+    pub output: OutputFormat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    Table,
+    Json,
+    Csv,
+}
+
+#[derive(Debug, Args)]
+pub struct SimArgs {
+    #[command(flatten)]
+    pub trace: TraceArgs,
+    /// The scheduling policy.
+    #[arg(long, default_value = "fifo", value_parser = parse_policy)]
+    pub policy: Policy,
+}
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    #[command(flatten)]
+    pub trace: TraceArgs,
+    /// Comma-separated policies, e.g. fifo,first-fit,sjf.
+    #[arg(long, default_value = "fifo,first-fit,fifo-backfill,sjf,sgf", value_parser = parse_policies)]
+    pub policies: PolicyList,
+}
+
+#[derive(Debug, Clone)]
+pub struct PolicyList(pub Vec<Policy>);
+
+fn parse_policy(s: &str) -> Result<Policy, String> {
+    s.parse()
+}
+
+fn parse_policies(s: &str) -> Result<PolicyList, String> {
+    crate::sim::policy::parse_list(s).map(PolicyList)
+}
+
+impl TraceArgs {
+    pub fn load_options(&self) -> LoadOptions {
+        LoadOptions {
+            strict: self.strict,
+            gpus: self.gpus,
+            gpus_per_node: self.gpus_per_node,
+            include_cpu_jobs: false,
+        }
+    }
+}
+
+/// Runs the command line; returns the process exit code.
+pub fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32 {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return code;
+        }
+    };
+    logger::init_stderr();
+    let result = match cli.command {
+        Some(Command::Sim(a)) => headless::sim(&a),
+        Some(Command::Compare(a)) => headless::compare(&a),
+        Some(Command::Gen(a)) => gen::run(&a),
+        None => headless::demo(),
+    };
+    match result {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("tracetui: error: {e}");
+            1
+        }
+    }
+}

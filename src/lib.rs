@@ -1,0 +1,17 @@
+//! tracetui: replay public GPU-cluster job traces through a deterministic
+//! scheduling simulation.
+//!
+//! Data flows one way: `trace` (load) → the model → `sim` (engine) → views.
+
+pub mod cli;
+pub mod gen;
+pub mod outfile;
+pub mod sample;
+pub mod sim;
+pub mod trace;
+
+/// The program: parses the command line and returns the exit code.
+pub fn run() -> i32 {
+    let _ = color_eyre::install();
+    cli::main_with(std::env::args_os())
+}

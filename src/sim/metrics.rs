@@ -1,0 +1,136 @@
+//! Metrics, defined once for the TUI and the headless commands alike.
+//!
+//! JCT = finish − submit; wait = first start − submit; slowdown = JCT / run
+//! time (a run time of 0 counts as 1 s); makespan = last finish − first
+//! submit; gpu_util = busy GPU-seconds / (GPUs × makespan). Percentiles
+//! interpolate linearly between closest ranks, as numpy's default does.
+
+use crate::trace::model::Secs;
+use serde::Serialize;
+
+/// mean, p50, p95, p99 of one quantity; `None` when there is nothing to summarise.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
+pub struct Summary {
+    pub mean: Option<f64>,
+    pub p50: Option<f64>,
+    pub p95: Option<f64>,
+    pub p99: Option<f64>,
+}
+
+/// The `q`-th percentile (0–100) of sorted values, numpy's "linear" method.
+pub fn percentile_sorted(sorted: &[f64], q: f64) -> Option<f64> {
+    if sorted.is_empty() {
+        return None;
+    }
+    let pos = (sorted.len() - 1) as f64 * q / 100.0;
+    let lo = pos.floor() as usize;
+    let hi = pos.ceil() as usize;
+    let frac = pos - lo as f64;
+    Some(sorted[lo] + (sorted[hi] - sorted[lo]) * frac)
+}
+
+impl Summary {
+    pub fn of(values: &[f64]) -> Summary {
+        if values.is_empty() {
+            return Summary::default();
+        }
+        let mut v = values.to_vec();
+        v.sort_unstable_by(f64::total_cmp);
+        // Sum in sorted order so the mean does not depend on completion order.
+        let mean = v.iter().sum::<f64>() / v.len() as f64;
+        Summary {
+            mean: Some(mean),
+            p50: percentile_sorted(&v, 50.0),
+            p95: percentile_sorted(&v, 95.0),
+            p99: percentile_sorted(&v, 99.0),
+        }
+    }
+}
+
+/// What the engine accumulates as jobs finish.
+#[derive(Debug, Clone, Default)]
+pub struct Tally {
+    pub jct: Vec<f64>,
+    pub wait: Vec<f64>,
+    pub slowdown: Vec<f64>,
+    /// Sum of wait over every job that has started (finished or not).
+    pub started_wait_sum: i64,
+    pub started: u64,
+    /// Milli-GPU-seconds of finished jobs.
+    pub busy_finished: u128,
+    pub first_submit: Option<Secs>,
+    pub last_finish: Option<Secs>,
+    pub rejected: u64,
+}
+
+impl Tally {
+    pub fn on_start(&mut self, submit: Secs, start: Secs) {
+        self.started += 1;
+        self.started_wait_sum += start - submit;
+        self.wait.push((start - submit) as f64);
+    }
+
+    pub fn on_finish(&mut self, submit: Secs, runtime: Secs, finish: Secs, milli: u64) {
+        let jct = finish - submit;
+        self.jct.push(jct as f64);
+        self.slowdown.push(jct as f64 / runtime.max(1) as f64);
+        self.busy_finished += milli as u128 * runtime.max(0) as u128;
+        self.last_finish = Some(self.last_finish.map_or(finish, |l| l.max(finish)));
+    }
+
+    pub fn on_arrival(&mut self, submit: Secs) {
+        self.first_submit = Some(self.first_submit.map_or(submit, |f| f.min(submit)));
+    }
+
+    pub fn makespan(&self) -> Option<Secs> {
+        Some(self.last_finish? - self.first_submit?)
+    }
+}
+
+/// The headline numbers of one run, in the shape `sim --format json` prints.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Report {
+    pub policy: String,
+    pub placement: String,
+    pub gpus: u64,
+    pub gpus_per_node: Option<u32>,
+    pub jobs: u64,
+    pub jobs_done: u64,
+    pub jobs_rejected: u64,
+    pub makespan_s: Option<Secs>,
+    pub jct_s: Summary,
+    pub wait_s: Summary,
+    pub slowdown: Summary,
+    pub gpu_util: Option<f64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_match_numpy_linear() {
+        // numpy.percentile([1, 2, 3, 4], [50, 95, 99]) = 2.5, 3.85, 3.97
+        let s = Summary::of(&[4.0, 1.0, 3.0, 2.0]);
+        assert_eq!(s.mean, Some(2.5));
+        assert_eq!(s.p50, Some(2.5));
+        assert!((s.p95.unwrap() - 3.85).abs() < 1e-12);
+        assert!((s.p99.unwrap() - 3.97).abs() < 1e-12);
+        let one = Summary::of(&[7.0]);
+        assert_eq!((one.p50, one.p99), (Some(7.0), Some(7.0)));
+        assert_eq!(Summary::of(&[]), Summary::default());
+    }
+
+    #[test]
+    fn tally_makespan_and_slowdown() {
+        let mut t = Tally::default();
+        t.on_arrival(10);
+        t.on_arrival(5);
+        t.on_start(5, 7);
+        t.on_finish(5, 0, 7, 1000);
+        t.on_finish(10, 20, 40, 2000);
+        assert_eq!(t.makespan(), Some(35));
+        assert_eq!(t.slowdown, vec![2.0, 1.5]);
+        assert_eq!(t.busy_finished, 40_000);
+    }
+}

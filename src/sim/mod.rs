@@ -1,0 +1,25 @@
+//! The simulation engine: no terminal code here.
+
+pub mod backfill;
+pub mod cluster;
+pub mod engine;
+pub mod metrics;
+pub mod placement;
+pub mod policy;
+pub mod queue;
+
+pub use cluster::{ClusterState, Grant, TypeFilter};
+pub use engine::{Engine, Event, JobState, Phase};
+pub use metrics::{Report, Summary};
+pub use placement::Placement;
+pub use policy::Policy;
+
+use crate::trace::Trace;
+use std::sync::Arc;
+
+/// Runs `trace` under `policy` to the end and reports its metrics.
+pub fn run(trace: Arc<Trace>, policy: Policy, placement: Placement) -> Report {
+    let mut e = Engine::new(trace, policy, placement);
+    e.run_to_end();
+    e.report()
+}

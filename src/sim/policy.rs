@@ -1,0 +1,155 @@
+//! Scheduling policies: the order the queue is walked in, and how the walk goes.
+
+use crate::trace::model::Job;
+use std::fmt;
+use std::str::FromStr;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Policy {
+    /// The trace's own start times and placements.
+    Recorded,
+    /// Strict arrival order: the head blocks everything behind it.
+    Fifo,
+    /// Arrival order; every job that fits starts.
+    FirstFit,
+    /// EASY backfilling: later jobs may start if they do not delay the head's reservation.
+    FifoBackfill,
+    /// Shortest run time first (oracle run times).
+    Sjf,
+    /// Shortest GPU-time (run time × GPUs) first.
+    Sgf,
+}
+
+/// How a scheduling pass walks the queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Walk {
+    /// Stop at the first job that does not fit.
+    Strict,
+    /// Start every job that fits, in order.
+    Greedy,
+    /// Strict for the head, then EASY backfill behind it.
+    Backfill,
+    /// No walk: jobs start at their recorded times.
+    Recorded,
+}
+
+impl Policy {
+    pub const ALL: [Policy; 6] = [
+        Policy::Recorded,
+        Policy::Fifo,
+        Policy::FirstFit,
+        Policy::FifoBackfill,
+        Policy::Sjf,
+        Policy::Sgf,
+    ];
+
+    /// Every policy that simulates (all but `recorded`).
+    pub fn simulated() -> impl Iterator<Item = Policy> {
+        Policy::ALL.into_iter().filter(|p| *p != Policy::Recorded)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Policy::Recorded => "recorded",
+            Policy::Fifo => "fifo",
+            Policy::FirstFit => "first-fit",
+            Policy::FifoBackfill => "fifo-backfill",
+            Policy::Sjf => "sjf",
+            Policy::Sgf => "sgf",
+        }
+    }
+
+    pub fn describe(self) -> &'static str {
+        match self {
+            Policy::Recorded => "the trace's own start times and placements",
+            Policy::Fifo => "strict arrival order; the head blocks the queue",
+            Policy::FirstFit => "arrival order; every job that fits starts",
+            Policy::FifoBackfill => "EASY backfill: arrival order, later jobs may start if they do not delay the head (oracle run times)",
+            Policy::Sjf => "shortest run time first (oracle)",
+            Policy::Sgf => "shortest GPU-time (run time × GPUs) first (oracle)",
+        }
+    }
+
+    pub fn walk(self) -> Walk {
+        match self {
+            Policy::Recorded => Walk::Recorded,
+            Policy::Fifo => Walk::Strict,
+            Policy::FirstFit | Policy::Sjf | Policy::Sgf => Walk::Greedy,
+            Policy::FifoBackfill => Walk::Backfill,
+        }
+    }
+
+    /// The job's place in this policy's order, before the tie-break (submit, then trace order).
+    pub fn key(self, job: &Job) -> u64 {
+        let runtime = job.runtime.map_or(u64::MAX, |r| r.max(0) as u64);
+        match self {
+            Policy::Recorded | Policy::Fifo | Policy::FirstFit | Policy::FifoBackfill => 0,
+            Policy::Sjf => runtime,
+            Policy::Sgf => runtime.saturating_mul(job.demand.total_milli()),
+        }
+    }
+}
+
+impl fmt::Display for Policy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Policy {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Policy, String> {
+        let s = s.trim().to_ascii_lowercase();
+        Policy::ALL
+            .into_iter()
+            .find(|p| {
+                p.name() == s
+                    || (s == "backfill" && *p == Policy::FifoBackfill)
+                    || (s == "firstfit" && *p == Policy::FirstFit)
+            })
+            .ok_or_else(|| {
+                format!(
+                    "unknown policy '{}'; choose from {}",
+                    crate::trace::input::sanitize(&s),
+                    Policy::ALL.map(|p| p.name()).join(", ")
+                )
+            })
+    }
+}
+
+/// A comma-separated list of policies, for `compare --policies`.
+pub fn parse_list(s: &str) -> Result<Vec<Policy>, String> {
+    let v: Result<Vec<Policy>, String> = s
+        .split(',')
+        .filter(|p| !p.trim().is_empty())
+        .map(str::parse)
+        .collect();
+    let v = v?;
+    if v.is_empty() {
+        return Err("no policies given".into());
+    }
+    Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for p in Policy::ALL {
+            assert_eq!(p.name().parse::<Policy>().unwrap(), p);
+        }
+        assert_eq!("backfill".parse::<Policy>().unwrap(), Policy::FifoBackfill);
+        assert!("lifo"
+            .parse::<Policy>()
+            .unwrap_err()
+            .contains("choose from"));
+        assert_eq!(
+            parse_list("fifo, sjf").unwrap(),
+            vec![Policy::Fifo, Policy::Sjf]
+        );
+        assert!(parse_list(",").is_err());
+    }
+}

@@ -1,0 +1,257 @@
+//! The waiting queue, split into classes of jobs with the same shape
+//! (demand and GPU-type constraint).
+//!
+//! Jobs of one shape get the same placement answer from a given cluster
+//! state, so a scheduling pass only asks each class's head whether it fits,
+//! instead of asking every waiting job. That keeps a pass over a queue of
+//! thousands to a handful of placement queries, with exactly the result of
+//! walking the whole queue in order.
+
+use super::cluster::TypeFilter;
+use crate::trace::model::{Demand, Trace};
+use rustc_hash::FxHashMap;
+use std::cmp::Reverse;
+use std::collections::{BTreeSet, BinaryHeap};
+
+/// Shape classes, fixed for a trace.
+#[derive(Debug)]
+pub struct Shapes {
+    /// Jobs in arrival order (submit, then trace order): rank → job.
+    pub arrival: Vec<u32>,
+    /// job → rank.
+    pub rank: Vec<u32>,
+    /// job → class.
+    pub class_of: Vec<u32>,
+    /// class → (demand, type filter).
+    pub shapes: Vec<(Demand, TypeFilter)>,
+    /// class → its jobs' ranks in arrival order.
+    pub members: Vec<Vec<u32>>,
+    /// job → position within its class's `members`.
+    pub pos: Vec<u32>,
+}
+
+impl Shapes {
+    pub fn new(trace: &Trace) -> Shapes {
+        let n = trace.jobs.len();
+        let mut arrival: Vec<u32> = (0..n as u32).collect();
+        arrival.sort_by_key(|&j| (trace.jobs[j as usize].submit, j));
+        let mut rank = vec![0u32; n];
+        for (r, &j) in arrival.iter().enumerate() {
+            rank[j as usize] = r as u32;
+        }
+        let mut index: FxHashMap<(&Demand, TypeFilter), u32> = FxHashMap::default();
+        let mut shapes = Vec::new();
+        let mut members: Vec<Vec<u32>> = Vec::new();
+        let mut class_of = vec![0u32; n];
+        let mut pos = vec![0u32; n];
+        for (r, &j) in arrival.iter().enumerate() {
+            let job = &trace.jobs[j as usize];
+            let key = (&job.demand, TypeFilter::from(job.gpu_type));
+            let c = *index.entry(key).or_insert_with(|| {
+                shapes.push((job.demand.clone(), key.1));
+                members.push(Vec::new());
+                (shapes.len() - 1) as u32
+            });
+            class_of[j as usize] = c;
+            pos[j as usize] = members[c as usize].len() as u32;
+            members[c as usize].push(r as u32);
+        }
+        Shapes {
+            arrival,
+            rank,
+            class_of,
+            shapes,
+            members,
+            pos,
+        }
+    }
+}
+
+/// A min-tree over a class's members: the first waiting member with a run
+/// time at most X, for EASY backfill.
+#[derive(Debug, Clone)]
+pub struct MinTree {
+    size: usize,
+    v: Vec<u64>,
+}
+
+impl MinTree {
+    pub fn new(n: usize) -> MinTree {
+        let size = n.next_power_of_two().max(1);
+        MinTree {
+            size,
+            v: vec![u64::MAX; 2 * size],
+        }
+    }
+
+    pub fn set(&mut self, i: usize, value: u64) {
+        let mut k = i + self.size;
+        self.v[k] = value;
+        while k > 1 {
+            k /= 2;
+            self.v[k] = self.v[2 * k].min(self.v[2 * k + 1]);
+        }
+    }
+
+    /// The lowest index at or after `from` whose value is at most `x`.
+    pub fn first_at_most(&self, from: usize, x: u64) -> Option<usize> {
+        self.search(1, 0, self.size, from, x)
+    }
+
+    fn search(&self, node: usize, lo: usize, hi: usize, from: usize, x: u64) -> Option<usize> {
+        if hi <= from || self.v[node] > x {
+            return None;
+        }
+        if node >= self.size {
+            return Some(lo);
+        }
+        let mid = (lo + hi) / 2;
+        self.search(2 * node, lo, mid, from, x)
+            .or_else(|| self.search(2 * node + 1, mid, hi, from, x))
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct ClassQueue {
+    /// (policy key, rank), in walk order.
+    pub order: BTreeSet<(u64, u32)>,
+    /// The capacity epoch in which this class's head last failed to fit.
+    pub failed_epoch: Option<u64>,
+    /// Run times of waiting members (backfill only).
+    pub short: Option<MinTree>,
+}
+
+/// The waiting jobs, by class.
+#[derive(Debug, Clone, Default)]
+pub struct Queue {
+    pub classes: Vec<ClassQueue>,
+    /// Classes with at least one waiting job.
+    pub active: BTreeSet<u32>,
+    len: usize,
+}
+
+impl Queue {
+    pub fn new(classes: usize) -> Queue {
+        Queue {
+            classes: vec![ClassQueue::default(); classes],
+            active: BTreeSet::new(),
+            len: 0,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn insert(&mut self, class: u32, key: u64, rank: u32) {
+        if self.classes[class as usize].order.insert((key, rank)) {
+            self.len += 1;
+            self.active.insert(class);
+        }
+    }
+
+    pub fn remove(&mut self, class: u32, key: u64, rank: u32) {
+        let c = &mut self.classes[class as usize];
+        if c.order.remove(&(key, rank)) {
+            self.len -= 1;
+            if c.order.is_empty() {
+                self.active.remove(&class);
+            }
+        }
+    }
+
+    pub fn head(&self, class: u32) -> Option<(u64, u32)> {
+        self.classes[class as usize].order.first().copied()
+    }
+
+    /// Every waiting (key, rank), class by class.
+    pub fn entries(&self) -> impl Iterator<Item = (u32, u64, u32)> + '_ {
+        self.active.iter().flat_map(move |&c| {
+            self.classes[c as usize]
+                .order
+                .iter()
+                .map(move |&(k, r)| (c, k, r))
+        })
+    }
+
+    /// The first `limit` waiting ranks in walk order (a merge of the class orders).
+    pub fn in_order(&self, limit: usize) -> Vec<u32> {
+        let mut iters: Vec<_> = self
+            .active
+            .iter()
+            .map(|&c| self.classes[c as usize].order.iter().peekable())
+            .collect();
+        let mut heap = BinaryHeap::new();
+        for (i, it) in iters.iter_mut().enumerate() {
+            if let Some(&&e) = it.peek() {
+                heap.push(Reverse((e, i)));
+            }
+        }
+        let mut out = Vec::with_capacity(limit.min(self.len));
+        while out.len() < limit {
+            let Some(Reverse((e, i))) = heap.pop() else {
+                break;
+            };
+            out.push(e.1);
+            iters[i].next();
+            if let Some(&&next) = iters[i].peek() {
+                heap.push(Reverse((next, i)));
+            }
+        }
+        out
+    }
+
+    /// Empties the queue, keeping the class slots.
+    pub fn clear(&mut self) {
+        for &c in &self.active {
+            let c = &mut self.classes[c as usize];
+            c.order.clear();
+        }
+        for c in &mut self.classes {
+            c.failed_epoch = None;
+            c.short = None;
+        }
+        self.active.clear();
+        self.len = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn min_tree_finds_first_short_member() {
+        let mut t = MinTree::new(5);
+        assert_eq!(t.first_at_most(0, u64::MAX - 1), None);
+        t.set(1, 50);
+        t.set(3, 10);
+        t.set(4, 5);
+        assert_eq!(t.first_at_most(0, 60), Some(1));
+        assert_eq!(t.first_at_most(2, 60), Some(3));
+        assert_eq!(t.first_at_most(0, 20), Some(3));
+        assert_eq!(t.first_at_most(0, 5), Some(4));
+        assert_eq!(t.first_at_most(5, 60), None);
+        assert_eq!(t.first_at_most(0, 4), None);
+        t.set(3, u64::MAX);
+        assert_eq!(t.first_at_most(0, 20), Some(4));
+    }
+
+    #[test]
+    fn merge_walks_classes_in_key_order() {
+        let mut q = Queue::new(2);
+        q.insert(0, 0, 5);
+        q.insert(1, 0, 2);
+        q.insert(0, 0, 1);
+        q.insert(1, 0, 9);
+        assert_eq!(q.in_order(10), vec![1, 2, 5, 9]);
+        assert_eq!(q.in_order(2), vec![1, 2]);
+        q.remove(1, 0, 2);
+        assert_eq!(q.len(), 3);
+        assert_eq!(q.in_order(10), vec![1, 5, 9]);
+    }
+}

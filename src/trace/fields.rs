@@ -1,0 +1,108 @@
+//! Parsing one CSV field, with errors that name the file, line and column.
+
+use super::input::{InputError, Location};
+
+/// One row being read: where it is, for messages.
+pub struct Row<'a> {
+    pub file: &'a str,
+    pub line: u64,
+    pub record: &'a csv::ByteRecord,
+}
+
+impl<'a> Row<'a> {
+    pub fn loc(&self, column: &str) -> Location {
+        Location {
+            file: self.file.to_string(),
+            line: self.line,
+            column: Some(column.to_string()),
+            byte: false,
+        }
+    }
+
+    pub fn error(&self, column: &str, message: impl Into<String>) -> InputError {
+        InputError::at(self.loc(column), message)
+    }
+
+    /// The field as text, trimmed; an error for bytes that are not UTF-8.
+    pub fn text(&self, idx: usize, column: &str) -> Result<&'a str, InputError> {
+        let raw = self.record.get(idx).unwrap_or(b"");
+        std::str::from_utf8(raw)
+            .map(str::trim)
+            .map_err(|e| self.error(column, format!("not UTF-8 text (byte {})", e.valid_up_to())))
+    }
+
+    pub fn required(&self, idx: usize, column: &str) -> Result<&'a str, InputError> {
+        let t = self.text(idx, column)?;
+        if t.is_empty() {
+            return Err(self.error(column, "empty"));
+        }
+        Ok(t)
+    }
+
+    /// A whole number of at least `min`.
+    pub fn int(&self, idx: usize, column: &str, min: i64) -> Result<i64, InputError> {
+        let t = self.required(idx, column)?;
+        let v = parse_int(t).ok_or_else(|| {
+            self.error(
+                column,
+                format!("not a whole number: '{}'", super::input::sanitize(t)),
+            )
+        })?;
+        if v < min {
+            return Err(self.error(column, format!("{v} is below the minimum {min}")));
+        }
+        Ok(v)
+    }
+
+    /// A whole number of at least `min`, or `None` when empty.
+    pub fn opt_int(&self, idx: usize, column: &str, min: i64) -> Result<Option<i64>, InputError> {
+        if self.text(idx, column)?.is_empty() {
+            return Ok(None);
+        }
+        self.int(idx, column, min).map(Some)
+    }
+
+    /// A finite decimal number, or `None` when empty.
+    pub fn opt_float(&self, idx: usize, column: &str) -> Result<Option<f64>, InputError> {
+        let t = self.text(idx, column)?;
+        if t.is_empty() {
+            return Ok(None);
+        }
+        match t.parse::<f64>() {
+            Ok(v) if v.is_finite() => Ok(Some(v)),
+            _ => Err(self.error(
+                column,
+                format!("not a number: '{}'", super::input::sanitize(t)),
+            )),
+        }
+    }
+}
+
+/// A whole number, also accepting a decimal with a zero fraction (`12.0`),
+/// which some exports write.
+pub fn parse_int(t: &str) -> Option<i64> {
+    if let Ok(v) = t.parse::<i64>() {
+        return Some(v);
+    }
+    let (whole, frac) = t.split_once('.')?;
+    if !frac.is_empty() && frac.bytes().all(|b| b == b'0') && !whole.is_empty() {
+        return whole.parse::<i64>().ok();
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ints() {
+        assert_eq!(parse_int("12"), Some(12));
+        assert_eq!(parse_int("-3"), Some(-3));
+        assert_eq!(parse_int("12.000"), Some(12));
+        assert_eq!(parse_int("12.5"), None);
+        assert_eq!(parse_int("x"), None);
+        assert_eq!(parse_int(".0"), None);
+        assert_eq!(parse_int("99999999999999999999"), None);
+    }
+}

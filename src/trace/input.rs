@@ -1,0 +1,199 @@
+//! Reading untrusted rows: where a problem is, strict versus lenient handling,
+//! and counted skips.
+
+use std::fmt;
+
+/// Where in the input a problem is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    pub file: String,
+    /// 1-based line (or, for JSON, byte offset when `byte` is set).
+    pub line: u64,
+    pub column: Option<String>,
+    pub byte: bool,
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.byte {
+            write!(f, "{}: byte {}", self.file, self.line)?;
+        } else {
+            write!(f, "{}:{}", self.file, self.line)?;
+        }
+        if let Some(c) = &self.column {
+            write!(f, ": column {c}")?;
+        }
+        Ok(())
+    }
+}
+
+/// A problem with the input: the whole message a user sees.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputError {
+    pub at: Option<Location>,
+    pub file: String,
+    pub message: String,
+}
+
+impl InputError {
+    pub fn file(file: &str, message: impl Into<String>) -> InputError {
+        InputError {
+            at: None,
+            file: file.to_string(),
+            message: message.into(),
+        }
+    }
+
+    pub fn at(loc: Location, message: impl Into<String>) -> InputError {
+        InputError {
+            file: loc.file.clone(),
+            at: Some(loc),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.at {
+            Some(loc) => write!(f, "{loc}: {}", self.message),
+            None => write!(f, "{}: {}", self.file, self.message),
+        }
+    }
+}
+
+impl std::error::Error for InputError {}
+
+/// How many reasons per file are kept to be shown.
+pub const FIRST_REASONS: usize = 5;
+
+/// Rows skipped in one file, with the first few reasons.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Skips {
+    pub file: String,
+    pub count: u64,
+    pub first: Vec<String>,
+}
+
+/// Strict mode stops at the first bad row; lenient mode counts and keeps going.
+#[derive(Debug, Clone)]
+pub struct RowPolicy {
+    pub strict: bool,
+    pub skips: Skips,
+}
+
+impl RowPolicy {
+    pub fn new(file: &str, strict: bool) -> RowPolicy {
+        RowPolicy {
+            strict,
+            skips: Skips {
+                file: file.to_string(),
+                ..Skips::default()
+            },
+        }
+    }
+
+    /// A bad row: an error in strict mode, a counted skip otherwise.
+    pub fn bad_row(&mut self, err: InputError) -> Result<(), InputError> {
+        if self.strict {
+            return Err(err);
+        }
+        self.skips.count += 1;
+        if self.skips.first.len() < FIRST_REASONS {
+            log::warn!("skipped {err}");
+            self.skips.first.push(err.to_string());
+        }
+        Ok(())
+    }
+}
+
+/// What a loader reports about its input besides the trace.
+#[derive(Debug, Clone, Default)]
+pub struct LoadReport {
+    pub skips: Vec<Skips>,
+    /// Lines for the user: which tables were found, how the cluster was chosen.
+    pub notes: Vec<String>,
+}
+
+impl LoadReport {
+    pub fn total_skipped(&self) -> u64 {
+        self.skips.iter().map(|s| s.count).sum()
+    }
+
+    pub fn note(&mut self, line: String) {
+        log::info!("{line}");
+        self.notes.push(line);
+    }
+
+    /// Lines summarising skips, for stderr or the log pane.
+    pub fn skip_lines(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for s in self.skips.iter().filter(|s| s.count > 0) {
+            out.push(format!(
+                "{}: skipped {} bad row{} (--strict stops at the first)",
+                s.file,
+                s.count,
+                if s.count == 1 { "" } else { "s" }
+            ));
+            for r in &s.first {
+                out.push(format!("  {r}"));
+            }
+        }
+        out
+    }
+}
+
+/// Text from a trace made safe for a terminal: control and escape characters removed.
+pub fn sanitize(s: &str) -> String {
+    s.chars()
+        .filter(|c| !c.is_control() && !is_bidi_control(*c))
+        .collect()
+}
+
+/// Borrowing form of `sanitize` for the common case of clean text.
+pub fn sanitized(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.chars().any(|c| c.is_control() || is_bidi_control(c)) {
+        std::borrow::Cow::Owned(sanitize(s))
+    } else {
+        std::borrow::Cow::Borrowed(s)
+    }
+}
+
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sanitize_strips_escapes_and_controls() {
+        assert_eq!(sanitize("ab\x1b[31mc\x07d\u{202E}e\n"), "ab[31mcde");
+        assert!(matches!(sanitized("plain"), std::borrow::Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn lenient_counts_and_keeps_first_reasons() {
+        let mut p = RowPolicy::new("f.csv", false);
+        for i in 0..8 {
+            let loc = Location {
+                file: "f.csv".into(),
+                line: i,
+                column: None,
+                byte: false,
+            };
+            p.bad_row(InputError::at(loc, "bad")).unwrap();
+        }
+        assert_eq!(p.skips.count, 8);
+        assert_eq!(p.skips.first.len(), FIRST_REASONS);
+        assert_eq!(p.skips.first[0], "f.csv:0: bad");
+    }
+
+    #[test]
+    fn strict_stops() {
+        let mut p = RowPolicy::new("f.csv", true);
+        let e = InputError::file("f.csv", "boom");
+        assert_eq!(p.bad_row(e.clone()), Err(e));
+    }
+}

@@ -1,0 +1,61 @@
+//! Loading traces: one module per released format, all into one model.
+
+pub mod fields;
+pub mod input;
+pub mod itp;
+pub mod model;
+
+pub use input::{InputError, LoadReport};
+pub use model::{
+    Cluster, Demand, Job, JobStatus, Machine, Milli, Secs, Segment, Trace, Unit, Zone,
+};
+
+use std::path::Path;
+
+/// The trace formats tracetui reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Microsoft ITP, raw or ElasticFlow schema (alias: elasticflow)
+    #[value(alias = "elasticflow")]
+    Itp,
+}
+
+impl Format {
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Itp => "itp",
+        }
+    }
+}
+
+/// What every loader needs to know besides the path.
+#[derive(Debug, Clone)]
+pub struct LoadOptions {
+    pub strict: bool,
+    /// Cluster size for traces without a machine list.
+    pub gpus: Option<u32>,
+    pub gpus_per_node: u32,
+    pub include_cpu_jobs: bool,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        LoadOptions {
+            strict: false,
+            gpus: None,
+            gpus_per_node: 8,
+            include_cpu_jobs: false,
+        }
+    }
+}
+
+/// Loads a trace of `format` from `path`.
+pub fn load(
+    format: Format,
+    path: &Path,
+    opts: &LoadOptions,
+) -> Result<(Trace, LoadReport), InputError> {
+    match format {
+        Format::Itp => itp::load(path, opts),
+    }
+}

@@ -1,0 +1,278 @@
+//! The one trace model every format loads into.
+//!
+//! GPU amounts are integer milli-GPUs so that PAI's fractional `plan_gpu`
+//! (50 = half a GPU) is exact. Times are integer seconds in the trace's own
+//! clock; `Trace::zone` says how to show them.
+
+use std::ops::Range;
+
+/// Seconds in the trace's clock.
+pub type Secs = i64;
+/// Thousandths of one GPU.
+pub type Milli = u32;
+
+pub const MILLI_PER_GPU: Milli = 1000;
+
+/// Index of a GPU type in `Cluster::gpu_types`.
+pub type TypeId = u16;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Machine {
+    pub name: String,
+    pub gpu_type: TypeId,
+    pub gpus: u32,
+    /// CPU cores (0 where the trace does not say).
+    pub cpus: u32,
+    /// Memory in GB (0 where the trace does not say).
+    pub mem_gb: u32,
+}
+
+/// The machines a trace runs on, and how that set was chosen.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Cluster {
+    pub machines: Vec<Machine>,
+    pub gpu_types: Vec<String>,
+    /// One line saying where the cluster came from (file, or the rule that sized it).
+    pub origin: String,
+    /// GPUs per machine when every machine was made alike (`--gpus-per-node`).
+    pub per_node: Option<u32>,
+}
+
+impl Cluster {
+    /// `nodes` machines of `per_node` GPUs each, of one anonymous type.
+    pub fn uniform(total_gpus: u32, per_node: u32, origin: String) -> Cluster {
+        let per_node = per_node.max(1);
+        let mut machines = Vec::new();
+        let mut left = total_gpus;
+        let mut i = 0;
+        while left > 0 {
+            let gpus = left.min(per_node);
+            machines.push(Machine {
+                name: format!("n{i:04}"),
+                gpu_type: 0,
+                gpus,
+                cpus: 0,
+                mem_gb: 0,
+            });
+            left -= gpus;
+            i += 1;
+        }
+        Cluster {
+            machines,
+            gpu_types: vec!["GPU".to_string()],
+            origin,
+            per_node: Some(per_node),
+        }
+    }
+
+    pub fn total_gpus(&self) -> u64 {
+        self.machines.iter().map(|m| m.gpus as u64).sum()
+    }
+
+    pub fn max_machine_gpus(&self) -> u32 {
+        self.machines.iter().map(|m| m.gpus).max().unwrap_or(0)
+    }
+
+    /// The id of GPU type `name`, adding it if new.
+    pub fn type_id(&mut self, name: &str) -> TypeId {
+        if let Some(i) = self.gpu_types.iter().position(|t| t == name) {
+            return i as TypeId;
+        }
+        self.gpu_types.push(name.to_string());
+        (self.gpu_types.len() - 1) as TypeId
+    }
+
+    pub fn find_type(&self, name: &str) -> Option<TypeId> {
+        self.gpu_types
+            .iter()
+            .position(|t| t == name)
+            .map(|i| i as TypeId)
+    }
+}
+
+/// What a job asks for.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Demand {
+    /// `gpus` whole GPUs, started together, placed by the placement rule
+    /// (one machine when it fits in one, else whole machines plus a remainder).
+    Gang { gpus: u32 },
+    /// Instances that each live on one machine (PAI): `count` instances of
+    /// `milli` milli-GPUs each, per unit. All instances start together.
+    Instances(Box<[Unit]>),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Unit {
+    pub count: u32,
+    pub milli: Milli,
+}
+
+impl Demand {
+    pub fn total_milli(&self) -> u64 {
+        match self {
+            Demand::Gang { gpus } => *gpus as u64 * MILLI_PER_GPU as u64,
+            Demand::Instances(units) => units.iter().map(|u| u.count as u64 * u.milli as u64).sum(),
+        }
+    }
+
+    /// Whole GPUs this demand would block if every fraction took a GPU of its own.
+    pub fn gpus_ceil(&self) -> u64 {
+        match self {
+            Demand::Gang { gpus } => *gpus as u64,
+            Demand::Instances(units) => units
+                .iter()
+                .map(|u| u.count as u64 * u.milli.div_ceil(MILLI_PER_GPU) as u64)
+                .sum(),
+        }
+    }
+
+    pub fn is_zero(&self) -> bool {
+        self.total_milli() == 0
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum JobStatus {
+    /// The trace records success.
+    Completed,
+    Failed,
+    Killed,
+    /// Still running or waiting when the trace was cut.
+    Unfinished,
+    /// The trace has no status (ITP).
+    Unknown,
+}
+
+impl JobStatus {
+    pub fn label(self) -> &'static str {
+        match self {
+            JobStatus::Completed => "completed",
+            JobStatus::Failed => "failed",
+            JobStatus::Killed => "killed",
+            JobStatus::Unfinished => "unfinished",
+            JobStatus::Unknown => "unknown",
+        }
+    }
+}
+
+/// One recorded hold of GPUs: an instance (PAI), an attempt on one machine
+/// (Philly) or a whole job's run (Acme).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Segment {
+    pub start: Secs,
+    /// `None`: still running when the trace was cut.
+    pub end: Option<Secs>,
+    /// Index into `Cluster::machines`; `None` where the trace names no machine.
+    pub machine: Option<u32>,
+    pub milli: Milli,
+}
+
+/// A job as the engine sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Job {
+    /// The native id (ITP `job_id`, PAI `job_name`, Philly `jobid`).
+    pub id: String,
+    pub user: Option<Sym>,
+    pub group: Option<Sym>,
+    pub submit: Secs,
+    /// Run time used by simulated policies; `None` when the trace never saw it end.
+    pub runtime: Option<Secs>,
+    pub demand: Demand,
+    pub gpu_type: Option<TypeId>,
+    pub status: JobStatus,
+    pub deadline: Option<Secs>,
+    pub model: Option<Sym>,
+    /// Recorded holds, as a range into `Trace::segments` (empty when none).
+    pub segments: Range<u32>,
+    /// Row of this job in its native table, for drill-down.
+    pub native_row: u32,
+}
+
+impl Job {
+    pub fn gpus_display(&self) -> f64 {
+        self.demand.total_milli() as f64 / MILLI_PER_GPU as f64
+    }
+}
+
+/// Interned strings (users, groups, models): jobs hold small ids, not copies.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Symbols {
+    names: Vec<String>,
+    index: rustc_hash::FxHashMap<String, Sym>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Sym(pub u32);
+
+impl Symbols {
+    pub fn intern(&mut self, s: &str) -> Sym {
+        if let Some(&sym) = self.index.get(s) {
+            return sym;
+        }
+        let sym = Sym(self.names.len() as u32);
+        self.names.push(s.to_string());
+        self.index.insert(s.to_string(), sym);
+        sym
+    }
+
+    pub fn get(&self, sym: Sym) -> &str {
+        &self.names[sym.0 as usize]
+    }
+
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+}
+
+/// How trace seconds map to wall-clock time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Zone {
+    /// Seconds since the trace's start, with no calendar (ITP).
+    Relative,
+    /// Unix seconds read in this zone (PAI: Asia/Shanghai).
+    Tz(chrono_tz::Tz),
+    /// Unix seconds at a fixed offset from UTC, in seconds (Acme).
+    Fixed(i32),
+}
+
+/// A loaded trace: the cluster, the jobs in trace order, and where it came from.
+#[derive(Debug, Clone)]
+pub struct Trace {
+    pub format: &'static str,
+    pub source: String,
+    pub cluster: Cluster,
+    pub jobs: Vec<Job>,
+    pub segments: Vec<Segment>,
+    pub symbols: Symbols,
+    pub zone: Zone,
+    /// Jobs left out of the GPU replay on purpose (CPU-only jobs), by reason.
+    pub excluded: Vec<(String, u64)>,
+}
+
+impl Trace {
+    pub fn first_submit(&self) -> Option<Secs> {
+        self.jobs.iter().map(|j| j.submit).min()
+    }
+
+    pub fn last_submit(&self) -> Option<Secs> {
+        self.jobs.iter().map(|j| j.submit).max()
+    }
+
+    pub fn sym(&self, sym: Option<Sym>) -> &str {
+        sym.map(|s| self.symbols.get(s)).unwrap_or("")
+    }
+
+    pub fn job_segments(&self, job: &Job) -> &[Segment] {
+        &self.segments[job.segments.start as usize..job.segments.end as usize]
+    }
+
+    /// Whether any job carries a recorded start, so `recorded` can replay it.
+    pub fn has_recorded(&self) -> bool {
+        !self.segments.is_empty()
+    }
+}
