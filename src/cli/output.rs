@@ -85,6 +85,7 @@ pub fn table_one(r: &Report, describe: &str) -> String {
             .map_or("-".into(), |m| format!("{m} s ({})", human_secs(m as f64)))
     );
     let _ = writeln!(o, "GPU util  {}", util(r));
+    let _ = writeln!(o, "peak queue {} jobs", r.peak_queue);
     let _ = writeln!(
         o,
         "{:<10}{:>11}{:>11}{:>11}{:>11}",
@@ -119,7 +120,7 @@ pub fn table_many(rs: &[Report]) -> String {
         let h = |v: Option<f64>| v.map_or("-".into(), human_secs);
         let _ = writeln!(
             o,
-            "{:<14}{:>8}{:>5}{:>10}{:>8}{:>10}{:>10}{:>10}{:>10}{:>10}{:>9}",
+            "{:<14}{:>8}{:>5}{:>10}{:>8}{:>10}{:>10}{:>10}{:>10}{:>10}{:>9}{:>7}",
             r.policy,
             r.jobs_done,
             r.jobs_rejected,
@@ -131,6 +132,7 @@ pub fn table_many(rs: &[Report]) -> String {
             h(r.wait_s.mean),
             h(r.wait_s.p99),
             num(r.slowdown.mean),
+            r.peak_queue,
         );
     }
     if let Some(r) = rs.first() {
@@ -224,6 +226,7 @@ mod tests {
             wait_s: Summary::of(&[0.0]),
             slowdown: Summary::of(&[1.0]),
             gpu_util: Some(0.5),
+            peak_queue: 0,
         };
         assert_eq!(
             CSV_HEADER.split(',').count(),

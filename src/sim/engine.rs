@@ -248,6 +248,7 @@ impl Engine {
         if released || arrived {
             self.pass();
         }
+        self.tally.peak_queue = self.tally.peak_queue.max(self.queue.len() as u64);
     }
 
     fn arrive(&mut self, job: u32) {
@@ -502,6 +503,7 @@ impl Engine {
             jct_s: Summary::of(&self.tally.jct),
             wait_s: Summary::of(&self.tally.wait),
             slowdown: Summary::of(&self.tally.slowdown),
+            peak_queue: self.tally.peak_queue,
             gpu_util: makespan
                 .filter(|&m| m > 0 && gpus > 0)
                 .map(|m| self.tally.busy_finished as f64 / 1000.0 / (gpus as f64 * m as f64)),

@@ -61,6 +61,8 @@ pub struct Tally {
     pub first_submit: Option<Secs>,
     pub last_finish: Option<Secs>,
     pub rejected: u64,
+    /// The longest the queue has been.
+    pub peak_queue: u64,
 }
 
 impl Tally {
@@ -102,6 +104,9 @@ pub struct Report {
     pub wait_s: Summary,
     pub slowdown: Summary,
     pub gpu_util: Option<f64>,
+    /// The longest the queue got (tables only; not part of the JSON contract).
+    #[serde(skip)]
+    pub peak_queue: u64,
 }
 
 #[cfg(test)]

@@ -100,7 +100,6 @@ impl RowPolicy {
         }
         self.skips.count += 1;
         if self.skips.first.len() < FIRST_REASONS {
-            log::warn!("skipped {err}");
             self.skips.first.push(err.to_string());
         }
         Ok(())

@@ -85,3 +85,88 @@ pub fn real_traces() -> Option<std::path::PathBuf> {
         }
     }
 }
+
+/// Runs `trace` step by step, checking at every instant that no GPU holds
+/// more than one GPU's worth and that the holders add up; then checks that
+/// every accepted job started once and finished once, and that busy
+/// GPU-seconds equal the sum of run time × GPUs. Returns the final engine.
+pub fn run_checked(trace: &Arc<Trace>, policy: Policy, placement: Placement) -> Engine {
+    use tracetui::sim::Event;
+    let mut e = Engine::new(trace.clone(), policy, placement);
+    e.set_record_events(true);
+    let n = trace.jobs.len();
+    let mut started = vec![0u32; n];
+    let mut finished = vec![0u32; n];
+    let mut steps = 0u64;
+    while let Some(t) = e.next_event_time() {
+        e.advance_to(t);
+        steps += 1;
+        let c = e.cluster();
+        // Checking every GPU at every instant is quadratic; sample on big traces.
+        if n < 5_000 || steps % 97 == 0 {
+            for g in 0..c.gpu_count() {
+                let sum: u32 = c.holders(g).iter().map(|h| h.1 as u32).sum();
+                assert_eq!(sum, c.used_milli(g), "holders add up on GPU {g} at {t}");
+                assert!(c.used_milli(g) <= 1000, "GPU {g} over-allocated at {t}");
+            }
+        }
+        for ev in e.take_events() {
+            match ev {
+                Event::Started { job, .. } => started[job as usize] += 1,
+                Event::Finished { job, .. } => finished[job as usize] += 1,
+                _ => {}
+            }
+        }
+    }
+    let mut busy: u128 = 0;
+    for j in 0..n {
+        let s = e.job_state(j as u32);
+        let job = &trace.jobs[j];
+        if s.phase == Phase::Rejected {
+            assert_eq!((started[j], finished[j]), (0, 0));
+            continue;
+        }
+        assert_eq!(s.phase, Phase::Done, "job {j} finished");
+        assert_eq!(
+            (started[j], finished[j]),
+            (1, 1),
+            "job {j} started and finished once"
+        );
+        assert!(s.start >= job.submit);
+        assert_eq!(s.end - s.start, job.runtime.unwrap());
+        busy += job.runtime.unwrap() as u128 * job.demand.total_milli() as u128;
+    }
+    assert_eq!(
+        e.tally().busy_finished,
+        busy,
+        "busy GPU-seconds = Σ run time × GPUs"
+    );
+    assert_eq!(
+        e.cluster().allocated_milli(),
+        0,
+        "everything released at the end"
+    );
+    e
+}
+
+/// A fresh empty directory under the system temp dir, unique per call.
+pub fn scratch_dir(tag: &str) -> std::path::PathBuf {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    let d = std::env::temp_dir().join(format!(
+        "tracetui-test-{}-{}-{}",
+        tag,
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Writes `bytes` to a file in a scratch directory and returns its path.
+pub fn write_file(name: &str, bytes: &[u8]) -> std::path::PathBuf {
+    let p = scratch_dir("f").join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p
+}

@@ -118,6 +118,10 @@ pub fn simulate(trace: &Trace, policy: Policy, rule: Placement) -> Vec<Option<i6
     let mut free = empty.clone();
     let mut order: Vec<usize> = (0..n).collect();
     order.sort_by_key(|&j| (trace.jobs[j].submit, j));
+    let mut rank = vec![0; n];
+    for (r, &j) in order.iter().enumerate() {
+        rank[j] = r;
+    }
     let mut next = 0;
     let mut queue: Vec<usize> = Vec::new();
     let mut running: Vec<Running> = Vec::new();
@@ -130,7 +134,7 @@ pub fn simulate(trace: &Trace, policy: Policy, rule: Placement) -> Vec<Option<i6
             Policy::Sgf => r * gpus(j) as u64 * 1000,
             _ => 0,
         };
-        (k, order.iter().position(|&x| x == j).unwrap())
+        (k, rank[j])
     };
     loop {
         let ta = order.get(next).map(|&j| trace.jobs[j].submit);

@@ -1,0 +1,249 @@
+//! The command line as a user or script sees it: output shapes, exit codes,
+//! determinism, and the committed sample regenerating byte for byte.
+
+mod common;
+
+use std::process::{Command, Output};
+
+const SAMPLE: &str = "sample-traces/itp/sample.csv";
+
+fn tracetui(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tracetui"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+const KEYS: [&str; 12] = [
+    "policy",
+    "placement",
+    "gpus",
+    "gpus_per_node",
+    "jobs",
+    "jobs_done",
+    "jobs_rejected",
+    "makespan_s",
+    "jct_s",
+    "wait_s",
+    "slowdown",
+    "gpu_util",
+];
+
+fn keys(v: &serde_json::Value) -> Vec<String> {
+    let mut k: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+    k.sort();
+    k
+}
+
+#[test]
+fn sim_json_is_one_object_with_the_documented_keys() {
+    let o = tracetui(&[
+        "sim", "itp", SAMPLE, "--policy", "sjf", "--gpus", "128", "--format", "json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let mut want: Vec<String> = KEYS.iter().map(|s| s.to_string()).collect();
+    want.sort();
+    assert_eq!(keys(&v), want);
+    for k in ["jct_s", "wait_s", "slowdown"] {
+        assert_eq!(keys(&v[k]), vec!["mean", "p50", "p95", "p99"]);
+    }
+    assert_eq!(v["policy"], "sjf");
+    assert_eq!(v["gpus"], 128);
+    assert_eq!(v["gpus_per_node"], 8);
+    assert_eq!(v["jobs"], 2000);
+    assert_eq!(v["jobs_done"], 2000);
+}
+
+#[test]
+fn compare_json_is_an_array_in_the_given_order() {
+    let o = tracetui(&[
+        "compare",
+        "itp",
+        SAMPLE,
+        "--policies",
+        "sgf,fifo,first-fit",
+        "--format",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let names: Vec<&str> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["policy"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, vec!["sgf", "fifo", "first-fit"]);
+}
+
+#[test]
+fn compare_csv_has_a_header_and_a_row_per_policy() {
+    let o = tracetui(&[
+        "compare",
+        "itp",
+        SAMPLE,
+        "--policies",
+        "fifo,sjf",
+        "--format",
+        "csv",
+    ]);
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3);
+    assert!(lines[0].starts_with("policy,placement,gpus,"));
+    assert!(lines[1].starts_with("fifo,consolidate,"));
+    assert!(lines[2].starts_with("sjf,consolidate,"));
+}
+
+#[test]
+fn table_names_the_rules() {
+    let o = tracetui(&["sim", "itp", SAMPLE, "--policy", "fifo-backfill"]);
+    let out = stdout(&o);
+    assert!(
+        out.contains("policy    fifo-backfill — EASY backfill"),
+        "{out}"
+    );
+    assert!(
+        out.contains("rules: JCT = finish − submit; wait = first start − submit"),
+        "{out}"
+    );
+    assert!(
+        stderr(&o).contains("cluster: 144 GPUs = 18 nodes × 8 (auto"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn same_command_same_bytes() {
+    let args = [
+        "compare",
+        "itp",
+        SAMPLE,
+        "--format",
+        "json",
+        "--placement",
+        "pack",
+    ];
+    assert_eq!(stdout(&tracetui(&args)), stdout(&tracetui(&args)));
+}
+
+#[test]
+fn exit_codes() {
+    let usage = tracetui(&["sim", "itp", SAMPLE, "--policy", "lifo"]);
+    assert_eq!(usage.status.code(), Some(2));
+    assert!(
+        stderr(&usage).contains("unknown policy 'lifo'"),
+        "{}",
+        stderr(&usage)
+    );
+    let missing = tracetui(&["sim", "itp", "no/such.csv"]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert_eq!(
+        stderr(&missing).trim(),
+        "tracetui: error: no/such.csv: cannot open: No such file or directory (os error 2)"
+    );
+    let recorded = tracetui(&["sim", "itp", SAMPLE, "--policy", "recorded"]);
+    assert_eq!(recorded.status.code(), Some(1));
+    assert!(
+        stderr(&recorded).contains("needs recorded start times"),
+        "{}",
+        stderr(&recorded)
+    );
+    assert_eq!(tracetui(&["--version"]).status.code(), Some(0));
+}
+
+#[test]
+fn bad_rows_are_reported_on_stderr_and_strict_stops() {
+    let p = common::write_file(
+        "bad.csv",
+        b"job_id,submission_time,duration,num_gpu\na,1,10,1\nb,2,x,1\n",
+    );
+    let p = p.to_str().unwrap();
+    let lenient = tracetui(&["sim", "itp", p]);
+    assert!(lenient.status.success());
+    assert!(
+        stderr(&lenient).contains("skipped 1 bad row"),
+        "{}",
+        stderr(&lenient)
+    );
+    assert!(stderr(&lenient).contains("bad.csv:3: column duration: not a whole number: 'x'"));
+    let strict = tracetui(&["sim", "itp", p, "--strict"]);
+    assert_eq!(strict.status.code(), Some(1));
+    assert!(stderr(&strict).contains("bad.csv:3: column duration: not a whole number: 'x'"));
+}
+
+#[test]
+fn committed_sample_regenerates_byte_for_byte() {
+    let out = common::scratch_dir("gen").join("sample.csv");
+    let o = tracetui(&[
+        "gen",
+        "itp",
+        "--jobs",
+        "2000",
+        "--seed",
+        "42",
+        "--gpus",
+        "128",
+        "--load",
+        "0.85",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let committed = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/sample-traces/itp/sample.csv"
+    ))
+    .unwrap();
+    assert!(
+        std::fs::read(&out).unwrap() == committed,
+        "sample-traces/itp/sample.csv differs from `gen` output"
+    );
+}
+
+#[test]
+fn gen_elasticflow_loads_back_with_the_same_raw_columns() {
+    let dir = common::scratch_dir("gen2");
+    let raw = dir.join("raw.csv");
+    let ef = dir.join("ef.csv");
+    for (schema, path) in [("raw", &raw), ("elasticflow", &ef)] {
+        let o = tracetui(&[
+            "gen",
+            "itp",
+            "--jobs",
+            "300",
+            "--seed",
+            "9",
+            "--schema",
+            schema,
+            "--out",
+            path.to_str().unwrap(),
+        ]);
+        assert!(o.status.success());
+    }
+    let opts = tracetui::trace::LoadOptions {
+        strict: true,
+        ..Default::default()
+    };
+    let (a, _) = tracetui::trace::itp::load(&raw, &opts).unwrap();
+    let (b, _) = tracetui::trace::itp::load(&ef, &opts).unwrap();
+    assert_eq!(a.jobs.len(), 300);
+    for (x, y) in a.jobs.iter().zip(&b.jobs) {
+        assert_eq!(
+            (&x.id, x.submit, x.runtime, &x.demand),
+            (&y.id, y.submit, y.runtime, &y.demand)
+        );
+        assert!(y.deadline.unwrap() > y.submit);
+    }
+}

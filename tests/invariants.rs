@@ -1,0 +1,54 @@
+//! Properties that hold for every trace, policy and placement.
+
+mod common;
+
+use common::{run_checked, tiny};
+use proptest::prelude::*;
+use tracetui::sim::{Engine, Placement, Policy};
+
+fn arb_jobs() -> impl Strategy<Value = (Vec<u32>, Vec<(i64, i64, u32)>)> {
+    (
+        prop::collection::vec(prop::sample::select(vec![2u32, 4, 8]), 1..6),
+        prop::collection::vec((0i64..500, 0i64..300, 1u32..20), 1..60),
+    )
+}
+
+proptest! {
+    #[test]
+    fn no_overallocation_each_job_once_and_work_conserved((machines, jobs) in arb_jobs()) {
+        let t = tiny(&machines, &jobs);
+        for p in Policy::simulated() {
+            for rule in [Placement::Consolidate, Placement::Pack, Placement::Spread] {
+                run_checked(&t, p, rule);
+            }
+        }
+    }
+
+    #[test]
+    fn same_input_same_output_bytes((machines, jobs) in arb_jobs(), p in prop::sample::select(Policy::simulated().collect::<Vec<_>>())) {
+        let out = || {
+            let mut e = Engine::new(tiny(&machines, &jobs), p, Placement::Consolidate);
+            e.run_to_end();
+            let states: Vec<_> = (0..jobs.len() as u32).map(|j| { let s = e.job_state(j); (s.start, s.end) }).collect();
+            format!("{}{:?}", serde_json::to_string(&e.report()).unwrap(), states)
+        };
+        prop_assert_eq!(out(), out());
+    }
+
+    #[test]
+    fn switching_policy_midway_keeps_the_invariants((machines, jobs) in arb_jobs(), at in 0i64..500, seq in prop::collection::vec(0usize..5, 1..4)) {
+        let t = tiny(&machines, &jobs);
+        let policies: Vec<Policy> = Policy::simulated().collect();
+        let mut e = Engine::new(t.clone(), Policy::Fifo, Placement::Consolidate);
+        let mut when = at;
+        for i in seq {
+            e.advance_to(when);
+            e.set_policy(policies[i]);
+            when += 37;
+        }
+        e.run_to_end();
+        let done = e.jobs_done() + e.jobs_rejected();
+        prop_assert_eq!(done, jobs.len() as u64);
+        prop_assert_eq!(e.cluster().allocated_milli(), 0);
+    }
+}

@@ -1,0 +1,110 @@
+//! Every released ITP cluster (raw and ElasticFlow schema) under every policy,
+//! with the engine's invariants checked. Needs TRACETUI_REAL_TRACES.
+
+mod common;
+
+use common::{real_traces, run_checked};
+use std::sync::Arc;
+use tracetui::sim::{Placement, Policy};
+use tracetui::trace::{itp, LoadOptions};
+
+fn files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut v: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "csv"))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn every_released_itp_trace_under_every_policy() {
+    let Some(root) = real_traces() else { return };
+    let mut checked = 0;
+    for schema in ["raw", "elasticflow"] {
+        for path in files(&root.join("itp").join(schema)) {
+            let opts = LoadOptions {
+                strict: true,
+                ..LoadOptions::default()
+            };
+            let (trace, report) = itp::load(&path, &opts).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(report.total_skipped(), 0);
+            let trace = Arc::new(trace);
+            for p in Policy::simulated() {
+                let e = run_checked(&trace, p, Placement::Consolidate);
+                let r = e.report();
+                assert_eq!(
+                    r.jobs_done + r.jobs_rejected,
+                    trace.jobs.len() as u64,
+                    "{} {p}",
+                    path.display()
+                );
+                let u = r.gpu_util.unwrap();
+                assert!(u > 0.0 && u <= 1.0, "{} {p}: util {u}", path.display());
+                checked += 1;
+            }
+        }
+    }
+    assert_eq!(
+        checked,
+        11 * 5,
+        "5 raw + 6 ElasticFlow files, 5 policies each"
+    );
+}
+
+#[test]
+fn released_cluster04_sizes_as_documented() {
+    let Some(root) = real_traces() else { return };
+    let (trace, report) =
+        itp::load(&root.join("itp/raw/cluster04.csv"), &LoadOptions::default()).unwrap();
+    assert_eq!(trace.jobs.len(), 15_802);
+    // Offered load 494.6 GPUs → at most 80 % busy needs 619 → 78 nodes of 8.
+    assert_eq!(trace.cluster.total_gpus(), 624);
+    assert!(
+        report
+            .notes
+            .iter()
+            .any(|n| n.contains("offered load 494.6 GPUs")),
+        "{:?}",
+        report.notes
+    );
+}
+
+#[test]
+fn other_placements_on_a_released_trace() {
+    let Some(root) = real_traces() else { return };
+    let (trace, _) =
+        itp::load(&root.join("itp/raw/cluster02.csv"), &LoadOptions::default()).unwrap();
+    let trace = Arc::new(trace);
+    for rule in [Placement::Pack, Placement::Spread] {
+        for p in [Policy::FirstFit, Policy::FifoBackfill] {
+            run_checked(&trace, p, rule);
+        }
+    }
+}
+
+#[test]
+fn engine_agrees_with_the_naive_reference_on_released_traces() {
+    let Some(root) = real_traces() else { return };
+    for file in ["itp/raw/cluster01.csv", "itp/elasticflow/195job.csv"] {
+        // A small cluster makes queues long, where the engine's shortcuts matter.
+        let opts = LoadOptions {
+            gpus: Some(96),
+            ..LoadOptions::default()
+        };
+        let (trace, _) = itp::load(&root.join(file), &opts).unwrap();
+        let trace = Arc::new(trace);
+        for p in Policy::simulated() {
+            for rule in [Placement::Consolidate, Placement::Pack, Placement::Spread] {
+                let fast = common::starts(&trace, p, rule);
+                assert_eq!(
+                    fast,
+                    common::reference::simulate(&trace, p, rule),
+                    "{file} {p} {}",
+                    rule.name()
+                );
+            }
+        }
+    }
+}
