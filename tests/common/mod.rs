@@ -103,7 +103,7 @@ pub fn run_checked(trace: &Arc<Trace>, policy: Policy, placement: Placement) -> 
         steps += 1;
         let c = e.cluster();
         // Checking every GPU at every instant is quadratic; sample on big traces.
-        if n < 5_000 || steps % 97 == 0 {
+        if n < 5_000 || steps.is_multiple_of(97) {
             for g in 0..c.gpu_count() {
                 let sum: u32 = c.holders(g).iter().map(|h| h.1 as u32).sum();
                 assert_eq!(sum, c.used_milli(g), "holders add up on GPU {g} at {t}");
