@@ -86,6 +86,13 @@ pub fn table_one(r: &Report, describe: &str) -> String {
     );
     let _ = writeln!(o, "GPU util  {}", util(r));
     let _ = writeln!(o, "peak queue {} jobs", r.peak_queue);
+    if r.overflow_segments > 0 {
+        let _ = writeln!(
+            o,
+            "overflow  {} recorded holds did not fit their machine and were replayed anyway",
+            r.overflow_segments
+        );
+    }
     let _ = writeln!(
         o,
         "{:<10}{:>11}{:>11}{:>11}{:>11}",
@@ -227,6 +234,7 @@ mod tests {
             slowdown: Summary::of(&[1.0]),
             gpu_util: Some(0.5),
             peak_queue: 0,
+            overflow_segments: 0,
         };
         assert_eq!(
             CSV_HEADER.split(',').count(),

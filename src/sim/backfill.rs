@@ -45,7 +45,7 @@ impl Reservation {
         rule: Placement,
         cluster: &mut ClusterState,
         completions: &BTreeSet<(Secs, u32)>,
-        running: &BTreeMap<u32, Box<[Grant]>>,
+        running: &BTreeMap<u32, Vec<Grant>>,
     ) -> Reservation {
         let mut released: Vec<u32> = Vec::new();
         let mut found = None;

@@ -40,6 +40,8 @@ struct MachineState {
     gpu_type: TypeId,
     /// GPUs with nothing on them.
     free: u32,
+    /// Offered to placement (machines known only from a record are not).
+    indexed: bool,
 }
 
 /// Free-capacity indices for the machines of one GPU type.
@@ -76,21 +78,25 @@ impl ClusterState {
         let mut first = 0u32;
         for (i, m) in cluster.machines.iter().enumerate() {
             let t = &mut types[m.gpu_type as usize];
-            if t.by_free.len() <= m.gpus as usize {
-                t.by_free.resize(m.gpus as usize + 1, BTreeSet::new());
+            let indexed = !m.recorded_only;
+            if indexed {
+                if t.by_free.len() <= m.gpus as usize {
+                    t.by_free.resize(m.gpus as usize + 1, BTreeSet::new());
+                }
+                if m.gpus > 0 {
+                    t.by_free[m.gpus as usize].insert(i as u32);
+                    t.whole.insert((Reverse(m.gpus), i as u32));
+                }
+                t.free_gpus += m.gpus as u64;
+                t.total_gpus += m.gpus as u64;
+                t.max_gpus = t.max_gpus.max(m.gpus);
             }
-            if m.gpus > 0 {
-                t.by_free[m.gpus as usize].insert(i as u32);
-                t.whole.insert((Reverse(m.gpus), i as u32));
-            }
-            t.free_gpus += m.gpus as u64;
-            t.total_gpus += m.gpus as u64;
-            t.max_gpus = t.max_gpus.max(m.gpus);
             machines.push(MachineState {
                 first_gpu: first,
                 gpus: m.gpus,
                 gpu_type: m.gpu_type,
                 free: m.gpus,
+                indexed,
             });
             first += m.gpus;
         }
@@ -260,6 +266,9 @@ impl ClusterState {
 
     fn unindex(&mut self, m: u32) {
         let ms = &self.machines[m as usize];
+        if !ms.indexed {
+            return;
+        }
         let t = &mut self.types[ms.gpu_type as usize];
         if ms.free > 0 {
             t.by_free[ms.free as usize].remove(&m);
@@ -277,6 +286,9 @@ impl ClusterState {
             .filter(|&g| self.used[base + g] == 0)
             .count() as u32;
         let ms = &self.machines[m as usize];
+        if !ms.indexed {
+            return;
+        }
         let t = &mut self.types[ms.gpu_type as usize];
         if ms.free > 0 {
             t.by_free[ms.free as usize].insert(m);
@@ -290,7 +302,7 @@ impl ClusterState {
     fn set_partial(&mut self, m: u32, gpu: u16, add: bool) {
         let flat = self.machines[m as usize].first_gpu as usize + gpu as usize;
         let used = self.used[flat];
-        if used > 0 && used < MILLI_PER_GPU {
+        if used > 0 && used < MILLI_PER_GPU && self.machines[m as usize].indexed {
             let key = ((MILLI_PER_GPU - used) as u16, m, gpu);
             let t = &mut self.types[self.machines[m as usize].gpu_type as usize];
             if add {
@@ -356,6 +368,7 @@ mod tests {
                 gpus: g,
                 cpus: 0,
                 mem_gb: 0,
+                recorded_only: false,
             });
         }
         ClusterState::new(&c)

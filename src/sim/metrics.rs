@@ -56,8 +56,10 @@ pub struct Tally {
     /// Sum of wait over every job that has started (finished or not).
     pub started_wait_sum: i64,
     pub started: u64,
-    /// Milli-GPU-seconds of finished jobs.
+    /// Milli-GPU-seconds of GPUs released so far.
     pub busy_finished: u128,
+    /// Recorded holds that did not fit their machine and were replayed anyway.
+    pub overflow_segments: u64,
     pub first_submit: Option<Secs>,
     pub last_finish: Option<Secs>,
     pub rejected: u64,
@@ -72,11 +74,10 @@ impl Tally {
         self.wait.push((start - submit) as f64);
     }
 
-    pub fn on_finish(&mut self, submit: Secs, runtime: Secs, finish: Secs, milli: u64) {
+    pub fn on_finish(&mut self, submit: Secs, runtime: Secs, finish: Secs) {
         let jct = finish - submit;
         self.jct.push(jct as f64);
         self.slowdown.push(jct as f64 / runtime.max(1) as f64);
-        self.busy_finished += milli as u128 * runtime.max(0) as u128;
         self.last_finish = Some(self.last_finish.map_or(finish, |l| l.max(finish)));
     }
 
@@ -107,6 +108,9 @@ pub struct Report {
     /// The longest the queue got (tables only; not part of the JSON contract).
     #[serde(skip)]
     pub peak_queue: u64,
+    /// Recorded holds replayed beyond their machine's capacity (tables only).
+    #[serde(skip)]
+    pub overflow_segments: u64,
 }
 
 #[cfg(test)]
@@ -132,10 +136,9 @@ mod tests {
         t.on_arrival(10);
         t.on_arrival(5);
         t.on_start(5, 7);
-        t.on_finish(5, 0, 7, 1000);
-        t.on_finish(10, 20, 40, 2000);
+        t.on_finish(5, 0, 7);
+        t.on_finish(10, 20, 40);
         assert_eq!(t.makespan(), Some(35));
         assert_eq!(t.slowdown, vec![2.0, 1.5]);
-        assert_eq!(t.busy_finished, 40_000);
     }
 }

@@ -197,6 +197,7 @@ mod tests {
                 gpus: g,
                 cpus: 0,
                 mem_gb: 0,
+                recorded_only: false,
             })
             .collect();
         ClusterState::new(&c)

@@ -2,14 +2,69 @@
 
 use super::input::{InputError, Location};
 
-/// One row being read: where it is, for messages.
-pub struct Row<'a> {
-    pub file: &'a str,
-    pub line: u64,
-    pub record: &'a csv::ByteRecord,
+/// Anything that hands out a row's fields by position.
+pub trait Fields {
+    fn field(&self, i: usize) -> &[u8];
+    fn width(&self) -> usize;
 }
 
-impl<'a> Row<'a> {
+impl Fields for csv::ByteRecord {
+    fn field(&self, i: usize) -> &[u8] {
+        self.get(i).unwrap_or(b"")
+    }
+
+    fn width(&self) -> usize {
+        self.len()
+    }
+}
+
+impl Fields for super::lines::Record {
+    fn field(&self, i: usize) -> &[u8] {
+        self.get(i)
+    }
+
+    fn width(&self) -> usize {
+        self.len()
+    }
+}
+
+/// One row being read: where it is, for messages.
+pub struct Row<'a, F: Fields + ?Sized = csv::ByteRecord> {
+    pub file: &'a str,
+    pub line: u64,
+    pub record: &'a F,
+}
+
+impl<'a, F: Fields + ?Sized> Row<'a, F> {
+    /// An error about the whole row.
+    pub fn row_error(&self, message: impl Into<String>) -> InputError {
+        InputError::at(
+            Location {
+                file: self.file.to_string(),
+                line: self.line,
+                column: None,
+                byte: false,
+            },
+            message,
+        )
+    }
+
+    /// The row must have exactly `n` fields.
+    pub fn expect_width(&self, n: usize) -> Result<(), InputError> {
+        if self.record.width() != n {
+            return Err(self.row_error(format!("{} columns, expected {n}", self.record.width())));
+        }
+        Ok(())
+    }
+
+    /// The raw bytes of a field (trimmed), checked to be UTF-8.
+    pub fn bytes(&self, idx: usize, column: &str) -> Result<&'a [u8], InputError> {
+        let raw = self.record.field(idx).trim_ascii();
+        std::str::from_utf8(raw)
+            .map(|_| raw)
+            .map_err(|e| self.error(column, format!("not UTF-8 text (byte {})", e.valid_up_to())))
+    }
+
     pub fn loc(&self, column: &str) -> Location {
         Location {
             file: self.file.to_string(),
@@ -25,7 +80,7 @@ impl<'a> Row<'a> {
 
     /// The field as text, trimmed; an error for bytes that are not UTF-8.
     pub fn text(&self, idx: usize, column: &str) -> Result<&'a str, InputError> {
-        let raw = self.record.get(idx).unwrap_or(b"");
+        let raw = self.record.field(idx);
         std::str::from_utf8(raw)
             .map(str::trim)
             .map_err(|e| self.error(column, format!("not UTF-8 text (byte {})", e.valid_up_to())))
@@ -60,6 +115,28 @@ impl<'a> Row<'a> {
             return Ok(None);
         }
         self.int(idx, column, min).map(Some)
+    }
+
+    /// A finite number of at least `min`, or `None` when empty.
+    pub fn opt_num(&self, idx: usize, column: &str, min: f64) -> Result<Option<f64>, InputError> {
+        let v = self.opt_float(idx, column)?;
+        match v {
+            Some(x) if x < min => {
+                Err(self.error(column, format!("{x} is below the minimum {min}")))
+            }
+            _ => Ok(v),
+        }
+    }
+
+    /// A finite number of at least `min`; an error when empty.
+    pub fn num(&self, idx: usize, column: &str, min: f64) -> Result<f64, InputError> {
+        self.opt_num(idx, column, min)?
+            .ok_or_else(|| self.error(column, "empty"))
+    }
+
+    /// A time in seconds written as a number (`4550879.0`), or `None` when empty.
+    pub fn opt_time(&self, idx: usize, column: &str) -> Result<Option<i64>, InputError> {
+        Ok(self.opt_num(idx, column, 0.0)?.map(|x| x.round() as i64))
     }
 
     /// A finite decimal number, or `None` when empty.

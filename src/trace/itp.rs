@@ -3,7 +3,7 @@
 
 use super::fields::Row;
 use super::input::{InputError, LoadReport, Location, RowPolicy};
-use super::model::{Cluster, Demand, Job, JobStatus, Secs, Symbols, Trace, Zone};
+use super::model::{Demand, Job, JobStatus, Symbols, Trace, Zone};
 use super::LoadOptions;
 use rustc_hash::FxHashMap;
 
@@ -184,7 +184,7 @@ pub fn load_from<R: std::io::Read>(
         jobs.len()
     ));
     report.skips.push(policy.skips);
-    let cluster = size_cluster(&jobs, opts)?;
+    let cluster = super::sizing::size_cluster(&jobs, opts)?;
     report.note(cluster.origin.clone());
     let trace = Trace {
         format: "itp",
@@ -195,6 +195,7 @@ pub fn load_from<R: std::io::Read>(
         symbols,
         zone: Zone::Relative,
         excluded: Vec::new(),
+        native: Default::default(),
     };
     Ok((trace, report))
 }
@@ -259,43 +260,4 @@ fn parse_row(
         segments: 0..0,
         native_row: index,
     })
-}
-
-/// The cluster for a trace without a machine list: `--gpus`, or the smallest
-/// multiple of the node size that keeps offered load at most 80 % of
-/// capacity and fits the largest job.
-pub fn size_cluster(jobs: &[Job], opts: &LoadOptions) -> Result<Cluster, InputError> {
-    let g = opts.gpus_per_node.max(1);
-    if let Some(n) = opts.gpus {
-        return Ok(Cluster::uniform(
-            n,
-            g.min(n.max(1)),
-            format!("cluster: {n} GPUs, {g} per node (--gpus)"),
-        ));
-    }
-    let largest = jobs.iter().map(|j| j.demand.gpus_ceil()).max().unwrap_or(1);
-    let first: Secs = jobs.iter().map(|j| j.submit).min().unwrap_or(0);
-    let last: Secs = jobs.iter().map(|j| j.submit).max().unwrap_or(0);
-    let gpu_seconds: f64 = jobs
-        .iter()
-        .map(|j| j.runtime.unwrap_or(0) as f64 * j.demand.total_milli() as f64 / 1000.0)
-        .sum();
-    let span = (last - first).max(1) as f64;
-    let offered = gpu_seconds / span;
-    let need = (offered / 0.8).ceil().max(largest as f64).max(1.0) as u64;
-    let n = need.div_ceil(g as u64) * g as u64;
-    let n = u32::try_from(n).map_err(|_| {
-        InputError::file(
-            "",
-            format!("offered load {offered:.0} GPUs needs more GPUs than supported"),
-        )
-    })?;
-    Ok(Cluster::uniform(
-        n,
-        g,
-        format!(
-            "cluster: {n} GPUs = {} nodes × {g} (auto: offered load {offered:.1} GPUs ≤ 80 % of capacity, largest job {largest} GPUs; set --gpus to choose)",
-            n / g
-        ),
-    ))
 }

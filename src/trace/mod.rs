@@ -1,9 +1,15 @@
 //! Loading traces: one module per released format, all into one model.
 
+pub mod archive;
+pub mod clock;
 pub mod fields;
 pub mod input;
 pub mod itp;
+pub mod lines;
 pub mod model;
+pub mod pai;
+pub mod sizing;
+pub mod texts;
 
 pub use input::{InputError, LoadReport};
 pub use model::{

@@ -25,6 +25,9 @@ pub struct Machine {
     pub cpus: u32,
     /// Memory in GB (0 where the trace does not say).
     pub mem_gb: u32,
+    /// Known only from the record (a PAI instance on a machine the spec does
+    /// not list): replayed as recorded, never offered to simulated policies.
+    pub recorded_only: bool,
 }
 
 /// The machines a trace runs on, and how that set was chosen.
@@ -53,6 +56,7 @@ impl Cluster {
                 gpus,
                 cpus: 0,
                 mem_gb: 0,
+                recorded_only: false,
             });
             left -= gpus;
             i += 1;
@@ -216,6 +220,10 @@ impl Symbols {
         sym
     }
 
+    pub fn lookup(&self, s: &str) -> Option<Sym> {
+        self.index.get(s).copied()
+    }
+
     pub fn get(&self, sym: Sym) -> &str {
         &self.names[sym.0 as usize]
     }
@@ -252,6 +260,16 @@ pub struct Trace {
     pub zone: Zone,
     /// Jobs left out of the GPU replay on purpose (CPU-only jobs), by reason.
     pub excluded: Vec<(String, u64)>,
+    /// The format's own tables, for drill-down.
+    pub native: Native,
+}
+
+/// Native detail a format keeps beside the model.
+#[derive(Debug, Clone, Default)]
+pub enum Native {
+    #[default]
+    None,
+    Pai(std::sync::Arc<super::pai::PaiTables>),
 }
 
 impl Trace {

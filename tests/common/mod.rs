@@ -19,6 +19,7 @@ pub fn tiny(machines: &[u32], jobs: &[(i64, i64, u32)]) -> Arc<Trace> {
                 gpus: g,
                 cpus: 0,
                 mem_gb: 0,
+                recorded_only: false,
             })
             .collect(),
         gpu_types: vec!["GPU".into()],
@@ -52,6 +53,7 @@ pub fn tiny(machines: &[u32], jobs: &[(i64, i64, u32)]) -> Arc<Trace> {
         symbols: Symbols::default(),
         zone: Zone::Relative,
         excluded: Vec::new(),
+        native: Default::default(),
     })
 }
 

@@ -1,6 +1,9 @@
 //! The discrete-event engine: integer seconds, one instant at a time
 //! (completions, then arrivals, then one scheduling pass).
 
+mod recorded;
+mod walks;
+
 use super::backfill::Reservation;
 use super::cluster::{ClusterState, Grant};
 use super::metrics::{Report, Summary, Tally};
@@ -8,6 +11,7 @@ use super::placement::{place, Placement};
 use super::policy::{Policy, Walk};
 use super::queue::{MinTree, Queue, Shapes};
 use crate::trace::model::{Secs, Trace};
+use rustc_hash::FxHashMap;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -52,7 +56,13 @@ pub struct Engine {
     now: Secs,
     next_arrival: usize,
     jobs: Vec<JobState>,
-    running: BTreeMap<u32, Box<[Grant]>>,
+    running: BTreeMap<u32, Vec<Grant>>,
+    /// Recorded replay: (time, 0 = segment end | 1 = segment start, job, segment).
+    timeline: BTreeSet<(Secs, u8, u32, u32)>,
+    /// Held segments: segment → (when it started here, its GPUs).
+    seg_held: FxHashMap<u32, (Secs, Box<[Grant]>)>,
+    /// job → recorded segments not yet ended.
+    seg_left: FxHashMap<u32, u32>,
     completions: BTreeSet<(Secs, u32)>,
     cluster: ClusterState,
     queue: Queue,
@@ -97,6 +107,9 @@ impl Engine {
                 n
             ],
             running: BTreeMap::new(),
+            timeline: BTreeSet::new(),
+            seg_held: FxHashMap::default(),
+            seg_left: FxHashMap::default(),
             completions: BTreeSet::new(),
             cluster,
             queue: Queue::new(classes),
@@ -145,7 +158,7 @@ impl Engine {
     }
 
     /// Running jobs and their GPUs, by job index.
-    pub fn running(&self) -> &BTreeMap<u32, Box<[Grant]>> {
+    pub fn running(&self) -> &BTreeMap<u32, Vec<Grant>> {
         &self.running
     }
 
@@ -197,10 +210,8 @@ impl Engine {
             .get(self.next_arrival)
             .map(|&j| self.trace.jobs[j as usize].submit);
         let completion = self.completions.first().map(|&(t, _)| t);
-        match (arrival, completion) {
-            (Some(a), Some(c)) => Some(a.min(c)),
-            (a, c) => a.or(c),
-        }
+        let recorded = self.timeline.first().map(|e| e.0);
+        [arrival, completion, recorded].into_iter().flatten().min()
     }
 
     /// Processes every instant up to and including `t`, then sets the clock to `t`.
@@ -224,7 +235,7 @@ impl Engine {
 
     fn process_instant(&mut self, t: Secs) {
         self.now = t;
-        let mut released = false;
+        let mut released = self.recorded_ends(t);
         while let Some(&(end, job)) = self.completions.first() {
             if end != t {
                 break;
@@ -242,6 +253,7 @@ impl Engine {
             self.arrive(job);
             arrived = true;
         }
+        self.recorded_starts(t);
         if released {
             self.epoch += 1;
         }
@@ -254,6 +266,21 @@ impl Engine {
     fn arrive(&mut self, job: u32) {
         let submit = self.trace.jobs[job as usize].submit;
         self.tally.on_arrival(submit);
+        if self.policy == Policy::Recorded {
+            self.jobs[job as usize].phase = Phase::Queued;
+            self.enqueue(job);
+            self.schedule_segments(job, 0);
+            return;
+        }
+        if !self.admit(job) {
+            return;
+        }
+        self.jobs[job as usize].phase = Phase::Queued;
+        self.enqueue(job);
+    }
+
+    /// Rejects `job` (counted, logged) if it could never fit; `true` if it can.
+    fn admit(&mut self, job: u32) -> bool {
         let class = self.shapes.class_of[job as usize];
         if !self.feasible[class as usize] {
             self.jobs[job as usize].phase = Phase::Rejected;
@@ -270,10 +297,9 @@ impl Engine {
                 );
             }
             self.emit(Event::Rejected { job, at: self.now });
-            return;
+            return false;
         }
-        self.jobs[job as usize].phase = Phase::Queued;
-        self.enqueue(job);
+        true
     }
 
     fn key(&self, job: u32) -> u64 {
@@ -321,19 +347,27 @@ impl Engine {
             at: self.now,
             machines: machines.len() as u32,
         });
-        self.running.insert(job, grants.into_boxed_slice());
+        self.running.insert(job, grants);
     }
 
     fn finish(&mut self, job: u32) {
         if let Some(grants) = self.running.remove(&job) {
             self.cluster.release(job, &grants);
+            let milli: u64 = grants.iter().map(|g| g.milli as u64).sum();
+            let held = self.now - self.jobs[job as usize].start;
+            self.tally.busy_finished += milli as u128 * held.max(0) as u128;
         }
-        let j = &self.trace.jobs[job as usize];
-        let (submit, runtime, milli) = (j.submit, j.runtime.unwrap_or(0), j.demand.total_milli());
+        self.mark_done(job);
+    }
+
+    /// Books a finished job: its phase, end, and metrics.
+    fn mark_done(&mut self, job: u32) {
+        let submit = self.trace.jobs[job as usize].submit;
         let st = &mut self.jobs[job as usize];
         st.phase = Phase::Done;
         st.end = self.now;
-        self.tally.on_finish(submit, runtime, self.now, milli);
+        let runtime = st.end - st.start;
+        self.tally.on_finish(submit, runtime, self.now);
         self.emit(Event::Finished { job, at: self.now });
     }
 
@@ -343,6 +377,7 @@ impl Engine {
         if policy == self.policy {
             return;
         }
+        let from = self.policy;
         self.policy = policy;
         self.policy_since = self.now;
         self.switches.push((self.now, policy));
@@ -351,7 +386,13 @@ impl Engine {
             to: policy,
         });
         log::info!("policy switched to {policy} at {}", self.now);
+        if from == Policy::Recorded {
+            self.leave_recorded();
+        }
         self.rebuild_queue();
+        if policy == Policy::Recorded {
+            self.enter_recorded();
+        }
         self.pass();
     }
 
@@ -373,119 +414,6 @@ impl Engine {
         }
     }
 
-    fn pass(&mut self) {
-        match self.policy.walk() {
-            Walk::Strict => self.walk_strict(),
-            Walk::Greedy => self.walk_greedy(),
-            Walk::Backfill => {
-                self.walk_strict();
-                if !self.queue.is_empty() {
-                    self.backfill();
-                }
-            }
-            Walk::Recorded => {}
-        }
-    }
-
-    /// The placement for class `c` now, remembering a failure for this epoch.
-    fn try_class(&mut self, c: u32) -> Option<Vec<Grant>> {
-        if self.queue.classes[c as usize].failed_epoch == Some(self.epoch) {
-            return None;
-        }
-        let (demand, filter) = &self.shapes.shapes[c as usize];
-        let got = place(&mut self.cluster, self.placement, demand, *filter);
-        if got.is_none() {
-            self.queue.classes[c as usize].failed_epoch = Some(self.epoch);
-        }
-        got
-    }
-
-    /// The first waiting job in policy order: (key, rank, class).
-    fn global_head(&self, skip_failed: bool) -> Option<(u64, u32, u32)> {
-        self.queue
-            .active
-            .iter()
-            .filter(|&&c| {
-                !skip_failed || self.queue.classes[c as usize].failed_epoch != Some(self.epoch)
-            })
-            .filter_map(|&c| self.queue.head(c).map(|(k, r)| (k, r, c)))
-            .min()
-    }
-
-    fn walk_strict(&mut self) {
-        while let Some((_, rank, class)) = self.global_head(false) {
-            match self.try_class(class) {
-                Some(g) => self.start(self.shapes.arrival[rank as usize], g),
-                None => break,
-            }
-        }
-    }
-
-    fn walk_greedy(&mut self) {
-        while let Some((_, rank, class)) = self.global_head(true) {
-            if let Some(g) = self.try_class(class) {
-                self.start(self.shapes.arrival[rank as usize], g);
-            }
-        }
-    }
-
-    fn backfill(&mut self) {
-        let Some((_, head_rank, _)) = self.global_head(false) else {
-            return;
-        };
-        let head = self.shapes.arrival[head_rank as usize];
-        if self.reservation.as_ref().is_none_or(|r| r.head != head) {
-            self.reservation = Some(Reservation::compute(
-                head,
-                &self.trace.jobs[head as usize].demand,
-                self.shapes.shapes[self.shapes.class_of[head as usize] as usize].1,
-                self.placement,
-                &mut self.cluster,
-                &self.completions,
-                &self.running,
-            ));
-        }
-        // One walk in arrival order behind the head: each job is looked at
-        // once, in the state the jobs started before it left.
-        let mut cursor = head_rank;
-        loop {
-            let mut best: Option<(u32, Vec<Grant>)> = None;
-            let active: Vec<u32> = self.queue.active.iter().copied().collect();
-            for c in active {
-                let Some(g) = self.try_class(c) else { continue };
-                let res = self.reservation.as_ref().expect("computed above");
-                let class = &self.queue.classes[c as usize];
-                let rank = if res.admits(&g, &self.cluster) {
-                    class.order.range((0, cursor + 1)..).next().map(|&(_, r)| r)
-                } else if res.shadow >= self.now {
-                    let members = &self.shapes.members[c as usize];
-                    let from = members.partition_point(|&r| r <= cursor);
-                    let tree = class.short.as_ref().expect("backfill trees");
-                    tree.first_at_most(from, (res.shadow - self.now) as u64)
-                        .map(|p| members[p])
-                } else {
-                    None
-                };
-                if let Some(r) = rank {
-                    if best.as_ref().is_none_or(|(b, _)| r < *b) {
-                        best = Some((r, g));
-                    }
-                }
-            }
-            let Some((rank, g)) = best else { break };
-            cursor = rank;
-            let job = self.shapes.arrival[rank as usize];
-            let ends = self.trace.jobs[job as usize]
-                .runtime
-                .map(|r| self.now + r.max(0));
-            let res = self.reservation.as_mut().expect("computed above");
-            if ends.is_none_or(|e| e > res.shadow) {
-                res.consume(&g, &self.cluster);
-            }
-            self.start(job, g);
-        }
-    }
-
     /// The headline numbers so far.
     pub fn report(&self) -> Report {
         let c = &self.trace.cluster;
@@ -504,6 +432,7 @@ impl Engine {
             wait_s: Summary::of(&self.tally.wait),
             slowdown: Summary::of(&self.tally.slowdown),
             peak_queue: self.tally.peak_queue,
+            overflow_segments: self.tally.overflow_segments,
             gpu_util: makespan
                 .filter(|&m| m > 0 && gpus > 0)
                 .map(|m| self.tally.busy_finished as f64 / 1000.0 / (gpus as f64 * m as f64)),

@@ -1,0 +1,228 @@
+//! The `recorded` policy: every recorded hold takes its GPUs on its recorded
+//! machine from its recorded start to its recorded end, whatever else runs
+//! there (overflow is counted, not refused).
+
+use super::{Engine, Event, Phase};
+use crate::sim::cluster::{Grant, TypeFilter};
+use crate::sim::placement::{place, Placement};
+use crate::sim::policy::Policy;
+use crate::trace::model::{Demand, Secs, Unit, MILLI_PER_GPU};
+
+impl Engine {
+    /// Puts `job`'s recorded holds on the timeline, shifted later by `shift`
+    /// seconds and never before now.
+    pub(super) fn schedule_segments(&mut self, job: u32, shift: Secs) {
+        let range = self.trace.jobs[job as usize].segments.clone();
+        for seg in range.clone() {
+            let s = &self.trace.segments[seg as usize];
+            self.timeline
+                .insert(((s.start + shift).max(self.now), 1, job, seg));
+        }
+        if !range.is_empty() {
+            self.seg_left.insert(job, range.len() as u32);
+        }
+    }
+
+    /// Segment ends at `t`; whether any capacity was released.
+    pub(super) fn recorded_ends(&mut self, t: Secs) -> bool {
+        let mut released = false;
+        while let Some(&(at, kind, job, seg)) = self.timeline.first() {
+            if at != t || kind != 0 {
+                break;
+            }
+            self.timeline.pop_first();
+            self.segment_end(job, seg);
+            released = true;
+        }
+        released
+    }
+
+    /// Segment starts at `t`.
+    pub(super) fn recorded_starts(&mut self, t: Secs) {
+        while let Some(&(at, kind, job, seg)) = self.timeline.first() {
+            if at != t || kind != 1 {
+                break;
+            }
+            self.timeline.pop_first();
+            self.segment_start(job, seg);
+        }
+    }
+
+    /// The GPUs for one recorded hold: on its machine, lowest index with room;
+    /// `true` when it did not fit and was placed over capacity.
+    fn recorded_grants(&mut self, machine: Option<u32>, milli: u32) -> (Vec<Grant>, bool) {
+        if milli == 0 {
+            return (Vec::new(), false);
+        }
+        let Some(m) = machine else {
+            // A record with no machine: any free GPUs, fullest machines first.
+            let d = Demand::Instances(vec![Unit { count: 1, milli }].into_boxed_slice());
+            return match place(&mut self.cluster, Placement::Pack, &d, TypeFilter::Any) {
+                Some(g) => (g, false),
+                None => (Vec::new(), true),
+            };
+        };
+        let cap = self.cluster.cap(m);
+        if cap == 0 {
+            return (Vec::new(), true);
+        }
+        let base = self.cluster.first_gpu(m);
+        let mut taken: Vec<u16> = Vec::new();
+        let mut grants = Vec::new();
+        let mut over = false;
+        let pick = |need: u32, taken: &mut Vec<u16>, over: &mut bool| -> u16 {
+            let free = (0..cap as u16).find(|g| {
+                !taken.contains(g)
+                    && self.cluster.used_milli(base + *g as usize) + need <= MILLI_PER_GPU
+            });
+            let gpu = free.unwrap_or_else(|| {
+                *over = true;
+                (0..cap as u16)
+                    .filter(|g| !taken.contains(g))
+                    .min_by_key(|g| (self.cluster.used_milli(base + *g as usize), *g))
+                    .unwrap_or(0)
+            });
+            taken.push(gpu);
+            gpu
+        };
+        for _ in 0..milli / MILLI_PER_GPU {
+            let gpu = pick(MILLI_PER_GPU, &mut taken, &mut over);
+            grants.push(Grant {
+                machine: m,
+                gpu,
+                milli: MILLI_PER_GPU as u16,
+            });
+        }
+        let frac = milli % MILLI_PER_GPU;
+        if frac > 0 {
+            let gpu = pick(frac, &mut taken, &mut over);
+            grants.push(Grant {
+                machine: m,
+                gpu,
+                milli: frac as u16,
+            });
+        }
+        grants.sort_unstable();
+        (grants, over)
+    }
+
+    fn segment_start(&mut self, job: u32, seg: u32) {
+        let s = self.trace.segments[seg as usize].clone();
+        let (grants, over) = self.recorded_grants(s.machine, s.milli);
+        if over {
+            self.tally.overflow_segments += 1;
+            if self.tally.overflow_segments <= 3 {
+                let name = s.machine.map_or("(none)".to_string(), |m| {
+                    self.trace.cluster.machines[m as usize].name.clone()
+                });
+                log::warn!(
+                    "recorded hold of job {} on machine {name} exceeds its free GPUs at {}; replayed anyway",
+                    crate::trace::input::sanitize(&self.trace.jobs[job as usize].id),
+                    self.now
+                );
+            }
+        }
+        self.cluster.acquire(job, &grants);
+        self.running
+            .entry(job)
+            .or_default()
+            .extend_from_slice(&grants);
+        self.seg_held
+            .insert(seg, (self.now, grants.into_boxed_slice()));
+        if self.jobs[job as usize].phase == Phase::Queued {
+            self.dequeue(job);
+            let st = &mut self.jobs[job as usize];
+            st.phase = Phase::Running;
+            st.start = self.now;
+            self.tally
+                .on_start(self.trace.jobs[job as usize].submit, self.now);
+            let machines = s.machine.map_or(0, |_| 1);
+            self.emit(Event::Started {
+                job,
+                at: self.now,
+                machines,
+            });
+        }
+        if let Some(end) = s.end {
+            // The recorded duration, from when the hold actually began here.
+            let began = self.now;
+            let dur = (end - s.start).max(0);
+            self.timeline.insert((began + dur, 0, job, seg));
+        }
+    }
+
+    fn segment_end(&mut self, job: u32, seg: u32) {
+        if let Some((began, grants)) = self.seg_held.remove(&seg) {
+            self.cluster.release(job, &grants);
+            let milli: u64 = grants.iter().map(|g| g.milli as u64).sum();
+            self.tally.busy_finished += milli as u128 * (self.now - began).max(0) as u128;
+            if let Some(held) = self.running.get_mut(&job) {
+                for g in grants.iter() {
+                    if let Some(i) = held.iter().position(|h| h == g) {
+                        held.remove(i);
+                    }
+                }
+            }
+        }
+        let left = self.seg_left.get_mut(&job).map(|l| {
+            *l -= 1;
+            *l
+        });
+        if left == Some(0) {
+            self.seg_left.remove(&job);
+            self.running.remove(&job);
+            self.mark_done(job);
+        }
+    }
+
+    /// Leaving `recorded`: holds already running finish in place; jobs still
+    /// waiting for their recorded start go to the new policy's queue.
+    pub(super) fn leave_recorded(&mut self) {
+        let waiting: Vec<(Secs, u8, u32, u32)> = self
+            .timeline
+            .iter()
+            .filter(|e| e.1 == 1 && self.jobs[e.2 as usize].phase == Phase::Queued)
+            .copied()
+            .collect();
+        for e in waiting {
+            self.timeline.remove(&e);
+            self.seg_left.remove(&e.2);
+        }
+        // Waiting jobs that could never fit a simulated placement are rejected now.
+        let queued: Vec<u32> = self
+            .queue
+            .entries()
+            .map(|(_, _, r)| self.shapes.arrival[r as usize])
+            .collect();
+        for job in queued {
+            let class = self.shapes.class_of[job as usize];
+            if !self.feasible[class as usize] {
+                let key = Policy::Recorded.key(&self.trace.jobs[job as usize]);
+                self.queue
+                    .remove(class, key, self.shapes.rank[job as usize]);
+                self.admit(job);
+            }
+        }
+    }
+
+    /// Entering `recorded` later than the start: waiting jobs start at their
+    /// recorded times, or now if those have passed (keeping the recorded durations).
+    pub(super) fn enter_recorded(&mut self) {
+        let queued: Vec<u32> = self
+            .queue
+            .entries()
+            .map(|(_, _, r)| self.shapes.arrival[r as usize])
+            .collect();
+        for job in queued {
+            let first = self
+                .trace
+                .job_segments(&self.trace.jobs[job as usize])
+                .iter()
+                .map(|s| s.start)
+                .min();
+            if let Some(first) = first {
+                self.schedule_segments(job, (self.now - first).max(0));
+            }
+        }
+    }
+}

@@ -1,0 +1,122 @@
+//! Scheduling passes: how each policy walks the queue.
+
+use super::Engine;
+use crate::sim::backfill::Reservation;
+use crate::sim::cluster::Grant;
+use crate::sim::placement::place;
+use crate::sim::policy::Walk;
+
+impl Engine {
+    pub(super) fn pass(&mut self) {
+        match self.policy.walk() {
+            Walk::Strict => self.walk_strict(),
+            Walk::Greedy => self.walk_greedy(),
+            Walk::Backfill => {
+                self.walk_strict();
+                if !self.queue.is_empty() {
+                    self.backfill();
+                }
+            }
+            Walk::Recorded => {}
+        }
+    }
+
+    /// The placement for class `c` now, remembering a failure for this epoch.
+    fn try_class(&mut self, c: u32) -> Option<Vec<Grant>> {
+        if self.queue.classes[c as usize].failed_epoch == Some(self.epoch) {
+            return None;
+        }
+        let (demand, filter) = &self.shapes.shapes[c as usize];
+        let got = place(&mut self.cluster, self.placement, demand, *filter);
+        if got.is_none() {
+            self.queue.classes[c as usize].failed_epoch = Some(self.epoch);
+        }
+        got
+    }
+
+    /// The first waiting job in policy order: (key, rank, class).
+    fn global_head(&self, skip_failed: bool) -> Option<(u64, u32, u32)> {
+        self.queue
+            .active
+            .iter()
+            .filter(|&&c| {
+                !skip_failed || self.queue.classes[c as usize].failed_epoch != Some(self.epoch)
+            })
+            .filter_map(|&c| self.queue.head(c).map(|(k, r)| (k, r, c)))
+            .min()
+    }
+
+    fn walk_strict(&mut self) {
+        while let Some((_, rank, class)) = self.global_head(false) {
+            match self.try_class(class) {
+                Some(g) => self.start(self.shapes.arrival[rank as usize], g),
+                None => break,
+            }
+        }
+    }
+
+    fn walk_greedy(&mut self) {
+        while let Some((_, rank, class)) = self.global_head(true) {
+            if let Some(g) = self.try_class(class) {
+                self.start(self.shapes.arrival[rank as usize], g);
+            }
+        }
+    }
+
+    fn backfill(&mut self) {
+        let Some((_, head_rank, _)) = self.global_head(false) else {
+            return;
+        };
+        let head = self.shapes.arrival[head_rank as usize];
+        if self.reservation.as_ref().is_none_or(|r| r.head != head) {
+            self.reservation = Some(Reservation::compute(
+                head,
+                &self.trace.jobs[head as usize].demand,
+                self.shapes.shapes[self.shapes.class_of[head as usize] as usize].1,
+                self.placement,
+                &mut self.cluster,
+                &self.completions,
+                &self.running,
+            ));
+        }
+        // One walk in arrival order behind the head: each job is looked at
+        // once, in the state the jobs started before it left.
+        let mut cursor = head_rank;
+        loop {
+            let mut best: Option<(u32, Vec<Grant>)> = None;
+            let active: Vec<u32> = self.queue.active.iter().copied().collect();
+            for c in active {
+                let Some(g) = self.try_class(c) else { continue };
+                let res = self.reservation.as_ref().expect("computed above");
+                let class = &self.queue.classes[c as usize];
+                let rank = if res.admits(&g, &self.cluster) {
+                    class.order.range((0, cursor + 1)..).next().map(|&(_, r)| r)
+                } else if res.shadow >= self.now {
+                    let members = &self.shapes.members[c as usize];
+                    let from = members.partition_point(|&r| r <= cursor);
+                    let tree = class.short.as_ref().expect("backfill trees");
+                    tree.first_at_most(from, (res.shadow - self.now) as u64)
+                        .map(|p| members[p])
+                } else {
+                    None
+                };
+                if let Some(r) = rank {
+                    if best.as_ref().is_none_or(|(b, _)| r < *b) {
+                        best = Some((r, g));
+                    }
+                }
+            }
+            let Some((rank, g)) = best else { break };
+            cursor = rank;
+            let job = self.shapes.arrival[rank as usize];
+            let ends = self.trace.jobs[job as usize]
+                .runtime
+                .map(|r| self.now + r.max(0));
+            let res = self.reservation.as_mut().expect("computed above");
+            if ends.is_none_or(|e| e > res.shadow) {
+                res.consume(&g, &self.cluster);
+            }
+            self.start(job, g);
+        }
+    }
+}

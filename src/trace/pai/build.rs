@@ -1,0 +1,241 @@
+//! From the PAI tables to the one model: jobs, demands, recorded segments,
+//! and the cluster.
+
+use super::tables::{opt_idx, opt_time, TaskRow};
+use super::PaiTables;
+use crate::trace::clock::PAI_ZONE;
+use crate::trace::input::{InputError, LoadReport};
+use crate::trace::model::{
+    Cluster, Demand, Job, JobStatus, Machine, Native, Secs, Segment, Symbols, Trace, Unit,
+    MILLI_PER_GPU,
+};
+use crate::trace::LoadOptions;
+use std::sync::Arc;
+
+/// `plan_gpu` (percent of one GPU) as milli-GPUs: 50 → 500.
+pub fn plan_milli(task: &TaskRow) -> u32 {
+    task.plan_gpu
+        .map_or(0, |p| (p * 10.0).round().clamp(0.0, u32::MAX as f64) as u32)
+}
+
+pub fn status(s: &str) -> JobStatus {
+    match s {
+        "Terminated" => JobStatus::Completed,
+        "Failed" => JobStatus::Failed,
+        "Running" | "Waiting" => JobStatus::Unfinished,
+        _ => JobStatus::Unknown,
+    }
+}
+
+fn unknown_machine(name: &str, ty: u16) -> Machine {
+    Machine {
+        name: name.to_string(),
+        gpu_type: ty,
+        gpus: 8,
+        cpus: 0,
+        mem_gb: 0,
+        recorded_only: true,
+    }
+}
+
+/// The machines: the spec's, in order (CPU-only ones with 0 GPUs), then any
+/// the instances name that the spec does not, marked as known only from the
+/// record. Without a spec, the recorded machines come first (the instance
+/// reader numbered them from 0) and a cluster sized as for ITP follows.
+fn cluster(
+    t: &PaiTables,
+    opts: &LoadOptions,
+    jobs: &[Job],
+    report: &mut LoadReport,
+) -> Result<Cluster, InputError> {
+    let mut c = Cluster::default();
+    if t.spec.is_empty() {
+        let sized = crate::trace::sizing::size_cluster(jobs, opts)?;
+        if !t.unknown_machines.is_empty() {
+            let ty = c.type_id("unknown");
+            c.machines
+                .extend(t.unknown_machines.iter().map(|n| unknown_machine(n, ty)));
+        }
+        let ty = c.type_id("GPU");
+        c.machines.extend(
+            sized
+                .machines
+                .into_iter()
+                .map(|m| Machine { gpu_type: ty, ..m }),
+        );
+        c.per_node = sized.per_node;
+        c.origin = format!("{} (pai_machine_spec not found)", sized.origin);
+        if !t.unknown_machines.is_empty() {
+            report.note(format!(
+                "{} machines named by instances, with no spec: shown as 'unknown' (8 GPUs each), replayed only as recorded",
+                t.unknown_machines.len()
+            ));
+        }
+        return Ok(c);
+    }
+    for s in &t.spec {
+        let ty = c.type_id(&s.gpu_type);
+        c.machines.push(Machine {
+            name: s.machine.clone(),
+            gpu_type: ty,
+            gpus: s.cap_gpu,
+            cpus: s.cap_cpu.unwrap_or(0.0) as u32,
+            mem_gb: s.cap_mem.unwrap_or(0.0) as u32,
+            recorded_only: false,
+        });
+    }
+    c.origin = format!(
+        "cluster: {} machines, {} GPUs from pai_machine_spec",
+        c.machines.len(),
+        c.total_gpus()
+    );
+    if !t.unknown_machines.is_empty() {
+        let ty = c.type_id("unknown");
+        c.machines
+            .extend(t.unknown_machines.iter().map(|n| unknown_machine(n, ty)));
+        report.note(format!(
+            "{} machines named by instances are not in pai_machine_spec: shown as 'unknown' (8 GPUs each), replayed only as recorded",
+            t.unknown_machines.len()
+        ));
+    }
+    Ok(c)
+}
+
+/// Builds the trace: GPU jobs in job-table order (CPU jobs counted and left
+/// out unless `include_cpu_jobs`).
+pub fn trace(
+    t: Arc<PaiTables>,
+    mut symbols: Symbols,
+    opts: &LoadOptions,
+    report: &mut LoadReport,
+) -> Result<Trace, InputError> {
+    let mut jobs = Vec::with_capacity(t.jobs.len());
+    let mut segments: Vec<Segment> = Vec::with_capacity(t.instances.len());
+    let mut cpu_jobs = 0u64;
+    let mut pending_types: Vec<(usize, String)> = Vec::new();
+    for (i, row) in t.jobs.iter().enumerate() {
+        let tasks: Vec<&TaskRow> = t.tasks_of(i as u32).collect();
+        let mut units: Vec<Unit> = tasks
+            .iter()
+            .filter_map(|task| {
+                let milli = plan_milli(task);
+                let count = task.inst_num.round() as u32;
+                (milli > 0 && count > 0).then_some(Unit { count, milli })
+            })
+            .collect();
+        units.sort_unstable();
+        if units.is_empty() && !opts.include_cpu_jobs {
+            cpu_jobs += 1;
+            continue;
+        }
+        let seg_start = segments.len() as u32;
+        let mut first: Option<Secs> = None;
+        let mut last: Option<Secs> = None;
+        let mut open = false;
+        for inst in t.instances_of(i as u32) {
+            let Some(start) = opt_time(inst.start_time) else {
+                continue;
+            };
+            let end = opt_time(inst.end_time);
+            let milli = opt_idx(inst.task).map_or(0, |ti| plan_milli(&t.tasks[ti as usize]));
+            segments.push(Segment {
+                start,
+                end,
+                machine: opt_idx(inst.machine),
+                milli,
+            });
+            first = Some(first.map_or(start, |f: Secs| f.min(start)));
+            match end {
+                Some(e) => last = Some(last.map_or(e, |l: Secs| l.max(e))),
+                None => open = true,
+            }
+        }
+        if first.is_none() {
+            // No instance ran: fall back to the task times.
+            for task in &tasks {
+                if let Some(s) = task.start_time {
+                    first = Some(first.map_or(s, |f: Secs| f.min(s)));
+                    match task.end_time {
+                        Some(e) => last = Some(last.map_or(e, |l: Secs| l.max(e))),
+                        None => open = true,
+                    }
+                }
+            }
+        }
+        let runtime = match (first, last, open) {
+            (Some(f), Some(l), false) => Some(l - f),
+            _ => None,
+        };
+        let tag = t.group_tag_of(i as u32);
+        let gpu_type = tag
+            .and_then(|g| g.gpu_type_spec)
+            .map(|s| symbols.get(s).to_string());
+        let st = row
+            .status
+            .map_or(JobStatus::Unknown, |s| status(symbols.get(s)));
+        let status = if row.end_time.is_none() {
+            JobStatus::Unfinished
+        } else {
+            st
+        };
+        if let Some(ty) = gpu_type {
+            pending_types.push((jobs.len(), ty));
+        }
+        jobs.push(Job {
+            id: t.texts.get(row.job_name),
+            user: row.user,
+            group: tag.map(|g| symbols.intern(&t.texts.get(g.group))),
+            submit: row.start_time,
+            runtime,
+            demand: if units.is_empty() {
+                Demand::Gang { gpus: 0 }
+            } else {
+                Demand::Instances(units.into_boxed_slice())
+            },
+            gpu_type: None,
+            status,
+            deadline: None,
+            model: tag.and_then(|g| g.workload),
+            segments: seg_start..segments.len() as u32,
+            native_row: i as u32,
+        });
+    }
+    if jobs.is_empty() {
+        return Err(InputError::file(
+            &t.dir.display().to_string(),
+            format!("no GPU jobs ({cpu_jobs} CPU jobs; --include-cpu-jobs replays them)"),
+        ));
+    }
+    let mut cluster = cluster(&t, opts, &jobs, report)?;
+    for (j, ty) in pending_types {
+        jobs[j].gpu_type = Some(cluster.type_id(&ty));
+    }
+    if cpu_jobs > 0 {
+        report.note(format!("{cpu_jobs} CPU jobs (no GPU demand) left out of the GPU replay; --include-cpu-jobs keeps them"));
+    }
+    report.note(cluster.origin.clone());
+    let over: u64 = jobs
+        .iter()
+        .filter(|j| j.demand.total_milli() > 0 && matches!(&j.demand, Demand::Instances(u) if u.iter().any(|u| u.milli > 8 * MILLI_PER_GPU)))
+        .count() as u64;
+    if over > 0 {
+        report.note(format!(
+            "{over} jobs have an instance wanting more than 8 GPUs"
+        ));
+    }
+    Ok(Trace {
+        format: "pai",
+        source: t.dir.display().to_string(),
+        cluster,
+        jobs,
+        segments,
+        symbols,
+        zone: PAI_ZONE,
+        excluded: if cpu_jobs > 0 {
+            vec![("CPU jobs (no GPU demand)".into(), cpu_jobs)]
+        } else {
+            Vec::new()
+        },
+        native: Native::Pai(t),
+    })
+}

@@ -1,0 +1,402 @@
+//! Alibaba PAI 2020 (cluster-trace-gpu-v2020): seven headerless tables in a
+//! directory, each as `NAME.csv` or the released `NAME.tar.gz`.
+//!
+//! The instance table (≈2 GB) is parsed on its own thread while the job,
+//! task, group-tag and machine tables are read on this one; the instance
+//! thread waits only for the job and machine indices it joins against.
+
+pub mod build;
+pub mod detail;
+pub mod tables;
+
+use super::archive::{self, Source};
+use super::fields::Row;
+use super::input::{InputError, LoadReport, RowPolicy, Skips};
+use super::lines::{Lines, Record};
+use super::model::{Symbols, Trace};
+use super::texts::{key, TextId, Texts};
+use super::LoadOptions;
+use rustc_hash::FxHashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{mpsc, Arc};
+use tables::*;
+
+/// The released tables as indexed at load, for the replay and the drill-down.
+#[derive(Debug, Default)]
+pub struct PaiTables {
+    pub dir: PathBuf,
+    /// Where each of the seven tables was found.
+    pub sources: Vec<(&'static str, Option<Source>)>,
+    pub texts: Texts,
+    pub jobs: Vec<JobRow>,
+    pub job_index: FxHashMap<u128, u32>,
+    pub tasks: Vec<TaskRow>,
+    /// Task rows grouped by job: `tasks_of[job]` indexes `task_order`.
+    pub task_order: Vec<u32>,
+    pub tasks_of: Vec<(u32, u32)>,
+    pub inst_texts: Texts,
+    /// Task names and statuses as written in the instance table.
+    pub inst_symbols: Symbols,
+    pub instances: Vec<InstanceRow>,
+    pub inst_order: Vec<u32>,
+    pub insts_of: Vec<(u32, u32)>,
+    pub group_tags: Vec<GroupTagRow>,
+    pub group_index: FxHashMap<u128, u32>,
+    pub spec: Vec<SpecRow>,
+    /// Machines the instance table names but the spec does not.
+    pub unknown_machines: Vec<String>,
+}
+
+impl PaiTables {
+    pub fn source(&self, table: &str) -> Option<&Source> {
+        self.sources
+            .iter()
+            .find(|(n, _)| *n == table)
+            .and_then(|(_, s)| s.as_ref())
+    }
+
+    pub fn job_by_name(&self, name: &str) -> Option<u32> {
+        let row = *self.job_index.get(&key(name.as_bytes()))?;
+        (self.texts.get(self.jobs[row as usize].job_name) == name).then_some(row)
+    }
+
+    pub fn tasks_of(&self, job: u32) -> impl Iterator<Item = &TaskRow> {
+        let (a, b) = self.tasks_of[job as usize];
+        self.task_order[a as usize..b as usize]
+            .iter()
+            .map(|&i| &self.tasks[i as usize])
+    }
+
+    pub fn instances_of(&self, job: u32) -> impl Iterator<Item = &InstanceRow> {
+        let (a, b) = self.insts_of[job as usize];
+        self.inst_order[a as usize..b as usize]
+            .iter()
+            .map(|&i| &self.instances[i as usize])
+    }
+
+    pub fn group_tag_of(&self, job: u32) -> Option<&GroupTagRow> {
+        let inst = self.texts.get(self.jobs[job as usize].inst_id);
+        if inst.is_empty() {
+            return None;
+        }
+        self.group_index
+            .get(&key(inst.as_bytes()))
+            .map(|&i| &self.group_tags[i as usize])
+    }
+}
+
+/// Streams one table, handing each row to `each`; bad rows are skipped and
+/// counted (or stop the load with `strict`). Returns rows read and skips.
+pub fn read_table(
+    src: &Source,
+    table: &str,
+    strict: bool,
+    mut each: impl FnMut(&Row<Record>) -> Result<(), InputError>,
+) -> Result<(u64, Skips), InputError> {
+    let member = format!("{table}.csv");
+    let name = src.display(&member);
+    let mut lines = Lines::new(archive::open(src, &member)?, name.clone());
+    let mut policy = RowPolicy::new(&name, strict);
+    let mut rec = Record::default();
+    let mut ok = 0u64;
+    while lines.next(&mut rec)? {
+        let row = Row {
+            file: &name,
+            line: rec.line,
+            record: &rec,
+        };
+        match each(&row) {
+            Ok(()) => ok += 1,
+            Err(e) => policy.bad_row(e)?,
+        }
+    }
+    Ok((ok, policy.skips))
+}
+
+/// What the instance thread needs from the main one.
+struct Joins {
+    machine_index: FxHashMap<u128, u32>,
+    spec_machines: u32,
+    job_index: FxHashMap<u128, u32>,
+    job_inst_ids: Vec<u128>,
+}
+
+struct InstanceResult {
+    rows: Vec<InstanceRow>,
+    texts: Texts,
+    symbols: Symbols,
+    unknown: Vec<String>,
+    skips: Skips,
+    read: u64,
+}
+
+fn read_instances(
+    src: Source,
+    strict: bool,
+    joins: mpsc::Receiver<Arc<Joins>>,
+) -> Result<InstanceResult, InputError> {
+    let mut texts = Texts::default();
+    let mut symbols = Symbols::default();
+    let mut rows = Vec::new();
+    let mut unknown: Vec<String> = Vec::new();
+    let mut unknown_index: FxHashMap<u128, u32> = FxHashMap::default();
+    let mut j: Option<Arc<Joins>> = None;
+    let (read, skips) = read_table(&src, INSTANCE.0, strict, |row| {
+        let f = parse_instance(row)?;
+        let j = match &j {
+            Some(j) => j.clone(),
+            None => {
+                let got = joins
+                    .recv()
+                    .map_err(|_| InputError::file(row.file, "stopped: the job table failed"))?;
+                j = Some(got.clone());
+                got
+            }
+        };
+        let job = *j.job_index.get(&key(f.job_name)).ok_or_else(|| {
+            row.error(
+                "job_name",
+                format!(
+                    "'{}' is not in pai_job_table",
+                    String::from_utf8_lossy(f.job_name)
+                ),
+            )
+        })?;
+        let machine = if f.machine.is_empty() {
+            NONE_IDX
+        } else {
+            let k = key(f.machine);
+            match j.machine_index.get(&k) {
+                Some(&m) => m,
+                None => *unknown_index.entry(k).or_insert_with(|| {
+                    unknown.push(crate::trace::input::sanitize(&String::from_utf8_lossy(
+                        f.machine,
+                    )));
+                    j.spec_machines + unknown.len() as u32 - 1
+                }),
+            }
+        };
+        let inst_id = if key(f.inst_id) == j.job_inst_ids[job as usize] {
+            TextId::EMPTY
+        } else {
+            texts.add(f.inst_id)
+        };
+        rows.push(InstanceRow {
+            job,
+            task: NONE_IDX,
+            task_name: sym(&mut symbols, f.task_name).map_or(NONE_IDX, |s| s.0),
+            status: sym(&mut symbols, f.status).map_or(NONE_IDX, |s| s.0),
+            machine,
+            start_time: f.start_time.unwrap_or(NONE_TIME),
+            end_time: f.end_time.unwrap_or(NONE_TIME),
+            inst_name: texts.add(f.inst_name),
+            worker_name: texts.add(f.worker_name),
+            inst_id,
+            line: row.line,
+        });
+        Ok(())
+    })?;
+    Ok(InstanceResult {
+        rows,
+        texts,
+        symbols,
+        unknown,
+        skips,
+        read,
+    })
+}
+
+/// Rows grouped by an owner index: (order, ranges per owner).
+fn group_by(owners: impl Iterator<Item = u32>, n_owners: usize) -> (Vec<u32>, Vec<(u32, u32)>) {
+    let owners: Vec<u32> = owners.collect();
+    let mut order: Vec<u32> = (0..owners.len() as u32).collect();
+    order.sort_by_key(|&i| owners[i as usize]); // stable: file order within an owner
+    let mut ranges = vec![(0u32, 0u32); n_owners];
+    let mut i = 0;
+    while i < order.len() {
+        let o = owners[order[i] as usize];
+        let start = i;
+        while i < order.len() && owners[order[i] as usize] == o {
+            i += 1;
+        }
+        ranges[o as usize] = (start as u32, i as u32);
+    }
+    (order, ranges)
+}
+
+fn missing_required(dir: &Path, table: &str) -> InputError {
+    InputError::file(
+        &dir.display().to_string(),
+        format!(
+            "missing {table}.csv (or {table}.tar.gz); a PAI directory holds the released tables: {}",
+            ALL.map(|t| t.0).join(", ")
+        ),
+    )
+}
+
+/// Loads a PAI directory.
+pub fn load(dir: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), InputError> {
+    if !dir.is_dir() {
+        return Err(InputError::file(
+            &dir.display().to_string(),
+            "not a directory (expected the PAI release's tables)",
+        ));
+    }
+    let mut t = PaiTables {
+        dir: dir.to_path_buf(),
+        ..PaiTables::default()
+    };
+    t.sources = ALL
+        .iter()
+        .map(|(n, _)| (*n, archive::find(dir, n)))
+        .collect();
+    let job_src = t
+        .source(JOB.0)
+        .cloned()
+        .ok_or_else(|| missing_required(dir, JOB.0))?;
+    let task_src = t
+        .source(TASK.0)
+        .cloned()
+        .ok_or_else(|| missing_required(dir, TASK.0))?;
+    let mut report = LoadReport::default();
+    let mut counts: Vec<(&str, u64)> = Vec::new();
+
+    let (tx, rx) = mpsc::channel();
+    let inst_thread = t.source(INSTANCE.0).cloned().map(|src| {
+        let strict = opts.strict;
+        std::thread::Builder::new()
+            .name("pai instances".into())
+            .spawn(move || read_instances(src, strict, rx))
+            .expect("spawn the instance reader")
+    });
+
+    let mut symbols = Symbols::default();
+    let mut machine_index = FxHashMap::default();
+    if let Some(src) = t.source(MACHINE_SPEC.0).cloned() {
+        let (n, skips) = read_table(&src, MACHINE_SPEC.0, opts.strict, |row| {
+            let r = parse_spec(row)?;
+            let k = key(r.machine.as_bytes());
+            if machine_index.contains_key(&k) {
+                return Err(row.error("machine", format!("duplicate machine '{}'", r.machine)));
+            }
+            machine_index.insert(k, t.spec.len() as u32);
+            t.spec.push(r);
+            Ok(())
+        })?;
+        counts.push((MACHINE_SPEC.0, n));
+        report.skips.push(skips);
+    }
+    let mut job_inst_ids = Vec::new();
+    let (n, skips) = read_table(&job_src, JOB.0, opts.strict, |row| {
+        let r = parse_job(row, &mut t.texts, &mut symbols)?;
+        let name = t.texts.get(r.job_name);
+        let k = key(name.as_bytes());
+        if let Some(&first) = t.job_index.get(&k) {
+            let line = t.jobs[first as usize].line;
+            return Err(row.error(
+                "job_name",
+                format!("duplicate job '{name}' (first on line {line})"),
+            ));
+        }
+        t.job_index.insert(k, t.jobs.len() as u32);
+        job_inst_ids.push(key(t.texts.get(r.inst_id).as_bytes()));
+        t.jobs.push(r);
+        Ok(())
+    })?;
+    counts.push((JOB.0, n));
+    report.skips.push(skips);
+    let joins = Arc::new(Joins {
+        machine_index,
+        spec_machines: t.spec.len() as u32,
+        job_index: t.job_index.clone(),
+        job_inst_ids,
+    });
+    let _ = tx.send(joins);
+
+    if let Some(src) = t.source(GROUP_TAG.0).cloned() {
+        let (n, skips) = read_table(&src, GROUP_TAG.0, opts.strict, |row| {
+            let r = parse_group_tag(row, &mut t.texts, &mut symbols)?;
+            let k = key(t.texts.get(r.inst_id).as_bytes());
+            t.group_index.entry(k).or_insert(t.group_tags.len() as u32);
+            t.group_tags.push(r);
+            Ok(())
+        })?;
+        counts.push((GROUP_TAG.0, n));
+        report.skips.push(skips);
+    }
+    let (n, skips) = read_table(&task_src, TASK.0, opts.strict, |row| {
+        let name = row.bytes(0, "job_name")?;
+        let job = *t.job_index.get(&key(name)).ok_or_else(|| {
+            row.error(
+                "job_name",
+                format!(
+                    "'{}' is not in pai_job_table",
+                    String::from_utf8_lossy(name)
+                ),
+            )
+        })?;
+        t.tasks.push(parse_task(row, job, &mut symbols)?);
+        Ok(())
+    })?;
+    counts.push((TASK.0, n));
+    report.skips.push(skips);
+    (t.task_order, t.tasks_of) = group_by(t.tasks.iter().map(|r| r.job), t.jobs.len());
+
+    if let Some(h) = inst_thread {
+        let r = h
+            .join()
+            .map_err(|_| InputError::file(INSTANCE.0, "the instance reader panicked"))??;
+        t.instances = r.rows;
+        t.inst_texts = r.texts;
+        t.inst_symbols = r.symbols;
+        t.unknown_machines = r.unknown;
+        counts.insert(counts.len() - 1, (INSTANCE.0, r.read));
+        report.skips.push(r.skips);
+        resolve_tasks(&mut t, &symbols);
+        (t.inst_order, t.insts_of) = group_by(t.instances.iter().map(|r| r.job), t.jobs.len());
+    } else {
+        t.insts_of = vec![(0, 0); t.jobs.len()];
+    }
+    if t.jobs.is_empty() {
+        return Err(InputError::file(
+            &job_src.display(&format!("{}.csv", JOB.0)),
+            "no jobs",
+        ));
+    }
+    for (name, src) in &t.sources {
+        let line = match (src, counts.iter().find(|(n, _)| n == name)) {
+            (Some(s), Some((_, n))) => format!("{}: {n} rows", s.display(&format!("{name}.csv"))),
+            (Some(s), None) => format!(
+                "{}: found; read when a job is drilled into",
+                s.path().display()
+            ),
+            (None, _) => format!("{name}: not found"),
+        };
+        report.note(line);
+    }
+    let trace = build::trace(Arc::new(t), symbols, opts, &mut report)?;
+    Ok((trace, report))
+}
+
+/// Links each instance to its task row, by job and task name.
+fn resolve_tasks(t: &mut PaiTables, symbols: &Symbols) {
+    // Instance task-name symbols → main symbols, by string.
+    let map: Vec<Option<u32>> = (0..t.inst_symbols.len() as u32)
+        .map(|i| {
+            symbols
+                .lookup(t.inst_symbols.get(super::model::Sym(i)))
+                .map(|s| s.0)
+        })
+        .collect();
+    for inst in &mut t.instances {
+        let Some(Some(name)) = opt_idx(inst.task_name).map(|n| map[n as usize]) else {
+            continue;
+        };
+        let (a, b) = t.tasks_of[inst.job as usize];
+        inst.task = t.task_order[a as usize..b as usize]
+            .iter()
+            .copied()
+            .find(|&ti| t.tasks[ti as usize].task_name.map(|s| s.0) == Some(name))
+            .unwrap_or(NONE_IDX);
+    }
+}

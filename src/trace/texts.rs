@@ -1,0 +1,139 @@
+//! Compact storage for the millions of short strings in the PAI tables:
+//! one byte arena per table, with lowercase-hex ids (most of PAI's names)
+//! packed two characters to a byte; and 128-bit keys for joins.
+
+/// A string stored in a `Texts` arena.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct TextId(u64);
+
+impl TextId {
+    pub const EMPTY: TextId = TextId(u64::MAX);
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Texts {
+    bytes: Vec<u8>,
+}
+
+fn hex_val(b: u8) -> Option<u8> {
+    match b {
+        b'0'..=b'9' => Some(b - b'0'),
+        b'a'..=b'f' => Some(b - b'a' + 10),
+        _ => None,
+    }
+}
+
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+impl Texts {
+    /// Stores `s` (empty strings cost nothing).
+    pub fn add(&mut self, s: &[u8]) -> TextId {
+        if s.is_empty() {
+            return TextId::EMPTY;
+        }
+        let len = s.len().min(u16::MAX as usize);
+        let s = &s[..len];
+        let id = TextId(self.bytes.len() as u64);
+        let packed = len.is_multiple_of(2) && s.iter().all(|&b| hex_val(b).is_some());
+        self.bytes.push(packed as u8);
+        self.bytes.extend_from_slice(&(len as u16).to_le_bytes());
+        if packed {
+            self.bytes.extend(
+                s.chunks(2)
+                    .map(|p| (hex_val(p[0]).unwrap_or(0) << 4) | hex_val(p[1]).unwrap_or(0)),
+            );
+        } else {
+            self.bytes.extend_from_slice(s);
+        }
+        id
+    }
+
+    /// The string back (empty for `TextId::EMPTY`).
+    pub fn get(&self, id: TextId) -> String {
+        if id == TextId::EMPTY {
+            return String::new();
+        }
+        let at = id.0 as usize;
+        let packed = self.bytes[at] == 1;
+        let len = u16::from_le_bytes([self.bytes[at + 1], self.bytes[at + 2]]) as usize;
+        let body = &self.bytes[at + 3..];
+        if packed {
+            let mut s = String::with_capacity(len);
+            for &b in &body[..len / 2] {
+                s.push(HEX[(b >> 4) as usize] as char);
+                s.push(HEX[(b & 15) as usize] as char);
+            }
+            s
+        } else {
+            String::from_utf8_lossy(&body[..len]).into_owned()
+        }
+    }
+
+    pub fn bytes_used(&self) -> usize {
+        self.bytes.len()
+    }
+}
+
+/// A 128-bit key for joining on a string column; distinct strings collide
+/// with probability ~n²/2¹²⁹, negligible for the tables' millions of rows.
+pub fn key(s: &[u8]) -> u128 {
+    #[inline]
+    fn mix(mut h: u64, x: u64, k: u64) -> u64 {
+        h = (h ^ x).wrapping_mul(k);
+        h ^ (h >> 29)
+    }
+    const K1: u64 = 0x9E37_79B9_7F4A_7C15;
+    const K2: u64 = 0xC2B2_AE3D_27D4_EB4F;
+    let mut a = 0x243F_6A88_85A3_08D3u64 ^ s.len() as u64;
+    let mut b = 0x1319_8A2E_0370_7344u64 ^ (s.len() as u64).rotate_left(32);
+    let mut chunks = s.chunks_exact(8);
+    for c in &mut chunks {
+        let x = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+        a = mix(a, x, K1);
+        b = mix(b, x.rotate_left(23), K2);
+    }
+    let mut tail = [0u8; 8];
+    tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+    let x = u64::from_le_bytes(tail);
+    a = mix(a, x, K1);
+    b = mix(b, x.rotate_left(23), K2);
+    let fin = |mut h: u64| {
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xC4CE_B9FE_1A85_EC53);
+        h ^ (h >> 33)
+    };
+    ((fin(a ^ b.rotate_left(17)) as u128) << 64) | fin(b ^ a.rotate_left(41)) as u128
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_hex_and_plain() {
+        let mut t = Texts::default();
+        let a = t.add(b"4b3f04b66a525d2df903eb16");
+        let b = t.add(b"worker");
+        let c = t.add(b"");
+        let d = t.add(b"ABC1"); // upper-case hex is kept as written
+        let e = t.add(b"abc"); // odd length
+        assert_eq!(t.get(a), "4b3f04b66a525d2df903eb16");
+        assert_eq!(t.get(b), "worker");
+        assert_eq!(t.get(c), "");
+        assert_eq!(t.get(d), "ABC1");
+        assert_eq!(t.get(e), "abc");
+        assert_eq!(t.bytes_used(), 3 + 12 + 3 + 6 + 3 + 4 + 3 + 3);
+    }
+
+    #[test]
+    fn keys_differ() {
+        let mut seen = std::collections::HashSet::new();
+        for i in 0..20_000 {
+            assert!(seen.insert(key(format!("{i:x}").as_bytes())));
+        }
+        assert_ne!(key(b""), key(b"\0"));
+        assert_ne!(key(b"ab"), key(b"ba"));
+    }
+}
