@@ -8,6 +8,7 @@ pub mod gen;
 pub mod outfile;
 pub mod sample;
 pub mod sim;
+pub mod stats;
 pub mod trace;
 
 /// The program: parses the command line and returns the exit code.

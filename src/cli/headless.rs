@@ -1,15 +1,15 @@
 //! The headless commands: `sim`, `compare`, and the demo run.
 
 use super::output::render;
-use super::{CompareArgs, OutputFormat, SimArgs, TraceArgs};
+use super::{CompareArgs, LoadArgs, OutputFormat, SimArgs};
 use crate::sim::{self, Policy, Report};
 use crate::trace::{self, LoadReport, Trace};
 use color_eyre::eyre::{bail, Result};
 use std::sync::Arc;
 
 /// Loads the trace, telling the user on stderr what was found and skipped.
-pub fn load(args: &TraceArgs) -> Result<Arc<Trace>> {
-    let (trace, report) = trace::load(args.format, &args.path, &args.load_options())?;
+pub fn load(args: &LoadArgs) -> Result<Arc<Trace>> {
+    let (trace, report) = trace::load(args.format, &args.path, &args.options())?;
     announce(&report);
     Ok(Arc::new(trace))
 }
@@ -64,7 +64,7 @@ pub fn run_policies(
 }
 
 pub fn sim(a: &SimArgs) -> Result<()> {
-    let trace = load(&a.trace)?;
+    let trace = load(&a.trace.load)?;
     check_policy(&trace, a.policy)?;
     let report = sim::run(trace, a.policy, a.trace.placement);
     print!(
@@ -75,7 +75,7 @@ pub fn sim(a: &SimArgs) -> Result<()> {
 }
 
 pub fn compare(a: &CompareArgs) -> Result<()> {
-    let trace = load(&a.trace)?;
+    let trace = load(&a.trace.load)?;
     for &p in &a.policies.0 {
         check_policy(&trace, p)?;
     }

@@ -2,6 +2,7 @@
 
 mod gen;
 mod headless;
+mod inspect;
 pub mod logger;
 mod output;
 
@@ -30,15 +31,45 @@ pub enum Command {
     Compare(CompareArgs),
     /// Write a synthetic trace in a format's native schema.
     Gen(gen::GenArgs),
+    /// Characterise a trace: jobs, machines, run times, queueing, diurnal rhythm.
+    Stats(StatsArgs),
+    /// Everything the trace records about one job, joined across its tables.
+    Job(JobArgs),
 }
 
-/// Which trace, and how to build its cluster.
+#[derive(Debug, Args)]
+pub struct StatsArgs {
+    #[command(flatten)]
+    pub load: LoadArgs,
+    /// Output format.
+    #[arg(long = "format", id = "output", value_enum, default_value_t = TextFormat::Text)]
+    pub output: TextFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct JobArgs {
+    #[command(flatten)]
+    pub load: LoadArgs,
+    /// The job: PAI job_name, ITP job_id.
+    pub job: String,
+    /// Output format.
+    #[arg(long = "format", id = "output", value_enum, default_value_t = TextFormat::Text)]
+    pub output: TextFormat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TextFormat {
+    Text,
+    Json,
+}
+
+/// Which trace, and how to read it and build its cluster.
 #[derive(Debug, Args, Clone)]
-pub struct TraceArgs {
+pub struct LoadArgs {
     /// The trace format.
     #[arg(value_enum)]
     pub format: Format,
-    /// The trace file (itp) or directory.
+    /// The trace: a file (itp) or a directory (pai).
     pub path: PathBuf,
     /// Cluster size in GPUs, for traces without a machine list.
     #[arg(long)]
@@ -46,12 +77,33 @@ pub struct TraceArgs {
     /// GPUs per machine when the cluster is built from --gpus.
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub gpus_per_node: u32,
-    /// How a job's GPUs are chosen.
-    #[arg(long, value_enum, default_value_t = Placement::Consolidate)]
-    pub placement: Placement,
     /// Stop at the first bad row instead of skipping it.
     #[arg(long)]
     pub strict: bool,
+    /// Keep jobs that ask for no GPU (left out of the GPU replay by default).
+    #[arg(long)]
+    pub include_cpu_jobs: bool,
+}
+
+impl LoadArgs {
+    pub fn options(&self) -> LoadOptions {
+        LoadOptions {
+            strict: self.strict,
+            gpus: self.gpus,
+            gpus_per_node: self.gpus_per_node,
+            include_cpu_jobs: self.include_cpu_jobs,
+        }
+    }
+}
+
+/// A trace to simulate, and how to print the result.
+#[derive(Debug, Args, Clone)]
+pub struct TraceArgs {
+    #[command(flatten)]
+    pub load: LoadArgs,
+    /// How a job's GPUs are chosen.
+    #[arg(long, value_enum, default_value_t = Placement::Consolidate)]
+    pub placement: Placement,
     /// Output format.
     #[arg(long = "format", id = "output", value_enum, default_value_t = OutputFormat::Table)]
     pub output: OutputFormat,
@@ -68,7 +120,7 @@ pub enum OutputFormat {
 pub struct SimArgs {
     #[command(flatten)]
     pub trace: TraceArgs,
-    /// The scheduling policy.
+    /// The scheduling policy: recorded, fifo, first-fit, fifo-backfill, sjf or sgf.
     #[arg(long, default_value = "fifo", value_parser = parse_policy)]
     pub policy: Policy,
 }
@@ -93,17 +145,6 @@ fn parse_policies(s: &str) -> Result<PolicyList, String> {
     crate::sim::policy::parse_list(s).map(PolicyList)
 }
 
-impl TraceArgs {
-    pub fn load_options(&self) -> LoadOptions {
-        LoadOptions {
-            strict: self.strict,
-            gpus: self.gpus,
-            gpus_per_node: self.gpus_per_node,
-            include_cpu_jobs: false,
-        }
-    }
-}
-
 /// Runs the command line; returns the process exit code.
 pub fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32 {
     let cli = match Cli::try_parse_from(args) {
@@ -119,6 +160,8 @@ pub fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32 {
         Some(Command::Sim(a)) => headless::sim(&a),
         Some(Command::Compare(a)) => headless::compare(&a),
         Some(Command::Gen(a)) => gen::run(&a),
+        Some(Command::Stats(a)) => inspect::stats(&a),
+        Some(Command::Job(a)) => inspect::job(&a),
         None => headless::demo(),
     };
     match result {

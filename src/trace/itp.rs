@@ -261,3 +261,27 @@ fn parse_row(
         native_row: index,
     })
 }
+
+/// All an ITP trace records about one job, under its released column names.
+pub fn job_detail(trace: &Trace, job: &Job) -> serde_json::Value {
+    let mut m = serde_json::Map::new();
+    m.insert("job_id".into(), job.id.clone().into());
+    m.insert("submission_time".into(), job.submit.into());
+    m.insert(
+        "submission_time_local".into(),
+        super::clock::clock(trace.zone, 0, job.submit).into(),
+    );
+    if let Some(model) = job.model {
+        m.insert("model_name".into(), trace.symbols.get(model).into());
+    }
+    if let Some(d) = job.deadline {
+        m.insert("deadline".into(), d.into());
+        m.insert(
+            "deadline_local".into(),
+            super::clock::clock(trace.zone, 0, d).into(),
+        );
+    }
+    m.insert("num_gpu".into(), (job.demand.total_milli() / 1000).into());
+    m.insert("duration".into(), job.runtime.into());
+    serde_json::json!({ "job": m, "wait_s": null, "runtime_s": job.runtime })
+}

@@ -24,12 +24,15 @@ pub enum Format {
     /// Microsoft ITP, raw or ElasticFlow schema (alias: elasticflow)
     #[value(alias = "elasticflow")]
     Itp,
+    /// Alibaba PAI 2020: a directory of the released tables (.csv or .tar.gz)
+    Pai,
 }
 
 impl Format {
     pub fn name(self) -> &'static str {
         match self {
             Format::Itp => "itp",
+            Format::Pai => "pai",
         }
     }
 }
@@ -63,5 +66,6 @@ pub fn load(
 ) -> Result<(Trace, LoadReport), InputError> {
     match format {
         Format::Itp => itp::load(path, opts),
+        Format::Pai => pai::load(path, opts),
     }
 }

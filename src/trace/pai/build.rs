@@ -6,8 +6,7 @@ use super::PaiTables;
 use crate::trace::clock::PAI_ZONE;
 use crate::trace::input::{InputError, LoadReport};
 use crate::trace::model::{
-    Cluster, Demand, Job, JobStatus, Machine, Native, Secs, Segment, Symbols, Trace, Unit,
-    MILLI_PER_GPU,
+    Cluster, Demand, Job, JobStatus, Machine, Native, Segment, Symbols, Trace, Unit, MILLI_PER_GPU,
 };
 use crate::trace::LoadOptions;
 use std::sync::Arc;
@@ -114,9 +113,8 @@ pub fn trace(
     let mut cpu_jobs = 0u64;
     let mut pending_types: Vec<(usize, String)> = Vec::new();
     for (i, row) in t.jobs.iter().enumerate() {
-        let tasks: Vec<&TaskRow> = t.tasks_of(i as u32).collect();
-        let mut units: Vec<Unit> = tasks
-            .iter()
+        let mut units: Vec<Unit> = t
+            .tasks_of(i as u32)
             .filter_map(|task| {
                 let milli = plan_milli(task);
                 let count = task.inst_num.round() as u32;
@@ -129,40 +127,19 @@ pub fn trace(
             continue;
         }
         let seg_start = segments.len() as u32;
-        let mut first: Option<Secs> = None;
-        let mut last: Option<Secs> = None;
-        let mut open = false;
         for inst in t.instances_of(i as u32) {
             let Some(start) = opt_time(inst.start_time) else {
                 continue;
             };
-            let end = opt_time(inst.end_time);
             let milli = opt_idx(inst.task).map_or(0, |ti| plan_milli(&t.tasks[ti as usize]));
             segments.push(Segment {
                 start,
-                end,
+                end: opt_time(inst.end_time),
                 machine: opt_idx(inst.machine),
                 milli,
             });
-            first = Some(first.map_or(start, |f: Secs| f.min(start)));
-            match end {
-                Some(e) => last = Some(last.map_or(e, |l: Secs| l.max(e))),
-                None => open = true,
-            }
         }
-        if first.is_none() {
-            // No instance ran: fall back to the task times.
-            for task in &tasks {
-                if let Some(s) = task.start_time {
-                    first = Some(first.map_or(s, |f: Secs| f.min(s)));
-                    match task.end_time {
-                        Some(e) => last = Some(last.map_or(e, |l: Secs| l.max(e))),
-                        None => open = true,
-                    }
-                }
-            }
-        }
-        let runtime = match (first, last, open) {
+        let runtime = match t.run_span(i as u32) {
             (Some(f), Some(l), false) => Some(l - f),
             _ => None,
         };

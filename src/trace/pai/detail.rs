@@ -1,1 +1,242 @@
-pub fn todo() {}
+//! Everything the PAI release knows about one job, joined: job → tasks →
+//! instances (each with its sensor row, machine spec and machine-metric row)
+//! → group tag. Field names exactly as the released headers; every time
+//! field `X` also as `X_local` in Asia/Shanghai.
+
+use super::tables::{opt_idx, opt_time, JobRow, MACHINE_METRIC, SENSOR};
+use super::{read_table, PaiTables};
+use crate::trace::clock::{weekday_time, PAI_ZONE};
+use crate::trace::input::{sanitize, InputError, Skips};
+use crate::trace::model::{Secs, Sym, Symbols};
+use crate::trace::texts::key;
+use rustc_hash::{FxHashMap, FxHashSet};
+use serde_json::{json, Map, Value};
+
+/// Sensor and machine-metric rows of some workers, as released text.
+#[derive(Debug, Default)]
+pub struct SideRows {
+    pub sensor: FxHashMap<u128, Vec<String>>,
+    pub metric: FxHashMap<u128, Vec<String>>,
+    pub skips: Vec<Skips>,
+}
+
+fn put_time(m: &mut Map<String, Value>, name: &str, t: Option<Secs>) {
+    m.insert(name.into(), t.map_or(Value::Null, |x| json!(x)));
+    m.insert(
+        format!("{name}_local"),
+        t.map_or(Value::Null, |x| json!(weekday_time(PAI_ZONE, x))),
+    );
+}
+
+fn put_sym(m: &mut Map<String, Value>, name: &str, symbols: &Symbols, s: Option<Sym>) {
+    m.insert(
+        name.into(),
+        s.map_or(Value::Null, |s| json!(symbols.get(s))),
+    );
+}
+
+fn put_text(m: &mut Map<String, Value>, name: &str, s: String) {
+    m.insert(
+        name.into(),
+        if s.is_empty() {
+            Value::Null
+        } else {
+            json!(sanitize(&s))
+        },
+    );
+}
+
+fn put_num(m: &mut Map<String, Value>, name: &str, v: Option<f64>) {
+    m.insert(name.into(), v.map_or(Value::Null, |x| json!(x)));
+}
+
+/// A released side row as JSON: numbers as numbers, times also local.
+fn side_json(columns: &[&str], fields: &[String], text_columns: usize) -> Value {
+    let mut m = Map::new();
+    for (i, c) in columns.iter().enumerate() {
+        let f = fields.get(i).map(String::as_str).unwrap_or("");
+        if *c == "start_time" || *c == "end_time" {
+            put_time(&mut m, c, f.parse::<f64>().ok().map(|x| x.round() as Secs));
+        } else if i >= text_columns {
+            put_num(&mut m, c, f.parse::<f64>().ok().filter(|x| x.is_finite()));
+        } else {
+            put_text(&mut m, c, f.to_string());
+        }
+    }
+    Value::Object(m)
+}
+
+fn job_json(t: &PaiTables, symbols: &Symbols, r: &JobRow) -> Value {
+    let mut m = Map::new();
+    put_text(&mut m, "job_name", t.texts.get(r.job_name));
+    put_text(&mut m, "inst_id", t.texts.get(r.inst_id));
+    put_sym(&mut m, "user", symbols, r.user);
+    put_sym(&mut m, "status", symbols, r.status);
+    put_time(&mut m, "start_time", Some(r.start_time));
+    put_time(&mut m, "end_time", r.end_time);
+    Value::Object(m)
+}
+
+/// The joined drill-down of job-table row `job`, in the shape
+/// `{"job", "tasks", "instances", "group_tag", "wait_s", "runtime_s"}`.
+pub fn job_detail(t: &PaiTables, symbols: &Symbols, job: u32, side: &SideRows) -> Value {
+    let r = &t.jobs[job as usize];
+    let job_name = t.texts.get(r.job_name);
+    let tasks: Vec<Value> = t
+        .tasks_of(job)
+        .map(|task| {
+            let mut m = Map::new();
+            put_text(&mut m, "job_name", job_name.clone());
+            put_sym(&mut m, "task_name", symbols, task.task_name);
+            put_num(&mut m, "inst_num", Some(task.inst_num));
+            put_sym(&mut m, "status", symbols, task.status);
+            put_time(&mut m, "start_time", task.start_time);
+            put_time(&mut m, "end_time", task.end_time);
+            put_num(&mut m, "plan_cpu", task.plan_cpu);
+            put_num(&mut m, "plan_mem", task.plan_mem);
+            put_num(&mut m, "plan_gpu", task.plan_gpu);
+            put_sym(&mut m, "gpu_type", symbols, task.gpu_type);
+            Value::Object(m)
+        })
+        .collect();
+    let machine_name = |i: u32| -> String {
+        let n = t.spec.len() as u32;
+        if i < n {
+            t.spec[i as usize].machine.clone()
+        } else {
+            t.unknown_machines
+                .get((i - n) as usize)
+                .cloned()
+                .unwrap_or_default()
+        }
+    };
+    let isym = |s: u32| {
+        opt_idx(s)
+            .map(|s| t.inst_symbols.get(Sym(s)).to_string())
+            .unwrap_or_default()
+    };
+    let instances: Vec<Value> = t
+        .instances_of(job)
+        .map(|inst| {
+            let mut m = Map::new();
+            let worker = t.inst_texts.get(inst.worker_name);
+            put_text(&mut m, "job_name", job_name.clone());
+            put_text(&mut m, "task_name", isym(inst.task_name));
+            put_text(&mut m, "inst_name", t.inst_texts.get(inst.inst_name));
+            put_text(&mut m, "worker_name", worker.clone());
+            let inst_id = if inst.inst_id == crate::trace::texts::TextId::EMPTY {
+                t.texts.get(r.inst_id)
+            } else {
+                t.inst_texts.get(inst.inst_id)
+            };
+            put_text(&mut m, "inst_id", inst_id);
+            put_text(&mut m, "status", isym(inst.status));
+            put_time(&mut m, "start_time", opt_time(inst.start_time));
+            put_time(&mut m, "end_time", opt_time(inst.end_time));
+            put_text(
+                &mut m,
+                "machine",
+                opt_idx(inst.machine).map(machine_name).unwrap_or_default(),
+            );
+            let wk = key(worker.as_bytes());
+            m.insert(
+                "sensor".into(),
+                side.sensor
+                    .get(&wk)
+                    .map_or(Value::Null, |f| side_json(SENSOR.1, f, 6)),
+            );
+            let spec = opt_idx(inst.machine).and_then(|i| t.spec.get(i as usize));
+            m.insert(
+                "machine_spec".into(),
+                spec.map_or(Value::Null, |s| {
+                    json!({"machine": s.machine, "gpu_type": s.gpu_type, "cap_cpu": s.cap_cpu,
+                           "cap_mem": s.cap_mem, "cap_gpu": s.cap_gpu})
+                }),
+            );
+            m.insert(
+                "machine_metric".into(),
+                side.metric
+                    .get(&wk)
+                    .map_or(Value::Null, |f| side_json(MACHINE_METRIC.1, f, 2)),
+            );
+            Value::Object(m)
+        })
+        .collect();
+    let group_tag = t.group_tag_of(job).map_or(Value::Null, |g| {
+        let mut m = Map::new();
+        put_text(&mut m, "inst_id", t.texts.get(g.inst_id));
+        put_sym(&mut m, "user", symbols, g.user);
+        put_sym(&mut m, "gpu_type_spec", symbols, g.gpu_type_spec);
+        put_text(&mut m, "group", t.texts.get(g.group));
+        put_sym(&mut m, "workload", symbols, g.workload);
+        Value::Object(m)
+    });
+    let (first, last, open) = t.run_span(job);
+    json!({
+        "job": job_json(t, symbols, r),
+        "tasks": tasks,
+        "instances": instances,
+        "group_tag": group_tag,
+        "wait_s": t.first_instance_start(job).map(|s| s - r.start_time),
+        "runtime_s": match (first, last, open) { (Some(f), Some(l), false) => Some(l - f), _ => None },
+    })
+}
+
+/// Reads the sensor and machine-metric tables (when present), checking every
+/// row, and keeps the rows of the workers in `want`.
+pub fn read_side(
+    t: &PaiTables,
+    want: &FxHashSet<u128>,
+    strict: bool,
+) -> Result<SideRows, InputError> {
+    let all: FxHashSet<u128> = t
+        .instances
+        .iter()
+        .map(|i| key(t.inst_texts.get(i.worker_name).as_bytes()))
+        .collect();
+    let mut out = SideRows::default();
+    for (table, worker_col, text_cols) in [(SENSOR, 2usize, 6usize), (MACHINE_METRIC, 0, 2)] {
+        let Some(src) = t.source(table.0).cloned() else {
+            continue;
+        };
+        let mut kept = FxHashMap::default();
+        let (_, skips) = read_table(&src, table.0, strict, |row| {
+            row.expect_width(table.1.len())?;
+            for (i, c) in table.1.iter().enumerate().skip(text_cols) {
+                row.opt_num(i, c, f64::MIN)?;
+            }
+            let w = row.bytes(worker_col, "worker_name")?;
+            let k = key(w);
+            if !all.contains(&k) {
+                return Err(row.error(
+                    "worker_name",
+                    format!(
+                        "'{}' is not in pai_instance_table",
+                        sanitize(&String::from_utf8_lossy(w))
+                    ),
+                ));
+            }
+            if want.contains(&k) {
+                let fields = (0..table.1.len())
+                    .map(|i| row.text(i, table.1[i]).map(sanitize))
+                    .collect::<Result<_, _>>()?;
+                kept.insert(k, fields);
+            }
+            Ok(())
+        })?;
+        out.skips.push(skips);
+        if table.0 == SENSOR.0 {
+            out.sensor = kept;
+        } else {
+            out.metric = kept;
+        }
+    }
+    Ok(out)
+}
+
+/// The workers of job-table row `job`, as join keys.
+pub fn workers_of(t: &PaiTables, job: u32) -> FxHashSet<u128> {
+    t.instances_of(job)
+        .map(|i| key(t.inst_texts.get(i.worker_name).as_bytes()))
+        .collect()
+}

@@ -74,6 +74,44 @@ impl PaiTables {
             .map(|&i| &self.instances[i as usize])
     }
 
+    /// The first start of any instance of `job`.
+    pub fn first_instance_start(&self, job: u32) -> Option<super::model::Secs> {
+        self.instances_of(job)
+            .filter_map(|i| opt_time(i.start_time))
+            .min()
+    }
+
+    /// When `job` ran: (first start, last end, whether anything is still
+    /// open), from its instances, or from its tasks where no instance started.
+    pub fn run_span(
+        &self,
+        job: u32,
+    ) -> (Option<super::model::Secs>, Option<super::model::Secs>, bool) {
+        let span = |items: &mut dyn Iterator<
+            Item = (Option<super::model::Secs>, Option<super::model::Secs>),
+        >| {
+            let (mut first, mut last, mut open) = (None, None, false);
+            for (s, e) in items {
+                let Some(s) = s else { continue };
+                first = Some(first.map_or(s, |f: super::model::Secs| f.min(s)));
+                match e {
+                    Some(e) => last = Some(last.map_or(e, |l: super::model::Secs| l.max(e))),
+                    None => open = true,
+                }
+            }
+            (first, last, open)
+        };
+        let from_instances = span(
+            &mut self
+                .instances_of(job)
+                .map(|i| (opt_time(i.start_time), opt_time(i.end_time))),
+        );
+        if from_instances.0.is_some() {
+            return from_instances;
+        }
+        span(&mut self.tasks_of(job).map(|t| (t.start_time, t.end_time)))
+    }
+
     pub fn group_tag_of(&self, job: u32) -> Option<&GroupTagRow> {
         let inst = self.texts.get(self.jobs[job as usize].inst_id);
         if inst.is_empty() {

@@ -1,0 +1,155 @@
+//! `stats` and `job`: looking at a trace rather than simulating it.
+
+use super::headless::load;
+use super::output::human_secs;
+use super::{JobArgs, StatsArgs, TextFormat};
+use crate::stats::{stats as compute, MeanMedian};
+use crate::trace::model::Native;
+use crate::trace::pai::detail;
+use color_eyre::eyre::{bail, Result};
+use serde_json::Value;
+use std::fmt::Write as _;
+
+pub fn stats(a: &StatsArgs) -> Result<()> {
+    let trace = load(&a.load)?;
+    let s = compute(&trace);
+    if a.output == TextFormat::Json {
+        println!("{}", serde_json::to_string_pretty(&s)?);
+        return Ok(());
+    }
+    let mut o = String::new();
+    let mm = |m: &MeanMedian, f: &dyn Fn(f64) -> String| {
+        format!(
+            "mean {}  median {}",
+            m.mean.map_or("-".into(), f),
+            m.median.map_or("-".into(), f)
+        )
+    };
+    let _ = writeln!(o, "{} {}", s.format, s.source);
+    let _ = writeln!(o, "jobs       {} ({} GPU jobs)", s.jobs.all, s.jobs.gpu);
+    for (k, v) in &s.jobs.by_status {
+        let _ = writeln!(o, "  {k:<12} {v}");
+    }
+    let _ = writeln!(
+        o,
+        "machines   {}",
+        s.machines.iter().map(|m| m.machines).sum::<u64>()
+    );
+    for m in &s.machines {
+        let _ = writeln!(
+            o,
+            "  {:<12} {:>6} machines {:>7} GPUs",
+            m.gpu_type, m.machines, m.gpus
+        );
+    }
+    let secs = |x: f64| format!("{} ({x:.0} s)", human_secs(x));
+    let _ = writeln!(o, "run time   {}", mm(&s.runtime_s, &secs));
+    let _ = writeln!(
+        o,
+        "queueing   {}   (first recorded start − submit)",
+        mm(&s.queue_s, &secs)
+    );
+    let _ = writeln!(
+        o,
+        "GPUs/job   {}",
+        mm(&s.gpus_per_job, &|x| format!("{x:.2}"))
+    );
+    let max = s
+        .submissions_by_hour
+        .iter()
+        .copied()
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let _ = writeln!(o, "submissions by hour of day ({}):", s.zone);
+    for (h, n) in s.submissions_by_hour.iter().enumerate() {
+        let bar = "█".repeat((n * 40).div_ceil(max) as usize);
+        let _ = writeln!(o, "  {h:02}h {n:>8} {bar}");
+    }
+    print!("{o}");
+    Ok(())
+}
+
+/// A JSON value for people: objects as indented `key  value` lines.
+pub fn render_text(v: &Value, indent: usize, out: &mut String) {
+    let pad = " ".repeat(indent);
+    match v {
+        Value::Object(m) => {
+            let width = m.keys().map(|k| k.len()).max().unwrap_or(0);
+            for (k, v) in m {
+                match v {
+                    Value::Object(_) => {
+                        let _ = writeln!(out, "{pad}{k}:");
+                        render_text(v, indent + 2, out);
+                    }
+                    Value::Array(items) => {
+                        let _ = writeln!(out, "{pad}{k} ({}):", items.len());
+                        for (i, item) in items.iter().enumerate() {
+                            let _ = writeln!(out, "{pad}  [{}]", i + 1);
+                            render_text(item, indent + 4, out);
+                        }
+                    }
+                    _ => {
+                        let _ = writeln!(out, "{pad}{k:<width$}  {}", scalar(v));
+                    }
+                }
+            }
+        }
+        other => {
+            let _ = writeln!(out, "{pad}{}", scalar(other));
+        }
+    }
+}
+
+fn scalar(v: &Value) -> String {
+    match v {
+        Value::Null => "-".into(),
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+pub fn job(a: &JobArgs) -> Result<()> {
+    let trace = load(&a.load)?;
+    let value = match &trace.native {
+        Native::Pai(t) => {
+            let Some(row) = t.job_by_name(&a.job) else {
+                bail!(
+                    "job '{}' is not in {}",
+                    crate::trace::input::sanitize(&a.job),
+                    a.load.path.display()
+                );
+            };
+            let side = detail::read_side(t, &detail::workers_of(t, row), a.load.strict)?;
+            for s in side.skips.iter().filter(|s| s.count > 0) {
+                eprintln!(
+                    "tracetui: warning: {}: skipped {} bad rows",
+                    s.file, s.count
+                );
+                for r in &s.first {
+                    eprintln!("tracetui: warning:   {r}");
+                }
+            }
+            detail::job_detail(t, &trace.symbols, row, &side)
+        }
+        Native::None => {
+            let Some(j) = trace.jobs.iter().find(|j| j.id == a.job) else {
+                bail!(
+                    "job '{}' is not in {}",
+                    crate::trace::input::sanitize(&a.job),
+                    a.load.path.display()
+                );
+            };
+            crate::trace::itp::job_detail(&trace, j)
+        }
+    };
+    match a.output {
+        TextFormat::Json => println!("{}", serde_json::to_string_pretty(&value)?),
+        TextFormat::Text => {
+            let mut o = String::new();
+            render_text(&value, 0, &mut o);
+            print!("{o}");
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,140 @@
+//! Characterising a trace: what `tracetui stats` prints.
+
+use crate::trace::clock;
+use crate::trace::model::{Native, Trace, Zone};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone, Copy, Serialize, PartialEq)]
+pub struct MeanMedian {
+    pub mean: Option<f64>,
+    pub median: Option<f64>,
+}
+
+impl MeanMedian {
+    pub fn of(values: &[f64]) -> MeanMedian {
+        let s = crate::sim::Summary::of(values);
+        MeanMedian {
+            mean: s.mean,
+            median: s.p50,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct JobCounts {
+    /// Every job in the trace, CPU jobs included.
+    pub all: u64,
+    /// Jobs that ask for at least some GPU.
+    pub gpu: u64,
+    /// Jobs by status as the trace writes it (over all jobs).
+    pub by_status: BTreeMap<String, u64>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct MachineType {
+    pub gpu_type: String,
+    pub machines: u64,
+    pub gpus: u64,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Stats {
+    pub format: String,
+    pub source: String,
+    pub jobs: JobCounts,
+    pub machines: Vec<MachineType>,
+    /// Over GPU jobs with a known run time.
+    pub runtime_s: MeanMedian,
+    /// First recorded start − submit, over GPU jobs that started (null where the trace records no starts).
+    pub queue_s: MeanMedian,
+    pub gpus_per_job: MeanMedian,
+    /// GPU job submissions per hour of the day, in the trace's zone.
+    pub submissions_by_hour: [u64; 24],
+    pub zone: String,
+}
+
+fn hour(zone: Zone, t: i64) -> usize {
+    let s = clock::weekday_time(zone, t);
+    // "Mon 13:05:07" or "13:05:07": the hour is the two digits before the first ':'.
+    s.find(':')
+        .and_then(|i| s[i - 2..i].parse().ok())
+        .unwrap_or(0)
+}
+
+pub fn stats(trace: &Trace) -> Stats {
+    let gpu_jobs: Vec<&crate::trace::Job> =
+        trace.jobs.iter().filter(|j| !j.demand.is_zero()).collect();
+    let excluded: u64 = trace.excluded.iter().map(|e| e.1).sum();
+    let mut by_status = BTreeMap::new();
+    match &trace.native {
+        Native::Pai(t) => {
+            for r in &t.jobs {
+                let s = r
+                    .status
+                    .map_or("(empty)".to_string(), |s| trace.symbols.get(s).to_string());
+                *by_status.entry(s).or_insert(0) += 1;
+            }
+        }
+        Native::None => {
+            for j in &trace.jobs {
+                *by_status.entry(j.status.label().to_string()).or_insert(0) += 1;
+            }
+        }
+    }
+    let mut types: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+    for m in &trace.cluster.machines {
+        let e = types
+            .entry(trace.cluster.gpu_types[m.gpu_type as usize].clone())
+            .or_default();
+        e.0 += 1;
+        e.1 += m.gpus as u64;
+    }
+    let runtimes: Vec<f64> = gpu_jobs
+        .iter()
+        .filter_map(|j| j.runtime)
+        .map(|r| r as f64)
+        .collect();
+    let queues: Vec<f64> = gpu_jobs
+        .iter()
+        .filter_map(|j| {
+            trace
+                .job_segments(j)
+                .iter()
+                .map(|s| s.start)
+                .min()
+                .map(|s| (s - j.submit) as f64)
+        })
+        .collect();
+    let gpus: Vec<f64> = gpu_jobs.iter().map(|j| j.gpus_display()).collect();
+    let mut by_hour = [0u64; 24];
+    for j in &gpu_jobs {
+        by_hour[hour(trace.zone, j.submit)] += 1;
+    }
+    Stats {
+        format: trace.format.to_string(),
+        source: trace.source.clone(),
+        jobs: JobCounts {
+            all: trace.jobs.len() as u64 + excluded,
+            gpu: gpu_jobs.len() as u64,
+            by_status,
+        },
+        machines: types
+            .into_iter()
+            .map(|(gpu_type, (machines, gpus))| MachineType {
+                gpu_type,
+                machines,
+                gpus,
+            })
+            .collect(),
+        runtime_s: MeanMedian::of(&runtimes),
+        queue_s: MeanMedian::of(&queues),
+        gpus_per_job: MeanMedian::of(&gpus),
+        submissions_by_hour: by_hour,
+        zone: match trace.zone {
+            Zone::Relative => "seconds from the trace's start".into(),
+            Zone::Tz(tz) => tz.name().into(),
+            Zone::Fixed(_) => clock::zone_abbrev(trace.zone, 0),
+        },
+    }
+}
