@@ -247,3 +247,91 @@ fn gen_elasticflow_loads_back_with_the_same_raw_columns() {
         assert!(y.deadline.unwrap() > y.submit);
     }
 }
+
+const PAI: &str = "sample-traces/pai";
+
+#[test]
+fn pai_sample_through_every_headless_command() {
+    let sim = tracetui(&[
+        "sim", "pai", PAI, "--policy", "recorded", "--format", "json",
+    ]);
+    assert!(sim.status.success(), "{}", stderr(&sim));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&sim)).unwrap();
+    assert_eq!(v["policy"], "recorded");
+    assert_eq!(v["gpus"], 6742);
+    assert_eq!(v["gpus_per_node"], serde_json::Value::Null);
+    assert!(
+        stderr(&sim).contains("pai_job_table.csv: 2000 rows"),
+        "{}",
+        stderr(&sim)
+    );
+    let cmp = tracetui(&[
+        "compare",
+        "pai",
+        PAI,
+        "--policies",
+        "recorded,sjf",
+        "--format",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&cmp)).unwrap();
+    assert_eq!(v.as_array().unwrap().len(), 2);
+    let stats = tracetui(&["stats", "pai", PAI, "--format", "json"]);
+    let s: serde_json::Value = serde_json::from_str(&stdout(&stats)).unwrap();
+    assert_eq!(s["jobs"]["all"], 2000);
+    assert_eq!(s["submissions_by_hour"].as_array().unwrap().len(), 24);
+    let text = tracetui(&["stats", "itp", SAMPLE]);
+    assert!(
+        stdout(&text).contains("jobs       2000 (2000 GPU jobs)"),
+        "{}",
+        stdout(&text)
+    );
+}
+
+#[test]
+fn job_drill_down_json_has_the_documented_shape() {
+    let first = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/sample-traces/pai/pai_job_table.csv"
+    ))
+    .unwrap();
+    let name = first.split(',').next().unwrap().to_string();
+    let o = tracetui(&["job", "pai", PAI, &name, "--format", "json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let keys: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
+    assert_eq!(
+        keys,
+        vec![
+            "job",
+            "tasks",
+            "instances",
+            "group_tag",
+            "wait_s",
+            "runtime_s"
+        ]
+    );
+    assert_eq!(v["job"]["job_name"], name.as_str());
+    let inst = &v["instances"][0];
+    for k in [
+        "sensor",
+        "machine_spec",
+        "machine_metric",
+        "start_time_local",
+    ] {
+        assert!(inst.get(k).is_some(), "instance lacks {k}: {inst}");
+    }
+    let text = tracetui(&["job", "pai", PAI, &name]);
+    assert!(
+        stdout(&text).starts_with("job:\n  job_name"),
+        "{}",
+        stdout(&text)
+    );
+    let missing = tracetui(&["job", "pai", PAI, "nope"]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(
+        stderr(&missing).contains("job 'nope' is not in sample-traces/pai"),
+        "{}",
+        stderr(&missing)
+    );
+}

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum GenFormat {
     Itp,
+    Pai,
 }
 
 #[derive(Debug, Args)]
@@ -21,9 +22,12 @@ pub struct GenArgs {
     /// Random seed: the same seed writes the same bytes.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Output file (itp).
+    /// Output: a file (itp) or a directory (pai).
     #[arg(long)]
     pub out: PathBuf,
+    /// Write each PAI table as the released NAME.tar.gz (pai).
+    #[arg(long)]
+    pub tar_gz: bool,
     /// Column schema (itp).
     #[arg(long, value_enum, default_value_t = Schema::Raw)]
     pub schema: Schema,
@@ -58,6 +62,26 @@ pub fn run(a: &GenArgs) -> Result<()> {
             crate::outfile::write_atomic(&a.out, |w| itp::write(&opts, w))
                 .wrap_err_with(|| format!("cannot write {}", a.out.display()))?;
             eprintln!("tracetui: wrote {} ITP jobs to {}", a.jobs, a.out.display());
+        }
+        GenFormat::Pai => {
+            let opts = crate::gen::pai::GenOptions {
+                jobs: a.jobs,
+                seed: a.seed,
+                tar_gz: a.tar_gz,
+            };
+            let g = crate::gen::pai::write(&opts, &a.out)
+                .wrap_err_with(|| format!("cannot write {}", a.out.display()))?;
+            eprintln!(
+                "tracetui: wrote {} PAI jobs ({} tasks, {} instances, {} machines) to {}",
+                g.jobs.len(),
+                g.tasks.len(),
+                g.insts.len(),
+                g.machines.len(),
+                a.out.display()
+            );
+            if g.overflow > 0 {
+                eprintln!("tracetui: note: {} GPU instances found no free room at their start and were recorded over capacity", g.overflow);
+            }
         }
     }
     Ok(())

@@ -1,4 +1,6 @@
 //! Synthetic traces in each format's native schema, deterministic for a seed.
 
+pub mod dist;
 pub mod itp;
+pub mod pai;
 pub mod rng;

@@ -6,7 +6,7 @@ use super::{Engine, Event, Phase};
 use crate::sim::cluster::{Grant, TypeFilter};
 use crate::sim::placement::{place, Placement};
 use crate::sim::policy::Policy;
-use crate::trace::model::{Demand, Secs, Unit, MILLI_PER_GPU};
+use crate::trace::model::{Demand, Secs, Unit};
 
 impl Engine {
     /// Puts `job`'s recorded holds on the timeline, shifted later by `shift`
@@ -62,48 +62,7 @@ impl Engine {
                 None => (Vec::new(), true),
             };
         };
-        let cap = self.cluster.cap(m);
-        if cap == 0 {
-            return (Vec::new(), true);
-        }
-        let base = self.cluster.first_gpu(m);
-        let mut taken: Vec<u16> = Vec::new();
-        let mut grants = Vec::new();
-        let mut over = false;
-        let pick = |need: u32, taken: &mut Vec<u16>, over: &mut bool| -> u16 {
-            let free = (0..cap as u16).find(|g| {
-                !taken.contains(g)
-                    && self.cluster.used_milli(base + *g as usize) + need <= MILLI_PER_GPU
-            });
-            let gpu = free.unwrap_or_else(|| {
-                *over = true;
-                (0..cap as u16)
-                    .filter(|g| !taken.contains(g))
-                    .min_by_key(|g| (self.cluster.used_milli(base + *g as usize), *g))
-                    .unwrap_or(0)
-            });
-            taken.push(gpu);
-            gpu
-        };
-        for _ in 0..milli / MILLI_PER_GPU {
-            let gpu = pick(MILLI_PER_GPU, &mut taken, &mut over);
-            grants.push(Grant {
-                machine: m,
-                gpu,
-                milli: MILLI_PER_GPU as u16,
-            });
-        }
-        let frac = milli % MILLI_PER_GPU;
-        if frac > 0 {
-            let gpu = pick(frac, &mut taken, &mut over);
-            grants.push(Grant {
-                machine: m,
-                gpu,
-                milli: frac as u16,
-            });
-        }
-        grants.sort_unstable();
-        (grants, over)
+        self.cluster.grants_on(m, milli)
     }
 
     fn segment_start(&mut self, job: u32, seg: u32) {
