@@ -6,6 +6,10 @@ use super::input::{InputError, Location};
 pub trait Fields {
     fn field(&self, i: usize) -> &[u8];
     fn width(&self) -> usize;
+    /// Whether every field is known to be UTF-8 already.
+    fn all_utf8(&self) -> bool {
+        false
+    }
 }
 
 impl Fields for csv::ByteRecord {
@@ -25,6 +29,10 @@ impl Fields for super::lines::Record {
 
     fn width(&self) -> usize {
         self.len()
+    }
+
+    fn all_utf8(&self) -> bool {
+        self.is_utf8()
     }
 }
 
@@ -60,6 +68,9 @@ impl<'a, F: Fields + ?Sized> Row<'a, F> {
     /// The raw bytes of a field (trimmed), checked to be UTF-8.
     pub fn bytes(&self, idx: usize, column: &str) -> Result<&'a [u8], InputError> {
         let raw = self.record.field(idx).trim_ascii();
+        if self.record.all_utf8() {
+            return Ok(raw);
+        }
         std::str::from_utf8(raw)
             .map(|_| raw)
             .map_err(|e| self.error(column, format!("not UTF-8 text (byte {})", e.valid_up_to())))
@@ -81,6 +92,10 @@ impl<'a, F: Fields + ?Sized> Row<'a, F> {
     /// The field as text, trimmed; an error for bytes that are not UTF-8.
     pub fn text(&self, idx: usize, column: &str) -> Result<&'a str, InputError> {
         let raw = self.record.field(idx);
+        if self.record.all_utf8() {
+            // Checked for the whole line at once.
+            return Ok(std::str::from_utf8(raw).unwrap_or_default().trim());
+        }
         std::str::from_utf8(raw)
             .map(str::trim)
             .map_err(|e| self.error(column, format!("not UTF-8 text (byte {})", e.valid_up_to())))
@@ -136,6 +151,10 @@ impl<'a, F: Fields + ?Sized> Row<'a, F> {
 
     /// A time in seconds written as a number (`4550879.0`), or `None` when empty.
     pub fn opt_time(&self, idx: usize, column: &str) -> Result<Option<i64>, InputError> {
+        // The common shape, digits and an optional `.0`, without a float parse.
+        if let Some(v) = whole_seconds(self.record.field(idx).trim_ascii()) {
+            return Ok(Some(v));
+        }
         Ok(self.opt_num(idx, column, 0.0)?.map(|x| x.round() as i64))
     }
 
@@ -153,6 +172,26 @@ impl<'a, F: Fields + ?Sized> Row<'a, F> {
             )),
         }
     }
+}
+
+/// `123`, `123.0` or `123.000` as a non-negative whole number, quickly; `None`
+/// for anything else (which then takes the general path).
+fn whole_seconds(b: &[u8]) -> Option<i64> {
+    let (int, frac) = match memchr::memchr(b'.', b) {
+        Some(i) => (&b[..i], &b[i + 1..]),
+        None => (b, &b[..0]),
+    };
+    if int.is_empty() || int.len() > 15 || !frac.iter().all(|&c| c == b'0') {
+        return None;
+    }
+    let mut v: i64 = 0;
+    for &c in int {
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        v = v * 10 + (c - b'0') as i64;
+    }
+    Some(v)
 }
 
 /// A whole number, also accepting a decimal with a zero fraction (`12.0`),

@@ -11,6 +11,8 @@ pub struct Record {
     buf: Vec<u8>,
     fields: Vec<(u32, u32)>,
     pub line: u64,
+    /// The whole line is valid UTF-8 (checked once, so fields need not be).
+    utf8: bool,
 }
 
 impl Record {
@@ -30,8 +32,22 @@ impl Record {
             .unwrap_or(b"")
     }
 
+    pub fn is_utf8(&self) -> bool {
+        self.utf8
+    }
+
     fn split(&mut self) {
         self.fields.clear();
+        self.utf8 = std::str::from_utf8(&self.buf).is_ok();
+        if memchr::memchr(b'"', &self.buf).is_none() {
+            let mut start = 0u32;
+            for i in memchr::memchr_iter(b',', &self.buf) {
+                self.fields.push((start, i as u32));
+                start = i as u32 + 1;
+            }
+            self.fields.push((start, self.buf.len() as u32));
+            return;
+        }
         let b = &self.buf;
         let mut i = 0;
         let n = b.len();
@@ -79,6 +95,11 @@ pub struct Lines<R> {
 impl<R: BufRead> Lines<R> {
     pub fn new(r: R, file: String) -> Lines<R> {
         Lines { r, file, line: 0 }
+    }
+
+    /// Lines read so far, blank ones included.
+    pub fn line(&self) -> u64 {
+        self.line
     }
 
     /// Reads the next non-blank line into `rec`; `false` at the end.

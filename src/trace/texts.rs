@@ -8,6 +8,15 @@ pub struct TextId(u64);
 
 impl TextId {
     pub const EMPTY: TextId = TextId(u64::MAX);
+
+    /// This id after its arena was appended to another of `base` bytes.
+    pub fn rebased(self, base: u64) -> TextId {
+        if self == TextId::EMPTY {
+            self
+        } else {
+            TextId(self.0 + base)
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default)]
@@ -34,18 +43,32 @@ impl Texts {
         let len = s.len().min(u16::MAX as usize);
         let s = &s[..len];
         let id = TextId(self.bytes.len() as u64);
-        let packed = len.is_multiple_of(2) && s.iter().all(|&b| hex_val(b).is_some());
-        self.bytes.push(packed as u8);
-        self.bytes.extend_from_slice(&(len as u16).to_le_bytes());
-        if packed {
-            self.bytes.extend(
-                s.chunks(2)
-                    .map(|p| (hex_val(p[0]).unwrap_or(0) << 4) | hex_val(p[1]).unwrap_or(0)),
-            );
-        } else {
-            self.bytes.extend_from_slice(s);
+        let head = [0u8, len as u8, (len >> 8) as u8];
+        if len.is_multiple_of(2) && len <= 256 {
+            // Pack two hex digits a byte when every character is a lowercase hex digit.
+            let mut packed = [0u8; 128];
+            let ok = s.chunks_exact(2).zip(packed.iter_mut()).all(|(p, out)| {
+                match (hex_val(p[0]), hex_val(p[1])) {
+                    (Some(a), Some(b)) => {
+                        *out = (a << 4) | b;
+                        true
+                    }
+                    _ => false,
+                }
+            });
+            if ok {
+                self.bytes.extend_from_slice(&[1, head[1], head[2]]);
+                self.bytes.extend_from_slice(&packed[..len / 2]);
+                return id;
+            }
         }
+        self.bytes.extend_from_slice(&head);
+        self.bytes.extend_from_slice(s);
         id
+    }
+
+    pub fn reserve(&mut self, additional: usize) {
+        self.bytes.reserve(additional);
     }
 
     /// The string back (empty for `TextId::EMPTY`).
@@ -67,6 +90,11 @@ impl Texts {
         } else {
             String::from_utf8_lossy(&body[..len]).into_owned()
         }
+    }
+
+    /// Appends another arena; its ids become `id.rebased(self.bytes_used() before)`.
+    pub fn append(&mut self, other: &Texts) {
+        self.bytes.extend_from_slice(&other.bytes);
     }
 
     pub fn bytes_used(&self) -> usize {

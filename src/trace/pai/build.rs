@@ -104,7 +104,7 @@ fn cluster(
 /// out unless `include_cpu_jobs`).
 pub fn trace(
     t: Arc<PaiTables>,
-    mut symbols: Symbols,
+    symbols: Symbols,
     opts: &LoadOptions,
     report: &mut LoadReport,
 ) -> Result<Trace, InputError> {
@@ -161,7 +161,7 @@ pub fn trace(
         jobs.push(Job {
             id: t.texts.get(row.job_name),
             user: row.user,
-            group: tag.map(|g| symbols.intern(&t.texts.get(g.group))),
+            group: tag.and_then(|g| g.group),
             submit: row.start_time,
             runtime,
             demand: if units.is_empty() {

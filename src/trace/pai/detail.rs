@@ -167,7 +167,7 @@ pub fn job_detail(t: &PaiTables, symbols: &Symbols, job: u32, side: &SideRows) -
         put_text(&mut m, "inst_id", t.texts.get(g.inst_id));
         put_sym(&mut m, "user", symbols, g.user);
         put_sym(&mut m, "gpu_type_spec", symbols, g.gpu_type_spec);
-        put_text(&mut m, "group", t.texts.get(g.group));
+        put_sym(&mut m, "group", symbols, g.group);
         put_sym(&mut m, "workload", symbols, g.workload);
         Value::Object(m)
     });

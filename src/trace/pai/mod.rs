@@ -7,6 +7,7 @@
 
 pub mod build;
 pub mod detail;
+mod instances;
 pub mod tables;
 
 use super::archive::{self, Source};
@@ -14,7 +15,7 @@ use super::fields::Row;
 use super::input::{InputError, LoadReport, RowPolicy, Skips};
 use super::lines::{Lines, Record};
 use super::model::{Symbols, Trace};
-use super::texts::{key, TextId, Texts};
+use super::texts::{key, Texts};
 use super::LoadOptions;
 use rustc_hash::FxHashMap;
 use std::path::{Path, PathBuf};
@@ -41,7 +42,8 @@ pub struct PaiTables {
     pub inst_order: Vec<u32>,
     pub insts_of: Vec<(u32, u32)>,
     pub group_tags: Vec<GroupTagRow>,
-    pub group_index: FxHashMap<u128, u32>,
+    /// job → its group tag row (`NONE_IDX` when none), joined by `inst_id`.
+    pub job_tag: Vec<u32>,
     pub spec: Vec<SpecRow>,
     /// Machines the instance table names but the spec does not.
     pub unknown_machines: Vec<String>,
@@ -113,13 +115,7 @@ impl PaiTables {
     }
 
     pub fn group_tag_of(&self, job: u32) -> Option<&GroupTagRow> {
-        let inst = self.texts.get(self.jobs[job as usize].inst_id);
-        if inst.is_empty() {
-            return None;
-        }
-        self.group_index
-            .get(&key(inst.as_bytes()))
-            .map(|&i| &self.group_tags[i as usize])
+        opt_idx(*self.job_tag.get(job as usize)?).map(|i| &self.group_tags[i as usize])
     }
 }
 
@@ -149,99 +145,6 @@ pub fn read_table(
         }
     }
     Ok((ok, policy.skips))
-}
-
-/// What the instance thread needs from the main one.
-struct Joins {
-    machine_index: FxHashMap<u128, u32>,
-    spec_machines: u32,
-    job_index: FxHashMap<u128, u32>,
-    job_inst_ids: Vec<u128>,
-}
-
-struct InstanceResult {
-    rows: Vec<InstanceRow>,
-    texts: Texts,
-    symbols: Symbols,
-    unknown: Vec<String>,
-    skips: Skips,
-    read: u64,
-}
-
-fn read_instances(
-    src: Source,
-    strict: bool,
-    joins: mpsc::Receiver<Arc<Joins>>,
-) -> Result<InstanceResult, InputError> {
-    let mut texts = Texts::default();
-    let mut symbols = Symbols::default();
-    let mut rows = Vec::new();
-    let mut unknown: Vec<String> = Vec::new();
-    let mut unknown_index: FxHashMap<u128, u32> = FxHashMap::default();
-    let mut j: Option<Arc<Joins>> = None;
-    let (read, skips) = read_table(&src, INSTANCE.0, strict, |row| {
-        let f = parse_instance(row)?;
-        let j = match &j {
-            Some(j) => j.clone(),
-            None => {
-                let got = joins
-                    .recv()
-                    .map_err(|_| InputError::file(row.file, "stopped: the job table failed"))?;
-                j = Some(got.clone());
-                got
-            }
-        };
-        let job = *j.job_index.get(&key(f.job_name)).ok_or_else(|| {
-            row.error(
-                "job_name",
-                format!(
-                    "'{}' is not in pai_job_table",
-                    String::from_utf8_lossy(f.job_name)
-                ),
-            )
-        })?;
-        let machine = if f.machine.is_empty() {
-            NONE_IDX
-        } else {
-            let k = key(f.machine);
-            match j.machine_index.get(&k) {
-                Some(&m) => m,
-                None => *unknown_index.entry(k).or_insert_with(|| {
-                    unknown.push(crate::trace::input::sanitize(&String::from_utf8_lossy(
-                        f.machine,
-                    )));
-                    j.spec_machines + unknown.len() as u32 - 1
-                }),
-            }
-        };
-        let inst_id = if key(f.inst_id) == j.job_inst_ids[job as usize] {
-            TextId::EMPTY
-        } else {
-            texts.add(f.inst_id)
-        };
-        rows.push(InstanceRow {
-            job,
-            task: NONE_IDX,
-            task_name: sym(&mut symbols, f.task_name).map_or(NONE_IDX, |s| s.0),
-            status: sym(&mut symbols, f.status).map_or(NONE_IDX, |s| s.0),
-            machine,
-            start_time: f.start_time.unwrap_or(NONE_TIME),
-            end_time: f.end_time.unwrap_or(NONE_TIME),
-            inst_name: texts.add(f.inst_name),
-            worker_name: texts.add(f.worker_name),
-            inst_id,
-            line: row.line,
-        });
-        Ok(())
-    })?;
-    Ok(InstanceResult {
-        rows,
-        texts,
-        symbols,
-        unknown,
-        skips,
-        read,
-    })
 }
 
 /// Rows grouped by an owner index: (order, ranges per owner).
@@ -304,7 +207,7 @@ pub fn load(dir: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Input
         let strict = opts.strict;
         std::thread::Builder::new()
             .name("pai instances".into())
-            .spawn(move || read_instances(src, strict, rx))
+            .spawn(move || instances::read(src, strict, rx))
             .expect("spawn the instance reader")
     });
 
@@ -326,24 +229,30 @@ pub fn load(dir: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Input
     }
     let mut job_inst_ids = Vec::new();
     let (n, skips) = read_table(&job_src, JOB.0, opts.strict, |row| {
-        let r = parse_job(row, &mut t.texts, &mut symbols)?;
-        let name = t.texts.get(r.job_name);
-        let k = key(name.as_bytes());
+        let name = row.bytes(0, "job_name")?;
+        let k = key(name);
         if let Some(&first) = t.job_index.get(&k) {
             let line = t.jobs[first as usize].line;
+            let name = crate::trace::input::sanitize(&String::from_utf8_lossy(name));
             return Err(row.error(
                 "job_name",
                 format!("duplicate job '{name}' (first on line {line})"),
             ));
         }
+        let r = parse_job(row, &mut t.texts, &mut symbols)?;
         t.job_index.insert(k, t.jobs.len() as u32);
-        job_inst_ids.push(key(t.texts.get(r.inst_id).as_bytes()));
+        job_inst_ids.push(key(row.bytes(1, "inst_id")?));
         t.jobs.push(r);
         Ok(())
     })?;
     counts.push((JOB.0, n));
     report.skips.push(skips);
-    let joins = Arc::new(Joins {
+    let by_inst: FxHashMap<u128, u32> = job_inst_ids
+        .iter()
+        .enumerate()
+        .map(|(j, &k)| (k, j as u32))
+        .collect();
+    let joins = Arc::new(instances::Joins {
         machine_index,
         spec_machines: t.spec.len() as u32,
         job_index: t.job_index.clone(),
@@ -351,11 +260,15 @@ pub fn load(dir: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Input
     });
     let _ = tx.send(joins);
 
+    t.job_tag = vec![NONE_IDX; t.jobs.len()];
     if let Some(src) = t.source(GROUP_TAG.0).cloned() {
         let (n, skips) = read_table(&src, GROUP_TAG.0, opts.strict, |row| {
             let r = parse_group_tag(row, &mut t.texts, &mut symbols)?;
-            let k = key(t.texts.get(r.inst_id).as_bytes());
-            t.group_index.entry(k).or_insert(t.group_tags.len() as u32);
+            if let Some(&j) = by_inst.get(&key(row.bytes(0, "inst_id")?)) {
+                if t.job_tag[j as usize] == NONE_IDX {
+                    t.job_tag[j as usize] = t.group_tags.len() as u32;
+                }
+            }
             t.group_tags.push(r);
             Ok(())
         })?;

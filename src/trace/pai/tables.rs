@@ -177,7 +177,7 @@ pub struct GroupTagRow {
     pub inst_id: TextId,
     pub user: Option<Sym>,
     pub gpu_type_spec: Option<Sym>,
-    pub group: TextId,
+    pub group: Option<Sym>,
     pub workload: Option<Sym>,
 }
 
@@ -186,7 +186,11 @@ pub fn sym(symbols: &mut Symbols, b: &[u8]) -> Option<Sym> {
     if b.is_empty() {
         return None;
     }
-    Some(symbols.intern(&crate::trace::input::sanitize(&String::from_utf8_lossy(b))))
+    let s = String::from_utf8_lossy(b);
+    if let Some(found) = symbols.lookup(&s) {
+        return Some(found);
+    }
+    Some(symbols.intern(&crate::trace::input::sanitize(&s)))
 }
 
 fn check_span(row: &Row<Record>, start: Option<Secs>, end: Option<Secs>) -> Result<(), InputError> {
@@ -316,7 +320,7 @@ pub fn parse_group_tag(
         inst_id: texts.add(inst),
         user: sym(symbols, row.bytes(1, "user")?),
         gpu_type_spec: sym(symbols, row.bytes(2, "gpu_type_spec")?),
-        group: texts.add(row.bytes(3, "group")?),
+        group: sym(symbols, row.bytes(3, "group")?),
         workload: sym(symbols, row.bytes(4, "workload")?),
     })
 }
