@@ -140,7 +140,7 @@ fn sensor_and_metric_rows_of_unknown_workers_are_skipped_or_refused() {
     let tracetui::trace::model::Native::Pai(p) = &t.native else {
         panic!()
     };
-    let side = pai::detail::read_side(p, &Default::default(), false).unwrap();
+    let side = pai::side::build(p, false).unwrap();
     assert_eq!(
         side.skips.iter().map(|s| s.count).collect::<Vec<_>>(),
         vec![1, 1]
@@ -148,9 +148,7 @@ fn sensor_and_metric_rows_of_unknown_workers_are_skipped_or_refused() {
     assert!(side.skips[0].first[0].ends_with(
         "pai_sensor_table.csv:4: column worker_name: 'wZZ' is not in pai_instance_table"
     ));
-    let e = pai::detail::read_side(p, &Default::default(), true)
-        .unwrap_err()
-        .to_string();
+    let e = pai::side::build(p, true).unwrap_err().to_string();
     assert!(e.contains("pai_sensor_table.csv:4"), "{e}");
 }
 

@@ -176,7 +176,7 @@ fn detail(name: &str) -> serde_json::Value {
     let t = load();
     let Native::Pai(p) = &t.native else { panic!() };
     let row = p.job_by_name(name).unwrap();
-    let side = pai::detail::read_side(p, &pai::detail::workers_of(p, row), false).unwrap();
+    let side = pai::detail::side_rows(p, &pai::detail::workers_of(p, row)).unwrap();
     pai::detail::job_detail(p, &t.symbols, row, &side)
 }
 

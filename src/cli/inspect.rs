@@ -120,7 +120,7 @@ pub fn job(a: &JobArgs) -> Result<()> {
                     a.load.path.display()
                 );
             };
-            let side = detail::read_side(t, &detail::workers_of(t, row), a.load.strict)?;
+            let side = detail::side_rows(t, &detail::workers_of(t, row))?;
             for s in side.skips.iter().filter(|s| s.count > 0) {
                 eprintln!(
                     "tracetui: warning: {}: skipped {} bad rows",

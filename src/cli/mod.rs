@@ -1,5 +1,6 @@
 //! The command line: arguments, and dispatch to the headless commands or the TUI.
 
+mod bench;
 mod gen;
 mod headless;
 mod inspect;
@@ -35,6 +36,8 @@ pub enum Command {
     Stats(StatsArgs),
     /// Everything the trace records about one job, joined across its tables.
     Job(JobArgs),
+    /// Time loading, replaying and drilling into a trace (for BENCHMARKS.md).
+    Bench(bench::BenchArgs),
 }
 
 #[derive(Debug, Args)]
@@ -162,6 +165,7 @@ pub fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32 {
         Some(Command::Gen(a)) => gen::run(&a),
         Some(Command::Stats(a)) => inspect::stats(&a),
         Some(Command::Job(a)) => inspect::job(&a),
+        Some(Command::Bench(a)) => bench::run(&a),
         None => headless::demo(),
     };
     match result {

@@ -112,11 +112,18 @@ pub struct LoadReport {
     pub skips: Vec<Skips>,
     /// Lines for the user: which tables were found, how the cluster was chosen.
     pub notes: Vec<String>,
+    /// Seconds each loading phase took, for `tracetui bench`.
+    pub timings: Vec<(&'static str, f64)>,
 }
 
 impl LoadReport {
     pub fn total_skipped(&self) -> u64 {
         self.skips.iter().map(|s| s.count).sum()
+    }
+
+    /// Records that `phase` ended, `since` the load began.
+    pub fn time(&mut self, phase: &'static str, since: std::time::Instant) {
+        self.timings.push((phase, since.elapsed().as_secs_f64()));
     }
 
     pub fn note(&mut self, line: String) {

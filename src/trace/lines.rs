@@ -11,6 +11,8 @@ pub struct Record {
     buf: Vec<u8>,
     fields: Vec<(u32, u32)>,
     pub line: u64,
+    /// Byte offset of the line in its input.
+    pub offset: u64,
     /// The whole line is valid UTF-8 (checked once, so fields need not be).
     utf8: bool,
 }
@@ -90,11 +92,17 @@ pub struct Lines<R> {
     r: R,
     pub file: String,
     line: u64,
+    offset: u64,
 }
 
 impl<R: BufRead> Lines<R> {
     pub fn new(r: R, file: String) -> Lines<R> {
-        Lines { r, file, line: 0 }
+        Lines {
+            r,
+            file,
+            line: 0,
+            offset: 0,
+        }
     }
 
     /// Lines read so far, blank ones included.
@@ -120,6 +128,8 @@ impl<R: BufRead> Lines<R> {
             if n == 0 {
                 return Ok(false);
             }
+            rec.offset = self.offset;
+            self.offset += n as u64;
             self.line += 1;
             while matches!(rec.buf.last(), Some(b'\n' | b'\r')) {
                 rec.buf.pop();

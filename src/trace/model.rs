@@ -203,7 +203,8 @@ impl Job {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Symbols {
     names: Vec<String>,
-    index: rustc_hash::FxHashMap<String, Sym>,
+    /// By the string's 128-bit key (see `texts::key`): no string compares.
+    index: rustc_hash::FxHashMap<u128, Sym>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -211,17 +212,18 @@ pub struct Sym(pub u32);
 
 impl Symbols {
     pub fn intern(&mut self, s: &str) -> Sym {
-        if let Some(&sym) = self.index.get(s) {
+        let k = super::texts::key(s.as_bytes());
+        if let Some(&sym) = self.index.get(&k) {
             return sym;
         }
         let sym = Sym(self.names.len() as u32);
         self.names.push(s.to_string());
-        self.index.insert(s.to_string(), sym);
+        self.index.insert(k, sym);
         sym
     }
 
     pub fn lookup(&self, s: &str) -> Option<Sym> {
-        self.index.get(s).copied()
+        self.index.get(&super::texts::key(s.as_bytes())).copied()
     }
 
     pub fn get(&self, sym: Sym) -> &str {

@@ -24,15 +24,23 @@ pub struct Texts {
     bytes: Vec<u8>,
 }
 
-fn hex_val(b: u8) -> Option<u8> {
-    match b {
-        b'0'..=b'9' => Some(b - b'0'),
-        b'a'..=b'f' => Some(b - b'a' + 10),
-        _ => None,
-    }
-}
-
 const HEX: &[u8; 16] = b"0123456789abcdef";
+
+/// Lowercase hex digit values; 0x10 marks anything else.
+const HEX_VAL: [u8; 256] = {
+    let mut t = [0x10u8; 256];
+    let mut i = 0;
+    while i < 10 {
+        t[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        t[b'a' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    t
+};
 
 impl Texts {
     /// Stores `s` (empty strings cost nothing).
@@ -47,16 +55,13 @@ impl Texts {
         if len.is_multiple_of(2) && len <= 256 {
             // Pack two hex digits a byte when every character is a lowercase hex digit.
             let mut packed = [0u8; 128];
-            let ok = s.chunks_exact(2).zip(packed.iter_mut()).all(|(p, out)| {
-                match (hex_val(p[0]), hex_val(p[1])) {
-                    (Some(a), Some(b)) => {
-                        *out = (a << 4) | b;
-                        true
-                    }
-                    _ => false,
-                }
-            });
-            if ok {
+            let mut bad = 0u8;
+            for (i, out) in packed.iter_mut().take(len / 2).enumerate() {
+                let (a, b) = (HEX_VAL[s[2 * i] as usize], HEX_VAL[s[2 * i + 1] as usize]);
+                bad |= a | b;
+                *out = (a << 4) | (b & 15);
+            }
+            if bad & 0x10 == 0 {
                 self.bytes.extend_from_slice(&[1, head[1], head[2]]);
                 self.bytes.extend_from_slice(&packed[..len / 2]);
                 return id;

@@ -161,7 +161,8 @@ pub fn trace(
         jobs.push(Job {
             id: t.texts.get(row.job_name),
             user: row.user,
-            group: tag.and_then(|g| g.group),
+            // PAI's group tag marks repeated instances, not a share of the cluster.
+            group: None,
             submit: row.start_time,
             runtime,
             demand: if units.is_empty() {

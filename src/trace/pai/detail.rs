@@ -3,13 +3,15 @@
 //! → group tag. Field names exactly as the released headers; every time
 //! field `X` also as `X_local` in Asia/Shanghai.
 
+use super::side::{METRIC_T, SENSOR_T};
 use super::tables::{opt_idx, opt_time, JobRow, MACHINE_METRIC, SENSOR};
-use super::{read_table, PaiTables};
+use super::PaiTables;
 use crate::trace::clock::{weekday_time, PAI_ZONE};
 use crate::trace::input::{sanitize, InputError, Skips};
 use crate::trace::model::{Secs, Sym, Symbols};
 use crate::trace::texts::key;
 use rustc_hash::{FxHashMap, FxHashSet};
+
 use serde_json::{json, Map, Value};
 
 /// Sensor and machine-metric rows of some workers, as released text.
@@ -164,10 +166,10 @@ pub fn job_detail(t: &PaiTables, symbols: &Symbols, job: u32, side: &SideRows) -
         .collect();
     let group_tag = t.group_tag_of(job).map_or(Value::Null, |g| {
         let mut m = Map::new();
-        put_text(&mut m, "inst_id", t.texts.get(g.inst_id));
+        put_text(&mut m, "inst_id", t.texts.get(r.inst_id));
         put_sym(&mut m, "user", symbols, g.user);
         put_sym(&mut m, "gpu_type_spec", symbols, g.gpu_type_spec);
-        put_sym(&mut m, "group", symbols, g.group);
+        put_text(&mut m, "group", t.texts.get(g.group));
         put_sym(&mut m, "workload", symbols, g.workload);
         Value::Object(m)
     });
@@ -182,56 +184,15 @@ pub fn job_detail(t: &PaiTables, symbols: &Symbols, job: u32, side: &SideRows) -
     })
 }
 
-/// Reads the sensor and machine-metric tables (when present), checking every
-/// row, and keeps the rows of the workers in `want`.
-pub fn read_side(
-    t: &PaiTables,
-    want: &FxHashSet<u128>,
-    strict: bool,
-) -> Result<SideRows, InputError> {
-    let all: FxHashSet<u128> = t
-        .instances
-        .iter()
-        .map(|i| key(t.inst_texts.get(i.worker_name).as_bytes()))
-        .collect();
-    let mut out = SideRows::default();
-    for (table, worker_col, text_cols) in [(SENSOR, 2usize, 6usize), (MACHINE_METRIC, 0, 2)] {
-        let Some(src) = t.source(table.0).cloned() else {
-            continue;
-        };
-        let mut kept = FxHashMap::default();
-        let (_, skips) = read_table(&src, table.0, strict, |row| {
-            row.expect_width(table.1.len())?;
-            for (i, c) in table.1.iter().enumerate().skip(text_cols) {
-                row.opt_num(i, c, f64::MIN)?;
-            }
-            let w = row.bytes(worker_col, "worker_name")?;
-            let k = key(w);
-            if !all.contains(&k) {
-                return Err(row.error(
-                    "worker_name",
-                    format!(
-                        "'{}' is not in pai_instance_table",
-                        sanitize(&String::from_utf8_lossy(w))
-                    ),
-                ));
-            }
-            if want.contains(&k) {
-                let fields = (0..table.1.len())
-                    .map(|i| row.text(i, table.1[i]).map(sanitize))
-                    .collect::<Result<_, _>>()?;
-                kept.insert(k, fields);
-            }
-            Ok(())
-        })?;
-        out.skips.push(skips);
-        if table.0 == SENSOR.0 {
-            out.sensor = kept;
-        } else {
-            out.metric = kept;
-        }
-    }
-    Ok(out)
+/// The sensor and machine-metric rows of `workers`, through the side index
+/// (built on first use).
+pub fn side_rows(t: &PaiTables, workers: &FxHashSet<u128>) -> Result<SideRows, InputError> {
+    let idx = t.side_index().as_ref().map_err(Clone::clone)?;
+    Ok(SideRows {
+        sensor: idx.sensor.lookup(SENSOR_T, workers)?,
+        metric: idx.metric.lookup(METRIC_T, workers)?,
+        skips: idx.skips.clone(),
+    })
 }
 
 /// The workers of job-table row `job`, as join keys.

@@ -17,7 +17,7 @@ use std::sync::{mpsc, Arc};
 pub struct Joins {
     pub machine_index: FxHashMap<u128, u32>,
     pub spec_machines: u32,
-    pub job_index: FxHashMap<u128, u32>,
+    pub jobs: super::JoinIndex,
     pub job_inst_ids: Vec<u128>,
 }
 
@@ -57,6 +57,7 @@ fn read_chunk(
     let mut policy = RowPolicy::new(&file, strict);
     let mut errors = Vec::new();
     let mut read = 0;
+    let mut guess = 0;
     while lines.next(&mut rec)? {
         let row = Row {
             file: &file,
@@ -65,15 +66,18 @@ fn read_chunk(
         };
         let result = (|| {
             let f = parse_instance(&row)?;
-            let job = *joins.job_index.get(&key(f.job_name)).ok_or_else(|| {
-                row.error(
-                    "job_name",
-                    format!(
-                        "'{}' is not in pai_job_table",
-                        sanitize(&String::from_utf8_lossy(f.job_name))
-                    ),
-                )
-            })?;
+            let job = joins
+                .jobs
+                .find(key(f.job_name), &mut guess)
+                .ok_or_else(|| {
+                    row.error(
+                        "job_name",
+                        format!(
+                            "'{}' is not in pai_job_table",
+                            sanitize(&String::from_utf8_lossy(f.job_name))
+                        ),
+                    )
+                })?;
             let machine = if f.machine.is_empty() {
                 NONE_IDX
             } else {

@@ -8,6 +8,7 @@
 pub mod build;
 pub mod detail;
 mod instances;
+pub mod side;
 pub mod tables;
 
 use super::archive::{self, Source};
@@ -31,6 +32,8 @@ pub struct PaiTables {
     pub texts: Texts,
     pub jobs: Vec<JobRow>,
     pub job_index: FxHashMap<u128, u32>,
+    /// job → the key of its name (the other way round from `job_index`).
+    pub job_keys: Vec<u128>,
     pub tasks: Vec<TaskRow>,
     /// Task rows grouped by job: `tasks_of[job]` indexes `task_order`.
     pub task_order: Vec<u32>,
@@ -47,9 +50,23 @@ pub struct PaiTables {
     pub spec: Vec<SpecRow>,
     /// Machines the instance table names but the spec does not.
     pub unknown_machines: Vec<String>,
+    /// Whether bad rows stop the load (also for the side tables, indexed later).
+    pub strict: bool,
+    side: std::sync::OnceLock<Result<side::SideIndex, InputError>>,
 }
 
 impl PaiTables {
+    /// The sensor and machine-metric index, built on first use (call from a
+    /// background thread to have it ready).
+    pub fn side_index(&self) -> &Result<side::SideIndex, InputError> {
+        self.side.get_or_init(|| side::build(self, self.strict))
+    }
+
+    /// Whether the side index is built yet.
+    pub fn side_ready(&self) -> bool {
+        self.side.get().is_some()
+    }
+
     pub fn source(&self, table: &str) -> Option<&Source> {
         self.sources
             .iter()
@@ -147,6 +164,37 @@ pub fn read_table(
     Ok((ok, policy.skips))
 }
 
+/// Finding a job by a key, trying the row after the last one found first:
+/// the released tables list a job's rows together, so the guess almost
+/// always hits and the hash map (a cache miss at this size) is the fallback.
+pub struct JoinIndex {
+    pub keys: Vec<u128>,
+    pub index: FxHashMap<u128, u32>,
+}
+
+impl JoinIndex {
+    pub fn new(keys: Vec<u128>) -> JoinIndex {
+        let index = keys
+            .iter()
+            .enumerate()
+            .map(|(j, &k)| (k, j as u32))
+            .collect();
+        JoinIndex { keys, index }
+    }
+
+    pub fn find(&self, k: u128, guess: &mut usize) -> Option<u32> {
+        for g in [*guess, *guess + 1] {
+            if self.keys.get(g) == Some(&k) {
+                *guess = g;
+                return Some(g as u32);
+            }
+        }
+        let j = *self.index.get(&k)?;
+        *guess = j as usize;
+        Some(j)
+    }
+}
+
 /// Rows grouped by an owner index: (order, ranges per owner).
 fn group_by(owners: impl Iterator<Item = u32>, n_owners: usize) -> (Vec<u32>, Vec<(u32, u32)>) {
     let owners: Vec<u32> = owners.collect();
@@ -200,6 +248,7 @@ pub fn load(dir: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Input
         .cloned()
         .ok_or_else(|| missing_required(dir, TASK.0))?;
     let mut report = LoadReport::default();
+    let began = std::time::Instant::now();
     let mut counts: Vec<(&str, u64)> = Vec::new();
 
     let (tx, rx) = mpsc::channel();
@@ -241,43 +290,51 @@ pub fn load(dir: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Input
         }
         let r = parse_job(row, &mut t.texts, &mut symbols)?;
         t.job_index.insert(k, t.jobs.len() as u32);
+        t.job_keys.push(k);
         job_inst_ids.push(key(row.bytes(1, "inst_id")?));
         t.jobs.push(r);
         Ok(())
     })?;
     counts.push((JOB.0, n));
     report.skips.push(skips);
-    let by_inst: FxHashMap<u128, u32> = job_inst_ids
-        .iter()
-        .enumerate()
-        .map(|(j, &k)| (k, j as u32))
-        .collect();
+    report.time("job table", began);
+    let by_inst = JoinIndex::new(job_inst_ids.clone());
     let joins = Arc::new(instances::Joins {
         machine_index,
         spec_machines: t.spec.len() as u32,
-        job_index: t.job_index.clone(),
+        jobs: JoinIndex {
+            keys: t.job_keys.clone(),
+            index: t.job_index.clone(),
+        },
         job_inst_ids,
     });
     let _ = tx.send(joins);
 
     t.job_tag = vec![NONE_IDX; t.jobs.len()];
     if let Some(src) = t.source(GROUP_TAG.0).cloned() {
+        let mut guess = 0;
         let (n, skips) = read_table(&src, GROUP_TAG.0, opts.strict, |row| {
             let r = parse_group_tag(row, &mut t.texts, &mut symbols)?;
-            if let Some(&j) = by_inst.get(&key(row.bytes(0, "inst_id")?)) {
+            // Tags of no job are checked but not kept: nothing can reach them.
+            if let Some(j) = by_inst.find(key(row.bytes(0, "inst_id")?), &mut guess) {
                 if t.job_tag[j as usize] == NONE_IDX {
                     t.job_tag[j as usize] = t.group_tags.len() as u32;
+                    t.group_tags.push(r);
                 }
             }
-            t.group_tags.push(r);
             Ok(())
         })?;
         counts.push((GROUP_TAG.0, n));
         report.skips.push(skips);
     }
+    let jobs = JoinIndex {
+        keys: std::mem::take(&mut t.job_keys),
+        index: std::mem::take(&mut t.job_index),
+    };
+    let mut guess = 0;
     let (n, skips) = read_table(&task_src, TASK.0, opts.strict, |row| {
         let name = row.bytes(0, "job_name")?;
-        let job = *t.job_index.get(&key(name)).ok_or_else(|| {
+        let job = jobs.find(key(name), &mut guess).ok_or_else(|| {
             row.error(
                 "job_name",
                 format!(
@@ -291,7 +348,9 @@ pub fn load(dir: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Input
     })?;
     counts.push((TASK.0, n));
     report.skips.push(skips);
+    (t.job_keys, t.job_index) = (jobs.keys, jobs.index);
     (t.task_order, t.tasks_of) = group_by(t.tasks.iter().map(|r| r.job), t.jobs.len());
+    report.time("group tags and tasks", began);
 
     if let Some(h) = inst_thread {
         let r = h
@@ -303,6 +362,7 @@ pub fn load(dir: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Input
         t.unknown_machines = r.unknown;
         counts.insert(counts.len() - 1, (INSTANCE.0, r.read));
         report.skips.push(r.skips);
+        report.time("instance table", began);
         resolve_tasks(&mut t, &symbols);
         (t.inst_order, t.insts_of) = group_by(t.instances.iter().map(|r| r.job), t.jobs.len());
     } else {
@@ -326,6 +386,7 @@ pub fn load(dir: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Input
         report.note(line);
     }
     let trace = build::trace(Arc::new(t), symbols, opts, &mut report)?;
+    report.time("model built", began);
     Ok((trace, report))
 }
 

@@ -172,12 +172,12 @@ pub struct SpecRow {
     pub cap_gpu: u32,
 }
 
+/// A group-tag row; its `inst_id` is the job's (the join), so not kept again.
 #[derive(Debug, Clone)]
 pub struct GroupTagRow {
-    pub inst_id: TextId,
     pub user: Option<Sym>,
     pub gpu_type_spec: Option<Sym>,
-    pub group: Option<Sym>,
+    pub group: TextId,
     pub workload: Option<Sym>,
 }
 
@@ -312,15 +312,13 @@ pub fn parse_group_tag(
     symbols: &mut Symbols,
 ) -> Result<GroupTagRow, InputError> {
     row.expect_width(GROUP_TAG.1.len())?;
-    let inst = row.bytes(0, "inst_id")?;
-    if inst.is_empty() {
+    if row.bytes(0, "inst_id")?.is_empty() {
         return Err(row.error("inst_id", "empty"));
     }
     Ok(GroupTagRow {
-        inst_id: texts.add(inst),
         user: sym(symbols, row.bytes(1, "user")?),
         gpu_type_spec: sym(symbols, row.bytes(2, "gpu_type_spec")?),
-        group: sym(symbols, row.bytes(3, "group")?),
+        group: texts.add(row.bytes(3, "group")?),
         workload: sym(symbols, row.bytes(4, "workload")?),
     })
 }

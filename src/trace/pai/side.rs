@@ -1,0 +1,208 @@
+//! The sensor and machine-metric tables, indexed by worker for drill-down.
+//!
+//! A plain `.csv` is indexed once (worker → byte offset of its row, every row
+//! checked on the way), then each lookup is a seek and one line. A `.tar.gz`
+//! cannot be sought in, so its lookups stream the archive for the wanted
+//! workers (seconds at released scale; gunzip the two tables for instant
+//! drill-down).
+
+use super::tables::{MACHINE_METRIC, SENSOR};
+use super::{read_table, PaiTables};
+use crate::trace::archive::Source;
+use crate::trace::fields::Row;
+use crate::trace::input::{sanitize, InputError, RowPolicy, Skips};
+use crate::trace::lines::{Lines, Record};
+use crate::trace::texts::key;
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::io::{BufReader, Seek, SeekFrom};
+use std::path::PathBuf;
+
+/// One of the two side tables: its columns, where the worker is, and how
+/// many leading columns are text (the rest are numbers).
+#[derive(Debug, Clone, Copy)]
+pub struct Table {
+    pub name: &'static str,
+    pub columns: &'static [&'static str],
+    pub worker: usize,
+    pub text_columns: usize,
+}
+
+pub const SENSOR_T: Table = Table {
+    name: SENSOR.0,
+    columns: SENSOR.1,
+    worker: 2,
+    text_columns: 6,
+};
+pub const METRIC_T: Table = Table {
+    name: MACHINE_METRIC.0,
+    columns: MACHINE_METRIC.1,
+    worker: 0,
+    text_columns: 2,
+};
+
+/// A short key for the index: 64 bits of the worker name's key (a collision
+/// is caught at lookup, where the row's own worker name is compared).
+fn short(k: u128) -> u64 {
+    (k >> 64) as u64 ^ k as u64
+}
+
+#[derive(Debug)]
+pub enum Index {
+    /// Not in the directory.
+    Absent,
+    /// worker → byte offset of its first row.
+    Offsets {
+        path: PathBuf,
+        at: FxHashMap<u64, u64>,
+    },
+    /// An archive: looked up by streaming it.
+    Streamed(Source),
+}
+
+#[derive(Debug)]
+pub struct SideIndex {
+    pub sensor: Index,
+    pub metric: Index,
+    pub skips: Vec<Skips>,
+}
+
+fn check_row(row: &Row<Record>, t: Table, known: &FxHashSet<u64>) -> Result<u128, InputError> {
+    row.expect_width(t.columns.len())?;
+    for (i, c) in t.columns.iter().enumerate().skip(t.text_columns) {
+        if *c != "start_time" && *c != "end_time" {
+            row.opt_num(i, c, f64::MIN)?;
+        } else {
+            row.opt_time(i, c)?;
+        }
+    }
+    let w = row.bytes(t.worker, "worker_name")?;
+    let k = key(w);
+    if !known.contains(&short(k)) {
+        return Err(row.error(
+            "worker_name",
+            format!(
+                "'{}' is not in pai_instance_table",
+                sanitize(&String::from_utf8_lossy(w))
+            ),
+        ));
+    }
+    Ok(k)
+}
+
+fn index_csv(
+    path: PathBuf,
+    t: Table,
+    known: &FxHashSet<u64>,
+    strict: bool,
+) -> Result<(Index, Skips), InputError> {
+    let file = path.display().to_string();
+    let f = std::fs::File::open(&path)
+        .map_err(|e| InputError::file(&file, format!("cannot open: {e}")))?;
+    let mut lines = Lines::new(BufReader::with_capacity(1 << 20, f), file.clone());
+    let mut policy = RowPolicy::new(&file, strict);
+    let mut rec = Record::default();
+    let mut at: FxHashMap<u64, u64> = FxHashMap::default();
+    while lines.next(&mut rec)? {
+        let row = Row {
+            file: &file,
+            line: rec.line,
+            record: &rec,
+        };
+        match check_row(&row, t, known) {
+            Ok(k) => {
+                at.entry(short(k)).or_insert(rec.offset);
+            }
+            Err(e) => policy.bad_row(e)?,
+        }
+    }
+    Ok((Index::Offsets { path, at }, policy.skips))
+}
+
+/// Builds the index of both side tables (each on its own thread).
+pub fn build(t: &PaiTables, strict: bool) -> Result<SideIndex, InputError> {
+    let known: FxHashSet<u64> = t
+        .instances
+        .iter()
+        .map(|i| short(key(t.inst_texts.get(i.worker_name).as_bytes())))
+        .collect();
+    let one = |table: Table| -> Result<(Index, Skips), InputError> {
+        match t.source(table.name) {
+            None => Ok((Index::Absent, Skips::default())),
+            Some(Source::Csv(p)) => index_csv(p.clone(), table, &known, strict),
+            Some(src @ Source::TarGz(_)) => {
+                // Check every row now; keep nothing (lookups stream the archive).
+                let (_, skips) = read_table(src, table.name, strict, |row| {
+                    check_row(row, table, &known).map(|_| ())
+                })?;
+                Ok((Index::Streamed(src.clone()), skips))
+            }
+        }
+    };
+    let (sensor, metric) = std::thread::scope(|s| {
+        let h = s.spawn(|| one(METRIC_T));
+        let sensor = one(SENSOR_T);
+        (
+            sensor,
+            h.join()
+                .unwrap_or_else(|_| Err(InputError::file(METRIC_T.name, "indexing panicked"))),
+        )
+    });
+    let (sensor, s1) = sensor?;
+    let (metric, s2) = metric?;
+    Ok(SideIndex {
+        sensor,
+        metric,
+        skips: vec![s1, s2],
+    })
+}
+
+fn fields_of(rec: &Record, t: Table) -> Vec<String> {
+    (0..t.columns.len())
+        .map(|i| sanitize(&String::from_utf8_lossy(rec.get(i))))
+        .collect()
+}
+
+impl Index {
+    /// The rows of `workers` (by their full join keys).
+    pub fn lookup(
+        &self,
+        t: Table,
+        workers: &FxHashSet<u128>,
+    ) -> Result<FxHashMap<u128, Vec<String>>, InputError> {
+        let mut out = FxHashMap::default();
+        match self {
+            Index::Absent => {}
+            Index::Offsets { path, at } => {
+                let file = path.display().to_string();
+                let mut f = std::fs::File::open(path)
+                    .map_err(|e| InputError::file(&file, format!("cannot open: {e}")))?;
+                for &w in workers {
+                    let Some(&off) = at.get(&short(w)) else {
+                        continue;
+                    };
+                    f.seek(SeekFrom::Start(off))
+                        .map_err(|e| InputError::file(&file, format!("cannot seek: {e}")))?;
+                    let mut lines =
+                        Lines::new(BufReader::with_capacity(4096, &mut f), file.clone());
+                    let mut rec = Record::default();
+                    if lines.next(&mut rec)? && key(rec.get(t.worker)) == w {
+                        out.insert(w, fields_of(&rec, t));
+                    }
+                }
+            }
+            Index::Streamed(src) => {
+                read_table(src, t.name, false, |row| {
+                    let k = key(row.record.get(t.worker));
+                    if workers.contains(&k)
+                        && !out.contains_key(&k)
+                        && row.record.len() == t.columns.len()
+                    {
+                        out.insert(k, fields_of(row.record, t));
+                    }
+                    Ok(())
+                })?;
+            }
+        }
+        Ok(out)
+    }
+}
