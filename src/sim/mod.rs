@@ -7,6 +7,7 @@ pub mod metrics;
 pub mod placement;
 pub mod policy;
 pub mod queue;
+pub mod replay;
 
 pub use cluster::{ClusterState, Grant, TypeFilter};
 pub use engine::{Engine, Event, JobState, Phase};

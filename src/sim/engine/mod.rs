@@ -86,7 +86,8 @@ impl Engine {
             .map(|(d, f)| place(&mut empty, placement, d, *f).is_some())
             .collect();
         let cluster = empty;
-        let now = trace.first_submit().unwrap_or(0);
+        // Nothing has happened yet: every event is strictly after `now`.
+        let now = trace.first_submit().unwrap_or(0) - 1;
         let n = trace.jobs.len();
         let classes = shapes.shapes.len();
         let mut e = Engine {

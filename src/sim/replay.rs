@@ -1,0 +1,152 @@
+//! A replay that can go back in time: periodic engine checkpoints plus
+//! deterministic re-simulation, with the live policy switches as part of
+//! the replay. Going back to t and forward again reapplies the switches
+//! made after t; a new switch made after going back replaces them.
+
+use super::engine::Engine;
+use super::policy::Policy;
+use crate::trace::model::Secs;
+
+/// Checkpoints are kept within this many bytes (estimated), thinned by
+/// dropping every other one when full.
+const CHECKPOINT_BUDGET: usize = 1 << 30;
+
+#[derive(Debug, Clone)]
+pub struct Replay {
+    engine: Engine,
+    /// Engine states after processing their time, oldest first; the first is the start.
+    checkpoints: Vec<Engine>,
+    /// Trace seconds between checkpoints.
+    interval: Secs,
+    max_checkpoints: usize,
+    /// Every switch of this replay, in time order: (time, policy).
+    switches: Vec<(Secs, Policy)>,
+}
+
+impl Replay {
+    pub fn new(engine: Engine) -> Replay {
+        let trace = engine.trace().clone();
+        let first = trace.first_submit().unwrap_or(0);
+        let span = trace
+            .jobs
+            .iter()
+            .map(|j| j.submit + j.runtime.unwrap_or(0))
+            .max()
+            .unwrap_or(first)
+            .saturating_sub(first)
+            .max(1);
+        // Roughly what one checkpoint costs: per-job state, per-GPU holders.
+        let size = trace.jobs.len() * 40 + trace.cluster.total_gpus() as usize * 48 + 4096;
+        let max_checkpoints = (CHECKPOINT_BUDGET / size).clamp(8, 256);
+        Replay {
+            interval: (span / max_checkpoints as Secs).max(60),
+            max_checkpoints,
+            checkpoints: vec![engine.clone()],
+            engine,
+            switches: Vec::new(),
+        }
+    }
+
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// The engine, for queries that need `&mut` (none change the replay).
+    pub fn engine_mut(&mut self) -> &mut Engine {
+        &mut self.engine
+    }
+
+    pub fn now(&self) -> Secs {
+        self.engine.now()
+    }
+
+    pub fn switches(&self) -> &[(Secs, Policy)] {
+        &self.switches
+    }
+
+    pub fn checkpoint_count(&self) -> usize {
+        self.checkpoints.len()
+    }
+
+    /// Switches the policy now; switches recorded later than now (from
+    /// before a step back) are dropped, as are checkpoints after now.
+    pub fn set_policy(&mut self, policy: Policy) {
+        let now = self.now();
+        if policy == self.engine.policy() {
+            return;
+        }
+        self.switches.retain(|&(t, _)| t <= now);
+        self.checkpoints.retain(|c| c.now() <= now);
+        self.switches.push((now, policy));
+        self.engine.set_policy(policy);
+    }
+
+    /// Goes to `t`: forward by simulating (taking checkpoints and applying
+    /// recorded switches on the way), back by restoring the last checkpoint
+    /// at or before `t` and simulating from there.
+    pub fn seek(&mut self, t: Secs) {
+        if t < self.now() {
+            let i = self
+                .checkpoints
+                .iter()
+                .rposition(|c| c.now() <= t)
+                .unwrap_or(0);
+            self.engine = self.checkpoints[i].clone();
+            self.engine.take_events();
+        }
+        self.forward(t);
+    }
+
+    /// The engine applies this replay's switches in order, so the ones it
+    /// has taken are a prefix: the next one to apply follows them.
+    fn next_switch(&self) -> Option<(Secs, Policy)> {
+        self.switches.get(self.engine.switches().len()).copied()
+    }
+
+    /// Applies the switches due at the engine's current instant.
+    fn apply_due(&mut self) {
+        while let Some((s, p)) = self.next_switch() {
+            if s > self.now() {
+                break;
+            }
+            self.engine.set_policy(p);
+        }
+    }
+
+    fn forward(&mut self, t: Secs) {
+        self.apply_due();
+        while self.now() < t {
+            let last = self.checkpoints.last().map_or(Secs::MIN, |c| c.now());
+            let next_cp = last.saturating_add(self.interval);
+            let mut stop = t.min(next_cp);
+            if let Some((s, _)) = self.next_switch() {
+                stop = stop.min(s);
+            }
+            self.engine.advance_to(stop);
+            self.apply_due();
+            if stop >= next_cp {
+                self.checkpoint();
+            }
+        }
+    }
+
+    fn checkpoint(&mut self) {
+        if self
+            .checkpoints
+            .last()
+            .is_some_and(|c| c.now() == self.now())
+        {
+            return;
+        }
+        self.checkpoints.push(self.engine.clone());
+        if self.checkpoints.len() > self.max_checkpoints {
+            // Keep the start and every other one; space the next ones wider.
+            let mut i = 0;
+            self.checkpoints.retain(|_| {
+                i += 1;
+                i % 2 == 1
+            });
+            self.interval *= 2;
+        }
+    }
+}
