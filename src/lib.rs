@@ -4,12 +4,14 @@
 //! Data flows one way: `trace` (load) → the model → `sim` (engine) → views.
 
 pub mod cli;
+pub mod fmt;
 pub mod gen;
 pub mod outfile;
 pub mod sample;
 pub mod sim;
 pub mod stats;
 pub mod trace;
+pub mod ui;
 
 /// The program: parses the command line and returns the exit code.
 pub fn run() -> i32 {

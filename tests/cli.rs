@@ -335,3 +335,26 @@ fn job_drill_down_json_has_the_documented_shape() {
         stderr(&missing)
     );
 }
+
+#[test]
+fn the_replay_needs_a_terminal_and_says_what_to_use_instead() {
+    let o = tracetui(&[]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(e.contains("stdout is not a terminal"), "{e}");
+    assert!(e.contains("tracetui sim itp"), "{e}");
+    let o = tracetui(&["pai", PAI]);
+    assert!(stderr(&o).contains("tracetui sim pai sample-traces/pai --policy recorded"), "{}", stderr(&o));
+}
+
+#[test]
+fn keys_lists_the_effective_keymap() {
+    let o = Command::new(env!("CARGO_BIN_EXE_tracetui"))
+        .arg("keys")
+        .env("XDG_CONFIG_HOME", common::scratch_dir("nokeys"))
+        .output()
+        .unwrap();
+    let out = stdout(&o);
+    assert!(out.contains("play       space"), "{out}");
+    assert!(out.contains("quit_keep  Q"), "{out}");
+}

@@ -1,7 +1,7 @@
 //! The headless commands: `sim`, `compare`, and the demo run.
 
 use super::output::render;
-use super::{CompareArgs, LoadArgs, OutputFormat, SimArgs};
+use super::{CompareArgs, LoadArgs, SimArgs};
 use crate::sim::{self, Policy, Report};
 use crate::trace::{self, LoadReport, Trace};
 use color_eyre::eyre::{bail, Result};
@@ -81,20 +81,5 @@ pub fn compare(a: &CompareArgs) -> Result<()> {
     }
     let reports = run_policies(&trace, &a.policies.0, a.trace.placement);
     print!("{}", render(&reports, a.trace.output, false, ""));
-    Ok(())
-}
-
-/// With no arguments: the embedded sample, every policy compared.
-pub fn demo() -> Result<()> {
-    let (trace, report) = crate::sample::itp()?;
-    announce(&report);
-    let trace = Arc::new(trace);
-    let policies: Vec<Policy> = Policy::simulated().collect();
-    let reports = run_policies(&trace, &policies, sim::Placement::Consolidate);
-    println!(
-        "tracetui: the embedded ITP sample ({} jobs), every policy:",
-        trace.jobs.len()
-    );
-    print!("{}", render(&reports, OutputFormat::Table, false, ""));
     Ok(())
 }

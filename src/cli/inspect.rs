@@ -7,7 +7,6 @@ use crate::stats::{stats as compute, MeanMedian};
 use crate::trace::model::Native;
 use crate::trace::pai::detail;
 use color_eyre::eyre::{bail, Result};
-use serde_json::Value;
 use std::fmt::Write as _;
 
 pub fn stats(a: &StatsArgs) -> Result<()> {
@@ -70,45 +69,6 @@ pub fn stats(a: &StatsArgs) -> Result<()> {
     Ok(())
 }
 
-/// A JSON value for people: objects as indented `key  value` lines.
-pub fn render_text(v: &Value, indent: usize, out: &mut String) {
-    let pad = " ".repeat(indent);
-    match v {
-        Value::Object(m) => {
-            let width = m.keys().map(|k| k.len()).max().unwrap_or(0);
-            for (k, v) in m {
-                match v {
-                    Value::Object(_) => {
-                        let _ = writeln!(out, "{pad}{k}:");
-                        render_text(v, indent + 2, out);
-                    }
-                    Value::Array(items) => {
-                        let _ = writeln!(out, "{pad}{k} ({}):", items.len());
-                        for (i, item) in items.iter().enumerate() {
-                            let _ = writeln!(out, "{pad}  [{}]", i + 1);
-                            render_text(item, indent + 4, out);
-                        }
-                    }
-                    _ => {
-                        let _ = writeln!(out, "{pad}{k:<width$}  {}", scalar(v));
-                    }
-                }
-            }
-        }
-        other => {
-            let _ = writeln!(out, "{pad}{}", scalar(other));
-        }
-    }
-}
-
-fn scalar(v: &Value) -> String {
-    match v {
-        Value::Null => "-".into(),
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
-}
-
 pub fn job(a: &JobArgs) -> Result<()> {
     let trace = load(&a.load)?;
     let value = match &trace.native {
@@ -146,9 +106,7 @@ pub fn job(a: &JobArgs) -> Result<()> {
     match a.output {
         TextFormat::Json => println!("{}", serde_json::to_string_pretty(&value)?),
         TextFormat::Text => {
-            let mut o = String::new();
-            render_text(&value, 0, &mut o);
-            print!("{o}");
+            print!("{}", crate::fmt::json_text(&value));
         }
     }
     Ok(())

@@ -6,6 +6,7 @@ mod headless;
 mod inspect;
 pub mod logger;
 mod output;
+mod tui;
 
 use crate::sim::{Placement, Policy};
 use crate::trace::{Format, LoadOptions};
@@ -22,10 +23,59 @@ use std::path::PathBuf;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
+    #[command(flatten)]
+    pub view: ViewArgs,
+}
+
+/// How the replay looks (with `tracetui`, `itp`, `pai`).
+#[derive(Debug, Args, Clone)]
+pub struct ViewArgs {
+    /// Theme: dark, light, high-contrast, okabe-ito, mono, a name in
+    /// ~/.config/tracetui/themes/, or a path to a theme file.
+    #[arg(long, global = true)]
+    pub theme: Option<String>,
+    /// ASCII glyphs, for terminals without the block characters.
+    #[arg(long, global = true)]
+    pub ascii: bool,
+    /// Frames a second at most (the simulation speed is separate).
+    #[arg(long, global = true, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=60))]
+    pub fps: u32,
+}
+
+/// A trace to replay full screen.
+#[derive(Debug, Args, Clone)]
+pub struct TuiArgs {
+    /// The trace: a file (itp) or a directory (pai).
+    pub path: PathBuf,
+    /// Cluster size in GPUs, for traces without a machine list.
+    #[arg(long)]
+    pub gpus: Option<u32>,
+    /// GPUs per machine when the cluster is built from --gpus.
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub gpus_per_node: u32,
+    /// Stop at the first bad row instead of skipping it.
+    #[arg(long)]
+    pub strict: bool,
+    /// Keep jobs that ask for no GPU.
+    #[arg(long)]
+    pub include_cpu_jobs: bool,
+    /// The policy to start with (default: recorded where the trace has it, else fifo).
+    #[arg(long, value_parser = parse_policy)]
+    pub policy: Option<Policy>,
+    /// How a job's GPUs are chosen.
+    #[arg(long, value_enum, default_value_t = Placement::Consolidate)]
+    pub placement: Placement,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Replay a Microsoft ITP / ElasticFlow trace (one CSV) full screen.
+    #[command(alias = "elasticflow")]
+    Itp(TuiArgs),
+    /// Replay an Alibaba PAI 2020 directory full screen.
+    Pai(TuiArgs),
+    /// List the effective keymap (defaults plus ~/.config/tracetui/config.toml).
+    Keys,
     /// Simulate a trace under one policy and print its metrics.
     Sim(SimArgs),
     /// Simulate a trace under several policies, one row per policy.
@@ -158,15 +208,27 @@ pub fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32 {
             return code;
         }
     };
-    logger::init_stderr();
+    let tui = matches!(
+        cli.command,
+        None | Some(Command::Itp(_)) | Some(Command::Pai(_))
+    );
+    if !tui {
+        logger::init_stderr();
+    }
     let result = match cli.command {
+        Some(Command::Itp(a)) => tui::open(Format::Itp, &a, &cli.view),
+        Some(Command::Pai(a)) => tui::open(Format::Pai, &a, &cli.view),
+        Some(Command::Keys) => {
+            print!("{}", crate::ui::keymap::Keymap::load_user().listing());
+            Ok(())
+        }
         Some(Command::Sim(a)) => headless::sim(&a),
         Some(Command::Compare(a)) => headless::compare(&a),
         Some(Command::Gen(a)) => gen::run(&a),
         Some(Command::Stats(a)) => inspect::stats(&a),
         Some(Command::Job(a)) => inspect::job(&a),
         Some(Command::Bench(a)) => bench::run(&a),
-        None => headless::demo(),
+        None => tui::demo(&cli.view),
     };
     match result {
         Ok(()) => 0,

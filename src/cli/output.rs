@@ -9,28 +9,7 @@ pub const RULES: &str = "JCT = finish − submit; wait = first start − submit;
 makespan = last finish − first submit; util = busy GPU-seconds / (GPUs × makespan); \
 percentiles interpolate linearly (numpy default); sjf, sgf and fifo-backfill use the trace's run times as oracle";
 
-/// Seconds as a short human duration: `45s`, `12m05s`, `3h02m`, `4d07h`.
-pub fn human_secs(s: f64) -> String {
-    if !s.is_finite() {
-        return "-".into();
-    }
-    let neg = s < 0.0;
-    let t = s.abs().round() as i64;
-    let body = if t < 60 {
-        format!("{t}s")
-    } else if t < 3600 {
-        format!("{}m{:02}s", t / 60, t % 60)
-    } else if t < 86_400 {
-        format!("{}h{:02}m", t / 3600, (t % 3600) / 60)
-    } else {
-        format!("{}d{:02}h", t / 86_400, (t % 86_400) / 3600)
-    };
-    if neg {
-        format!("-{body}")
-    } else {
-        body
-    }
-}
+pub use crate::fmt::human_secs;
 
 fn num(v: Option<f64>) -> String {
     v.map_or("-".into(), |x| format!("{x:.1}"))
@@ -208,15 +187,6 @@ pub fn render(reports: &[Report], fmt: OutputFormat, single: bool, describe: &st
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn durations_read_well() {
-        assert_eq!(human_secs(45.0), "45s");
-        assert_eq!(human_secs(725.0), "12m05s");
-        assert_eq!(human_secs(10_920.0), "3h02m");
-        assert_eq!(human_secs(370_800.0), "4d07h");
-        assert_eq!(human_secs(-60.0), "-1m00s");
-    }
 
     #[test]
     fn csv_header_and_row_have_the_same_width() {

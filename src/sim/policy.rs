@@ -64,7 +64,9 @@ impl Policy {
             Policy::Recorded => "the trace's own start times and placements",
             Policy::Fifo => "strict arrival order; the head blocks the queue",
             Policy::FirstFit => "arrival order; every job that fits starts",
-            Policy::FifoBackfill => "EASY backfill: arrival order, later jobs may start if they do not delay the head (oracle run times)",
+            Policy::FifoBackfill => {
+                "EASY backfill: later jobs start if they do not delay the head (oracle run times)"
+            }
             Policy::Sjf => "shortest run time first (oracle)",
             Policy::Sgf => "shortest GPU-time (run time × GPUs) first (oracle)",
         }

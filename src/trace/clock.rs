@@ -103,3 +103,140 @@ mod tests {
         assert_eq!(zone_abbrev(Zone::Fixed(-7 * 3600 - 1800), 0), "UTC-07:30");
     }
 }
+
+/// The trace second at which local day `n` (counted as `day_number` does) begins.
+fn day_start(zone: Zone, first: Secs, n: i64) -> Secs {
+    match (zone, local(zone, first)) {
+        (Zone::Relative, _) | (_, None) => (n - 1) * 86_400,
+        (Zone::Tz(tz), Some(d)) => {
+            let date = d.date() + chrono::Duration::days(n - 1);
+            let midnight = date.and_hms_opt(0, 0, 0).unwrap_or_default();
+            tz.from_local_datetime(&midnight)
+                .earliest()
+                .map_or(first, |x| x.timestamp())
+        }
+        (Zone::Fixed(off), Some(d)) => {
+            let date = d.date() + chrono::Duration::days(n - 1);
+            date.and_hms_opt(0, 0, 0)
+                .unwrap_or_default()
+                .and_utc()
+                .timestamp()
+                - off as i64
+        }
+    }
+}
+
+fn parse_hms(s: &str) -> Option<Secs> {
+    let parts: Vec<&str> = s.split(':').collect();
+    if parts.is_empty() || parts.len() > 3 {
+        return None;
+    }
+    let mut v = [0i64; 3];
+    for (i, p) in parts.iter().enumerate() {
+        v[i] = p.parse().ok().filter(|x: &i64| *x >= 0)?;
+    }
+    (v[0] < 48 && v[1] < 60 && v[2] < 60).then_some(v[0] * 3600 + v[1] * 60 + v[2])
+}
+
+/// A duration like `2h`, `90m`, `1d12h`, `45s`, `3600`.
+pub fn parse_duration(s: &str) -> Option<Secs> {
+    if let Ok(v) = s.parse::<i64>() {
+        return Some(v);
+    }
+    let (mut total, mut num) = (0i64, String::new());
+    for c in s.chars() {
+        if c.is_ascii_digit() {
+            num.push(c);
+            continue;
+        }
+        let unit = match c {
+            's' => 1,
+            'm' => 60,
+            'h' => 3600,
+            'd' => 86_400,
+            'w' => 7 * 86_400,
+            _ => return None,
+        };
+        total += num.parse::<i64>().ok()? * unit;
+        num.clear();
+    }
+    num.is_empty().then_some(total)
+}
+
+/// A time typed by a user: `+2h` / `-30m` (from now), `day 3 14:00`, `day 3`,
+/// `14:00` (today), or raw trace seconds.
+pub fn parse_when(zone: Zone, first: Secs, now: Secs, input: &str) -> Result<Secs, String> {
+    let s = input.trim().to_ascii_lowercase();
+    let bad = || {
+        format!(
+            "'{}': try +2h, -30m, day 3 14:00, 14:00 or trace seconds",
+            super::input::sanitize(input.trim())
+        )
+    };
+    if let Some(rest) = s.strip_prefix('+') {
+        return parse_duration(rest.trim()).map(|d| now + d).ok_or_else(bad);
+    }
+    if let Some(rest) = s.strip_prefix('-') {
+        return parse_duration(rest.trim()).map(|d| now - d).ok_or_else(bad);
+    }
+    if let Some(rest) = s.strip_prefix("day") {
+        let mut it = rest.split_whitespace();
+        let n: i64 = it
+            .next()
+            .and_then(|x| x.parse().ok())
+            .filter(|n| *n >= 1)
+            .ok_or_else(bad)?;
+        let at = match it.next() {
+            Some(hms) => parse_hms(hms).ok_or_else(bad)?,
+            None => 0,
+        };
+        if it.next().is_some() {
+            return Err(bad());
+        }
+        return Ok(day_start(zone, first, n) + at);
+    }
+    if s.contains(':') {
+        let at = parse_hms(&s).ok_or_else(bad)?;
+        let today = day_number(zone, first, now);
+        return Ok(day_start(zone, first, today) + at);
+    }
+    s.parse::<i64>().map_err(|_| bad())
+}
+
+#[cfg(test)]
+mod when_tests {
+    use super::*;
+
+    #[test]
+    fn user_times() {
+        let first = 4_550_879; // Mon 00:07:59 CST
+        let now = first + 100;
+        assert_eq!(parse_when(PAI_ZONE, first, now, "+2h"), Ok(now + 7200));
+        assert_eq!(parse_when(PAI_ZONE, first, now, "-1m30s"), Ok(now - 90));
+        assert_eq!(
+            weekday_time(
+                PAI_ZONE,
+                parse_when(PAI_ZONE, first, now, "day 3 14:00").unwrap()
+            ),
+            "Wed 14:00:00"
+        );
+        assert_eq!(
+            parse_when(PAI_ZONE, first, now, "day 1").unwrap(),
+            first - 479
+        );
+        assert_eq!(
+            weekday_time(PAI_ZONE, parse_when(PAI_ZONE, first, now, "13:30").unwrap()),
+            "Mon 13:30:00"
+        );
+        assert_eq!(parse_when(PAI_ZONE, first, now, "4550879"), Ok(first));
+        assert_eq!(
+            parse_when(Zone::Relative, 0, 50, "day 2 01:00"),
+            Ok(86_400 + 3600)
+        );
+        assert!(parse_when(PAI_ZONE, first, now, "tomorrow")
+            .unwrap_err()
+            .contains("try +2h"));
+        assert!(parse_when(PAI_ZONE, first, now, "day 0").is_err());
+        assert!(parse_when(PAI_ZONE, first, now, "25:99").is_err());
+    }
+}

@@ -14,6 +14,7 @@ use crate::trace::input::{sanitize, InputError, RowPolicy, Skips};
 use crate::trace::lines::{Lines, Record};
 use crate::trace::texts::key;
 use rustc_hash::{FxHashMap, FxHashSet};
+
 use std::io::{BufReader, Seek, SeekFrom};
 use std::path::PathBuf;
 
@@ -64,9 +65,36 @@ pub struct SideIndex {
     pub sensor: Index,
     pub metric: Index,
     pub skips: Vec<Skips>,
+    /// Per job-table row: the mean `gpu_wrk_util` of its instances' sensor
+    /// rows (NaN where none), for colouring the grid by utilisation.
+    pub job_util: Option<Vec<f32>>,
 }
 
-fn check_row(row: &Row<Record>, t: Table, known: &FxHashSet<u64>) -> Result<u128, InputError> {
+/// Sums of `gpu_wrk_util` per job row, while the sensor table is read.
+struct UtilSums(Vec<(f32, u32)>);
+
+impl UtilSums {
+    fn add(&mut self, job: u32, row: &Row<Record>) {
+        if let Ok(Some(u)) = row.opt_float(7, "gpu_wrk_util") {
+            let e = &mut self.0[job as usize];
+            e.0 += u as f32;
+            e.1 += 1;
+        }
+    }
+
+    fn means(self) -> Vec<f32> {
+        self.0
+            .into_iter()
+            .map(|(s, n)| if n == 0 { f32::NAN } else { s / n as f32 })
+            .collect()
+    }
+}
+
+fn check_row(
+    row: &Row<Record>,
+    t: Table,
+    known: &FxHashMap<u64, u32>,
+) -> Result<(u128, u32), InputError> {
     row.expect_width(t.columns.len())?;
     for (i, c) in t.columns.iter().enumerate().skip(t.text_columns) {
         if *c != "start_time" && *c != "end_time" {
@@ -77,23 +105,24 @@ fn check_row(row: &Row<Record>, t: Table, known: &FxHashSet<u64>) -> Result<u128
     }
     let w = row.bytes(t.worker, "worker_name")?;
     let k = key(w);
-    if !known.contains(&short(k)) {
-        return Err(row.error(
+    match known.get(&short(k)) {
+        Some(&job) => Ok((k, job)),
+        None => Err(row.error(
             "worker_name",
             format!(
                 "'{}' is not in pai_instance_table",
                 sanitize(&String::from_utf8_lossy(w))
             ),
-        ));
+        )),
     }
-    Ok(k)
 }
 
 fn index_csv(
     path: PathBuf,
     t: Table,
-    known: &FxHashSet<u64>,
+    known: &FxHashMap<u64, u32>,
     strict: bool,
+    mut util: Option<&mut UtilSums>,
 ) -> Result<(Index, Skips), InputError> {
     let file = path.display().to_string();
     let f = std::fs::File::open(&path)
@@ -109,8 +138,11 @@ fn index_csv(
             record: &rec,
         };
         match check_row(&row, t, known) {
-            Ok(k) => {
+            Ok((k, job)) => {
                 at.entry(short(k)).or_insert(rec.offset);
+                if let Some(u) = util.as_deref_mut() {
+                    u.add(job, &row);
+                }
             }
             Err(e) => policy.bad_row(e)?,
         }
@@ -120,27 +152,38 @@ fn index_csv(
 
 /// Builds the index of both side tables (each on its own thread).
 pub fn build(t: &PaiTables, strict: bool) -> Result<SideIndex, InputError> {
-    let known: FxHashSet<u64> = t
+    let known: FxHashMap<u64, u32> = t
         .instances
         .iter()
-        .map(|i| short(key(t.inst_texts.get(i.worker_name).as_bytes())))
+        .map(|i| {
+            (
+                short(key(t.inst_texts.get(i.worker_name).as_bytes())),
+                i.job,
+            )
+        })
         .collect();
-    let one = |table: Table| -> Result<(Index, Skips), InputError> {
-        match t.source(table.name) {
-            None => Ok((Index::Absent, Skips::default())),
-            Some(Source::Csv(p)) => index_csv(p.clone(), table, &known, strict),
-            Some(src @ Source::TarGz(_)) => {
-                // Check every row now; keep nothing (lookups stream the archive).
-                let (_, skips) = read_table(src, table.name, strict, |row| {
-                    check_row(row, table, &known).map(|_| ())
-                })?;
-                Ok((Index::Streamed(src.clone()), skips))
+    let one =
+        |table: Table, mut util: Option<&mut UtilSums>| -> Result<(Index, Skips), InputError> {
+            match t.source(table.name) {
+                None => Ok((Index::Absent, Skips::default())),
+                Some(Source::Csv(p)) => index_csv(p.clone(), table, &known, strict, util),
+                Some(src @ Source::TarGz(_)) => {
+                    // Check every row now; keep nothing (lookups stream the archive).
+                    let (_, skips) = read_table(src, table.name, strict, |row| {
+                        let (_, job) = check_row(row, table, &known)?;
+                        if let Some(u) = util.as_deref_mut() {
+                            u.add(job, row);
+                        }
+                        Ok(())
+                    })?;
+                    Ok((Index::Streamed(src.clone()), skips))
+                }
             }
-        }
-    };
+        };
+    let mut util = UtilSums(vec![(0.0, 0); t.jobs.len()]);
     let (sensor, metric) = std::thread::scope(|s| {
-        let h = s.spawn(|| one(METRIC_T));
-        let sensor = one(SENSOR_T);
+        let h = s.spawn(|| one(METRIC_T, None));
+        let sensor = one(SENSOR_T, Some(&mut util));
         (
             sensor,
             h.join()
@@ -149,10 +192,13 @@ pub fn build(t: &PaiTables, strict: bool) -> Result<SideIndex, InputError> {
     });
     let (sensor, s1) = sensor?;
     let (metric, s2) = metric?;
+    let job_util =
+        matches!(sensor, Index::Offsets { .. } | Index::Streamed(_)).then(|| util.means());
     Ok(SideIndex {
         sensor,
         metric,
         skips: vec![s1, s2],
+        job_util,
     })
 }
 

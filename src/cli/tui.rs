@@ -1,0 +1,55 @@
+//! Opening the full-screen replay from the command line.
+
+use super::{TuiArgs, ViewArgs};
+use crate::sim::Policy;
+use crate::trace::{self, Format, LoadOptions};
+use crate::ui::run::{run, ViewOptions};
+use color_eyre::eyre::Result;
+use std::sync::Arc;
+
+fn view(v: &ViewArgs, policy: Policy, placement: crate::sim::Placement) -> ViewOptions {
+    ViewOptions {
+        theme: v.theme.clone(),
+        ascii: v.ascii,
+        fps: v.fps,
+        policy,
+        placement,
+    }
+}
+
+/// `tracetui itp FILE`, `tracetui pai DIR`.
+pub fn open(format: Format, a: &TuiArgs, v: &ViewArgs) -> Result<()> {
+    let opts = LoadOptions {
+        strict: a.strict,
+        gpus: a.gpus,
+        gpus_per_node: a.gpus_per_node,
+        include_cpu_jobs: a.include_cpu_jobs,
+    };
+    eprintln!("tracetui: loading {} {} …", format.name(), a.path.display());
+    let (trace, report) = trace::load(format, &a.path, &opts)?;
+    let policy = a.policy.unwrap_or(if trace.has_recorded() {
+        Policy::Recorded
+    } else {
+        Policy::Fifo
+    });
+    super::headless::check_policy(&trace, policy)?;
+    let label = format!("{} {}", format.name(), a.path.display());
+    run(
+        Arc::new(trace),
+        label,
+        &report,
+        &view(v, policy, a.placement),
+    )
+}
+
+/// `tracetui` alone: the embedded sample.
+pub fn demo(v: &ViewArgs) -> Result<()> {
+    let (trace, report) = crate::sample::itp()?;
+    let label = format!("sample itp ({} jobs)", trace.jobs.len());
+    run(
+        Arc::new(trace),
+        label,
+        &report,
+        &view(v, Policy::Fifo, crate::sim::Placement::Consolidate),
+    )
+}

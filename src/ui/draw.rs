@@ -1,0 +1,252 @@
+//! Drawing the whole screen: pure functions of the app state.
+
+use super::app::{App, Focus, Tick, SPEEDS};
+use super::keymap::{Command, COMMANDS};
+use super::layout::{self, areas, too_small};
+use super::{grid, popups, queue};
+use crate::fmt::human_secs;
+use crate::trace::clock;
+use crate::trace::input::sanitized;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph, Sparkline, Widget};
+use ratatui::Frame;
+
+pub fn draw(frame: &mut Frame, app: &App) {
+    let area = frame.area();
+    render(app, area, frame.buffer_mut());
+}
+
+/// The whole screen into a buffer (tests and exports use this directly).
+pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
+    let t = app.theme();
+    buf.set_style(area, t.text);
+    if too_small(area) {
+        let msg = format!(
+            "terminal too small: tracetui needs {}×{}, this is {}×{}",
+            layout::MIN_WIDTH,
+            layout::MIN_HEIGHT,
+            area.width,
+            area.height
+        );
+        Paragraph::new(msg)
+            .style(t.warn)
+            .wrap(ratatui::widgets::Wrap { trim: true })
+            .render(area, buf);
+        return;
+    }
+    let a = areas(area);
+    header(app, a.header, buf);
+    grid::draw(app, a.grid, buf);
+    queue::draw(app, a.side, buf);
+    metrics(app, a.metrics, buf);
+    log_pane(app, a.log, buf);
+    hints(app, a.hints, buf);
+    popups::draw(app, area, buf);
+}
+
+fn header(app: &App, area: Rect, buf: &mut Buffer) {
+    let t = app.theme();
+    let e = app.engine();
+    let trace = app.trace();
+    buf.set_style(area, t.header);
+    let first = trace.first_submit().unwrap_or(0);
+    let now = e.now().max(first - 1);
+    let since = if e.switches().is_empty() {
+        String::new()
+    } else {
+        format!(
+            " since {}",
+            clock::weekday_time(trace.zone, e.policy_since())
+        )
+    };
+    let left = vec![
+        Span::styled(" tracetui ", t.header.add_modifier(Modifier::BOLD)),
+        Span::styled(format!("· {} ", sanitized(&app.label)), t.header),
+        Span::styled(
+            format!("· {}{since} ", e.policy().name().to_uppercase()),
+            t.header.add_modifier(Modifier::BOLD),
+        ),
+    ];
+    let zone = clock::zone_abbrev(trace.zone, now);
+    let state = if app.paused {
+        Span::styled(" PAUSED ", t.paused)
+    } else {
+        Span::styled(" ▶ ", t.playing)
+    };
+    let speed = match app.tick_size() {
+        Tick::NextEvent => format!("{:.0} ev/s", (SPEEDS[app.speed] / 60.0).max(1.0)),
+        Tick::Secs(_) => format!("x{}", SPEEDS[app.speed]),
+    };
+    let right = vec![
+        Span::styled(
+            format!("{} {zone} ", clock::clock(trace.zone, first, now)),
+            t.header.add_modifier(Modifier::BOLD),
+        ),
+        state,
+        Span::styled(
+            format!(" {speed} tick {} ", app.tick_size().label()),
+            t.header,
+        ),
+    ];
+    // The clock and state on the right always show; the label gives way.
+    let rw = right
+        .iter()
+        .map(|s| s.width())
+        .sum::<usize>()
+        .min(area.width as usize) as u16;
+    buf.set_line(
+        area.x,
+        area.y,
+        &Line::from(left),
+        area.width.saturating_sub(rw + 1),
+    );
+    buf.set_line(area.x + area.width - rw, area.y, &Line::from(right), rw);
+}
+
+fn metrics(app: &App, area: Rect, buf: &mut Buffer) {
+    let t = app.theme();
+    let e = app.engine();
+    let f = &app.figures;
+    let gpus = app.trace().cluster.total_gpus().max(1);
+    let util = e.cluster().allocated_milli() as f64 / (gpus as f64 * 10.0);
+    let spark_w = (area.width / 4).max(10);
+    let label_w = 12u16;
+    let row = |y: u16,
+               label: String,
+               data: &std::collections::VecDeque<u64>,
+               max: Option<u64>,
+               buf: &mut Buffer| {
+        buf.set_stringn(area.x, y, &label, label_w as usize, t.dim);
+        let skip = data.len().saturating_sub(spark_w as usize);
+        let v: Vec<u64> = data.iter().skip(skip).copied().collect();
+        let mut s = Sparkline::default().data(&v).style(t.accent);
+        if let Some(m) = max {
+            s = s.max(m);
+        }
+        s.render(Rect::new(area.x + label_w, y, spark_w, 1), buf);
+    };
+    row(
+        area.y,
+        format!("util {util:>5.1}%"),
+        &app.util_hist,
+        Some(100),
+        buf,
+    );
+    row(
+        area.y + 1,
+        format!("queue {:>6}", e.queue_len()),
+        &app.queue_hist,
+        None,
+        buf,
+    );
+    let x = area.x + label_w + spark_w + 2;
+    let w = area.width.saturating_sub(label_w + spark_w + 2) as usize;
+    let done = format!(
+        "done {}  ·  running {}  ·  mean JCT {}  ·  p99 wait {}",
+        f.done,
+        e.running().len(),
+        f.mean_jct.map_or("-".into(), human_secs),
+        f.p99_wait.map_or("-".into(), human_secs)
+    );
+    buf.set_stringn(x, area.y, &done, w, t.text);
+    let tally = e.tally();
+    let mut extra = format!("rejected {}", tally.rejected);
+    if tally.overflow_segments > 0 {
+        extra.push_str(&format!(
+            "  ·  recorded overflow {}",
+            tally.overflow_segments
+        ));
+    }
+    if let Some(f) = &app.flash {
+        extra = format!("{}  ·  {extra}", sanitized(f));
+        buf.set_stringn(x, area.y + 1, &extra, w, t.warn);
+    } else {
+        buf.set_stringn(x, area.y + 1, &extra, w, t.dim);
+    }
+}
+
+fn log_pane(app: &App, area: Rect, buf: &mut Buffer) {
+    let t = app.theme();
+    let focused = app.focus == Focus::Log;
+    let title = if focused {
+        " Log · ↑↓ scroll, PgUp/PgDn, +/- level, Esc back "
+    } else {
+        " Log "
+    };
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(if focused { t.accent } else { t.border })
+        .title(Span::styled(title, t.title));
+    tui_logger::TuiLoggerWidget::default()
+        .block(block)
+        .output_timestamp(None)
+        .output_target(false)
+        .output_file(false)
+        .output_line(false)
+        .output_separator(' ')
+        .output_level(Some(tui_logger::TuiLoggerLevelOutput::Abbreviated))
+        .style(t.text)
+        .style_warn(t.warn)
+        .style_error(t.error)
+        .style_info(t.text)
+        .state(&app.log_state)
+        .render(area, buf);
+}
+
+/// The hint bar: the commands marked for it, with their configured keys; or the prompt.
+fn hints(app: &App, area: Rect, buf: &mut Buffer) {
+    let t = app.theme();
+    buf.set_style(area, t.header);
+    if let Some(super::app::Popup::Prompt { kind, input }) = &app.popup {
+        let label = match kind {
+            super::app::PromptKind::Find => "find job or machine: ",
+            super::app::PromptKind::Goto => "go to (+2h, -30m, day 3 14:00, 14:00, seconds): ",
+        };
+        let line = Line::from(vec![
+            Span::styled(label, t.header.add_modifier(Modifier::BOLD)),
+            Span::styled(format!("{input}▏"), t.header),
+            Span::styled("   enter ok · esc cancel", t.header),
+        ]);
+        buf.set_line(area.x, area.y, &line, area.width);
+        return;
+    }
+    let mut spans = Vec::new();
+    for (cmd, _, desc, _, shown) in COMMANDS {
+        if !shown {
+            continue;
+        }
+        let key = app.keymap.first(cmd);
+        if key.is_empty() {
+            continue;
+        }
+        let short = match cmd {
+            Command::TogglePlay => "play",
+            Command::Step => "step",
+            Command::StepBack => "back",
+            Command::Goto => "go to",
+            Command::Policy => "policy",
+            Command::Find => "find",
+            Command::Detail => "detail",
+            Command::Help => "help",
+            Command::Quit => "quit",
+            _ => desc,
+        };
+        if !spans.is_empty() {
+            spans.push(Span::styled(" · ", t.header));
+        }
+        spans.push(Span::styled(
+            key.to_string(),
+            t.header.add_modifier(Modifier::BOLD),
+        ));
+        spans.push(Span::styled(format!(" {short}"), t.header));
+    }
+    buf.set_line(
+        area.x + 1,
+        area.y,
+        &Line::from(spans),
+        area.width.saturating_sub(1),
+    );
+}

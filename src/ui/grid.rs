@@ -1,0 +1,352 @@
+//! The GPU grid: every machine, grouped by GPU type, one cell per GPU (or
+//! one per machine when zoomed out), a glyph for how full a cell is, a
+//! colour by job, user or utilisation, and never state by colour alone.
+
+use super::app::{App, ColorBy, Zoom};
+use super::layout;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Widget};
+
+/// Cell glyphs: free, ≤¼, ≤½, <1, full, over capacity, cursor marker.
+pub struct Glyphs {
+    pub free: char,
+    pub shades: [char; 4],
+    pub over: char,
+    pub marker: char,
+}
+
+pub const UNICODE: Glyphs = Glyphs {
+    free: '·',
+    shades: ['░', '▒', '▓', '█'],
+    over: '!',
+    marker: '▸',
+};
+pub const ASCII: Glyphs = Glyphs {
+    free: '.',
+    shades: ['-', '+', '*', '#'],
+    over: '!',
+    marker: '>',
+};
+
+pub fn glyphs(ascii: bool) -> &'static Glyphs {
+    if ascii {
+        &ASCII
+    } else {
+        &UNICODE
+    }
+}
+
+/// The glyph for `used` thousandths of `cap` thousandths.
+pub fn shade(g: &Glyphs, used: u64, cap: u64) -> char {
+    if used == 0 || cap == 0 {
+        g.free
+    } else if used > cap {
+        g.over
+    } else if used * 4 <= cap {
+        g.shades[0]
+    } else if used * 2 <= cap {
+        g.shades[1]
+    } else if used < cap {
+        g.shades[2]
+    } else {
+        g.shades[3]
+    }
+}
+
+/// A machine's place: index into `App::machines`, column, and row from the top.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Placed {
+    pub pos: usize,
+    pub x: u16,
+    pub row: usize,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GridLayout {
+    pub cells: Vec<Placed>,
+    /// (row, group index)
+    pub labels: Vec<(usize, usize)>,
+    pub rows: usize,
+}
+
+impl GridLayout {
+    /// Whether everything fits in `height` rows.
+    pub fn fits(&self, height: u16) -> bool {
+        self.rows <= height as usize
+    }
+
+    pub fn row_of(&self, pos: usize) -> Option<usize> {
+        self.cells.get(pos).map(|p| p.row)
+    }
+
+    /// The machine drawn at a screen cell of the grid's inner area.
+    pub fn machine_at(
+        &self,
+        app: &App,
+        inner: Rect,
+        scroll: usize,
+        column: u16,
+        row: u16,
+    ) -> Option<usize> {
+        if !inner.contains((column, row).into()) {
+            return None;
+        }
+        let r = (row - inner.y) as usize + scroll;
+        let c = column - inner.x;
+        self.cells
+            .iter()
+            .find(|p| p.row == r && c >= p.x && c < p.x + width(app, p.pos))
+            .map(|p| p.pos)
+    }
+}
+
+/// Columns one machine takes: a marker column and its GPUs, or one cell.
+fn width(app: &App, pos: usize) -> u16 {
+    match app.zoom {
+        Zoom::Gpus => 1 + app.trace().cluster.machines[app.machines[pos] as usize].gpus as u16,
+        Zoom::Machines => 1,
+    }
+}
+
+/// Flows each group's machines into rows under a label line.
+pub fn layout(app: &App, inner: Rect) -> GridLayout {
+    let mut out = GridLayout::default();
+    out.cells.reserve(app.machines.len());
+    let mut row = 0;
+    for (gi, (_, range)) in app.groups.iter().enumerate() {
+        out.labels.push((row, gi));
+        row += 1;
+        let mut x = 0u16;
+        for pos in range.clone() {
+            let w = width(app, pos);
+            if x > 0 && x + w > inner.width {
+                row += 1;
+                x = 0;
+            }
+            out.cells.push(Placed { pos, x, row });
+            x += w;
+        }
+        row += 1;
+    }
+    out.rows = row;
+    out
+}
+
+/// The style of a cell held by `job` (the largest holder) at `frac` full.
+fn holder_style(app: &App, job: Option<u32>, frac: f64) -> Style {
+    let t = app.theme();
+    let trace = app.trace();
+    let fg = match (app.color_by, job) {
+        (_, None) => return t.free,
+        (ColorBy::Job, Some(j)) => t.palette(j as u64),
+        (ColorBy::User, Some(j)) => match trace.jobs[j as usize].user {
+            Some(u) => t.palette(u.0 as u64 ^ 0xA5A5_5A5A),
+            None => t.palette(j as u64),
+        },
+        (ColorBy::Util, Some(j)) => {
+            let row = trace.jobs[j as usize].native_row as usize;
+            let u = app
+                .job_util
+                .as_ref()
+                .and_then(|v| v.get(row).copied())
+                .filter(|u| u.is_finite());
+            t.util_color(u.map_or(frac, |u| u as f64 / 100.0))
+        }
+    };
+    let mut s = t.text.fg(fg);
+    if job.is_some() && job == app.selected {
+        s = s.patch(t.selected);
+    }
+    s
+}
+
+fn largest(holders: &[(u32, u16)]) -> Option<u32> {
+    holders
+        .iter()
+        .max_by_key(|h| (h.1, std::cmp::Reverse(h.0)))
+        .map(|h| h.0)
+}
+
+/// Draws the grid (a bordered block) into `area`.
+pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
+    let t = app.theme();
+    let g = glyphs(app.ascii);
+    let cluster = app.engine().cluster();
+    let trace = app.trace();
+    let cursor_m = app.machines.get(app.cursor).copied();
+    let mode = match app.zoom {
+        Zoom::Gpus => "one cell per GPU",
+        Zoom::Machines => "one cell per machine",
+    };
+    let by = match app.color_by {
+        ColorBy::Job => "job",
+        ColorBy::User => "user",
+        ColorBy::Util => {
+            if app.job_util.is_some() {
+                "utilisation (sensor)"
+            } else {
+                "utilisation (allocated)"
+            }
+        }
+    };
+    let mut status = String::new();
+    if let Some(m) = cursor_m {
+        let mach = &trace.cluster.machines[m as usize];
+        let base = cluster.first_gpu(m);
+        let used: u32 = (0..mach.gpus as usize)
+            .map(|k| cluster.used_milli(base + k))
+            .sum();
+        status = format!(
+            " {} {} · {} GPUs · {:.2} in use ",
+            g.marker,
+            crate::trace::input::sanitized(&mach.name),
+            mach.gpus,
+            used as f64 / 1000.0
+        );
+    }
+    let focused = app.focus == super::app::Focus::Grid;
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(if focused { t.accent } else { t.border })
+        .title(Line::from(vec![
+            Span::styled(" GPUs ", t.title),
+            Span::styled(format!("· {mode} · colour: {by} "), t.dim),
+        ]))
+        .title_bottom(Line::from(Span::styled(status, t.dim)).right_aligned());
+    let inner = layout::inner(area);
+    block.render(area, buf);
+    let lay = layout(app, inner);
+    let scroll = app.grid_scroll.min(lay.rows.saturating_sub(1));
+    let visible = |row: usize| row >= scroll && row < scroll + inner.height as usize;
+    for &(row, gi) in &lay.labels {
+        if !visible(row) {
+            continue;
+        }
+        let (ty, range) = &app.groups[gi];
+        let n = range.len();
+        let per = trace.cluster.machines[app.machines[range.start] as usize].gpus;
+        let (used, cap): (u64, u64) = range.clone().fold((0, 0), |(u, c), pos| {
+            let m = app.machines[pos];
+            let base = cluster.first_gpu(m);
+            let gp = cluster.cap(m) as usize;
+            (
+                u + (0..gp)
+                    .map(|k| cluster.used_milli(base + k) as u64)
+                    .sum::<u64>(),
+                c + gp as u64 * 1000,
+            )
+        });
+        let name =
+            crate::trace::input::sanitized(&trace.cluster.gpu_types[*ty as usize]).into_owned();
+        let label = format!(
+            "{name} · {n} machines × {per} GPUs · {:.0}/{} busy",
+            used as f64 / 1000.0,
+            cap / 1000
+        );
+        let y = inner.y + (row - scroll) as u16;
+        buf.set_stringn(
+            inner.x,
+            y,
+            &label,
+            inner.width as usize,
+            t.dim.add_modifier(Modifier::BOLD),
+        );
+    }
+    if lay.labels.is_empty() {
+        buf.set_stringn(
+            inner.x,
+            inner.y,
+            "no machines with GPUs",
+            inner.width as usize,
+            t.dim,
+        );
+    }
+    for p in &lay.cells {
+        if !visible(p.row) {
+            continue;
+        }
+        let m = app.machines[p.pos];
+        let y = inner.y + (p.row - scroll) as u16;
+        let x = inner.x + p.x;
+        let is_cursor = Some(m) == cursor_m;
+        let base = cluster.first_gpu(m);
+        let gpus = cluster.cap(m) as usize;
+        match app.zoom {
+            Zoom::Gpus => {
+                let marker = if is_cursor { g.marker } else { ' ' };
+                buf.set_string(
+                    x,
+                    y,
+                    marker.to_string(),
+                    if is_cursor {
+                        t.accent.add_modifier(Modifier::BOLD)
+                    } else {
+                        t.text
+                    },
+                );
+                for k in 0..gpus {
+                    let flat = base + k;
+                    let used = cluster.used_milli(flat) as u64;
+                    let ch = shade(g, used, 1000);
+                    let mut style = if used > 1000 {
+                        t.error
+                    } else {
+                        holder_style(app, largest(cluster.holders(flat)), used as f64 / 1000.0)
+                    };
+                    if is_cursor {
+                        style = style.patch(t.cursor);
+                    }
+                    if x + 1 + (k as u16) < inner.x + inner.width {
+                        buf.set_string(x + 1 + k as u16, y, ch.to_string(), style);
+                    }
+                }
+            }
+            Zoom::Machines => {
+                let mut used = 0u64;
+                let mut by_job: Vec<(u32, u64)> = Vec::new();
+                for k in 0..gpus {
+                    used += cluster.used_milli(base + k) as u64;
+                    for &(j, mi) in cluster.holders(base + k) {
+                        match by_job.iter_mut().find(|e| e.0 == j) {
+                            Some(e) => e.1 += mi as u64,
+                            None => by_job.push((j, mi as u64)),
+                        }
+                    }
+                }
+                let cap = gpus as u64 * 1000;
+                let ch = shade(g, used, cap);
+                let top = by_job
+                    .iter()
+                    .max_by_key(|e| (e.1, std::cmp::Reverse(e.0)))
+                    .map(|e| e.0);
+                let mut style = if used > cap {
+                    t.error
+                } else {
+                    holder_style(app, top, used as f64 / cap.max(1) as f64)
+                };
+                if app
+                    .selected
+                    .is_some_and(|s| by_job.iter().any(|e| e.0 == s))
+                {
+                    style = style.patch(t.selected);
+                }
+                if is_cursor {
+                    style = style.patch(t.cursor);
+                }
+                buf.set_string(x, y, ch.to_string(), style);
+            }
+        }
+    }
+    if lay.rows > inner.height as usize && inner.height > 0 {
+        let more = format!(
+            " ↓ {}/{} rows ",
+            (scroll + inner.height as usize).min(lay.rows),
+            lay.rows
+        );
+        let x = area.x + area.width.saturating_sub(more.chars().count() as u16 + 1);
+        buf.set_string(x, area.y, more, t.dim);
+    }
+}

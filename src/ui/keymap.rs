@@ -1,0 +1,401 @@
+//! The keymap: every command with its description and keys, in one table
+//! that drives key handling, the hint bar, the `?` help and `tracetui keys`.
+//! Keys can be rebound in `~/.config/tracetui/config.toml` under `[keys]`.
+
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Command {
+    TogglePlay,
+    Step,
+    StepBack,
+    Faster,
+    Slower,
+    TickUp,
+    TickDown,
+    Goto,
+    Policy,
+    Find,
+    Detail,
+    Focus,
+    Theme,
+    ColorBy,
+    Zoom,
+    Mouse,
+    Help,
+    Quit,
+    QuitKeep,
+    Up,
+    Down,
+    Left,
+    Right,
+    PageUp,
+    PageDown,
+    Close,
+}
+
+/// (command, config name, description, default keys, shown in the hint bar)
+pub const COMMANDS: [(Command, &str, &str, &[&str], bool); 26] = [
+    (
+        Command::TogglePlay,
+        "play",
+        "play / pause",
+        &["space"],
+        true,
+    ),
+    (
+        Command::Step,
+        "step",
+        "step one tick (pauses)",
+        &["n"],
+        true,
+    ),
+    (
+        Command::StepBack,
+        "back",
+        "step back one tick",
+        &["b"],
+        true,
+    ),
+    (Command::Faster, "faster", "faster", &["+", "="], false),
+    (Command::Slower, "slower", "slower", &["-"], false),
+    (
+        Command::TickUp,
+        "tick_up",
+        "bigger tick (1 s … 1 day, next event)",
+        &["]"],
+        false,
+    ),
+    (
+        Command::TickDown,
+        "tick_down",
+        "smaller tick",
+        &["["],
+        false,
+    ),
+    (
+        Command::Goto,
+        "goto",
+        "go to a time (+2h, day 3 14:00, seconds)",
+        &["g"],
+        true,
+    ),
+    (
+        Command::Policy,
+        "policy",
+        "switch the scheduling policy, live",
+        &["p"],
+        true,
+    ),
+    (Command::Find, "find", "find a job or machine", &["/"], true),
+    (
+        Command::Detail,
+        "detail",
+        "drill into the selected job",
+        &["enter"],
+        true,
+    ),
+    (
+        Command::Focus,
+        "focus",
+        "next pane (grid, queue, log)",
+        &["tab"],
+        false,
+    ),
+    (Command::Theme, "theme", "next theme", &["t"], false),
+    (
+        Command::ColorBy,
+        "color",
+        "colour by job / user / utilisation",
+        &["c"],
+        false,
+    ),
+    (
+        Command::Zoom,
+        "zoom",
+        "one cell per GPU / per machine",
+        &["z"],
+        false,
+    ),
+    (Command::Mouse, "mouse", "mouse on / off", &["m"], false),
+    (Command::Help, "help", "this help", &["?"], true),
+    (Command::Quit, "quit", "quit", &["q", "ctrl-c"], true),
+    (
+        Command::QuitKeep,
+        "quit_keep",
+        "quit, leaving the last frame on screen",
+        &["Q"],
+        false,
+    ),
+    (Command::Up, "up", "move up", &["up", "k"], false),
+    (Command::Down, "down", "move down", &["down", "j"], false),
+    (Command::Left, "left", "move left", &["left", "h"], false),
+    (
+        Command::Right,
+        "right",
+        "move right",
+        &["right", "l"],
+        false,
+    ),
+    (Command::PageUp, "page_up", "page up", &["pageup"], false),
+    (
+        Command::PageDown,
+        "page_down",
+        "page down",
+        &["pagedown"],
+        false,
+    ),
+    (Command::Close, "close", "close a popup", &["esc"], false),
+];
+
+/// A key as written in config and help: `space`, `n`, `Q`, `ctrl-c`, `enter`.
+pub fn key_name(k: &KeyEvent) -> Option<String> {
+    let base = match k.code {
+        KeyCode::Char(' ') => "space".to_string(),
+        KeyCode::Char(c) => c.to_string(),
+        KeyCode::Enter => "enter".into(),
+        KeyCode::Tab => "tab".into(),
+        KeyCode::BackTab => "backtab".into(),
+        KeyCode::Esc => "esc".into(),
+        KeyCode::Up => "up".into(),
+        KeyCode::Down => "down".into(),
+        KeyCode::Left => "left".into(),
+        KeyCode::Right => "right".into(),
+        KeyCode::PageUp => "pageup".into(),
+        KeyCode::PageDown => "pagedown".into(),
+        KeyCode::Home => "home".into(),
+        KeyCode::End => "end".into(),
+        KeyCode::Backspace => "backspace".into(),
+        KeyCode::F(n) => format!("f{n}"),
+        _ => return None,
+    };
+    Some(if k.modifiers.contains(KeyModifiers::CONTROL) {
+        format!("ctrl-{base}")
+    } else {
+        base
+    })
+}
+
+fn valid_key(s: &str) -> bool {
+    let base = s.strip_prefix("ctrl-").unwrap_or(s);
+    base.chars().count() == 1
+        || matches!(
+            base,
+            "space"
+                | "enter"
+                | "tab"
+                | "backtab"
+                | "esc"
+                | "up"
+                | "down"
+                | "left"
+                | "right"
+                | "pageup"
+                | "pagedown"
+                | "home"
+                | "end"
+                | "backspace"
+        )
+        || (base.starts_with('f') && base[1..].parse::<u8>().is_ok())
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct ConfigFile {
+    #[serde(default)]
+    keys: BTreeMap<String, Vec<String>>,
+}
+
+/// The effective keymap.
+#[derive(Debug, Clone)]
+pub struct Keymap {
+    /// key → command
+    by_key: BTreeMap<String, Command>,
+    /// command → keys, in table order
+    pub keys: Vec<(Command, Vec<String>)>,
+    /// Problems found while building it (conflicts, unknown names).
+    pub problems: Vec<String>,
+}
+
+impl Keymap {
+    pub fn defaults() -> Keymap {
+        Keymap::build(&BTreeMap::new())
+    }
+
+    /// From the `[keys]` table of a config file's text.
+    pub fn from_config(text: &str) -> Keymap {
+        match toml::from_str::<ConfigFile>(text) {
+            Ok(c) => Keymap::build(&c.keys),
+            Err(e) => {
+                let mut k = Keymap::defaults();
+                k.problems
+                    .push(format!("config: {e}; using the default keys"));
+                k
+            }
+        }
+    }
+
+    fn build(overrides: &BTreeMap<String, Vec<String>>) -> Keymap {
+        let mut problems = Vec::new();
+        for name in overrides.keys() {
+            if !COMMANDS.iter().any(|c| c.1 == name) {
+                problems.push(format!("config: unknown command '{name}' in [keys]"));
+            }
+        }
+        let mut keys = Vec::new();
+        let mut by_key: BTreeMap<String, Command> = BTreeMap::new();
+        for (cmd, name, _, defaults, _) in COMMANDS {
+            let chosen: Vec<String> = match overrides.get(name) {
+                Some(v) => v.clone(),
+                None => defaults.iter().map(|s| s.to_string()).collect(),
+            };
+            let mut mine = Vec::new();
+            for k in chosen {
+                if !valid_key(&k) {
+                    problems.push(format!("config: '{k}' for '{name}' is not a key name"));
+                    continue;
+                }
+                if let Some(other) = by_key.get(&k) {
+                    let other_name = COMMANDS.iter().find(|c| c.0 == *other).map_or("?", |c| c.1);
+                    problems.push(format!("key '{k}' is bound to both '{other_name}' and '{name}'; '{other_name}' keeps it"));
+                    continue;
+                }
+                by_key.insert(k.clone(), cmd);
+                mine.push(k);
+            }
+            keys.push((cmd, mine));
+        }
+        Keymap {
+            by_key,
+            keys,
+            problems,
+        }
+    }
+
+    /// `~/.config/tracetui/config.toml` (or `$XDG_CONFIG_HOME/tracetui/config.toml`), if present.
+    pub fn load_user() -> Keymap {
+        match config_dir().map(|d| d.join("config.toml")) {
+            Some(p) if p.is_file() => match std::fs::read_to_string(&p) {
+                Ok(t) => {
+                    let mut k = Keymap::from_config(&t);
+                    for pr in &mut k.problems {
+                        *pr = format!("{}: {pr}", p.display());
+                    }
+                    k
+                }
+                Err(e) => {
+                    let mut k = Keymap::defaults();
+                    k.problems.push(format!("{}: {e}", p.display()));
+                    k
+                }
+            },
+            _ => Keymap::defaults(),
+        }
+    }
+
+    pub fn command(&self, k: &KeyEvent) -> Option<Command> {
+        self.by_key.get(&key_name(k)?).copied()
+    }
+
+    pub fn keys_of(&self, c: Command) -> &[String] {
+        self.keys
+            .iter()
+            .find(|(x, _)| *x == c)
+            .map_or(&[], |(_, k)| k.as_slice())
+    }
+
+    /// The first key of `c`, for hints.
+    pub fn first(&self, c: Command) -> &str {
+        self.keys_of(c).first().map_or("", String::as_str)
+    }
+
+    /// `tracetui keys`: every command, its keys and what it does.
+    pub fn listing(&self) -> String {
+        let mut out = String::new();
+        for (cmd, name, desc, _, _) in COMMANDS {
+            let keys = self.keys_of(cmd).join(", ");
+            out.push_str(&format!("{name:<10} {keys:<16} {desc}\n"));
+        }
+        for p in &self.problems {
+            out.push_str(&format!("! {p}\n"));
+        }
+        out
+    }
+}
+
+/// `$XDG_CONFIG_HOME/tracetui` or `~/.config/tracetui`.
+pub fn config_dir() -> Option<std::path::PathBuf> {
+    if let Some(x) = std::env::var_os("XDG_CONFIG_HOME").filter(|x| !x.is_empty()) {
+        return Some(std::path::PathBuf::from(x).join("tracetui"));
+    }
+    std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".config").join("tracetui"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(c: KeyCode, m: KeyModifiers) -> KeyEvent {
+        KeyEvent::new(c, m)
+    }
+
+    #[test]
+    fn defaults_have_no_conflicts() {
+        let k = Keymap::defaults();
+        assert!(k.problems.is_empty(), "{:?}", k.problems);
+        assert_eq!(
+            k.command(&key(KeyCode::Char(' '), KeyModifiers::NONE)),
+            Some(Command::TogglePlay)
+        );
+        assert_eq!(
+            k.command(&key(KeyCode::Char('Q'), KeyModifiers::SHIFT)),
+            Some(Command::QuitKeep)
+        );
+        assert_eq!(
+            k.command(&key(KeyCode::Char('c'), KeyModifiers::CONTROL)),
+            Some(Command::Quit)
+        );
+        assert_eq!(
+            k.command(&key(KeyCode::Char('c'), KeyModifiers::NONE)),
+            Some(Command::ColorBy)
+        );
+    }
+
+    #[test]
+    fn config_rebinds_and_reports_conflicts() {
+        let k = Keymap::from_config(
+            "[keys]\nstep = [\"s\", \"space\"]\nnope = [\"x\"]\nfind = [\"bogus-key\"]\n",
+        );
+        assert_eq!(k.keys_of(Command::Step), &["s".to_string()]);
+        assert!(
+            k.problems
+                .iter()
+                .any(|p| p.contains("key 'space' is bound to both 'play' and 'step'")),
+            "{:?}",
+            k.problems
+        );
+        assert!(k
+            .problems
+            .iter()
+            .any(|p| p.contains("unknown command 'nope'")));
+        assert!(k
+            .problems
+            .iter()
+            .any(|p| p.contains("'bogus-key' for 'find' is not a key name")));
+        assert_eq!(
+            k.command(&key(KeyCode::Char('n'), KeyModifiers::NONE)),
+            None,
+            "n was step's default"
+        );
+        let bad = Keymap::from_config("[keys\n");
+        assert!(bad.problems[0].starts_with("config: "));
+    }
+
+    #[test]
+    fn listing_names_every_command() {
+        let l = Keymap::defaults().listing();
+        assert_eq!(l.lines().count(), COMMANDS.len());
+        assert!(l.contains("play       space"));
+    }
+}

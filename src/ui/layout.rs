@@ -1,0 +1,78 @@
+//! Where each part of the screen goes: one pure function of the terminal
+//! size, shared by drawing and by mouse hit-testing.
+
+use ratatui::layout::Rect;
+
+pub const MIN_WIDTH: u16 = 80;
+pub const MIN_HEIGHT: u16 = 24;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Areas {
+    pub header: Rect,
+    pub grid: Rect,
+    pub side: Rect,
+    pub metrics: Rect,
+    pub log: Rect,
+    pub hints: Rect,
+}
+
+pub fn too_small(area: Rect) -> bool {
+    area.width < MIN_WIDTH || area.height < MIN_HEIGHT
+}
+
+/// Header and hint bar one line each, a two-line metrics strip, a log pane
+/// of a sixth of the height (3 to 10 lines); the rest split between the GPU
+/// grid (left) and the queue (right, at least 36 columns).
+pub fn areas(area: Rect) -> Areas {
+    let log_h = (area.height / 6).clamp(3, 10);
+    let body_h = area.height.saturating_sub(1 + 1 + 2 + log_h);
+    let side_w = (area.width * 38 / 100)
+        .max(36)
+        .min(area.width.saturating_sub(20));
+    let grid_w = area.width.saturating_sub(side_w);
+    let y0 = area.y;
+    Areas {
+        header: Rect::new(area.x, y0, area.width, 1),
+        grid: Rect::new(area.x, y0 + 1, grid_w, body_h),
+        side: Rect::new(area.x + grid_w, y0 + 1, side_w, body_h),
+        metrics: Rect::new(area.x, y0 + 1 + body_h, area.width, 2),
+        log: Rect::new(area.x, y0 + 3 + body_h, area.width, log_h),
+        hints: Rect::new(area.x, y0 + area.height.saturating_sub(1), area.width, 1),
+    }
+}
+
+/// The inside of a bordered block.
+pub fn inner(r: Rect) -> Rect {
+    Rect::new(
+        r.x + 1,
+        r.y + 1,
+        r.width.saturating_sub(2),
+        r.height.saturating_sub(2),
+    )
+}
+
+/// A rectangle of `w` × `h` centred in `r` (clamped to it).
+pub fn centered(r: Rect, w: u16, h: u16) -> Rect {
+    let w = w.min(r.width);
+    let h = h.min(r.height);
+    Rect::new(r.x + (r.width - w) / 2, r.y + (r.height - h) / 2, w, h)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn areas_tile_the_screen() {
+        for (w, h) in [(80, 24), (120, 40), (200, 60)] {
+            let a = areas(Rect::new(0, 0, w, h));
+            assert_eq!(a.grid.width + a.side.width, w);
+            assert_eq!(
+                a.header.height + a.grid.height + a.metrics.height + a.log.height + a.hints.height,
+                h
+            );
+            assert_eq!(a.hints.y, h - 1);
+            assert!(a.side.width >= 36);
+        }
+    }
+}

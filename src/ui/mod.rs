@@ -1,0 +1,14 @@
+//! The full-screen replay. Views are pure functions of `App`; every change
+//! is an `Action` through `App::update`; the terminal is touched only in `run`.
+
+pub mod app;
+pub mod draw;
+pub mod grid;
+pub mod keymap;
+pub mod layout;
+mod nav;
+mod play;
+pub mod popups;
+pub mod queue;
+pub mod run;
+pub mod theme;

@@ -1,0 +1,347 @@
+//! Moving the cursor, selecting jobs, finding, going to a time, the mouse,
+//! and the drill-down's text.
+
+use super::app::{App, Focus, Popup, PromptKind, Zoom};
+use super::keymap::Command;
+use super::layout::{areas, inner};
+use super::{grid, queue};
+use crate::trace::model::Native;
+use crate::trace::pai::detail;
+use ratatui::layout::Rect;
+use serde_json::json;
+
+impl App {
+    fn screen(&self) -> Rect {
+        Rect::new(0, 0, self.size.0, self.size.1)
+    }
+
+    fn grid_inner(&self) -> Rect {
+        inner(areas(self.screen()).grid)
+    }
+
+    /// Chooses one cell per machine when one per GPU would not fit (at the first size known).
+    pub(super) fn fit_zoom(&mut self) {
+        let inner = self.grid_inner();
+        let saved = self.zoom;
+        self.zoom = Zoom::Gpus;
+        let fits = grid::layout(self, inner).fits(inner.height);
+        self.zoom = if fits { Zoom::Gpus } else { Zoom::Machines };
+        if saved != self.zoom {
+            self.grid_scroll = 0;
+        }
+    }
+
+    pub(super) fn navigate(&mut self, c: Command) {
+        match self.focus {
+            Focus::Grid => self.move_cursor(c),
+            Focus::Queue => {
+                let n = self.listed().len();
+                if n == 0 {
+                    return;
+                }
+                self.queue_pos = match c {
+                    Command::Up => self.queue_pos.saturating_sub(1),
+                    Command::Down => (self.queue_pos + 1).min(n - 1),
+                    Command::PageUp => self.queue_pos.saturating_sub(10),
+                    Command::PageDown => (self.queue_pos + 10).min(n - 1),
+                    _ => self.queue_pos,
+                };
+                self.selected = self.listed().get(self.queue_pos).copied();
+            }
+            Focus::Log => {}
+        }
+    }
+
+    /// The jobs the side pane shows, queue then running, as drawn.
+    pub(super) fn listed(&self) -> Vec<u32> {
+        let side = inner(areas(self.screen()).side);
+        let (qh, rh) = queue::split(side.height, self.engine().queue_len());
+        let (q, r) = queue::rows(self, qh.max(rh) as usize);
+        q.into_iter()
+            .take(qh as usize)
+            .chain(r.into_iter().take(rh as usize))
+            .collect()
+    }
+
+    fn move_cursor(&mut self, c: Command) {
+        let n = self.machines.len();
+        if n == 0 {
+            return;
+        }
+        let inner = self.grid_inner();
+        let lay = grid::layout(self, inner);
+        let cur = lay.cells[self.cursor.min(n - 1)];
+        let target = match c {
+            Command::Left => self.cursor.saturating_sub(1),
+            Command::Right => (self.cursor + 1).min(n - 1),
+            Command::Up | Command::Down | Command::PageUp | Command::PageDown => {
+                let rows = match c {
+                    Command::Up => -1,
+                    Command::Down => 1,
+                    Command::PageUp => -(inner.height as i64).max(1),
+                    _ => (inner.height as i64).max(1),
+                };
+                let want = (cur.row as i64 + rows).clamp(0, lay.rows as i64) as usize;
+                // The machine nearest in column on the wanted row (or the nearest row with machines).
+                lay.cells
+                    .iter()
+                    .min_by_key(|p| {
+                        (
+                            (p.row as i64 - want as i64).abs(),
+                            (p.x as i64 - cur.x as i64).abs(),
+                        )
+                    })
+                    .map_or(self.cursor, |p| p.pos)
+            }
+            _ => self.cursor,
+        };
+        self.cursor = target;
+        self.scroll_to_cursor();
+        self.follow_cursor_job();
+    }
+
+    pub(super) fn scroll_to_cursor(&mut self) {
+        let inner = self.grid_inner();
+        let lay = grid::layout(self, inner);
+        if let Some(row) = lay.row_of(self.cursor) {
+            let h = inner.height.max(1) as usize;
+            if row < self.grid_scroll + 1 {
+                self.grid_scroll = row.saturating_sub(1);
+            } else if row >= self.grid_scroll + h {
+                self.grid_scroll = row + 1 - h;
+            }
+        }
+    }
+
+    /// On the grid, the selected job is the largest holder on the cursor's machine.
+    pub(super) fn follow_cursor_job(&mut self) {
+        if self.focus != Focus::Grid {
+            return;
+        }
+        let Some(&m) = self.machines.get(self.cursor) else {
+            return;
+        };
+        let c = self.engine().cluster();
+        let base = c.first_gpu(m);
+        let mut best: Option<(u32, u32)> = None;
+        for k in 0..c.cap(m) as usize {
+            for &(j, mi) in c.holders(base + k) {
+                let e = best.get_or_insert((j, 0));
+                if e.0 == j {
+                    e.1 += mi as u32;
+                } else if mi as u32 > e.1 {
+                    *e = (j, mi as u32);
+                }
+            }
+        }
+        if let Some((j, _)) = best {
+            self.selected = Some(j);
+        }
+    }
+
+    pub(super) fn open_detail(&mut self) {
+        let Some(job) = self.selected else {
+            self.flash = Some(
+                "no job selected: move the cursor onto a busy machine, or Tab to the queue".into(),
+            );
+            return;
+        };
+        let lines = self.detail_lines(job);
+        self.popup = Some(Popup::Detail {
+            job,
+            lines,
+            scroll: 0,
+        });
+    }
+
+    /// The drill-down: what the replay knows now, then all the trace records.
+    pub fn detail_lines(&self, job: u32) -> Vec<String> {
+        let trace = self.trace();
+        let e = self.engine();
+        let st = e.job_state(job);
+        let j = &trace.jobs[job as usize];
+        // GPUs held now, per machine: `n0003: gpu 0, 1, 2 (0.50)`.
+        let mut held: Vec<String> = Vec::new();
+        if let Some(grants) = e.running().get(&job) {
+            let mut i = 0;
+            while i < grants.len() {
+                let m = grants[i].machine;
+                let name = crate::trace::input::sanitize(&trace.cluster.machines[m as usize].name);
+                let mut gpus = Vec::new();
+                while i < grants.len() && grants[i].machine == m {
+                    let g = grants[i];
+                    gpus.push(if g.milli >= 1000 {
+                        g.gpu.to_string()
+                    } else {
+                        format!("{} ({:.2})", g.gpu, g.milli as f64 / 1000.0)
+                    });
+                    i += 1;
+                }
+                held.push(format!("{name}: gpu {}", gpus.join(", ")));
+            }
+        }
+        let phase = format!("{:?}", st.phase).to_lowercase();
+        let when = |t: i64| self.clock(t);
+        let mut replay = json!({
+            "phase": phase,
+            "submitted": when(j.submit),
+            "gpus": super::queue::fmt_gpus(j.gpus_display()),
+            "run_time_s": j.runtime,
+        });
+        if matches!(
+            st.phase,
+            crate::sim::Phase::Running | crate::sim::Phase::Done
+        ) {
+            replay["started"] = json!(when(st.start));
+            replay["waited_s"] = json!(st.start - j.submit);
+        }
+        if st.phase == crate::sim::Phase::Done {
+            replay["finished"] = json!(when(st.end));
+        }
+        if !held.is_empty() {
+            replay["holds"] = json!(held);
+        }
+        let native = match &trace.native {
+            Native::Pai(t) => {
+                let row = j.native_row;
+                let side = if t.side_ready() {
+                    detail::side_rows(t, &detail::workers_of(t, row)).unwrap_or_default()
+                } else {
+                    detail::SideRows::default()
+                };
+                let mut v = detail::job_detail(t, &trace.symbols, row, &side);
+                if !t.side_ready() {
+                    v["note"] = json!(
+                        "sensor and machine-metric rows: still being indexed in the background"
+                    );
+                }
+                v
+            }
+            Native::None => crate::trace::itp::job_detail(trace, j),
+        };
+        let all = json!({ "in this replay": replay, "as recorded": native });
+        crate::fmt::json_text(&all)
+            .lines()
+            .map(str::to_string)
+            .collect()
+    }
+
+    pub(super) fn submit_prompt(&mut self) {
+        let Some(Popup::Prompt { kind, input }) = self.popup.take() else {
+            return;
+        };
+        let input = input.trim().to_string();
+        if input.is_empty() {
+            return;
+        }
+        match kind {
+            PromptKind::Goto => {
+                let tr = self.trace().clone();
+                match crate::trace::clock::parse_when(
+                    tr.zone,
+                    tr.first_submit().unwrap_or(0),
+                    self.replay.now(),
+                    &input,
+                ) {
+                    Ok(t) => {
+                        let start = tr.first_submit().unwrap_or(0) - 1;
+                        self.move_to(t.max(start), true);
+                        self.flash = Some(format!("at {}", self.clock(self.replay.now())));
+                    }
+                    Err(e) => self.flash = Some(e),
+                }
+            }
+            PromptKind::Find => self.find(&input),
+        }
+    }
+
+    /// A job by id (exact, else prefix) or a machine by name.
+    fn find(&mut self, q: &str) {
+        let trace = self.trace().clone();
+        let job = trace
+            .jobs
+            .iter()
+            .position(|j| j.id == q)
+            .or_else(|| trace.jobs.iter().position(|j| j.id.starts_with(q)));
+        if let Some(j) = job {
+            let j = j as u32;
+            self.selected = Some(j);
+            let st = self.engine().job_state(j);
+            if let Some(g) = self.engine().running().get(&j).and_then(|g| g.first()) {
+                if let Some(pos) = self.machines.iter().position(|&m| m == g.machine) {
+                    self.cursor = pos;
+                    self.focus = Focus::Grid;
+                    self.scroll_to_cursor();
+                }
+            }
+            let id = crate::trace::input::sanitize(&trace.jobs[j as usize].id);
+            self.flash = Some(format!(
+                "job {id}: {}",
+                format!("{:?}", st.phase).to_lowercase()
+            ));
+            return;
+        }
+        if let Some(m) = trace
+            .cluster
+            .machines
+            .iter()
+            .position(|m| m.name == q || m.name.starts_with(q))
+        {
+            match self.machines.iter().position(|&x| x == m as u32) {
+                Some(pos) => {
+                    self.cursor = pos;
+                    self.focus = Focus::Grid;
+                    self.scroll_to_cursor();
+                    self.follow_cursor_job();
+                    self.flash = Some(format!(
+                        "machine {}",
+                        crate::trace::input::sanitize(&trace.cluster.machines[m].name)
+                    ));
+                }
+                None => {
+                    self.flash = Some("that machine has no GPUs, so it is not in the grid".into())
+                }
+            }
+            return;
+        }
+        self.flash = Some(format!(
+            "no job or machine matches '{}'",
+            crate::trace::input::sanitize(q)
+        ));
+    }
+
+    pub(super) fn click(&mut self, column: u16, row: u16) -> bool {
+        if !self.mouse || self.popup.is_some() {
+            return false;
+        }
+        let inner = self.grid_inner();
+        let lay = grid::layout(self, inner);
+        if let Some(pos) = lay.machine_at(self, inner, self.grid_scroll, column, row) {
+            self.cursor = pos;
+            self.focus = Focus::Grid;
+            self.follow_cursor_job();
+            return true;
+        }
+        false
+    }
+
+    pub(super) fn scroll(&mut self, d: i32) -> bool {
+        if !self.mouse {
+            return false;
+        }
+        match self.focus {
+            Focus::Queue => {
+                let n = self.listed().len().max(1);
+                self.queue_pos = (self.queue_pos as i64 + d as i64).clamp(0, n as i64 - 1) as usize;
+            }
+            _ => {
+                let inner = self.grid_inner();
+                let rows = grid::layout(self, inner).rows;
+                self.grid_scroll = (self.grid_scroll as i64 + d as i64)
+                    .clamp(0, rows.saturating_sub(1) as i64)
+                    as usize;
+            }
+        }
+        true
+    }
+}

@@ -1,0 +1,163 @@
+//! Overlays: help (from the keymap), the job drill-down, the policy picker.
+
+use super::app::{App, Popup};
+use super::grid::glyphs;
+use super::keymap::COMMANDS;
+use super::layout::centered;
+use crate::sim::Policy;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget};
+
+pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
+    match &app.popup {
+        Some(Popup::Help { scroll }) => help(app, area, buf, *scroll),
+        Some(Popup::Detail { job, lines, scroll }) => detail(app, area, buf, *job, lines, *scroll),
+        Some(Popup::Picker { at }) => picker(app, area, buf, *at),
+        Some(Popup::Prompt { .. }) | None => {}
+    }
+}
+
+fn frame(app: &App, r: Rect, buf: &mut Buffer, title: &str) -> Rect {
+    let t = app.theme();
+    Clear.render(r, buf);
+    buf.set_style(r, t.text);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(t.accent)
+        .title(Span::styled(format!(" {title} "), t.title));
+    let inner = block.inner(r);
+    block.render(r, buf);
+    inner
+}
+
+/// The help text: every command with its configured keys, and the glyph legend.
+pub fn help_lines(app: &App) -> Vec<Line<'static>> {
+    let t = app.theme();
+    let mut out = Vec::new();
+    for (cmd, _, desc, _, _) in COMMANDS {
+        let keys = app.keymap.keys_of(cmd).join(", ");
+        out.push(Line::from(vec![
+            Span::styled(
+                format!("{keys:>12}  "),
+                t.accent.add_modifier(Modifier::BOLD),
+            ),
+            Span::styled(desc, t.text),
+        ]));
+    }
+    let g = glyphs(app.ascii);
+    out.push(Line::from(""));
+    out.push(Line::from(Span::styled(
+        format!(
+            "cells: {} free  {} ≤¼  {} ≤½  {} partly  {} whole GPU  {} over capacity  {} cursor",
+            g.free, g.shades[0], g.shades[1], g.shades[2], g.shades[3], g.over, g.marker
+        ),
+        t.dim,
+    )));
+    out.push(Line::from(Span::styled("the selected job's GPUs are bold and underlined; keys rebind in ~/.config/tracetui/config.toml", t.dim)));
+    out
+}
+
+fn help(app: &App, area: Rect, buf: &mut Buffer, scroll: usize) {
+    let lines = help_lines(app);
+    let width = lines.iter().map(|l| l.width()).max().unwrap_or(40) as u16 + 2;
+    let r = centered(area, width.max(50), lines.len() as u16 + 2);
+    let title = if lines.len() as u16 + 2 > r.height {
+        "help · ↑↓ scroll · esc or ? closes"
+    } else {
+        "help · esc or ? closes"
+    };
+    let inner = frame(app, r, buf, title);
+    let scroll = scroll.min(lines.len().saturating_sub(inner.height as usize));
+    Paragraph::new(lines)
+        .scroll((scroll as u16, 0))
+        .render(inner, buf);
+}
+
+fn detail(app: &App, area: Rect, buf: &mut Buffer, job: u32, lines: &[String], scroll: usize) {
+    let t = app.theme();
+    let r = centered(
+        area,
+        area.width.saturating_sub(8).max(60),
+        area.height.saturating_sub(4).max(10),
+    );
+    let id = crate::trace::input::sanitized(&app.trace().jobs[job as usize].id).into_owned();
+    let inner = frame(
+        app,
+        r,
+        buf,
+        &format!("job {id} · ↑↓ PgUp PgDn scroll · esc closes"),
+    );
+    let shown: Vec<Line> = lines
+        .iter()
+        .skip(scroll)
+        .take(inner.height as usize)
+        .map(|l| Line::from(Span::styled(l.clone(), t.text)))
+        .collect();
+    Paragraph::new(shown).render(inner, buf);
+    if lines.len() > inner.height as usize {
+        let pos = format!(
+            " {}/{} ",
+            (scroll + inner.height as usize).min(lines.len()),
+            lines.len()
+        );
+        buf.set_string(
+            r.x + r.width.saturating_sub(pos.len() as u16 + 2),
+            r.y + r.height - 1,
+            pos,
+            t.dim,
+        );
+    }
+}
+
+fn picker(app: &App, area: Rect, buf: &mut Buffer, at: usize) {
+    let t = app.theme();
+    let current = app.engine().policy();
+    let has_recorded = app.trace().has_recorded();
+    let r = centered(
+        area,
+        area.width.saturating_sub(4).min(120),
+        Policy::ALL.len() as u16 + 4,
+    );
+    let inner = frame(
+        app,
+        r,
+        buf,
+        "scheduling policy · ↑↓ choose · enter switches now · esc cancels",
+    );
+    let marker = glyphs(app.ascii).marker;
+    for (i, p) in Policy::ALL.iter().enumerate() {
+        let mut style = t.text;
+        let unavailable = *p == Policy::Recorded && !has_recorded;
+        if unavailable {
+            style = t.dim;
+        }
+        if i == at {
+            style = style.patch(t.cursor);
+        }
+        let lead = if i == at { marker } else { ' ' };
+        let now = if *p == current { "●" } else { " " };
+        let note = if unavailable {
+            " (this trace records no starts)"
+        } else {
+            ""
+        };
+        let text = format!("{lead} {now} {:<14} {}{note}", p.name(), p.describe());
+        buf.set_stringn(
+            inner.x,
+            inner.y + i as u16,
+            text,
+            inner.width as usize,
+            style,
+        );
+    }
+    buf.set_stringn(
+        inner.x,
+        inner.y + Policy::ALL.len() as u16 + 1,
+        "running jobs keep their GPUs; the queue is reordered at once; the switch is logged",
+        inner.width as usize,
+        t.dim,
+    );
+}

@@ -1,0 +1,352 @@
+//! The terminal: setup and restore on every exit path (quit, error, panic,
+//! SIGTERM, SIGHUP), the event loop with a capped frame rate, drawing only
+//! when something changed, inside synchronized output.
+
+use super::app::{Action, App, Focus, Popup, Quit};
+use super::keymap::{Command, Keymap};
+use super::theme::{self, Depth};
+use crate::sim::{Placement, Policy};
+use crate::trace::model::{Native, Trace};
+use crate::trace::LoadReport;
+use color_eyre::eyre::{bail, Result};
+use ratatui::buffer::Buffer;
+use ratatui::crossterm::event::{
+    self, Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEventKind,
+};
+use ratatui::crossterm::{cursor, execute, style, terminal};
+use ratatui::style::{Color, Modifier};
+use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::{Duration, Instant};
+
+#[derive(Debug, Clone)]
+pub struct ViewOptions {
+    pub theme: Option<String>,
+    pub ascii: bool,
+    pub fps: u32,
+    pub policy: Policy,
+    pub placement: Placement,
+}
+
+/// Leaves the alternate screen and raw mode, shows the cursor; safe to call twice.
+pub fn restore() {
+    let mut out = std::io::stdout();
+    let _ = execute!(
+        out,
+        event::DisableMouseCapture,
+        terminal::LeaveAlternateScreen,
+        cursor::Show,
+        style::ResetColor
+    );
+    let _ = terminal::disable_raw_mode();
+}
+
+/// Builds the app: themes (NO_COLOR picks mono), the user's keymap, the load notes in the log.
+pub fn build_app(
+    trace: Arc<Trace>,
+    label: String,
+    report: &LoadReport,
+    opts: &ViewOptions,
+) -> Result<App> {
+    let depth = Depth::detect();
+    let user_dir = super::keymap::config_dir().map(|d| d.join("themes"));
+    let (mut themes, problems) = theme::all(depth, user_dir.as_deref());
+    let wanted = match (&opts.theme, depth) {
+        (Some(t), _) => t.clone(),
+        (None, Depth::None) => "mono".into(),
+        (None, _) => "dark".into(),
+    };
+    let chosen = match themes.iter().position(|t| t.name == wanted) {
+        Some(i) => i,
+        None => {
+            let t = theme::resolve(&wanted, depth, user_dir.as_deref())
+                .map_err(color_eyre::eyre::Report::msg)?;
+            themes.push(t);
+            themes.len() - 1
+        }
+    };
+    let keymap = Keymap::load_user();
+    let mut app = App::new(trace, opts.policy, opts.placement, label, themes, keymap);
+    app.theme = chosen;
+    app.ascii = opts.ascii;
+    app.fps = opts.fps.clamp(1, 60);
+    for n in &report.notes {
+        log::info!("{n}");
+    }
+    for l in report.skip_lines() {
+        log::warn!("{l}");
+    }
+    for p in problems.iter().chain(app.keymap.problems.clone().iter()) {
+        log::warn!("{p}");
+    }
+    if let Some(p) = app.keymap.problems.first() {
+        app.flash = Some(format!("key config: {p}"));
+    }
+    log::info!(
+        "{} at {}; space plays, ? shows every key",
+        app.engine().policy(),
+        app.clock(app.engine().now())
+    );
+    Ok(app)
+}
+
+/// The action for a key, given what has the keyboard (a prompt, the log pane, or the keymap).
+pub fn key_action(app: &App, key: &KeyEvent) -> Option<Action> {
+    if key.kind == KeyEventKind::Release {
+        return None;
+    }
+    let ctrl_c = key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c');
+    if ctrl_c {
+        return Some(Action::Command(Command::Quit));
+    }
+    if matches!(app.popup, Some(Popup::Prompt { .. })) {
+        return match key.code {
+            KeyCode::Enter => Some(Action::Command(Command::Detail)),
+            KeyCode::Esc => Some(Action::Command(Command::Close)),
+            KeyCode::Backspace => Some(Action::Backspace),
+            KeyCode::Char(c) => Some(Action::Char(c)),
+            _ => None,
+        };
+    }
+    if app.focus == Focus::Log && app.popup.is_none() {
+        use tui_logger::TuiWidgetEvent as W;
+        let w = match key.code {
+            KeyCode::Char(' ') => Some(W::SpaceKey),
+            KeyCode::Up => Some(W::UpKey),
+            KeyCode::Down => Some(W::DownKey),
+            KeyCode::Left => Some(W::LeftKey),
+            KeyCode::Right => Some(W::RightKey),
+            KeyCode::Char('+') => Some(W::PlusKey),
+            KeyCode::Char('-') => Some(W::MinusKey),
+            KeyCode::Char('h') => Some(W::HideKey),
+            KeyCode::Char('f') => Some(W::FocusKey),
+            KeyCode::PageUp => Some(W::PrevPageKey),
+            KeyCode::PageDown => Some(W::NextPageKey),
+            _ => None,
+        };
+        if let Some(w) = w {
+            return Some(Action::Log(w));
+        }
+        if key.code == KeyCode::Esc {
+            return Some(Action::Command(Command::Focus));
+        }
+    }
+    app.keymap.command(key).map(Action::Command)
+}
+
+/// The buffer as text with SGR colour sequences (for `Q` and exports).
+pub fn buffer_to_ansi(buf: &Buffer) -> String {
+    let mut out = String::new();
+    let area = buf.area;
+    for y in area.y..area.y + area.height {
+        let mut last: Option<(Color, Color, Modifier)> = None;
+        for x in area.x..area.x + area.width {
+            let c = &buf[(x, y)];
+            let key = (c.fg, c.bg, c.modifier);
+            if last != Some(key) {
+                out.push_str("\x1b[0m");
+                out.push_str(&sgr(c.fg, c.bg, c.modifier));
+                last = Some(key);
+            }
+            out.push_str(c.symbol());
+        }
+        out.push_str("\x1b[0m\n");
+    }
+    out
+}
+
+fn sgr(fg: Color, bg: Color, m: Modifier) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    if m.contains(Modifier::BOLD) {
+        parts.push("1".into());
+    }
+    if m.contains(Modifier::UNDERLINED) {
+        parts.push("4".into());
+    }
+    if m.contains(Modifier::REVERSED) {
+        parts.push("7".into());
+    }
+    let col = |c: Color, base: u8| -> Option<String> {
+        Some(match c {
+            Color::Reset => return None,
+            Color::Rgb(r, g, b) => format!("{};2;{r};{g};{b}", base + 8),
+            Color::Indexed(i) => format!("{};5;{i}", base + 8),
+            other => {
+                let n = match other {
+                    Color::Black => 0,
+                    Color::Red => 1,
+                    Color::Green => 2,
+                    Color::Yellow => 3,
+                    Color::Blue => 4,
+                    Color::Magenta => 5,
+                    Color::Cyan => 6,
+                    Color::Gray => 7,
+                    Color::DarkGray => 60,
+                    Color::LightRed => 61,
+                    Color::LightGreen => 62,
+                    Color::LightYellow => 63,
+                    Color::LightBlue => 64,
+                    Color::LightMagenta => 65,
+                    Color::LightCyan => 66,
+                    _ => 67,
+                };
+                format!("{}", base as u32 + n)
+            }
+        })
+    };
+    parts.extend(col(fg, 30));
+    parts.extend(col(bg, 40));
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!("\x1b[{}m", parts.join(";"))
+    }
+}
+
+/// Mean sensor GPU utilisation per PAI job-table row (NaN where none), from the side index.
+fn job_utilisation(t: &crate::trace::pai::PaiTables) -> Option<Vec<f32>> {
+    let idx = t.side_index().as_ref().ok()?;
+    idx.job_util.clone()
+}
+
+/// Runs the replay until the user quits.
+pub fn run(
+    trace: Arc<Trace>,
+    label: String,
+    report: &LoadReport,
+    opts: &ViewOptions,
+) -> Result<()> {
+    if !std::io::stdout().is_terminal() {
+        bail!(
+            "stdout is not a terminal, and the replay needs one; for scripts use `tracetui sim {} {} --policy {}` (or compare, stats)",
+            trace.format,
+            trace.source,
+            opts.policy
+        );
+    }
+    let _ = tui_logger::init_logger(log::LevelFilter::Info);
+    tui_logger::set_default_level(log::LevelFilter::Info);
+    // crossterm answers NO_COLOR with a bare reset that also clears reverse
+    // video and bold; tracetui reads NO_COLOR itself and draws in mono instead.
+    style::force_color_output(true);
+    let mut app = build_app(trace.clone(), label, report, opts)?;
+
+    let stop = Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGHUP] {
+        let _ = signal_hook::flag::register(sig, stop.clone());
+    }
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        restore();
+        previous(info);
+    }));
+
+    let (util_tx, util_rx) = mpsc::channel();
+    if let Native::Pai(t) = &trace.native {
+        let t = t.clone();
+        std::thread::Builder::new()
+            .name("side index".into())
+            .spawn(move || {
+                let _ = util_tx.send(job_utilisation(&t));
+            })?;
+    }
+
+    terminal::enable_raw_mode()?;
+    execute!(
+        std::io::stdout(),
+        terminal::EnterAlternateScreen,
+        cursor::Hide
+    )?;
+    let result = event_loop(&mut app, &stop, &util_rx);
+    let last = app.quit == Some(Quit::KeepFrame);
+    let size = app.size;
+    restore();
+    if last {
+        let mut buf = Buffer::empty(ratatui::layout::Rect::new(0, 0, size.0, size.1));
+        super::draw::render(&app, buf.area, &mut buf);
+        print!("{}", buffer_to_ansi(&buf));
+        let _ = std::io::stdout().flush();
+    }
+    result
+}
+
+fn event_loop(
+    app: &mut App,
+    stop: &AtomicBool,
+    util_rx: &mpsc::Receiver<Option<Vec<f32>>>,
+) -> Result<()> {
+    let backend = ratatui::backend::CrosstermBackend::new(std::io::stdout());
+    let mut term = ratatui::Terminal::new(backend)?;
+    let (w, h) = terminal::size()?;
+    app.update(Action::Resize(w, h));
+    let frame = Duration::from_secs_f64(1.0 / app.fps as f64);
+    let mut last_tick = Instant::now();
+    let mut last_draw = Instant::now() - frame;
+    let mut dirty = true;
+    let mut mouse_on = false;
+    loop {
+        if stop.load(Ordering::Relaxed) {
+            log::warn!("signal received: quitting");
+            return Ok(());
+        }
+        if dirty && last_draw.elapsed() >= frame {
+            execute!(term.backend_mut(), terminal::BeginSynchronizedUpdate)?;
+            term.draw(|f| super::draw::draw(f, app))?;
+            execute!(term.backend_mut(), terminal::EndSynchronizedUpdate)?;
+            last_draw = Instant::now();
+            dirty = false;
+        }
+        let wait = if app.paused {
+            Duration::from_millis(200)
+        } else {
+            frame
+                .saturating_sub(last_draw.elapsed())
+                .max(Duration::from_millis(5))
+        };
+        if event::poll(wait)? {
+            // Drain everything queued, then draw once.
+            loop {
+                let action = match event::read()? {
+                    Event::Key(k) => key_action(app, &k),
+                    Event::Mouse(m) if app.mouse => match m.kind {
+                        MouseEventKind::Down(MouseButton::Left) => Some(Action::Click {
+                            column: m.column,
+                            row: m.row,
+                        }),
+                        MouseEventKind::ScrollUp => Some(Action::Scroll(-3)),
+                        MouseEventKind::ScrollDown => Some(Action::Scroll(3)),
+                        _ => None,
+                    },
+                    Event::Resize(w, h) => Some(Action::Resize(w, h)),
+                    _ => None,
+                };
+                if let Some(a) = action {
+                    dirty |= app.update(a);
+                }
+                if app.quit.is_some() || !event::poll(Duration::ZERO)? {
+                    break;
+                }
+            }
+        }
+        let dt = last_tick.elapsed().as_secs_f64();
+        last_tick = Instant::now();
+        dirty |= app.update(Action::Elapsed(dt));
+        if let Ok(u) = util_rx.try_recv() {
+            app.job_util = u.map(Arc::new);
+            log::info!("sensor and machine-metric tables indexed: drill-down shows them, colour by utilisation uses them");
+            dirty = true;
+        }
+        if app.mouse != mouse_on {
+            mouse_on = app.mouse;
+            if mouse_on {
+                execute!(term.backend_mut(), event::EnableMouseCapture)?;
+            } else {
+                execute!(term.backend_mut(), event::DisableMouseCapture)?;
+            }
+        }
+        if app.quit.is_some() {
+            return Ok(());
+        }
+    }
+}

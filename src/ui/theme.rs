@@ -1,0 +1,426 @@
+//! Themes: TOML files of named roles (no colour names in drawing code),
+//! embedded in the binary and loadable from a path or the user's config
+//! directory; colours reduced to what the terminal can show.
+
+use ratatui::style::{Color, Modifier, Style};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The themes compiled into the binary, in cycling order.
+pub const EMBEDDED: [(&str, &str); 5] = [
+    ("dark", include_str!("../../themes/dark.toml")),
+    ("light", include_str!("../../themes/light.toml")),
+    (
+        "high-contrast",
+        include_str!("../../themes/high-contrast.toml"),
+    ),
+    ("okabe-ito", include_str!("../../themes/okabe-ito.toml")),
+    ("mono", include_str!("../../themes/mono.toml")),
+];
+
+/// The roles every theme file names.
+pub const ROLES: [&str; 18] = [
+    "text",
+    "dim",
+    "accent",
+    "border",
+    "title",
+    "header_fg",
+    "header_bg",
+    "playing",
+    "paused",
+    "warn",
+    "error",
+    "free",
+    "cursor_fg",
+    "cursor_bg",
+    "selected",
+    "util_low",
+    "util_mid",
+    "util_high",
+];
+
+/// How many colours the terminal shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Depth {
+    TrueColor,
+    Ansi256,
+    Ansi16,
+    None,
+}
+
+impl Depth {
+    /// From `NO_COLOR`, `COLORTERM` and `TERM`.
+    pub fn detect() -> Depth {
+        let var = |k: &str| std::env::var(k).unwrap_or_default();
+        if !var("NO_COLOR").is_empty() {
+            Depth::None
+        } else if matches!(var("COLORTERM").as_str(), "truecolor" | "24bit") {
+            Depth::TrueColor
+        } else if var("TERM").contains("256") {
+            Depth::Ansi256
+        } else {
+            Depth::Ansi16
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct ThemeFile {
+    name: String,
+    #[serde(default)]
+    description: String,
+    roles: BTreeMap<String, toml::Value>,
+}
+
+/// A theme, ready to draw with.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Theme {
+    pub name: String,
+    pub description: String,
+    pub text: Style,
+    pub dim: Style,
+    pub accent: Style,
+    pub border: Style,
+    pub title: Style,
+    pub header: Style,
+    pub playing: Style,
+    pub paused: Style,
+    pub warn: Style,
+    pub error: Style,
+    pub free: Style,
+    pub cursor: Style,
+    pub selected: Style,
+    pub util: [Color; 3],
+    pub jobs: Vec<Color>,
+    /// Whether this theme draws any colour (mono does not).
+    pub colored: bool,
+}
+
+fn named(s: &str) -> Option<Color> {
+    Some(match s {
+        "black" => Color::Black,
+        "red" => Color::Red,
+        "green" => Color::Green,
+        "yellow" => Color::Yellow,
+        "blue" => Color::Blue,
+        "magenta" => Color::Magenta,
+        "cyan" => Color::Cyan,
+        "gray" | "grey" => Color::Gray,
+        "darkgray" | "darkgrey" => Color::DarkGray,
+        "lightred" => Color::LightRed,
+        "lightgreen" => Color::LightGreen,
+        "lightyellow" => Color::LightYellow,
+        "lightblue" => Color::LightBlue,
+        "lightmagenta" => Color::LightMagenta,
+        "lightcyan" => Color::LightCyan,
+        "white" => Color::White,
+        _ => return None,
+    })
+}
+
+/// `#rrggbb`, `reset`, an ANSI name, or `idx:N`.
+pub fn parse_color(s: &str) -> Result<Color, String> {
+    let s = s.trim().to_ascii_lowercase();
+    if s == "reset" || s == "default" {
+        return Ok(Color::Reset);
+    }
+    if let Some(hex) = s.strip_prefix('#') {
+        if hex.len() == 6 {
+            if let Ok(v) = u32::from_str_radix(hex, 16) {
+                return Ok(Color::Rgb((v >> 16) as u8, (v >> 8) as u8, v as u8));
+            }
+        }
+    }
+    if let Some(n) = s.strip_prefix("idx:") {
+        if let Ok(i) = n.parse::<u8>() {
+            return Ok(Color::Indexed(i));
+        }
+    }
+    named(&s)
+        .ok_or_else(|| format!("'{s}' is not a colour (#rrggbb, reset, an ANSI name or idx:N)"))
+}
+
+const ANSI16: [(Color, (u8, u8, u8)); 16] = [
+    (Color::Black, (0, 0, 0)),
+    (Color::Red, (205, 0, 0)),
+    (Color::Green, (0, 205, 0)),
+    (Color::Yellow, (205, 205, 0)),
+    (Color::Blue, (0, 0, 238)),
+    (Color::Magenta, (205, 0, 205)),
+    (Color::Cyan, (0, 205, 205)),
+    (Color::Gray, (229, 229, 229)),
+    (Color::DarkGray, (127, 127, 127)),
+    (Color::LightRed, (255, 0, 0)),
+    (Color::LightGreen, (0, 255, 0)),
+    (Color::LightYellow, (255, 255, 0)),
+    (Color::LightBlue, (92, 92, 255)),
+    (Color::LightMagenta, (255, 0, 255)),
+    (Color::LightCyan, (0, 255, 255)),
+    (Color::White, (255, 255, 255)),
+];
+
+fn dist(a: (u8, u8, u8), b: (u8, u8, u8)) -> u32 {
+    let d = |x: u8, y: u8| (x as i32 - y as i32).pow(2) as u32;
+    d(a.0, b.0) + d(a.1, b.1) + d(a.2, b.2)
+}
+
+/// The nearest xterm-256 index (the 6×6×6 cube or the grey ramp).
+pub fn to_256(r: u8, g: u8, b: u8) -> u8 {
+    let level = |v: u8| -> u8 {
+        if v < 48 {
+            0
+        } else if v < 115 {
+            1
+        } else {
+            (v - 35) / 40
+        }
+    };
+    let (lr, lg, lb) = (level(r), level(g), level(b));
+    let cube = |l: u8| if l == 0 { 0 } else { 55 + 40 * l };
+    let cube_rgb = (cube(lr), cube(lg), cube(lb));
+    let grey_avg = (r as u32 + g as u32 + b as u32) / 3;
+    let grey_i = if grey_avg > 238 {
+        23
+    } else {
+        (grey_avg.saturating_sub(3) / 10) as u8
+    };
+    let grey_v = 8 + 10 * grey_i;
+    if dist((r, g, b), (grey_v, grey_v, grey_v)) < dist((r, g, b), cube_rgb) {
+        232 + grey_i
+    } else {
+        16 + 36 * lr + 6 * lg + lb
+    }
+}
+
+/// A colour as the terminal can show it.
+pub fn reduce(c: Color, depth: Depth) -> Color {
+    match (c, depth) {
+        (_, Depth::None) => Color::Reset,
+        (Color::Rgb(r, g, b), Depth::Ansi256) => Color::Indexed(to_256(r, g, b)),
+        (Color::Rgb(r, g, b), Depth::Ansi16) => ANSI16
+            .iter()
+            .min_by_key(|(_, rgb)| dist(*rgb, (r, g, b)))
+            .map_or(Color::Reset, |(c, _)| *c),
+        (c, _) => c,
+    }
+}
+
+impl Theme {
+    /// Parses a theme file; every role must be present.
+    pub fn parse(text: &str, depth: Depth) -> Result<Theme, String> {
+        let f: ThemeFile = toml::from_str(text).map_err(|e| e.to_string())?;
+        let missing: Vec<&str> = ROLES
+            .iter()
+            .copied()
+            .filter(|r| !f.roles.contains_key(*r))
+            .collect();
+        if !missing.is_empty() {
+            return Err(format!("missing roles: {}", missing.join(", ")));
+        }
+        let role = |name: &str| -> Result<Color, String> {
+            let v = f
+                .roles
+                .get(name)
+                .ok_or_else(|| format!("missing role '{name}'"))?;
+            let s = v
+                .as_str()
+                .ok_or_else(|| format!("role '{name}' must be a colour string"))?;
+            parse_color(s)
+                .map(|c| reduce(c, depth))
+                .map_err(|e| format!("role '{name}': {e}"))
+        };
+        let fg = |name: &str| role(name).map(|c| Style::default().fg(c));
+        let jobs: Vec<Color> = match f.roles.get("jobs") {
+            Some(toml::Value::Array(a)) => a
+                .iter()
+                .map(|v| {
+                    v.as_str()
+                        .ok_or("jobs: colours must be strings".to_string())
+                        .and_then(parse_color)
+                })
+                .map(|c| c.map(|c| reduce(c, depth)))
+                .collect::<Result<_, _>>()?,
+            _ => return Err("missing role 'jobs' (a list of colours)".into()),
+        };
+        if jobs.is_empty() {
+            return Err("role 'jobs' needs at least one colour".into());
+        }
+        let colored = depth != Depth::None && f.name != "mono";
+        let cursor = Style::default()
+            .fg(role("cursor_fg")?)
+            .bg(role("cursor_bg")?)
+            .add_modifier(Modifier::BOLD);
+        Ok(Theme {
+            name: f.name.clone(),
+            description: f.description.clone(),
+            text: fg("text")?,
+            dim: fg("dim")?,
+            accent: fg("accent")?,
+            border: fg("border")?,
+            title: fg("title")?.add_modifier(Modifier::BOLD),
+            header: Style::default()
+                .fg(role("header_fg")?)
+                .bg(role("header_bg")?),
+            playing: fg("playing")?.add_modifier(Modifier::BOLD),
+            paused: fg("paused")?.add_modifier(Modifier::BOLD | Modifier::REVERSED),
+            warn: fg("warn")?,
+            error: fg("error")?.add_modifier(Modifier::BOLD),
+            free: fg("free")?,
+            // Without colour the cursor is reverse video (with a marker glyph, drawn elsewhere).
+            cursor: if colored {
+                cursor
+            } else {
+                Style::default().add_modifier(Modifier::REVERSED | Modifier::BOLD)
+            },
+            selected: fg("selected")?.add_modifier(Modifier::BOLD | Modifier::UNDERLINED),
+            util: [role("util_low")?, role("util_mid")?, role("util_high")?],
+            jobs: if colored { jobs } else { vec![Color::Reset] },
+            colored,
+        })
+    }
+
+    pub fn embedded(name: &str, depth: Depth) -> Option<Theme> {
+        EMBEDDED
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, t)| Theme::parse(t, depth).expect("embedded themes parse"))
+    }
+
+    /// The colour for `key` (a job or user), stable across runs.
+    pub fn palette(&self, key: u64) -> Color {
+        let h = key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32;
+        self.jobs[(h % self.jobs.len() as u64) as usize]
+    }
+
+    /// Low / mid / high utilisation colour for a fraction in [0, 1].
+    pub fn util_color(&self, frac: f64) -> Color {
+        self.util[if frac < 0.34 {
+            0
+        } else if frac < 0.67 {
+            1
+        } else {
+            2
+        }]
+    }
+}
+
+/// `--theme NAME|PATH`: an embedded name, a file, or a theme in `user_dir`.
+pub fn resolve(spec: &str, depth: Depth, user_dir: Option<&Path>) -> Result<Theme, String> {
+    if let Some(t) = Theme::embedded(spec, depth) {
+        return Ok(t);
+    }
+    let path = Path::new(spec);
+    let candidates = [
+        Some(path.to_path_buf()),
+        user_dir.map(|d| d.join(format!("{spec}.toml"))),
+    ];
+    for p in candidates.into_iter().flatten() {
+        if p.is_file() {
+            let text = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+            return Theme::parse(&text, depth).map_err(|e| format!("{}: {e}", p.display()));
+        }
+    }
+    Err(format!(
+        "no theme '{spec}': choose {} or give a path to a theme file",
+        EMBEDDED.map(|e| e.0).join(", ")
+    ))
+}
+
+/// Every theme to cycle through: the embedded ones, then the user's.
+pub fn all(depth: Depth, user_dir: Option<&Path>) -> (Vec<Theme>, Vec<String>) {
+    let mut themes: Vec<Theme> = EMBEDDED
+        .iter()
+        .filter_map(|(n, _)| Theme::embedded(n, depth))
+        .collect();
+    let mut problems = Vec::new();
+    if let Some(dir) = user_dir {
+        let mut files: Vec<_> = std::fs::read_dir(dir)
+            .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
+            .unwrap_or_default();
+        files.sort();
+        for p in files
+            .into_iter()
+            .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        {
+            match std::fs::read_to_string(&p)
+                .map_err(|e| e.to_string())
+                .and_then(|t| Theme::parse(&t, depth))
+            {
+                Ok(t) if !themes.iter().any(|x| x.name == t.name) => themes.push(t),
+                Ok(_) => {}
+                Err(e) => problems.push(format!("theme {}: {e}", p.display())),
+            }
+        }
+    }
+    (themes, problems)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_embedded_theme_parses_with_every_role() {
+        for (name, text) in EMBEDDED {
+            let t = Theme::parse(text, Depth::TrueColor).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(t.name, name);
+            for role in ROLES {
+                assert!(
+                    text.contains(&format!("\n{role} = ")),
+                    "{name} names {role}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn colours_fall_back_to_what_the_terminal_shows() {
+        assert_eq!(
+            reduce(Color::Rgb(255, 0, 0), Depth::Ansi256),
+            Color::Indexed(196)
+        );
+        assert_eq!(
+            reduce(Color::Rgb(128, 128, 128), Depth::Ansi256),
+            Color::Indexed(244)
+        );
+        assert_eq!(
+            reduce(Color::Rgb(250, 10, 10), Depth::Ansi16),
+            Color::LightRed
+        );
+        assert_eq!(reduce(Color::Rgb(250, 10, 10), Depth::None), Color::Reset);
+        let t = Theme::embedded("dark", Depth::Ansi16).unwrap();
+        assert!(t
+            .jobs
+            .iter()
+            .all(|c| !matches!(c, Color::Rgb(..) | Color::Indexed(_))));
+    }
+
+    #[test]
+    fn mono_has_no_colour_and_marks_the_cursor_with_reverse() {
+        let t = Theme::embedded("mono", Depth::TrueColor).unwrap();
+        assert!(!t.colored);
+        assert!(t.cursor.add_modifier.contains(Modifier::REVERSED));
+        assert_eq!(t.cursor.fg, None);
+    }
+
+    #[test]
+    fn bad_theme_files_say_what_is_wrong() {
+        let dark = EMBEDDED[0].1;
+        let bad = dark.replace("text = \"#d0d0d0\"", "text = \"#fff\"");
+        assert_eq!(
+            Theme::parse(&bad, Depth::TrueColor).unwrap_err(),
+            "role 'text': '#fff' is not a colour (#rrggbb, reset, an ANSI name or idx:N)"
+        );
+        let short = "name = \"x\"\n[roles]\ntext = \"#ffffff\"";
+        assert!(Theme::parse(short, Depth::TrueColor)
+            .unwrap_err()
+            .starts_with("missing roles: dim, accent"));
+        assert!(resolve("nope", Depth::TrueColor, None)
+            .unwrap_err()
+            .contains("choose dark, light"));
+        assert!(parse_color("#12345").is_err());
+        assert_eq!(parse_color("idx:42"), Ok(Color::Indexed(42)));
+    }
+}
