@@ -344,7 +344,11 @@ fn the_replay_needs_a_terminal_and_says_what_to_use_instead() {
     assert!(e.contains("stdout is not a terminal"), "{e}");
     assert!(e.contains("tracetui sim itp"), "{e}");
     let o = tracetui(&["pai", PAI]);
-    assert!(stderr(&o).contains("tracetui sim pai sample-traces/pai --policy recorded"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("tracetui sim pai sample-traces/pai --policy recorded"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]

@@ -119,14 +119,7 @@ pub enum Action {
     Log(tui_logger::TuiWidgetEvent),
 }
 
-/// The headline figures, recomputed when jobs finish (not every frame).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Figures {
-    pub done: u64,
-    pub started: u64,
-    pub mean_jct: Option<f64>,
-    pub p99_wait: Option<f64>,
-}
+pub use super::figures::Figures;
 
 pub struct App {
     pub replay: Replay,
@@ -167,11 +160,11 @@ pub struct App {
     /// Per PAI job-table row: mean GPU utilisation from the sensor table, when indexed.
     pub job_util: Option<Arc<Vec<f32>>>,
     pub fps: u32,
+    /// The trace's first submission (cached: the trace does not keep it).
+    pub first: Secs,
     /// The terminal size, for layout-dependent moves (kept in step by `Resize`).
     pub size: (u16, u16),
     sized: bool,
-    /// Wall seconds since the figures were last recomputed.
-    pub(super) figures_age: f64,
 }
 
 pub const HISTORY: usize = 240;
@@ -248,9 +241,9 @@ impl App {
             back: Vec::new(),
             job_util: None,
             fps: 10,
+            first: trace.first_submit().unwrap_or(0),
             size: (120, 40),
             sized: false,
-            figures_age: 0.0,
         }
     }
 
@@ -475,46 +468,11 @@ impl App {
     /// `day 3 Tue 14:05:33` in the trace's zone.
     pub fn clock(&self, t: Secs) -> String {
         let tr = self.trace();
-        crate::trace::clock::clock(tr.zone, tr.first_submit().unwrap_or(0), t)
+        crate::trace::clock::clock(tr.zone, self.first, t)
     }
 
-    /// The headline figures, recomputed when the counts changed, at most
-    /// twice a wall second while playing (a percentile over a million waits
-    /// is not free).
-    pub(super) fn refresh_figures(&mut self, force: bool) {
-        let tally = self.replay.engine().tally();
-        let (done, started) = (tally.jct.len() as u64, tally.started);
-        if (done == self.figures.done && started == self.figures.started)
-            || (!force && self.figures_age < 0.5)
-        {
-            return;
-        }
-        self.figures_age = 0.0;
-        let mean_jct = (done > 0).then(|| tally.jct.iter().sum::<f64>() / done as f64);
-        let p99_wait = p99(&tally.wait);
-        self.figures = Figures {
-            done,
-            started,
-            mean_jct,
-            p99_wait,
-        };
+    /// The headline figures, brought up to date with the engine's tally.
+    pub(super) fn refresh_figures(&mut self) {
+        self.figures.update(self.replay.engine().tally());
     }
-}
-
-/// The 99th percentile (numpy's linear rule) by selection, not a full sort.
-fn p99(values: &[f64]) -> Option<f64> {
-    if values.len() < 2 {
-        return values.first().copied();
-    }
-    let mut v = values.to_vec();
-    let pos = (v.len() - 1) as f64 * 0.99;
-    let lo = pos.floor() as usize;
-    let (_, a, rest) = v.select_nth_unstable_by(lo, f64::total_cmp);
-    let a = *a;
-    let b = if lo + 1 < values.len() {
-        rest.iter().copied().fold(f64::INFINITY, f64::min)
-    } else {
-        a
-    };
-    Some(a + (b - a) * (pos - lo as f64))
 }

@@ -52,7 +52,7 @@ fn header(app: &App, area: Rect, buf: &mut Buffer) {
     let e = app.engine();
     let trace = app.trace();
     buf.set_style(area, t.header);
-    let first = trace.first_submit().unwrap_or(0);
+    let first = app.first;
     let now = e.now().max(first - 1);
     let since = if e.switches().is_empty() {
         String::new()

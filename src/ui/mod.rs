@@ -3,6 +3,7 @@
 
 pub mod app;
 pub mod draw;
+pub mod figures;
 pub mod grid;
 pub mod keymap;
 pub mod layout;

@@ -239,12 +239,12 @@ impl App {
                 let tr = self.trace().clone();
                 match crate::trace::clock::parse_when(
                     tr.zone,
-                    tr.first_submit().unwrap_or(0),
+                    self.first,
                     self.replay.now(),
                     &input,
                 ) {
                     Ok(t) => {
-                        let start = tr.first_submit().unwrap_or(0) - 1;
+                        let start = self.first - 1;
                         self.move_to(t.max(start), true);
                         self.flash = Some(format!("at {}", self.clock(self.replay.now())));
                     }

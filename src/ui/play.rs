@@ -7,7 +7,6 @@ use crate::trace::model::Secs;
 impl App {
     /// Wall time passed: while playing, advance by whole ticks owed.
     pub(super) fn play(&mut self, dt: f64) -> bool {
-        self.figures_age += dt;
         if self.paused || self.popup.is_some() {
             return false;
         }
@@ -74,7 +73,7 @@ impl App {
             Tick::Secs(t) => now - t,
             Tick::NextEvent => self.back.pop().unwrap_or(now - 1),
         };
-        let start = self.trace().first_submit().unwrap_or(0) - 1;
+        let start = self.first - 1;
         if now <= start {
             self.flash = Some("at the start of the trace".into());
             return;
@@ -92,7 +91,7 @@ impl App {
         self.after_move_with(true);
     }
 
-    fn after_move_with(&mut self, force: bool) {
+    fn after_move_with(&mut self, _full: bool) {
         let e = self.replay.engine();
         let gpus = self.trace().cluster.total_gpus().max(1);
         let util = e.cluster().allocated_milli() * 100 / (gpus * 1000);
@@ -100,7 +99,7 @@ impl App {
         push(&mut self.util_hist, util);
         push(&mut self.queue_hist, queue);
         self.log_events();
-        self.refresh_figures(force);
+        self.refresh_figures();
         self.follow_cursor_job();
     }
 

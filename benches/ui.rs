@@ -1,0 +1,137 @@
+//! TUI benchmarks: drawing the whole PAI cluster, one played tick on a
+//! large trace, and stepping back on the 1.26 M-job trace.
+//!
+//! Run: `cargo bench --bench ui`.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use std::path::Path;
+use std::sync::{Arc, Mutex, OnceLock};
+use tracetui::gen::itp::{self as gen, GenOptions, Schema};
+use tracetui::sim::replay::Replay;
+use tracetui::sim::{Engine, Placement, Policy};
+use tracetui::trace::{itp, LoadOptions, Trace};
+use tracetui::ui::app::{Action, App};
+use tracetui::ui::keymap::{Command, Keymap};
+use tracetui::ui::theme::{Depth, Theme};
+
+fn main() {
+    divan::main();
+}
+
+fn themes() -> Vec<Theme> {
+    vec![Theme::embedded("dark", Depth::TrueColor).unwrap()]
+}
+
+/// The PAI sample: the full released cluster composition (1,897 machines, 6,742 GPUs).
+fn pai_app(w: u16, h: u16) -> App {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-traces/pai");
+    let trace = Arc::new(
+        tracetui::trace::pai::load(&dir, &Default::default())
+            .unwrap()
+            .0,
+    );
+    let mut app = App::new(
+        trace,
+        Policy::Recorded,
+        Placement::Consolidate,
+        "pai".into(),
+        themes(),
+        Keymap::defaults(),
+    );
+    app.update(Action::Resize(w, h));
+    app.move_to(app.engine().now() + 3600, true);
+    app
+}
+
+#[divan::bench(sample_count = 50)]
+fn draw_pai_cluster_200x60(bencher: divan::Bencher) {
+    let app = pai_app(200, 60);
+    let area = Rect::new(0, 0, 200, 60);
+    bencher.bench_local(|| {
+        let mut buf = Buffer::empty(area);
+        tracetui::ui::draw::render(&app, area, &mut buf);
+        divan::black_box(buf);
+    });
+}
+
+#[divan::bench(sample_count = 50)]
+fn draw_pai_cluster_200x60_one_cell_per_gpu(bencher: divan::Bencher) {
+    let mut app = pai_app(200, 60);
+    app.update(Action::Command(Command::Zoom));
+    let area = Rect::new(0, 0, 200, 60);
+    bencher.bench_local(|| {
+        let mut buf = Buffer::empty(area);
+        tracetui::ui::draw::render(&app, area, &mut buf);
+        divan::black_box(buf);
+    });
+}
+
+fn big() -> Arc<Trace> {
+    static T: OnceLock<Arc<Trace>> = OnceLock::new();
+    T.get_or_init(|| {
+        let g = GenOptions {
+            jobs: 1_260_000,
+            seed: 7,
+            schema: Schema::Raw,
+            target: Some((6744, 0.9)),
+        };
+        let mut v = Vec::new();
+        gen::write(&g, &mut v).unwrap();
+        let opts = LoadOptions {
+            gpus: Some(6744),
+            ..LoadOptions::default()
+        };
+        Arc::new(itp::load_from(&v[..], "generated-1.26M", &opts).unwrap().0)
+    })
+    .clone()
+}
+
+/// Playing one 1-minute tick, mid-trace on the 1.26 M-job trace: the engine
+/// step plus the app's bookkeeping (history, log, figures when due).
+#[divan::bench(sample_count = 200)]
+fn played_tick_one_minute_mid_trace(bencher: divan::Bencher) {
+    let t = big();
+    let mut app = App::new(
+        t.clone(),
+        Policy::FirstFit,
+        Placement::Consolidate,
+        "big".into(),
+        themes(),
+        Keymap::defaults(),
+    );
+    app.update(Action::Resize(200, 60));
+    let mid = (t.first_submit().unwrap() + t.last_submit().unwrap()) / 2;
+    app.move_to(mid, true);
+    app.update(Action::Command(Command::TogglePlay));
+    let app = Mutex::new(app);
+    bencher.bench(|| {
+        // x60 with 1-minute ticks: one second of wall time is one tick.
+        app.lock().unwrap().update(Action::Elapsed(1.0))
+    });
+}
+
+/// Going back from the end to times spread over the 1.26 M-job trace.
+#[divan::bench(sample_count = 20, sample_size = 1)]
+fn step_back_anywhere_on_the_1m26_trace(bencher: divan::Bencher) {
+    let t = big();
+    let mut r = Replay::new(Engine::new(
+        t.clone(),
+        Policy::FirstFit,
+        Placement::Consolidate,
+    ));
+    let (first, last) = (t.first_submit().unwrap(), t.last_submit().unwrap());
+    r.seek(last);
+    let targets: Vec<i64> = (0..20)
+        .map(|i| first + (last - first) * (19 - i) / 20 + 7)
+        .collect();
+    let r = Mutex::new(r);
+    let i = std::sync::atomic::AtomicUsize::new(0);
+    bencher
+        .with_inputs(|| {
+            // Untimed: back to the end first.
+            r.lock().unwrap().seek(last);
+            targets[i.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % targets.len()]
+        })
+        .bench_values(|target| r.lock().unwrap().seek(target));
+}

@@ -1,0 +1,122 @@
+//! The binary in a real terminal (tmux): step, switch policy, open help,
+//! quit; then the screen text, and that the terminal came back (the
+//! alternate screen left, echo on).
+
+use std::process::Command;
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+struct Tmux {
+    session: String,
+}
+
+impl Tmux {
+    fn run(&self, args: &[&str]) -> String {
+        let out = Command::new("tmux").args(args).output().expect("tmux runs");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        for k in keys {
+            self.run(&["send-keys", "-t", &self.session, k]);
+            sleep(Duration::from_millis(150));
+        }
+    }
+
+    fn screen(&self) -> String {
+        self.run(&["capture-pane", "-t", &self.session, "-p"])
+    }
+
+    /// Waits until the screen contains `text` (or fails after 10 s).
+    fn wait_for(&self, text: &str) -> String {
+        let start = Instant::now();
+        loop {
+            let s = self.screen();
+            if s.contains(text) {
+                return s;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "waited for {text:?}; the screen:\n{s}"
+            );
+            sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["kill-session", "-t", &self.session])
+            .output();
+    }
+}
+
+#[test]
+fn a_session_in_a_real_terminal() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("skipped: tmux is not installed (.ci/run installs it)");
+        return;
+    }
+    let t = Tmux {
+        session: format!("tracetui-test-{}", std::process::id()),
+    };
+    let shell =
+        "env -i PATH=/usr/bin:/bin TERM=xterm-256color HOME=/nonexistent bash --norc --noprofile";
+    t.run(&[
+        "new-session",
+        "-d",
+        "-s",
+        &t.session,
+        "-x",
+        "120",
+        "-y",
+        "40",
+        shell,
+    ]);
+    t.keys(&["PS1='ready$ '", "Enter"]);
+    t.wait_for("ready$");
+    let bin = env!("CARGO_BIN_EXE_tracetui");
+    t.keys(&[&format!("{bin} --fps 20"), "Enter"]);
+    let s = t.wait_for("PAUSED");
+    assert!(
+        s.contains("tracetui · sample itp (2000 jobs) · FIFO"),
+        "{s}"
+    );
+    assert!(s.contains("day 1 00:03:42"), "{s}");
+    // Step one tick (one minute).
+    t.keys(&["n"]);
+    t.wait_for("day 1 00:04:42");
+    // Switch policy: the picker opens on fifo; three down is sjf.
+    t.keys(&["p"]);
+    t.wait_for("scheduling policy");
+    t.keys(&["Down", "Down", "Down", "Enter"]);
+    let s = t.wait_for("SJF since");
+    assert!(s.contains("order sjf"), "{s}");
+    // Help, then close it.
+    t.keys(&["?"]);
+    t.wait_for("quit, leaving the last frame on screen");
+    sleep(Duration::from_millis(300));
+    t.keys(&["Escape"]);
+    sleep(Duration::from_millis(600));
+    assert!(
+        !t.screen().contains("leaving the last frame"),
+        "help closed"
+    );
+    t.keys(&["q"]);
+    let s = t.wait_for("ready$");
+    assert!(!s.contains("PAUSED"), "the alternate screen was left:\n{s}");
+    t.keys(&[
+        "stty -a | tr ' ' '\\n' | grep -x -e echo -e -echo -e icanon -e -icanon",
+        "Enter",
+    ]);
+    let s = t.wait_for("icanon");
+    assert!(
+        s.lines().any(|l| l.trim() == "echo"),
+        "echo is back on:\n{s}"
+    );
+    assert!(
+        s.lines().any(|l| l.trim() == "icanon"),
+        "canonical mode is back:\n{s}"
+    );
+}

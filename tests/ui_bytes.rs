@@ -1,0 +1,78 @@
+//! Bytes a frame costs over the wire, through a real crossterm backend:
+//! steady replay of the whole PAI cluster must stay light over SSH.
+
+use ratatui::backend::CrosstermBackend;
+use ratatui::layout::Rect;
+use ratatui::{Terminal, TerminalOptions, Viewport};
+use std::path::Path;
+use std::sync::Arc;
+use tracetui::sim::{Placement, Policy};
+use tracetui::ui::app::{Action, App};
+use tracetui::ui::keymap::{Command, Keymap};
+use tracetui::ui::theme::{Depth, Theme};
+
+/// A writer that only counts what it is given.
+#[derive(Clone, Default)]
+struct Counter(std::rc::Rc<std::cell::Cell<usize>>);
+
+impl std::io::Write for Counter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.set(self.0.get() + buf.len());
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Bytes written for each of `frames` frames, one 1-minute tick apart.
+fn frame_bytes(depth: Depth, frames: usize) -> Vec<usize> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-traces/pai");
+    let trace = Arc::new(
+        tracetui::trace::pai::load(&dir, &Default::default())
+            .unwrap()
+            .0,
+    );
+    let themes = vec![Theme::embedded("dark", depth).unwrap()];
+    let mut app = App::new(
+        trace,
+        Policy::Recorded,
+        Placement::Consolidate,
+        "pai sample".into(),
+        themes,
+        Keymap::defaults(),
+    );
+    app.update(Action::Resize(200, 60));
+    app.move_to(app.engine().now() + 3600, true);
+    let area = Rect::new(0, 0, 200, 60);
+    let counter = Counter::default();
+    let mut term = Terminal::with_options(
+        CrosstermBackend::new(counter.clone()),
+        TerminalOptions {
+            viewport: Viewport::Fixed(area),
+        },
+    )
+    .unwrap();
+    let mut out = Vec::new();
+    for _ in 0..=frames {
+        counter.0.set(0);
+        term.draw(|f| tracetui::ui::draw::draw(f, &app)).unwrap();
+        out.push(counter.0.get());
+        app.update(Action::Command(Command::Step));
+    }
+    out.remove(0); // the first frame paints everything
+    out
+}
+
+#[test]
+fn steady_one_minute_replay_of_the_pai_cluster_costs_under_10_kb_a_frame() {
+    for depth in [Depth::TrueColor, Depth::Ansi256] {
+        let bytes = frame_bytes(depth, 30);
+        let max = *bytes.iter().max().unwrap();
+        let mean = bytes.iter().sum::<usize>() / bytes.len();
+        eprintln!("{depth:?}: bytes per frame mean {mean}, max {max}");
+        assert!(max <= 10 * 1024, "{depth:?}: a frame took {max} bytes");
+        assert!(mean > 0, "frames change something");
+    }
+}
