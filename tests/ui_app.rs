@@ -76,7 +76,7 @@ fn gpu_cell<'a>(app: &App, buf: &'a Buffer, pos: usize, k: u16) -> &'a ratatui::
     let inner = tracetui::ui::layout::inner(a.grid);
     let lay = tracetui::ui::grid::layout(app, inner);
     let p = lay.cells[pos];
-    &buf[(inner.x + p.x + 1 + k, inner.y + p.row as u16)]
+    &buf[(inner.x + p.x + 1 + k * lay.cell_w, inner.y + p.row as u16)]
 }
 
 #[test]
@@ -112,6 +112,11 @@ fn grid_shows_fractional_sharing_with_glyphs() {
     let buf = render(&app, 120, 40);
     assert_eq!(gpu_cell(&app, &buf, m2, 1).symbol(), "-");
     assert_eq!(gpu_cell(&app, &buf, m2, 0).symbol(), "#");
+    assert_eq!(buf[(0, 1)].symbol(), "+", "ASCII borders too");
+    assert!(
+        text(&buf).is_ascii() || !text(&buf).contains('│'),
+        "no box-drawing characters"
+    );
 }
 
 #[test]

@@ -345,6 +345,15 @@ impl App {
                     Focus::Grid => Focus::Queue,
                     Focus::Queue => Focus::Log,
                     Focus::Log => Focus::Grid,
+                };
+                match self.focus {
+                    Focus::Queue => {
+                        let listed = self.listed();
+                        self.queue_pos = self.queue_pos.min(listed.len().saturating_sub(1));
+                        self.selected = listed.get(self.queue_pos).copied().or(self.selected);
+                    }
+                    Focus::Grid => self.follow_cursor_job(),
+                    Focus::Log => {}
                 }
             }
             Command::Theme => {

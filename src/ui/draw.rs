@@ -14,6 +14,44 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Sparkline, Widget};
 use ratatui::Frame;
 
+/// Box borders drawn with ASCII characters (`--ascii`).
+const ASCII_BORDER: ratatui::symbols::border::Set = ratatui::symbols::border::Set {
+    top_left: "+",
+    top_right: "+",
+    bottom_left: "+",
+    bottom_right: "+",
+    vertical_left: "|",
+    vertical_right: "|",
+    horizontal_top: "-",
+    horizontal_bottom: "-",
+};
+
+/// Sparkline bars drawn with ASCII characters (`--ascii`).
+const ASCII_BARS: ratatui::symbols::bar::Set = ratatui::symbols::bar::Set {
+    full: "#",
+    seven_eighths: "#",
+    three_quarters: "=",
+    five_eighths: "=",
+    half: "-",
+    three_eighths: "-",
+    one_quarter: ".",
+    one_eighth: ".",
+    empty: " ",
+};
+
+/// A bordered pane in the theme's colours (accented when focused), ASCII when asked.
+pub fn pane(app: &App, focused: bool) -> Block<'static> {
+    let t = app.theme();
+    let b = Block::default()
+        .borders(Borders::ALL)
+        .border_style(if focused { t.accent } else { t.border });
+    if app.ascii {
+        b.border_set(ASCII_BORDER)
+    } else {
+        b
+    }
+}
+
 pub fn draw(frame: &mut Frame, app: &App) {
     let area = frame.area();
     render(app, area, frame.buffer_mut());
@@ -123,6 +161,9 @@ fn metrics(app: &App, area: Rect, buf: &mut Buffer) {
         let skip = data.len().saturating_sub(spark_w as usize);
         let v: Vec<u64> = data.iter().skip(skip).copied().collect();
         let mut s = Sparkline::default().data(&v).style(t.accent);
+        if app.ascii {
+            s = s.bar_set(ASCII_BARS);
+        }
         if let Some(m) = max {
             s = s.max(m);
         }
@@ -176,10 +217,7 @@ fn log_pane(app: &App, area: Rect, buf: &mut Buffer) {
     } else {
         " Log "
     };
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(if focused { t.accent } else { t.border })
-        .title(Span::styled(title, t.title));
+    let block = pane(app, focused).title(Span::styled(title, t.title));
     tui_logger::TuiLoggerWidget::default()
         .block(block)
         .output_timestamp(None)

@@ -8,7 +8,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Widget};
+use ratatui::widgets::Widget;
 
 /// Cell glyphs: free, ≤¼, ≤½, <1, full, over capacity, cursor marker.
 pub struct Glyphs {
@@ -70,6 +70,8 @@ pub struct GridLayout {
     /// (row, group index)
     pub labels: Vec<(usize, usize)>,
     pub rows: usize,
+    /// Columns per GPU cell (2 when the cluster is small enough to use the space).
+    pub cell_w: u16,
 }
 
 impl GridLayout {
@@ -98,22 +100,28 @@ impl GridLayout {
         let c = column - inner.x;
         self.cells
             .iter()
-            .find(|p| p.row == r && c >= p.x && c < p.x + width(app, p.pos))
+            .find(|p| p.row == r && c >= p.x && c < p.x + width(app, p.pos, self.cell_w))
             .map(|p| p.pos)
     }
 }
 
 /// Columns one machine takes: a marker column and its GPUs, or one cell.
-fn width(app: &App, pos: usize) -> u16 {
+fn width(app: &App, pos: usize, cell_w: u16) -> u16 {
     match app.zoom {
-        Zoom::Gpus => 1 + app.trace().cluster.machines[app.machines[pos] as usize].gpus as u16,
+        Zoom::Gpus => {
+            1 + cell_w * app.trace().cluster.machines[app.machines[pos] as usize].gpus as u16
+        }
         Zoom::Machines => 1,
     }
 }
 
-/// Flows each group's machines into rows under a label line.
-pub fn layout(app: &App, inner: Rect) -> GridLayout {
-    let mut out = GridLayout::default();
+/// Flows each group's machines into rows under a label line, with `gap`
+/// blank rows between machine rows.
+fn flow(app: &App, inner: Rect, cell_w: u16, gap: usize) -> GridLayout {
+    let mut out = GridLayout {
+        cell_w,
+        ..GridLayout::default()
+    };
     out.cells.reserve(app.machines.len());
     let mut row = 0;
     for (gi, (_, range)) in app.groups.iter().enumerate() {
@@ -121,18 +129,32 @@ pub fn layout(app: &App, inner: Rect) -> GridLayout {
         row += 1;
         let mut x = 0u16;
         for pos in range.clone() {
-            let w = width(app, pos);
+            let w = width(app, pos, cell_w);
             if x > 0 && x + w > inner.width {
-                row += 1;
+                row += 1 + gap;
                 x = 0;
             }
             out.cells.push(Placed { pos, x, row });
             x += w;
         }
-        row += 1;
+        row += 1 + gap;
     }
     out.rows = row;
     out
+}
+
+/// The grid's layout: in GPU mode, wide spaced cells when a small cluster
+/// leaves room for them, else one column per GPU.
+pub fn layout(app: &App, inner: Rect) -> GridLayout {
+    if app.zoom == Zoom::Gpus {
+        for (cell_w, gap) in [(2, 1), (2, 0)] {
+            let l = flow(app, inner, cell_w, gap);
+            if l.fits(inner.height) {
+                return l;
+            }
+        }
+    }
+    flow(app, inner, 1, 0)
 }
 
 /// The style of a cell held by `job` (the largest holder) at `frac` full.
@@ -208,9 +230,7 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
         );
     }
     let focused = app.focus == super::app::Focus::Grid;
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(if focused { t.accent } else { t.border })
+    let block = super::draw::pane(app, focused)
         .title(Line::from(vec![
             Span::styled(" GPUs ", t.title),
             Span::styled(format!("· {mode} · colour: {by} "), t.dim),
@@ -299,8 +319,10 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
                     if is_cursor {
                         style = style.patch(t.cursor);
                     }
-                    if x + 1 + (k as u16) < inner.x + inner.width {
-                        buf.set_string(x + 1 + k as u16, y, ch.to_string(), style);
+                    let cw = lay.cell_w;
+                    let cx = x + 1 + cw * k as u16;
+                    if cx + cw <= inner.x + inner.width {
+                        buf.set_string(cx, y, ch.to_string().repeat(cw as usize), style);
                     }
                 }
             }

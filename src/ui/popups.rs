@@ -9,7 +9,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget};
+use ratatui::widgets::{Clear, Paragraph, Widget};
 
 pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
     match &app.popup {
@@ -24,10 +24,7 @@ fn frame(app: &App, r: Rect, buf: &mut Buffer, title: &str) -> Rect {
     let t = app.theme();
     Clear.render(r, buf);
     buf.set_style(r, t.text);
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(t.accent)
-        .title(Span::styled(format!(" {title} "), t.title));
+    let block = super::draw::pane(app, true).title(Span::styled(format!(" {title} "), t.title));
     let inner = block.inner(r);
     block.render(r, buf);
     inner

@@ -8,7 +8,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Widget};
+use ratatui::widgets::Widget;
 
 /// The jobs the side pane lists, in order: queue first, then running
 /// (most recently started first). `limit` caps each list.
@@ -50,9 +50,7 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
     let e = app.engine();
     let trace = app.trace();
     let focused = app.focus == Focus::Queue;
-    Block::default()
-        .borders(Borders::ALL)
-        .border_style(if focused { t.accent } else { t.border })
+    super::draw::pane(app, focused)
         .title(Line::from(vec![
             Span::styled(format!(" Queue {} ", e.queue_len()), t.title),
             Span::styled(
