@@ -80,7 +80,7 @@ fn a_session_in_a_real_terminal() {
     t.keys(&[&format!("{bin} --fps 20"), "Enter"]);
     let s = t.wait_for("PAUSED");
     assert!(
-        s.contains("tracetui · sample itp (2000 jobs) · FIFO"),
+        s.contains("tracetui · FIFO · sample itp (2000 jobs)"),
         "{s}"
     );
     assert!(s.contains("day 1 00:03:42"), "{s}");

@@ -92,21 +92,22 @@ fn header(app: &App, area: Rect, buf: &mut Buffer) {
     buf.set_style(area, t.header);
     let first = app.first;
     let now = e.now().max(first - 1);
+    // The policy comes first: the trace's label is what gives way on narrow screens.
     let since = if e.switches().is_empty() {
         String::new()
     } else {
         format!(
             " since {}",
-            clock::weekday_time(trace.zone, e.policy_since())
+            clock::clock(trace.zone, first, e.policy_since())
         )
     };
     let left = vec![
         Span::styled(" tracetui ", t.header.add_modifier(Modifier::BOLD)),
-        Span::styled(format!("· {} ", sanitized(&app.label)), t.header),
         Span::styled(
             format!("· {}{since} ", e.policy().name().to_uppercase()),
             t.header.add_modifier(Modifier::BOLD),
         ),
+        Span::styled(format!("· {} ", sanitized(&app.label)), t.header),
     ];
     let zone = clock::zone_abbrev(trace.zone, now);
     let state = if app.paused {

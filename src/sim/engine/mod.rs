@@ -386,7 +386,6 @@ impl Engine {
             at: self.now,
             to: policy,
         });
-        log::info!("policy switched to {policy} at {}", self.now);
         if from == Policy::Recorded {
             self.leave_recorded();
         }
