@@ -76,6 +76,12 @@ pub fn stats(trace: &Trace) -> Stats {
                 *by_status.entry(s).or_insert(0) += 1;
             }
         }
+        Native::Acme(t) => by_status = t.states.clone(),
+        Native::Philly(t) => {
+            for j in &t.jobs {
+                *by_status.entry(j.status.clone()).or_insert(0) += 1;
+            }
+        }
         Native::None => {
             for j in &trace.jobs {
                 *by_status.entry(j.status.label().to_string()).or_insert(0) += 1;

@@ -362,3 +362,106 @@ fn keys_lists_the_effective_keymap() {
     assert!(out.contains("play       space"), "{out}");
     assert!(out.contains("quit_keep  Q"), "{out}");
 }
+
+#[test]
+fn philly_and_acme_samples_regenerate_byte_for_byte() {
+    let dir = common::scratch_dir("regen");
+    let o = tracetui(&[
+        "gen",
+        "philly",
+        "--jobs",
+        "2000",
+        "--seed",
+        "42",
+        "--util-minutes",
+        "30",
+        "--out",
+        dir.join("philly").to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for f in [
+        "cluster_job_log",
+        "cluster_machine_list",
+        "cluster_gpu_util",
+    ] {
+        let a = std::fs::read(dir.join("philly").join(f)).unwrap();
+        let b = std::fs::read(format!(
+            "{}/sample-traces/philly/{f}",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap();
+        assert!(a == b, "sample-traces/philly/{f} differs from gen");
+    }
+    let acme = dir.join("trace_seren.csv");
+    let o = tracetui(&[
+        "gen",
+        "acme",
+        "--jobs",
+        "2000",
+        "--seed",
+        "42",
+        "--out",
+        acme.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let committed = std::fs::read(format!(
+        "{}/sample-traces/acme/trace_seren.csv",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    assert!(
+        std::fs::read(&acme).unwrap() == committed,
+        "sample-traces/acme/trace_seren.csv differs from gen"
+    );
+}
+
+#[test]
+fn job_drill_down_for_philly_and_acme() {
+    let o = tracetui(&[
+        "job",
+        "philly",
+        "sample-traces/philly",
+        "application_1502000000042_7",
+        "--format",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let keys: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
+    assert_eq!(keys, vec!["job", "attempts", "wait_s", "runtime_s"]);
+    assert_eq!(v["job"]["jobid"], "application_1502000000042_7");
+    let first = std::fs::read_to_string(format!(
+        "{}/sample-traces/acme/trace_seren.csv",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let id = first
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split(',')
+        .next()
+        .unwrap()
+        .to_string();
+    let o = tracetui(&[
+        "job",
+        "acme",
+        "sample-traces/acme/trace_seren.csv",
+        &id,
+        "--format",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["job"]["job_id"], id.as_str());
+    assert!(v.get("wait_s").is_some() && v.get("runtime_s").is_some());
+    for (fmt, path) in [
+        ("philly", "sample-traces/philly"),
+        ("acme", "sample-traces/acme/trace_seren.csv"),
+    ] {
+        let o = tracetui(&["sim", fmt, path, "--policy", "recorded", "--format", "json"]);
+        assert!(o.status.success(), "{fmt}: {}", stderr(&o));
+        let o = tracetui(&["stats", fmt, path, "--format", "json"]);
+        assert!(o.status.success(), "{fmt}: {}", stderr(&o));
+    }
+}

@@ -9,6 +9,8 @@ use std::path::PathBuf;
 pub enum GenFormat {
     Itp,
     Pai,
+    Philly,
+    Acme,
 }
 
 #[derive(Debug, Args)]
@@ -28,6 +30,12 @@ pub struct GenArgs {
     /// Write each PAI table as the released NAME.tar.gz (pai).
     #[arg(long)]
     pub tar_gz: bool,
+    /// Minutes of cluster_gpu_util to write from the first submission (philly).
+    #[arg(long, default_value_t = 60)]
+    pub util_minutes: u64,
+    /// Which AcmeTrace cluster to imitate (acme).
+    #[arg(long, value_enum, default_value_t = crate::gen::acme::AcmeCluster::Seren)]
+    pub cluster: crate::gen::acme::AcmeCluster,
     /// Column schema (itp).
     #[arg(long, value_enum, default_value_t = Schema::Raw)]
     pub schema: Schema,
@@ -62,6 +70,34 @@ pub fn run(a: &GenArgs) -> Result<()> {
             crate::outfile::write_atomic(&a.out, |w| itp::write(&opts, w))
                 .wrap_err_with(|| format!("cannot write {}", a.out.display()))?;
             eprintln!("tracetui: wrote {} ITP jobs to {}", a.jobs, a.out.display());
+        }
+        GenFormat::Acme => {
+            let opts = crate::gen::acme::GenOptions {
+                jobs: a.jobs,
+                seed: a.seed,
+                cluster: a.cluster,
+            };
+            crate::outfile::write_atomic(&a.out, |w| crate::gen::acme::write(&opts, w))
+                .wrap_err_with(|| format!("cannot write {}", a.out.display()))?;
+            eprintln!(
+                "tracetui: wrote {} AcmeTrace jobs ({:?}) to {}",
+                a.jobs,
+                a.cluster,
+                a.out.display()
+            );
+        }
+        GenFormat::Philly => {
+            let opts = crate::gen::philly::GenOptions {
+                jobs: a.jobs,
+                seed: a.seed,
+                util_minutes: a.util_minutes,
+            };
+            let (jobs, attempts, overflow) = crate::gen::philly::write(&opts, &a.out)
+                .wrap_err_with(|| format!("cannot write {}", a.out.display()))?;
+            eprintln!("tracetui: wrote {jobs} Philly jobs ({attempts} attempts, {} minutes of GPU utilisation) to {}", a.util_minutes, a.out.display());
+            if overflow > 0 {
+                eprintln!("tracetui: note: {overflow} attempts found no free GPUs at their start and were left unplaced");
+            }
         }
         GenFormat::Pai => {
             let opts = crate::gen::pai::GenOptions {

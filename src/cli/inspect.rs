@@ -4,8 +4,6 @@ use super::headless::load;
 use super::output::human_secs;
 use super::{JobArgs, StatsArgs, TextFormat};
 use crate::stats::{stats as compute, MeanMedian};
-use crate::trace::model::Native;
-use crate::trace::pai::detail;
 use color_eyre::eyre::{bail, Result};
 use std::fmt::Write as _;
 
@@ -71,43 +69,19 @@ pub fn stats(a: &StatsArgs) -> Result<()> {
 
 pub fn job(a: &JobArgs) -> Result<()> {
     let trace = load(&a.load)?;
-    let value = match &trace.native {
-        Native::Pai(t) => {
-            let Some(row) = t.job_by_name(&a.job) else {
-                bail!(
-                    "job '{}' is not in {}",
-                    crate::trace::input::sanitize(&a.job),
-                    a.load.path.display()
-                );
-            };
-            let side = detail::side_rows(t, &detail::workers_of(t, row))?;
-            for s in side.skips.iter().filter(|s| s.count > 0) {
-                eprintln!(
-                    "tracetui: warning: {}: skipped {} bad rows",
-                    s.file, s.count
-                );
-                for r in &s.first {
-                    eprintln!("tracetui: warning:   {r}");
-                }
-            }
-            detail::job_detail(t, &trace.symbols, row, &side)
-        }
-        Native::None => {
-            let Some(j) = trace.jobs.iter().find(|j| j.id == a.job) else {
-                bail!(
-                    "job '{}' is not in {}",
-                    crate::trace::input::sanitize(&a.job),
-                    a.load.path.display()
-                );
-            };
-            crate::trace::itp::job_detail(&trace, j)
-        }
+    let Some((value, warnings)) = crate::trace::detail::by_id(&trace, &a.job)? else {
+        bail!(
+            "job '{}' is not in {}",
+            crate::trace::input::sanitize(&a.job),
+            a.load.path.display()
+        );
     };
+    for w in warnings {
+        eprintln!("tracetui: warning: {w}");
+    }
     match a.output {
         TextFormat::Json => println!("{}", serde_json::to_string_pretty(&value)?),
-        TextFormat::Text => {
-            print!("{}", crate::fmt::json_text(&value));
-        }
+        TextFormat::Text => print!("{}", crate::fmt::json_text(&value)),
     }
     Ok(())
 }

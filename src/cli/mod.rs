@@ -74,6 +74,10 @@ pub enum Command {
     Itp(TuiArgs),
     /// Replay an Alibaba PAI 2020 directory full screen.
     Pai(TuiArgs),
+    /// Replay a Microsoft Philly directory full screen.
+    Philly(TuiArgs),
+    /// Replay an AcmeTrace file (trace_seren.csv, trace_kalos.csv) full screen.
+    Acme(TuiArgs),
     /// List the effective keymap (defaults plus ~/.config/tracetui/config.toml).
     Keys,
     /// Simulate a trace under one policy and print its metrics.
@@ -218,6 +222,8 @@ pub fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32 {
     let result = match cli.command {
         Some(Command::Itp(a)) => tui::open(Format::Itp, &a, &cli.view),
         Some(Command::Pai(a)) => tui::open(Format::Pai, &a, &cli.view),
+        Some(Command::Philly(a)) => tui::open(Format::Philly, &a, &cli.view),
+        Some(Command::Acme(a)) => tui::open(Format::Acme, &a, &cli.view),
         Some(Command::Keys) => {
             print!("{}", crate::ui::keymap::Keymap::load_user().listing());
             Ok(())

@@ -1,13 +1,16 @@
 //! Loading traces: one module per released format, all into one model.
 
+pub mod acme;
 pub mod archive;
 pub mod clock;
+pub mod detail;
 pub mod fields;
 pub mod input;
 pub mod itp;
 pub mod lines;
 pub mod model;
 pub mod pai;
+pub mod philly;
 pub mod sizing;
 pub mod texts;
 
@@ -26,6 +29,10 @@ pub enum Format {
     Itp,
     /// Alibaba PAI 2020: a directory of the released tables (.csv or .tar.gz)
     Pai,
+    /// Microsoft Philly: a directory with cluster_job_log and cluster_machine_list
+    Philly,
+    /// AcmeTrace: trace_seren.csv or trace_kalos.csv
+    Acme,
 }
 
 impl Format {
@@ -33,6 +40,8 @@ impl Format {
         match self {
             Format::Itp => "itp",
             Format::Pai => "pai",
+            Format::Philly => "philly",
+            Format::Acme => "acme",
         }
     }
 }
@@ -67,5 +76,7 @@ pub fn load(
     match format {
         Format::Itp => itp::load(path, opts),
         Format::Pai => pai::load(path, opts),
+        Format::Philly => philly::load(path, opts),
+        Format::Acme => acme::load(path, opts),
     }
 }

@@ -170,6 +170,9 @@ pub struct Segment {
     /// Index into `Cluster::machines`; `None` where the trace names no machine.
     pub machine: Option<u32>,
     pub milli: Milli,
+    /// The exact GPUs of the machine, as a bit set (Philly records them);
+    /// 0 lets the replay choose (lowest index with room).
+    pub gpus: u64,
 }
 
 /// A job as the engine sees it.
@@ -272,6 +275,8 @@ pub enum Native {
     #[default]
     None,
     Pai(std::sync::Arc<super::pai::PaiTables>),
+    Philly(std::sync::Arc<super::philly::PhillyTables>),
+    Acme(std::sync::Arc<super::acme::AcmeTables>),
 }
 
 impl Trace {

@@ -5,8 +5,6 @@ use super::app::{App, Focus, Popup, PromptKind, Zoom};
 use super::keymap::Command;
 use super::layout::{areas, inner};
 use super::{grid, queue};
-use crate::trace::model::Native;
-use crate::trace::pai::detail;
 use ratatui::layout::Rect;
 use serde_json::json;
 
@@ -201,24 +199,7 @@ impl App {
         if !held.is_empty() {
             replay["holds"] = json!(held);
         }
-        let native = match &trace.native {
-            Native::Pai(t) => {
-                let row = j.native_row;
-                let side = if t.side_ready() {
-                    detail::side_rows(t, &detail::workers_of(t, row)).unwrap_or_default()
-                } else {
-                    detail::SideRows::default()
-                };
-                let mut v = detail::job_detail(t, &trace.symbols, row, &side);
-                if !t.side_ready() {
-                    v["note"] = json!(
-                        "sensor and machine-metric rows: still being indexed in the background"
-                    );
-                }
-                v
-            }
-            Native::None => crate::trace::itp::job_detail(trace, j),
-        };
+        let native = crate::trace::detail::of_job(trace, j, false);
         let all = json!({ "in this replay": replay, "as recorded": native });
         crate::fmt::json_text(&all)
             .lines()

@@ -6,7 +6,7 @@ use super::{Engine, Event, Phase};
 use crate::sim::cluster::{Grant, TypeFilter};
 use crate::sim::placement::{place, Placement};
 use crate::sim::policy::Policy;
-use crate::trace::model::{Demand, Secs, Unit};
+use crate::trace::model::{Demand, Secs, Segment, Unit, MILLI_PER_GPU};
 
 impl Engine {
     /// Puts `job`'s recorded holds on the timeline, shifted later by `shift`
@@ -50,24 +50,55 @@ impl Engine {
 
     /// The GPUs for one recorded hold: on its machine, lowest index with room;
     /// `true` when it did not fit and was placed over capacity.
-    fn recorded_grants(&mut self, machine: Option<u32>, milli: u32) -> (Vec<Grant>, bool) {
-        if milli == 0 {
+    fn recorded_grants(&mut self, s: &Segment) -> (Vec<Grant>, bool) {
+        if s.milli == 0 {
             return (Vec::new(), false);
         }
-        let Some(m) = machine else {
-            // A record with no machine: any free GPUs, fullest machines first.
-            let d = Demand::Instances(vec![Unit { count: 1, milli }].into_boxed_slice());
+        let Some(m) = s.machine else {
+            // A record with no machine (Acme): any free GPUs, fullest machines
+            // first; whole GPUs may span machines, a fraction stays on one.
+            let d = if s.milli.is_multiple_of(MILLI_PER_GPU) {
+                Demand::Gang {
+                    gpus: s.milli / MILLI_PER_GPU,
+                }
+            } else {
+                Demand::Instances(
+                    vec![Unit {
+                        count: 1,
+                        milli: s.milli,
+                    }]
+                    .into_boxed_slice(),
+                )
+            };
             return match place(&mut self.cluster, Placement::Pack, &d, TypeFilter::Any) {
                 Some(g) => (g, false),
                 None => (Vec::new(), true),
             };
         };
-        self.cluster.grants_on(m, milli)
+        if s.gpus != 0 {
+            // The exact GPUs the record names (Philly).
+            let cap = self.cluster.cap(m);
+            let base = self.cluster.first_gpu(m);
+            let mut over = false;
+            let grants = (0..64u16)
+                .filter(|g| s.gpus & (1 << g) != 0 && (*g as u32) < cap)
+                .map(|gpu| {
+                    over |= self.cluster.used_milli(base + gpu as usize) > 0;
+                    Grant {
+                        machine: m,
+                        gpu,
+                        milli: MILLI_PER_GPU as u16,
+                    }
+                })
+                .collect();
+            return (grants, over);
+        }
+        self.cluster.grants_on(m, s.milli)
     }
 
     fn segment_start(&mut self, job: u32, seg: u32) {
         let s = self.trace.segments[seg as usize].clone();
-        let (grants, over) = self.recorded_grants(s.machine, s.milli);
+        let (grants, over) = self.recorded_grants(&s);
         if over {
             self.tally.overflow_segments += 1;
             if self.tally.overflow_segments <= 3 {

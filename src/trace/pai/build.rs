@@ -137,6 +137,7 @@ pub fn trace(
                 end: opt_time(inst.end_time),
                 machine: opt_idx(inst.machine),
                 milli,
+                gpus: 0,
             });
         }
         let runtime = match t.run_span(i as u32) {

@@ -1,0 +1,213 @@
+//! Synthetic AcmeTrace files (`trace_seren.csv`, `trace_kalos.csv`) in the
+//! released columns, calibrated to the published Seren and Kalos rows of
+//! cluster_summary.csv: the GPU-job share; GPU jobs' run time, queueing
+//! delay and GPUs per job (mean and median, by stratified sampling); the
+//! completed / cancelled / failed shares; CPU jobs' run time and queueing.
+//! Times carry the cluster's offset (+08:00 Seren, +00:00 Kalos).
+
+use super::dist::{exact_categorical, lognormal_matching};
+use super::rng::Rng;
+use crate::trace::acme::{KALOS, SEREN};
+use std::io::{self, Write};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum AcmeCluster {
+    Seren,
+    Kalos,
+}
+
+/// What one cluster's published row says (and the generator aims at).
+pub struct Profile {
+    pub gpu_share: f64,
+    /// (median, mean, max) run time of GPU jobs
+    pub runtime: (f64, f64, f64),
+    /// (median, mean) queueing of GPU jobs
+    pub queue: (f64, f64),
+    /// (GPUs, weight): mean and median as published
+    pub gpus: &'static [(u32, f64)],
+    /// completed, cancelled, failed (the rest TIMEOUT / NODE_FAIL)
+    pub states: [f64; 3],
+    pub cpu_runtime: (f64, f64),
+    pub cpu_queue: (f64, f64),
+    pub offset: &'static str,
+    pub start: &'static str,
+    pub jobs_per_day: f64,
+}
+
+pub const SEREN_PROFILE: Profile = Profile {
+    gpu_share: 663_813.0 / 1_031_550.0,
+    runtime: (122.0, 1_414.335, 1_209_604.0),
+    queue: (1.0, 445.984),
+    gpus: &[
+        (1, 0.74),
+        (2, 0.05),
+        (4, 0.06),
+        (8, 0.10),
+        (16, 0.02),
+        (32, 0.015),
+        (64, 0.01),
+        (128, 0.006),
+        (256, 0.003),
+        (512, 0.0008),
+        (1024, 0.0003),
+    ],
+    states: [0.497, 0.075, 0.429],
+    cpu_runtime: (14.0, 733.894),
+    cpu_queue: (1.0, 4.813),
+    offset: "+08:00",
+    start: "2023-03-01 00:00:00",
+    jobs_per_day: 1_031_550.0 / 184.0,
+};
+
+pub const KALOS_PROFILE: Profile = Profile {
+    gpu_share: 19_907.0 / 62_413.0,
+    runtime: (124.0, 1_259.689, 625_740.0),
+    queue: (17.0, 214.179),
+    gpus: &[
+        (1, 0.62),
+        (2, 0.03),
+        (4, 0.04),
+        (8, 0.15),
+        (16, 0.05),
+        (32, 0.04),
+        (64, 0.03),
+        (128, 0.02),
+        (256, 0.02),
+        (512, 0.012),
+        (1024, 0.0075),
+    ],
+    states: [0.541, 0.062, 0.397],
+    cpu_runtime: (22.0, 118.352),
+    cpu_queue: (9.0, 88.401),
+    offset: "+00:00",
+    start: "2023-05-17 00:00:00",
+    jobs_per_day: 62_413.0 / 107.0,
+};
+
+pub const TYPES: [&str; 6] = ["Evaluation", "Pretrain", "SFT", "MLLM", "Debug", "Other"];
+
+#[derive(Debug, Clone)]
+pub struct GenOptions {
+    pub jobs: u64,
+    pub seed: u64,
+    pub cluster: AcmeCluster,
+}
+
+fn stamp(t: i64, offset_s: i64, offset: &str) -> String {
+    chrono::DateTime::from_timestamp(t + offset_s, 0)
+        .map(|d| format!("{}{offset}", d.naive_utc().format("%Y-%m-%d %H:%M:%S")))
+        .unwrap_or_default()
+}
+
+pub fn write(opts: &GenOptions, w: &mut impl Write) -> io::Result<()> {
+    let p = match opts.cluster {
+        AcmeCluster::Seren => &SEREN_PROFILE,
+        AcmeCluster::Kalos => &KALOS_PROFILE,
+    };
+    let n = opts.jobs as usize;
+    let mut rng = Rng::new(opts.seed ^ 0xAC3E);
+    let offset_s: i64 = if p.offset.starts_with('+') { 1 } else { -1 }
+        * (p.offset[1..3].parse::<i64>().unwrap_or(0) * 3600);
+    let start = chrono::NaiveDateTime::parse_from_str(p.start, "%Y-%m-%d %H:%M:%S")
+        .map_or(0, |d| d.and_utc().timestamp())
+        - offset_s;
+    let kinds = exact_categorical(n, &[p.gpu_share, 1.0 - p.gpu_share], &mut rng);
+    let n_gpu = kinds.iter().filter(|&&k| k == 0).count();
+    let n_cpu = n - n_gpu;
+    let rt = lognormal_matching(n_gpu, p.runtime.0, p.runtime.1, 1.0, p.runtime.2, &mut rng);
+    let q = lognormal_matching(n_gpu, p.queue.0, p.queue.1, 0.0, 30.0 * 86_400.0, &mut rng);
+    let gp = exact_categorical(
+        n_gpu,
+        &p.gpus.iter().map(|g| g.1).collect::<Vec<_>>(),
+        &mut rng,
+    );
+    let st = exact_categorical(
+        n_gpu,
+        &[
+            p.states[0],
+            p.states[1],
+            p.states[2],
+            (1.0 - p.states.iter().sum::<f64>()).max(0.0),
+        ],
+        &mut rng,
+    );
+    let crt = lognormal_matching(
+        n_cpu,
+        p.cpu_runtime.0,
+        p.cpu_runtime.1,
+        1.0,
+        7.0 * 86_400.0,
+        &mut rng,
+    );
+    let cq = lognormal_matching(n_cpu, p.cpu_queue.0, p.cpu_queue.1, 0.0, 86_400.0, &mut rng);
+    let cst = exact_categorical(n_cpu, &[0.858, 0.039, 0.102], &mut rng);
+    let header: &[&str] = match opts.cluster {
+        AcmeCluster::Seren => &SEREN,
+        AcmeCluster::Kalos => &KALOS,
+    };
+    writeln!(w, "{}", header.join(","))?;
+    let rate = p.jobs_per_day / 86_400.0;
+    let mut t = 0.0f64;
+    let (mut gi, mut ci) = (0, 0);
+    let users = (n / 300).clamp(5, 400) as u64;
+    for &kind in kinds.iter() {
+        t += rng.exponential(rate);
+        let submit = start + t as i64;
+        let (gpus, runtime, queue, state) = if kind == 0 {
+            gi += 1;
+            (p.gpus[gp[gi - 1]].0, rt[gi - 1], q[gi - 1], st[gi - 1])
+        } else {
+            ci += 1;
+            (0, crt[ci - 1], cq[ci - 1], cst[ci - 1])
+        };
+        let state = [
+            "COMPLETED",
+            "CANCELLED",
+            "FAILED",
+            if rng.chance(0.5) {
+                "TIMEOUT"
+            } else {
+                "NODE_FAIL"
+            },
+        ][state];
+        // A few cancelled jobs never started: empty start, end, duration and queue.
+        let started = !(state == "CANCELLED" && rng.chance(0.1));
+        let (s_txt, e_txt, dur, que, gpu_time) = if started {
+            let s = submit + queue;
+            let e = s + runtime;
+            (
+                stamp(s, offset_s, p.offset),
+                stamp(e, offset_s, p.offset),
+                runtime.to_string(),
+                queue.to_string(),
+                (runtime * gpus as i64).to_string(),
+            )
+        } else {
+            Default::default()
+        };
+        let id = format!("dlc{}", rng.hex(13));
+        let user = format!("u{}", (rng.uniform().powi(2) * users as f64) as u64);
+        let nodes = (gpus as u64).div_ceil(8).max(1);
+        let cpus = if gpus > 0 {
+            gpus as u64 * 16
+        } else {
+            1 + rng.below(64)
+        };
+        let ty = if gpus == 0 {
+            "Other"
+        } else {
+            TYPES[rng.weighted(&[0.5, 0.08, 0.12, 0.1, 0.12, 0.08])]
+        };
+        let sub = stamp(submit, offset_s, p.offset);
+        match opts.cluster {
+            AcmeCluster::Seren => writeln!(w, "{id},{user},{nodes},{gpus},{cpus},{ty},{state},{sub},{s_txt},{e_txt},{dur},{que},{gpu_time}")?,
+            AcmeCluster::Kalos => {
+                let mem = if gpus > 0 { 1000 } else { 16 };
+                let fail = if state == "FAILED" { e_txt.clone() } else { String::new() };
+                let stop = if state == "CANCELLED" { e_txt.clone() } else { String::new() };
+                writeln!(w, "{id},{user},{nodes},{gpus},{cpus},{mem},{},{ty},{state},{sub},{s_txt},{e_txt},{fail},{stop},{dur},{que},{gpu_time}", mem / 4)?
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,403 @@
+//! AcmeTrace (InternLM, NSDI '24): `trace_seren.csv` or `trace_kalos.csv`,
+//! told apart by their headers; ISO-8601 times with an offset.
+
+use super::fields::Row;
+use super::input::{sanitize, InputError, LoadReport, Location, RowPolicy};
+use super::model::{Cluster, Demand, Job, JobStatus, Native, Secs, Segment, Symbols, Trace, Zone};
+use super::LoadOptions;
+use rustc_hash::FxHashMap;
+use std::io::{BufReader, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+pub const SEREN: [&str; 13] = [
+    "job_id",
+    "user",
+    "node_num",
+    "gpu_num",
+    "cpu_num",
+    "type",
+    "state",
+    "submit_time",
+    "start_time",
+    "end_time",
+    "duration",
+    "queue",
+    "gpu_time",
+];
+pub const KALOS: [&str; 17] = [
+    "job_id",
+    "user",
+    "node_num",
+    "gpu_num",
+    "cpu_num",
+    "mem_per_pod_GB",
+    "shared_mem_per_pod",
+    "type",
+    "state",
+    "submit_time",
+    "start_time",
+    "end_time",
+    "fail_time",
+    "stop_time",
+    "duration",
+    "queue",
+    "gpu_time",
+];
+
+/// Where each job's row is, for drill-down (the file is read again there).
+#[derive(Debug, Default)]
+pub struct AcmeTables {
+    pub path: PathBuf,
+    pub cluster_name: &'static str,
+    pub header: Vec<String>,
+    /// job row → byte offset of its line.
+    pub offsets: Vec<u64>,
+    pub by_id: FxHashMap<String, u32>,
+    /// Every row's `state`, counted (CPU jobs too).
+    pub states: std::collections::BTreeMap<String, u64>,
+}
+
+/// `2023-03-01 00:18:22+08:00` as (Unix seconds, offset seconds).
+pub fn parse_time(s: &str) -> Option<(Secs, i32)> {
+    let d = chrono::DateTime::parse_from_str(s.trim(), "%Y-%m-%d %H:%M:%S%:z").ok()?;
+    Some((d.timestamp(), d.offset().local_minus_utc()))
+}
+
+struct Cols {
+    idx: FxHashMap<&'static str, usize>,
+    width: usize,
+}
+
+impl Cols {
+    fn get(&self, name: &str) -> usize {
+        self.idx[name]
+    }
+}
+
+fn time(row: &Row, cols: &Cols, name: &str) -> Result<Option<(Secs, i32)>, InputError> {
+    let t = row.text(cols.get(name), name)?;
+    if t.is_empty() {
+        return Ok(None);
+    }
+    parse_time(t).map(Some).ok_or_else(|| {
+        row.error(
+            name,
+            format!(
+                "'{}' is not a time like 2023-03-01 00:18:22+08:00",
+                sanitize(t)
+            ),
+        )
+    })
+}
+
+fn status(s: &str) -> JobStatus {
+    match s {
+        "COMPLETED" => JobStatus::Completed,
+        "FAILED" | "NODE_FAIL" | "TIMEOUT" => JobStatus::Failed,
+        "CANCELLED" => JobStatus::Killed,
+        _ => JobStatus::Unknown,
+    }
+}
+
+/// Peak concurrent GPU demand over the recorded start/end times.
+fn peak_demand(jobs: &[Job], segments: &[Segment]) -> u64 {
+    let mut ev: Vec<(Secs, i64)> = Vec::new();
+    for j in jobs {
+        for s in &segments[j.segments.start as usize..j.segments.end as usize] {
+            ev.push((s.start, s.milli as i64));
+            if let Some(e) = s.end {
+                ev.push((e, -(s.milli as i64)));
+            }
+        }
+    }
+    ev.sort_unstable(); // ends (negative) before starts at the same second
+    let (mut cur, mut peak) = (0i64, 0i64);
+    for (_, d) in ev {
+        cur += d;
+        peak = peak.max(cur);
+    }
+    (peak.max(0) as u64).div_ceil(1000)
+}
+
+pub fn load(path: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), InputError> {
+    let file = path.display().to_string();
+    let f = std::fs::File::open(path)
+        .map_err(|e| InputError::file(&file, format!("cannot open: {e}")))?;
+    let mut rdr = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(BufReader::with_capacity(1 << 20, f));
+    let mut rec = csv::ByteRecord::new();
+    let read = |rdr: &mut csv::Reader<BufReader<std::fs::File>>, rec: &mut csv::ByteRecord| {
+        rdr.read_byte_record(rec).map_err(|e| {
+            let line = e.position().map_or(0, |p| p.line());
+            InputError::at(
+                Location {
+                    file: file.clone(),
+                    line,
+                    column: None,
+                    byte: false,
+                },
+                format!("unreadable CSV: {e}"),
+            )
+        })
+    };
+    if !read(&mut rdr, &mut rec)? {
+        return Err(InputError::file(
+            &file,
+            "empty file: expected an AcmeTrace header row",
+        ));
+    }
+    let header: Vec<String> = rec
+        .iter()
+        .map(|h| {
+            String::from_utf8_lossy(h)
+                .trim()
+                .trim_start_matches('\u{feff}')
+                .to_string()
+        })
+        .collect();
+    let (name, names): (&'static str, &[&'static str]) = if header == SEREN {
+        ("seren", &SEREN)
+    } else if header == KALOS {
+        ("kalos", &KALOS)
+    } else {
+        return Err(InputError::at(
+            Location {
+                file: file.clone(),
+                line: 1,
+                column: None,
+                byte: false,
+            },
+            format!(
+                "unknown header '{}': expected AcmeTrace Seren ({}) or Kalos ({})",
+                sanitize(&header.join(",")),
+                SEREN.join(","),
+                KALOS.join(",")
+            ),
+        ));
+    };
+    let cols = Cols {
+        idx: names.iter().enumerate().map(|(i, n)| (*n, i)).collect(),
+        width: names.len(),
+    };
+    let mut policy = RowPolicy::new(&file, opts.strict);
+    let mut symbols = Symbols::default();
+    let mut jobs = Vec::new();
+    let mut segments = Vec::new();
+    let mut tables = AcmeTables {
+        path: path.to_path_buf(),
+        cluster_name: name,
+        header: header.clone(),
+        ..Default::default()
+    };
+    let mut first_line: FxHashMap<String, u64> = FxHashMap::default();
+    let (mut cpu_jobs, mut mismatched, mut queue_mismatch) = (0u64, 0u64, 0u64);
+    let mut zone: Option<i32> = None;
+    loop {
+        if !read(&mut rdr, &mut rec)? {
+            break;
+        }
+        let pos = rec.position().cloned().unwrap_or_else(csv::Position::new);
+        let line = pos.line();
+        let row = Row {
+            file: &file,
+            line,
+            record: &rec,
+        };
+        let parsed = (|| {
+            row.expect_width(cols.width)?;
+            let id = row.required(cols.get("job_id"), "job_id")?;
+            if let Some(l) = first_line.get(id) {
+                return Err(row.error(
+                    "job_id",
+                    format!("duplicate job '{}' (first on line {l})", sanitize(id)),
+                ));
+            }
+            let gpus = row.int(cols.get("gpu_num"), "gpu_num", 0)?;
+            let submit = time(&row, &cols, "submit_time")?
+                .ok_or_else(|| row.error("submit_time", "empty"))?;
+            let start = time(&row, &cols, "start_time")?;
+            let end = time(&row, &cols, "end_time")?;
+            if let (Some(s), Some(e)) = (start, end) {
+                if e.0 < s.0 {
+                    return Err(row.error("end_time", "before start_time"));
+                }
+            }
+            let duration = row.opt_int(cols.get("duration"), "duration", 0)?;
+            let queue = row.opt_int(cols.get("queue"), "queue", i64::MIN)?;
+            Ok((sanitize(id), gpus, submit, start, end, duration, queue))
+        })();
+        let (id, gpus, submit, start, end, duration, queue) = match parsed {
+            Ok(v) => v,
+            Err(e) => {
+                policy.bad_row(e)?;
+                continue;
+            }
+        };
+        first_line.insert(id.clone(), line);
+        zone.get_or_insert(submit.1);
+        // Durations that disagree with end − start are kept and reported.
+        if let (Some(s), Some(e), Some(d)) = (start, end, duration) {
+            if e.0 - s.0 != d {
+                mismatched += 1;
+            }
+        }
+        if let (Some(s), Some(q)) = (start, queue) {
+            if s.0 - submit.0 != q {
+                queue_mismatch += 1;
+            }
+        }
+        let row_index = tables.offsets.len() as u32;
+        tables.offsets.push(pos.byte());
+        tables.by_id.insert(id.clone(), row_index);
+        let state_text = row
+            .text(cols.get("state"), "state")
+            .map(sanitize)
+            .unwrap_or_default();
+        *tables
+            .states
+            .entry(if state_text.is_empty() {
+                "(empty)".into()
+            } else {
+                state_text
+            })
+            .or_insert(0) += 1;
+        if gpus == 0 && !opts.include_cpu_jobs {
+            cpu_jobs += 1;
+            continue;
+        }
+        let text = |n: &str| row.text(cols.get(n), n).map(sanitize).unwrap_or_default();
+        let seg_start = segments.len() as u32;
+        if let Some(s) = start {
+            segments.push(Segment {
+                start: s.0,
+                end: end.map(|e| e.0),
+                machine: None,
+                milli: gpus as u32 * 1000,
+                gpus: 0,
+            });
+        }
+        let state = text("state");
+        let user = text("user");
+        let ty = text("type");
+        jobs.push(Job {
+            id,
+            user: (!user.is_empty()).then(|| symbols.intern(&user)),
+            group: None,
+            submit: submit.0,
+            runtime: match (start, end) {
+                (Some(s), Some(e)) => Some(e.0 - s.0),
+                _ => None,
+            },
+            demand: Demand::Gang { gpus: gpus as u32 },
+            gpu_type: None,
+            status: if end.is_none() && start.is_some() {
+                JobStatus::Unfinished
+            } else {
+                status(&state)
+            },
+            deadline: None,
+            model: (!ty.is_empty()).then(|| symbols.intern(&ty)),
+            segments: seg_start..segments.len() as u32,
+            native_row: row_index,
+        });
+    }
+    let mut report = LoadReport::default();
+    report.note(format!(
+        "{file}: AcmeTrace {name}, {} jobs ({} with GPUs)",
+        tables.offsets.len(),
+        jobs.len()
+    ));
+    report.skips.push(policy.skips);
+    if jobs.is_empty() {
+        return Err(InputError::file(
+            &file,
+            format!("no GPU jobs ({cpu_jobs} CPU jobs; --include-cpu-jobs replays them)"),
+        ));
+    }
+    if cpu_jobs > 0 {
+        report.note(format!("{cpu_jobs} CPU jobs (gpu_num 0) left out of the GPU replay; --include-cpu-jobs keeps them"));
+    }
+    if mismatched > 0 {
+        report.note(format!("{mismatched} jobs have a duration that disagrees with end_time − start_time (run time uses the times)"));
+    }
+    if queue_mismatch > 0 {
+        report.note(format!(
+            "{queue_mismatch} jobs have a queue that disagrees with start_time − submit_time"
+        ));
+    }
+    let cluster = match opts.gpus {
+        Some(_) => super::sizing::size_cluster(&jobs, opts)?,
+        None => {
+            let peak = peak_demand(&jobs, &segments);
+            let g = opts.gpus_per_node.max(1) as u64;
+            let n = (peak.div_ceil(g) * g).max(g) as u32;
+            Cluster::uniform(
+                n,
+                g as u32,
+                format!(
+                    "cluster: {n} GPUs = {} nodes × {g} (the peak concurrent GPU demand of the recorded start and end times, {peak} GPUs, in whole nodes; set --gpus to choose)",
+                    n / g as u32
+                ),
+            )
+        }
+    };
+    report.note(cluster.origin.clone());
+    let excluded = if cpu_jobs > 0 {
+        vec![("CPU jobs (gpu_num 0)".to_string(), cpu_jobs)]
+    } else {
+        Vec::new()
+    };
+    Ok((
+        Trace {
+            format: "acme",
+            source: file.clone(),
+            cluster,
+            jobs,
+            segments,
+            symbols,
+            zone: Zone::Fixed(zone.unwrap_or(0)),
+            excluded,
+            native: Native::Acme(std::sync::Arc::new(tables)),
+        },
+        report,
+    ))
+}
+
+/// `tracetui job acme FILE JOBID`: the released row, as written.
+pub fn job_detail(t: &AcmeTables, row: u32) -> Option<serde_json::Value> {
+    let mut f = std::fs::File::open(&t.path).ok()?;
+    f.seek(SeekFrom::Start(*t.offsets.get(row as usize)?))
+        .ok()?;
+    let mut rdr = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(BufReader::new(f));
+    let mut rec = csv::StringRecord::new();
+    rdr.read_record(&mut rec).ok()?;
+    let mut job = serde_json::Map::new();
+    for (h, v) in t.header.iter().zip(rec.iter()) {
+        let v = sanitize(v.trim());
+        let value = if v.is_empty() {
+            serde_json::Value::Null
+        } else if let Ok(i) = v.parse::<i64>() {
+            i.into()
+        } else {
+            v.clone().into()
+        };
+        job.insert(h.clone(), value);
+    }
+    let get = |k: &str| {
+        job.get(k)
+            .and_then(|v| v.as_str())
+            .and_then(parse_time)
+            .map(|x| x.0)
+    };
+    let (submit, start, end) = (get("submit_time"), get("start_time"), get("end_time"));
+    Some(serde_json::json!({
+        "job": job,
+        "wait_s": start.zip(submit).map(|(s, q)| s - q),
+        "runtime_s": end.zip(start).map(|(e, s)| e - s),
+    }))
+}

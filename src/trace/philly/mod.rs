@@ -1,0 +1,428 @@
+//! Microsoft Philly (msr-fiddle/philly-traces): `cluster_job_log` (one JSON
+//! array, parsed streaming), `cluster_machine_list`, and the per-minute
+//! utilisation files, indexed by time rather than loaded.
+
+pub mod joblog;
+pub mod util;
+
+use super::clock;
+use super::fields::Row;
+use super::input::{sanitize, InputError, LoadReport, Location, RowPolicy};
+use super::model::{
+    Cluster, Demand, Job, JobStatus, Machine, Native, Secs, Segment, Symbols, Trace, Zone,
+};
+use super::LoadOptions;
+use chrono::{NaiveDateTime, TimeZone};
+use rustc_hash::FxHashMap;
+use std::path::{Path, PathBuf};
+
+pub const ZONE: Zone = Zone::Tz(chrono_tz::America::Los_Angeles);
+pub const JOB_LOG: &str = "cluster_job_log";
+pub const MACHINES: &str = "cluster_machine_list";
+pub const GPU_UTIL: &str = "cluster_gpu_util";
+pub const CPU_UTIL: &str = "cluster_cpu_util";
+pub const MEM_UTIL: &str = "cluster_mem_util";
+
+/// One attempt: when, and which GPUs of which machines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Attempt {
+    pub start: Option<Secs>,
+    pub end: Option<Secs>,
+    /// (machine index, GPU bit set)
+    pub detail: Vec<(u32, u64)>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PhillyJob {
+    pub jobid: String,
+    pub status: String,
+    pub vc: String,
+    pub user: String,
+    pub submitted: Secs,
+    pub attempts: Vec<Attempt>,
+}
+
+impl PhillyJob {
+    /// (first attempt start, last attempt end) when both are known.
+    pub fn span(&self) -> (Option<Secs>, Option<Secs>) {
+        (
+            self.attempts.first().and_then(|a| a.start),
+            self.attempts.last().and_then(|a| a.end),
+        )
+    }
+}
+
+/// The released files as read, for drill-down and utilisation.
+#[derive(Debug, Default)]
+pub struct PhillyTables {
+    pub dir: PathBuf,
+    pub jobs: Vec<PhillyJob>,
+    pub by_id: FxHashMap<String, u32>,
+    pub machine_names: Vec<String>,
+    pub gpu_util: Option<util::UtilFile>,
+    pub cpu_util: Option<util::UtilFile>,
+    pub mem_util: Option<util::UtilFile>,
+}
+
+/// `2017-10-07 01:11:39` in America/Los_Angeles, as Unix seconds. The job
+/// log writes local times without a zone, so in the hour that repeats when
+/// daylight time ends (Nov 5 2017, 01:00–02:00) a time has two readings:
+/// the first (daylight) one is taken unless it would fall before
+/// `not_before` (the time the record says came earlier), in which case the
+/// second (standard) one is. Elapsed times across the change stay real.
+pub fn parse_local_after(s: &str, not_before: Option<Secs>) -> Option<Secs> {
+    let ndt = NaiveDateTime::parse_from_str(s.trim(), "%Y-%m-%d %H:%M:%S").ok()?;
+    match chrono_tz::America::Los_Angeles.from_local_datetime(&ndt) {
+        chrono::LocalResult::Single(d) => Some(d.timestamp()),
+        chrono::LocalResult::Ambiguous(a, b) => {
+            let (a, b) = (a.timestamp(), b.timestamp());
+            Some(if not_before.is_some_and(|n| a < n) {
+                b
+            } else {
+                a
+            })
+        }
+        chrono::LocalResult::None => None,
+    }
+}
+
+pub fn parse_local(s: &str) -> Option<Secs> {
+    parse_local_after(s, None)
+}
+
+/// The released text of a time (`2017-10-07 01:11:39`).
+pub fn format_local(t: Secs) -> String {
+    chrono::DateTime::from_timestamp(t, 0)
+        .map(|d| {
+            d.with_timezone(&chrono_tz::America::Los_Angeles)
+                .format("%Y-%m-%d %H:%M:%S")
+                .to_string()
+        })
+        .unwrap_or_default()
+}
+
+/// `cluster_machine_list`: `machineId, number of GPUs, single GPU mem`.
+fn machines(path: &Path, strict: bool, report: &mut LoadReport) -> Result<Cluster, InputError> {
+    let file = path.display().to_string();
+    let f = std::fs::File::open(path)
+        .map_err(|e| InputError::file(&file, format!("cannot open: {e}")))?;
+    let mut rdr = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(std::io::BufReader::new(f));
+    let mut rec = csv::ByteRecord::new();
+    let mut policy = RowPolicy::new(&file, strict);
+    let mut c = Cluster::default();
+    let mut first = true;
+    let mut seen: FxHashMap<String, u64> = FxHashMap::default();
+    loop {
+        match rdr.read_byte_record(&mut rec) {
+            Ok(true) => {}
+            Ok(false) => break,
+            Err(e) => return Err(InputError::file(&file, format!("unreadable CSV: {e}"))),
+        }
+        let line = rec.position().map_or(0, |p| p.line());
+        if first {
+            first = false;
+            let h: Vec<String> = rec
+                .iter()
+                .map(|f| String::from_utf8_lossy(f).trim().to_string())
+                .collect();
+            if h.first().map(String::as_str) != Some("machineId") {
+                return Err(InputError::at(
+                    Location {
+                        file: file.clone(),
+                        line,
+                        column: None,
+                        byte: false,
+                    },
+                    format!(
+                        "unknown header '{}': expected 'machineId, number of GPUs, single GPU mem'",
+                        sanitize(&h.join(","))
+                    ),
+                ));
+            }
+            continue;
+        }
+        let row = Row {
+            file: &file,
+            line,
+            record: &rec,
+        };
+        let parsed = (|| {
+            row.expect_width(3)?;
+            let name = sanitize(row.required(0, "machineId")?);
+            if let Some(l) = seen.get(&name) {
+                return Err(row.error(
+                    "machineId",
+                    format!("duplicate machine '{name}' (first on line {l})"),
+                ));
+            }
+            let gpus = row.int(1, "number of GPUs", 0)?;
+            if gpus > 64 {
+                return Err(row.error("number of GPUs", format!("{gpus} is more than 64")));
+            }
+            let mem = sanitize(row.text(2, "single GPU mem")?);
+            Ok((name, gpus as u32, mem))
+        })();
+        match parsed {
+            Ok((name, gpus, mem)) => {
+                seen.insert(name.clone(), line);
+                let ty = c.type_id(&if mem.is_empty() {
+                    "GPU".to_string()
+                } else {
+                    format!("{mem} GPU")
+                });
+                c.machines.push(Machine {
+                    name,
+                    gpu_type: ty,
+                    gpus,
+                    cpus: 0,
+                    mem_gb: 0,
+                    recorded_only: false,
+                });
+            }
+            Err(e) => policy.bad_row(e)?,
+        }
+    }
+    report.skips.push(policy.skips);
+    if c.machines.is_empty() {
+        return Err(InputError::file(&file, "no machines"));
+    }
+    c.origin = format!(
+        "cluster: {} machines, {} GPUs from {MACHINES}",
+        c.machines.len(),
+        c.total_gpus()
+    );
+    Ok(c)
+}
+
+/// Loads a Philly directory.
+pub fn load(dir: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), InputError> {
+    if !dir.is_dir() {
+        return Err(InputError::file(
+            &dir.display().to_string(),
+            "not a directory (expected the Philly release's files)",
+        ));
+    }
+    let mut report = LoadReport::default();
+    let began = std::time::Instant::now();
+    let ml = dir.join(MACHINES);
+    if !ml.is_file() {
+        return Err(InputError::file(&dir.display().to_string(), format!("missing {MACHINES} (the Philly layout: {JOB_LOG}, {MACHINES}, and optionally {GPU_UTIL}, {CPU_UTIL}, {MEM_UTIL})")));
+    }
+    let cluster = machines(&ml, opts.strict, &mut report)?;
+    let names: FxHashMap<&str, u32> = cluster
+        .machines
+        .iter()
+        .enumerate()
+        .map(|(i, m)| (m.name.as_str(), i as u32))
+        .collect();
+    let log = dir.join(JOB_LOG);
+    if !log.is_file() {
+        return Err(InputError::file(
+            &dir.display().to_string(),
+            format!("missing {JOB_LOG}"),
+        ));
+    }
+    let (jobs, skips) = joblog::read(&log, &cluster, &names, opts.strict)?;
+    report.skips.push(skips);
+    report.time("job log", began);
+    let mut t = PhillyTables {
+        dir: dir.to_path_buf(),
+        machine_names: cluster.machines.iter().map(|m| m.name.clone()).collect(),
+        ..Default::default()
+    };
+    t.by_id = jobs
+        .iter()
+        .enumerate()
+        .map(|(i, j)| (j.jobid.clone(), i as u32))
+        .collect();
+    t.jobs = jobs;
+    for (name, slot) in [
+        (GPU_UTIL, &mut t.gpu_util),
+        (CPU_UTIL, &mut t.cpu_util),
+        (MEM_UTIL, &mut t.mem_util),
+    ] {
+        let p = dir.join(name);
+        if p.is_file() {
+            *slot = Some(util::UtilFile::new(p, &t.machine_names, opts.strict));
+        }
+    }
+    report.note(format!("{}: {} jobs", log.display(), t.jobs.len()));
+    let trace = build(t, cluster, opts, &mut report)?;
+    report.time("model built", began);
+    Ok((trace, report))
+}
+
+fn build(
+    t: PhillyTables,
+    cluster: Cluster,
+    opts: &LoadOptions,
+    report: &mut LoadReport,
+) -> Result<Trace, InputError> {
+    let mut symbols = Symbols::default();
+    let mut jobs = Vec::with_capacity(t.jobs.len());
+    let mut segments = Vec::new();
+    let (mut no_attempts, mut no_start, mut open, mut no_gpus) = (0u64, 0u64, 0u64, 0u64);
+    for (i, pj) in t.jobs.iter().enumerate() {
+        if pj.attempts.is_empty() {
+            no_attempts += 1;
+        }
+        let gpus: u32 = pj
+            .attempts
+            .iter()
+            .map(|a| a.detail.iter().map(|d| d.1.count_ones()).sum::<u32>())
+            .find(|&g| g > 0)
+            .unwrap_or(0);
+        if gpus == 0 && !opts.include_cpu_jobs {
+            no_gpus += 1;
+            continue;
+        }
+        let seg_start = segments.len() as u32;
+        for (k, a) in pj.attempts.iter().enumerate() {
+            let Some(start) = a.start else {
+                no_start += 1;
+                continue;
+            };
+            if a.end.is_none() {
+                if k + 1 == pj.attempts.len() {
+                    open += 1;
+                } else {
+                    no_start += 1; // a logging error: an earlier attempt without an end
+                    continue;
+                }
+            }
+            for &(m, mask) in &a.detail {
+                segments.push(Segment {
+                    start,
+                    end: a.end,
+                    machine: Some(m),
+                    milli: mask.count_ones() * 1000,
+                    gpus: mask,
+                });
+            }
+        }
+        let runtime = match pj.span() {
+            (Some(s), Some(e)) if e >= s => Some(e - s),
+            _ => None,
+        };
+        let still_running = pj
+            .attempts
+            .last()
+            .is_some_and(|a| a.start.is_some() && a.end.is_none());
+        let status = match pj.status.as_str() {
+            _ if still_running => JobStatus::Unfinished,
+            "Pass" => JobStatus::Completed,
+            "Killed" => JobStatus::Killed,
+            "Failed" => JobStatus::Failed,
+            _ => JobStatus::Unknown,
+        };
+        jobs.push(Job {
+            id: pj.jobid.clone(),
+            user: Some(symbols.intern(&pj.user)),
+            group: Some(symbols.intern(&pj.vc)),
+            submit: pj.submitted,
+            runtime,
+            demand: Demand::Gang { gpus },
+            gpu_type: None,
+            status,
+            deadline: None,
+            model: None,
+            segments: seg_start..segments.len() as u32,
+            native_row: i as u32,
+        });
+    }
+    if no_attempts > 0 {
+        report.note(format!(
+            "{no_attempts} jobs have no attempts (kept for stats and drill-down)"
+        ));
+    }
+    if no_gpus > 0 {
+        report.note(format!(
+            "{no_gpus} jobs have no attempt with GPUs, so no GPU demand: left out of the replay"
+        ));
+    }
+    if no_start > 0 {
+        report.note(format!(
+            "{no_start} attempts lack a start or end time (logging errors): not replayed"
+        ));
+    }
+    if open > 0 {
+        report.note(format!(
+            "{open} jobs were still running when the trace was cut (no end time)"
+        ));
+    }
+    if jobs.is_empty() {
+        return Err(InputError::file(
+            &t.dir.display().to_string(),
+            "no jobs with GPUs",
+        ));
+    }
+    let cluster = match opts.gpus {
+        Some(_) => super::sizing::size_cluster(&jobs, opts)?,
+        None => cluster,
+    };
+    report.note(cluster.origin.clone());
+    let excluded = if no_gpus > 0 {
+        vec![("jobs with no GPU attempt".to_string(), no_gpus)]
+    } else {
+        Vec::new()
+    };
+    Ok(Trace {
+        format: "philly",
+        source: t.dir.display().to_string(),
+        cluster,
+        jobs,
+        segments,
+        symbols,
+        zone: ZONE,
+        excluded,
+        native: Native::Philly(std::sync::Arc::new(t)),
+    })
+}
+
+/// `tracetui job philly DIR JOBID`: the released job with every attempt.
+pub fn job_detail(t: &PhillyTables, row: u32) -> serde_json::Value {
+    use serde_json::json;
+    let j = &t.jobs[row as usize];
+    let local = |x: Option<Secs>| x.map(|v| clock::weekday_time(ZONE, v));
+    let attempts: Vec<serde_json::Value> = j
+        .attempts
+        .iter()
+        .map(|a| {
+            let detail: Vec<serde_json::Value> = a
+                .detail
+                .iter()
+                .map(|&(m, mask)| {
+                    let gpus: Vec<String> = (0..64)
+                        .filter(|g| mask & (1u64 << g) != 0)
+                        .map(|g| format!("gpu{g}"))
+                        .collect();
+                    json!({"ip": t.machine_names[m as usize], "gpus": gpus})
+                })
+                .collect();
+            json!({
+                "start_time": a.start.map(format_local),
+                "end_time": a.end.map(format_local),
+                "start_time_local": local(a.start),
+                "end_time_local": local(a.end),
+                "detail": detail,
+            })
+        })
+        .collect();
+    let (first, last) = j.span();
+    json!({
+        "job": {
+            "status": j.status,
+            "vc": j.vc,
+            "jobid": j.jobid,
+            "submitted_time": format_local(j.submitted),
+            "submitted_time_local": clock::weekday_time(ZONE, j.submitted),
+            "user": j.user,
+        },
+        "attempts": attempts,
+        "wait_s": first.map(|s| s - j.submitted),
+        "runtime_s": match (first, last) { (Some(s), Some(e)) => Some(e - s), _ => None },
+    })
+}

@@ -1,0 +1,197 @@
+//! Philly's per-minute utilisation files (GBs): indexed by time on first use
+//! (one scan noting where each minute's rows start), then read a minute at
+//! a time. Rows look like `2017-10-03 00:08:00 PDT,m29,60.8,NA,...,`.
+
+use crate::trace::input::{sanitize, InputError, Location, RowPolicy, Skips};
+use crate::trace::lines::{Lines, Record};
+use crate::trace::model::Secs;
+use chrono::NaiveDateTime;
+use rustc_hash::FxHashMap;
+use std::io::{BufReader, Seek, SeekFrom};
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+/// `2017-10-03 00:08:00 PDT` (or PST) as Unix seconds; other zones are refused.
+pub fn parse_zoned(s: &str) -> Result<Secs, String> {
+    let s = s.trim();
+    let (when, zone) = s
+        .rsplit_once(' ')
+        .ok_or_else(|| format!("'{}' has no time zone", sanitize(s)))?;
+    let offset = match zone {
+        "PDT" => -7 * 3600,
+        "PST" => -8 * 3600,
+        z => return Err(format!("time zone '{}' is not PDT or PST", sanitize(z))),
+    };
+    let ndt = NaiveDateTime::parse_from_str(when, "%Y-%m-%d %H:%M:%S")
+        .map_err(|_| format!("'{}' is not a time", sanitize(when)))?;
+    Ok(ndt.and_utc().timestamp() - offset)
+}
+
+#[derive(Debug)]
+pub struct UtilIndex {
+    /// (time, byte offset of its first row), in file order.
+    pub runs: Vec<(Secs, u64)>,
+    /// Value column names after time and machine.
+    pub columns: Vec<String>,
+    pub skips: Skips,
+}
+
+/// One minute's rows: machine → values (None for `NA`).
+pub type Minute = FxHashMap<u32, Vec<Option<f32>>>;
+
+#[derive(Debug)]
+pub struct UtilFile {
+    pub path: PathBuf,
+    machines: FxHashMap<String, u32>,
+    strict: bool,
+    index: OnceLock<Result<UtilIndex, InputError>>,
+}
+
+impl UtilFile {
+    pub fn new(path: PathBuf, machine_names: &[String], strict: bool) -> UtilFile {
+        let machines = machine_names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.clone(), i as u32))
+            .collect();
+        UtilFile {
+            path,
+            machines,
+            strict,
+            index: OnceLock::new(),
+        }
+    }
+
+    pub fn ready(&self) -> bool {
+        self.index.get().is_some()
+    }
+
+    /// The index, built by one scan on first use (call it from a background thread).
+    pub fn index(&self) -> &Result<UtilIndex, InputError> {
+        self.index.get_or_init(|| self.build())
+    }
+
+    fn build(&self) -> Result<UtilIndex, InputError> {
+        let file = self.path.display().to_string();
+        let f = std::fs::File::open(&self.path)
+            .map_err(|e| InputError::file(&file, format!("cannot open: {e}")))?;
+        let mut lines = Lines::new(BufReader::with_capacity(1 << 20, f), file.clone());
+        let mut rec = Record::default();
+        if !lines.next(&mut rec)? {
+            return Err(InputError::file(&file, "empty file: expected a header row"));
+        }
+        let columns: Vec<String> = (2..rec.len())
+            .map(|i| String::from_utf8_lossy(rec.get(i)).into_owned())
+            .filter(|c| !c.is_empty())
+            .collect();
+        if String::from_utf8_lossy(rec.get(0)) != "time" || columns.is_empty() {
+            return Err(InputError::at(
+                Location {
+                    file,
+                    line: 1,
+                    column: None,
+                    byte: false,
+                },
+                "unknown header: expected time,machine,values…",
+            ));
+        }
+        let mut policy = RowPolicy::new(&file, self.strict);
+        let mut runs: Vec<(Secs, u64)> = Vec::new();
+        let mut last_text: Vec<u8> = Vec::new();
+        while lines.next(&mut rec)? {
+            let text = rec.get(0);
+            if text == last_text.as_slice() {
+                continue;
+            }
+            match std::str::from_utf8(text)
+                .map_err(|_| "not UTF-8".to_string())
+                .and_then(parse_zoned)
+            {
+                Ok(t) => {
+                    last_text.clear();
+                    last_text.extend_from_slice(text);
+                    runs.push((t, rec.offset));
+                }
+                Err(m) => {
+                    let loc = Location {
+                        file: file.clone(),
+                        line: rec.line,
+                        column: Some("time".into()),
+                        byte: false,
+                    };
+                    policy.bad_row(InputError::at(loc, m))?;
+                }
+            }
+        }
+        // Files are written in time order; sort in case a part is not.
+        runs.sort_by_key(|r| r.0);
+        Ok(UtilIndex {
+            runs,
+            columns,
+            skips: policy.skips,
+        })
+    }
+
+    /// The rows of the latest minute at or before `t` (and no older than
+    /// `max_age` seconds), with that minute's time.
+    pub fn at(&self, t: Secs, max_age: Secs) -> Option<(Secs, Minute)> {
+        let idx = self.index().as_ref().ok()?;
+        let i = idx.runs.partition_point(|r| r.0 <= t).checked_sub(1)?;
+        let (when, offset) = idx.runs[i];
+        if t - when > max_age {
+            return None;
+        }
+        let mut f = std::fs::File::open(&self.path).ok()?;
+        f.seek(SeekFrom::Start(offset)).ok()?;
+        let mut lines = Lines::new(BufReader::with_capacity(1 << 16, f), String::new());
+        let mut rec = Record::default();
+        let mut out = Minute::default();
+        let mut first: Option<Vec<u8>> = None;
+        while lines.next(&mut rec).ok()? {
+            let text = rec.get(0).to_vec();
+            match &first {
+                None => first = Some(text),
+                Some(f) if *f != text => break,
+                _ => {}
+            }
+            let Some(&m) = std::str::from_utf8(rec.get(1))
+                .ok()
+                .and_then(|n| self.machines.get(n.trim()))
+            else {
+                continue;
+            };
+            let vals = (2..2 + idx.columns.len())
+                .map(|c| {
+                    let v = rec.get(c);
+                    if v == b"NA" || v.is_empty() {
+                        None
+                    } else {
+                        std::str::from_utf8(v)
+                            .ok()
+                            .and_then(|s| s.parse::<f32>().ok())
+                            .filter(|x| x.is_finite())
+                    }
+                })
+                .collect();
+            out.insert(m, vals);
+        }
+        Some((when, out))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zoned_times() {
+        // 2017-11-05 01:30 happens twice in Los Angeles; the suffix says which.
+        let pdt = parse_zoned("2017-11-05 01:30:00 PDT").unwrap();
+        let pst = parse_zoned("2017-11-05 01:30:00 PST").unwrap();
+        assert_eq!(pst - pdt, 3600);
+        assert!(parse_zoned("2017-11-05 01:30:00 UTC")
+            .unwrap_err()
+            .contains("not PDT or PST"));
+        assert!(parse_zoned("2017-11-05 01:30:00").is_err());
+    }
+}
