@@ -444,3 +444,54 @@ fn the_pai_cluster_fits_a_200x60_screen_one_cell_per_machine() {
     );
     assert_eq!(lay.cells.len(), 1897 - 83, "every machine with GPUs");
 }
+
+#[test]
+fn philly_cells_colour_by_measured_utilisation_and_the_machine_drill_down_shows_it() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/philly");
+    let (t, _) = tracetui::trace::philly::load(&dir, &Default::default()).unwrap();
+    let t = Arc::new(t);
+    let tracetui::trace::model::Native::Philly(n) = &t.native else {
+        panic!()
+    };
+    let _ = n.gpu_util.as_ref().unwrap().index();
+    let _ = n.cpu_util.as_ref().unwrap().index();
+    let _ = n.mem_util.as_ref().unwrap().index();
+    let mut app = app_for(t.clone(), Policy::Recorded, (120, 40));
+    app.update(Action::Indexed(None));
+    app.move_to(
+        tracetui::trace::philly::parse_local("2017-10-07 01:12:30").unwrap(),
+        true,
+    );
+    let (when, u) = app.gpu_util.clone().unwrap();
+    assert_eq!(
+        tracetui::trace::clock::weekday_time(t.zone, when),
+        "Sat 01:12:00"
+    );
+    assert_eq!(u[0], 95.5);
+    cmd(&mut app, Command::ColorBy);
+    cmd(&mut app, Command::ColorBy);
+    assert_eq!(app.color_by, ColorBy::Util);
+    cmd(&mut app, Command::Right); // the cursor's own style would hide the colour
+    let buf = render(&app, 120, 40);
+    let theme = app.theme().clone();
+    assert_eq!(
+        gpu_cell(&app, &buf, 0, 0).fg,
+        theme.util[2],
+        "95.5 % is high"
+    );
+    assert!(
+        text(&buf).contains("colour: utilisation (measured)"),
+        "{}",
+        text(&buf)
+    );
+    cmd(&mut app, Command::Left);
+    cmd(&mut app, Command::Machine);
+    let Some(Popup::Detail { title, lines, .. }) = &app.popup else {
+        panic!("{:?}", app.popup)
+    };
+    assert_eq!(title, "machine m1");
+    let all = lines.join("\n");
+    assert!(all.contains("gpu0: p1 (1.00) · measured 95.5 %"), "{all}");
+    assert!(all.contains("cpu_util  45.5"), "{all}");
+    assert!(all.contains("mem_free   100"), "{all}");
+}

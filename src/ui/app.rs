@@ -78,8 +78,9 @@ pub enum Popup {
         scroll: usize,
     },
     /// The drill-down of a job: its rendered lines, scrolled.
+    /// A drill-down (of a job or a machine): a title and rendered lines, scrolled.
     Detail {
-        job: u32,
+        title: String,
         lines: Vec<String>,
         scroll: usize,
     },
@@ -117,6 +118,9 @@ pub enum Action {
     Resize(u16, u16),
     /// A key for the focused log pane.
     Log(tui_logger::TuiWidgetEvent),
+    /// A background index finished: PAI's per-job sensor utilisation (if any),
+    /// or (None) Philly's utilisation files.
+    Indexed(Option<Arc<Vec<f32>>>),
 }
 
 pub use super::figures::Figures;
@@ -159,6 +163,9 @@ pub struct App {
     pub(super) back: Vec<Secs>,
     /// Per PAI job-table row: mean GPU utilisation from the sensor table, when indexed.
     pub job_util: Option<Arc<Vec<f32>>>,
+    /// Per GPU (flat index): utilisation measured in the minute shown (Philly's
+    /// cluster_gpu_util), with that minute; NaN where the file says NA.
+    pub gpu_util: Option<(Secs, Arc<Vec<f32>>)>,
     pub fps: u32,
     /// The trace's first submission (cached: the trace does not keep it).
     pub first: Secs,
@@ -240,6 +247,7 @@ impl App {
             debt: 0.0,
             back: Vec::new(),
             job_util: None,
+            gpu_util: None,
             fps: 10,
             first: trace.first_submit().unwrap_or(0),
             size: (120, 40),
@@ -298,6 +306,13 @@ impl App {
                 self.log_state.transition(e);
                 true
             }
+            Action::Indexed(util) => {
+                if util.is_some() {
+                    self.job_util = util;
+                }
+                self.refresh_gpu_util();
+                true
+            }
         }
     }
 
@@ -339,6 +354,7 @@ impl App {
                 self.popup = Some(Popup::Picker { at });
             }
             Command::Detail => self.open_detail(),
+            Command::Machine => self.open_machine(),
             Command::Help => self.popup = Some(Popup::Help { scroll: 0 }),
             Command::Focus => {
                 self.focus = match self.focus {

@@ -196,6 +196,21 @@ fn metrics(app: &App, area: Rect, buf: &mut Buffer) {
     buf.set_stringn(x, area.y, &done, w, t.text);
     let tally = e.tally();
     let mut extra = format!("rejected {}", tally.rejected);
+    // Background indexes of the big side files, while they build.
+    match &app.trace().native {
+        crate::trace::model::Native::Philly(p) => {
+            if let Some(f) = p.gpu_util.as_ref().filter(|f| !f.ready()) {
+                extra.push_str(&format!(
+                    "  ·  indexing cluster_gpu_util {:.0} %",
+                    f.progress() * 100.0
+                ));
+            }
+        }
+        crate::trace::model::Native::Pai(p) if !p.side_ready() && app.job_util.is_none() => {
+            extra.push_str("  ·  indexing sensor and metric tables…");
+        }
+        _ => {}
+    }
     if tally.overflow_segments > 0 {
         extra.push_str(&format!(
             "  ·  recorded overflow {}",

@@ -157,8 +157,22 @@ pub fn layout(app: &App, inner: Rect) -> GridLayout {
     flow(app, inner, 1, 0)
 }
 
-/// The style of a cell held by `job` (the largest holder) at `frac` full.
-fn holder_style(app: &App, job: Option<u32>, frac: f64) -> Style {
+/// Measured utilisation (0–100) of GPUs `flat..flat + n`, where a
+/// per-minute file gives it (Philly); the mean over those it knows.
+fn measured(app: &App, flat: usize, n: usize) -> Option<f64> {
+    let (_, u) = app.gpu_util.as_ref()?;
+    let vals: Vec<f64> = u
+        .get(flat..flat + n)?
+        .iter()
+        .filter(|x| x.is_finite())
+        .map(|&x| x as f64)
+        .collect();
+    (!vals.is_empty()).then(|| vals.iter().sum::<f64>() / vals.len() as f64)
+}
+
+/// The style of a cell held by `job` (the largest holder) at `frac` full,
+/// with the GPUs' measured utilisation where known.
+fn holder_style(app: &App, job: Option<u32>, frac: f64, gpu_util: Option<f64>) -> Style {
     let t = app.theme();
     let trace = app.trace();
     let fg = match (app.color_by, job) {
@@ -170,17 +184,19 @@ fn holder_style(app: &App, job: Option<u32>, frac: f64) -> Style {
         },
         (ColorBy::Util, Some(j)) => {
             let row = trace.jobs[j as usize].native_row as usize;
-            let u = app
+            let job_util = app
                 .job_util
                 .as_ref()
                 .and_then(|v| v.get(row).copied())
                 .filter(|u| u.is_finite());
-            t.util_color(u.map_or(frac, |u| u as f64 / 100.0))
+            let u = gpu_util.or(job_util.map(|u| u as f64));
+            t.util_color(u.map_or(frac, |u| u / 100.0))
         }
     };
     let mut s = t.text.fg(fg);
     if job.is_some() && job == app.selected {
-        s = s.patch(t.selected);
+        // Bold and underlined, keeping the cell's colour (which carries meaning).
+        s = s.add_modifier(t.selected.add_modifier);
     }
     s
 }
@@ -206,13 +222,9 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
     let by = match app.color_by {
         ColorBy::Job => "job",
         ColorBy::User => "user",
-        ColorBy::Util => {
-            if app.job_util.is_some() {
-                "utilisation (sensor)"
-            } else {
-                "utilisation (allocated)"
-            }
-        }
+        ColorBy::Util if app.gpu_util.is_some() => "utilisation (measured)",
+        ColorBy::Util if app.job_util.is_some() => "utilisation (sensor)",
+        ColorBy::Util => "utilisation (allocated)",
     };
     let mut status = String::new();
     if let Some(m) = cursor_m {
@@ -314,7 +326,12 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
                     let mut style = if used > 1000 {
                         t.error
                     } else {
-                        holder_style(app, largest(cluster.holders(flat)), used as f64 / 1000.0)
+                        holder_style(
+                            app,
+                            largest(cluster.holders(flat)),
+                            used as f64 / 1000.0,
+                            measured(app, flat, 1),
+                        )
                     };
                     if is_cursor {
                         style = style.patch(t.cursor);
@@ -347,13 +364,18 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
                 let mut style = if used > cap {
                     t.error
                 } else {
-                    holder_style(app, top, used as f64 / cap.max(1) as f64)
+                    holder_style(
+                        app,
+                        top,
+                        used as f64 / cap.max(1) as f64,
+                        measured(app, base, gpus),
+                    )
                 };
                 if app
                     .selected
                     .is_some_and(|s| by_job.iter().any(|e| e.0 == s))
                 {
-                    style = style.patch(t.selected);
+                    style = style.add_modifier(t.selected.add_modifier);
                 }
                 if is_cursor {
                     style = style.patch(t.cursor);

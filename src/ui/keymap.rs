@@ -19,6 +19,7 @@ pub enum Command {
     Policy,
     Find,
     Detail,
+    Machine,
     Focus,
     Theme,
     ColorBy,
@@ -37,7 +38,7 @@ pub enum Command {
 }
 
 /// (command, config name, description, default keys, shown in the hint bar)
-pub const COMMANDS: [(Command, &str, &str, &[&str], bool); 26] = [
+pub const COMMANDS: [(Command, &str, &str, &[&str], bool); 27] = [
     (
         Command::TogglePlay,
         "play",
@@ -96,6 +97,13 @@ pub const COMMANDS: [(Command, &str, &str, &[&str], bool); 26] = [
         "drill into the selected job",
         &["enter"],
         true,
+    ),
+    (
+        Command::Machine,
+        "machine",
+        "drill into the machine under the cursor",
+        &["i"],
+        false,
     ),
     (
         Command::Focus,

@@ -145,11 +145,115 @@ impl App {
             return;
         };
         let lines = self.detail_lines(job);
+        let id = crate::trace::input::sanitize(&self.trace().jobs[job as usize].id);
         self.popup = Some(Popup::Detail {
-            job,
+            title: format!("job {id}"),
             lines,
             scroll: 0,
         });
+    }
+
+    pub(super) fn open_machine(&mut self) {
+        let Some(&m) = self.machines.get(self.cursor) else {
+            return;
+        };
+        let lines = self.machine_lines(m);
+        let name = crate::trace::input::sanitize(&self.trace().cluster.machines[m as usize].name);
+        self.popup = Some(Popup::Detail {
+            title: format!("machine {name}"),
+            lines,
+            scroll: 0,
+        });
+    }
+
+    /// The machine drill-down: what it is, who holds each GPU now, and what
+    /// the trace measured on it (Philly's utilisation files, PAI's spec).
+    pub fn machine_lines(&self, m: u32) -> Vec<String> {
+        let trace = self.trace();
+        let mach = &trace.cluster.machines[m as usize];
+        let c = self.engine().cluster();
+        let base = c.first_gpu(m);
+        let now = self.replay.now();
+        let mut gpus = Vec::new();
+        for k in 0..mach.gpus as usize {
+            let holders: Vec<String> = c
+                .holders(base + k)
+                .iter()
+                .map(|&(j, mi)| {
+                    format!(
+                        "{} ({:.2})",
+                        crate::trace::input::sanitize(&trace.jobs[j as usize].id),
+                        mi as f64 / 1000.0
+                    )
+                })
+                .collect();
+            let util = self
+                .gpu_util
+                .as_ref()
+                .and_then(|(_, u)| u.get(base + k).copied())
+                .filter(|x| x.is_finite());
+            let measured = util.map_or(String::new(), |u| format!(" · measured {u:.1} %"));
+            gpus.push(format!(
+                "gpu{k}: {}{measured}",
+                if holders.is_empty() {
+                    "free".into()
+                } else {
+                    holders.join(", ")
+                }
+            ));
+        }
+        let mut v = json!({
+            "machine": crate::trace::input::sanitize(&mach.name),
+            "gpu_type": crate::trace::input::sanitize(&trace.cluster.gpu_types[mach.gpu_type as usize]),
+            "gpus": mach.gpus,
+            "at": self.clock(now),
+            "gpus_now": gpus,
+        });
+        if mach.cpus > 0 {
+            v["cpus"] = json!(mach.cpus);
+        }
+        if mach.mem_gb > 0 {
+            v["mem_gb"] = json!(mach.mem_gb);
+        }
+        if mach.recorded_only {
+            v["note"] =
+                json!("named by the record but not in the machine list: replayed as recorded only");
+        }
+        if let crate::trace::model::Native::Philly(t) = &trace.native {
+            for (name, file) in [
+                ("cluster_cpu_util", &t.cpu_util),
+                ("cluster_mem_util", &t.mem_util),
+            ] {
+                let Some(f) = file else { continue };
+                if !f.ready() {
+                    v[name] = json!(format!("indexing… {:.0} %", f.progress() * 100.0));
+                    continue;
+                }
+                let row = f
+                    .at(now, 120)
+                    .and_then(|(when, rows)| rows.get(&m).map(|r| (when, r.clone())));
+                let cols = f
+                    .index()
+                    .as_ref()
+                    .map(|i| i.columns.clone())
+                    .unwrap_or_default();
+                v[name] = match row {
+                    Some((when, vals)) => {
+                        let mut o = serde_json::Map::new();
+                        o.insert("time".into(), json!(self.clock(when)));
+                        for (c, x) in cols.iter().zip(vals) {
+                            o.insert(c.clone(), x.map_or(serde_json::Value::Null, |x| json!(x)));
+                        }
+                        serde_json::Value::Object(o)
+                    }
+                    None => json!("no row within two minutes"),
+                };
+            }
+        }
+        crate::fmt::json_text(&v)
+            .lines()
+            .map(str::to_string)
+            .collect()
     }
 
     /// The drill-down: what the replay knows now, then all the trace records.

@@ -3,6 +3,7 @@
 use super::app::{App, Tick, HISTORY, SPEEDS};
 use crate::sim::Event;
 use crate::trace::model::Secs;
+use std::sync::Arc;
 
 impl App {
     /// Wall time passed: while playing, advance by whole ticks owed.
@@ -100,7 +101,37 @@ impl App {
         push(&mut self.queue_hist, queue);
         self.log_events();
         self.refresh_figures();
+        self.refresh_gpu_util();
         self.follow_cursor_job();
+    }
+
+    /// The measured utilisation of the minute shown, once the file is indexed
+    /// (Philly); read again only when the minute changes.
+    pub(super) fn refresh_gpu_util(&mut self) {
+        let crate::trace::model::Native::Philly(t) = &self.trace().native else {
+            return;
+        };
+        let Some(file) = t.gpu_util.as_ref().filter(|f| f.ready()) else {
+            return;
+        };
+        let now = self.replay.now();
+        let cached = self.gpu_util.as_ref().map(|g| g.0);
+        // Rows older than two minutes do not describe now.
+        match file.at(now, 120) {
+            Some((when, _)) if Some(when) == cached => {}
+            Some((when, rows)) => {
+                let c = self.engine().cluster();
+                let mut v = vec![f32::NAN; c.gpu_count()];
+                for (m, vals) in rows {
+                    let base = c.first_gpu(m);
+                    for (k, x) in vals.into_iter().enumerate().take(c.cap(m) as usize) {
+                        v[base + k] = x.unwrap_or(f32::NAN);
+                    }
+                }
+                self.gpu_util = Some((when, Arc::new(v)));
+            }
+            None => self.gpu_util = None,
+        }
     }
 
     /// Engine events to the log: each when few, a summary when many.

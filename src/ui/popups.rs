@@ -14,7 +14,11 @@ use ratatui::widgets::{Clear, Paragraph, Widget};
 pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
     match &app.popup {
         Some(Popup::Help { scroll }) => help(app, area, buf, *scroll),
-        Some(Popup::Detail { job, lines, scroll }) => detail(app, area, buf, *job, lines, *scroll),
+        Some(Popup::Detail {
+            title,
+            lines,
+            scroll,
+        }) => detail(app, area, buf, title, lines, *scroll),
         Some(Popup::Picker { at }) => picker(app, area, buf, *at),
         Some(Popup::Prompt { .. }) | None => {}
     }
@@ -73,19 +77,18 @@ fn help(app: &App, area: Rect, buf: &mut Buffer, scroll: usize) {
         .render(inner, buf);
 }
 
-fn detail(app: &App, area: Rect, buf: &mut Buffer, job: u32, lines: &[String], scroll: usize) {
+fn detail(app: &App, area: Rect, buf: &mut Buffer, title: &str, lines: &[String], scroll: usize) {
     let t = app.theme();
     let r = centered(
         area,
         area.width.saturating_sub(8).max(60),
         area.height.saturating_sub(4).max(10),
     );
-    let id = crate::trace::input::sanitized(&app.trace().jobs[job as usize].id).into_owned();
     let inner = frame(
         app,
         r,
         buf,
-        &format!("job {id} · ↑↓ PgUp PgDn scroll · esc closes"),
+        &format!("{title} · ↑↓ PgUp PgDn scroll · esc closes"),
     );
     let shown: Vec<Line> = lines
         .iter()

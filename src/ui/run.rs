@@ -242,14 +242,32 @@ pub fn run(
         previous(info);
     }));
 
+    // Indexes of the big side files, built in the background while the replay runs.
     let (util_tx, util_rx) = mpsc::channel();
-    if let Native::Pai(t) = &trace.native {
-        let t = t.clone();
-        std::thread::Builder::new()
-            .name("side index".into())
-            .spawn(move || {
-                let _ = util_tx.send(job_utilisation(&t));
-            })?;
+    match &trace.native {
+        Native::Pai(t) => {
+            let t = t.clone();
+            std::thread::Builder::new()
+                .name("side index".into())
+                .spawn(move || {
+                    let _ = util_tx.send(job_utilisation(&t).map(Arc::new));
+                })?;
+        }
+        Native::Philly(t) => {
+            let t = t.clone();
+            std::thread::Builder::new()
+                .name("util index".into())
+                .spawn(move || {
+                    for f in [&t.gpu_util, &t.cpu_util, &t.mem_util]
+                        .into_iter()
+                        .flatten()
+                    {
+                        let _ = f.index();
+                    }
+                    let _ = util_tx.send(None);
+                })?;
+        }
+        _ => drop(util_tx),
     }
 
     terminal::enable_raw_mode()?;
@@ -274,7 +292,7 @@ pub fn run(
 fn event_loop(
     app: &mut App,
     stop: &AtomicBool,
-    util_rx: &mpsc::Receiver<Option<Vec<f32>>>,
+    util_rx: &mpsc::Receiver<Option<Arc<Vec<f32>>>>,
 ) -> Result<()> {
     let backend = ratatui::backend::CrosstermBackend::new(std::io::stdout());
     let mut term = ratatui::Terminal::new(backend)?;
@@ -333,9 +351,10 @@ fn event_loop(
         last_tick = Instant::now();
         dirty |= app.update(Action::Elapsed(dt));
         if let Ok(u) = util_rx.try_recv() {
-            app.job_util = u.map(Arc::new);
-            log::info!("sensor and machine-metric tables indexed: drill-down shows them, colour by utilisation uses them");
-            dirty = true;
+            log::info!(
+                "side tables indexed: drill-downs show them; colour by utilisation (c) uses them"
+            );
+            dirty |= app.update(Action::Indexed(u));
         }
         if app.mouse != mouse_on {
             mouse_on = app.mouse;

@@ -45,6 +45,9 @@ pub struct UtilFile {
     machines: FxHashMap<String, u32>,
     strict: bool,
     index: OnceLock<Result<UtilIndex, InputError>>,
+    /// Bytes scanned so far while indexing, and the file's size (for progress).
+    scanned: std::sync::atomic::AtomicU64,
+    pub size: u64,
 }
 
 impl UtilFile {
@@ -54,12 +57,23 @@ impl UtilFile {
             .enumerate()
             .map(|(i, n)| (n.clone(), i as u32))
             .collect();
+        let size = std::fs::metadata(&path).map_or(0, |m| m.len());
         UtilFile {
             path,
             machines,
             strict,
             index: OnceLock::new(),
+            scanned: Default::default(),
+            size,
         }
+    }
+
+    /// How far the index build has got, 0–1.
+    pub fn progress(&self) -> f64 {
+        if self.ready() {
+            return 1.0;
+        }
+        self.scanned.load(std::sync::atomic::Ordering::Relaxed) as f64 / self.size.max(1) as f64
     }
 
     pub fn ready(&self) -> bool {
@@ -99,6 +113,10 @@ impl UtilFile {
         let mut runs: Vec<(Secs, u64)> = Vec::new();
         let mut last_text: Vec<u8> = Vec::new();
         while lines.next(&mut rec)? {
+            if rec.line.is_multiple_of(65_536) {
+                self.scanned
+                    .store(rec.offset, std::sync::atomic::Ordering::Relaxed);
+            }
             let text = rec.get(0);
             if text == last_text.as_slice() {
                 continue;
