@@ -192,7 +192,8 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Inpu
         ..Default::default()
     };
     let mut first_line: FxHashMap<String, u64> = FxHashMap::default();
-    let (mut cpu_jobs, mut mismatched, mut queue_mismatch) = (0u64, 0u64, 0u64);
+    let (mut cpu_jobs, mut mismatched, mut queue_mismatch, mut never_started) =
+        (0u64, 0u64, 0u64, 0u64);
     let mut zone: Option<i32> = None;
     loop {
         if !read(&mut rdr, &mut rec)? {
@@ -267,6 +268,11 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Inpu
             cpu_jobs += 1;
             continue;
         }
+        if start.is_none() {
+            // Cancelled while queued: it never ran, and the file does not say when it left.
+            never_started += 1;
+            continue;
+        }
         let text = |n: &str| row.text(cols.get(n), n).map(sanitize).unwrap_or_default();
         let seg_start = segments.len() as u32;
         if let Some(s) = start {
@@ -318,6 +324,9 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Inpu
     }
     if cpu_jobs > 0 {
         report.note(format!("{cpu_jobs} CPU jobs (gpu_num 0) left out of the GPU replay; --include-cpu-jobs keeps them"));
+    }
+    if never_started > 0 {
+        report.note(format!("{never_started} GPU jobs never started (no start_time; cancelled while queued): left out of the replay, kept for drill-down"));
     }
     if mismatched > 0 {
         report.note(format!("{mismatched} jobs have a duration that disagrees with end_time − start_time (run time uses the times)"));
