@@ -6,6 +6,7 @@ mod common;
 use common::tiny;
 use proptest::prelude::*;
 use std::sync::Arc;
+use tracetui::sim::engine::Switch;
 use tracetui::sim::replay::Replay;
 use tracetui::sim::{Engine, Placement, Policy};
 use tracetui::trace::Trace;
@@ -29,11 +30,11 @@ fn fingerprint(e: &Engine) -> String {
     )
 }
 
-fn fresh(trace: &Arc<Trace>, first: Policy, switches: &[(i64, Policy)], t: i64) -> Engine {
+fn fresh(trace: &Arc<Trace>, first: Policy, switches: &[(i64, Switch)], t: i64) -> Engine {
     let mut e = Engine::new(trace.clone(), first, Placement::Consolidate);
     for &(s, p) in switches.iter().filter(|(s, _)| *s <= t) {
         e.advance_to(s);
-        e.set_policy(p);
+        e.apply(p);
     }
     e.advance_to(t);
     e
@@ -99,7 +100,7 @@ fn back_before_a_switch_and_forward_again_reapplies_it() {
     // A new switch after stepping back replaces the later history.
     r.seek(3);
     r.set_policy(Policy::FirstFit);
-    assert_eq!(r.switches(), &[(3, Policy::FirstFit)]);
+    assert_eq!(r.switches(), &[(3, Switch::Policy(Policy::FirstFit))]);
     r.seek(200);
     assert_eq!(r.engine().job_state(1).start, 100, "arrival order again");
 }

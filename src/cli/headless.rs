@@ -44,6 +44,7 @@ pub fn run_policies(
     trace: &Arc<Trace>,
     policies: &[Policy],
     placement: sim::Placement,
+    energy: &sim::Energy,
 ) -> Vec<Report> {
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
@@ -53,7 +54,10 @@ pub fn run_policies(
         std::thread::scope(|s| {
             let handles: Vec<_> = chunk
                 .iter()
-                .map(|&p| s.spawn(move || sim::run(trace.clone(), p, placement)))
+                .map(|&p| {
+                    let energy = energy.clone();
+                    s.spawn(move || sim::run_with(trace.clone(), p, placement, energy))
+                })
                 .collect();
             for h in handles {
                 out.push(h.join().expect("simulation thread"));
@@ -66,7 +70,8 @@ pub fn run_policies(
 pub fn sim(a: &SimArgs) -> Result<()> {
     let trace = load(&a.trace.load)?;
     check_policy(&trace, a.policy)?;
-    let report = sim::run(trace, a.policy, a.trace.placement);
+    let energy = a.trace.energy.model()?;
+    let report = sim::run_with(trace, a.policy, a.trace.placement, energy);
     print!(
         "{}",
         render(&[report], a.trace.output, true, a.policy.describe())
@@ -79,7 +84,8 @@ pub fn compare(a: &CompareArgs) -> Result<()> {
     for &p in &a.policies.0 {
         check_policy(&trace, p)?;
     }
-    let reports = run_policies(&trace, &a.policies.0, a.trace.placement);
+    let energy = a.trace.energy.model()?;
+    let reports = run_policies(&trace, &a.policies.0, a.trace.placement, &energy);
     print!("{}", render(&reports, a.trace.output, false, ""));
     Ok(())
 }

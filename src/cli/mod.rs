@@ -45,8 +45,10 @@ pub struct ViewArgs {
 /// A trace to replay full screen.
 #[derive(Debug, Args, Clone)]
 pub struct TuiArgs {
-    /// The trace: a file (itp) or a directory (pai).
+    /// The trace: a file (itp, acme) or a directory (pai, philly).
     pub path: PathBuf,
+    #[command(flatten)]
+    pub energy: EnergyArgs,
     /// Cluster size in GPUs, for traces without a machine list.
     #[arg(long)]
     pub gpus: Option<u32>,
@@ -98,6 +100,8 @@ pub enum Command {
 pub struct StatsArgs {
     #[command(flatten)]
     pub load: LoadArgs,
+    #[command(flatten)]
+    pub energy: EnergyArgs,
     /// Output format.
     #[arg(long = "format", id = "output", value_enum, default_value_t = TextFormat::Text)]
     pub output: TextFormat,
@@ -153,11 +157,50 @@ impl LoadArgs {
     }
 }
 
+/// An energy model for the replay (Zeus traces).
+#[derive(Debug, Args, Clone, Default)]
+pub struct EnergyArgs {
+    /// A directory with Zeus's summary_train.csv and summary_power_<gpu>.csv.
+    #[arg(long, value_name = "DIR")]
+    pub energy: Option<PathBuf>,
+    /// The GPU whose power trace to use.
+    #[arg(long, value_parser = ["a40", "p100", "rtx6000", "v100"], default_value = "v100")]
+    pub gpu: String,
+    /// Zeus's trade-off: η·energy + (1−η)·max_power·time.
+    #[arg(long, default_value_t = 0.5)]
+    pub eta: f64,
+    /// The power-limit policy to start with.
+    #[arg(long, value_enum, default_value_t = crate::energy::PowerPolicy::Max)]
+    pub power: crate::energy::PowerPolicy,
+}
+
+impl EnergyArgs {
+    pub fn model(
+        &self,
+    ) -> color_eyre::eyre::Result<
+        Option<(
+            std::sync::Arc<crate::energy::EnergyModel>,
+            crate::energy::PowerPolicy,
+        )>,
+    > {
+        let Some(dir) = &self.energy else {
+            return Ok(None);
+        };
+        if !(0.0..=1.0).contains(&self.eta) {
+            color_eyre::eyre::bail!("--eta must be between 0 and 1, not {}", self.eta);
+        }
+        let m = crate::energy::EnergyModel::load(dir, &self.gpu, self.eta)?;
+        Ok(Some((std::sync::Arc::new(m), self.power)))
+    }
+}
+
 /// A trace to simulate, and how to print the result.
 #[derive(Debug, Args, Clone)]
 pub struct TraceArgs {
     #[command(flatten)]
     pub load: LoadArgs,
+    #[command(flatten)]
+    pub energy: EnergyArgs,
     /// How a job's GPUs are chosen.
     #[arg(long, value_enum, default_value_t = Placement::Consolidate)]
     pub placement: Placement,

@@ -65,6 +65,9 @@ pub fn table_one(r: &Report, describe: &str) -> String {
     );
     let _ = writeln!(o, "GPU util  {}", util(r));
     let _ = writeln!(o, "peak queue {} jobs", r.peak_queue);
+    if let (Some(e), Some(w)) = (r.energy_kwh, r.avg_power_w) {
+        let _ = writeln!(o, "energy    {e:.1} kWh (mean {w:.0} W over the makespan)");
+    }
     if r.overflow_segments > 0 {
         let _ = writeln!(
             o,
@@ -89,7 +92,7 @@ pub fn table_many(rs: &[Report]) -> String {
     let mut o = String::new();
     let _ = writeln!(
         o,
-        "{:<14}{:>8}{:>5}{:>10}{:>8}{:>10}{:>10}{:>10}{:>10}{:>10}{:>9}",
+        "{:<14}{:>8}{:>5}{:>10}{:>8}{:>10}{:>10}{:>10}{:>10}{:>10}{:>9}{:>7}{}",
         "policy",
         "done",
         "rej",
@@ -100,13 +103,19 @@ pub fn table_many(rs: &[Report]) -> String {
         "JCT p99",
         "wait mean",
         "wait p99",
-        "slowdown"
+        "slowdown",
+        "peakQ",
+        if rs.iter().any(|r| r.energy_kwh.is_some()) {
+            format!("{:>10}", "kWh")
+        } else {
+            String::new()
+        }
     );
     for r in rs {
         let h = |v: Option<f64>| v.map_or("-".into(), human_secs);
         let _ = writeln!(
             o,
-            "{:<14}{:>8}{:>5}{:>10}{:>8}{:>10}{:>10}{:>10}{:>10}{:>10}{:>9}{:>7}",
+            "{:<14}{:>8}{:>5}{:>10}{:>8}{:>10}{:>10}{:>10}{:>10}{:>10}{:>9}{:>7}{}",
             r.policy,
             r.jobs_done,
             r.jobs_rejected,
@@ -119,6 +128,7 @@ pub fn table_many(rs: &[Report]) -> String {
             h(r.wait_s.p99),
             num(r.slowdown.mean),
             r.peak_queue,
+            r.energy_kwh.map_or(String::new(), |e| format!("{e:>10.1}")),
         );
     }
     if let Some(r) = rs.first() {
@@ -173,10 +183,21 @@ pub fn render(reports: &[Report], fmt: OutputFormat, single: bool, describe: &st
             serde_json::to_string_pretty(reports).expect("reports serialise") + "\n"
         }
         OutputFormat::Csv => {
+            let energy = reports.iter().any(|r| r.energy_kwh.is_some());
             let mut o = String::from(CSV_HEADER);
+            if energy {
+                o.push_str(",energy_kwh,avg_power_w");
+            }
             o.push('\n');
             for r in reports {
                 o.push_str(&csv_row(r));
+                if energy {
+                    o.push_str(&format!(
+                        ",{},{}",
+                        csv_num(r.energy_kwh),
+                        csv_num(r.avg_power_w)
+                    ));
+                }
                 o.push('\n');
             }
             o
@@ -205,6 +226,8 @@ mod tests {
             gpu_util: Some(0.5),
             peak_queue: 0,
             overflow_segments: 0,
+            energy_kwh: None,
+            avg_power_w: None,
         };
         assert_eq!(
             CSV_HEADER.split(',').count(),

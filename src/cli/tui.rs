@@ -7,8 +7,14 @@ use crate::ui::run::{run, ViewOptions};
 use color_eyre::eyre::Result;
 use std::sync::Arc;
 
-fn view(v: &ViewArgs, policy: Policy, placement: crate::sim::Placement) -> ViewOptions {
+fn view(
+    v: &ViewArgs,
+    policy: Policy,
+    placement: crate::sim::Placement,
+    energy: crate::sim::Energy,
+) -> ViewOptions {
     ViewOptions {
+        energy,
         theme: v.theme.clone(),
         ascii: v.ascii,
         fps: v.fps,
@@ -25,6 +31,7 @@ pub fn open(format: Format, a: &TuiArgs, v: &ViewArgs) -> Result<()> {
         gpus_per_node: a.gpus_per_node,
         include_cpu_jobs: a.include_cpu_jobs,
     };
+    let energy = a.energy.model()?;
     eprintln!("tracetui: loading {} {} …", format.name(), a.path.display());
     let (trace, report) = trace::load(format, &a.path, &opts)?;
     let policy = a.policy.unwrap_or(if trace.has_recorded() {
@@ -38,7 +45,7 @@ pub fn open(format: Format, a: &TuiArgs, v: &ViewArgs) -> Result<()> {
         Arc::new(trace),
         label,
         &report,
-        &view(v, policy, a.placement),
+        &view(v, policy, a.placement, energy),
     )
 }
 
@@ -50,6 +57,6 @@ pub fn demo(v: &ViewArgs) -> Result<()> {
         Arc::new(trace),
         label,
         &report,
-        &view(v, Policy::Fifo, crate::sim::Placement::Consolidate),
+        &view(v, Policy::Fifo, crate::sim::Placement::Consolidate, None),
     )
 }

@@ -105,6 +105,11 @@ pub struct Report {
     pub wait_s: Summary,
     pub slowdown: Summary,
     pub gpu_util: Option<f64>,
+    /// Energy drawn (with `--energy`), and its mean power over the makespan.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub energy_kwh: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub avg_power_w: Option<f64>,
     /// The longest the queue got (tables only; not part of the JSON contract).
     #[serde(skip)]
     pub peak_queue: u64,

@@ -20,7 +20,18 @@ use std::sync::Arc;
 
 /// Runs `trace` under `policy` to the end and reports its metrics.
 pub fn run(trace: Arc<Trace>, policy: Policy, placement: Placement) -> Report {
+    run_with(trace, policy, placement, None)
+}
+
+/// An energy model and the power-limit policy to start with.
+pub type Energy = Option<(Arc<crate::energy::EnergyModel>, crate::energy::PowerPolicy)>;
+
+/// `run`, with an energy model.
+pub fn run_with(trace: Arc<Trace>, policy: Policy, placement: Placement, energy: Energy) -> Report {
     let mut e = Engine::new(trace, policy, placement);
+    if let Some((m, p)) = energy {
+        e = e.with_energy(m, p);
+    }
     e.run_to_end();
     e.report()
 }

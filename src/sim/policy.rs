@@ -82,8 +82,10 @@ impl Policy {
     }
 
     /// The job's place in this policy's order, before the tie-break (submit, then trace order).
-    pub fn key(self, job: &Job) -> u64 {
-        let runtime = job.runtime.map_or(u64::MAX, |r| r.max(0) as u64);
+    /// `runtime` is the run time the job will have (it may differ from the
+    /// trace's under a power-limit policy).
+    pub fn key(self, job: &Job, runtime: Option<crate::trace::model::Secs>) -> u64 {
+        let runtime = runtime.map_or(u64::MAX, |r| r.max(0) as u64);
         match self {
             Policy::Recorded | Policy::Fifo | Policy::FirstFit | Policy::FifoBackfill => 0,
             Policy::Sjf => runtime,

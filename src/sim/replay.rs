@@ -3,7 +3,7 @@
 //! the replay. Going back to t and forward again reapplies the switches
 //! made after t; a new switch made after going back replaces them.
 
-use super::engine::Engine;
+use super::engine::{Engine, Switch};
 use super::policy::Policy;
 use crate::trace::model::Secs;
 
@@ -20,7 +20,7 @@ pub struct Replay {
     interval: Secs,
     max_checkpoints: usize,
     /// Every switch of this replay, in time order: (time, policy).
-    switches: Vec<(Secs, Policy)>,
+    switches: Vec<(Secs, Switch)>,
 }
 
 impl Replay {
@@ -60,7 +60,7 @@ impl Replay {
         self.engine.now()
     }
 
-    pub fn switches(&self) -> &[(Secs, Policy)] {
+    pub fn switches(&self) -> &[(Secs, Switch)] {
         &self.switches
     }
 
@@ -71,14 +71,24 @@ impl Replay {
     /// Switches the policy now; switches recorded later than now (from
     /// before a step back) are dropped, as are checkpoints after now.
     pub fn set_policy(&mut self, policy: Policy) {
-        let now = self.now();
-        if policy == self.engine.policy() {
-            return;
+        if policy != self.engine.policy() {
+            self.switch(Switch::Policy(policy));
         }
+    }
+
+    /// Switches the power-limit policy now (with an energy model).
+    pub fn set_power(&mut self, power: crate::energy::PowerPolicy) {
+        if self.engine.power_policy().is_some_and(|p| p != power) {
+            self.switch(Switch::Power(power));
+        }
+    }
+
+    fn switch(&mut self, s: Switch) {
+        let now = self.now();
         self.switches.retain(|&(t, _)| t <= now);
         self.checkpoints.retain(|c| c.now() <= now);
-        self.switches.push((now, policy));
-        self.engine.set_policy(policy);
+        self.switches.push((now, s));
+        self.engine.apply(s);
     }
 
     /// Goes to `t`: forward by simulating (taking checkpoints and applying
@@ -99,7 +109,7 @@ impl Replay {
 
     /// The engine applies this replay's switches in order, so the ones it
     /// has taken are a prefix: the next one to apply follows them.
-    fn next_switch(&self) -> Option<(Secs, Policy)> {
+    fn next_switch(&self) -> Option<(Secs, Switch)> {
         self.switches.get(self.engine.switches().len()).copied()
     }
 
@@ -109,7 +119,7 @@ impl Replay {
             if s > self.now() {
                 break;
             }
-            self.engine.set_policy(p);
+            self.engine.apply(p);
         }
     }
 

@@ -64,6 +64,8 @@ pub enum ColorBy {
     Job,
     User,
     Util,
+    /// Watts per GPU (with an energy model).
+    Power,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -153,6 +155,8 @@ pub struct App {
     pub mouse: bool,
     pub flash: Option<String>,
     pub util_hist: VecDeque<u64>,
+    /// Cluster power draw (W) at each step, with an energy model.
+    pub power_hist: VecDeque<u64>,
     pub queue_hist: VecDeque<u64>,
     pub figures: Figures,
     pub log_state: tui_logger::TuiWidgetState,
@@ -185,7 +189,23 @@ impl App {
         themes: Vec<Theme>,
         keymap: Keymap,
     ) -> App {
+        App::with_energy(trace, policy, placement, None, label, themes, keymap)
+    }
+
+    /// `new`, with an energy model (Zeus) and its starting power policy.
+    pub fn with_energy(
+        trace: Arc<Trace>,
+        policy: Policy,
+        placement: Placement,
+        energy: crate::sim::Energy,
+        label: String,
+        themes: Vec<Theme>,
+        keymap: Keymap,
+    ) -> App {
         let mut engine = Engine::new(trace.clone(), policy, placement);
+        if let Some((m, p)) = energy {
+            engine = engine.with_energy(m, p);
+        }
         engine.set_record_events(true);
         let mut machines = Vec::new();
         let mut groups = Vec::new();
@@ -239,6 +259,7 @@ impl App {
             mouse: false,
             flash: None,
             util_hist: VecDeque::with_capacity(HISTORY),
+            power_hist: VecDeque::with_capacity(HISTORY),
             queue_hist: VecDeque::with_capacity(HISTORY),
             figures: Figures::default(),
             log_state: tui_logger::TuiWidgetState::new()
@@ -355,6 +376,7 @@ impl App {
             }
             Command::Detail => self.open_detail(),
             Command::Machine => self.open_machine(),
+            Command::Power => self.toggle_power(),
             Command::Help => self.popup = Some(Popup::Help { scroll: 0 }),
             Command::Focus => {
                 self.focus = match self.focus {
@@ -381,10 +403,12 @@ impl App {
                 ));
             }
             Command::ColorBy => {
+                let energy = self.engine().power_policy().is_some();
                 self.color_by = match self.color_by {
                     ColorBy::Job => ColorBy::User,
                     ColorBy::User => ColorBy::Util,
-                    ColorBy::Util => ColorBy::Job,
+                    ColorBy::Util if energy => ColorBy::Power,
+                    ColorBy::Util | ColorBy::Power => ColorBy::Job,
                 };
             }
             Command::Zoom => {
@@ -487,6 +511,25 @@ impl App {
         let at = self.clock(self.replay.now());
         log::info!("{at} policy {from} → {p}");
         self.flash = Some(format!("policy {p} from {at}"));
+        self.after_move();
+    }
+
+    /// Switches the power-limit policy (max ↔ zeus) live, when there is an energy model.
+    pub fn toggle_power(&mut self) {
+        use crate::energy::PowerPolicy;
+        let Some(p) = self.engine().power_policy() else {
+            self.flash = Some("no energy model: start with --energy DIR --gpu v100".into());
+            return;
+        };
+        let to = if p == PowerPolicy::Max {
+            PowerPolicy::Zeus
+        } else {
+            PowerPolicy::Max
+        };
+        self.replay.set_power(to);
+        let at = self.clock(self.replay.now());
+        log::info!("{at} power limits {} → {}", p.name(), to.name());
+        self.flash = Some(format!("power limits: {} from {at}", to.name()));
         self.after_move();
     }
 

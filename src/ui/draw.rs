@@ -2,7 +2,7 @@
 
 use super::app::{App, Focus, Tick, SPEEDS};
 use super::keymap::{Command, COMMANDS};
-use super::layout::{self, areas, too_small};
+use super::layout::{self, too_small};
 use super::{grid, popups, queue};
 use crate::fmt::human_secs;
 use crate::trace::clock;
@@ -75,7 +75,12 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             .render(area, buf);
         return;
     }
-    let a = areas(area);
+    let rows = if app.engine().power_policy().is_some() {
+        3
+    } else {
+        2
+    };
+    let a = layout::areas_for(area, rows);
     header(app, a.header, buf);
     grid::draw(app, a.grid, buf);
     queue::draw(app, a.side, buf);
@@ -93,7 +98,11 @@ fn header(app: &App, area: Rect, buf: &mut Buffer) {
     let first = app.first;
     let now = e.now().max(first - 1);
     // The policy comes first: the trace's label is what gives way on narrow screens.
-    let since = if e.switches().is_empty() {
+    let since = if !e
+        .switches()
+        .iter()
+        .any(|s| matches!(s.1, crate::sim::engine::Switch::Policy(_)))
+    {
         String::new()
     } else {
         format!(
@@ -109,6 +118,17 @@ fn header(app: &App, area: Rect, buf: &mut Buffer) {
         ),
         Span::styled(format!("· {} ", sanitized(&app.label)), t.header),
     ];
+    let mut left = left;
+    if let Some(p) = e.power_policy() {
+        // After the policy, before the label (which gives way first).
+        left.insert(
+            2,
+            Span::styled(
+                format!("· {} power ", p.name()),
+                t.header.add_modifier(Modifier::BOLD),
+            ),
+        );
+    }
     let zone = clock::zone_abbrev(trace.zone, now);
     let state = if app.paused {
         Span::styled(" PAUSED ", t.paused)
@@ -184,6 +204,23 @@ fn metrics(app: &App, area: Rect, buf: &mut Buffer) {
         None,
         buf,
     );
+    if let (Some(w), Some(j)) = (e.watts(), e.joules()) {
+        row(
+            area.y + 2,
+            format!("power {:>6}", human_watts(w)),
+            &app.power_hist,
+            None,
+            buf,
+        );
+        let x = area.x + label_w + spark_w + 2;
+        let w_txt = area.width.saturating_sub(label_w + spark_w + 2) as usize;
+        let pol = e.power_policy().map_or("", |p| p.name());
+        let line = format!(
+            "energy {:.1} kWh so far  ·  {pol} power limits (P switches)",
+            crate::energy::kwh(j)
+        );
+        buf.set_stringn(x, area.y + 2, &line, w_txt, t.text);
+    }
     let x = area.x + label_w + spark_w + 2;
     let w = area.width.saturating_sub(label_w + spark_w + 2) as usize;
     let done = format!(
@@ -303,4 +340,15 @@ fn hints(app: &App, area: Rect, buf: &mut Buffer) {
         &Line::from(spans),
         area.width.saturating_sub(1),
     );
+}
+
+/// `950 W`, `12.3 kW`, `4.56 MW`.
+fn human_watts(w: f64) -> String {
+    if w >= 1e6 {
+        format!("{:.2}MW", w / 1e6)
+    } else if w >= 1e3 {
+        format!("{:.1}kW", w / 1e3)
+    } else {
+        format!("{:.0}W", w)
+    }
 }

@@ -192,6 +192,13 @@ fn holder_style(app: &App, job: Option<u32>, frac: f64, gpu_util: Option<f64>) -
             let u = gpu_util.or(job_util.map(|u| u as f64));
             t.util_color(u.map_or(frac, |u| u / 100.0))
         }
+        (ColorBy::Power, Some(j)) => {
+            let e = app.engine();
+            match (e.draw_of(j), e.max_watts()) {
+                (Some(d), Some(max)) if max > 0.0 => t.util_color(d.watts / max),
+                _ => t.util_color(frac),
+            }
+        }
     };
     let mut s = t.text.fg(fg);
     if job.is_some() && job == app.selected {
@@ -225,6 +232,7 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
         ColorBy::Util if app.gpu_util.is_some() => "utilisation (measured)",
         ColorBy::Util if app.job_util.is_some() => "utilisation (sensor)",
         ColorBy::Util => "utilisation (allocated)",
+        ColorBy::Power => "power per GPU",
     };
     let mut status = String::new();
     if let Some(m) = cursor_m {

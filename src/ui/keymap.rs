@@ -20,6 +20,7 @@ pub enum Command {
     Find,
     Detail,
     Machine,
+    Power,
     Focus,
     Theme,
     ColorBy,
@@ -38,7 +39,7 @@ pub enum Command {
 }
 
 /// (command, config name, description, default keys, shown in the hint bar)
-pub const COMMANDS: [(Command, &str, &str, &[&str], bool); 27] = [
+pub const COMMANDS: [(Command, &str, &str, &[&str], bool); 28] = [
     (
         Command::TogglePlay,
         "play",
@@ -103,6 +104,13 @@ pub const COMMANDS: [(Command, &str, &str, &[&str], bool); 27] = [
         "machine",
         "drill into the machine under the cursor",
         &["i"],
+        false,
+    ),
+    (
+        Command::Power,
+        "power",
+        "power limits max ↔ zeus, live (with --energy)",
+        &["P"],
         false,
     ),
     (

@@ -24,8 +24,13 @@ pub fn too_small(area: Rect) -> bool {
 /// of a sixth of the height (3 to 10 lines); the rest split between the GPU
 /// grid (left) and the queue (right, at least 36 columns).
 pub fn areas(area: Rect) -> Areas {
+    areas_for(area, 2)
+}
+
+/// `areas`, with a metrics strip of `metrics_h` lines (3 with an energy model).
+pub fn areas_for(area: Rect, metrics_h: u16) -> Areas {
     let log_h = (area.height / 6).clamp(3, 10);
-    let body_h = area.height.saturating_sub(1 + 1 + 2 + log_h);
+    let body_h = area.height.saturating_sub(1 + 1 + metrics_h + log_h);
     let side_w = (area.width * 38 / 100)
         .max(36)
         .min(area.width.saturating_sub(20));
@@ -35,8 +40,8 @@ pub fn areas(area: Rect) -> Areas {
         header: Rect::new(area.x, y0, area.width, 1),
         grid: Rect::new(area.x, y0 + 1, grid_w, body_h),
         side: Rect::new(area.x + grid_w, y0 + 1, side_w, body_h),
-        metrics: Rect::new(area.x, y0 + 1 + body_h, area.width, 2),
-        log: Rect::new(area.x, y0 + 3 + body_h, area.width, log_h),
+        metrics: Rect::new(area.x, y0 + 1 + body_h, area.width, metrics_h),
+        log: Rect::new(area.x, y0 + 1 + metrics_h + body_h, area.width, log_h),
         hints: Rect::new(area.x, y0 + area.height.saturating_sub(1), area.width, 1),
     }
 }
@@ -73,6 +78,10 @@ mod tests {
             );
             assert_eq!(a.hints.y, h - 1);
             assert!(a.side.width >= 36);
+            let b = areas_for(Rect::new(0, 0, w, h), 3);
+            assert_eq!(b.metrics.height, 3);
+            assert_eq!(b.grid.height + 1, a.grid.height);
+            assert_eq!(b.log, a.log);
         }
     }
 }

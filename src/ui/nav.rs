@@ -3,7 +3,7 @@
 
 use super::app::{App, Focus, Popup, PromptKind, Zoom};
 use super::keymap::Command;
-use super::layout::{areas, inner};
+use super::layout::{areas_for, inner};
 use super::{grid, queue};
 use ratatui::layout::Rect;
 use serde_json::json;
@@ -13,8 +13,19 @@ impl App {
         Rect::new(0, 0, self.size.0, self.size.1)
     }
 
+    /// The screen's parts at the current size (the metrics strip grows a
+    /// power row with an energy model).
+    pub fn areas(&self) -> super::layout::Areas {
+        let rows = if self.engine().power_policy().is_some() {
+            3
+        } else {
+            2
+        };
+        areas_for(self.screen(), rows)
+    }
+
     fn grid_inner(&self) -> Rect {
-        inner(areas(self.screen()).grid)
+        inner(self.areas().grid)
     }
 
     /// Chooses one cell per machine when one per GPU would not fit (at the first size known).
@@ -52,7 +63,7 @@ impl App {
 
     /// The jobs the side pane shows, queue then running, as drawn.
     pub(super) fn listed(&self) -> Vec<u32> {
-        let side = inner(areas(self.screen()).side);
+        let side = inner(self.areas().side);
         let (qh, rh) = queue::split(side.height, self.engine().queue_len());
         let (q, r) = queue::rows(self, qh.max(rh) as usize);
         q.into_iter()
@@ -302,6 +313,16 @@ impl App {
         }
         if !held.is_empty() {
             replay["holds"] = json!(held);
+        }
+        if let Some(p) = e.job_power(job) {
+            replay["power_limit_w"] = json!(p.limit);
+            if p.watts > 0.0 {
+                replay["power_now_w"] = json!((p.watts * 10.0).round() / 10.0);
+            }
+            replay["energy_kwh"] = json!((crate::energy::kwh(p.joules) * 1000.0).round() / 1000.0);
+        } else if let Some(d) = e.draw_of(job) {
+            // Not started yet: what it would get under the current power policy.
+            replay["power_limit_w"] = json!(d.limit);
         }
         let native = crate::trace::detail::of_job(trace, j, false);
         let all = json!({ "in this replay": replay, "as recorded": native });

@@ -98,6 +98,9 @@ impl App {
         let util = e.cluster().allocated_milli() * 100 / (gpus * 1000);
         let queue = e.queue_len() as u64;
         push(&mut self.util_hist, util);
+        if let Some(w) = e.watts() {
+            push(&mut self.power_hist, w.max(0.0) as u64);
+        }
         push(&mut self.queue_hist, queue);
         self.log_events();
         self.refresh_figures();
@@ -143,7 +146,7 @@ impl App {
                 Event::Started { .. } => started += 1,
                 Event::Finished { .. } => finished += 1,
                 Event::Rejected { .. } => rejected += 1,
-                Event::PolicySwitched { .. } => {}
+                Event::PolicySwitched { .. } | Event::PowerSwitched { .. } => {}
             }
         }
         let at = self.clock(self.replay.now());
@@ -162,7 +165,7 @@ impl App {
                     Event::Rejected { job, .. } => {
                         log::warn!("{at} job {} rejected: larger than the cluster", id(job))
                     }
-                    Event::PolicySwitched { .. } => {}
+                    Event::PolicySwitched { .. } | Event::PowerSwitched { .. } => {}
                 }
             }
         } else {

@@ -27,6 +27,8 @@ pub struct ViewOptions {
     pub fps: u32,
     pub policy: Policy,
     pub placement: Placement,
+    /// An energy model and the power policy to start with.
+    pub energy: crate::sim::Energy,
 }
 
 /// Leaves the alternate screen and raw mode, shows the cursor; safe to call twice.
@@ -67,7 +69,15 @@ pub fn build_app(
         }
     };
     let keymap = Keymap::load_user();
-    let mut app = App::new(trace, opts.policy, opts.placement, label, themes, keymap);
+    let mut app = App::with_energy(
+        trace,
+        opts.policy,
+        opts.placement,
+        opts.energy.clone(),
+        label,
+        themes,
+        keymap,
+    );
     app.theme = chosen;
     app.ascii = opts.ascii;
     app.fps = opts.fps.clamp(1, 60);
@@ -82,6 +92,14 @@ pub fn build_app(
     }
     if let Some(p) = app.keymap.problems.first() {
         app.flash = Some(format!("key config: {p}"));
+    }
+    if let Some((m, p)) = &opts.energy {
+        log::info!(
+            "energy: Zeus {} power trace, η = {}, {} limits; P switches max ↔ zeus",
+            m.gpu,
+            m.eta,
+            p.name()
+        );
     }
     log::info!(
         "{} at {}; space plays, ? shows every key",

@@ -1,8 +1,11 @@
 //! The discrete-event engine: integer seconds, one instant at a time
 //! (completions, then arrivals, then one scheduling pass).
 
+mod power;
 mod recorded;
 mod walks;
+
+pub use power::{JobPower, Switch};
 
 use super::backfill::Reservation;
 use super::cluster::{ClusterState, Grant};
@@ -37,10 +40,27 @@ pub struct JobState {
 /// Something that happened, for the TUI's log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Event {
-    Started { job: u32, at: Secs, machines: u32 },
-    Finished { job: u32, at: Secs },
-    Rejected { job: u32, at: Secs },
-    PolicySwitched { at: Secs, to: Policy },
+    Started {
+        job: u32,
+        at: Secs,
+        machines: u32,
+    },
+    Finished {
+        job: u32,
+        at: Secs,
+    },
+    Rejected {
+        job: u32,
+        at: Secs,
+    },
+    PolicySwitched {
+        at: Secs,
+        to: Policy,
+    },
+    PowerSwitched {
+        at: Secs,
+        to: crate::energy::PowerPolicy,
+    },
 }
 
 /// A deterministic simulation of one trace on one cluster.
@@ -71,7 +91,9 @@ pub struct Engine {
     epoch: u64,
     tally: Tally,
     reservation: Option<Reservation>,
-    switches: Vec<(Secs, Policy)>,
+    switches: Vec<(Secs, Switch)>,
+    /// The energy model and its accounts, when one is given.
+    power: Option<power::Power>,
     record_events: bool,
     events: Vec<Event>,
 }
@@ -118,6 +140,7 @@ impl Engine {
             tally: Tally::default(),
             reservation: None,
             switches: Vec::new(),
+            power: None,
             record_events: false,
             events: Vec::new(),
         };
@@ -146,7 +169,7 @@ impl Engine {
         self.placement
     }
 
-    pub fn switches(&self) -> &[(Secs, Policy)] {
+    pub fn switches(&self) -> &[(Secs, Switch)] {
         &self.switches
     }
 
@@ -304,18 +327,19 @@ impl Engine {
     }
 
     fn key(&self, job: u32) -> u64 {
-        self.policy.key(&self.trace.jobs[job as usize])
+        self.policy
+            .key(&self.trace.jobs[job as usize], self.runtime_of(job))
     }
 
     fn enqueue(&mut self, job: u32) {
         let class = self.shapes.class_of[job as usize];
         let rank = self.shapes.rank[job as usize];
         self.queue.insert(class, self.key(job), rank);
+        let short = self
+            .runtime_of(job)
+            .map_or(u64::MAX - 1, |r| r.max(0) as u64);
         if let Some(t) = &mut self.queue.classes[class as usize].short {
-            t.set(
-                self.shapes.pos[job as usize] as usize,
-                runtime_key(&self.trace, job),
-            );
+            t.set(self.shapes.pos[job as usize] as usize, short);
         }
     }
 
@@ -331,8 +355,10 @@ impl Engine {
     fn start(&mut self, job: u32, grants: Vec<Grant>) {
         self.dequeue(job);
         self.cluster.acquire(job, &grants);
-        let j = &self.trace.jobs[job as usize];
-        let (submit, runtime) = (j.submit, j.runtime);
+        let submit = self.trace.jobs[job as usize].submit;
+        let runtime = self.runtime_of(job);
+        let gpus = grants.iter().map(|g| g.milli as f64).sum::<f64>() / 1000.0;
+        self.power_on(job as u64, job, gpus, false);
         let st = &mut self.jobs[job as usize];
         st.phase = Phase::Running;
         st.start = self.now;
@@ -358,6 +384,7 @@ impl Engine {
             let held = self.now - self.jobs[job as usize].start;
             self.tally.busy_finished += milli as u128 * held.max(0) as u128;
         }
+        self.power_off(job as u64);
         self.mark_done(job);
     }
 
@@ -381,7 +408,7 @@ impl Engine {
         let from = self.policy;
         self.policy = policy;
         self.policy_since = self.now;
-        self.switches.push((self.now, policy));
+        self.switches.push((self.now, Switch::Policy(policy)));
         self.emit(Event::PolicySwitched {
             at: self.now,
             to: policy,
@@ -436,12 +463,11 @@ impl Engine {
             gpu_util: makespan
                 .filter(|&m| m > 0 && gpus > 0)
                 .map(|m| self.tally.busy_finished as f64 / 1000.0 / (gpus as f64 * m as f64)),
+            energy_kwh: self.joules().map(crate::energy::kwh),
+            avg_power_w: self
+                .joules()
+                .zip(makespan.filter(|&m| m > 0))
+                .map(|(j, m)| j / m as f64),
         }
     }
-}
-
-fn runtime_key(trace: &Trace, job: u32) -> u64 {
-    trace.jobs[job as usize]
-        .runtime
-        .map_or(u64::MAX - 1, |r| r.max(0) as u64)
 }

@@ -117,8 +117,11 @@ impl Engine {
             .entry(job)
             .or_default()
             .extend_from_slice(&grants);
+        let gpus = grants.iter().map(|g| g.milli as f64).sum::<f64>() / 1000.0;
         self.seg_held
             .insert(seg, (self.now, grants.into_boxed_slice()));
+        // Recorded holds ran as recorded: at the highest power limit.
+        self.power_on(1 << 32 | seg as u64, job, gpus, true);
         if self.jobs[job as usize].phase == Phase::Queued {
             self.dequeue(job);
             let st = &mut self.jobs[job as usize];
@@ -142,6 +145,7 @@ impl Engine {
     }
 
     fn segment_end(&mut self, job: u32, seg: u32) {
+        self.power_off(1 << 32 | seg as u64);
         if let Some((began, grants)) = self.seg_held.remove(&seg) {
             self.cluster.release(job, &grants);
             let milli: u64 = grants.iter().map(|g| g.milli as u64).sum();
@@ -187,7 +191,7 @@ impl Engine {
         for job in queued {
             let class = self.shapes.class_of[job as usize];
             if !self.feasible[class as usize] {
-                let key = Policy::Recorded.key(&self.trace.jobs[job as usize]);
+                let key = Policy::Recorded.key(&self.trace.jobs[job as usize], None);
                 self.queue
                     .remove(class, key, self.shapes.rank[job as usize]);
                 self.admit(job);

@@ -109,9 +109,7 @@ impl Engine {
             let Some((rank, g)) = best else { break };
             cursor = rank;
             let job = self.shapes.arrival[rank as usize];
-            let ends = self.trace.jobs[job as usize]
-                .runtime
-                .map(|r| self.now + r.max(0));
+            let ends = self.runtime_of(job).map(|r| self.now + r.max(0));
             let res = self.reservation.as_mut().expect("computed above");
             if ends.is_none_or(|e| e > res.shadow) {
                 res.consume(&g, &self.cluster);

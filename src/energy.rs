@@ -1,0 +1,370 @@
+//! Zeus (ml-energy/zeus, NSDI '23) as an energy model for any replay.
+//!
+//! Each job is one of the six Zeus workloads, trained at one batch size:
+//! - the workload comes from the job's model or workload name where the
+//!   trace has one (`WORKLOAD_NAMES`), else from its GPU-time
+//!   (`GPU_TIME_BUCKETS`);
+//! - the batch size is the workload's most-run batch size in
+//!   `summary_train.csv` that the power trace also measures (ties: the smaller);
+//! - the power limit: `max` takes the highest limit the power trace has (no
+//!   slowdown); `zeus` the one minimising η·energy + (1−η)·max_power·time
+//!   per epoch, η = `--eta`.
+//!
+//! A job's run time scales by `time_per_epoch(limit) / time_per_epoch(max)`,
+//! and it draws `average_power(limit)` watts per GPU while it runs.
+
+use crate::trace::input::{sanitize, InputError, Location};
+use crate::trace::model::{Job, Trace};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The six Zeus workloads (dataset, network).
+pub const WORKLOADS: [(&str, &str); 6] = [
+    ("cifar100", "shufflenetv2"),
+    ("imagenet", "resnet50"),
+    ("librispeech", "deepspeech2"),
+    ("movielens-1m", "ncf"),
+    ("squad", "bert_base_uncased"),
+    ("sentiment140", "bert_base_uncased"),
+];
+
+/// Trace model / workload names (ITP ElasticFlow `model_name`, PAI group-tag
+/// `workload`, Zeus `dataset`) → workload index.
+pub const WORKLOAD_NAMES: [(&str, usize); 17] = [
+    ("cifar100", 0),
+    ("shufflenetv2", 0),
+    ("imagenet", 1),
+    ("resnet50", 1),
+    ("resnet", 1),
+    ("inception3", 1),
+    ("inception", 1),
+    ("vgg16", 1),
+    ("vgg", 1),
+    ("librispeech", 2),
+    ("deepspeech2", 2),
+    ("movielens-1m", 3),
+    ("ctr", 3),
+    ("squad", 4),
+    ("bert", 4),
+    ("sentiment140", 5),
+    ("gpt2", 5),
+];
+
+/// Jobs without a name, by GPU-hours (run time × GPUs): below each bound, that workload.
+pub const GPU_TIME_BUCKETS: [(f64, usize); 6] = [
+    (1.0, 0),
+    (4.0, 3),
+    (16.0, 5),
+    (64.0, 4),
+    (256.0, 2),
+    (f64::INFINITY, 1),
+];
+
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Default,
+    clap::ValueEnum,
+    serde::Serialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum PowerPolicy {
+    /// The highest power limit: no slowdown.
+    #[default]
+    Max,
+    /// Zeus's choice per workload: minimise η·energy + (1−η)·max_power·time.
+    Zeus,
+}
+
+impl PowerPolicy {
+    pub fn name(self) -> &'static str {
+        match self {
+            PowerPolicy::Max => "max",
+            PowerPolicy::Zeus => "zeus",
+        }
+    }
+}
+
+/// One workload at its batch size: per power limit (watts), time per epoch and average power.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Profile {
+    pub batch_size: u32,
+    /// (power limit W, time per epoch s, average power W), by limit.
+    pub limits: Vec<(u32, f64, f64)>,
+}
+
+impl Profile {
+    fn at(&self, limit: u32) -> (f64, f64) {
+        self.limits
+            .iter()
+            .find(|l| l.0 == limit)
+            .map_or((1.0, 0.0), |l| (l.1, l.2))
+    }
+
+    pub fn max_limit(&self) -> u32 {
+        self.limits.iter().map(|l| l.0).max().unwrap_or(0)
+    }
+
+    /// The limit a policy picks.
+    pub fn choose(&self, p: PowerPolicy, eta: f64) -> u32 {
+        let max = self.max_limit();
+        match p {
+            PowerPolicy::Max => max,
+            PowerPolicy::Zeus => self
+                .limits
+                .iter()
+                .map(|&(l, t, w)| (eta * w * t + (1.0 - eta) * max as f64 * t, l))
+                .min_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)))
+                .map_or(max, |x| x.1),
+        }
+    }
+}
+
+/// What a job gets under a power policy: run-time factor and watts per GPU.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Draw {
+    pub limit: u32,
+    pub time_factor: f64,
+    pub watts: f64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct EnergyModel {
+    pub gpu: String,
+    pub eta: f64,
+    pub profiles: Vec<Profile>,
+    /// Per policy, per workload.
+    draws: BTreeMap<PowerPolicy, Vec<Draw>>,
+}
+
+fn read_csv(path: &Path, want: &[&str]) -> Result<Vec<(u64, Vec<String>)>, InputError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| InputError::file(&file, format!("cannot read: {e}")))?;
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines
+        .next()
+        .unwrap_or("")
+        .split(',')
+        .map(str::trim)
+        .collect();
+    let idx: Vec<usize> = want
+        .iter()
+        .map(|w| header.iter().position(|h| h == w))
+        .collect::<Option<_>>()
+        .ok_or_else(|| {
+            InputError::at(
+                Location {
+                    file: file.clone(),
+                    line: 1,
+                    column: None,
+                    byte: false,
+                },
+                format!("header must have {}", want.join(",")),
+            )
+        })?;
+    Ok(lines
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| {
+            let f: Vec<&str> = l.split(',').collect();
+            (
+                i as u64 + 2,
+                idx.iter()
+                    .map(|&k| f.get(k).map_or(String::new(), |s| s.trim().to_string()))
+                    .collect(),
+            )
+        })
+        .collect())
+}
+
+impl EnergyModel {
+    /// Reads `summary_train.csv` and `summary_power_<gpu>.csv` from `dir`.
+    pub fn load(dir: &Path, gpu: &str, eta: f64) -> Result<EnergyModel, InputError> {
+        let train_path = dir.join("summary_train.csv");
+        let power_path = dir.join(format!("summary_power_{gpu}.csv"));
+        let train = read_csv(&train_path, &["dataset", "network", "batch_size"])?;
+        let power = read_csv(
+            &power_path,
+            &[
+                "dataset",
+                "network",
+                "batch_size",
+                "power_limit",
+                "time_per_epoch",
+                "average_power",
+            ],
+        )?;
+        let pfile = power_path.display().to_string();
+        let bad = |line: u64, col: &str, v: &str| {
+            InputError::at(
+                Location {
+                    file: pfile.clone(),
+                    line,
+                    column: Some(col.into()),
+                    byte: false,
+                },
+                format!("not a number: '{}'", sanitize(v)),
+            )
+        };
+        let mut profiles = Vec::new();
+        for (d, n) in WORKLOADS {
+            // Training runs per batch size (the most-run one is the default).
+            let mut runs: BTreeMap<u32, u32> = BTreeMap::new();
+            for (_, f) in train.iter().filter(|(_, f)| f[0] == d && f[1] == n) {
+                if let Ok(b) = f[2].parse::<u32>() {
+                    *runs.entry(b).or_insert(0) += 1;
+                }
+            }
+            let mut rows: Vec<(u32, u32, f64, f64)> = Vec::new();
+            let mut first_optimizer_rows = std::collections::BTreeSet::new();
+            for (line, f) in power.iter().filter(|(_, f)| f[0] == d && f[1] == n) {
+                let b = f[2]
+                    .parse::<u32>()
+                    .map_err(|_| bad(*line, "batch_size", &f[2]))?;
+                let l = f[3]
+                    .parse::<u32>()
+                    .map_err(|_| bad(*line, "power_limit", &f[3]))?;
+                let t = f[4]
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|x| x.is_finite() && *x > 0.0)
+                    .ok_or_else(|| bad(*line, "time_per_epoch", &f[4]))?;
+                let w = f[5]
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|x| x.is_finite() && *x >= 0.0)
+                    .ok_or_else(|| bad(*line, "average_power", &f[5]))?;
+                // Where two optimizers are measured, the first one in the file counts.
+                if first_optimizer_rows.insert((b, l)) {
+                    rows.push((b, l, t, w));
+                }
+            }
+            if rows.is_empty() {
+                return Err(InputError::file(
+                    &pfile,
+                    format!("no rows for workload {d}/{n}"),
+                ));
+            }
+            let measured: std::collections::BTreeSet<u32> = rows.iter().map(|r| r.0).collect();
+            let batch = runs
+                .iter()
+                .filter(|(b, _)| measured.contains(b))
+                .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
+                .map(|(b, _)| *b)
+                .ok_or_else(|| {
+                    InputError::file(
+                        &train_path.display().to_string(),
+                        format!(
+                            "no training runs of {d}/{n} at a batch size {} measures",
+                            pfile
+                        ),
+                    )
+                })?;
+            let mut limits: Vec<(u32, f64, f64)> = rows
+                .iter()
+                .filter(|r| r.0 == batch)
+                .map(|r| (r.1, r.2, r.3))
+                .collect();
+            limits.sort_by_key(|l| l.0);
+            profiles.push(Profile {
+                batch_size: batch,
+                limits,
+            });
+        }
+        let mut draws = BTreeMap::new();
+        for p in [PowerPolicy::Max, PowerPolicy::Zeus] {
+            let v = profiles
+                .iter()
+                .map(|pr| {
+                    let limit = pr.choose(p, eta);
+                    let (t, w) = pr.at(limit);
+                    let (tmax, _) = pr.at(pr.max_limit());
+                    Draw {
+                        limit,
+                        time_factor: t / tmax,
+                        watts: w,
+                    }
+                })
+                .collect();
+            draws.insert(p, v);
+        }
+        Ok(EnergyModel {
+            gpu: gpu.to_string(),
+            eta,
+            profiles,
+            draws,
+        })
+    }
+
+    pub fn draw(&self, p: PowerPolicy, workload: usize) -> Draw {
+        self.draws[&p][workload]
+    }
+
+    /// The most watts per GPU any workload draws at any limit (the colour scale's top).
+    pub fn max_watts(&self) -> f64 {
+        self.profiles
+            .iter()
+            .flat_map(|p| p.limits.iter().map(|l| l.2))
+            .fold(0.0, f64::max)
+    }
+}
+
+/// How a job was mapped to a workload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Mapped {
+    ByName,
+    ByGpuTime,
+}
+
+/// The workload of a job: by its model name where known, else by GPU-time.
+pub fn workload_of(trace: &Trace, job: &Job) -> (usize, Mapped) {
+    if let Some(m) = job.model {
+        let name = trace.symbols.get(m).to_ascii_lowercase();
+        if let Some(&(_, w)) = WORKLOAD_NAMES.iter().find(|(n, _)| *n == name) {
+            return (w, Mapped::ByName);
+        }
+    }
+    let hours = job.runtime.unwrap_or(0).max(0) as f64 * job.gpus_display() / 3600.0;
+    let w = GPU_TIME_BUCKETS
+        .iter()
+        .find(|(b, _)| hours < *b)
+        .map_or(1, |x| x.1);
+    (w, Mapped::ByGpuTime)
+}
+
+/// Every job's workload, for the engine (computed once per trace).
+pub fn workloads(trace: &Trace) -> Vec<u8> {
+    trace
+        .jobs
+        .iter()
+        .map(|j| workload_of(trace, j).0 as u8)
+        .collect()
+}
+
+/// The mapping table `stats` shows: per workload, jobs mapped by name and by GPU-time.
+pub fn mapping_table(trace: &Trace) -> Vec<(String, u64, u64)> {
+    let mut t = vec![(0u64, 0u64); WORKLOADS.len()];
+    for j in &trace.jobs {
+        match workload_of(trace, j) {
+            (w, Mapped::ByName) => t[w].0 += 1,
+            (w, Mapped::ByGpuTime) => t[w].1 += 1,
+        }
+    }
+    WORKLOADS
+        .iter()
+        .zip(t)
+        .map(|((d, n), (a, b))| (format!("{d}/{n}"), a, b))
+        .collect()
+}
+
+/// Joules to kWh.
+pub fn kwh(joules: f64) -> f64 {
+    joules / 3.6e6
+}
