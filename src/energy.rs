@@ -4,8 +4,10 @@
 //! - the workload comes from the job's model or workload name where the
 //!   trace has one (`WORKLOAD_NAMES`), else from its GPU-time
 //!   (`GPU_TIME_BUCKETS`);
-//! - the batch size is the workload's most-run batch size in
-//!   `summary_train.csv` that the power trace also measures (ties: the smaller);
+//! - the batch size is the workload's default in the Zeus paper
+//!   (`DEFAULT_BATCH`: 1024, 256, 192, 1024, 32, 128), or where the power
+//!   trace does not measure that one, its most-run batch size in
+//!   `summary_train.csv` that the power trace measures (ties: the smaller);
 //! - the power limit: `max` takes the highest limit the power trace has (no
 //!   slowdown); `zeus` the one minimising η·energy + (1−η)·max_power·time
 //!   per epoch, η = `--eta`.
@@ -27,6 +29,9 @@ pub const WORKLOADS: [(&str, &str); 6] = [
     ("squad", "bert_base_uncased"),
     ("sentiment140", "bert_base_uncased"),
 ];
+
+/// The default batch size of each workload (Zeus, NSDI '23, Table 3).
+pub const DEFAULT_BATCH: [u32; 6] = [1024, 256, 192, 1024, 32, 128];
 
 /// Trace model / workload names (ITP ElasticFlow `model_name`, PAI group-tag
 /// `workload`, Zeus `dataset`) → workload index.
@@ -214,7 +219,7 @@ impl EnergyModel {
             )
         };
         let mut profiles = Vec::new();
-        for (d, n) in WORKLOADS {
+        for (wi, (d, n)) in WORKLOADS.into_iter().enumerate() {
             // Training runs per batch size (the most-run one is the default).
             let mut runs: BTreeMap<u32, u32> = BTreeMap::new();
             for (_, f) in train.iter().filter(|(_, f)| f[0] == d && f[1] == n) {
@@ -253,11 +258,14 @@ impl EnergyModel {
                 ));
             }
             let measured: std::collections::BTreeSet<u32> = rows.iter().map(|r| r.0).collect();
-            let batch = runs
-                .iter()
-                .filter(|(b, _)| measured.contains(b))
-                .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
-                .map(|(b, _)| *b)
+            let default = Some(DEFAULT_BATCH[wi]).filter(|b| measured.contains(b));
+            let batch = default
+                .or_else(|| {
+                    runs.iter()
+                        .filter(|(b, _)| measured.contains(b))
+                        .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
+                        .map(|(b, _)| *b)
+                })
                 .ok_or_else(|| {
                     InputError::file(
                         &train_path.display().to_string(),
@@ -361,6 +369,44 @@ pub fn mapping_table(trace: &Trace) -> Vec<(String, u64, u64)> {
         .iter()
         .zip(t)
         .map(|((d, n), (a, b))| (format!("{d}/{n}"), a, b))
+        .collect()
+}
+
+/// One row of the mapping table `stats --energy` shows.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct WorkloadRow {
+    pub workload: String,
+    pub jobs_by_name: u64,
+    pub jobs_by_gpu_time: u64,
+    pub batch_size: u32,
+    pub max_limit_w: u32,
+    pub zeus_limit_w: u32,
+    /// Run time under the zeus limit ÷ run time at the highest limit.
+    pub zeus_time_factor: f64,
+    pub max_watts: f64,
+    pub zeus_watts: f64,
+}
+
+/// The mapping table, with what each policy gives each workload.
+pub fn workload_table(trace: &Trace, m: &EnergyModel) -> Vec<WorkloadRow> {
+    mapping_table(trace)
+        .into_iter()
+        .enumerate()
+        .map(|(w, (name, a, b))| {
+            let mx = m.draw(PowerPolicy::Max, w);
+            let z = m.draw(PowerPolicy::Zeus, w);
+            WorkloadRow {
+                workload: name,
+                jobs_by_name: a,
+                jobs_by_gpu_time: b,
+                batch_size: m.profiles[w].batch_size,
+                max_limit_w: mx.limit,
+                zeus_limit_w: z.limit,
+                zeus_time_factor: (z.time_factor * 1e4).round() / 1e4,
+                max_watts: (mx.watts * 10.0).round() / 10.0,
+                zeus_watts: (z.watts * 10.0).round() / 10.0,
+            }
+        })
         .collect()
 }
 

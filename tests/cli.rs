@@ -465,3 +465,58 @@ fn job_drill_down_for_philly_and_acme() {
         assert!(o.status.success(), "{fmt}: {}", stderr(&o));
     }
 }
+
+#[test]
+fn energy_adds_kwh_and_power_to_sim_compare_and_a_mapping_table_to_stats() {
+    let z = "tests/fixtures/zeus";
+    let max = tracetui(&["sim", "itp", SAMPLE, "--energy", z, "--format", "json"]);
+    assert!(max.status.success(), "{}", stderr(&max));
+    let zeus = tracetui(&[
+        "sim", "itp", SAMPLE, "--energy", z, "--power", "zeus", "--format", "json",
+    ]);
+    let kwh = |o: &Output| -> f64 {
+        let v: serde_json::Value = serde_json::from_str(&stdout(o)).unwrap();
+        assert!(v["avg_power_w"].as_f64().unwrap() > 0.0);
+        v["energy_kwh"].as_f64().unwrap()
+    };
+    // In the fixture zeus only lowers cifar100's limit (80 W instead of 150 W, 1.2× longer).
+    assert!(kwh(&zeus) < kwh(&max), "{} vs {}", kwh(&zeus), kwh(&max));
+    let plain = tracetui(&["sim", "itp", SAMPLE, "--format", "json"]);
+    assert!(!stdout(&plain).contains("energy_kwh"));
+
+    let c = tracetui(&[
+        "compare",
+        "itp",
+        SAMPLE,
+        "--policies",
+        "fifo,sjf",
+        "--energy",
+        z,
+        "--format",
+        "csv",
+    ]);
+    assert!(c.status.success(), "{}", stderr(&c));
+    let out = stdout(&c);
+    let header = out.lines().next().unwrap();
+    assert!(header.ends_with(",energy_kwh,avg_power_w"), "{header}");
+    assert_eq!(out.lines().count(), 3);
+
+    let s = tracetui(&["stats", "itp", SAMPLE, "--energy", z, "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&s)).unwrap();
+    let rows = v["energy_workloads"].as_array().unwrap();
+    assert_eq!(rows.len(), 6);
+    let jobs: u64 = rows
+        .iter()
+        .map(|r| r["jobs_by_name"].as_u64().unwrap() + r["jobs_by_gpu_time"].as_u64().unwrap())
+        .sum();
+    assert_eq!(jobs, v["jobs"]["all"].as_u64().unwrap());
+    assert_eq!(rows[0]["zeus_limit_w"], 100);
+
+    let bad = tracetui(&["sim", "itp", SAMPLE, "--energy", "tests/fixtures/pai"]);
+    assert!(!bad.status.success());
+    assert!(
+        stderr(&bad).contains("summary_train.csv"),
+        "{}",
+        stderr(&bad)
+    );
+}

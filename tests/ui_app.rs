@@ -495,3 +495,59 @@ fn philly_cells_colour_by_measured_utilisation_and_the_machine_drill_down_shows_
     assert!(all.contains("cpu_util  45.5"), "{all}");
     assert!(all.contains("mem_free   100"), "{all}");
 }
+
+#[test]
+fn energy_shows_power_and_p_switches_the_limits_live() {
+    use tracetui::energy::{EnergyModel, PowerPolicy};
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/zeus");
+    let model = Arc::new(EnergyModel::load(&dir, "v100", 0.5).unwrap());
+    let mut app = App::with_energy(
+        sample(),
+        Policy::Fifo,
+        Placement::Consolidate,
+        Some((model, PowerPolicy::Max)),
+        "test".into(),
+        themes(),
+        Keymap::defaults(),
+    );
+    app.update(Action::Resize(120, 40));
+    let t0 = app.engine().now();
+    app.move_to(t0 + 6 * 3600, true);
+    let screen = text(&render(&app, 120, 40));
+    assert!(screen.contains("· max power ·"), "{screen}");
+    assert!(screen.contains("power "), "{screen}");
+    assert!(screen.contains("kWh so far"), "{screen}");
+    let watts = app.engine().watts().unwrap();
+    assert!(watts > 0.0);
+    // P: zeus from now on, in the header and the log of switches.
+    cmd(&mut app, Command::Power);
+    assert_eq!(app.engine().power_policy(), Some(PowerPolicy::Zeus));
+    assert!(app.flash.as_deref().unwrap().contains("power limits: zeus"));
+    assert!(text(&render(&app, 120, 40)).contains("· zeus power ·"));
+    // Colour by: job → user → utilisation → power → job.
+    for _ in 0..3 {
+        cmd(&mut app, Command::ColorBy);
+    }
+    assert_eq!(app.color_by, ColorBy::Power);
+    assert!(text(&render(&app, 120, 40)).contains("colour: power per GPU"));
+    cmd(&mut app, Command::ColorBy);
+    assert_eq!(app.color_by, ColorBy::Job);
+    // The drill-down of a running job shows its limit, watts and energy.
+    let running = *app.engine().running().keys().next().unwrap();
+    app.selected = Some(running);
+    let all = app.detail_lines(running).join("\n");
+    assert!(all.contains("power_limit_w  200"), "{all}");
+    assert!(all.contains("power_now_w"), "{all}");
+    assert!(all.contains("energy_kwh"), "{all}");
+    assert!(all.contains("zeus_workload"), "{all}");
+
+    // Without an energy model: P explains, and colour-by skips power.
+    let mut plain = app_for(sample(), Policy::Fifo, (120, 40));
+    cmd(&mut plain, Command::Power);
+    assert!(plain.flash.as_deref().unwrap().contains("--energy"));
+    for _ in 0..3 {
+        cmd(&mut plain, Command::ColorBy);
+    }
+    assert_eq!(plain.color_by, ColorBy::Job);
+    assert!(!text(&render(&plain, 120, 40)).contains("kWh"));
+}

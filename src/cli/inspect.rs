@@ -8,10 +8,18 @@ use color_eyre::eyre::{bail, Result};
 use std::fmt::Write as _;
 
 pub fn stats(a: &StatsArgs) -> Result<()> {
+    let energy = a.energy.model()?;
     let trace = load(&a.load)?;
     let s = compute(&trace);
+    let table = energy
+        .as_ref()
+        .map(|(m, _)| crate::energy::workload_table(&trace, m));
     if a.output == TextFormat::Json {
-        println!("{}", serde_json::to_string_pretty(&s)?);
+        let mut v = serde_json::to_value(&s)?;
+        if let (Some(t), Some(o)) = (&table, v.as_object_mut()) {
+            o.insert("energy_workloads".into(), serde_json::to_value(t)?);
+        }
+        println!("{}", serde_json::to_string_pretty(&v)?);
         return Ok(());
     }
     let mut o = String::new();
@@ -62,6 +70,45 @@ pub fn stats(a: &StatsArgs) -> Result<()> {
     for (h, n) in s.submissions_by_hour.iter().enumerate() {
         let bar = "█".repeat((n * 40).div_ceil(max) as usize);
         let _ = writeln!(o, "  {h:02}h {n:>8} {bar}");
+    }
+    if let (Some(t), Some((m, _))) = (&table, &energy) {
+        let _ = writeln!(
+            o,
+            "Zeus workloads ({} power trace, η = {}): jobs by model name / by GPU-hours",
+            m.gpu, m.eta
+        );
+        let _ = writeln!(
+            o,
+            "  {:<36} {:>8} {:>8} {:>6} {:>7} {:>7} {:>7} {:>8} {:>8}",
+            "workload",
+            "by name",
+            "by GPUh",
+            "batch",
+            "max W",
+            "zeus W",
+            "time ×",
+            "max avg",
+            "zeus avg"
+        );
+        for r in t {
+            let _ = writeln!(
+                o,
+                "  {:<36} {:>8} {:>8} {:>6} {:>7} {:>7} {:>7.3} {:>7.0}W {:>7.0}W",
+                r.workload,
+                r.jobs_by_name,
+                r.jobs_by_gpu_time,
+                r.batch_size,
+                r.max_limit_w,
+                r.zeus_limit_w,
+                r.zeus_time_factor,
+                r.max_watts,
+                r.zeus_watts
+            );
+        }
+        let _ = writeln!(
+            o,
+            "  GPU-hours rule: <1 cifar100, <4 movielens-1m, <16 sentiment140, <64 squad, <256 librispeech, else imagenet"
+        );
     }
     print!("{o}");
     Ok(())

@@ -216,8 +216,8 @@ fn metrics(app: &App, area: Rect, buf: &mut Buffer) {
         let w_txt = area.width.saturating_sub(label_w + spark_w + 2) as usize;
         let pol = e.power_policy().map_or("", |p| p.name());
         let line = format!(
-            "energy {:.1} kWh so far  ·  {pol} power limits (P switches)",
-            crate::energy::kwh(j)
+            "energy {} so far  ·  {pol} power limits (P switches)",
+            human_energy(j)
         );
         buf.set_stringn(x, area.y + 2, &line, w_txt, t.text);
     }
@@ -350,5 +350,17 @@ fn human_watts(w: f64) -> String {
         format!("{:.1}kW", w / 1e3)
     } else {
         format!("{:.0}W", w)
+    }
+}
+
+/// Joules as `850 Wh`, `21.4 kWh`, `3.25 MWh`.
+fn human_energy(joules: f64) -> String {
+    let wh = joules / 3600.0;
+    if wh >= 1e6 {
+        format!("{:.2} MWh", wh / 1e6)
+    } else if wh >= 1e3 {
+        format!("{:.1} kWh", wh / 1e3)
+    } else {
+        format!("{:.0} Wh", wh)
     }
 }

@@ -314,6 +314,24 @@ impl App {
         if !held.is_empty() {
             replay["holds"] = json!(held);
         }
+        if e.power_policy().is_some() {
+            let (w, how) = crate::energy::workload_of(trace, j);
+            let (d, n) = crate::energy::WORKLOADS[w];
+            let how = match how {
+                crate::energy::Mapped::ByName => "by model name",
+                crate::energy::Mapped::ByGpuTime => "by GPU-hours",
+            };
+            replay["zeus_workload"] = json!(format!("{d}/{n} ({how})"));
+            let ran = match st.phase {
+                crate::sim::Phase::Running | crate::sim::Phase::Done => Some(st.end - st.start),
+                _ => None,
+            };
+            if let (Some(ran), Some(rt)) = (ran, j.runtime) {
+                if ran != rt && e.policy() != crate::sim::Policy::Recorded {
+                    replay["run_time_under_power_limit_s"] = json!(ran);
+                }
+            }
+        }
         if let Some(p) = e.job_power(job) {
             replay["power_limit_w"] = json!(p.limit);
             if p.watts > 0.0 {
