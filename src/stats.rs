@@ -82,7 +82,7 @@ pub fn stats(trace: &Trace) -> Stats {
                 *by_status.entry(j.status.clone()).or_insert(0) += 1;
             }
         }
-        Native::None => {
+        Native::None | Native::Zeus(_) => {
             for j in &trace.jobs {
                 *by_status.entry(j.status.label().to_string()).or_insert(0) += 1;
             }

@@ -520,3 +520,23 @@ fn energy_adds_kwh_and_power_to_sim_compare_and_a_mapping_table_to_stats() {
         stderr(&bad)
     );
 }
+
+#[test]
+fn a_zeus_directory_brings_its_own_energy_model() {
+    let o = tracetui(&[
+        "sim",
+        "zeus",
+        "tests/fixtures/zeus",
+        "--policy",
+        "recorded",
+        "--format",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    // 150 W × 10 500 GPU-seconds.
+    let kwh = v["energy_kwh"].as_f64().unwrap();
+    assert!((kwh - 150.0 * 10_500.0 / 3.6e6).abs() < 1e-9, "{kwh}");
+    let j = tracetui(&["job", "zeus", "tests/fixtures/zeus", "g-cifar#2"]);
+    assert!(stdout(&j).contains("start_time     1500"), "{}", stdout(&j));
+}

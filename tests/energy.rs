@@ -314,3 +314,102 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn alibaba_groups_load_as_single_gpu_jobs_of_named_workloads() {
+    let (t, report) = tracetui::trace::zeus::load(Path::new(FIXTURE), &Default::default()).unwrap();
+    let ids: Vec<&str> = t.jobs.iter().map(|j| j.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "g-cifar",
+            "g-cifar#2",
+            "g-img",
+            "g-speech",
+            "g-ncf",
+            "g-squad",
+            "g-senti",
+            "g-cifar#3"
+        ]
+    );
+    // Six jobs overlap at t = 400..550: one node of 8.
+    assert_eq!(t.cluster.total_gpus(), 8);
+    assert!(report
+        .notes
+        .iter()
+        .any(|n| n.contains("peak number of jobs running at once, 6")));
+    let mapped: Vec<_> = t.jobs.iter().map(|j| workload_of(&t, j)).collect();
+    assert!(mapped.iter().all(|m| m.1 == Mapped::ByName));
+    assert_eq!(
+        mapped.iter().map(|m| m.0).collect::<Vec<_>>(),
+        [0, 0, 1, 2, 3, 4, 5, 0]
+    );
+    // Recorded: every job runs exactly its recorded interval.
+    let t = Arc::new(t);
+    let mut e =
+        Engine::new(t.clone(), Policy::Recorded, C).with_energy(model(0.5), PowerPolicy::Max);
+    e.run_to_end();
+    for (j, job) in t.jobs.iter().enumerate() {
+        let st = e.job_state(j as u32);
+        assert_eq!(
+            (st.start, st.end - st.start),
+            (job.submit, job.runtime.unwrap())
+        );
+    }
+    // 150 W per GPU-second of every job: Σ run times = 1000+1200+3600+2000+300+1000+600+800.
+    assert!((e.joules().unwrap() - 150.0 * 10_500.0).abs() < 1e-6);
+    // Under fifo with zeus limits, the three cifar100 jobs run 1.2× longer at 80 W.
+    let mut z = Engine::new(t.clone(), Policy::Fifo, C).with_energy(model(0.5), PowerPolicy::Zeus);
+    z.run_to_end();
+    assert_eq!(z.job_state(1).end - z.job_state(1).start, 1440);
+    let want = 80.0 * 1.2 * 3000.0 + 150.0 * 7500.0;
+    assert!(
+        (z.joules().unwrap() - want).abs() < 1e-6,
+        "{:?}",
+        z.joules()
+    );
+}
+
+#[test]
+fn bad_alibaba_group_rows_name_the_line_and_field() {
+    let dir = std::env::temp_dir().join(format!("tracetui-groups-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("alibaba_groups.csv");
+    let head = "group,start_time,end_time,dataset,runtime_ratio\n";
+    let load = |body: &str, strict: bool| {
+        std::fs::write(&f, format!("{head}{body}")).unwrap();
+        let opts = tracetui::trace::LoadOptions {
+            strict,
+            ..Default::default()
+        };
+        tracetui::trace::zeus::load(&dir, &opts)
+    };
+    let body = "a,0,10,squad,1\nb,5,1,squad,1\nc,0,10,mnist,1\nd,0,x,squad,1\n";
+    let e = load(body, true).unwrap_err().to_string();
+    assert!(
+        e.contains("alibaba_groups.csv:3") && e.contains("end_time"),
+        "{e}"
+    );
+    let (t, r) = load(body, false).unwrap();
+    assert_eq!(t.jobs.len(), 1);
+    let skipped = r.skip_lines().join("\n");
+    assert!(
+        skipped.contains("3 bad rows") || skipped.contains("skipped 3"),
+        "{skipped}"
+    );
+    assert!(
+        skipped.contains("'mnist' is not a Zeus workload"),
+        "{skipped}"
+    );
+    let e = load("", true).unwrap_err().to_string();
+    assert!(e.contains("no jobs"), "{e}");
+    std::fs::write(&f, "job,start\n").unwrap();
+    let e = tracetui::trace::zeus::load(&f, &Default::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("alibaba_groups.csv:1") && e.contains("unknown header"),
+        "{e}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -70,7 +70,10 @@ pub fn run_policies(
 pub fn sim(a: &SimArgs) -> Result<()> {
     let trace = load(&a.trace.load)?;
     check_policy(&trace, a.policy)?;
-    let energy = a.trace.energy.model()?;
+    let energy = a
+        .trace
+        .energy
+        .model_for(Some((a.trace.load.format, &a.trace.load.path)))?;
     let report = sim::run_with(trace, a.policy, a.trace.placement, energy);
     print!(
         "{}",
@@ -84,7 +87,10 @@ pub fn compare(a: &CompareArgs) -> Result<()> {
     for &p in &a.policies.0 {
         check_policy(&trace, p)?;
     }
-    let energy = a.trace.energy.model()?;
+    let energy = a
+        .trace
+        .energy
+        .model_for(Some((a.trace.load.format, &a.trace.load.path)))?;
     let reports = run_policies(&trace, &a.policies.0, a.trace.placement, &energy);
     print!("{}", render(&reports, a.trace.output, false, ""));
     Ok(())

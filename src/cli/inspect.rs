@@ -8,7 +8,7 @@ use color_eyre::eyre::{bail, Result};
 use std::fmt::Write as _;
 
 pub fn stats(a: &StatsArgs) -> Result<()> {
-    let energy = a.energy.model()?;
+    let energy = a.energy.model_for(Some((a.load.format, &a.load.path)))?;
     let trace = load(&a.load)?;
     let s = compute(&trace);
     let table = energy

@@ -80,6 +80,8 @@ pub enum Command {
     Philly(TuiArgs),
     /// Replay an AcmeTrace file (trace_seren.csv, trace_kalos.csv) full screen.
     Acme(TuiArgs),
+    /// Replay Zeus's alibaba_groups.csv full screen, with energy from the same directory.
+    Zeus(TuiArgs),
     /// List the effective keymap (defaults plus ~/.config/tracetui/config.toml).
     Keys,
     /// Simulate a trace under one policy and print its metrics.
@@ -183,7 +185,31 @@ impl EnergyArgs {
             crate::energy::PowerPolicy,
         )>,
     > {
-        let Some(dir) = &self.energy else {
+        self.model_for(None)
+    }
+
+    /// `model`; a Zeus job source defaults to the power traces beside it.
+    pub fn model_for(
+        &self,
+        source: Option<(crate::trace::Format, &std::path::Path)>,
+    ) -> color_eyre::eyre::Result<
+        Option<(
+            std::sync::Arc<crate::energy::EnergyModel>,
+            crate::energy::PowerPolicy,
+        )>,
+    > {
+        let beside = match source {
+            Some((crate::trace::Format::Zeus, p)) if self.energy.is_none() => {
+                let dir = if p.is_dir() {
+                    p
+                } else {
+                    p.parent().unwrap_or(p)
+                };
+                Some(dir.to_path_buf()).filter(|d| d.join("summary_train.csv").is_file())
+            }
+            _ => None,
+        };
+        let Some(dir) = self.energy.as_ref().or(beside.as_ref()) else {
             return Ok(None);
         };
         if !(0.0..=1.0).contains(&self.eta) {
@@ -257,7 +283,13 @@ pub fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32 {
     };
     let tui = matches!(
         cli.command,
-        None | Some(Command::Itp(_)) | Some(Command::Pai(_))
+        None | Some(
+            Command::Itp(_)
+                | Command::Pai(_)
+                | Command::Philly(_)
+                | Command::Acme(_)
+                | Command::Zeus(_)
+        )
     );
     if !tui {
         logger::init_stderr();
@@ -267,6 +299,7 @@ pub fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32 {
         Some(Command::Pai(a)) => tui::open(Format::Pai, &a, &cli.view),
         Some(Command::Philly(a)) => tui::open(Format::Philly, &a, &cli.view),
         Some(Command::Acme(a)) => tui::open(Format::Acme, &a, &cli.view),
+        Some(Command::Zeus(a)) => tui::open(Format::Zeus, &a, &cli.view),
         Some(Command::Keys) => {
             print!("{}", crate::ui::keymap::Keymap::load_user().listing());
             Ok(())

@@ -31,7 +31,7 @@ pub fn open(format: Format, a: &TuiArgs, v: &ViewArgs) -> Result<()> {
         gpus_per_node: a.gpus_per_node,
         include_cpu_jobs: a.include_cpu_jobs,
     };
-    let energy = a.energy.model()?;
+    let energy = a.energy.model_for(Some((format, &a.path)))?;
     eprintln!("tracetui: loading {} {} …", format.name(), a.path.display());
     let (trace, report) = trace::load(format, &a.path, &opts)?;
     let policy = a.policy.unwrap_or(if trace.has_recorded() {

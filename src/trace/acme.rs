@@ -100,7 +100,7 @@ fn status(s: &str) -> JobStatus {
 }
 
 /// Peak concurrent GPU demand over the recorded start/end times.
-fn peak_demand(jobs: &[Job], segments: &[Segment]) -> u64 {
+pub(super) fn peak_demand(jobs: &[Job], segments: &[Segment]) -> u64 {
     let mut ev: Vec<(Secs, i64)> = Vec::new();
     for j in jobs {
         for s in &segments[j.segments.start as usize..j.segments.end as usize] {

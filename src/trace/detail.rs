@@ -27,6 +27,7 @@ pub fn of_job(trace: &Trace, job: &Job, side: bool) -> Value {
         }
         Native::Philly(t) => super::philly::job_detail(t, job.native_row),
         Native::Acme(t) => super::acme::job_detail(t, job.native_row).unwrap_or(Value::Null),
+        Native::Zeus(t) => super::zeus::job_detail(t, job.native_row),
         Native::None => super::itp::job_detail(trace, job),
     }
 }
@@ -55,6 +56,10 @@ pub fn by_id(trace: &Trace, id: &str) -> Result<Option<(Value, Vec<String>)>, In
             .by_id
             .get(id)
             .map(|&r| (super::philly::job_detail(t, r), Vec::new()))),
+        Native::Zeus(t) => Ok(t
+            .by_id
+            .get(id)
+            .map(|&r| (super::zeus::job_detail(t, r), Vec::new()))),
         Native::Acme(t) => match t.by_id.get(id) {
             Some(&r) => super::acme::job_detail(t, r)
                 .map(|v| Some((v, Vec::new())))

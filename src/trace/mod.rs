@@ -13,6 +13,7 @@ pub mod pai;
 pub mod philly;
 pub mod sizing;
 pub mod texts;
+pub mod zeus;
 
 pub use input::{InputError, LoadReport};
 pub use model::{
@@ -33,6 +34,8 @@ pub enum Format {
     Philly,
     /// AcmeTrace: trace_seren.csv or trace_kalos.csv
     Acme,
+    /// Zeus: alibaba_groups.csv (or its directory, with the power traces)
+    Zeus,
 }
 
 impl Format {
@@ -42,6 +45,7 @@ impl Format {
             Format::Pai => "pai",
             Format::Philly => "philly",
             Format::Acme => "acme",
+            Format::Zeus => "zeus",
         }
     }
 }
@@ -78,5 +82,6 @@ pub fn load(
         Format::Pai => pai::load(path, opts),
         Format::Philly => philly::load(path, opts),
         Format::Acme => acme::load(path, opts),
+        Format::Zeus => zeus::load(path, opts),
     }
 }

@@ -277,6 +277,7 @@ pub enum Native {
     Pai(std::sync::Arc<super::pai::PaiTables>),
     Philly(std::sync::Arc<super::philly::PhillyTables>),
     Acme(std::sync::Arc<super::acme::AcmeTables>),
+    Zeus(std::sync::Arc<super::zeus::ZeusTables>),
 }
 
 impl Trace {

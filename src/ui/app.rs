@@ -529,7 +529,14 @@ impl App {
         self.replay.set_power(to);
         let at = self.clock(self.replay.now());
         log::info!("{at} power limits {} → {}", p.name(), to.name());
-        self.flash = Some(format!("power limits: {} from {at}", to.name()));
+        self.flash = Some(if self.engine().policy() == crate::sim::Policy::Recorded {
+            format!(
+                "power limits: {} from {at} (recorded holds keep the highest limit; p picks a simulated policy)",
+                to.name()
+            )
+        } else {
+            format!("power limits: {} from {at}", to.name())
+        });
         self.after_move();
     }
 

@@ -141,6 +141,9 @@ impl Engine {
             let began = self.now;
             let dur = (end - s.start).max(0);
             self.timeline.insert((began + dur, 0, job, seg));
+            // What the queue pane shows as "ends in": the latest end of its holds.
+            let st = &mut self.jobs[job as usize];
+            st.end = st.end.max(began + dur);
         }
     }
 

@@ -1,0 +1,243 @@
+//! Zeus's Alibaba group trace (`alibaba_groups.csv`) as a job source: each
+//! row one single-GPU job of one of the six Zeus workloads.
+//!
+//! - submit = `start_time` (the trace has no queueing), run time =
+//!   `end_time − start_time`, the recorded hold = that interval;
+//! - model = `dataset`, so the energy model maps the job by name;
+//! - times are seconds from the trace's start (relative clock);
+//! - the cluster: the peak number of jobs running at once, in whole nodes.
+
+use super::fields::Row;
+use super::input::{sanitize, InputError, LoadReport, Location, RowPolicy};
+use super::model::{Cluster, Demand, Job, JobStatus, Native, Segment, Symbols, Trace, Zone};
+use super::LoadOptions;
+use rustc_hash::FxHashMap;
+use std::path::{Path, PathBuf};
+
+pub const HEADER: [&str; 5] = [
+    "group",
+    "start_time",
+    "end_time",
+    "dataset",
+    "runtime_ratio",
+];
+pub const FILE: &str = "alibaba_groups.csv";
+
+/// The rows as released, for drill-down.
+#[derive(Debug, Default)]
+pub struct ZeusTables {
+    pub path: PathBuf,
+    /// Per job: group, start, end, dataset, runtime_ratio (sanitised).
+    pub rows: Vec<[Box<str>; 5]>,
+    pub by_id: FxHashMap<String, u32>,
+}
+
+/// `DIR` (holding alibaba_groups.csv) or the file itself.
+pub fn file_of(path: &Path) -> PathBuf {
+    if path.is_dir() {
+        path.join(FILE)
+    } else {
+        path.to_path_buf()
+    }
+}
+
+pub fn load(path: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), InputError> {
+    let path = file_of(path);
+    let file = path.display().to_string();
+    let f = std::fs::File::open(&path)
+        .map_err(|e| InputError::file(&file, format!("cannot open: {e}")))?;
+    let mut rdr = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(std::io::BufReader::new(f));
+    let mut rec = csv::ByteRecord::new();
+    let mut read = |rec: &mut csv::ByteRecord| {
+        rdr.read_byte_record(rec).map_err(|e| {
+            let line = e.position().map_or(0, |p| p.line());
+            InputError::at(
+                Location {
+                    file: file.clone(),
+                    line,
+                    column: None,
+                    byte: false,
+                },
+                format!("unreadable CSV: {e}"),
+            )
+        })
+    };
+    if !read(&mut rec)? {
+        return Err(InputError::file(
+            &file,
+            format!("empty file: expected the header {}", HEADER.join(",")),
+        ));
+    }
+    let header: Vec<String> = rec
+        .iter()
+        .map(|h| {
+            String::from_utf8_lossy(h)
+                .trim()
+                .trim_start_matches('\u{feff}')
+                .to_string()
+        })
+        .collect();
+    if header != HEADER {
+        return Err(InputError::at(
+            Location {
+                file: file.clone(),
+                line: 1,
+                column: None,
+                byte: false,
+            },
+            format!(
+                "unknown header '{}': expected {}",
+                sanitize(&header.join(",")),
+                HEADER.join(",")
+            ),
+        ));
+    }
+    let mut policy = RowPolicy::new(&file, opts.strict);
+    let mut symbols = Symbols::default();
+    let mut tables = ZeusTables {
+        path: path.clone(),
+        ..Default::default()
+    };
+    let (mut jobs, mut segments) = (Vec::new(), Vec::new());
+    let mut repeats: FxHashMap<String, u32> = FxHashMap::default();
+    while read(&mut rec)? {
+        let line = rec.position().map_or(0, |p| p.line());
+        let row = Row {
+            file: &file,
+            line,
+            record: &rec,
+        };
+        let parsed = (|| {
+            row.expect_width(HEADER.len())?;
+            let group = sanitize(row.required(0, "group")?);
+            let start = row
+                .opt_time(1, "start_time")?
+                .ok_or_else(|| row.error("start_time", "empty"))?;
+            let end = row
+                .opt_time(2, "end_time")?
+                .ok_or_else(|| row.error("end_time", "empty"))?;
+            if end < start {
+                return Err(row.error("end_time", "before start_time"));
+            }
+            let dataset = sanitize(row.required(3, "dataset")?);
+            if !crate::energy::WORKLOADS.iter().any(|w| w.0 == dataset) {
+                return Err(row.error(
+                    "dataset",
+                    format!(
+                        "'{dataset}' is not a Zeus workload ({})",
+                        crate::energy::WORKLOADS.map(|w| w.0).join(", ")
+                    ),
+                ));
+            }
+            let ratio = row.text(4, "runtime_ratio").map(sanitize)?;
+            Ok((group, start, end, dataset, ratio))
+        })();
+        let (group, start, end, dataset, ratio) = match parsed {
+            Ok(v) => v,
+            Err(e) => {
+                policy.bad_row(e)?;
+                continue;
+            }
+        };
+        // A group recurs: its jobs are group, group#2, group#3, …
+        let n = repeats.entry(group.clone()).or_insert(0);
+        *n += 1;
+        let id = if *n == 1 {
+            group.clone()
+        } else {
+            format!("{group}#{n}")
+        };
+        let index = jobs.len() as u32;
+        tables.by_id.insert(id.clone(), index);
+        tables.rows.push([
+            group.into(),
+            start.to_string().into(),
+            end.to_string().into(),
+            dataset.clone().into(),
+            ratio.into(),
+        ]);
+        segments.push(Segment {
+            start,
+            end: Some(end),
+            machine: None,
+            milli: 1000,
+            gpus: 0,
+        });
+        jobs.push(Job {
+            id,
+            user: None,
+            group: None,
+            submit: start,
+            runtime: Some(end - start),
+            demand: Demand::Gang { gpus: 1 },
+            gpu_type: None,
+            status: JobStatus::Completed,
+            deadline: None,
+            model: Some(symbols.intern(&dataset)),
+            segments: index..index + 1,
+            native_row: index,
+        });
+    }
+    let mut report = LoadReport::default();
+    report.skips.push(policy.skips);
+    if jobs.is_empty() {
+        return Err(InputError::file(&file, "no jobs"));
+    }
+    report.note(format!(
+        "{file}: Zeus Alibaba groups, {} single-GPU jobs",
+        jobs.len()
+    ));
+    let cluster = match opts.gpus {
+        Some(_) => super::sizing::size_cluster(&jobs, opts)?,
+        None => {
+            let peak = super::acme::peak_demand(&jobs, &segments);
+            let g = opts.gpus_per_node.max(1) as u64;
+            let n = (peak.div_ceil(g) * g).max(g) as u32;
+            Cluster::uniform(
+                n,
+                g as u32,
+                format!(
+                    "cluster: {n} GPUs = {} nodes × {g} (the peak number of jobs running at once, {peak}, in whole nodes; set --gpus to choose)",
+                    n / g as u32
+                ),
+            )
+        }
+    };
+    report.note(cluster.origin.clone());
+    Ok((
+        Trace {
+            format: "zeus",
+            source: file.clone(),
+            cluster,
+            jobs,
+            segments,
+            symbols,
+            zone: Zone::Relative,
+            excluded: Vec::new(),
+            native: Native::Zeus(std::sync::Arc::new(tables)),
+        },
+        report,
+    ))
+}
+
+/// The released row of a job.
+pub fn job_detail(t: &ZeusTables, row: u32) -> serde_json::Value {
+    let Some(r) = t.rows.get(row as usize) else {
+        return serde_json::Value::Null;
+    };
+    let mut job = serde_json::Map::new();
+    for (h, v) in HEADER.iter().zip(r.iter()) {
+        let value = match v.parse::<i64>() {
+            Ok(i) => i.into(),
+            Err(_) => match v.parse::<f64>() {
+                Ok(x) if x.is_finite() => x.into(),
+                _ => v.to_string().into(),
+            },
+        };
+        job.insert(h.to_string(), value);
+    }
+    serde_json::json!({ "job": job })
+}
