@@ -401,3 +401,45 @@ fn generated_philly_lands_within_5_percent_of_the_published_row() {
         r.overflow_segments
     );
 }
+
+#[test]
+fn the_util_index_matches_a_line_by_line_reading_across_block_edges() {
+    use tracetui::trace::philly::util::{parse_zoned, UtilFile};
+    // ~9 MB (two 4 MB blocks and a bit), CRLF in places, blank lines, no final newline.
+    let mut text = String::from("time,machineId,gpu0_util,gpu1_util\n");
+    let mut want: Vec<(i64, u64)> = Vec::new();
+    let mut minute = 0;
+    while text.len() < 9_000_000 {
+        let when = format!(
+            "2017-10-{:02} {:02}:{:02}:00 PDT",
+            3 + minute / 1440,
+            minute / 60 % 24,
+            minute % 60
+        );
+        want.push((parse_zoned(&when).unwrap(), text.len() as u64));
+        for m in 0..(40 + minute % 7) {
+            text.push_str(&format!("{when},m{m},{}.5,NA", minute % 100));
+            text.push_str(if (minute + m) % 13 == 0 { "\r\n" } else { "\n" });
+            if (minute * 7 + m) % 101 == 0 {
+                text.push('\n');
+            }
+        }
+        minute += 1;
+    }
+    text.pop();
+    let dir = std::env::temp_dir().join(format!("tracetui-util-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("cluster_gpu_util");
+    std::fs::write(&path, &text).unwrap();
+    let names: Vec<String> = (0..50).map(|m| format!("m{m}")).collect();
+    let f = UtilFile::new(path, &names, true);
+    let idx = f.index().as_ref().unwrap();
+    assert_eq!(idx.runs, want);
+    assert_eq!(idx.columns, ["gpu0_util", "gpu1_util"]);
+    // The last minute (whose last row has no newline) reads whole.
+    let (t, rows) = f.at(want.last().unwrap().0, 60).unwrap();
+    assert_eq!(t, want.last().unwrap().0);
+    assert_eq!(rows.len() as i64, 40 + (minute - 1) % 7);
+    assert!((f.progress() - 1.0).abs() < 1e-9);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -2,6 +2,7 @@
 //! quit; then the screen text, and that the terminal came back (the
 //! alternate screen left, echo on).
 
+use std::path::Path;
 use std::process::Command;
 use std::thread::sleep;
 use std::time::{Duration, Instant};
@@ -119,4 +120,73 @@ fn a_session_in_a_real_terminal() {
         s.lines().any(|l| l.trim() == "icanon"),
         "canonical mode is back:\n{s}"
     );
+}
+
+/// Whether `pid` is still running (not gone, not a zombie).
+fn alive(pid: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| {
+            s.rsplit(')')
+                .next()
+                .is_some_and(|r| !r.trim_start().starts_with('Z'))
+        })
+        .unwrap_or(false)
+}
+
+fn wait_gone(pid: &str) {
+    let start = Instant::now();
+    while alive(pid) {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "tracetui (pid {pid}) is still running after its terminal went away"
+        );
+        sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn the_replay_exits_on_sigterm_and_when_its_terminal_goes_away() {
+    if Command::new("tmux").arg("-V").output().is_err() || !Path::new("/proc/self/stat").exists() {
+        eprintln!("skipped: needs tmux and /proc");
+        return;
+    }
+    let bin = env!("CARGO_BIN_EXE_tracetui");
+    let dir = std::env::temp_dir().join(format!("tracetui-hup-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (k, how) in ["sigterm", "hangup"].iter().enumerate() {
+        let t = Tmux {
+            session: format!("tracetui-hup-{}-{k}", std::process::id()),
+        };
+        let pidfile = dir.join(how);
+        let cmd = format!(
+            "sh -c 'echo $$ > {}; exec {bin} --fps 20'; echo exited $?; sleep 30",
+            pidfile.display()
+        );
+        t.run(&[
+            "new-session",
+            "-d",
+            "-s",
+            &t.session,
+            "-x",
+            "100",
+            "-y",
+            "30",
+            &cmd,
+        ]);
+        t.wait_for("PAUSED");
+        t.keys(&[" "]); // playing: drawing every frame
+        let pid = std::fs::read_to_string(&pidfile)
+            .unwrap()
+            .trim()
+            .to_string();
+        assert!(alive(&pid));
+        if *how == "sigterm" {
+            Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+            t.wait_for("exited 0");
+        } else {
+            t.run(&["kill-session", "-t", &t.session]);
+        }
+        wait_gone(&pid);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -94,6 +94,37 @@ pub fn run(a: &BenchArgs) -> Result<()> {
             );
         }
     }
+    if let Native::Philly(p) = &trace.native {
+        if let Some(f) = &p.gpu_util {
+            let s = Instant::now();
+            match f.index() {
+                Ok(idx) => {
+                    println!(
+                        "util index     {:.2} s for {:.2} GB ({} minutes; the file is read once, not held); peak RSS {}",
+                        s.elapsed().as_secs_f64(),
+                        f.size as f64 / 1e9,
+                        idx.runs.len(),
+                        rss()
+                    );
+                    let n = idx.runs.len();
+                    let mut times: Vec<f64> = Vec::new();
+                    for k in (0..n).step_by((n / a.drill.max(1)).max(1)).take(a.drill) {
+                        let s = Instant::now();
+                        std::hint::black_box(f.at(idx.runs[k].0, 120));
+                        times.push(s.elapsed().as_secs_f64() * 1000.0);
+                    }
+                    times.sort_by(f64::total_cmp);
+                    if let (Some(med), Some(max)) = (times.get(times.len() / 2), times.last()) {
+                        println!(
+                            "util minute    {} lookups: median {med:.2} ms, max {max:.2} ms",
+                            times.len()
+                        );
+                    }
+                }
+                Err(e) => println!("util index     failed: {e}"),
+            }
+        }
+    }
     println!("peak RSS       {}", rss());
     Ok(())
 }

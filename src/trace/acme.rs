@@ -59,18 +59,111 @@ pub struct AcmeTables {
 
 /// `2023-03-01 00:18:22+08:00` as (Unix seconds, offset seconds).
 pub fn parse_time(s: &str) -> Option<(Secs, i32)> {
-    let d = chrono::DateTime::parse_from_str(s.trim(), "%Y-%m-%d %H:%M:%S%:z").ok()?;
-    Some((d.timestamp(), d.offset().local_minus_utc()))
+    let s = s.trim();
+    fast_time(s.as_bytes()).or_else(|| {
+        let d = chrono::DateTime::parse_from_str(s, "%Y-%m-%d %H:%M:%S%:z").ok()?;
+        Some((d.timestamp(), d.offset().local_minus_utc()))
+    })
 }
 
+/// The released layout exactly (25 bytes), without chrono's format parser;
+/// anything else (or an impossible date) is left to chrono.
+fn fast_time(b: &[u8]) -> Option<(Secs, i32)> {
+    if b.len() != 25
+        || b[4] != b'-'
+        || b[7] != b'-'
+        || b[10] != b' '
+        || b[13] != b':'
+        || b[16] != b':'
+        || b[22] != b':'
+        || !matches!(b[19], b'+' | b'-')
+    {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| -> Option<i64> {
+        b[r].iter().try_fold(0i64, |a, &c| {
+            c.is_ascii_digit().then(|| a * 10 + (c - b'0') as i64)
+        })
+    };
+    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (h, mi, sec) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    let (oh, om) = (num(20..22)?, num(23..25)?);
+    let month_days = [
+        31,
+        28 + (y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)) as i64,
+        31,
+        30,
+        31,
+        30,
+        31,
+        31,
+        30,
+        31,
+        30,
+        31,
+    ];
+    if !(1..=12).contains(&mo)
+        || d < 1
+        || d > month_days[mo as usize - 1]
+        || h > 23
+        || mi > 59
+        || sec > 59
+        || om > 59
+    {
+        return None;
+    }
+    // Days from 1970-01-01 to the civil date (proleptic Gregorian).
+    let (yy, m) = if mo <= 2 {
+        (y - 1, mo + 9)
+    } else {
+        (y, mo - 3)
+    };
+    let era = yy.div_euclid(400);
+    let yoe = yy - era * 400;
+    let doy = (153 * m + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    let sign = if b[19] == b'-' { -1 } else { 1 };
+    let offset = sign * (oh * 3600 + om * 60);
+    Some((
+        days * 86_400 + h * 3600 + mi * 60 + sec - offset,
+        offset as i32,
+    ))
+}
+
+/// The columns read per row, resolved once from the header.
+const USED: [&str; 10] = [
+    "job_id",
+    "gpu_num",
+    "submit_time",
+    "start_time",
+    "end_time",
+    "duration",
+    "queue",
+    "state",
+    "user",
+    "type",
+];
+
 struct Cols {
-    idx: FxHashMap<&'static str, usize>,
+    idx: [usize; USED.len()],
     width: usize,
 }
 
 impl Cols {
+    fn new(names: &[&str]) -> Cols {
+        let idx = USED.map(|u| names.iter().position(|n| *n == u).unwrap_or(usize::MAX));
+        Cols {
+            idx,
+            width: names.len(),
+        }
+    }
+
     fn get(&self, name: &str) -> usize {
-        self.idx[name]
+        // A handful of short names: a scan beats hashing here.
+        USED.iter()
+            .position(|u| *u == name)
+            .map_or(usize::MAX, |k| self.idx[k])
     }
 }
 
@@ -177,10 +270,7 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Inpu
             ),
         ));
     };
-    let cols = Cols {
-        idx: names.iter().enumerate().map(|(i, n)| (*n, i)).collect(),
-        width: names.len(),
-    };
+    let cols = Cols::new(names);
     let mut policy = RowPolicy::new(&file, opts.strict);
     let mut symbols = Symbols::default();
     let mut jobs = Vec::new();
@@ -191,7 +281,11 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Inpu
         header: header.clone(),
         ..Default::default()
     };
-    let mut first_line: FxHashMap<String, u64> = FxHashMap::default();
+    // Each kept row's line, for the duplicate-id message.
+    let mut row_lines: Vec<u64> = Vec::new();
+    // About 130 bytes a row: size the id map once.
+    let guess = std::fs::metadata(path).map_or(0, |m| m.len() / 130) as usize;
+    tables.by_id.reserve(guess.min(1 << 24));
     let (mut cpu_jobs, mut mismatched, mut queue_mismatch, mut never_started) =
         (0u64, 0u64, 0u64, 0u64);
     let mut zone: Option<i32> = None;
@@ -209,7 +303,8 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Inpu
         let parsed = (|| {
             row.expect_width(cols.width)?;
             let id = row.required(cols.get("job_id"), "job_id")?;
-            if let Some(l) = first_line.get(id) {
+            if let Some(&r) = tables.by_id.get(id) {
+                let l = row_lines[r as usize];
                 return Err(row.error(
                     "job_id",
                     format!("duplicate job '{}' (first on line {l})", sanitize(id)),
@@ -236,7 +331,6 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Inpu
                 continue;
             }
         };
-        first_line.insert(id.clone(), line);
         zone.get_or_insert(submit.1);
         // Durations that disagree with end − start are kept and reported.
         if let (Some(s), Some(e), Some(d)) = (start, end, duration) {
@@ -252,18 +346,20 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Inpu
         let row_index = tables.offsets.len() as u32;
         tables.offsets.push(pos.byte());
         tables.by_id.insert(id.clone(), row_index);
-        let state_text = row
-            .text(cols.get("state"), "state")
-            .map(sanitize)
-            .unwrap_or_default();
-        *tables
-            .states
-            .entry(if state_text.is_empty() {
-                "(empty)".into()
-            } else {
-                state_text
-            })
-            .or_insert(0) += 1;
+        row_lines.push(line);
+        let text = |n: &str| {
+            row.text(cols.get(n), n)
+                .map(crate::trace::input::sanitized)
+                .unwrap_or_default()
+        };
+        let state = text("state");
+        let state_key: &str = if state.is_empty() { "(empty)" } else { &state };
+        match tables.states.get_mut(state_key) {
+            Some(n) => *n += 1,
+            None => {
+                tables.states.insert(state_key.to_string(), 1);
+            }
+        }
         if gpus == 0 && !opts.include_cpu_jobs {
             cpu_jobs += 1;
             continue;
@@ -273,7 +369,6 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Inpu
             never_started += 1;
             continue;
         }
-        let text = |n: &str| row.text(cols.get(n), n).map(sanitize).unwrap_or_default();
         let seg_start = segments.len() as u32;
         if let Some(s) = start {
             segments.push(Segment {
@@ -284,7 +379,6 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Inpu
                 gpus: 0,
             });
         }
-        let state = text("state");
         let user = text("user");
         let ty = text("type");
         jobs.push(Job {
@@ -409,4 +503,49 @@ pub fn job_detail(t: &AcmeTables, row: u32) -> Option<serde_json::Value> {
         "wait_s": start.zip(submit).map(|(s, q)| s - q),
         "runtime_s": end.zip(start).map(|(e, s)| e - s),
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chrono_time(s: &str) -> Option<(Secs, i32)> {
+        let d = chrono::DateTime::parse_from_str(s, "%Y-%m-%d %H:%M:%S%:z").ok()?;
+        Some((d.timestamp(), d.offset().local_minus_utc()))
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_fast_parser_agrees_with_chrono(
+            y in 1900i32..2200, mo in 0u32..14, d in 0u32..33, h in 0u32..25,
+            mi in 0u32..61, s in 0u32..61, neg: bool, oh in 0u32..15, om in 0u32..60,
+        ) {
+            let text = format!(
+                "{y:04}-{mo:02}-{d:02} {h:02}:{mi:02}:{s:02}{}{oh:02}:{om:02}",
+                if neg { '-' } else { '+' }
+            );
+            let fast = fast_time(text.as_bytes());
+            let slow = chrono_time(&text);
+            // Where the fast path answers, chrono agrees; where it declines, parse_time still does.
+            if fast.is_some() {
+                proptest::prop_assert_eq!(fast, slow);
+            }
+            proptest::prop_assert_eq!(parse_time(&text), slow);
+        }
+    }
+
+    #[test]
+    fn leap_days_and_offsets() {
+        for t in [
+            "2024-02-29 23:59:59+08:00",
+            "2000-02-29 00:00:00-05:30",
+            "1970-01-01 00:00:00+00:00",
+            "2023-12-31 23:59:59+14:00",
+        ] {
+            assert_eq!(fast_time(t.as_bytes()), chrono_time(t), "{t}");
+            assert!(fast_time(t.as_bytes()).is_some());
+        }
+        assert_eq!(fast_time(b"2023-02-29 00:00:00+08:00"), None);
+        assert_eq!(parse_time("2023-02-29 00:00:00+08:00"), None);
+    }
 }

@@ -254,6 +254,8 @@ pub fn run(
     for sig in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGHUP] {
         let _ = signal_hook::flag::register(sig, stop.clone());
     }
+    let done = Arc::new(AtomicBool::new(false));
+    watchdog(stop.clone(), done.clone());
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         restore();
@@ -295,6 +297,7 @@ pub fn run(
         cursor::Hide
     )?;
     let result = event_loop(&mut app, &stop, &util_rx);
+    done.store(true, Ordering::Relaxed);
     let last = app.quit == Some(Quit::KeepFrame);
     let size = app.size;
     restore();
@@ -305,6 +308,49 @@ pub fn run(
         let _ = std::io::stdout().flush();
     }
     result
+}
+
+/// Quits when the terminal goes away. A hang-up or SIGTERM sets `stop`, which
+/// the event loop checks; but with the terminal gone crossterm can spin
+/// inside its read loop and never return, so if the loop has not finished a
+/// second later the process restores what it can and exits from here.
+fn watchdog(stop: Arc<AtomicBool>, done: Arc<AtomicBool>) {
+    let _ = std::thread::Builder::new()
+        .name("watchdog".into())
+        .spawn(move || {
+            let mut since: Option<Instant> = None;
+            while !done.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(200));
+                if terminal_hung_up() {
+                    stop.store(true, Ordering::Relaxed);
+                }
+                if stop.load(Ordering::Relaxed) {
+                    let at = *since.get_or_insert_with(Instant::now);
+                    if at.elapsed() > Duration::from_secs(1) && !done.load(Ordering::Relaxed) {
+                        restore();
+                        std::process::exit(129);
+                    }
+                }
+            }
+        });
+}
+
+/// Whether the terminal on stdout has hung up (its window or SSH session closed).
+#[cfg(unix)]
+fn terminal_hung_up() -> bool {
+    let mut p = libc::pollfd {
+        fd: 1,
+        events: 0,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd, no timeout; poll only reads fd 1's state.
+    let n = unsafe { libc::poll(&mut p, 1, 0) };
+    n == 1 && p.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0
+}
+
+#[cfg(not(unix))]
+fn terminal_hung_up() -> bool {
+    false
 }
 
 fn event_loop(

@@ -86,61 +86,108 @@ impl UtilFile {
     }
 
     fn build(&self) -> Result<UtilIndex, InputError> {
+        use std::io::Read;
         let file = self.path.display().to_string();
-        let f = std::fs::File::open(&self.path)
+        let mut f = std::fs::File::open(&self.path)
             .map_err(|e| InputError::file(&file, format!("cannot open: {e}")))?;
-        let mut lines = Lines::new(BufReader::with_capacity(1 << 20, f), file.clone());
-        let mut rec = Record::default();
-        if !lines.next(&mut rec)? {
-            return Err(InputError::file(&file, "empty file: expected a header row"));
-        }
-        let columns: Vec<String> = (2..rec.len())
-            .map(|i| String::from_utf8_lossy(rec.get(i)).into_owned())
-            .filter(|c| !c.is_empty())
-            .collect();
-        if String::from_utf8_lossy(rec.get(0)) != "time" || columns.is_empty() {
-            return Err(InputError::at(
-                Location {
-                    file,
-                    line: 1,
-                    column: None,
-                    byte: false,
-                },
-                "unknown header: expected time,machine,values…",
-            ));
-        }
+        let read_err = |e: std::io::Error| InputError::file(&file, format!("cannot read: {e}"));
+        // One pass in big blocks: only each line's first field (the time) is
+        // looked at, and only parsed when it changes.
+        let mut buf = vec![0u8; 1 << 22];
+        let (mut carry, mut base, mut line) = (0usize, 0u64, 0u64);
+        let mut columns: Option<Vec<String>> = None;
         let mut policy = RowPolicy::new(&file, self.strict);
         let mut runs: Vec<(Secs, u64)> = Vec::new();
         let mut last_text: Vec<u8> = Vec::new();
-        while lines.next(&mut rec)? {
-            if rec.line.is_multiple_of(65_536) {
-                self.scanned
-                    .store(rec.offset, std::sync::atomic::Ordering::Relaxed);
+        let mut at_end = false;
+        while !at_end {
+            if carry == buf.len() {
+                buf.resize(buf.len() * 2, 0);
             }
-            let text = rec.get(0);
-            if text == last_text.as_slice() {
-                continue;
-            }
-            match std::str::from_utf8(text)
-                .map_err(|_| "not UTF-8".to_string())
-                .and_then(parse_zoned)
-            {
-                Ok(t) => {
-                    last_text.clear();
-                    last_text.extend_from_slice(text);
-                    runs.push((t, rec.offset));
+            let n = f.read(&mut buf[carry..]).map_err(read_err)?;
+            let mut end = carry + n;
+            if n == 0 {
+                at_end = true;
+                if carry == 0 {
+                    break;
                 }
-                Err(m) => {
-                    let loc = Location {
-                        file: file.clone(),
-                        line: rec.line,
-                        column: Some("time".into()),
-                        byte: false,
-                    };
-                    policy.bad_row(InputError::at(loc, m))?;
+                // A last line without a newline.
+                if buf.len() == end {
+                    buf.push(b'\n');
+                } else {
+                    buf[end] = b'\n';
+                }
+                end += 1;
+            }
+            let mut start = 0usize;
+            while let Some(p) = memchr::memchr(b'\n', &buf[start..end]) {
+                let mut row = &buf[start..start + p];
+                let offset = base + start as u64;
+                start += p + 1;
+                line += 1;
+                if let Some(r) = row.strip_suffix(b"\r") {
+                    row = r;
+                }
+                if row.iter().all(u8::is_ascii_whitespace) {
+                    continue;
+                }
+                if columns.is_none() {
+                    let text = String::from_utf8_lossy(row);
+                    let mut fields = text.trim_start_matches('\u{feff}').split(',');
+                    if fields.next().map(str::trim) != Some("time") {
+                        return Err(header_error(&file));
+                    }
+                    let cols: Vec<String> = fields
+                        .skip(1)
+                        .map(|c| c.trim().to_string())
+                        .filter(|c| !c.is_empty())
+                        .collect();
+                    if cols.is_empty() {
+                        return Err(header_error(&file));
+                    }
+                    columns = Some(cols);
+                    continue;
+                }
+                let text = match memchr::memchr(b',', row) {
+                    Some(c) => &row[..c],
+                    None => row,
+                };
+                let text = text
+                    .strip_prefix(b"\"")
+                    .and_then(|t| t.strip_suffix(b"\""))
+                    .unwrap_or(text);
+                if text == last_text.as_slice() {
+                    continue;
+                }
+                match std::str::from_utf8(text)
+                    .map_err(|_| "not UTF-8".to_string())
+                    .and_then(parse_zoned)
+                {
+                    Ok(t) => {
+                        last_text.clear();
+                        last_text.extend_from_slice(text);
+                        runs.push((t, offset));
+                    }
+                    Err(m) => {
+                        let loc = Location {
+                            file: file.clone(),
+                            line,
+                            column: Some("time".into()),
+                            byte: false,
+                        };
+                        policy.bad_row(InputError::at(loc, m))?;
+                    }
                 }
             }
+            buf.copy_within(start..end, 0);
+            carry = end - start;
+            base += start as u64;
+            self.scanned
+                .store(base, std::sync::atomic::Ordering::Relaxed);
         }
+        let Some(columns) = columns else {
+            return Err(InputError::file(&file, "empty file: expected a header row"));
+        };
         // Files are written in time order; sort in case a part is not.
         runs.sort_by_key(|r| r.0);
         Ok(UtilIndex {
@@ -212,4 +259,16 @@ mod tests {
             .contains("not PDT or PST"));
         assert!(parse_zoned("2017-11-05 01:30:00").is_err());
     }
+}
+
+fn header_error(file: &str) -> InputError {
+    InputError::at(
+        Location {
+            file: file.to_string(),
+            line: 1,
+            column: None,
+            byte: false,
+        },
+        "unknown header: expected time,machine,values…",
+    )
 }
