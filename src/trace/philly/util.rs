@@ -244,6 +244,18 @@ impl UtilFile {
     }
 }
 
+fn header_error(file: &str) -> InputError {
+    InputError::at(
+        Location {
+            file: file.to_string(),
+            line: 1,
+            column: None,
+            byte: false,
+        },
+        "unknown header: expected time,machine,values…",
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -259,16 +271,4 @@ mod tests {
             .contains("not PDT or PST"));
         assert!(parse_zoned("2017-11-05 01:30:00").is_err());
     }
-}
-
-fn header_error(file: &str) -> InputError {
-    InputError::at(
-        Location {
-            file: file.to_string(),
-            line: 1,
-            column: None,
-            byte: false,
-        },
-        "unknown header: expected time,machine,values…",
-    )
 }
