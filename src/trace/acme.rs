@@ -108,6 +108,7 @@ fn fast_time(b: &[u8]) -> Option<(Secs, i32)> {
         || h > 23
         || mi > 59
         || sec > 59
+        || oh > 23
         || om > 59
     {
         return None;
@@ -518,7 +519,7 @@ mod tests {
         #[test]
         fn the_fast_parser_agrees_with_chrono(
             y in 1900i32..2200, mo in 0u32..14, d in 0u32..33, h in 0u32..25,
-            mi in 0u32..61, s in 0u32..61, neg: bool, oh in 0u32..15, om in 0u32..60,
+            mi in 0u32..61, s in 0u32..61, neg: bool, oh in 0u32..30, om in 0u32..60,
         ) {
             let text = format!(
                 "{y:04}-{mo:02}-{d:02} {h:02}:{mi:02}:{s:02}{}{oh:02}:{om:02}",
