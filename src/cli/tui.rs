@@ -40,7 +40,19 @@ pub fn open(format: Format, a: &TuiArgs, v: &ViewArgs) -> Result<()> {
         Policy::Fifo
     });
     super::headless::check_policy(&trace, policy)?;
-    let label = format!("{} {}", format.name(), a.path.display());
+    let mut label = format!("{} {}", format.name(), a.path.display());
+    let c = &trace.cluster;
+    if !c.sized_by.is_empty() {
+        // The cluster is not in the trace: say in the header how it was sized.
+        // Before the path, which is what gives way on a narrow screen.
+        label = format!(
+            "{} · {} GPUs ({}) · {}",
+            format.name(),
+            c.total_gpus(),
+            c.sized_by,
+            a.path.display()
+        );
+    }
     run(
         Arc::new(trace),
         label,

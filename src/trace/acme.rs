@@ -445,6 +445,7 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Inpu
                     n / g as u32
                 ),
             )
+            .sized_by("peak recorded demand")
         }
     };
     report.note(cluster.origin.clone());

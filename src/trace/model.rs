@@ -39,6 +39,9 @@ pub struct Cluster {
     pub origin: String,
     /// GPUs per machine when every machine was made alike (`--gpus-per-node`).
     pub per_node: Option<u32>,
+    /// For a cluster the trace does not list, the rule that sized it, in a
+    /// few words for the header (`peak recorded demand`); empty otherwise.
+    pub sized_by: String,
 }
 
 impl Cluster {
@@ -66,7 +69,14 @@ impl Cluster {
             gpu_types: vec!["GPU".to_string()],
             origin,
             per_node: Some(per_node),
+            sized_by: String::new(),
         }
+    }
+
+    /// The same cluster, marked as sized by `rule` (shown in the header).
+    pub fn sized_by(mut self, rule: &str) -> Cluster {
+        self.sized_by = rule.to_string();
+        self
     }
 
     pub fn total_gpus(&self) -> u64 {

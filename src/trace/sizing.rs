@@ -14,7 +14,8 @@ pub fn size_cluster(jobs: &[Job], opts: &LoadOptions) -> Result<Cluster, InputEr
             n,
             g.min(n.max(1)),
             format!("cluster: {n} GPUs, {g} per node (--gpus)"),
-        ));
+        )
+        .sized_by("--gpus"));
     }
     let largest = jobs.iter().map(|j| j.demand.gpus_ceil()).max().unwrap_or(1);
     let first: Secs = jobs.iter().map(|j| j.submit).min().unwrap_or(0);
@@ -40,5 +41,6 @@ pub fn size_cluster(jobs: &[Job], opts: &LoadOptions) -> Result<Cluster, InputEr
             "cluster: {n} GPUs = {} nodes × {g} (auto: offered load {offered:.1} GPUs ≤ 80 % of capacity, largest job {largest} GPUs; set --gpus to choose)",
             n / g
         ),
-    ))
+    )
+    .sized_by("auto, load ≤ 80 %"))
 }

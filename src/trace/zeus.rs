@@ -204,6 +204,7 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Inpu
                     n / g as u32
                 ),
             )
+            .sized_by("peak jobs running at once")
         }
     };
     report.note(cluster.origin.clone());

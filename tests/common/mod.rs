@@ -25,6 +25,7 @@ pub fn tiny(machines: &[u32], jobs: &[(i64, i64, u32)]) -> Arc<Trace> {
         gpu_types: vec!["GPU".into()],
         origin: "test".into(),
         per_node: None,
+        sized_by: String::new(),
     };
     let jobs = jobs
         .iter()

@@ -29,6 +29,7 @@ pub fn place(g: &mut Generated, rng: &mut Rng) {
         gpu_types: SPEC.iter().map(|s| s.0.to_string()).collect(),
         origin: String::new(),
         per_node: None,
+        sized_by: String::new(),
     };
     let mut state = ClusterState::new(&cluster);
     // GPU instances by start time (then index, for determinism).

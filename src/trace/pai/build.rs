@@ -64,6 +64,7 @@ fn cluster(
         );
         c.per_node = sized.per_node;
         c.origin = format!("{} (pai_machine_spec not found)", sized.origin);
+        c.sized_by = sized.sized_by;
         if !t.unknown_machines.is_empty() {
             report.note(format!(
                 "{} machines named by instances, with no spec: shown as 'unknown' (8 GPUs each), replayed only as recorded",
