@@ -29,6 +29,23 @@ fn loads_seren_with_the_peak_demand_as_the_cluster() {
         24,
         "peak 24 GPUs, in whole 8-GPU nodes"
     );
+    // The replay's header says how the cluster was sized, before the path.
+    assert_eq!(
+        tracetui::cli::tui::label_for(tracetui::trace::Format::Acme, Path::new("x.csv"), &t),
+        "acme · 24 GPUs (peak recorded demand) · x.csv"
+    );
+    let (given, _) = acme::load(
+        Path::new(FILE),
+        &LoadOptions {
+            gpus: Some(32),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        tracetui::cli::tui::label_for(tracetui::trace::Format::Acme, Path::new("x.csv"), &given),
+        "acme · 32 GPUs (--gpus) · x.csv"
+    );
     let notes = r.notes.join("\n");
     assert!(
         notes.contains("peak concurrent GPU demand of the recorded start and end times, 24 GPUs"),

@@ -6,7 +6,7 @@ mod headless;
 mod inspect;
 pub mod logger;
 mod output;
-mod tui;
+pub mod tui;
 
 use crate::sim::{Placement, Policy};
 use crate::trace::{Format, LoadOptions};

@@ -40,19 +40,7 @@ pub fn open(format: Format, a: &TuiArgs, v: &ViewArgs) -> Result<()> {
         Policy::Fifo
     });
     super::headless::check_policy(&trace, policy)?;
-    let mut label = format!("{} {}", format.name(), a.path.display());
-    let c = &trace.cluster;
-    if !c.sized_by.is_empty() {
-        // The cluster is not in the trace: say in the header how it was sized.
-        // Before the path, which is what gives way on a narrow screen.
-        label = format!(
-            "{} · {} GPUs ({}) · {}",
-            format.name(),
-            c.total_gpus(),
-            c.sized_by,
-            a.path.display()
-        );
-    }
+    let label = label_for(format, &a.path, &trace);
     run(
         Arc::new(trace),
         label,
@@ -71,4 +59,22 @@ pub fn demo(v: &ViewArgs) -> Result<()> {
         &report,
         &view(v, Policy::Fifo, crate::sim::Placement::Consolidate, None),
     )
+}
+
+/// The header's trace label: format and path, and for a cluster the trace
+/// does not list, its size and the rule that chose it (before the path,
+/// which is what gives way on a narrow screen).
+pub fn label_for(format: Format, path: &std::path::Path, trace: &crate::trace::Trace) -> String {
+    let c = &trace.cluster;
+    if c.sized_by.is_empty() {
+        format!("{} {}", format.name(), path.display())
+    } else {
+        format!(
+            "{} · {} GPUs ({}) · {}",
+            format.name(),
+            c.total_gpus(),
+            c.sized_by,
+            path.display()
+        )
+    }
 }
