@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{run_checked, tiny};
+use common::{run_checked, tiny_rich};
 use proptest::prelude::*;
 use tracetui::sim::{Engine, Placement, Policy};
 
@@ -15,8 +15,9 @@ fn arb_jobs() -> impl Strategy<Value = (Vec<u32>, Vec<(i64, i64, u32)>)> {
 
 proptest! {
     #[test]
-    fn no_overallocation_each_job_once_and_work_conserved((machines, jobs) in arb_jobs()) {
-        let t = tiny(&machines, &jobs);
+    fn no_overallocation_each_job_once_and_work_conserved((machines, jobs) in arb_jobs(), users in 1usize..4) {
+        // Users and deadlines, so that fair and edf have something to work with.
+        let t = tiny_rich(&machines, &jobs, users, 2);
         for p in Policy::simulated() {
             for rule in [Placement::Consolidate, Placement::Pack, Placement::Spread] {
                 run_checked(&t, p, rule);
@@ -27,7 +28,7 @@ proptest! {
     #[test]
     fn same_input_same_output_bytes((machines, jobs) in arb_jobs(), p in prop::sample::select(Policy::simulated().collect::<Vec<_>>())) {
         let out = || {
-            let mut e = Engine::new(tiny(&machines, &jobs), p, Placement::Consolidate);
+            let mut e = Engine::new(tiny_rich(&machines, &jobs, 2, 2), p, Placement::Consolidate);
             e.run_to_end();
             let states: Vec<_> = (0..jobs.len() as u32).map(|j| { let s = e.job_state(j); (s.start, s.end) }).collect();
             format!("{}{:?}", serde_json::to_string(&e.report()).unwrap(), states)
@@ -36,8 +37,8 @@ proptest! {
     }
 
     #[test]
-    fn switching_policy_midway_keeps_the_invariants((machines, jobs) in arb_jobs(), at in 0i64..500, seq in prop::collection::vec(0usize..5, 1..4)) {
-        let t = tiny(&machines, &jobs);
+    fn switching_policy_midway_keeps_the_invariants((machines, jobs) in arb_jobs(), at in 0i64..500, seq in prop::collection::vec(0usize..9, 1..4)) {
+        let t = tiny_rich(&machines, &jobs, 3, 2);
         let policies: Vec<Policy> = Policy::simulated().collect();
         let mut e = Engine::new(t.clone(), Policy::Fifo, Placement::Consolidate);
         let mut when = at;

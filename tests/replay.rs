@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::tiny;
+use common::{tiny, tiny_rich};
 use proptest::prelude::*;
 use std::sync::Arc;
 use tracetui::sim::engine::Switch;
@@ -52,7 +52,7 @@ fn arb_steps() -> impl Strategy<Value = Vec<Step>> {
         prop_oneof![
             (1i64..200).prop_map(Step::Forward),
             (1i64..300).prop_map(Step::Back),
-            (0usize..5).prop_map(Step::Switch)
+            (0usize..9).prop_map(Step::Switch)
         ],
         1..25,
     )
@@ -65,7 +65,7 @@ proptest! {
         jobs in prop::collection::vec((0i64..600, 1i64..200, 1u32..10), 1..40),
         steps in arb_steps(),
     ) {
-        let t = tiny(&machines, &jobs);
+        let t = tiny_rich(&machines, &jobs, 2, 2);
         let policies: Vec<Policy> = Policy::simulated().collect();
         let mut r = Replay::new(Engine::new(t.clone(), Policy::Fifo, Placement::Consolidate));
         for s in steps {

@@ -2,7 +2,10 @@
 
 use super::output::render;
 use super::{CompareArgs, LoadArgs, SimArgs};
-use crate::sim::{self, Policy, Report};
+use crate::energy::PowerPolicy;
+use crate::sim::engine::Switch;
+use crate::sim::schedule::Schedule;
+use crate::sim::{self, Policy, Report, Tuning};
 use crate::trace::{self, LoadReport, Trace};
 use color_eyre::eyre::{bail, Result};
 use std::sync::Arc;
@@ -31,32 +34,94 @@ pub fn check_policy(trace: &Trace, policy: Policy) -> Result<()> {
              choose a simulated policy ({})",
             trace.format,
             Policy::simulated()
+                .filter(|&p| p != Policy::Edf)
                 .map(|p| p.name())
                 .collect::<Vec<_>>()
                 .join(", ")
         );
     }
+    if policy == Policy::Edf && !trace.jobs.iter().any(|j| j.deadline.is_some()) {
+        bail!(
+            "policy 'edf' needs deadlines, and this {} trace has none \
+             (ITP traces in the ElasticFlow schema have them); choose another policy",
+            trace.format
+        );
+    }
     Ok(())
 }
 
-/// Runs each policy to the end, in parallel, keeping the given order.
+/// Every policy a schedule names, checked against the trace.
+pub fn check_schedule(trace: &Trace, s: &Schedule) -> Result<()> {
+    for p in s
+        .start
+        .into_iter()
+        .chain(s.switches.iter().filter_map(|(_, w)| match w {
+            Switch::Policy(p) => Some(*p),
+            Switch::Power(_) => None,
+        }))
+    {
+        check_policy(trace, p)?;
+    }
+    Ok(())
+}
+
+/// What a run needs besides its policy.
+#[derive(Clone)]
+pub struct Setup {
+    pub placement: sim::Placement,
+    pub energy: sim::Energy,
+    pub tuning: Arc<Tuning>,
+}
+
+impl Setup {
+    fn engine(
+        &self,
+        trace: &Arc<Trace>,
+        policy: Policy,
+        power: Option<PowerPolicy>,
+    ) -> sim::Engine {
+        let energy = self.energy.clone().map(|(m, p)| (m, power.unwrap_or(p)));
+        sim::engine(trace.clone(), policy, self.placement, energy, &self.tuning)
+    }
+
+    fn run(&self, trace: &Arc<Trace>, policy: Policy) -> Report {
+        let mut e = self.engine(trace, policy, None);
+        e.run_to_end();
+        e.report()
+    }
+
+    /// Runs a schedule; `policy` is the start when the schedule sets none.
+    fn run_schedule(&self, trace: &Arc<Trace>, s: &Schedule, policy: Policy) -> Report {
+        s.run(self.engine(trace, s.start.unwrap_or(policy), s.start_power))
+    }
+}
+
+/// Runs each policy (and the schedule, if any, last) to the end, in
+/// parallel, keeping the given order.
 pub fn run_policies(
     trace: &Arc<Trace>,
     policies: &[Policy],
-    placement: sim::Placement,
-    energy: &sim::Energy,
+    setup: &Setup,
+    schedule: Option<&Schedule>,
 ) -> Vec<Report> {
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .max(1);
-    let mut out = Vec::with_capacity(policies.len());
-    for chunk in policies.chunks(workers) {
+    let mut runs: Vec<Option<Policy>> = policies.iter().map(|&p| Some(p)).collect();
+    if schedule.is_some() {
+        runs.push(None);
+    }
+    let mut out = Vec::with_capacity(runs.len());
+    for chunk in runs.chunks(workers) {
         std::thread::scope(|s| {
             let handles: Vec<_> = chunk
                 .iter()
                 .map(|&p| {
-                    let energy = energy.clone();
-                    s.spawn(move || sim::run_with(trace.clone(), p, placement, energy))
+                    s.spawn(move || match (p, schedule) {
+                        (Some(p), _) => setup.run(trace, p),
+                        (None, Some(sch)) => setup.run_schedule(trace, sch, Policy::Fifo),
+                        (None, None) => unreachable!("a schedule row needs a schedule"),
+                    })
                 })
                 .collect();
             for h in handles {
@@ -67,18 +132,34 @@ pub fn run_policies(
     out
 }
 
+fn setup(t: &super::TraceArgs) -> Result<Setup> {
+    Ok(Setup {
+        placement: t.placement,
+        energy: t.energy.model_for(Some((t.load.format, &t.load.path)))?,
+        tuning: t.policies.tuning()?,
+    })
+}
+
 pub fn sim(a: &SimArgs) -> Result<()> {
     let trace = load(&a.trace.load)?;
-    check_policy(&trace, a.policy)?;
-    let energy = a
-        .trace
-        .energy
-        .model_for(Some((a.trace.load.format, &a.trace.load.path)))?;
-    let report = sim::run_with(trace, a.policy, a.trace.placement, energy);
-    print!(
-        "{}",
-        render(&[report], a.trace.output, true, a.policy.describe())
-    );
+    let setup = setup(&a.trace)?;
+    let report = match a.trace.policies.schedule(&trace)? {
+        Some(s) => {
+            check_schedule(&trace, &s)?;
+            check_policy(&trace, s.start.unwrap_or(a.policy))?;
+            setup.run_schedule(&trace, &s, a.policy)
+        }
+        None => {
+            check_policy(&trace, a.policy)?;
+            setup.run(&trace, a.policy)
+        }
+    };
+    let about = if a.trace.policies.policy_schedule.is_some() {
+        "policies switched on schedule"
+    } else {
+        a.policy.describe()
+    };
+    print!("{}", render(&[report], a.trace.output, true, about));
     Ok(())
 }
 
@@ -87,11 +168,12 @@ pub fn compare(a: &CompareArgs) -> Result<()> {
     for &p in &a.policies.0 {
         check_policy(&trace, p)?;
     }
-    let energy = a
-        .trace
-        .energy
-        .model_for(Some((a.trace.load.format, &a.trace.load.path)))?;
-    let reports = run_policies(&trace, &a.policies.0, a.trace.placement, &energy);
+    let schedule = a.trace.policies.schedule(&trace)?;
+    if let Some(s) = &schedule {
+        check_schedule(&trace, s)?;
+    }
+    let setup = setup(&a.trace)?;
+    let reports = run_policies(&trace, &a.policies.0, &setup, schedule.as_ref());
     print!("{}", render(&reports, a.trace.output, false, ""));
     Ok(())
 }

@@ -67,6 +67,61 @@ pub struct TuiArgs {
     /// How a job's GPUs are chosen.
     #[arg(long, value_enum, default_value_t = Placement::Consolidate)]
     pub placement: Placement,
+    #[command(flatten)]
+    pub policies: PolicyArgs,
+}
+
+/// The preemptive policies' knobs, and a schedule of policy switches.
+#[derive(Debug, Args, Clone)]
+pub struct PolicyArgs {
+    /// Seconds a preempted job pays again when it resumes (srtf, las, fair, edf).
+    #[arg(long, default_value_t = 30)]
+    pub preempt_cost: u32,
+    /// las: queue boundaries in GPU-seconds of attained service, ascending.
+    #[arg(long, default_value = "3600", value_parser = parse_thresholds)]
+    pub las_thresholds: crate::sim::tuning::Thresholds,
+    /// las: a preempted job waiting longer than this many times its run so
+    /// far goes back to the first queue (0 turns the guard off).
+    #[arg(long, default_value_t = 2.0)]
+    pub las_starve: f64,
+    /// fair: share the GPUs between users or groups (PAI group, Philly VC).
+    #[arg(long, value_enum, default_value_t = crate::sim::FairBy::User)]
+    pub fair_by: crate::sim::FairBy,
+    /// Policy switches over time, e.g. "0:fifo,2d:sjf,day 5 09:00:las".
+    #[arg(long, value_name = "SCHEDULE")]
+    pub policy_schedule: Option<String>,
+}
+
+impl PolicyArgs {
+    pub fn tuning(&self) -> color_eyre::eyre::Result<std::sync::Arc<crate::sim::Tuning>> {
+        if !(self.las_starve.is_finite() && self.las_starve >= 0.0) {
+            color_eyre::eyre::bail!("--las-starve must be 0 or more, not {}", self.las_starve);
+        }
+        Ok(std::sync::Arc::new(crate::sim::Tuning {
+            preempt_cost: self.preempt_cost as i64,
+            las_thresholds: self.las_thresholds.0.clone(),
+            las_starve: self.las_starve,
+            fair_by: self.fair_by,
+        }))
+    }
+
+    /// The schedule, parsed against the loaded trace.
+    pub fn schedule(
+        &self,
+        trace: &crate::trace::Trace,
+    ) -> color_eyre::eyre::Result<Option<crate::sim::schedule::Schedule>> {
+        self.policy_schedule
+            .as_deref()
+            .map(|t| {
+                crate::sim::schedule::Schedule::parse(trace, t)
+                    .map_err(|e| color_eyre::eyre::eyre!("--policy-schedule: {e}"))
+            })
+            .transpose()
+    }
+}
+
+fn parse_thresholds(s: &str) -> Result<crate::sim::tuning::Thresholds, String> {
+    s.parse()
 }
 
 #[derive(Debug, Subcommand)]
@@ -230,6 +285,8 @@ pub struct TraceArgs {
     /// How a job's GPUs are chosen.
     #[arg(long, value_enum, default_value_t = Placement::Consolidate)]
     pub placement: Placement,
+    #[command(flatten)]
+    pub policies: PolicyArgs,
     /// Output format.
     #[arg(long = "format", id = "output", value_enum, default_value_t = OutputFormat::Table)]
     pub output: OutputFormat,
@@ -246,7 +303,8 @@ pub enum OutputFormat {
 pub struct SimArgs {
     #[command(flatten)]
     pub trace: TraceArgs,
-    /// The scheduling policy: recorded, fifo, first-fit, fifo-backfill, sjf or sgf.
+    /// The scheduling policy: recorded, fifo, first-fit, fifo-backfill, sjf,
+    /// sgf, srtf, las, fair or edf.
     #[arg(long, default_value = "fifo", value_parser = parse_policy)]
     pub policy: Policy,
 }
@@ -255,7 +313,8 @@ pub struct SimArgs {
 pub struct CompareArgs {
     #[command(flatten)]
     pub trace: TraceArgs,
-    /// Comma-separated policies, e.g. fifo,first-fit,sjf.
+    /// Comma-separated policies, e.g. fifo,first-fit,sjf (with
+    /// --policy-schedule, the schedule is one more row).
     #[arg(long, default_value = "fifo,first-fit,fifo-backfill,sjf,sgf", value_parser = parse_policies)]
     pub policies: PolicyList,
 }

@@ -65,6 +65,12 @@ pub fn table_one(r: &Report, describe: &str) -> String {
     );
     let _ = writeln!(o, "GPU util  {}", util(r));
     let _ = writeln!(o, "peak queue {} jobs", r.peak_queue);
+    if r.preemptions > 0 {
+        let _ = writeln!(o, "preempted {} times", r.preemptions);
+    }
+    if let Some(d) = r.deadline_met {
+        let _ = writeln!(o, "deadlines {:.1} % met", d * 100.0);
+    }
     if let (Some(e), Some(w)) = (r.energy_kwh, r.avg_power_w) {
         let _ = writeln!(o, "energy    {e:.1} kWh (mean {w:.0} W over the makespan)");
     }
@@ -90,9 +96,16 @@ pub fn table_one(r: &Report, describe: &str) -> String {
 /// Several runs, one row each, for people.
 pub fn table_many(rs: &[Report]) -> String {
     let mut o = String::new();
+    let w = rs
+        .iter()
+        .map(|r| r.policy.chars().count() + 1)
+        .max()
+        .unwrap_or(0)
+        .max(14);
+    let deadlines = rs.iter().any(|r| r.deadline_met.is_some());
     let _ = writeln!(
         o,
-        "{:<14}{:>8}{:>5}{:>10}{:>8}{:>10}{:>10}{:>10}{:>10}{:>10}{:>9}{:>7}{}",
+        "{:<w$}{:>8}{:>5}{:>10}{:>8}{:>10}{:>10}{:>10}{:>10}{:>10}{:>9}{:>7}{:>8}{}{}",
         "policy",
         "done",
         "rej",
@@ -105,6 +118,12 @@ pub fn table_many(rs: &[Report]) -> String {
         "wait p99",
         "slowdown",
         "peakQ",
+        "preempt",
+        if deadlines {
+            format!("{:>9}", "dl met")
+        } else {
+            String::new()
+        },
         if rs.iter().any(|r| r.energy_kwh.is_some()) {
             format!("{:>10}", "kWh")
         } else {
@@ -115,7 +134,7 @@ pub fn table_many(rs: &[Report]) -> String {
         let h = |v: Option<f64>| v.map_or("-".into(), human_secs);
         let _ = writeln!(
             o,
-            "{:<14}{:>8}{:>5}{:>10}{:>8}{:>10}{:>10}{:>10}{:>10}{:>10}{:>9}{:>7}{}",
+            "{:<w$}{:>8}{:>5}{:>10}{:>8}{:>10}{:>10}{:>10}{:>10}{:>10}{:>9}{:>7}{:>8}{}{}",
             r.policy,
             r.jobs_done,
             r.jobs_rejected,
@@ -128,6 +147,13 @@ pub fn table_many(rs: &[Report]) -> String {
             h(r.wait_s.p99),
             num(r.slowdown.mean),
             r.peak_queue,
+            r.preemptions,
+            if deadlines {
+                r.deadline_met
+                    .map_or(format!("{:>9}", "-"), |d| format!("{:>7.1} %", d * 100.0))
+            } else {
+                String::new()
+            },
             r.energy_kwh.map_or(String::new(), |e| format!("{e:>10.1}")),
         );
     }
@@ -149,12 +175,12 @@ pub fn table_many(rs: &[Report]) -> String {
 pub const CSV_HEADER: &str =
     "policy,placement,gpus,gpus_per_node,jobs,jobs_done,jobs_rejected,makespan_s,\
 jct_mean_s,jct_p50_s,jct_p95_s,jct_p99_s,wait_mean_s,wait_p50_s,wait_p95_s,wait_p99_s,\
-slowdown_mean,slowdown_p50,slowdown_p95,slowdown_p99,gpu_util";
+slowdown_mean,slowdown_p50,slowdown_p95,slowdown_p99,gpu_util,preemptions";
 
 pub fn csv_row(r: &Report) -> String {
     let s = |x: &Summary| [x.mean, x.p50, x.p95, x.p99].map(csv_num).join(",");
     format!(
-        "{},{},{},{},{},{},{},{},{},{},{},{}",
+        "{},{},{},{},{},{},{},{},{},{},{},{},{}",
         r.policy,
         r.placement,
         r.gpus,
@@ -166,7 +192,8 @@ pub fn csv_row(r: &Report) -> String {
         s(&r.jct_s),
         s(&r.wait_s),
         s(&r.slowdown),
-        csv_num(r.gpu_util)
+        csv_num(r.gpu_util),
+        r.preemptions
     )
 }
 
@@ -184,13 +211,20 @@ pub fn render(reports: &[Report], fmt: OutputFormat, single: bool, describe: &st
         }
         OutputFormat::Csv => {
             let energy = reports.iter().any(|r| r.energy_kwh.is_some());
+            let deadlines = reports.iter().any(|r| r.deadline_met.is_some());
             let mut o = String::from(CSV_HEADER);
+            if deadlines {
+                o.push_str(",deadline_met");
+            }
             if energy {
                 o.push_str(",energy_kwh,avg_power_w");
             }
             o.push('\n');
             for r in reports {
                 o.push_str(&csv_row(r));
+                if deadlines {
+                    o.push_str(&format!(",{}", csv_num(r.deadline_met)));
+                }
                 if energy {
                     o.push_str(&format!(
                         ",{},{}",
@@ -226,6 +260,8 @@ mod tests {
             gpu_util: Some(0.5),
             peak_queue: 0,
             overflow_segments: 0,
+            preemptions: 0,
+            deadline_met: None,
             energy_kwh: None,
             avg_power_w: None,
         };

@@ -20,6 +20,8 @@ fn view(
         fps: v.fps,
         policy,
         placement,
+        tuning: Arc::new(crate::sim::Tuning::default()),
+        schedule: None,
     }
 }
 
@@ -34,19 +36,29 @@ pub fn open(format: Format, a: &TuiArgs, v: &ViewArgs) -> Result<()> {
     let energy = a.energy.model_for(Some((format, &a.path)))?;
     eprintln!("tracetui: loading {} {} …", format.name(), a.path.display());
     let (trace, report) = trace::load(format, &a.path, &opts)?;
-    let policy = a.policy.unwrap_or(if trace.has_recorded() {
-        Policy::Recorded
-    } else {
-        Policy::Fifo
-    });
+    let schedule = a.policies.schedule(&trace)?;
+    let policy = schedule
+        .as_ref()
+        .and_then(|s| s.start)
+        .or(a.policy)
+        .unwrap_or(if trace.has_recorded() {
+            Policy::Recorded
+        } else {
+            Policy::Fifo
+        });
     super::headless::check_policy(&trace, policy)?;
+    if let Some(s) = &schedule {
+        super::headless::check_schedule(&trace, s)?;
+    }
+    let energy = energy.map(|(m, p)| {
+        let p = schedule.as_ref().and_then(|s| s.start_power).unwrap_or(p);
+        (m, p)
+    });
     let label = label_for(format, &a.path, &trace);
-    run(
-        Arc::new(trace),
-        label,
-        &report,
-        &view(v, policy, a.placement, energy),
-    )
+    let mut opts = view(v, policy, a.placement, energy);
+    opts.tuning = a.policies.tuning()?;
+    opts.schedule = schedule;
+    run(Arc::new(trace), label, &report, &opts)
 }
 
 /// `tracetui` alone: the embedded sample.

@@ -65,6 +65,13 @@ pub struct Tally {
     pub rejected: u64,
     /// The longest the queue has been.
     pub peak_queue: u64,
+    /// Times a running job lost its GPUs to another.
+    pub preemptions: u64,
+    /// Milli-GPU-seconds spent restarting preempted jobs (part of `busy_finished`).
+    pub overhead_busy: u128,
+    /// Finished jobs that had a deadline, and those that met it.
+    pub deadlines: u64,
+    pub deadlines_met: u64,
 }
 
 impl Tally {
@@ -105,6 +112,11 @@ pub struct Report {
     pub wait_s: Summary,
     pub slowdown: Summary,
     pub gpu_util: Option<f64>,
+    /// Times a running job lost its GPUs to another (preemptive policies).
+    pub preemptions: u64,
+    /// Share of finished jobs with a deadline that met it (traces with deadlines).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deadline_met: Option<f64>,
     /// Energy drawn (with `--energy`), and its mean power over the makespan.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub energy_kwh: Option<f64>,

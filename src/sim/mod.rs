@@ -8,12 +8,15 @@ pub mod placement;
 pub mod policy;
 pub mod queue;
 pub mod replay;
+pub mod schedule;
+pub mod tuning;
 
 pub use cluster::{ClusterState, Grant, TypeFilter};
 pub use engine::{Engine, Event, JobState, Phase};
 pub use metrics::{Report, Summary};
 pub use placement::Placement;
 pub use policy::Policy;
+pub use tuning::{FairBy, Tuning};
 
 use crate::trace::Trace;
 use std::sync::Arc;
@@ -28,10 +31,28 @@ pub type Energy = Option<(Arc<crate::energy::EnergyModel>, crate::energy::PowerP
 
 /// `run`, with an energy model.
 pub fn run_with(trace: Arc<Trace>, policy: Policy, placement: Placement, energy: Energy) -> Report {
-    let mut e = Engine::new(trace, policy, placement);
+    let mut e = engine(
+        trace,
+        policy,
+        placement,
+        energy,
+        &Arc::new(Tuning::default()),
+    );
+    e.run_to_end();
+    e.report()
+}
+
+/// An engine at the start of `trace`, set up with every option.
+pub fn engine(
+    trace: Arc<Trace>,
+    policy: Policy,
+    placement: Placement,
+    energy: Energy,
+    tuning: &Arc<Tuning>,
+) -> Engine {
+    let mut e = Engine::new(trace, policy, placement).with_tuning(tuning.clone());
     if let Some((m, p)) = energy {
         e = e.with_energy(m, p);
     }
-    e.run_to_end();
-    e.report()
+    e
 }

@@ -18,6 +18,14 @@ pub enum Policy {
     Sjf,
     /// Shortest GPU-time (run time × GPUs) first.
     Sgf,
+    /// Preemptive shortest remaining time first.
+    Srtf,
+    /// Tiresias-style discretised least attained service (preemptive).
+    Las,
+    /// Equal shares of the GPUs per user (or group), preempting the most over-share.
+    Fair,
+    /// Earliest deadline first (preemptive), for traces with deadlines.
+    Edf,
 }
 
 /// How a scheduling pass walks the queue.
@@ -31,21 +39,37 @@ pub enum Walk {
     Backfill,
     /// No walk: jobs start at their recorded times.
     Recorded,
+    /// Every job that fits starts, in order; one that does not may preempt
+    /// running jobs of strictly lower priority.
+    Preemptive,
 }
 
 impl Policy {
-    pub const ALL: [Policy; 6] = [
+    pub const ALL: [Policy; 10] = [
         Policy::Recorded,
         Policy::Fifo,
         Policy::FirstFit,
         Policy::FifoBackfill,
         Policy::Sjf,
         Policy::Sgf,
+        Policy::Srtf,
+        Policy::Las,
+        Policy::Fair,
+        Policy::Edf,
     ];
 
     /// Every policy that simulates (all but `recorded`).
     pub fn simulated() -> impl Iterator<Item = Policy> {
         Policy::ALL.into_iter().filter(|p| *p != Policy::Recorded)
+    }
+
+    /// The simulated policies that never preempt.
+    pub fn non_preemptive() -> impl Iterator<Item = Policy> {
+        Policy::simulated().filter(|p| !p.preempts())
+    }
+
+    pub fn preempts(self) -> bool {
+        self.walk() == Walk::Preemptive
     }
 
     pub fn name(self) -> &'static str {
@@ -56,6 +80,10 @@ impl Policy {
             Policy::FifoBackfill => "fifo-backfill",
             Policy::Sjf => "sjf",
             Policy::Sgf => "sgf",
+            Policy::Srtf => "srtf",
+            Policy::Las => "las",
+            Policy::Fair => "fair",
+            Policy::Edf => "edf",
         }
     }
 
@@ -69,6 +97,12 @@ impl Policy {
             }
             Policy::Sjf => "shortest run time first (oracle)",
             Policy::Sgf => "shortest GPU-time (run time × GPUs) first (oracle)",
+            Policy::Srtf => "preemptive shortest remaining time first (oracle)",
+            Policy::Las => {
+                "Tiresias 2D-LAS: least attained GPU-service first, discretised queues, preemptive"
+            }
+            Policy::Fair => "equal GPU shares per user (or group); preempts the most over-share",
+            Policy::Edf => "earliest deadline first, preemptive",
         }
     }
 
@@ -78,18 +112,22 @@ impl Policy {
             Policy::Fifo => Walk::Strict,
             Policy::FirstFit | Policy::Sjf | Policy::Sgf => Walk::Greedy,
             Policy::FifoBackfill => Walk::Backfill,
+            Policy::Srtf | Policy::Las | Policy::Fair | Policy::Edf => Walk::Preemptive,
         }
     }
 
     /// The job's place in this policy's order, before the tie-break (submit, then trace order).
     /// `runtime` is the run time the job will have (it may differ from the
-    /// trace's under a power-limit policy).
+    /// trace's under a power-limit policy). The preemptive policies' keys
+    /// depend on the replay's state; the engine computes those.
     pub fn key(self, job: &Job, runtime: Option<crate::trace::model::Secs>) -> u64 {
         let runtime = runtime.map_or(u64::MAX, |r| r.max(0) as u64);
         match self {
             Policy::Recorded | Policy::Fifo | Policy::FirstFit | Policy::FifoBackfill => 0,
-            Policy::Sjf => runtime,
+            Policy::Sjf | Policy::Srtf => runtime,
             Policy::Sgf => runtime.saturating_mul(job.demand.total_milli()),
+            Policy::Las | Policy::Fair => 0,
+            Policy::Edf => deadline_key(job.deadline),
         }
     }
 }
@@ -120,6 +158,11 @@ impl FromStr for Policy {
                 )
             })
     }
+}
+
+/// Deadlines in key order; a job without one comes after every job with one.
+pub fn deadline_key(d: Option<crate::trace::model::Secs>) -> u64 {
+    d.map_or(u64::MAX, |d| (d as u64) ^ (1 << 63))
 }
 
 /// A comma-separated list of policies, for `compare --policies`.

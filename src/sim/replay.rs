@@ -64,6 +64,21 @@ impl Replay {
         &self.switches
     }
 
+    /// The replay at its start (policies as they began).
+    pub fn start_engine(&self) -> &Engine {
+        &self.checkpoints[0]
+    }
+
+    /// Switches to make as the replay reaches their times (a policy
+    /// schedule; each must change something). A live switch drops the
+    /// scheduled ones after it.
+    pub fn schedule(&mut self, switches: Vec<(Secs, Switch)>) {
+        let now = self.now();
+        self.switches.extend(switches);
+        self.switches.sort_by_key(|s| s.0);
+        self.forward(now);
+    }
+
     pub fn checkpoint_count(&self) -> usize {
         self.checkpoints.len()
     }

@@ -192,6 +192,35 @@ impl App {
         App::with_energy(trace, policy, placement, None, label, themes, keymap)
     }
 
+    /// The preemptive policies' knobs, and a policy schedule to follow
+    /// (set before the replay starts).
+    pub fn with_tuning(
+        mut self,
+        tuning: Arc<crate::sim::Tuning>,
+        schedule: Option<&crate::sim::schedule::Schedule>,
+    ) -> App {
+        let engine = self.replay.start_engine().clone().with_tuning(tuning);
+        let mut replay = Replay::new(engine);
+        if let Some(s) = schedule {
+            let e = replay.engine();
+            replay.schedule(s.effective(e.policy(), e.power_policy()));
+        }
+        self.replay = replay;
+        self
+    }
+
+    /// The schedule that replays this session's switches headless
+    /// (`--policy-schedule`), as text.
+    pub fn session_schedule(&self) -> String {
+        let start = self.replay.start_engine();
+        crate::sim::schedule::Schedule {
+            start: Some(start.policy()),
+            start_power: start.power_policy(),
+            switches: self.replay.switches().to_vec(),
+        }
+        .text()
+    }
+
     /// `new`, with an energy model (Zeus) and its starting power policy.
     pub fn with_energy(
         trace: Arc<Trace>,
@@ -377,6 +406,11 @@ impl App {
             Command::Detail => self.open_detail(),
             Command::Machine => self.open_machine(),
             Command::Power => self.toggle_power(),
+            Command::Schedule => {
+                let s = self.session_schedule();
+                log::info!("this session as a schedule: --policy-schedule '{s}'");
+                self.flash = Some(format!("--policy-schedule '{s}' (in the log)"));
+            }
             Command::Help => self.popup = Some(Popup::Help { scroll: 0 }),
             Command::Focus => {
                 self.focus = match self.focus {
@@ -499,6 +533,13 @@ impl App {
         if p == Policy::Recorded && !self.trace().has_recorded() {
             self.flash = Some(format!(
                 "{} has no recorded start times: choose a simulated policy",
+                self.trace().format
+            ));
+            return;
+        }
+        if p == Policy::Edf && !self.trace().jobs.iter().any(|j| j.deadline.is_some()) {
+            self.flash = Some(format!(
+                "{} has no deadlines: edf needs them (ITP ElasticFlow traces have them)",
                 self.trace().format
             ));
             return;

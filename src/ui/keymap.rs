@@ -21,6 +21,7 @@ pub enum Command {
     Detail,
     Machine,
     Power,
+    Schedule,
     Focus,
     Theme,
     ColorBy,
@@ -39,7 +40,7 @@ pub enum Command {
 }
 
 /// (command, config name, description, default keys, shown in the hint bar)
-pub const COMMANDS: [(Command, &str, &str, &[&str], bool); 28] = [
+pub const COMMANDS: [(Command, &str, &str, &[&str], bool); 29] = [
     (
         Command::TogglePlay,
         "play",
@@ -111,6 +112,13 @@ pub const COMMANDS: [(Command, &str, &str, &[&str], bool); 28] = [
         "power",
         "power limits max ↔ zeus, live (with --energy)",
         &["P"],
+        false,
+    ),
+    (
+        Command::Schedule,
+        "schedule",
+        "log the --policy-schedule that replays this session",
+        &["S"],
         false,
     ),
     (

@@ -141,16 +141,18 @@ impl App {
     fn log_events(&mut self) {
         let events = self.replay.engine_mut().take_events();
         let (mut started, mut finished, mut rejected) = (0u64, 0u64, 0u64);
+        let mut preempted = 0u64;
         for e in &events {
             match e {
                 Event::Started { .. } => started += 1,
                 Event::Finished { .. } => finished += 1,
                 Event::Rejected { .. } => rejected += 1,
+                Event::Preempted { .. } => preempted += 1,
                 Event::PolicySwitched { .. } | Event::PowerSwitched { .. } => {}
             }
         }
         let at = self.clock(self.replay.now());
-        if started + finished + rejected <= 3 {
+        if started + finished + rejected + preempted <= 3 {
             for e in events {
                 let trace = self.trace().clone();
                 let id = |j: u32| crate::trace::input::sanitize(&trace.jobs[j as usize].id);
@@ -162,6 +164,7 @@ impl App {
                         trace.jobs[job as usize].gpus_display()
                     ),
                     Event::Finished { job, .. } => log::info!("{at} job {} finished", id(job)),
+                    Event::Preempted { job, .. } => log::info!("{at} job {} preempted", id(job)),
                     Event::Rejected { job, .. } => {
                         log::warn!("{at} job {} rejected: larger than the cluster", id(job))
                     }
@@ -169,8 +172,13 @@ impl App {
                 }
             }
         } else {
+            let pre = if preempted > 0 {
+                format!(", {preempted} preempted")
+            } else {
+                String::new()
+            };
             log::info!(
-                "{at} +{started} started, +{finished} finished, queue {}",
+                "{at} +{started} started, +{finished} finished{pre}, queue {}",
                 self.engine().queue_len()
             );
             if rejected > 0 {

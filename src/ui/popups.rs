@@ -116,6 +116,7 @@ fn picker(app: &App, area: Rect, buf: &mut Buffer, at: usize) {
     let t = app.theme();
     let current = app.engine().policy();
     let has_recorded = app.trace().has_recorded();
+    let has_deadlines = app.trace().jobs.iter().any(|j| j.deadline.is_some());
     let r = centered(
         area,
         area.width.saturating_sub(4).min(120),
@@ -130,7 +131,12 @@ fn picker(app: &App, area: Rect, buf: &mut Buffer, at: usize) {
     let marker = glyphs(app.ascii).marker;
     for (i, p) in Policy::ALL.iter().enumerate() {
         let mut style = t.text;
-        let unavailable = *p == Policy::Recorded && !has_recorded;
+        let why = match p {
+            Policy::Recorded if !has_recorded => Some("this trace records no starts"),
+            Policy::Edf if !has_deadlines => Some("this trace has no deadlines"),
+            _ => None,
+        };
+        let unavailable = why.is_some();
         if unavailable {
             style = t.dim;
         }
@@ -139,12 +145,10 @@ fn picker(app: &App, area: Rect, buf: &mut Buffer, at: usize) {
         }
         let lead = if i == at { marker } else { ' ' };
         let now = if *p == current { "●" } else { " " };
-        let note = if unavailable {
-            " (this trace records no starts)"
-        } else {
-            ""
+        let text = match why {
+            Some(why) => format!("{lead} {now} {:<14} not here: {why}", p.name()),
+            None => format!("{lead} {now} {:<14} {}", p.name(), p.describe()),
         };
-        let text = format!("{lead} {now} {:<14} {}{note}", p.name(), p.describe());
         buf.set_stringn(
             inner.x,
             inner.y + i as u16,
@@ -156,7 +160,7 @@ fn picker(app: &App, area: Rect, buf: &mut Buffer, at: usize) {
     buf.set_stringn(
         inner.x,
         inner.y + Policy::ALL.len() as u16 + 1,
-        "running jobs keep their GPUs; the queue is reordered at once; the switch is logged",
+        "at once: the queue is reordered; srtf, las, fair and edf may preempt; logged",
         inner.width as usize,
         t.dim,
     );

@@ -29,6 +29,9 @@ pub struct ViewOptions {
     pub placement: Placement,
     /// An energy model and the power policy to start with.
     pub energy: crate::sim::Energy,
+    pub tuning: Arc<crate::sim::Tuning>,
+    /// Policy switches to make as the replay reaches them.
+    pub schedule: Option<crate::sim::schedule::Schedule>,
 }
 
 /// Leaves the alternate screen and raw mode, shows the cursor; safe to call twice.
@@ -69,7 +72,7 @@ pub fn build_app(
         }
     };
     let keymap = Keymap::load_user();
-    let mut app = App::with_energy(
+    let app = App::with_energy(
         trace,
         opts.policy,
         opts.placement,
@@ -78,6 +81,7 @@ pub fn build_app(
         themes,
         keymap,
     );
+    let mut app = app.with_tuning(opts.tuning.clone(), opts.schedule.as_ref());
     app.theme = chosen;
     app.ascii = opts.ascii;
     app.fps = opts.fps.clamp(1, 60);

@@ -58,6 +58,25 @@ pub fn tiny(machines: &[u32], jobs: &[(i64, i64, u32)]) -> Arc<Trace> {
     })
 }
 
+/// `tiny`, with users and deadlines for `fair` and `edf`: job i belongs to
+/// user `u{i % users}`, and every other job has a deadline of its submit
+/// plus `slack` × its run time.
+pub fn tiny_rich(
+    machines: &[u32],
+    jobs: &[(i64, i64, u32)],
+    users: usize,
+    slack: i64,
+) -> Arc<Trace> {
+    let mut t = (*tiny(machines, jobs)).clone();
+    for (i, j) in t.jobs.iter_mut().enumerate() {
+        j.user = Some(t.symbols.intern(&format!("u{}", i % users.max(1))));
+        if i % 2 == 0 {
+            j.deadline = Some(j.submit + slack * j.runtime.unwrap());
+        }
+    }
+    Arc::new(t)
+}
+
 /// Start time of every job after a full run (`None`: never started).
 pub fn starts(trace: &Arc<Trace>, policy: Policy, placement: Placement) -> Vec<Option<i64>> {
     let mut e = Engine::new(trace.clone(), policy, placement);
@@ -91,15 +110,23 @@ pub fn real_traces() -> Option<std::path::PathBuf> {
 
 /// Runs `trace` step by step, checking at every instant that no GPU holds
 /// more than one GPU's worth and that the holders add up; then checks that
-/// every accepted job started once and finished once, and that busy
-/// GPU-seconds equal the sum of run time × GPUs. Returns the final engine.
+/// every accepted job started once (plus once per preemption) and finished
+/// once, and that useful busy GPU-seconds (busy less restart costs) equal
+/// the sum of run time × GPUs: work is conserved under preemption.
+/// Returns the final engine.
 pub fn run_checked(trace: &Arc<Trace>, policy: Policy, placement: Placement) -> Engine {
+    run_checked_with(Engine::new(trace.clone(), policy, placement))
+}
+
+/// `run_checked` on an engine set up by the caller.
+pub fn run_checked_with(mut e: Engine) -> Engine {
     use tracetui::sim::Event;
-    let mut e = Engine::new(trace.clone(), policy, placement);
+    let trace = e.trace().clone();
     e.set_record_events(true);
     let n = trace.jobs.len();
     let mut started = vec![0u32; n];
     let mut finished = vec![0u32; n];
+    let mut preempted = vec![0u32; n];
     let mut steps = 0u64;
     while let Some(t) = e.next_event_time() {
         e.advance_to(t);
@@ -117,6 +144,7 @@ pub fn run_checked(trace: &Arc<Trace>, policy: Policy, placement: Placement) -> 
             match ev {
                 Event::Started { job, .. } => started[job as usize] += 1,
                 Event::Finished { job, .. } => finished[job as usize] += 1,
+                Event::Preempted { job, .. } => preempted[job as usize] += 1,
                 _ => {}
             }
         }
@@ -130,19 +158,28 @@ pub fn run_checked(trace: &Arc<Trace>, policy: Policy, placement: Placement) -> 
             continue;
         }
         assert_eq!(s.phase, Phase::Done, "job {j} finished");
+        assert_eq!(preempted[j], e.preemptions_of(j as u32));
         assert_eq!(
             (started[j], finished[j]),
-            (1, 1),
-            "job {j} started and finished once"
+            (1 + preempted[j], 1),
+            "job {j} started once (plus once per preemption) and finished once"
         );
         assert!(s.start >= job.submit);
-        assert_eq!(s.end - s.start, job.runtime.unwrap());
+        if preempted[j] == 0 {
+            assert_eq!(s.end - s.start, job.runtime.unwrap());
+        } else {
+            assert!(s.end - s.start >= job.runtime.unwrap());
+        }
         busy += job.runtime.unwrap() as u128 * job.demand.total_milli() as u128;
     }
     assert_eq!(
-        e.tally().busy_finished,
+        e.tally().busy_finished - e.tally().overhead_busy,
         busy,
-        "busy GPU-seconds = Σ run time × GPUs"
+        "useful busy GPU-seconds = Σ run time × GPUs"
+    );
+    assert_eq!(
+        e.tally().preemptions,
+        preempted.iter().map(|&p| p as u64).sum::<u64>()
     );
     assert_eq!(
         e.cluster().allocated_milli(),

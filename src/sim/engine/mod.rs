@@ -2,6 +2,7 @@
 //! (completions, then arrivals, then one scheduling pass).
 
 mod power;
+mod preempt;
 mod recorded;
 mod walks;
 
@@ -13,6 +14,7 @@ use super::metrics::{Report, Summary, Tally};
 use super::placement::{place, Placement};
 use super::policy::{Policy, Walk};
 use super::queue::{MinTree, Queue, Shapes};
+use super::tuning::Tuning;
 use crate::trace::model::{Secs, Trace};
 use rustc_hash::FxHashMap;
 use std::collections::{BTreeMap, BTreeSet};
@@ -50,6 +52,11 @@ pub enum Event {
         at: Secs,
     },
     Rejected {
+        job: u32,
+        at: Secs,
+    },
+    /// A running job lost its GPUs to a job of higher priority.
+    Preempted {
         job: u32,
         at: Secs,
     },
@@ -94,6 +101,16 @@ pub struct Engine {
     switches: Vec<(Secs, Switch)>,
     /// The energy model and its accounts, when one is given.
     power: Option<power::Power>,
+    tuning: Arc<Tuning>,
+    /// Jobs preempted at least once: the work they carry.
+    resumes: FxHashMap<u32, preempt::Resume>,
+    /// Preemptable running jobs by priority (key, rank); their keys.
+    prio: BTreeSet<(u64, u32)>,
+    prio_key: FxHashMap<u32, u64>,
+    /// Timed priority changes (`las`): (time, job, kind).
+    wakeups: BTreeSet<(Secs, u32, u8)>,
+    /// `fair`'s books, while `fair` is the policy.
+    fair: Option<preempt::FairBooks>,
     record_events: bool,
     events: Vec<Event>,
 }
@@ -141,12 +158,31 @@ impl Engine {
             reservation: None,
             switches: Vec::new(),
             power: None,
+            tuning: Arc::new(Tuning::default()),
+            resumes: FxHashMap::default(),
+            prio: BTreeSet::new(),
+            prio_key: FxHashMap::default(),
+            wakeups: BTreeSet::new(),
+            fair: None,
             record_events: false,
             events: Vec::new(),
         };
         e.policy = policy;
+        e.enter_preemptive();
         e.rebuild_queue();
         e
+    }
+
+    /// Sets the preemptive policies' knobs (before the replay starts).
+    pub fn with_tuning(mut self, tuning: Arc<Tuning>) -> Engine {
+        self.tuning = tuning;
+        self.enter_preemptive();
+        self.rebuild_queue();
+        self
+    }
+
+    pub fn tuning(&self) -> &Tuning {
+        &self.tuning
     }
 
     pub fn trace(&self) -> &Arc<Trace> {
@@ -235,7 +271,11 @@ impl Engine {
             .map(|&j| self.trace.jobs[j as usize].submit);
         let completion = self.completions.first().map(|&(t, _)| t);
         let recorded = self.timeline.first().map(|e| e.0);
-        [arrival, completion, recorded].into_iter().flatten().min()
+        let wakeup = self.wakeups.first().map(|e| e.0);
+        [arrival, completion, recorded, wakeup]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     /// Processes every instant up to and including `t`, then sets the clock to `t`.
@@ -278,10 +318,11 @@ impl Engine {
             arrived = true;
         }
         self.recorded_starts(t);
-        if released {
+        let woke = self.wake(t);
+        if released || woke {
             self.epoch += 1;
         }
-        if released || arrived {
+        if released || arrived || woke {
             self.pass();
         }
         self.tally.peak_queue = self.tally.peak_queue.max(self.queue.len() as u64);
@@ -300,6 +341,7 @@ impl Engine {
             return;
         }
         self.jobs[job as usize].phase = Phase::Queued;
+        self.fair_active(job, 1);
         self.enqueue(job);
     }
 
@@ -327,6 +369,9 @@ impl Engine {
     }
 
     fn key(&self, job: u32) -> u64 {
+        if self.policy.preempts() {
+            return self.preemptive_key(job);
+        }
         self.policy
             .key(&self.trace.jobs[job as usize], self.runtime_of(job))
     }
@@ -334,9 +379,10 @@ impl Engine {
     fn enqueue(&mut self, job: u32) {
         let class = self.shapes.class_of[job as usize];
         let rank = self.shapes.rank[job as usize];
+        self.fair_waiting(job, true);
         self.queue.insert(class, self.key(job), rank);
         let short = self
-            .runtime_of(job)
+            .time_left(job)
             .map_or(u64::MAX - 1, |r| r.max(0) as u64);
         if let Some(t) = &mut self.queue.classes[class as usize].short {
             t.set(self.shapes.pos[job as usize] as usize, short);
@@ -347,6 +393,7 @@ impl Engine {
         let class = self.shapes.class_of[job as usize];
         let rank = self.shapes.rank[job as usize];
         self.queue.remove(class, self.key(job), rank);
+        self.fair_waiting(job, false);
         if let Some(t) = &mut self.queue.classes[class as usize].short {
             t.set(self.shapes.pos[job as usize] as usize, u64::MAX);
         }
@@ -356,17 +403,21 @@ impl Engine {
         self.dequeue(job);
         self.cluster.acquire(job, &grants);
         let submit = self.trace.jobs[job as usize].submit;
-        let runtime = self.runtime_of(job);
-        let gpus = grants.iter().map(|g| g.milli as f64).sum::<f64>() / 1000.0;
-        self.power_on(job as u64, job, gpus, false);
+        let runtime = self.time_left(job);
+        let resumed = self.resumes.contains_key(&job);
+        let milli: u64 = grants.iter().map(|g| g.milli as u64).sum();
+        self.power_on(job as u64, job, milli as f64 / 1000.0, false);
         let st = &mut self.jobs[job as usize];
         st.phase = Phase::Running;
-        st.start = self.now;
+        if !resumed {
+            // Wait counts to the first start; a resumed job keeps it.
+            st.start = self.now;
+            self.tally.on_start(submit, self.now);
+        }
         if let Some(rt) = runtime {
             st.end = self.now + rt.max(0);
             self.completions.insert((st.end, job));
         }
-        self.tally.on_start(submit, self.now);
         let mut machines: Vec<u32> = grants.iter().map(|g| g.machine).collect();
         machines.dedup();
         self.emit(Event::Started {
@@ -375,27 +426,46 @@ impl Engine {
             machines: machines.len() as u32,
         });
         self.running.insert(job, grants);
+        self.on_preemptive_start(job, milli);
     }
 
     fn finish(&mut self, job: u32) {
         if let Some(grants) = self.running.remove(&job) {
             self.cluster.release(job, &grants);
             let milli: u64 = grants.iter().map(|g| g.milli as u64).sum();
-            let held = self.now - self.jobs[job as usize].start;
-            self.tally.busy_finished += milli as u128 * held.max(0) as u128;
+            self.untrack_running(job, milli);
+            let (from, overhead) = match self.done_before(job) {
+                Some((_, from, overhead)) => (from, overhead),
+                None => (self.jobs[job as usize].start, 0),
+            };
+            let held = (self.now - from).max(0);
+            self.tally.busy_finished += milli as u128 * held as u128;
+            self.tally.overhead_busy += milli as u128 * held.min(overhead) as u128;
         }
+        self.fair_active(job, -1);
         self.power_off(job as u64);
         self.mark_done(job);
     }
 
     /// Books a finished job: its phase, end, and metrics.
     fn mark_done(&mut self, job: u32) {
-        let submit = self.trace.jobs[job as usize].submit;
+        let j = &self.trace.jobs[job as usize];
+        let (submit, deadline) = (j.submit, j.deadline);
+        // A preempted job's run time is its own, not first start to finish.
+        let own = self
+            .resumes
+            .contains_key(&job)
+            .then(|| self.runtime_of(job))
+            .flatten();
         let st = &mut self.jobs[job as usize];
         st.phase = Phase::Done;
         st.end = self.now;
-        let runtime = st.end - st.start;
+        let runtime = own.unwrap_or(st.end - st.start);
         self.tally.on_finish(submit, runtime, self.now);
+        if let Some(d) = deadline {
+            self.tally.deadlines += 1;
+            self.tally.deadlines_met += (self.now <= d) as u64;
+        }
         self.emit(Event::Finished { job, at: self.now });
     }
 
@@ -416,6 +486,7 @@ impl Engine {
         if from == Policy::Recorded {
             self.leave_recorded();
         }
+        self.enter_preemptive();
         self.rebuild_queue();
         if policy == Policy::Recorded {
             self.enter_recorded();
@@ -463,6 +534,13 @@ impl Engine {
             gpu_util: makespan
                 .filter(|&m| m > 0 && gpus > 0)
                 .map(|m| self.tally.busy_finished as f64 / 1000.0 / (gpus as f64 * m as f64)),
+            preemptions: self.tally.preemptions,
+            deadline_met: (self.trace.jobs.iter().any(|j| j.deadline.is_some()))
+                .then(|| {
+                    (self.tally.deadlines > 0)
+                        .then(|| self.tally.deadlines_met as f64 / self.tally.deadlines as f64)
+                })
+                .flatten(),
             energy_kwh: self.joules().map(crate::energy::kwh),
             avg_power_w: self
                 .joules()

@@ -17,12 +17,13 @@ impl Engine {
                     self.backfill();
                 }
             }
+            Walk::Preemptive => self.walk_preemptive(),
             Walk::Recorded => {}
         }
     }
 
     /// The placement for class `c` now, remembering a failure for this epoch.
-    fn try_class(&mut self, c: u32) -> Option<Vec<Grant>> {
+    pub(super) fn try_class(&mut self, c: u32) -> Option<Vec<Grant>> {
         if self.queue.classes[c as usize].failed_epoch == Some(self.epoch) {
             return None;
         }
@@ -55,7 +56,7 @@ impl Engine {
         }
     }
 
-    fn walk_greedy(&mut self) {
+    pub(super) fn walk_greedy(&mut self) {
         while let Some((_, rank, class)) = self.global_head(true) {
             if let Some(g) = self.try_class(class) {
                 self.start(self.shapes.arrival[rank as usize], g);
@@ -109,7 +110,7 @@ impl Engine {
             let Some((rank, g)) = best else { break };
             cursor = rank;
             let job = self.shapes.arrival[rank as usize];
-            let ends = self.runtime_of(job).map(|r| self.now + r.max(0));
+            let ends = self.time_left(job).map(|r| self.now + r.max(0));
             let res = self.reservation.as_mut().expect("computed above");
             if ends.is_none_or(|e| e > res.shadow) {
                 res.consume(&g, &self.cluster);

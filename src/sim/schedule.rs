@@ -1,0 +1,166 @@
+//! Policy schedules: `--policy-schedule "0:fifo,2d:sjf,day 5 09:00:las"`.
+//!
+//! Each item is `TIME:POLICY` (or `TIME:power=max|zeus`), split at the last
+//! colon. TIME is `start`, trace seconds (`4553000`), an offset from the
+//! first submission (`2d`, `90m`, `1d12h`, `+2h`), or a clock time as the
+//! replay's go-to prompt takes it (`day 5 09:00`). An item at or before the
+//! first submission sets the policy the replay starts with (so `0:fifo`
+//! means "fifo from the start"). At a later time the switch happens after
+//! that instant's scheduling pass, exactly like a live switch in the replay.
+//! `@T` is trace second T exactly, even at the first submission: that is how
+//! `S` in the replay writes a session's switches, so that running them
+//! headless gives the same result.
+
+use super::engine::{Engine, Switch};
+use super::metrics::Report;
+use super::policy::Policy;
+use crate::energy::PowerPolicy;
+use crate::trace::clock::{parse_duration, parse_when};
+use crate::trace::input::sanitize;
+use crate::trace::model::{Secs, Trace};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Schedule {
+    /// The policy the replay starts with, and its power policy if one is set.
+    pub start: Option<Policy>,
+    pub start_power: Option<PowerPolicy>,
+    /// Later switches, in time order.
+    pub switches: Vec<(Secs, Switch)>,
+}
+
+impl Schedule {
+    /// Parses a schedule against a trace (its zone and first submission).
+    pub fn parse(trace: &Trace, text: &str) -> Result<Schedule, String> {
+        let first = trace.first_submit().unwrap_or(0);
+        let mut s = Schedule {
+            start: None,
+            start_power: None,
+            switches: Vec::new(),
+        };
+        let mut last = Secs::MIN;
+        for item in text.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+            let (when, what) = item.rsplit_once(':').ok_or_else(|| {
+                format!("'{}': expected TIME:POLICY, e.g. 2d:sjf", sanitize(item))
+            })?;
+            let switch = match what.trim().strip_prefix("power=") {
+                Some(p) => Switch::Power(parse_power(p)?),
+                None => Switch::Policy(
+                    what.parse()
+                        .map_err(|e| format!("'{}': {e}", sanitize(item)))?,
+                ),
+            };
+            let (t, exact) = parse_time(trace, first, when.trim())
+                .map_err(|e| format!("'{}': {e}", sanitize(item)))?;
+            if t < last {
+                return Err(format!(
+                    "'{}' comes before the item ahead of it; list switches in time order",
+                    sanitize(item)
+                ));
+            }
+            last = t;
+            match switch {
+                Switch::Policy(p) if t <= first && !exact => s.start = Some(p),
+                Switch::Power(p) if t <= first && !exact => s.start_power = Some(p),
+                _ => s.switches.push((t, switch)),
+            }
+        }
+        if s.start.is_none() && s.start_power.is_none() && s.switches.is_empty() {
+            return Err("empty policy schedule".into());
+        }
+        Ok(s)
+    }
+
+    /// The schedule as text that parses back to itself (trace seconds).
+    pub fn text(&self) -> String {
+        let mut items = Vec::new();
+        if let Some(p) = self.start {
+            items.push(format!("start:{p}"));
+        }
+        if let Some(p) = self.start_power {
+            items.push(format!("start:power={}", p.name()));
+        }
+        for &(t, s) in &self.switches {
+            items.push(match s {
+                Switch::Policy(p) => format!("@{t}:{p}"),
+                Switch::Power(p) => format!("@{t}:power={}", p.name()),
+            });
+        }
+        items.join(",")
+    }
+
+    /// A name for the schedule's row in `compare`.
+    pub fn label(&self) -> String {
+        format!("schedule {}", self.text())
+    }
+
+    /// Switches that change something, given the policies a replay starts
+    /// with (a switch to the policy already in force does nothing).
+    pub fn effective(
+        &self,
+        mut policy: Policy,
+        mut power: Option<PowerPolicy>,
+    ) -> Vec<(Secs, Switch)> {
+        let mut out = Vec::new();
+        for &(t, s) in &self.switches {
+            let changes = match s {
+                Switch::Policy(p) => std::mem::replace(&mut policy, p) != p,
+                Switch::Power(p) => power.is_some() && power.replace(p) != Some(p),
+            };
+            if changes {
+                out.push((t, s));
+            }
+        }
+        out
+    }
+
+    /// Runs `engine` (already started with the schedule's start policies) to
+    /// the end, switching as scheduled.
+    pub fn run(&self, mut engine: Engine) -> Report {
+        let switches = self.effective(engine.policy(), engine.power_policy());
+        for (t, s) in switches {
+            engine.advance_to(t);
+            engine.apply(s);
+        }
+        engine.run_to_end();
+        let mut r = engine.report();
+        r.policy = self.label();
+        r
+    }
+}
+
+/// "The start" of the trace: just before its first submission.
+const START: &str = "start";
+
+/// The time of an item, and whether it is exact (`@T`).
+fn parse_time(trace: &Trace, first: Secs, s: &str) -> Result<(Secs, bool), String> {
+    if s.eq_ignore_ascii_case(START) {
+        return Ok((first - 1, false));
+    }
+    if let Some(t) = s.strip_prefix('@') {
+        return t
+            .trim()
+            .parse::<i64>()
+            .map(|t| (t, true))
+            .map_err(|_| "after @, trace seconds".to_string());
+    }
+    // Bare numbers are trace seconds; `2d`, `+2h` offsets from the first
+    // submission; `day 5 09:00` a clock time.
+    if s.parse::<i64>().is_err() {
+        let rest = s.strip_prefix('+').unwrap_or(s);
+        if let Some(d) = parse_duration(rest.trim()) {
+            return Ok((first + d, false));
+        }
+    }
+    parse_when(trace.zone, first, first, s).map(|t| (t, false))
+}
+
+fn parse_power(s: &str) -> Result<PowerPolicy, String> {
+    match s.trim() {
+        "max" => Ok(PowerPolicy::Max),
+        "zeus" => Ok(PowerPolicy::Zeus),
+        other => Err(format!(
+            "unknown power policy '{}'; choose max or zeus",
+            sanitize(other)
+        )),
+    }
+}

@@ -1,0 +1,125 @@
+//! Knobs of the preemptive policies: the restart cost, Tiresias's queue
+//! thresholds and starvation guard, and what `fair` shares between.
+
+use crate::trace::model::Secs;
+use std::fmt;
+use std::str::FromStr;
+
+/// Who `fair` shares the GPUs between.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum FairBy {
+    /// The job's user (a job without one is its own user).
+    #[default]
+    User,
+    /// The job's group: PAI's group, Philly's virtual cluster.
+    Group,
+}
+
+impl FairBy {
+    pub fn name(self) -> &'static str {
+        match self {
+            FairBy::User => "user",
+            FairBy::Group => "group",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tuning {
+    /// Seconds a preempted job pays again when it resumes (restoring state).
+    pub preempt_cost: Secs,
+    /// `las` queue boundaries in GPU-seconds of attained service, ascending.
+    pub las_thresholds: Vec<u64>,
+    /// `las` starvation guard: a preempted job waiting longer than this many
+    /// times its run so far goes back to the first queue (0 turns it off).
+    pub las_starve: f64,
+    pub fair_by: FairBy,
+}
+
+impl Default for Tuning {
+    fn default() -> Tuning {
+        Tuning {
+            preempt_cost: 30,
+            las_thresholds: vec![3600],
+            las_starve: 2.0,
+            fair_by: FairBy::User,
+        }
+    }
+}
+
+impl Tuning {
+    /// The `las` queue (0 = first) for this much attained service (milli-GPU-seconds).
+    pub fn las_queue(&self, attained_milli_s: u128) -> u8 {
+        self.las_thresholds
+            .iter()
+            .take_while(|&&t| attained_milli_s >= t as u128 * 1000)
+            .count() as u8
+    }
+
+    /// The next boundary above this much attained service, in milli-GPU-seconds.
+    pub fn next_threshold(&self, attained_milli_s: u128) -> Option<u128> {
+        self.las_thresholds
+            .iter()
+            .map(|&t| t as u128 * 1000)
+            .find(|&t| t > attained_milli_s)
+    }
+}
+
+/// `--las-thresholds 3600,36000`: ascending GPU-seconds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Thresholds(pub Vec<u64>);
+
+impl FromStr for Thresholds {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Thresholds, String> {
+        let v: Result<Vec<u64>, String> = s
+            .split(',')
+            .map(|x| {
+                x.trim().parse::<u64>().map_err(|_| {
+                    format!(
+                        "'{}' is not a whole number of GPU-seconds",
+                        crate::trace::input::sanitize(x.trim())
+                    )
+                })
+            })
+            .collect();
+        let v = v?;
+        if v.is_empty() || v.len() > 8 || v.contains(&0) || v.windows(2).any(|w| w[0] >= w[1]) {
+            return Err("give 1 to 8 ascending, positive thresholds, e.g. 3600,36000".into());
+        }
+        Ok(Thresholds(v))
+    }
+}
+
+impl fmt::Display for Thresholds {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s: Vec<String> = self.0.iter().map(u64::to_string).collect();
+        f.write_str(&s.join(","))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn queues_and_thresholds() {
+        let t = Tuning {
+            las_thresholds: vec![10, 100],
+            ..Tuning::default()
+        };
+        assert_eq!(t.las_queue(0), 0);
+        assert_eq!(t.las_queue(9_999), 0);
+        assert_eq!(t.las_queue(10_000), 1);
+        assert_eq!(t.las_queue(100_000), 2);
+        assert_eq!(t.next_threshold(0), Some(10_000));
+        assert_eq!(t.next_threshold(10_000), Some(100_000));
+        assert_eq!(t.next_threshold(100_000), None);
+        assert_eq!(
+            "3600, 36000".parse::<Thresholds>().unwrap().0,
+            vec![3600, 36000]
+        );
+        assert!("36000,3600".parse::<Thresholds>().is_err());
+        assert!("x".parse::<Thresholds>().unwrap_err().contains("'x'"));
+    }
+}
