@@ -40,6 +40,8 @@ fn every_released_itp_trace_under_every_policy() {
                     "{} {p}",
                     path.display()
                 );
+                let deadlines = trace.jobs.iter().any(|j| j.deadline.is_some());
+                assert_eq!(r.deadline_met.is_some(), deadlines, "{} {p}", path.display());
                 let u = r.gpu_util.unwrap();
                 assert!(u > 0.0 && u <= 1.0, "{} {p}: util {u}", path.display());
                 checked += 1;
@@ -48,8 +50,8 @@ fn every_released_itp_trace_under_every_policy() {
     }
     assert_eq!(
         checked,
-        11 * 5,
-        "5 raw + 6 ElasticFlow files, 5 policies each"
+        11 * 9,
+        "5 raw + 6 ElasticFlow files, 9 policies each"
     );
 }
 
@@ -95,7 +97,7 @@ fn engine_agrees_with_the_naive_reference_on_released_traces() {
         };
         let (trace, _) = itp::load(&root.join(file), &opts).unwrap();
         let trace = Arc::new(trace);
-        for p in Policy::simulated() {
+        for p in Policy::non_preemptive() {
             for rule in [Placement::Consolidate, Placement::Pack, Placement::Spread] {
                 let fast = common::starts(&trace, p, rule);
                 assert_eq!(
