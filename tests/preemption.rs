@@ -200,3 +200,33 @@ fn switching_between_preemptive_policies_midway_keeps_work() {
     // B ends at 35; A resumes with 85 + 30 s left.
     assert_eq!(spans(&e), vec![(0, 150), (15, 35)]);
 }
+
+mod fractional {
+    use super::*;
+    use proptest::prelude::*;
+    use tracetui::trace::model::{Demand, Unit};
+
+    proptest! {
+        // PAI-style jobs: instances of a quarter, half or whole GPU, or
+        // 8 GPUs on one machine, sharing GPUs, under every preemptive policy.
+        #[test]
+        fn sharing_and_preemption_keep_the_invariants(
+            jobs in prop::collection::vec(
+                (0i64..300, 1i64..200, prop::sample::select(vec![250u32, 500, 1000, 8000]), 1u32..4),
+                1..40,
+            ),
+            users in 1usize..4,
+        ) {
+            let plain: Vec<(i64, i64, u32)> = jobs.iter().map(|&(s, r, _, _)| (s, r, 1)).collect();
+            let mut t = (*common::tiny_rich(&[8, 8], &plain, users, 3)).clone();
+            for (j, &(_, _, milli, count)) in t.jobs.iter_mut().zip(&jobs) {
+                j.demand = Demand::Instances(vec![Unit { count, milli }].into_boxed_slice());
+            }
+            let t = Arc::new(t);
+            for p in [Policy::Srtf, Policy::Las, Policy::Fair, Policy::Edf] {
+                let tuning = Tuning { las_thresholds: vec![60, 600], ..Tuning::default() };
+                run(&t, p, tuning);
+            }
+        }
+    }
+}
