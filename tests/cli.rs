@@ -657,3 +657,42 @@ fn edf_on_elasticflow_deadlines_reports_deadline_met() {
         "edf meets at least fifo's deadlines: {out}"
     );
 }
+
+#[test]
+fn compare_from_forks_the_recorded_replay() {
+    let pai = "sample-traces/pai";
+    let o = tracetui(&[
+        "compare",
+        "pai",
+        pai,
+        "--from",
+        "day 3 12:00",
+        "--policies",
+        "fifo,srtf",
+        "--format",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("from 4766400 (Wed 12:00:00 day 3), 2 runs"),
+        "{}",
+        stderr(&o)
+    );
+    let forked: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    // The same as replaying as recorded and switching at that time.
+    let o = tracetui(&[
+        "sim",
+        "pai",
+        pai,
+        "--policy-schedule",
+        "start:recorded,@4766400:srtf",
+        "--format",
+        "json",
+    ]);
+    let mut scheduled: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    scheduled["policy"] = "srtf".into();
+    assert_eq!(forked[1], scheduled);
+    let o = tracetui(&["compare", "itp", SAMPLE, "--from", "2d"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("records no starts"), "{}", stderr(&o));
+}

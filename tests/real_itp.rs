@@ -41,7 +41,12 @@ fn every_released_itp_trace_under_every_policy() {
                     path.display()
                 );
                 let deadlines = trace.jobs.iter().any(|j| j.deadline.is_some());
-                assert_eq!(r.deadline_met.is_some(), deadlines, "{} {p}", path.display());
+                assert_eq!(
+                    r.deadline_met.is_some(),
+                    deadlines,
+                    "{} {p}",
+                    path.display()
+                );
                 let u = r.gpu_util.unwrap();
                 assert!(u > 0.0 && u <= 1.0, "{} {p}: util {u}", path.display());
                 checked += 1;

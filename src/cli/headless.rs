@@ -7,7 +7,7 @@ use crate::sim::engine::Switch;
 use crate::sim::schedule::Schedule;
 use crate::sim::{self, Policy, Report, Tuning};
 use crate::trace::{self, LoadReport, Trace};
-use color_eyre::eyre::{bail, Result};
+use color_eyre::eyre::{bail, eyre, Result};
 use std::sync::Arc;
 
 /// Loads the trace, telling the user on stderr what was found and skipped.
@@ -163,6 +163,46 @@ pub fn sim(a: &SimArgs) -> Result<()> {
     Ok(())
 }
 
+/// `compare --from TIME`: the recorded replay up to TIME, then each policy
+/// from that state (the what-if fork, headless).
+fn compare_from(
+    trace: &Arc<Trace>,
+    a: &CompareArgs,
+    setup: &Setup,
+    from: &str,
+    schedule: Option<&Schedule>,
+) -> Result<()> {
+    use crate::sim::whatif::{Fork, Run};
+    if !trace.has_recorded() {
+        bail!(
+            "--from forks a recorded replay, and this {} trace records no starts",
+            trace.format
+        );
+    }
+    let t = crate::sim::schedule::parse_at(trace, from).map_err(|e| eyre!("--from: {e}"))?;
+    let mut base = setup.engine(trace, Policy::Recorded, None);
+    base.advance_to(t);
+    let mut runs: Vec<Run> = a.policies.0.iter().map(|&p| Run::Policy(p)).collect();
+    if let Some(s) = schedule {
+        runs.push(Run::Schedule(
+            s.effective(Policy::Recorded, base.power_policy())
+                .into_iter()
+                .filter(|(at, _)| *at > t)
+                .collect(),
+        ));
+    }
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    eprintln!(
+        "tracetui: from {} ({}), {} runs",
+        t,
+        crate::trace::clock::clock(trace.zone, trace.first_submit().unwrap_or(0), t),
+        runs.len()
+    );
+    let reports = Fork::start(&base, runs, workers).wait();
+    print!("{}", render(&reports, a.trace.output, false, ""));
+    Ok(())
+}
+
 pub fn compare(a: &CompareArgs) -> Result<()> {
     let trace = load(&a.trace.load)?;
     for &p in &a.policies.0 {
@@ -173,6 +213,9 @@ pub fn compare(a: &CompareArgs) -> Result<()> {
         check_schedule(&trace, s)?;
     }
     let setup = setup(&a.trace)?;
+    if let Some(from) = &a.from {
+        return compare_from(&trace, a, &setup, from, schedule.as_ref());
+    }
     let reports = run_policies(&trace, &a.policies.0, &setup, schedule.as_ref());
     print!("{}", render(&reports, a.trace.output, false, ""));
     Ok(())

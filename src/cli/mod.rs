@@ -317,6 +317,10 @@ pub struct CompareArgs {
     /// --policy-schedule, the schedule is one more row).
     #[arg(long, default_value = "fifo,first-fit,fifo-backfill,sjf,sgf", value_parser = parse_policies)]
     pub policies: PolicyList,
+    /// Replay the trace as recorded up to TIME (2d, day 5 09:00, trace
+    /// seconds), then run each policy from that state to the end.
+    #[arg(long, value_name = "TIME")]
+    pub from: Option<String>,
 }
 
 #[derive(Debug, Clone)]

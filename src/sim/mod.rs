@@ -10,6 +10,7 @@ pub mod queue;
 pub mod replay;
 pub mod schedule;
 pub mod tuning;
+pub mod whatif;
 
 pub use cluster::{ClusterState, Grant, TypeFilter};
 pub use engine::{Engine, Event, JobState, Phase};

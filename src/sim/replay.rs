@@ -64,6 +64,12 @@ impl Replay {
         &self.switches
     }
 
+    /// Switches still ahead of the replay (a schedule's).
+    pub fn ahead(&self) -> &[(Secs, Switch)] {
+        let done = self.engine.switches().len().min(self.switches.len());
+        &self.switches[done..]
+    }
+
     /// The replay at its start (policies as they began).
     pub fn start_engine(&self) -> &Engine {
         &self.checkpoints[0]

@@ -128,6 +128,12 @@ impl Schedule {
     }
 }
 
+/// A time as a schedule item takes it (`2d`, `day 5 09:00`, `@4553000`, trace seconds).
+pub fn parse_at(trace: &Trace, s: &str) -> Result<Secs, String> {
+    let first = trace.first_submit().unwrap_or(0);
+    parse_time(trace, first, s.trim()).map(|(t, _)| t)
+}
+
 /// "The start" of the trace: just before its first submission.
 const START: &str = "start";
 

@@ -89,6 +89,10 @@ pub enum Popup {
     Picker {
         at: usize,
     },
+    /// The what-if table, with the chosen row.
+    WhatIf {
+        at: usize,
+    },
     Prompt {
         kind: PromptKind,
         input: String,
@@ -176,6 +180,8 @@ pub struct App {
     /// The terminal size, for layout-dependent moves (kept in step by `Resize`).
     pub size: (u16, u16),
     sized: bool,
+    /// The what-if fork, while its table matters.
+    pub whatif: Option<super::whatif::WhatIf>,
 }
 
 pub const HISTORY: usize = 240;
@@ -302,6 +308,7 @@ impl App {
             first: trace.first_submit().unwrap_or(0),
             size: (120, 40),
             sized: false,
+            whatif: None,
         }
     }
 
@@ -324,7 +331,10 @@ impl App {
     /// The one place state changes. Returns whether anything visible changed.
     pub fn update(&mut self, action: Action) -> bool {
         match action {
-            Action::Elapsed(dt) => self.play(dt),
+            Action::Elapsed(dt) => {
+                let polled = self.poll_what_if();
+                self.play(dt) || polled
+            }
             Action::Command(c) => {
                 self.flash = None;
                 if self.popup.is_some() {
@@ -406,6 +416,7 @@ impl App {
             Command::Detail => self.open_detail(),
             Command::Machine => self.open_machine(),
             Command::Power => self.toggle_power(),
+            Command::WhatIf => self.what_if(),
             Command::Schedule => {
                 let s = self.session_schedule();
                 log::info!("this session as a schedule: --policy-schedule '{s}'");
@@ -506,6 +517,17 @@ impl App {
             (Popup::Picker { at }, Command::Down) => *at = (*at + 1) % Policy::ALL.len(),
             (Popup::Picker { at }, Command::Up) => {
                 *at = (*at + Policy::ALL.len() - 1) % Policy::ALL.len()
+            }
+            (Popup::WhatIf { at }, Command::Down) => {
+                *at = (*at + 1) % self.whatif.as_ref().map_or(1, |w| w.rows.len().max(1))
+            }
+            (Popup::WhatIf { at }, Command::Up) => {
+                let n = self.whatif.as_ref().map_or(1, |w| w.rows.len().max(1));
+                *at = (*at + n - 1) % n
+            }
+            (Popup::WhatIf { at }, Command::Detail) => {
+                let at = *at;
+                self.what_if_choose(at)
             }
             (Popup::Picker { at }, Command::Detail) => {
                 let p = Policy::ALL[*at];

@@ -22,6 +22,7 @@ pub enum Command {
     Machine,
     Power,
     Schedule,
+    WhatIf,
     Focus,
     Theme,
     ColorBy,
@@ -40,7 +41,7 @@ pub enum Command {
 }
 
 /// (command, config name, description, default keys, shown in the hint bar)
-pub const COMMANDS: [(Command, &str, &str, &[&str], bool); 29] = [
+pub const COMMANDS: [(Command, &str, &str, &[&str], bool); 30] = [
     (
         Command::TogglePlay,
         "play",
@@ -120,6 +121,13 @@ pub const COMMANDS: [(Command, &str, &str, &[&str], bool); 29] = [
         "log the --policy-schedule that replays this session",
         &["S"],
         false,
+    ),
+    (
+        Command::WhatIf,
+        "what_if",
+        "what if: every policy from now to the end, compared",
+        &["w"],
+        true,
     ),
     (
         Command::Focus,

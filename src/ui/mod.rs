@@ -13,3 +13,4 @@ pub mod popups;
 pub mod queue;
 pub mod run;
 pub mod theme;
+pub mod whatif;

@@ -20,11 +20,12 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
             scroll,
         }) => detail(app, area, buf, title, lines, *scroll),
         Some(Popup::Picker { at }) => picker(app, area, buf, *at),
+        Some(Popup::WhatIf { at }) => super::whatif::draw(app, area, buf, *at),
         Some(Popup::Prompt { .. }) | None => {}
     }
 }
 
-fn frame(app: &App, r: Rect, buf: &mut Buffer, title: &str) -> Rect {
+pub(super) fn frame(app: &App, r: Rect, buf: &mut Buffer, title: &str) -> Rect {
     let t = app.theme();
     Clear.render(r, buf);
     buf.set_style(r, t.text);

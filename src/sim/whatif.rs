@@ -1,0 +1,187 @@
+//! The what-if fork: from the replay's current state, run every policy to
+//! the end on background threads and report as results arrive.
+//!
+//! Each run is a copy of the engine at the fork (running jobs keep their
+//! GPUs; the queue is reordered by the run's policy, as a live switch does),
+//! so the rows differ only in what happens from the fork on.
+
+use super::engine::{Engine, Switch};
+use super::metrics::Report;
+use super::policy::Policy;
+use crate::trace::model::Secs;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::Arc;
+
+/// One row of the fork: a policy from the fork on, or the replay's own
+/// scheduled switches.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Run {
+    Policy(Policy),
+    Schedule(Vec<(Secs, Switch)>),
+}
+
+impl Run {
+    pub fn label(&self) -> String {
+        match self {
+            Run::Policy(p) => p.name().to_string(),
+            Run::Schedule(_) => "as scheduled".to_string(),
+        }
+    }
+}
+
+/// What a worker reports: progress (0–1) of a row, or its result.
+#[derive(Debug, Clone)]
+pub enum Msg {
+    Progress(usize, f64),
+    Done(usize, Box<Report>),
+}
+
+/// A fork under way (or finished); dropping it stops the workers.
+pub struct Fork {
+    pub at: Secs,
+    pub runs: Vec<Run>,
+    rx: Receiver<Msg>,
+    cancel: Arc<AtomicBool>,
+}
+
+impl Drop for Fork {
+    fn drop(&mut self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
+}
+
+impl Fork {
+    /// Starts `runs` from `base` on `workers` threads (at least one).
+    pub fn start(base: &Engine, runs: Vec<Run>, workers: usize) -> Fork {
+        let (tx, rx) = channel();
+        let cancel = Arc::new(AtomicBool::new(false));
+        let next = Arc::new(AtomicUsize::new(0));
+        let runs_shared = Arc::new(runs.clone());
+        let mut base = base.clone();
+        base.set_record_events(false);
+        base.take_events();
+        let base = Arc::new(base);
+        for _ in 0..workers.max(1).min(runs.len().max(1)) {
+            let (tx, cancel, next, runs, base) = (
+                tx.clone(),
+                cancel.clone(),
+                next.clone(),
+                runs_shared.clone(),
+                base.clone(),
+            );
+            let spawned = std::thread::Builder::new()
+                .name("what-if".into())
+                .spawn(move || loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= runs.len() || cancel.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    if let Some(r) = run_one(&base, &runs[i], i, &tx, &cancel) {
+                        if tx.send(Msg::Done(i, Box::new(r))).is_err() {
+                            return;
+                        }
+                    }
+                });
+            if let Err(e) = spawned {
+                log::warn!("what-if: cannot start a worker thread: {e}");
+            }
+        }
+        Fork {
+            at: base.now(),
+            runs,
+            rx,
+            cancel,
+        }
+    }
+
+    /// Messages that have arrived, without waiting.
+    pub fn poll(&self) -> Vec<Msg> {
+        self.rx.try_iter().collect()
+    }
+
+    /// Blocks until every run has reported (headless `compare --from`).
+    pub fn wait(self) -> Vec<Report> {
+        let mut out: Vec<Option<Report>> = vec![None; self.runs.len()];
+        while out.iter().any(Option::is_none) {
+            match self.rx.recv() {
+                Ok(Msg::Done(i, r)) => out[i] = Some(*r),
+                Ok(Msg::Progress(..)) => {}
+                Err(_) => break,
+            }
+        }
+        out.into_iter().flatten().collect()
+    }
+}
+
+/// Runs one row to the end, reporting progress now and then; None if cancelled.
+fn run_one(
+    base: &Engine,
+    run: &Run,
+    i: usize,
+    tx: &Sender<Msg>,
+    cancel: &AtomicBool,
+) -> Option<Report> {
+    let mut e = base.clone();
+    let mut switches = Vec::new();
+    match run {
+        Run::Policy(p) => e.set_policy(*p),
+        Run::Schedule(s) => switches = s.clone(),
+    }
+    let from = e.now();
+    let last = e
+        .trace()
+        .jobs
+        .iter()
+        .map(|j| j.submit + j.runtime.unwrap_or(0))
+        .max()
+        .unwrap_or(from)
+        .max(from + 1);
+    let mut steps = 0u64;
+    let mut next_switch = 0;
+    while let Some(t) = e.next_event_time() {
+        let t = match switches.get(next_switch) {
+            Some(&(s, _)) if s <= t => s,
+            _ => t,
+        };
+        e.advance_to(t);
+        while let Some(&(s, w)) = switches.get(next_switch) {
+            if s > e.now() {
+                break;
+            }
+            e.apply(w);
+            next_switch += 1;
+        }
+        steps += 1;
+        if steps.is_multiple_of(8192) {
+            if cancel.load(Ordering::Relaxed) {
+                return None;
+            }
+            let frac = (e.now() - from) as f64 / (last - from) as f64;
+            let _ = tx.send(Msg::Progress(i, frac.clamp(0.0, 0.99)));
+        }
+    }
+    let mut r = e.report();
+    r.policy = run.label();
+    Some(r)
+}
+
+/// The rows a fork runs on this engine's trace: every policy it supports,
+/// and the replay's scheduled switches if any are still ahead.
+pub fn runs_for(e: &Engine, ahead: &[(Secs, Switch)]) -> Vec<Run> {
+    let t = e.trace();
+    let deadlines = t.jobs.iter().any(|j| j.deadline.is_some());
+    let mut runs: Vec<Run> = Policy::ALL
+        .into_iter()
+        .filter(|&p| match p {
+            Policy::Recorded => t.has_recorded(),
+            Policy::Edf => deadlines,
+            _ => true,
+        })
+        .map(Run::Policy)
+        .collect();
+    if !ahead.is_empty() {
+        runs.push(Run::Schedule(ahead.to_vec()));
+    }
+    runs
+}
