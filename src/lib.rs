@@ -7,6 +7,7 @@ pub mod cli;
 pub mod energy;
 pub mod fmt;
 pub mod gen;
+pub mod lesson;
 pub mod outfile;
 pub mod sample;
 pub mod sim;

@@ -137,6 +137,8 @@ pub enum Command {
     Acme(TuiArgs),
     /// Replay Zeus's alibaba_groups.csv full screen, with energy from the same directory.
     Zeus(TuiArgs),
+    /// Teaching scenarios: `tracetui lesson` lists them, `tracetui lesson NAME` plays one.
+    Lesson(LessonArgs),
     /// List the effective keymap (defaults plus ~/.config/tracetui/config.toml).
     Keys,
     /// Simulate a trace under one policy and print its metrics.
@@ -151,6 +153,15 @@ pub enum Command {
     Job(JobArgs),
     /// Time loading, replaying and drilling into a trace (for BENCHMARKS.md).
     Bench(bench::BenchArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct LessonArgs {
+    /// The lesson (none: list them).
+    pub name: Option<String>,
+    /// Override the lesson's placement (e.g. consolidate vs spread).
+    #[arg(long, value_enum)]
+    pub placement: Option<Placement>,
 }
 
 #[derive(Debug, Args)]
@@ -352,6 +363,7 @@ pub fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32 {
                 | Command::Philly(_)
                 | Command::Acme(_)
                 | Command::Zeus(_)
+                | Command::Lesson(LessonArgs { name: Some(_), .. })
         )
     );
     if !tui {
@@ -363,6 +375,7 @@ pub fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32 {
         Some(Command::Philly(a)) => tui::open(Format::Philly, &a, &cli.view),
         Some(Command::Acme(a)) => tui::open(Format::Acme, &a, &cli.view),
         Some(Command::Zeus(a)) => tui::open(Format::Zeus, &a, &cli.view),
+        Some(Command::Lesson(a)) => tui::lesson(&a, &cli.view),
         Some(Command::Keys) => {
             print!("{}", crate::ui::keymap::Keymap::load_user().listing());
             Ok(())

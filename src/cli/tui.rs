@@ -22,7 +22,42 @@ fn view(
         placement,
         tuning: Arc::new(crate::sim::Tuning::default()),
         schedule: None,
+        captions: Vec::new(),
     }
+}
+
+/// `tracetui lesson [NAME]`: the list, or one lesson full screen.
+pub fn lesson(a: &super::LessonArgs, v: &ViewArgs) -> Result<()> {
+    use crate::lesson;
+    let Some(name) = &a.name else {
+        print!("{}", lesson::listing());
+        return Ok(());
+    };
+    let Some(l) = lesson::find(name) else {
+        color_eyre::eyre::bail!(
+            "no lesson '{}'; there are: {}",
+            crate::trace::input::sanitize(name),
+            lesson::LESSONS
+                .iter()
+                .map(|l| l.name)
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    };
+    let (trace, report) = l.trace();
+    let schedule = crate::sim::schedule::Schedule::parse(&trace, l.schedule)
+        .map_err(color_eyre::eyre::Report::msg)?;
+    let policy = schedule.start.unwrap_or(Policy::Fifo);
+    let placement = a.placement.unwrap_or(l.placement);
+    let mut opts = view(v, policy, placement, None);
+    opts.schedule = Some(schedule);
+    opts.captions = l
+        .captions
+        .iter()
+        .map(|&(t, c)| (t, c.to_string()))
+        .collect();
+    let label = format!("lesson {} · {} · {}", l.name, placement.name(), l.title);
+    run(Arc::new(trace), label, &report, &opts)
 }
 
 /// `tracetui itp FILE`, `tracetui pai DIR`.

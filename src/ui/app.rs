@@ -182,6 +182,11 @@ pub struct App {
     sized: bool,
     /// The what-if fork, while its table matters.
     pub whatif: Option<super::whatif::WhatIf>,
+    /// A lesson's captions: (from this trace second, text), in time order.
+    pub captions: Vec<(Secs, String)>,
+    /// The lecture layout (`L`), and the theme to go back to.
+    pub lecture: bool,
+    pub(super) theme_before_lecture: Option<usize>,
 }
 
 pub const HISTORY: usize = 240;
@@ -309,6 +314,9 @@ impl App {
             size: (120, 40),
             sized: false,
             whatif: None,
+            captions: Vec::new(),
+            lecture: false,
+            theme_before_lecture: None,
         }
     }
 
@@ -417,6 +425,8 @@ impl App {
             Command::Machine => self.open_machine(),
             Command::Power => self.toggle_power(),
             Command::WhatIf => self.what_if(),
+            Command::Lecture => self.toggle_lecture(),
+            Command::Export => self.export(),
             Command::Schedule => {
                 let s = self.session_schedule();
                 log::info!("this session as a schedule: --policy-schedule '{s}'");

@@ -75,19 +75,49 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             .render(area, buf);
         return;
     }
-    let rows = if app.engine().power_policy().is_some() {
-        3
-    } else {
-        2
-    };
-    let a = layout::areas_for(area, rows);
+    let a = app.areas_in(area);
     header(app, a.header, buf);
+    caption(app, a.caption, buf);
     grid::draw(app, a.grid, buf);
     queue::draw(app, a.side, buf);
-    metrics(app, a.metrics, buf);
-    log_pane(app, a.log, buf);
-    hints(app, a.hints, buf);
+    // The lecture layout has no metrics strip, log or hint bar.
+    if a.metrics.height > 0 {
+        metrics(app, a.metrics, buf);
+    }
+    if a.log.height > 0 {
+        log_pane(app, a.log, buf);
+    }
+    if a.hints.height > 0 {
+        hints(app, a.hints, buf);
+    }
     popups::draw(app, area, buf);
+}
+
+/// A lesson's caption for the current time: one line, or a box in the lecture layout.
+fn caption(app: &App, area: Rect, buf: &mut Buffer) {
+    let Some(text) = app.caption() else { return };
+    if area.height == 0 {
+        return;
+    }
+    let t = app.theme();
+    let text = sanitized(text);
+    if area.height == 1 {
+        buf.set_style(area, t.cursor);
+        buf.set_stringn(
+            area.x,
+            area.y,
+            format!(" ▶ {text}"),
+            area.width as usize,
+            t.cursor,
+        );
+        return;
+    }
+    let block = pane(app, true);
+    Paragraph::new(text)
+        .style(t.title.add_modifier(Modifier::BOLD))
+        .wrap(ratatui::widgets::Wrap { trim: true })
+        .block(block)
+        .render(area, buf);
 }
 
 fn header(app: &App, area: Rect, buf: &mut Buffer) {

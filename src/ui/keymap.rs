@@ -23,6 +23,8 @@ pub enum Command {
     Power,
     Schedule,
     WhatIf,
+    Lecture,
+    Export,
     Focus,
     Theme,
     ColorBy,
@@ -41,7 +43,7 @@ pub enum Command {
 }
 
 /// (command, config name, description, default keys, shown in the hint bar)
-pub const COMMANDS: [(Command, &str, &str, &[&str], bool); 30] = [
+pub const COMMANDS: [(Command, &str, &str, &[&str], bool); 32] = [
     (
         Command::TogglePlay,
         "play",
@@ -125,9 +127,23 @@ pub const COMMANDS: [(Command, &str, &str, &[&str], bool); 30] = [
     (
         Command::WhatIf,
         "what_if",
-        "what if: every policy from now to the end, compared",
+        "what if: every policy from here to the end",
         &["w"],
         true,
+    ),
+    (
+        Command::Lecture,
+        "lecture",
+        "lecture layout: big grid and queue, high contrast, captions",
+        &["L"],
+        false,
+    ),
+    (
+        Command::Export,
+        "export",
+        "export the screen as text and SVG (file named in the log)",
+        &["e"],
+        false,
     ),
     (
         Command::Focus,

@@ -9,6 +9,8 @@ pub const MIN_HEIGHT: u16 = 24;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Areas {
     pub header: Rect,
+    /// A lesson's caption (zero height without one).
+    pub caption: Rect,
     pub grid: Rect,
     pub side: Rect,
     pub metrics: Rect,
@@ -29,20 +31,40 @@ pub fn areas(area: Rect) -> Areas {
 
 /// `areas`, with a metrics strip of `metrics_h` lines (3 with an energy model).
 pub fn areas_for(area: Rect, metrics_h: u16) -> Areas {
-    let log_h = (area.height / 6).clamp(3, 10);
-    let body_h = area.height.saturating_sub(1 + 1 + metrics_h + log_h);
+    areas_full(area, metrics_h, 0, false)
+}
+
+/// `areas_for`, with a caption of `caption_h` lines under the header; the
+/// lecture layout drops the metrics strip, the log and the hint bar so the
+/// grid and the queue get the screen.
+pub fn areas_full(area: Rect, metrics_h: u16, caption_h: u16, lecture: bool) -> Areas {
+    let (metrics_h, log_h, hints_h) = if lecture {
+        (0, 0, 0)
+    } else {
+        (metrics_h, (area.height / 6).clamp(3, 10), 1)
+    };
+    let body_h = area
+        .height
+        .saturating_sub(1 + caption_h + hints_h + metrics_h + log_h);
     let side_w = (area.width * 38 / 100)
         .max(36)
         .min(area.width.saturating_sub(20));
     let grid_w = area.width.saturating_sub(side_w);
     let y0 = area.y;
+    let y1 = y0 + 1 + caption_h;
     Areas {
         header: Rect::new(area.x, y0, area.width, 1),
-        grid: Rect::new(area.x, y0 + 1, grid_w, body_h),
-        side: Rect::new(area.x + grid_w, y0 + 1, side_w, body_h),
-        metrics: Rect::new(area.x, y0 + 1 + body_h, area.width, metrics_h),
-        log: Rect::new(area.x, y0 + 1 + metrics_h + body_h, area.width, log_h),
-        hints: Rect::new(area.x, y0 + area.height.saturating_sub(1), area.width, 1),
+        caption: Rect::new(area.x, y0 + 1, area.width, caption_h),
+        grid: Rect::new(area.x, y1, grid_w, body_h),
+        side: Rect::new(area.x + grid_w, y1, side_w, body_h),
+        metrics: Rect::new(area.x, y1 + body_h, area.width, metrics_h),
+        log: Rect::new(area.x, y1 + metrics_h + body_h, area.width, log_h),
+        hints: Rect::new(
+            area.x,
+            y0 + area.height.saturating_sub(hints_h),
+            area.width,
+            hints_h,
+        ),
     }
 }
 

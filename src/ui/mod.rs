@@ -7,6 +7,7 @@ pub mod figures;
 pub mod grid;
 pub mod keymap;
 pub mod layout;
+pub mod lecture;
 mod nav;
 mod play;
 pub mod popups;

@@ -3,7 +3,7 @@
 
 use super::app::{App, Focus, Popup, PromptKind, Zoom};
 use super::keymap::Command;
-use super::layout::{areas_for, inner};
+use super::layout::inner;
 use super::{grid, queue};
 use ratatui::layout::Rect;
 use serde_json::json;
@@ -16,12 +16,22 @@ impl App {
     /// The screen's parts at the current size (the metrics strip grows a
     /// power row with an energy model).
     pub fn areas(&self) -> super::layout::Areas {
+        self.areas_in(self.screen())
+    }
+
+    /// The screen's parts in `area`: metrics strip, caption, lecture layout.
+    pub fn areas_in(&self, area: Rect) -> super::layout::Areas {
         let rows = if self.engine().power_policy().is_some() {
             3
         } else {
             2
         };
-        areas_for(self.screen(), rows)
+        let caption = match (self.captions.is_empty(), self.lecture) {
+            (true, _) => 0,
+            (false, false) => 1,
+            (false, true) => 4,
+        };
+        super::layout::areas_full(area, rows, caption, self.lecture)
     }
 
     fn grid_inner(&self) -> Rect {

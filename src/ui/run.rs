@@ -32,6 +32,8 @@ pub struct ViewOptions {
     pub tuning: Arc<crate::sim::Tuning>,
     /// Policy switches to make as the replay reaches them.
     pub schedule: Option<crate::sim::schedule::Schedule>,
+    /// A lesson's captions.
+    pub captions: Vec<(crate::trace::model::Secs, String)>,
 }
 
 /// Leaves the alternate screen and raw mode, shows the cursor; safe to call twice.
@@ -82,6 +84,7 @@ pub fn build_app(
         keymap,
     );
     let mut app = app.with_tuning(opts.tuning.clone(), opts.schedule.as_ref());
+    app.set_captions(opts.captions.clone());
     app.theme = chosen;
     app.ascii = opts.ascii;
     app.fps = opts.fps.clamp(1, 60);

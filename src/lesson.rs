@@ -1,0 +1,166 @@
+//! Teaching scenarios for `tracetui lesson NAME`: a small trace made to
+//! show one effect, a policy schedule that switches at the right moments,
+//! and captions that say what to watch.
+
+use crate::sim::Placement;
+use crate::trace::model::Secs;
+use crate::trace::{itp, LoadOptions, LoadReport, Trace};
+use std::fmt::Write as _;
+
+pub struct Lesson {
+    pub name: &'static str,
+    pub title: &'static str,
+    /// What it shows, in a line (for the list).
+    pub about: &'static str,
+    /// Cluster: GPUs and GPUs per machine.
+    pub gpus: u32,
+    pub per_node: u32,
+    pub placement: Placement,
+    /// `--policy-schedule` text.
+    pub schedule: &'static str,
+    /// (trace second, caption), in time order.
+    pub captions: &'static [(Secs, &'static str)],
+    /// (submit, run time, GPUs) of every job.
+    jobs: fn() -> Vec<(Secs, Secs, u32)>,
+}
+
+impl Lesson {
+    /// The lesson's trace, as an ITP CSV loaded like any other.
+    pub fn trace(&self) -> (Trace, LoadReport) {
+        let mut csv = String::from("job_id,submission_time,duration,num_gpu\n");
+        let mut jobs = (self.jobs)();
+        jobs.sort_by_key(|j| j.0);
+        for (i, (s, r, g)) in jobs.iter().enumerate() {
+            let _ = writeln!(csv, "{}-{:03},{s},{r},{g}", self.name, i + 1);
+        }
+        itp::load_from(
+            csv.as_bytes(),
+            &format!("lesson {}", self.name),
+            &LoadOptions {
+                gpus: Some(self.gpus),
+                gpus_per_node: self.per_node,
+                ..LoadOptions::default()
+            },
+        )
+        .expect("lesson traces are well formed")
+    }
+}
+
+/// Head-of-line blocking: a 16-GPU job behind long one-GPU jobs, with small
+/// jobs streaming in behind it, three times, under fifo, first-fit and
+/// fifo-backfill.
+fn hol_jobs() -> Vec<(Secs, Secs, u32)> {
+    let mut v = Vec::new();
+    for phase in 0..3 {
+        let b = phase * 7200;
+        for _ in 0..12 {
+            v.push((b, 2400, 1));
+        }
+        v.push((b + 60, 600, 16));
+        for k in 0..19 {
+            v.push((b + 120 + k * 60, 300, 1));
+        }
+    }
+    v
+}
+
+/// Starvation: a long 4-GPU job behind a steady stream of short 4-GPU jobs
+/// on 8 GPUs: sjf never picks it; las does.
+fn starvation_jobs() -> Vec<(Secs, Secs, u32)> {
+    // Two short jobs at 0 fill the GPUs; then one every 5 minutes, so two
+    // are always waiting when two end.
+    let mut v = vec![(120, 3 * 3600, 4), (0, 600, 4)];
+    for k in 0..24 {
+        v.push((k * 300, 600, 4));
+    }
+    v
+}
+
+/// Fragmentation: one-GPU jobs arriving every two minutes and an 8-GPU job
+/// every quarter hour on four 8-GPU machines.
+fn fragmentation_jobs() -> Vec<(Secs, Secs, u32)> {
+    let mut v = Vec::new();
+    for k in 0..45 {
+        v.push((k * 120, 1800, 1));
+    }
+    for k in 0..6 {
+        v.push((300 + k * 900, 1200, 8));
+    }
+    v
+}
+
+pub const LESSONS: [Lesson; 3] = [
+    Lesson {
+        name: "hol",
+        title: "Head-of-line blocking: fifo, first-fit, fifo-backfill",
+        about: "a 16-GPU job at the head of the queue holds back every small job behind it",
+        gpus: 16,
+        per_node: 8,
+        placement: Placement::Consolidate,
+        schedule: "start:fifo,2h:first-fit,4h:fifo-backfill",
+        captions: &[
+            (0, "Part 1, fifo. Twelve 40-minute one-GPU jobs take 12 of the 16 GPUs."),
+            (60, "A 16-GPU job arrives. Under fifo it heads the queue and needs all 16 GPUs..."),
+            (300, "...so every small job behind it waits too, though 4 GPUs are free: head-of-line blocking. Watch the queue grow."),
+            (2400, "The long jobs end: the big job starts at last, and the queue drains behind it."),
+            (7200, "Part 2, first-fit (the lesson's schedule switched the policy). The same pattern again."),
+            (7320, "Small jobs start at once on the free GPUs: anything that fits may pass the big job."),
+            (9600, "The big job still waits for the long jobs; with a busier stream it could wait for ever."),
+            (14400, "Part 3, EASY backfill. The big job gets a reservation at the time enough GPUs will be free."),
+            (14520, "Small jobs use the free GPUs only if they end before that reservation: no delay for the head."),
+            (16800, "Compare the parts: p switches the policy yourself, w runs every policy from here, b steps back."),
+        ],
+        jobs: hol_jobs,
+    },
+    Lesson {
+        name: "starvation",
+        title: "Starvation under sjf, and Tiresias's las",
+        about: "sjf keeps picking short jobs; a long one waits until they stop coming",
+        gpus: 8,
+        per_node: 8,
+        placement: Placement::Consolidate,
+        schedule: "start:sjf,1h:las",
+        captions: &[
+            (0, "Short 4-GPU jobs (10 minutes) fill the 8 GPUs; one more arrives every 5 minutes."),
+            (120, "A long 4-GPU job (3 hours) arrives. sjf always prefers a shorter job..."),
+            (600, "...so whenever 4 GPUs free up, a short job goes first: the long job starves."),
+            (3600, "The schedule switches to las: priority by GPU-service attained so far; first come, first served within a queue."),
+            (4200, "Two short jobs end. The long job has attained nothing and came first: it starts."),
+            (5100, "After 15 minutes on 4 GPUs it has 3,600 GPU-seconds and drops to the lower queue: a waiting short job preempts it (a restart costs 30 s)."),
+            (6900, "It has waited twice its run so far: the starvation guard (--las-starve) promotes it back to the first queue."),
+            (8400, "The short jobs have stopped; the long job runs to the end. w compares every policy from here; b steps back."),
+        ],
+        jobs: starvation_jobs,
+    },
+    Lesson {
+        name: "fragmentation",
+        title: "Fragmentation: spread vs pack with 8-GPU jobs",
+        about: "one-GPU jobs spread over every machine leave no whole machine for 8-GPU jobs",
+        gpus: 32,
+        per_node: 8,
+        placement: Placement::Spread,
+        schedule: "start:first-fit",
+        captions: &[
+            (0, "Four 8-GPU machines. One-GPU jobs (30 minutes) arrive every 2 minutes; spread puts each on the emptiest machine."),
+            (300, "The first 8-GPU job finds a machine still empty and starts."),
+            (1200, "The next arrives with a small job on every machine: 13 GPUs are free, but no whole machine, so it waits. That is fragmentation."),
+            (2100, "It keeps happening: each 8-GPU job waits 5 to 25 minutes for a machine to empty."),
+            (3600, "Now run `tracetui lesson fragmentation --placement consolidate`: small jobs fill one machine at a time and every 8-GPU job starts on arrival."),
+        ],
+        jobs: fragmentation_jobs,
+    },
+];
+
+pub fn find(name: &str) -> Option<&'static Lesson> {
+    LESSONS.iter().find(|l| l.name == name)
+}
+
+/// `tracetui lesson`: the list.
+pub fn listing() -> String {
+    let mut o = String::from("Lessons (tracetui lesson NAME; L toggles the lecture layout):\n");
+    for l in &LESSONS {
+        let _ = writeln!(o, "  {:<14} {}", l.name, l.title);
+        let _ = writeln!(o, "  {:<14} {}", "", l.about);
+    }
+    o
+}

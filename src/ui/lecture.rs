@@ -1,0 +1,245 @@
+//! For teaching: lesson captions, the lecture layout (`L`), and exporting
+//! the screen as text and SVG (`e`) for slides.
+
+use super::app::App;
+use crate::trace::model::Secs;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+impl App {
+    /// The caption for the current time: the last one due, or (before the
+    /// first) the first.
+    pub fn caption(&self) -> Option<&str> {
+        let now = self.replay.now();
+        let i = self.captions.partition_point(|c| c.0 <= now);
+        self.captions.get(i.saturating_sub(1)).map(|c| c.1.as_str())
+    }
+
+    pub fn set_captions(&mut self, captions: Vec<(Secs, String)>) {
+        self.captions = captions;
+        self.captions.sort_by_key(|c| c.0);
+    }
+
+    /// `L`: grid and queue take the screen, high-contrast theme, captions large.
+    pub fn toggle_lecture(&mut self) {
+        self.lecture = !self.lecture;
+        if self.lecture {
+            self.theme_before_lecture = Some(self.theme);
+            if let Some(i) = self.themes.iter().position(|t| t.name == "high-contrast") {
+                self.theme = i;
+            }
+            self.flash = Some("lecture layout: L goes back".into());
+        } else if let Some(i) = self.theme_before_lecture.take() {
+            self.theme = i;
+        }
+    }
+
+    /// `e`: the screen as it is now, as `.txt` and `.svg` files in
+    /// `$TRACETUI_EXPORT_DIR` (or the current directory), named in the log.
+    pub fn export(&mut self) {
+        let dir = std::env::var_os("TRACETUI_EXPORT_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from("."));
+        match export_to(self, &dir) {
+            Ok((txt, svg)) => {
+                log::info!("screen exported: {} and {}", txt.display(), svg.display());
+                self.flash = Some(format!("exported {}", svg.display()));
+            }
+            Err(e) => {
+                log::warn!("export failed in {}: {e}", dir.display());
+                self.flash = Some(format!("export failed: {e}"));
+            }
+        }
+    }
+}
+
+/// Renders the app at its size and writes both files; their paths.
+pub fn export_to(app: &App, dir: &Path) -> std::io::Result<(PathBuf, PathBuf)> {
+    let (w, h) = match app.size {
+        (0, _) | (_, 0) => (120, 40),
+        s => s,
+    };
+    let mut buf = Buffer::empty(Rect::new(0, 0, w, h));
+    super::draw::render(app, buf.area, &mut buf);
+    let stem = format!("tracetui-{}", app.replay.now());
+    let mut n = 0;
+    let (txt, svg) = loop {
+        let suffix = if n == 0 {
+            String::new()
+        } else {
+            format!("-{n}")
+        };
+        let txt = dir.join(format!("{stem}{suffix}.txt"));
+        let svg = dir.join(format!("{stem}{suffix}.svg"));
+        if !txt.exists() && !svg.exists() {
+            break (txt, svg);
+        }
+        n += 1;
+    };
+    let text = buffer_text(&buf);
+    crate::outfile::write_atomic(&txt, |f| std::io::Write::write_all(f, text.as_bytes()))?;
+    let image = buffer_svg(&buf);
+    crate::outfile::write_atomic(&svg, |f| std::io::Write::write_all(f, image.as_bytes()))?;
+    Ok((txt, svg))
+}
+
+/// The frame's characters, one line per row, trailing spaces trimmed.
+pub fn buffer_text(buf: &Buffer) -> String {
+    let a = buf.area;
+    let mut out = String::new();
+    for y in a.top()..a.bottom() {
+        let mut line = String::new();
+        for x in a.left()..a.right() {
+            line.push_str(buf[(x, y)].symbol());
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+const CW: u32 = 9;
+const CH: u32 = 18;
+
+/// The frame as SVG: a rectangle per background run, text per cell, the
+/// colours and bold/reverse kept.
+pub fn buffer_svg(buf: &Buffer) -> String {
+    let a = buf.area;
+    let (bg0, fg0) = ("#101010", "#e0e0e0");
+    let mut o = String::new();
+    let _ = write!(
+        o,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" \
+         font-family=\"DejaVu Sans Mono, Menlo, Consolas, monospace\" font-size=\"15\">\n\
+         <rect width=\"100%\" height=\"100%\" fill=\"{bg0}\"/>\n",
+        a.width as u32 * CW,
+        a.height as u32 * CH
+    );
+    for y in a.top()..a.bottom() {
+        for x in a.left()..a.right() {
+            let c = &buf[(x, y)];
+            let rev = c.modifier.contains(Modifier::REVERSED);
+            let (mut fg, mut bg) = (hex(c.fg, fg0), hex(c.bg, bg0));
+            if rev {
+                std::mem::swap(&mut fg, &mut bg);
+            }
+            let (px, py) = ((x - a.x) as u32 * CW, (y - a.y) as u32 * CH);
+            if bg != bg0 {
+                let _ = writeln!(
+                    o,
+                    "<rect x=\"{px}\" y=\"{py}\" width=\"{CW}\" height=\"{CH}\" fill=\"{bg}\"/>"
+                );
+            }
+            let s = c.symbol();
+            if s.trim().is_empty() {
+                continue;
+            }
+            let weight = if c.modifier.contains(Modifier::BOLD) {
+                " font-weight=\"bold\""
+            } else {
+                ""
+            };
+            let deco = if c.modifier.contains(Modifier::UNDERLINED) {
+                " text-decoration=\"underline\""
+            } else {
+                ""
+            };
+            let _ = writeln!(
+                o,
+                "<text x=\"{px}\" y=\"{}\" fill=\"{fg}\"{weight}{deco}>{}</text>",
+                py + CH - 5,
+                escape(s)
+            );
+        }
+    }
+    o.push_str("</svg>\n");
+    o
+}
+
+fn escape(s: &str) -> String {
+    s.chars()
+        .filter(|c| !c.is_control())
+        .map(|c| match c {
+            '<' => "&lt;".to_string(),
+            '>' => "&gt;".to_string(),
+            '&' => "&amp;".to_string(),
+            '"' => "&quot;".to_string(),
+            c => c.to_string(),
+        })
+        .collect()
+}
+
+/// A terminal colour as `#rrggbb` (the xterm palette for indexed colours).
+fn hex(c: Color, default: &str) -> String {
+    const ANSI: [(u8, u8, u8); 16] = [
+        (0, 0, 0),
+        (205, 49, 49),
+        (13, 188, 121),
+        (229, 229, 16),
+        (36, 114, 200),
+        (188, 63, 188),
+        (17, 168, 205),
+        (229, 229, 229),
+        (102, 102, 102),
+        (241, 76, 76),
+        (35, 209, 139),
+        (245, 245, 67),
+        (59, 142, 234),
+        (214, 112, 214),
+        (41, 184, 219),
+        (255, 255, 255),
+    ];
+    let rgb = match c {
+        Color::Reset => return default.to_string(),
+        Color::Rgb(r, g, b) => (r, g, b),
+        Color::Indexed(i) if i < 16 => ANSI[i as usize],
+        Color::Indexed(i) if i < 232 => {
+            let i = i - 16;
+            let l = |v: u8| if v == 0 { 0 } else { 55 + v * 40 };
+            (l(i / 36), l((i / 6) % 6), l(i % 6))
+        }
+        Color::Indexed(i) => {
+            let v = 8 + (i - 232) * 10;
+            (v, v, v)
+        }
+        named => {
+            let i = match named {
+                Color::Black => 0,
+                Color::Red => 1,
+                Color::Green => 2,
+                Color::Yellow => 3,
+                Color::Blue => 4,
+                Color::Magenta => 5,
+                Color::Cyan => 6,
+                Color::Gray => 7,
+                Color::DarkGray => 8,
+                Color::LightRed => 9,
+                Color::LightGreen => 10,
+                Color::LightYellow => 11,
+                Color::LightBlue => 12,
+                Color::LightMagenta => 13,
+                Color::LightCyan => 14,
+                _ => 15,
+            };
+            ANSI[i]
+        }
+    };
+    format!("#{:02x}{:02x}{:02x}", rgb.0, rgb.1, rgb.2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn colours_and_escapes() {
+        assert_eq!(hex(Color::Rgb(1, 2, 255), "#000000"), "#0102ff");
+        assert_eq!(hex(Color::Reset, "#101010"), "#101010");
+        assert_eq!(hex(Color::Indexed(196), "#000000"), "#ff0000");
+        assert_eq!(hex(Color::Indexed(244), "#000000"), "#808080");
+        assert_eq!(escape("<a&\"b\u{1b}>"), "&lt;a&amp;&quot;b&gt;");
+    }
+}

@@ -1,0 +1,163 @@
+//! The lessons show what their captions say.
+
+use std::sync::Arc;
+use tracetui::lesson;
+use tracetui::sim::schedule::Schedule;
+use tracetui::sim::{Engine, Placement};
+use tracetui::trace::Trace;
+
+fn run(name: &str, placement: Option<Placement>) -> (Arc<Trace>, Engine) {
+    let l = lesson::find(name).unwrap();
+    let t = Arc::new(l.trace().0);
+    let s = Schedule::parse(&t, l.schedule).unwrap();
+    let mut e = Engine::new(
+        t.clone(),
+        s.start.unwrap(),
+        placement.unwrap_or(l.placement),
+    );
+    for (at, w) in s.effective(e.policy(), None) {
+        e.advance_to(at);
+        e.apply(w);
+    }
+    e.run_to_end();
+    (t, e)
+}
+
+/// Start times of the jobs submitted at `submit` needing `gpus`.
+fn starts_of(t: &Trace, e: &Engine, submit: i64, gpus: u64) -> Vec<i64> {
+    (0..t.jobs.len() as u32)
+        .filter(|&j| {
+            let job = &t.jobs[j as usize];
+            job.submit == submit && job.demand.total_milli() == gpus * 1000
+        })
+        .map(|j| e.job_state(j).start)
+        .collect()
+}
+
+#[test]
+fn head_of_line_blocking_under_fifo_first_fit_and_backfill() {
+    let (t, e) = run("hol", None);
+    // fifo: the 16-GPU job waits for the long jobs, and the small job
+    // behind it waits for the 16-GPU job, though 4 GPUs were free.
+    assert_eq!(starts_of(&t, &e, 60, 16), vec![2400]);
+    assert_eq!(starts_of(&t, &e, 120, 1), vec![3000]);
+    // first-fit: small jobs pass; the big one still starts when the long end.
+    assert_eq!(starts_of(&t, &e, 7320, 1), vec![7320]);
+    assert_eq!(starts_of(&t, &e, 7260, 16), vec![9600]);
+    // backfill: small jobs that end before the reservation pass; the big
+    // job starts exactly at its reservation.
+    assert_eq!(starts_of(&t, &e, 14520, 1), vec![14520]);
+    assert_eq!(starts_of(&t, &e, 14460, 16), vec![16800]);
+}
+
+#[test]
+fn starvation_under_sjf_ends_under_las() {
+    let (t, e) = run("starvation", None);
+    let long = (0..t.jobs.len() as u32)
+        .find(|&j| t.jobs[j as usize].runtime == Some(10_800))
+        .unwrap();
+    // Starved for the sjf hour; las starts it at the next completion.
+    assert_eq!(e.job_state(long).start, 4200);
+    // Demoted after 3,600 GPU-seconds and preempted, as the caption says.
+    assert!(e.preemptions_of(long) >= 1);
+    assert!(
+        starts_of(&t, &e, 4500, 4) == vec![5100],
+        "a short job took its GPUs at 5100"
+    );
+    let l = lesson::find("starvation").unwrap();
+    assert!(l
+        .captions
+        .iter()
+        .any(|c| c.0 == 5100 && c.1.contains("preempts")));
+}
+
+#[test]
+fn fragmentation_under_spread_not_under_consolidate() {
+    let (t, spread) = run("fragmentation", None);
+    let (_, packed) = run("fragmentation", Some(Placement::Consolidate));
+    let big: Vec<i64> = t
+        .jobs
+        .iter()
+        .filter(|j| j.demand.total_milli() == 8000)
+        .map(|j| j.submit)
+        .collect();
+    assert_eq!(big.len(), 6);
+    let late = |e: &Engine| {
+        big.iter()
+            .filter(|&&s| starts_of(&t, e, s, 8)[0] > s)
+            .count()
+    };
+    assert_eq!(
+        late(&spread),
+        5,
+        "every 8-GPU job but the first waits under spread"
+    );
+    assert_eq!(late(&packed), 0, "none waits when small jobs are packed");
+}
+
+#[test]
+fn every_lesson_loads_and_its_schedule_parses() {
+    for l in &lesson::LESSONS {
+        let (t, r) = l.trace();
+        assert_eq!(r.total_skipped(), 0);
+        assert!(Schedule::parse(&t, l.schedule).is_ok(), "{}", l.name);
+        assert!(l.captions.windows(2).all(|w| w[0].0 < w[1].0), "{}", l.name);
+    }
+    assert!(lesson::listing().contains("fragmentation"));
+}
+
+#[test]
+fn lecture_layout_renders() {
+    use tracetui::ui::app::{Action, App};
+    use tracetui::ui::keymap::{Command, Keymap};
+    let l = lesson::find("hol").unwrap();
+    let t = Arc::new(l.trace().0);
+    let themes = tracetui::ui::theme::EMBEDDED
+        .iter()
+        .map(|(n, _)| {
+            tracetui::ui::theme::Theme::embedded(n, tracetui::ui::theme::Depth::TrueColor).unwrap()
+        })
+        .collect();
+    let mut app = App::new(
+        t,
+        tracetui::sim::Policy::Fifo,
+        Placement::Consolidate,
+        "lesson".into(),
+        themes,
+        Keymap::defaults(),
+    );
+    app.set_captions(
+        l.captions
+            .iter()
+            .map(|&(t, c)| (t, c.to_string()))
+            .collect(),
+    );
+    app.update(Action::Resize(100, 30));
+    app.move_to(400, true);
+    app.update(Action::Command(Command::Lecture));
+    assert_eq!(app.theme().name, "high-contrast");
+    let mut buf = ratatui::buffer::Buffer::empty(ratatui::layout::Rect::new(0, 0, 100, 30));
+    tracetui::ui::draw::render(&app, buf.area, &mut buf);
+    let text = tracetui::ui::lecture::buffer_text(&buf);
+    insta::assert_snapshot!("lecture_layout_100x30", text);
+    // The screen as files, for slides: text and SVG with the colours.
+    let dir = std::env::temp_dir().join(format!("tracetui-export-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let (txt, svg) = tracetui::ui::lecture::export_to(&app, &dir).unwrap();
+    assert_eq!(txt.file_name().unwrap(), "tracetui-400.txt");
+    assert_eq!(std::fs::read_to_string(&txt).unwrap(), text);
+    let image = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        image.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"900\" height=\"540\"")
+    );
+    assert!(image.contains(">▸</text>") && image.contains("font-weight=\"bold\""));
+    // A second export does not overwrite the first.
+    let (txt2, _) = tracetui::ui::lecture::export_to(&app, &dir).unwrap();
+    assert_eq!(txt2.file_name().unwrap(), "tracetui-400-1.txt");
+    // L again: the layout and the theme come back.
+    app.update(Action::Command(Command::Lecture));
+    assert!(!app.lecture);
+    assert_eq!(app.theme().name, "dark");
+    let _ = std::fs::remove_dir_all(&dir);
+}
