@@ -13,12 +13,15 @@ fn main() {
     divan::main();
 }
 
-const POLICIES: [Policy; 5] = [
+const POLICIES: [Policy; 8] = [
     Policy::Fifo,
     Policy::FirstFit,
     Policy::FifoBackfill,
     Policy::Sjf,
     Policy::Sgf,
+    Policy::Srtf,
+    Policy::Las,
+    Policy::Fair,
 ];
 
 fn big_csv() -> &'static Vec<u8> {
@@ -106,7 +109,17 @@ fn generated_1m26_to_end(bencher: divan::Bencher, policy: Policy) {
     bencher.bench(|| divan::black_box(sim::run(t.clone(), policy, Placement::Consolidate)));
 }
 
-#[divan::bench(args = POLICIES, sample_count = 3, sample_size = 1)]
+/// The non-preemptive policies (at offered load 1.0, preemption's restart
+/// costs push the load past capacity and the queue grows without bound).
+const SATURATED: [Policy; 5] = [
+    Policy::Fifo,
+    Policy::FirstFit,
+    Policy::FifoBackfill,
+    Policy::Sjf,
+    Policy::Sgf,
+];
+
+#[divan::bench(args = SATURATED, sample_count = 3, sample_size = 1)]
 fn generated_1m26_load1_to_end(bencher: divan::Bencher, policy: Policy) {
     let t = saturated();
     bencher.bench(|| divan::black_box(sim::run(t.clone(), policy, Placement::Consolidate)));
@@ -120,4 +133,19 @@ fn generated_1m26_load_csv(bencher: divan::Bencher) {
         ..LoadOptions::default()
     };
     bencher.bench(|| divan::black_box(itp::load_from(&csv[..], "generated", &opts).unwrap()));
+}
+
+/// The what-if fork from mid-trace: every policy this trace supports from
+/// the state of a fifo replay halfway through, on two threads.
+#[divan::bench(sample_count = 3, sample_size = 1)]
+fn generated_1m26_what_if_from_mid_trace(bencher: divan::Bencher) {
+    use tracetui::sim::whatif::{runs_for, Fork};
+    let t = big();
+    let mid = (t.first_submit().unwrap() + t.last_submit().unwrap()) / 2;
+    let mut base = sim::Engine::new(t.clone(), Policy::Fifo, Placement::Consolidate);
+    base.advance_to(mid);
+    bencher.bench(|| {
+        let runs = runs_for(&base, &[]);
+        divan::black_box(Fork::start(&base, runs, 2).wait())
+    });
 }

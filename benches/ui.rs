@@ -135,3 +135,32 @@ fn step_back_anywhere_on_the_1m26_trace(bencher: divan::Bencher) {
         })
         .bench_values(|target| r.lock().unwrap().seek(target));
 }
+
+/// A played tick while the what-if fork runs every policy on two background
+/// threads (the UI's share of a 2-core machine).
+#[divan::bench(sample_count = 200)]
+fn played_tick_during_what_if(bencher: divan::Bencher) {
+    let t = big();
+    let mut app = App::new(
+        t.clone(),
+        Policy::FirstFit,
+        Placement::Consolidate,
+        "big".into(),
+        themes(),
+        Keymap::defaults(),
+    );
+    app.update(Action::Resize(200, 60));
+    let mid = (t.first_submit().unwrap() + t.last_submit().unwrap()) / 2;
+    app.move_to(mid, true);
+    app.update(Action::Command(Command::WhatIf));
+    app.update(Action::Command(Command::Close));
+    app.update(Action::Command(Command::TogglePlay));
+    let app = Mutex::new(app);
+    bencher.bench(|| {
+        let mut a = app.lock().unwrap();
+        a.update(Action::Elapsed(1.0));
+        let mut buf = ratatui::buffer::Buffer::empty(ratatui::layout::Rect::new(0, 0, 200, 60));
+        tracetui::ui::draw::render(&a, buf.area, &mut buf);
+        divan::black_box(buf);
+    });
+}

@@ -127,7 +127,7 @@ pub const LESSONS: [Lesson; 3] = [
             (3600, "The schedule switches to las: priority by GPU-service attained so far; first come, first served within a queue."),
             (4200, "Two short jobs end. The long job has attained nothing and came first: it starts."),
             (5100, "After 15 minutes on 4 GPUs it has 3,600 GPU-seconds and drops to the lower queue: a waiting short job preempts it (a restart costs 30 s)."),
-            (6900, "It has waited twice its run so far: the starvation guard (--las-starve) promotes it back to the first queue."),
+            (6900, "It has waited twice its run so far: the starvation guard (--las-starve) promotes it back to the first queue, for good."),
             (8400, "The short jobs have stopped; the long job runs to the end. w compares every policy from here; b steps back."),
         ],
         jobs: starvation_jobs,

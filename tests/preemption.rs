@@ -75,13 +75,11 @@ fn las_demotes_at_the_threshold_and_preempts_from_the_lower_queue() {
 fn las_promotes_a_starved_job_back_to_the_first_queue() {
     // One GPU, boundary at 10 GPU-s, starvation guard 2× the run so far.
     // A (0, 100 s) drops to queue 1 at 10 and B (5, 50 s) preempts it.
-    // A has run 10 s, so at 10 + 2×10 = 30 it is promoted to queue 0 and
-    // preempts B (demoted at 20). A resumes (30 s restart) and drops again
-    // at 40; B, having run 20 s, is promoted at 30 + 40 = 70 and preempts A
-    // (useful work 10 s: 20 of 100 done). B resumes with 30 + 30 s to go and
-    // ends at 130 (demoted at 80, A then waits in the same queue); A resumes
-    // at 130 with 80 + 30 s to go. Its promotion at 70 + 2×50 = 170 finds
-    // it running and does nothing.
+    // A has run 10 s, so at 10 + 2×10 = 30 it is promoted to queue 0 for
+    // good and preempts B (demoted at 20). A resumes (30 s restart) and,
+    // pinned to queue 0, runs to the end at 30 + 90 + 30 = 150. B, promoted
+    // at 30 + 2×20 = 70, is in A's queue and waits; it resumes at 150 with
+    // 30 + 30 s to go.
     let t = tiny(&[1], &[(0, 100, 1), (5, 50, 1)]);
     let tuning = Tuning {
         las_thresholds: vec![10],
@@ -89,8 +87,8 @@ fn las_promotes_a_starved_job_back_to_the_first_queue() {
         ..Tuning::default()
     };
     let e = run(&t, Policy::Las, tuning.clone());
-    assert_eq!(spans(&e), vec![(0, 240), (10, 130)]);
-    assert_eq!(e.report().preemptions, 3);
+    assert_eq!(spans(&e), vec![(0, 150), (10, 210)]);
+    assert_eq!(e.report().preemptions, 2);
     // Without the guard, B runs to the end first (demoted at 20, it is in
     // A's queue, which is FIFO among waiting jobs and never preempts within
     // a queue); A resumes at 60 with 90 + 30 s left.

@@ -31,7 +31,8 @@ pub struct Tuning {
     /// `las` queue boundaries in GPU-seconds of attained service, ascending.
     pub las_thresholds: Vec<u64>,
     /// `las` starvation guard: a preempted job waiting longer than this many
-    /// times its run so far goes back to the first queue (0 turns it off).
+    /// times its run so far goes back to the first queue for good (0 turns
+    /// it off).
     pub las_starve: f64,
     pub fair_by: FairBy,
 }

@@ -111,6 +111,10 @@ pub struct Engine {
     wakeups: BTreeSet<(Secs, u32, u8)>,
     /// `fair`'s books, while `fair` is the policy.
     fair: Option<preempt::FairBooks>,
+    /// Bumped whenever the set of possible victims may have grown.
+    vepoch: u64,
+    /// class → (epoch, vepoch, key) of its last failure to start even by preempting.
+    preempt_failed: FxHashMap<u32, (u64, u64, u64)>,
     record_events: bool,
     events: Vec<Event>,
 }
@@ -164,6 +168,8 @@ impl Engine {
             prio_key: FxHashMap::default(),
             wakeups: BTreeSet::new(),
             fair: None,
+            vepoch: 0,
+            preempt_failed: FxHashMap::default(),
             record_events: false,
             events: Vec::new(),
         };

@@ -2,8 +2,9 @@
 //!
 //! A pass walks the queue in the policy's order. A job that fits starts; one
 //! that does not may take the GPUs of running jobs of strictly lower
-//! priority, lowest first, as many as it takes for a placement to exist (or
-//! none, if even all of them would not do). Then every waiting job that
+//! priority: their GPUs are freed lowest first until a placement exists (or
+//! none are taken, if even all of them would not do), and only the jobs
+//! whose GPUs the placement uses are preempted. Then every waiting job that
 //! still fits starts. A preempted job goes back to the queue keeping the
 //! work it has done and pays `preempt_cost` seconds when it resumes.
 //!
@@ -29,6 +30,8 @@ pub(super) struct Resume {
     pub held: Secs,
     /// Attained service before the current run, milli-GPU-seconds.
     pub attained: u128,
+    /// Promoted by `las`'s starvation guard: in the first queue to the end.
+    pub promoted: bool,
     /// When the current run began, and the restart cost it pays first.
     pub run_from: Secs,
     pub overhead: Secs,
@@ -97,11 +100,26 @@ impl Engine {
         }
     }
 
+    /// A job's `las` queue: by attained service (counting the current run
+    /// when `running`), or the first queue once promoted.
+    fn las_queue_of(&self, job: u32, running: bool) -> u8 {
+        let r = self.resume(job);
+        if r.promoted {
+            return 0;
+        }
+        let att = if running {
+            self.attained(job)
+        } else {
+            r.attained
+        };
+        self.tuning.las_queue(att)
+    }
+
     /// A waiting job's key under a preemptive policy.
     pub(super) fn preemptive_key(&self, job: u32) -> u64 {
         match self.policy {
             Policy::Srtf => self.time_left(job).map_or(u64::MAX, |r| r.max(0) as u64),
-            Policy::Las => self.tuning.las_queue(self.resume(job).attained) as u64,
+            Policy::Las => self.las_queue_of(job, false) as u64,
             Policy::Fair => self
                 .fair
                 .as_ref()
@@ -116,7 +134,7 @@ impl Engine {
     fn running_key(&self, job: u32) -> u64 {
         match self.policy {
             Policy::Srtf => self.jobs[job as usize].end as u64 ^ (1 << 63),
-            Policy::Las => self.tuning.las_queue(self.attained(job)) as u64,
+            Policy::Las => self.las_queue_of(job, true) as u64,
             _ => deadline_key(self.trace.jobs[job as usize].deadline),
         }
     }
@@ -135,6 +153,7 @@ impl Engine {
     }
 
     fn track_running(&mut self, job: u32, milli: u64) {
+        self.vepoch += 1;
         let rank = self.shapes.rank[job as usize];
         if self.policy == Policy::Fair {
             let o = self.owner(job);
@@ -172,6 +191,7 @@ impl Engine {
 
     /// An owner's allocation changes: its waiting jobs move in the queue.
     fn fair_change(&mut self, owner: u64, delta: i64) {
+        self.vepoch += 1;
         let waiting: Vec<u32> = self
             .fair
             .as_ref()
@@ -235,6 +255,7 @@ impl Engine {
         if self.policy != Policy::Fair {
             return;
         }
+        self.vepoch += 1;
         let o = self.owner(job);
         let f = self.fair.as_mut().expect("fair books");
         let n = f.active.entry(o).or_insert(0);
@@ -247,6 +268,8 @@ impl Engine {
     /// Rebuilds the preemptive policy's books from the running and waiting
     /// jobs (on a switch; called before the queue is rebuilt).
     pub(super) fn enter_preemptive(&mut self) {
+        self.preempt_failed.clear();
+        self.vepoch += 1;
         self.prio.clear();
         self.prio_key.clear();
         self.wakeups.clear();
@@ -282,7 +305,7 @@ impl Engine {
     }
 
     fn schedule_demotion(&mut self, job: u32, milli: u64) {
-        if milli == 0 {
+        if milli == 0 || self.resume(job).promoted {
             return;
         }
         let att = self.attained(job);
@@ -315,6 +338,7 @@ impl Engine {
                 self.prio.remove(&(old, rank));
                 self.prio.insert((new, rank));
                 self.prio_key.insert(job, new);
+                self.vepoch += 1;
                 let milli = self.running[&job].iter().map(|g| g.milli as u64).sum();
                 self.schedule_demotion(job, milli);
                 woke |= new != old;
@@ -322,12 +346,14 @@ impl Engine {
                 let Some(r) = self.resumes.get(&job).copied() else {
                     continue;
                 };
-                if self.starve_time(&r) != Some(t) || r.attained == 0 {
+                if self.starve_time(&r) != Some(t) || r.promoted {
                     continue;
                 }
                 self.dequeue(job);
-                // Back to the first queue, as if it had attained nothing.
-                self.resumes.get_mut(&job).expect("checked").attained = 0;
+                // Back to the first queue, and kept there to the end: a job
+                // demoted again after each promotion would be preempted over
+                // and over (each time paying the restart) on a busy cluster.
+                self.resumes.get_mut(&job).expect("checked").promoted = true;
                 self.enqueue(job);
                 woke = true;
             }
@@ -369,6 +395,13 @@ impl Engine {
                     };
                     e.map(|&(k, r)| (k, r, c))
                 })
+                // A class that failed at this key or lower, with neither
+                // capacity released nor new victims since, fails again.
+                .filter(|&(k, _, c)| {
+                    self.preempt_failed
+                        .get(&c)
+                        .is_none_or(|&(e, v, fk)| e != self.epoch || v != self.vepoch || k < fk)
+                })
                 .min();
             let Some((key, rank, class)) = next else {
                 break;
@@ -381,6 +414,8 @@ impl Engine {
                 self.start(job, g);
             } else {
                 failed.insert(class);
+                self.preempt_failed
+                    .insert(class, (self.epoch, self.vepoch, key));
             }
         }
         self.walk_greedy();
@@ -440,19 +475,45 @@ impl Engine {
     /// Frees the GPUs of lower-priority jobs until `job` fits; the placement, or
     /// None (and nothing preempted) if no set of victims makes room.
     fn preempt_for(&mut self, job: u32, class: u32, key: u64) -> Option<Vec<Grant>> {
-        let victims = self.victims(job, key);
+        let mut victims = self.victims(job, key);
         if victims.is_empty() {
             return None;
         }
         let (demand, filter) = self.shapes.shapes[class as usize].clone();
+        if let crate::trace::model::Demand::Gang { gpus } = demand {
+            // Not even every victim's GPUs plus the free ones would do.
+            let theirs: u64 = victims.iter().map(|v| self.running[v].len() as u64).sum();
+            if self.cluster.free_gpus(filter) + theirs < gpus as u64 {
+                return None;
+            }
+            // Which machines could hold (part of) it once victims leave: only
+            // victims there need be considered, and with none it cannot fit.
+            let machines = self.machines_freeable(&victims, gpus, filter);
+            if machines.is_empty() {
+                return None;
+            }
+            victims.retain(|v| self.running[v].iter().any(|g| machines[g.machine as usize]));
+        }
         let mut taken = Vec::new();
         for v in victims {
             let grants = self.running[&v].clone();
             self.cluster.release(v, &grants);
             taken.push(v);
             if let Some(g) = place(&mut self.cluster, self.placement, &demand, filter) {
+                // Only the victims whose GPUs the placement uses lose them;
+                // the others get theirs back (they do not overlap it).
+                let used: rustc_hash::FxHashSet<(u32, u16)> =
+                    g.iter().map(|x| (x.machine, x.gpu)).collect();
                 for &v in &taken {
-                    self.preempt(v);
+                    let hit = self.running[&v]
+                        .iter()
+                        .any(|x| used.contains(&(x.machine, x.gpu)));
+                    if hit {
+                        self.preempt(v);
+                    } else {
+                        let grants = self.running[&v].clone();
+                        self.cluster.acquire(v, &grants);
+                    }
                 }
                 // Capacity moved: cached "does not fit" answers are stale.
                 self.epoch += 1;
@@ -464,6 +525,79 @@ impl Engine {
             self.cluster.acquire(v, &grants);
         }
         None
+    }
+
+    /// Machines of an allowed type that could take part of a `gpus`-GPU gang
+    /// once `victims` leave: for a job that fits one machine, those where the
+    /// free GPUs plus the GPUs held only by victims make `gpus`; for a larger
+    /// one, those that would be wholly free (plus, under `pack`, any with
+    /// room), or none if even those would not make `gpus`.
+    fn machines_freeable(
+        &self,
+        victims: &[u32],
+        gpus: u32,
+        filter: crate::sim::cluster::TypeFilter,
+    ) -> Vec<bool> {
+        let c = &self.cluster;
+        let n = self.trace.cluster.machines.len();
+        // machine → GPUs that would be free once the victims leave.
+        let mut per = vec![0u32; n];
+        let mut touched = vec![false; n];
+        let mut shared: Vec<(u32, u16)> = Vec::new();
+        for v in victims {
+            for g in &self.running[v] {
+                if !filter.allows(c.machine_type(g.machine)) {
+                    continue;
+                }
+                let flat = c.first_gpu(g.machine) + g.gpu as usize;
+                touched[g.machine as usize] = true;
+                if c.holders(flat).len() == 1 {
+                    per[g.machine as usize] += 1;
+                } else {
+                    shared.push((g.machine, g.gpu));
+                }
+            }
+        }
+        if !shared.is_empty() {
+            // A shared GPU frees only if every holder is a victim.
+            let who: rustc_hash::FxHashSet<u32> = victims.iter().copied().collect();
+            shared.sort_unstable();
+            shared.dedup();
+            for (m, g) in shared {
+                let flat = c.first_gpu(m) + g as usize;
+                if c.holders(flat).iter().all(|h| who.contains(&h.0)) {
+                    per[m as usize] += 1;
+                }
+            }
+        }
+        let room = |m: usize| c.free(m as u32) + per[m];
+        let mut mask = vec![false; n];
+        if gpus <= c.max_gpus(filter) {
+            let mut any = false;
+            for m in (0..n).filter(|&m| touched[m] && room(m) >= gpus) {
+                mask[m] = true;
+                any = true;
+            }
+            return if any { mask } else { Vec::new() };
+        }
+        if self.placement != crate::sim::Placement::Pack {
+            // Whole machines (free already, or freed by victims) and the
+            // largest other remainder must make it. (All free GPUs bound the
+            // wholly free machines: a cheap upper bound.)
+            let mut whole = c.free_gpus(filter);
+            let mut best_part = 0u64;
+            for m in (0..n).filter(|&m| touched[m]) {
+                if room(m) == c.cap(m as u32) {
+                    whole += c.cap(m as u32) as u64;
+                } else {
+                    best_part = best_part.max(room(m) as u64);
+                }
+            }
+            if whole + best_part < gpus as u64 {
+                return Vec::new();
+            }
+        }
+        touched
     }
 
     /// Takes a running job's GPUs (already released from the cluster) and
