@@ -31,7 +31,13 @@ impl Lesson {
         let mut jobs = (self.jobs)();
         jobs.sort_by_key(|j| j.0);
         for (i, (s, r, g)) in jobs.iter().enumerate() {
-            let _ = writeln!(csv, "{}-{:03},{s},{r},{g}", self.name, i + 1);
+            // Ids that say what the job is: `07·4g·10m` is the 7th job, 4 GPUs for 10 minutes.
+            let d = match r {
+                r if r % 3600 == 0 => format!("{}h", r / 3600),
+                r if r % 60 == 0 => format!("{}m", r / 60),
+                r => format!("{r}s"),
+            };
+            let _ = writeln!(csv, "{:02}·{g}g·{d},{s},{r},{g}", i + 1);
         }
         itp::load_from(
             csv.as_bytes(),
@@ -145,7 +151,7 @@ pub const LESSONS: [Lesson; 3] = [
             (300, "The first 8-GPU job finds a machine still empty and starts."),
             (1200, "The next arrives with a small job on every machine: 13 GPUs are free, but no whole machine, so it waits. That is fragmentation."),
             (2100, "It keeps happening: each 8-GPU job waits 5 to 25 minutes for a machine to empty."),
-            (3600, "Now run `tracetui lesson fragmentation --placement consolidate`: small jobs fill one machine at a time and every 8-GPU job starts on arrival."),
+            (3600, "Now run `tracetui lesson fragmentation --placement pack`: small jobs fill one machine at a time and every 8-GPU job starts on arrival."),
         ],
         jobs: fragmentation_jobs,
     },

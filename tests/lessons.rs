@@ -74,7 +74,7 @@ fn starvation_under_sjf_ends_under_las() {
 #[test]
 fn fragmentation_under_spread_not_under_consolidate() {
     let (t, spread) = run("fragmentation", None);
-    let (_, packed) = run("fragmentation", Some(Placement::Consolidate));
+    let (_, packed) = run("fragmentation", Some(Placement::Pack));
     let big: Vec<i64> = t
         .jobs
         .iter()
