@@ -218,7 +218,13 @@ mod fractional {
             let plain: Vec<(i64, i64, u32)> = jobs.iter().map(|&(s, r, _, _)| (s, r, 1)).collect();
             let mut t = (*common::tiny_rich(&[8, 8], &plain, users, 3)).clone();
             for (j, &(_, _, milli, count)) in t.jobs.iter_mut().zip(&jobs) {
-                j.demand = Demand::Instances(vec![Unit { count, milli }].into_boxed_slice());
+                // Whole-GPU gangs among them, so a gang may preempt holders
+                // of shared GPUs.
+                j.demand = if milli >= 1000 && count == 1 {
+                    Demand::Gang { gpus: milli / 1000 }
+                } else {
+                    Demand::Instances(vec![Unit { count, milli }].into_boxed_slice())
+                };
             }
             let t = Arc::new(t);
             for p in [Policy::Srtf, Policy::Las, Policy::Fair, Policy::Edf] {

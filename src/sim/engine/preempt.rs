@@ -57,6 +57,14 @@ pub(super) struct FairBooks {
     pub by_alloc: BTreeSet<(u64, u64)>,
 }
 
+/// Where preempting could make room for a one-machine gang.
+enum Freed {
+    /// On this machine, with this many of the victims (lowest first).
+    On(u32, usize),
+    Never,
+    Unsure,
+}
+
 const DEMOTE: u8 = 0;
 const PROMOTE: u8 = 1;
 
@@ -481,18 +489,32 @@ impl Engine {
         }
         let (demand, filter) = self.shapes.shapes[class as usize].clone();
         if let crate::trace::model::Demand::Gang { gpus } = demand {
-            // Not even every victim's GPUs plus the free ones would do.
-            let theirs: u64 = victims.iter().map(|v| self.running[v].len() as u64).sum();
-            if self.cluster.free_gpus(filter) + theirs < gpus as u64 {
-                return None;
+            if gpus <= self.cluster.max_gpus(filter) {
+                // It goes on one machine: walk the victims lowest first until
+                // some machine's free GPUs plus those its victims so far hold
+                // alone make `gpus`; only those victims there matter.
+                match self.first_machine_freed(&victims, gpus, filter) {
+                    Freed::On(m, upto) => {
+                        victims.truncate(upto);
+                        victims.retain(|v| self.running[v].iter().any(|g| g.machine == m));
+                    }
+                    Freed::Never => return None,
+                    Freed::Unsure => {}
+                }
+            } else {
+                // Not even every victim's GPUs plus the free ones would do.
+                let theirs: u64 = victims.iter().map(|v| self.running[v].len() as u64).sum();
+                if self.cluster.free_gpus(filter) + theirs < gpus as u64 {
+                    return None;
+                }
+                // Which machines could hold part of it once victims leave:
+                // only victims there need be considered.
+                let machines = self.machines_freeable(&victims, gpus, filter);
+                if machines.is_empty() {
+                    return None;
+                }
+                victims.retain(|v| self.running[v].iter().any(|g| machines[g.machine as usize]));
             }
-            // Which machines could hold (part of) it once victims leave: only
-            // victims there need be considered, and with none it cannot fit.
-            let machines = self.machines_freeable(&victims, gpus, filter);
-            if machines.is_empty() {
-                return None;
-            }
-            victims.retain(|v| self.running[v].iter().any(|g| machines[g.machine as usize]));
         }
         let mut taken = Vec::new();
         for v in victims {
@@ -527,11 +549,41 @@ impl Engine {
         None
     }
 
-    /// Machines of an allowed type that could take part of a `gpus`-GPU gang
-    /// once `victims` leave: for a job that fits one machine, those where the
-    /// free GPUs plus the GPUs held only by victims make `gpus`; for a larger
-    /// one, those that would be wholly free (plus, under `pack`, any with
-    /// room), or none if even those would not make `gpus`.
+    /// For a gang that fits one machine: the first machine (and how many of
+    /// `victims`, lowest first, it takes) whose free GPUs plus those held by
+    /// these victims alone make `gpus`. `Never` when no prefix does;
+    /// `Unsure` when a shared (fractional) GPU makes the count unreliable.
+    fn first_machine_freed(
+        &self,
+        victims: &[u32],
+        gpus: u32,
+        filter: crate::sim::cluster::TypeFilter,
+    ) -> Freed {
+        let c = &self.cluster;
+        let mut per: FxHashMap<u32, u32> = FxHashMap::default();
+        for (i, v) in victims.iter().enumerate() {
+            for g in &self.running[v] {
+                if !filter.allows(c.machine_type(g.machine)) {
+                    continue;
+                }
+                let flat = c.first_gpu(g.machine) + g.gpu as usize;
+                if c.holders(flat).len() != 1 {
+                    return Freed::Unsure;
+                }
+                let n = per.entry(g.machine).or_insert(0);
+                *n += 1;
+                if c.free(g.machine) + *n >= gpus {
+                    return Freed::On(g.machine, i + 1);
+                }
+            }
+        }
+        Freed::Never
+    }
+
+    /// For a gang larger than a machine: a mask of the machines the victims
+    /// touch (of an allowed type), or empty if the machines that would be
+    /// wholly free plus the best remainder could not make `gpus` (not
+    /// checked under `pack`, which may use any free GPUs).
     fn machines_freeable(
         &self,
         victims: &[u32],
@@ -571,15 +623,6 @@ impl Engine {
             }
         }
         let room = |m: usize| c.free(m as u32) + per[m];
-        let mut mask = vec![false; n];
-        if gpus <= c.max_gpus(filter) {
-            let mut any = false;
-            for m in (0..n).filter(|&m| touched[m] && room(m) >= gpus) {
-                mask[m] = true;
-                any = true;
-            }
-            return if any { mask } else { Vec::new() };
-        }
         if self.placement != crate::sim::Placement::Pack {
             // Whole machines (free already, or freed by victims) and the
             // largest other remainder must make it. (All free GPUs bound the
