@@ -351,6 +351,7 @@ fn hints(app: &App, area: Rect, buf: &mut Buffer) {
             Command::Policy => "policy",
             Command::Find => "find",
             Command::Detail => "detail",
+            Command::WhatIf => "what if",
             Command::Help => "help",
             Command::Quit => "quit",
             _ => desc,
