@@ -1,9 +1,12 @@
 //! The discrete-event engine: integer seconds, one instant at a time
 //! (completions, then arrivals, then one scheduling pass).
 
+mod fair;
+mod las;
 mod power;
 mod preempt;
 mod recorded;
+mod victims;
 mod walks;
 
 pub use power::{JobPower, Switch};
@@ -110,7 +113,7 @@ pub struct Engine {
     /// Timed priority changes (`las`): (time, job, kind).
     wakeups: BTreeSet<(Secs, u32, u8)>,
     /// `fair`'s books, while `fair` is the policy.
-    fair: Option<preempt::FairBooks>,
+    fair: Option<fair::FairBooks>,
     /// Bumped whenever the set of possible victims may have grown.
     vepoch: u64,
     /// class → (epoch, vepoch, key) of its last failure to start even by preempting.

@@ -1,0 +1,202 @@
+//! Choosing victims: which running jobs a waiting job may preempt, and
+//! freeing only as many of their GPUs as a placement needs.
+
+use super::Engine;
+use crate::sim::cluster::Grant;
+use crate::sim::placement::place;
+use crate::sim::policy::Policy;
+use rustc_hash::FxHashMap;
+
+/// Where preempting could make room for a one-machine gang.
+enum Freed {
+    /// On this machine, with this many of the victims (lowest first).
+    On(u32, usize),
+    Never,
+    Unsure,
+}
+
+impl Engine {
+    /// Running jobs `job` may preempt, lowest priority first.
+    pub(super) fn victims(&self, job: u32, key: u64) -> Vec<u32> {
+        if self.policy == Policy::Fair {
+            return self.fair_victims(job);
+        }
+        let mut out = Vec::new();
+        for &(k, r) in self.prio.iter().rev() {
+            let v = self.shapes.arrival[r as usize];
+            let lower = match self.policy {
+                // Remaining time end − now against the waiting job's time left.
+                Policy::Srtf => (self.jobs[v as usize].end - self.now).max(0) as u64 > key,
+                _ => k > key,
+            };
+            if !lower {
+                break;
+            }
+            out.push(v);
+        }
+        out
+    }
+
+    /// Frees the GPUs of lower-priority jobs until `job` fits; the placement, or
+    /// None (and nothing preempted) if no set of victims makes room.
+    pub(super) fn preempt_for(&mut self, job: u32, class: u32, key: u64) -> Option<Vec<Grant>> {
+        let mut victims = self.victims(job, key);
+        if victims.is_empty() {
+            return None;
+        }
+        let (demand, filter) = self.shapes.shapes[class as usize].clone();
+        if let crate::trace::model::Demand::Gang { gpus } = demand {
+            if gpus <= self.cluster.max_gpus(filter) {
+                // It goes on one machine: walk the victims lowest first until
+                // some machine's free GPUs plus those its victims so far hold
+                // alone make `gpus`; only those victims there matter.
+                match self.first_machine_freed(&victims, gpus, filter) {
+                    Freed::On(m, upto) => {
+                        victims.truncate(upto);
+                        victims.retain(|v| self.running[v].iter().any(|g| g.machine == m));
+                    }
+                    Freed::Never => return None,
+                    Freed::Unsure => {}
+                }
+            } else {
+                // Not even every victim's GPUs plus the free ones would do.
+                let theirs: u64 = victims.iter().map(|v| self.running[v].len() as u64).sum();
+                if self.cluster.free_gpus(filter) + theirs < gpus as u64 {
+                    return None;
+                }
+                // Which machines could hold part of it once victims leave:
+                // only victims there need be considered.
+                let machines = self.machines_freeable(&victims, gpus, filter);
+                if machines.is_empty() {
+                    return None;
+                }
+                victims.retain(|v| self.running[v].iter().any(|g| machines[g.machine as usize]));
+            }
+        }
+        let mut taken = Vec::new();
+        for v in victims {
+            let grants = self.running[&v].clone();
+            self.cluster.release(v, &grants);
+            taken.push(v);
+            if let Some(g) = place(&mut self.cluster, self.placement, &demand, filter) {
+                // Only the victims whose GPUs the placement uses lose them;
+                // the others get theirs back (they do not overlap it).
+                let used: rustc_hash::FxHashSet<(u32, u16)> =
+                    g.iter().map(|x| (x.machine, x.gpu)).collect();
+                for &v in &taken {
+                    let hit = self.running[&v]
+                        .iter()
+                        .any(|x| used.contains(&(x.machine, x.gpu)));
+                    if hit {
+                        self.preempt(v);
+                    } else {
+                        let grants = self.running[&v].clone();
+                        self.cluster.acquire(v, &grants);
+                    }
+                }
+                // Capacity moved: cached "does not fit" answers are stale.
+                self.epoch += 1;
+                return Some(g);
+            }
+        }
+        for &v in taken.iter().rev() {
+            let grants = self.running[&v].clone();
+            self.cluster.acquire(v, &grants);
+        }
+        None
+    }
+
+    /// For a gang that fits one machine: the first machine (and how many of
+    /// `victims`, lowest first, it takes) whose free GPUs plus those held by
+    /// these victims alone make `gpus`. `Never` when no prefix does;
+    /// `Unsure` when a shared (fractional) GPU makes the count unreliable.
+    fn first_machine_freed(
+        &self,
+        victims: &[u32],
+        gpus: u32,
+        filter: crate::sim::cluster::TypeFilter,
+    ) -> Freed {
+        let c = &self.cluster;
+        let mut per: FxHashMap<u32, u32> = FxHashMap::default();
+        for (i, v) in victims.iter().enumerate() {
+            for g in &self.running[v] {
+                if !filter.allows(c.machine_type(g.machine)) {
+                    continue;
+                }
+                let flat = c.first_gpu(g.machine) + g.gpu as usize;
+                if c.holders(flat).len() != 1 {
+                    return Freed::Unsure;
+                }
+                let n = per.entry(g.machine).or_insert(0);
+                *n += 1;
+                if c.free(g.machine) + *n >= gpus {
+                    return Freed::On(g.machine, i + 1);
+                }
+            }
+        }
+        Freed::Never
+    }
+
+    /// For a gang larger than a machine: a mask of the machines the victims
+    /// touch (of an allowed type), or empty if the machines that would be
+    /// wholly free plus the best remainder could not make `gpus` (not
+    /// checked under `pack`, which may use any free GPUs).
+    fn machines_freeable(
+        &self,
+        victims: &[u32],
+        gpus: u32,
+        filter: crate::sim::cluster::TypeFilter,
+    ) -> Vec<bool> {
+        let c = &self.cluster;
+        let n = self.trace.cluster.machines.len();
+        // machine → GPUs that would be free once the victims leave.
+        let mut per = vec![0u32; n];
+        let mut touched = vec![false; n];
+        let mut shared: Vec<(u32, u16)> = Vec::new();
+        for v in victims {
+            for g in &self.running[v] {
+                if !filter.allows(c.machine_type(g.machine)) {
+                    continue;
+                }
+                let flat = c.first_gpu(g.machine) + g.gpu as usize;
+                touched[g.machine as usize] = true;
+                if c.holders(flat).len() == 1 {
+                    per[g.machine as usize] += 1;
+                } else {
+                    shared.push((g.machine, g.gpu));
+                }
+            }
+        }
+        if !shared.is_empty() {
+            // A shared GPU frees only if every holder is a victim.
+            let who: rustc_hash::FxHashSet<u32> = victims.iter().copied().collect();
+            shared.sort_unstable();
+            shared.dedup();
+            for (m, g) in shared {
+                let flat = c.first_gpu(m) + g as usize;
+                if c.holders(flat).iter().all(|h| who.contains(&h.0)) {
+                    per[m as usize] += 1;
+                }
+            }
+        }
+        let room = |m: usize| c.free(m as u32) + per[m];
+        if self.placement != crate::sim::Placement::Pack {
+            // Whole machines (free already, or freed by victims) and the
+            // largest other remainder must make it. (All free GPUs bound the
+            // wholly free machines: a cheap upper bound.)
+            let mut whole = c.free_gpus(filter);
+            let mut best_part = 0u64;
+            for m in (0..n).filter(|&m| touched[m]) {
+                if room(m) == c.cap(m as u32) {
+                    whole += c.cap(m as u32) as u64;
+                } else {
+                    best_part = best_part.max(room(m) as u64);
+                }
+            }
+            if whole + best_part < gpus as u64 {
+                return Vec::new();
+            }
+        }
+        touched
+    }
+}
