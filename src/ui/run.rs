@@ -314,6 +314,13 @@ pub fn run(
         print!("{}", buffer_to_ansi(&buf));
         let _ = std::io::stdout().flush();
     }
+    if !app.replay.switches().is_empty() {
+        // The session's switches, to replay it headless (as `S` logs them).
+        eprintln!(
+            "tracetui: this session as a schedule: --policy-schedule '{}'",
+            app.session_schedule()
+        );
+    }
     result
 }
 
