@@ -223,18 +223,8 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Inpu
         .from_reader(BufReader::with_capacity(1 << 20, f));
     let mut rec = csv::ByteRecord::new();
     let read = |rdr: &mut csv::Reader<BufReader<std::fs::File>>, rec: &mut csv::ByteRecord| {
-        rdr.read_byte_record(rec).map_err(|e| {
-            let line = e.position().map_or(0, |p| p.line());
-            InputError::at(
-                Location {
-                    file: file.clone(),
-                    line,
-                    column: None,
-                    byte: false,
-                },
-                format!("unreadable CSV: {e}"),
-            )
-        })
+        rdr.read_byte_record(rec)
+            .map_err(|e| InputError::csv(&file, &e))
     };
     if !read(&mut rdr, &mut rec)? {
         return Err(InputError::file(

@@ -44,6 +44,19 @@ impl InputError {
         }
     }
 
+    /// A CSV reader's error, at the line it names.
+    pub fn csv(file: &str, e: &csv::Error) -> InputError {
+        InputError::at(
+            Location {
+                file: file.to_string(),
+                line: e.position().map_or(0, |p| p.line()),
+                column: None,
+                byte: false,
+            },
+            format!("unreadable CSV: {e}"),
+        )
+    }
+
     pub fn at(loc: Location, message: impl Into<String>) -> InputError {
         InputError {
             file: loc.file.clone(),

@@ -99,18 +99,8 @@ pub fn load_from<R: std::io::Read>(
         .from_reader(reader);
     let mut record = csv::ByteRecord::new();
     let read = |rdr: &mut csv::Reader<R>, rec: &mut csv::ByteRecord| {
-        rdr.read_byte_record(rec).map_err(|e| {
-            let line = e.position().map(|p| p.line()).unwrap_or(0);
-            InputError::at(
-                Location {
-                    file: file.into(),
-                    line,
-                    column: None,
-                    byte: false,
-                },
-                format!("unreadable CSV: {e}"),
-            )
-        })
+        rdr.read_byte_record(rec)
+            .map_err(|e| InputError::csv(file, &e))
     };
     if !read(&mut rdr, &mut record)? {
         return Err(InputError::file(

@@ -52,18 +52,8 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Inpu
         .from_reader(std::io::BufReader::new(f));
     let mut rec = csv::ByteRecord::new();
     let mut read = |rec: &mut csv::ByteRecord| {
-        rdr.read_byte_record(rec).map_err(|e| {
-            let line = e.position().map_or(0, |p| p.line());
-            InputError::at(
-                Location {
-                    file: file.clone(),
-                    line,
-                    column: None,
-                    byte: false,
-                },
-                format!("unreadable CSV: {e}"),
-            )
-        })
+        rdr.read_byte_record(rec)
+            .map_err(|e| InputError::csv(&file, &e))
     };
     if !read(&mut rec)? {
         return Err(InputError::file(

@@ -205,27 +205,7 @@ fn hex(c: Color, default: &str) -> String {
             let v = 8 + (i - 232) * 10;
             (v, v, v)
         }
-        named => {
-            let i = match named {
-                Color::Black => 0,
-                Color::Red => 1,
-                Color::Green => 2,
-                Color::Yellow => 3,
-                Color::Blue => 4,
-                Color::Magenta => 5,
-                Color::Cyan => 6,
-                Color::Gray => 7,
-                Color::DarkGray => 8,
-                Color::LightRed => 9,
-                Color::LightGreen => 10,
-                Color::LightYellow => 11,
-                Color::LightBlue => 12,
-                Color::LightMagenta => 13,
-                Color::LightCyan => 14,
-                _ => 15,
-            };
-            ANSI[i]
-        }
+        named => ANSI[super::theme::ansi16(named).unwrap_or(15) as usize],
     };
     format!("#{:02x}{:02x}{:02x}", rgb.0, rgb.1, rgb.2)
 }

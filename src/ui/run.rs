@@ -198,24 +198,9 @@ fn sgr(fg: Color, bg: Color, m: Modifier) -> String {
             Color::Rgb(r, g, b) => format!("{};2;{r};{g};{b}", base + 8),
             Color::Indexed(i) => format!("{};5;{i}", base + 8),
             other => {
-                let n = match other {
-                    Color::Black => 0,
-                    Color::Red => 1,
-                    Color::Green => 2,
-                    Color::Yellow => 3,
-                    Color::Blue => 4,
-                    Color::Magenta => 5,
-                    Color::Cyan => 6,
-                    Color::Gray => 7,
-                    Color::DarkGray => 60,
-                    Color::LightRed => 61,
-                    Color::LightGreen => 62,
-                    Color::LightYellow => 63,
-                    Color::LightBlue => 64,
-                    Color::LightMagenta => 65,
-                    Color::LightCyan => 66,
-                    _ => 67,
-                };
+                // Bright colours (8–15) are SGR 90–97 / 100–107.
+                let i = super::theme::ansi16(other).unwrap_or(15) as u32;
+                let n = if i < 8 { i } else { 60 + i - 8 };
                 format!("{}", base as u32 + n)
             }
         })

@@ -121,6 +121,29 @@ fn named(s: &str) -> Option<Color> {
 }
 
 /// `#rrggbb`, `reset`, an ANSI name, or `idx:N`.
+/// A named colour's index in the 16-colour palette (black 0 … white 15).
+pub fn ansi16(c: Color) -> Option<u8> {
+    Some(match c {
+        Color::Black => 0,
+        Color::Red => 1,
+        Color::Green => 2,
+        Color::Yellow => 3,
+        Color::Blue => 4,
+        Color::Magenta => 5,
+        Color::Cyan => 6,
+        Color::Gray => 7,
+        Color::DarkGray => 8,
+        Color::LightRed => 9,
+        Color::LightGreen => 10,
+        Color::LightYellow => 11,
+        Color::LightBlue => 12,
+        Color::LightMagenta => 13,
+        Color::LightCyan => 14,
+        Color::White => 15,
+        _ => return None,
+    })
+}
+
 pub fn parse_color(s: &str) -> Result<Color, String> {
     let s = s.trim().to_ascii_lowercase();
     if s == "reset" || s == "default" {
