@@ -243,14 +243,7 @@ pub struct EnergyArgs {
 }
 
 impl EnergyArgs {
-    pub fn model(
-        &self,
-    ) -> color_eyre::eyre::Result<
-        Option<(
-            std::sync::Arc<crate::energy::EnergyModel>,
-            crate::energy::PowerPolicy,
-        )>,
-    > {
+    pub fn model(&self) -> color_eyre::eyre::Result<crate::sim::Energy> {
         self.model_for(None)
     }
 
@@ -258,12 +251,7 @@ impl EnergyArgs {
     pub fn model_for(
         &self,
         source: Option<(crate::trace::Format, &std::path::Path)>,
-    ) -> color_eyre::eyre::Result<
-        Option<(
-            std::sync::Arc<crate::energy::EnergyModel>,
-            crate::energy::PowerPolicy,
-        )>,
-    > {
+    ) -> color_eyre::eyre::Result<crate::sim::Energy> {
         let beside = match source {
             Some((crate::trace::Format::Zeus, p)) if self.energy.is_none() => {
                 let dir = if p.is_dir() {

@@ -232,15 +232,7 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Inpu
             "empty file: expected an AcmeTrace header row",
         ));
     }
-    let header: Vec<String> = rec
-        .iter()
-        .map(|h| {
-            String::from_utf8_lossy(h)
-                .trim()
-                .trim_start_matches('\u{feff}')
-                .to_string()
-        })
-        .collect();
+    let header = super::fields::header_names(&rec);
     let (name, names): (&'static str, &[&'static str]) = if header == SEREN {
         ("seren", &SEREN)
     } else if header == KALOS {

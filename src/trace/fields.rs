@@ -196,6 +196,18 @@ fn whole_seconds(b: &[u8]) -> Option<i64> {
 
 /// A whole number, also accepting a decimal with a zero fraction (`12.0`),
 /// which some exports write.
+/// A CSV header row's names: trimmed, without a byte-order mark.
+pub fn header_names(rec: &csv::ByteRecord) -> Vec<String> {
+    rec.iter()
+        .map(|h| {
+            String::from_utf8_lossy(h)
+                .trim()
+                .trim_start_matches('\u{feff}')
+                .to_string()
+        })
+        .collect()
+}
+
 pub fn parse_int(t: &str) -> Option<i64> {
     if let Ok(v) = t.parse::<i64>() {
         return Some(v);

@@ -108,15 +108,7 @@ pub fn load_from<R: std::io::Read>(
             "empty file: expected an ITP header row",
         ));
     }
-    let header: Vec<String> = record
-        .iter()
-        .map(|f| {
-            String::from_utf8_lossy(f)
-                .trim()
-                .trim_start_matches('\u{feff}')
-                .to_string()
-        })
-        .collect();
+    let header = super::fields::header_names(&record);
     let cols = detect(&header, file)?;
 
     let mut policy = RowPolicy::new(file, opts.strict);

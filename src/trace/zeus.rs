@@ -61,15 +61,7 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Inpu
             format!("empty file: expected the header {}", HEADER.join(",")),
         ));
     }
-    let header: Vec<String> = rec
-        .iter()
-        .map(|h| {
-            String::from_utf8_lossy(h)
-                .trim()
-                .trim_start_matches('\u{feff}')
-                .to_string()
-        })
-        .collect();
+    let header = super::fields::header_names(&rec);
     if header != HEADER {
         return Err(InputError::at(
             Location {
