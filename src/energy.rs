@@ -164,15 +164,7 @@ fn read_csv(path: &Path, want: &[&str]) -> Result<Vec<(u64, Vec<String>)>, Input
         .map(|w| header.iter().position(|h| h == w))
         .collect::<Option<_>>()
         .ok_or_else(|| {
-            InputError::at(
-                Location {
-                    file: file.clone(),
-                    line: 1,
-                    column: None,
-                    byte: false,
-                },
-                format!("header must have {}", want.join(",")),
-            )
+            InputError::on_line(&file, 1, format!("header must have {}", want.join(",")))
         })?;
     Ok(lines
         .enumerate()

@@ -11,6 +11,23 @@ use tracetui::sim::{Engine, Placement, Policy, Tuning};
 use tracetui::ui::app::{Action, App};
 use tracetui::ui::keymap::{Command, Keymap};
 
+/// The replay of `t` under fifo, with default knobs and `schedule`.
+fn app(t: &Arc<tracetui::trace::Trace>, schedule: Option<&Schedule>) -> App {
+    let themes =
+        vec![
+            tracetui::ui::theme::Theme::embedded("mono", tracetui::ui::theme::Depth::None).unwrap(),
+        ];
+    App::new(
+        t.clone(),
+        Policy::Fifo,
+        Placement::Consolidate,
+        "test".into(),
+        themes,
+        Keymap::defaults(),
+    )
+    .with_tuning(Arc::new(Tuning::default()), schedule)
+}
+
 #[test]
 fn parses_every_time_form() {
     let t = Arc::new(tracetui::sample::itp().unwrap().0);
@@ -62,20 +79,7 @@ fn a_schedule_switches_at_its_times() {
 #[test]
 fn the_live_session_replays_headless_byte_for_byte() {
     let t = Arc::new(tracetui::sample::itp().unwrap().0);
-    let themes =
-        vec![
-            tracetui::ui::theme::Theme::embedded("dark", tracetui::ui::theme::Depth::TrueColor)
-                .unwrap(),
-        ];
-    let mut app = App::new(
-        t.clone(),
-        Policy::Fifo,
-        Placement::Consolidate,
-        "test".into(),
-        themes,
-        Keymap::defaults(),
-    )
-    .with_tuning(Arc::new(Tuning::default()), None);
+    let mut app = app(&t, None);
     app.update(Action::Resize(120, 40));
     let first = t.first_submit().unwrap();
     // A session: play a while, switch to srtf, step back past it, switch to
@@ -119,19 +123,7 @@ fn the_live_session_replays_headless_byte_for_byte() {
 fn a_schedule_given_to_the_replay_is_followed() {
     let t = tiny(&[1], &[(0, 100, 1), (1, 50, 1), (2, 30, 1), (3, 10, 1)]);
     let s = Schedule::parse(&t, "start:fifo,@50:sjf").unwrap();
-    let themes =
-        vec![
-            tracetui::ui::theme::Theme::embedded("mono", tracetui::ui::theme::Depth::None).unwrap(),
-        ];
-    let mut app = App::new(
-        t.clone(),
-        Policy::Fifo,
-        Placement::Consolidate,
-        "test".into(),
-        themes,
-        Keymap::defaults(),
-    )
-    .with_tuning(Arc::new(Tuning::default()), Some(&s));
+    let mut app = app(&t, Some(&s));
     app.move_to(49, true);
     assert_eq!(app.engine().policy(), Policy::Fifo);
     app.move_to(60, true);

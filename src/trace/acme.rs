@@ -2,7 +2,7 @@
 //! told apart by their headers; ISO-8601 times with an offset.
 
 use super::fields::Row;
-use super::input::{sanitize, InputError, LoadReport, Location, RowPolicy};
+use super::input::{sanitize, InputError, LoadReport, RowPolicy};
 use super::model::{Cluster, Demand, Job, JobStatus, Native, Secs, Segment, Symbols, Trace, Zone};
 use super::LoadOptions;
 use rustc_hash::FxHashMap;
@@ -215,12 +215,7 @@ pub(super) fn peak_demand(jobs: &[Job], segments: &[Segment]) -> u64 {
 
 pub fn load(path: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), InputError> {
     let file = path.display().to_string();
-    let f = std::fs::File::open(path)
-        .map_err(|e| InputError::file(&file, format!("cannot open: {e}")))?;
-    let mut rdr = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .flexible(true)
-        .from_reader(BufReader::with_capacity(1 << 20, f));
+    let mut rdr = super::fields::open_csv(path)?;
     let mut rec = csv::ByteRecord::new();
     let read = |rdr: &mut csv::Reader<BufReader<std::fs::File>>, rec: &mut csv::ByteRecord| {
         rdr.read_byte_record(rec)
@@ -238,13 +233,9 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Inpu
     } else if header == KALOS {
         ("kalos", &KALOS)
     } else {
-        return Err(InputError::at(
-            Location {
-                file: file.clone(),
-                line: 1,
-                column: None,
-                byte: false,
-            },
+        return Err(InputError::on_line(
+            &file,
+            1,
             format!(
                 "unknown header '{}': expected AcmeTrace Seren ({}) or Kalos ({})",
                 sanitize(&header.join(",")),

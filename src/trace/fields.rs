@@ -196,6 +196,19 @@ fn whole_seconds(b: &[u8]) -> Option<i64> {
 
 /// A whole number, also accepting a decimal with a zero fraction (`12.0`),
 /// which some exports write.
+/// A headerless, flexible CSV reader over a file (headers are checked by
+/// the caller, row by row), or an error naming the file.
+pub fn open_csv(
+    path: &std::path::Path,
+) -> Result<csv::Reader<std::io::BufReader<std::fs::File>>, InputError> {
+    let f = std::fs::File::open(path)
+        .map_err(|e| InputError::file(&path.display().to_string(), format!("cannot open: {e}")))?;
+    Ok(csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(std::io::BufReader::with_capacity(1 << 20, f)))
+}
+
 /// A CSV header row's names: trimmed, without a byte-order mark.
 pub fn header_names(rec: &csv::ByteRecord) -> Vec<String> {
     rec.iter()

@@ -46,14 +46,20 @@ impl InputError {
 
     /// A CSV reader's error, at the line it names.
     pub fn csv(file: &str, e: &csv::Error) -> InputError {
+        let line = e.position().map_or(0, |p| p.line());
+        InputError::on_line(file, line, format!("unreadable CSV: {e}"))
+    }
+
+    /// A problem with a whole line (a header, say) rather than one column.
+    pub fn on_line(file: &str, line: u64, message: impl Into<String>) -> InputError {
         InputError::at(
             Location {
                 file: file.to_string(),
-                line: e.position().map_or(0, |p| p.line()),
+                line,
                 column: None,
                 byte: false,
             },
-            format!("unreadable CSV: {e}"),
+            message,
         )
     }
 

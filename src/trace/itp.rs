@@ -48,13 +48,9 @@ fn detect(header: &[String], file: &str) -> Result<Columns, InputError> {
     } else if has_all(&RAW_HEADER) {
         Schema::Raw
     } else {
-        return Err(InputError::at(
-            Location {
-                file: file.into(),
-                line: 1,
-                column: None,
-                byte: false,
-            },
+        return Err(InputError::on_line(
+            file,
+            1,
             format!(
                 "unknown header '{}': expected ITP raw ({}) or ElasticFlow ({})",
                 super::input::sanitize(&header.join(",")),

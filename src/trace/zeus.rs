@@ -8,7 +8,7 @@
 //! - the cluster: the peak number of jobs running at once, in whole nodes.
 
 use super::fields::Row;
-use super::input::{sanitize, InputError, LoadReport, Location, RowPolicy};
+use super::input::{sanitize, InputError, LoadReport, RowPolicy};
 use super::model::{Cluster, Demand, Job, JobStatus, Native, Segment, Symbols, Trace, Zone};
 use super::LoadOptions;
 use rustc_hash::FxHashMap;
@@ -44,12 +44,7 @@ pub fn file_of(path: &Path) -> PathBuf {
 pub fn load(path: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), InputError> {
     let path = file_of(path);
     let file = path.display().to_string();
-    let f = std::fs::File::open(&path)
-        .map_err(|e| InputError::file(&file, format!("cannot open: {e}")))?;
-    let mut rdr = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .flexible(true)
-        .from_reader(std::io::BufReader::new(f));
+    let mut rdr = super::fields::open_csv(&path)?;
     let mut rec = csv::ByteRecord::new();
     let mut read = |rec: &mut csv::ByteRecord| {
         rdr.read_byte_record(rec)
@@ -63,13 +58,9 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Inpu
     }
     let header = super::fields::header_names(&rec);
     if header != HEADER {
-        return Err(InputError::at(
-            Location {
-                file: file.clone(),
-                line: 1,
-                column: None,
-                byte: false,
-            },
+        return Err(InputError::on_line(
+            &file,
+            1,
             format!(
                 "unknown header '{}': expected {}",
                 sanitize(&header.join(",")),

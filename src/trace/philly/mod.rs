@@ -104,12 +104,7 @@ pub fn format_local(t: Secs) -> String {
 /// `cluster_machine_list`: `machineId, number of GPUs, single GPU mem`.
 fn machines(path: &Path, strict: bool, report: &mut LoadReport) -> Result<Cluster, InputError> {
     let file = path.display().to_string();
-    let f = std::fs::File::open(path)
-        .map_err(|e| InputError::file(&file, format!("cannot open: {e}")))?;
-    let mut rdr = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .flexible(true)
-        .from_reader(std::io::BufReader::new(f));
+    let mut rdr = super::fields::open_csv(path)?;
     let mut rec = csv::ByteRecord::new();
     let mut policy = RowPolicy::new(&file, strict);
     let mut c = Cluster::default();
@@ -119,7 +114,7 @@ fn machines(path: &Path, strict: bool, report: &mut LoadReport) -> Result<Cluste
         match rdr.read_byte_record(&mut rec) {
             Ok(true) => {}
             Ok(false) => break,
-            Err(e) => return Err(InputError::file(&file, format!("unreadable CSV: {e}"))),
+            Err(e) => return Err(InputError::csv(&file, &e)),
         }
         let line = rec.position().map_or(0, |p| p.line());
         if first {

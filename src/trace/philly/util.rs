@@ -245,15 +245,7 @@ impl UtilFile {
 }
 
 fn header_error(file: &str) -> InputError {
-    InputError::at(
-        Location {
-            file: file.to_string(),
-            line: 1,
-            column: None,
-            byte: false,
-        },
-        "unknown header: expected time,machine,values…",
-    )
+    InputError::on_line(file, 1, "unknown header: expected time,machine,values…")
 }
 
 #[cfg(test)]
