@@ -2,7 +2,7 @@
 //! trace, with peak memory, as BENCHMARKS.md records them.
 
 use super::LoadArgs;
-use crate::sim::{self, Placement, Policy};
+use crate::sim::{self, Placement};
 use crate::trace::model::Native;
 use crate::trace::pai::detail;
 use clap::Args;
@@ -54,7 +54,7 @@ pub fn run(a: &BenchArgs) -> Result<()> {
     }
     let trace = Arc::new(trace);
     for p in crate::sim::policy::parse_list(&a.policies).map_err(color_eyre::eyre::Report::msg)? {
-        if p == Policy::Recorded && !trace.has_recorded() {
+        if p.available(&trace).is_err() {
             continue;
         }
         let t = Instant::now();

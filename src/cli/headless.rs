@@ -28,26 +28,7 @@ pub fn announce(report: &LoadReport) {
 
 /// Refuses a policy the trace cannot support, with the reason.
 pub fn check_policy(trace: &Trace, policy: Policy) -> Result<()> {
-    if policy == Policy::Recorded && !trace.has_recorded() {
-        bail!(
-            "policy 'recorded' needs recorded start times, and this {} trace has none; \
-             choose a simulated policy ({})",
-            trace.format,
-            Policy::simulated()
-                .filter(|&p| p != Policy::Edf)
-                .map(|p| p.name())
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-    }
-    if policy == Policy::Edf && !trace.jobs.iter().any(|j| j.deadline.is_some()) {
-        bail!(
-            "policy 'edf' needs deadlines, and this {} trace has none \
-             (ITP traces in the ElasticFlow schema have them); choose another policy",
-            trace.format
-        );
-    }
-    Ok(())
+    policy.check(trace).map_err(color_eyre::eyre::Report::msg)
 }
 
 /// Every policy a schedule names, checked against the trace.

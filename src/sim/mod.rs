@@ -5,6 +5,7 @@ pub mod cluster;
 pub mod engine;
 pub mod metrics;
 pub mod placement;
+pub mod policies;
 pub mod policy;
 pub mod queue;
 pub mod replay;

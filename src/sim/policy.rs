@@ -1,34 +1,19 @@
-//! Scheduling policies: the order the queue is walked in, and how the walk goes.
+//! Scheduling policies as an open set.
+//!
+//! A policy is a [`Rule`] (its name, what it is, which walk it uses, whether a
+//! trace supports it) that makes fresh [`Books`] for each replay: the state it
+//! keeps and the keys it orders jobs by. The built-in rules live one per file
+//! in `super::policies` and are registered there; more can be registered at
+//! run time ([`Policy::register`]). A [`Policy`] is a small copyable handle
+//! naming a registered rule, so events, schedules and switches stay cheap.
 
-use crate::trace::model::Job;
+use super::engine::Engine;
+use crate::trace::model::{Secs, Trace};
 use std::fmt;
 use std::str::FromStr;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Policy {
-    /// The trace's own start times and placements.
-    Recorded,
-    /// Strict arrival order: the head blocks everything behind it.
-    Fifo,
-    /// Arrival order; every job that fits starts.
-    FirstFit,
-    /// EASY backfilling: later jobs may start if they do not delay the head's reservation.
-    FifoBackfill,
-    /// Shortest run time first (oracle run times).
-    Sjf,
-    /// Shortest GPU-time (run time × GPUs) first.
-    Sgf,
-    /// Preemptive shortest remaining time first.
-    Srtf,
-    /// Tiresias-style discretised least attained service (preemptive).
-    Las,
-    /// Equal shares of the GPUs per user (or group), preempting the most over-share.
-    Fair,
-    /// Earliest deadline first (preemptive), for traces with deadlines.
-    Edf,
-}
-
-/// How a scheduling pass walks the queue.
+/// How a scheduling pass walks the queue (the engine implements each walk;
+/// a policy picks one and supplies the order).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Walk {
     /// Stop at the first job that does not fit.
@@ -44,23 +29,128 @@ pub enum Walk {
     Preemptive,
 }
 
+/// Why a policy cannot run on a trace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unavailable {
+    /// What the trace lacks, as a noun: `recorded start times`, `deadlines`.
+    pub lacks: String,
+    /// A few words for a list of policies: `this trace records no starts`.
+    pub short: String,
+    /// Where to find traces that have it, if anywhere.
+    pub hint: Option<String>,
+}
+
+/// What a policy is: the static half, registered once.
+pub trait Rule: Send + Sync + 'static {
+    /// The name on the command line, in schedules and in reports.
+    fn name(&self) -> &str;
+    /// One line for the picker and `--help`.
+    fn describe(&self) -> &str;
+    /// Other names `--policy` accepts.
+    fn aliases(&self) -> &[&str] {
+        &[]
+    }
+    fn walk(&self) -> Walk;
+    /// Whether `trace` supports this policy: the one place that rule is written.
+    fn available(&self, _trace: &Trace) -> Result<(), Unavailable> {
+        Ok(())
+    }
+    /// The state this policy keeps for one replay, fresh (a live switch
+    /// makes new books; the engine then tells them who waits and who runs).
+    fn books(&self) -> Box<dyn Books>;
+}
+
+/// A policy's state in one replay, and the order it imposes. The engine
+/// calls the hooks as jobs come and go; `Engine`'s `policy_*` methods are
+/// what books may read and change. Keys: lower goes first; ties break by
+/// submit time, then trace order.
+pub trait Books: fmt::Debug + Send + Sync {
+    fn clone_box(&self) -> Box<dyn Books>;
+    /// A waiting job's place in the order.
+    fn queued_key(&self, e: &Engine, job: u32) -> u64;
+    /// A running job's priority under a preemptive walk (a running job may be
+    /// preempted by a waiting one of lower key).
+    fn running_key(&self, e: &Engine, job: u32) -> u64 {
+        self.queued_key(e, job)
+    }
+    /// Whether running `victim`, kept at priority `running` (its
+    /// `running_key` when it started or last changed), ranks strictly below a
+    /// waiting job of key `waiting`.
+    fn below(&self, _e: &Engine, _victim: u32, running: u64, waiting: u64) -> bool {
+        running > waiting
+    }
+    /// Whether running jobs are indexed by `running_key` for victim search;
+    /// books that choose victims themselves say no.
+    fn ranks_running(&self) -> bool {
+        true
+    }
+    /// The jobs `job` may preempt, lowest priority first, for books that
+    /// choose victims themselves.
+    fn victims(&self, _e: &Engine, _job: u32) -> Vec<u32> {
+        Vec::new()
+    }
+    /// A job becomes active (it arrived, or waits or runs when the books are made).
+    fn joined(&mut self, _e: &mut Engine, _job: u32) {}
+    /// A job finished.
+    fn left(&mut self, _e: &mut Engine, _job: u32) {}
+    /// A job joins (`true`) or leaves the queue.
+    fn waiting(&mut self, _e: &Engine, _job: u32, _joins: bool) {}
+    /// A job started running on `milli` milli-GPUs (preemptive walks only).
+    fn started(&mut self, _e: &mut Engine, _job: u32, _milli: u64) {}
+    /// A running job stopped (finished or preempted; preemptive walks only).
+    fn stopped(&mut self, _e: &mut Engine, _job: u32, _milli: u64) {}
+    /// A job was preempted and is back in the queue.
+    fn preempted(&mut self, _e: &Engine, _job: u32) {}
+    /// The next time the books want to change a priority.
+    fn next_wakeup(&self) -> Option<Secs> {
+        None
+    }
+    /// Priority changes due at `t`; whether any happened.
+    fn wake(&mut self, _e: &mut Engine, _t: Secs) -> bool {
+        false
+    }
+}
+
+impl Clone for Box<dyn Books> {
+    fn clone(&self) -> Self {
+        self.clone_box()
+    }
+}
+
+/// A registered policy.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Policy(u16);
+
+// The built-ins by name, as the variants they used to be.
+#[allow(non_upper_case_globals)]
 impl Policy {
-    pub const ALL: [Policy; 10] = [
-        Policy::Recorded,
-        Policy::Fifo,
-        Policy::FirstFit,
-        Policy::FifoBackfill,
-        Policy::Sjf,
-        Policy::Sgf,
-        Policy::Srtf,
-        Policy::Las,
-        Policy::Fair,
-        Policy::Edf,
-    ];
+    pub const Recorded: Policy = Policy(0);
+    pub const Fifo: Policy = Policy(1);
+    pub const FirstFit: Policy = Policy(2);
+    pub const FifoBackfill: Policy = Policy(3);
+    pub const Sjf: Policy = Policy(4);
+    pub const Sgf: Policy = Policy(5);
+    pub const Srtf: Policy = Policy(6);
+    pub const Las: Policy = Policy(7);
+    pub const Fair: Policy = Policy(8);
+    pub const Edf: Policy = Policy(9);
+}
+
+impl Policy {
+    pub fn rule(self) -> &'static dyn Rule {
+        super::policies::rule(self.0)
+    }
+
+    /// Every registered policy: the built-ins in their order, then any registered since.
+    pub fn all() -> Vec<Policy> {
+        (0..super::policies::count()).map(Policy).collect()
+    }
 
     /// Every policy that simulates (all but `recorded`).
     pub fn simulated() -> impl Iterator<Item = Policy> {
-        Policy::ALL.into_iter().filter(|p| *p != Policy::Recorded)
+        Policy::all()
+            .into_iter()
+            .filter(|p| p.walk() != Walk::Recorded)
     }
 
     /// The simulated policies that never preempt.
@@ -68,67 +158,65 @@ impl Policy {
         Policy::simulated().filter(|p| !p.preempts())
     }
 
+    /// The policies `trace` supports, in registration order.
+    pub fn available_on(trace: &Trace) -> Vec<Policy> {
+        Policy::all()
+            .into_iter()
+            .filter(|p| p.available(trace).is_ok())
+            .collect()
+    }
+
+    /// Adds a policy to the registry (e.g. one defined outside the program);
+    /// a rule with a name already registered gets that registration back.
+    pub fn register(rule: Box<dyn Rule>) -> Policy {
+        Policy(super::policies::register(rule))
+    }
+
+    pub fn name(self) -> &'static str {
+        self.rule().name()
+    }
+
+    pub fn describe(self) -> &'static str {
+        self.rule().describe()
+    }
+
+    pub fn walk(self) -> Walk {
+        self.rule().walk()
+    }
+
     pub fn preempts(self) -> bool {
         self.walk() == Walk::Preemptive
     }
 
-    pub fn name(self) -> &'static str {
-        match self {
-            Policy::Recorded => "recorded",
-            Policy::Fifo => "fifo",
-            Policy::FirstFit => "first-fit",
-            Policy::FifoBackfill => "fifo-backfill",
-            Policy::Sjf => "sjf",
-            Policy::Sgf => "sgf",
-            Policy::Srtf => "srtf",
-            Policy::Las => "las",
-            Policy::Fair => "fair",
-            Policy::Edf => "edf",
-        }
+    pub fn available(self, trace: &Trace) -> Result<(), Unavailable> {
+        self.rule().available(trace)
     }
 
-    pub fn describe(self) -> &'static str {
-        match self {
-            Policy::Recorded => "the trace's own start times and placements",
-            Policy::Fifo => "strict arrival order; the head blocks the queue",
-            Policy::FirstFit => "arrival order; every job that fits starts",
-            Policy::FifoBackfill => {
-                "EASY backfill: later jobs start if they do not delay the head (oracle run times)"
-            }
-            Policy::Sjf => "shortest run time first (oracle)",
-            Policy::Sgf => "shortest GPU-time (run time × GPUs) first (oracle)",
-            Policy::Srtf => "preemptive shortest remaining time first (oracle)",
-            Policy::Las => {
-                "Tiresias 2D-LAS: least attained GPU-service first, discretised queues, preemptive"
-            }
-            Policy::Fair => "equal GPU shares per user (or group); preempts the most over-share",
-            Policy::Edf => "earliest deadline first, preemptive",
-        }
+    /// Refuses a policy `trace` cannot support, saying what is missing and
+    /// what would do instead.
+    pub fn check(self, trace: &Trace) -> Result<(), String> {
+        let Err(u) = self.available(trace) else {
+            return Ok(());
+        };
+        let others: Vec<&str> = Policy::available_on(trace)
+            .into_iter()
+            .filter(|p| p.walk() != Walk::Recorded)
+            .map(|p| p.name())
+            .collect();
+        Err(format!(
+            "policy '{}' needs {}, and this {} trace has none{}; choose another policy ({})",
+            self.name(),
+            u.lacks,
+            trace.format,
+            u.hint.map(|h| format!(" ({h})")).unwrap_or_default(),
+            others.join(", ")
+        ))
     }
+}
 
-    pub fn walk(self) -> Walk {
-        match self {
-            Policy::Recorded => Walk::Recorded,
-            Policy::Fifo => Walk::Strict,
-            Policy::FirstFit | Policy::Sjf | Policy::Sgf => Walk::Greedy,
-            Policy::FifoBackfill => Walk::Backfill,
-            Policy::Srtf | Policy::Las | Policy::Fair | Policy::Edf => Walk::Preemptive,
-        }
-    }
-
-    /// The job's place in this policy's order, before the tie-break (submit, then trace order).
-    /// `runtime` is the run time the job will have (it may differ from the
-    /// trace's under a power-limit policy). The preemptive policies' keys
-    /// depend on the replay's state; the engine computes those.
-    pub fn key(self, job: &Job, runtime: Option<crate::trace::model::Secs>) -> u64 {
-        let runtime = runtime.map_or(u64::MAX, |r| r.max(0) as u64);
-        match self {
-            Policy::Recorded | Policy::Fifo | Policy::FirstFit | Policy::FifoBackfill => 0,
-            Policy::Sjf | Policy::Srtf => runtime,
-            Policy::Sgf => runtime.saturating_mul(job.demand.total_milli()),
-            Policy::Las | Policy::Fair => 0,
-            Policy::Edf => deadline_key(job.deadline),
-        }
+impl fmt::Debug for Policy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Policy({})", self.name())
     }
 }
 
@@ -143,25 +231,25 @@ impl FromStr for Policy {
 
     fn from_str(s: &str) -> Result<Policy, String> {
         let s = s.trim().to_ascii_lowercase();
-        Policy::ALL
+        Policy::all()
             .into_iter()
-            .find(|p| {
-                p.name() == s
-                    || (s == "backfill" && *p == Policy::FifoBackfill)
-                    || (s == "firstfit" && *p == Policy::FirstFit)
-            })
+            .find(|p| p.name() == s || p.rule().aliases().contains(&s.as_str()))
             .ok_or_else(|| {
                 format!(
                     "unknown policy '{}'; choose from {}",
                     crate::trace::input::sanitize(&s),
-                    Policy::ALL.map(|p| p.name()).join(", ")
+                    Policy::all()
+                        .iter()
+                        .map(|p| p.name())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 )
             })
     }
 }
 
 /// Deadlines in key order; a job without one comes after every job with one.
-pub fn deadline_key(d: Option<crate::trace::model::Secs>) -> u64 {
+pub fn deadline_key(d: Option<Secs>) -> u64 {
     d.map_or(u64::MAX, |d| (d as u64) ^ (1 << 63))
 }
 
@@ -185,7 +273,7 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        for p in Policy::ALL {
+        for p in Policy::all() {
             assert_eq!(p.name().parse::<Policy>().unwrap(), p);
         }
         assert_eq!("backfill".parse::<Policy>().unwrap(), Policy::FifoBackfill);
@@ -198,5 +286,27 @@ mod tests {
             vec![Policy::Fifo, Policy::Sjf]
         );
         assert!(parse_list(",").is_err());
+    }
+
+    #[test]
+    fn built_in_handles_name_their_rules() {
+        let names: Vec<&str> = Policy::all().iter().take(10).map(|p| p.name()).collect();
+        assert_eq!(
+            names,
+            [
+                "recorded",
+                "fifo",
+                "first-fit",
+                "fifo-backfill",
+                "sjf",
+                "sgf",
+                "srtf",
+                "las",
+                "fair",
+                "edf"
+            ]
+        );
+        assert_eq!(Policy::Las.name(), "las");
+        assert!(Policy::Fair.preempts() && !Policy::Sjf.preempts());
     }
 }

@@ -170,14 +170,8 @@ fn run_one(
 /// and the replay's scheduled switches if any are still ahead.
 pub fn runs_for(e: &Engine, ahead: &[(Secs, Switch)]) -> Vec<Run> {
     let t = e.trace();
-    let deadlines = t.jobs.iter().any(|j| j.deadline.is_some());
-    let mut runs: Vec<Run> = Policy::ALL
+    let mut runs: Vec<Run> = Policy::available_on(t)
         .into_iter()
-        .filter(|&p| match p {
-            Policy::Recorded => t.has_recorded(),
-            Policy::Edf => deadlines,
-            _ => true,
-        })
         .map(Run::Policy)
         .collect();
     if !ahead.is_empty() {

@@ -415,7 +415,7 @@ impl App {
                 })
             }
             Command::Policy => {
-                let at = Policy::ALL
+                let at = Policy::all()
                     .iter()
                     .position(|p| *p == self.engine().policy())
                     .unwrap_or(0);
@@ -524,9 +524,10 @@ impl App {
             }
             (Popup::Detail { scroll, .. }, Command::PageUp) => *scroll = scroll.saturating_sub(20),
             (Popup::Detail { .. }, Command::Detail) => self.popup = None,
-            (Popup::Picker { at }, Command::Down) => *at = (*at + 1) % Policy::ALL.len(),
+            (Popup::Picker { at }, Command::Down) => *at = (*at + 1) % Policy::all().len(),
             (Popup::Picker { at }, Command::Up) => {
-                *at = (*at + Policy::ALL.len() - 1) % Policy::ALL.len()
+                let n = Policy::all().len();
+                *at = (*at + n - 1) % n
             }
             (Popup::WhatIf { at }, Command::Down) => {
                 *at = (*at + 1) % self.whatif.as_ref().map_or(1, |w| w.rows.len().max(1))
@@ -540,7 +541,7 @@ impl App {
                 self.what_if_choose(at)
             }
             (Popup::Picker { at }, Command::Detail) => {
-                let p = Policy::ALL[*at];
+                let p = Policy::all()[*at];
                 self.popup = None;
                 self.switch_policy(p);
             }
@@ -562,17 +563,12 @@ impl App {
 
     /// Switches the policy live; logged, and refused where the trace cannot support it.
     pub fn switch_policy(&mut self, p: Policy) {
-        if p == Policy::Recorded && !self.trace().has_recorded() {
+        if let Err(u) = p.available(self.trace()) {
             self.flash = Some(format!(
-                "{} has no recorded start times: choose a simulated policy",
-                self.trace().format
-            ));
-            return;
-        }
-        if p == Policy::Edf && !self.trace().jobs.iter().any(|j| j.deadline.is_some()) {
-            self.flash = Some(format!(
-                "{} has no deadlines: edf needs them (ITP ElasticFlow traces have them)",
-                self.trace().format
+                "{} has no {}: {p} needs them{}",
+                self.trace().format,
+                u.lacks,
+                u.hint.map(|h| format!(" ({h})")).unwrap_or_default()
             ));
             return;
         }

@@ -116,12 +116,11 @@ fn detail(app: &App, area: Rect, buf: &mut Buffer, title: &str, lines: &[String]
 fn picker(app: &App, area: Rect, buf: &mut Buffer, at: usize) {
     let t = app.theme();
     let current = app.engine().policy();
-    let has_recorded = app.trace().has_recorded();
-    let has_deadlines = app.trace().jobs.iter().any(|j| j.deadline.is_some());
+    let policies = Policy::all();
     let r = centered(
         area,
         area.width.saturating_sub(4).min(120),
-        Policy::ALL.len() as u16 + 4,
+        policies.len() as u16 + 4,
     );
     let inner = frame(
         app,
@@ -130,13 +129,9 @@ fn picker(app: &App, area: Rect, buf: &mut Buffer, at: usize) {
         "scheduling policy · ↑↓ choose · enter switches now · esc cancels",
     );
     let marker = glyphs(app.ascii).marker;
-    for (i, p) in Policy::ALL.iter().enumerate() {
+    for (i, &p) in policies.iter().enumerate() {
         let mut style = t.text;
-        let why = match p {
-            Policy::Recorded if !has_recorded => Some("this trace records no starts"),
-            Policy::Edf if !has_deadlines => Some("this trace has no deadlines"),
-            _ => None,
-        };
+        let why = p.available(app.trace()).err().map(|u| u.short);
         let unavailable = why.is_some();
         if unavailable {
             style = t.dim;
@@ -145,7 +140,7 @@ fn picker(app: &App, area: Rect, buf: &mut Buffer, at: usize) {
             style = style.patch(t.cursor);
         }
         let lead = if i == at { marker } else { ' ' };
-        let now = if *p == current { "●" } else { " " };
+        let now = if p == current { "●" } else { " " };
         let text = match why {
             Some(why) => format!("{lead} {now} {:<14} not here: {why}", p.name()),
             None => format!("{lead} {now} {:<14} {}", p.name(), p.describe()),
@@ -160,9 +155,22 @@ fn picker(app: &App, area: Rect, buf: &mut Buffer, at: usize) {
     }
     buf.set_stringn(
         inner.x,
-        inner.y + Policy::ALL.len() as u16 + 1,
-        "at once: the queue is reordered; srtf, las, fair and edf may preempt; logged",
+        inner.y + policies.len() as u16 + 1,
+        format!(
+            "at once: the queue is reordered; {} may preempt; logged",
+            and_list(policies.iter().filter(|p| p.preempts()).map(|p| p.name()))
+        ),
         inner.width as usize,
         t.dim,
     );
+}
+
+/// `a, b and c`.
+fn and_list<'a>(names: impl Iterator<Item = &'a str>) -> String {
+    let names: Vec<&str> = names.collect();
+    match names.split_last() {
+        None => String::new(),
+        Some((last, [])) => last.to_string(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+    }
 }

@@ -1,8 +1,7 @@
 //! The discrete-event engine: integer seconds, one instant at a time
 //! (completions, then arrivals, then one scheduling pass).
 
-mod fair;
-mod las;
+mod books;
 mod power;
 mod preempt;
 mod recorded;
@@ -10,12 +9,13 @@ mod victims;
 mod walks;
 
 pub use power::{JobPower, Switch};
+pub(crate) use preempt::Resume;
 
 use super::backfill::Reservation;
 use super::cluster::{ClusterState, Grant};
 use super::metrics::{Report, Summary, Tally};
 use super::placement::{place, Placement};
-use super::policy::{Policy, Walk};
+use super::policy::{Books, Policy, Walk};
 use super::queue::{MinTree, Queue, Shapes};
 use super::tuning::Tuning;
 use crate::trace::model::{Secs, Trace};
@@ -82,6 +82,10 @@ pub struct Engine {
     feasible: Arc<Vec<bool>>,
     placement: Placement,
     policy: Policy,
+    /// The policy's walk (cached: asked on every arrival and pass).
+    walk: Walk,
+    /// The policy's state and order; out only while a hook runs.
+    books: Option<Box<dyn Books>>,
     policy_since: Secs,
     now: Secs,
     next_arrival: usize,
@@ -110,10 +114,6 @@ pub struct Engine {
     /// Preemptable running jobs by priority (key, rank); their keys.
     prio: BTreeSet<(u64, u32)>,
     prio_key: FxHashMap<u32, u64>,
-    /// Timed priority changes (`las`): (time, job, kind).
-    wakeups: BTreeSet<(Secs, u32, u8)>,
-    /// `fair`'s books, while `fair` is the policy.
-    fair: Option<fair::FairBooks>,
     /// Bumped whenever the set of possible victims may have grown.
     vepoch: u64,
     /// class → (epoch, vepoch, key) of its last failure to start even by preempting.
@@ -141,7 +141,9 @@ impl Engine {
             shapes,
             feasible: Arc::new(feasible),
             placement,
-            policy: Policy::FirstFit,
+            policy,
+            walk: policy.walk(),
+            books: None,
             policy_since: now,
             now,
             next_arrival: 0,
@@ -169,15 +171,12 @@ impl Engine {
             resumes: FxHashMap::default(),
             prio: BTreeSet::new(),
             prio_key: FxHashMap::default(),
-            wakeups: BTreeSet::new(),
-            fair: None,
             vepoch: 0,
             preempt_failed: FxHashMap::default(),
             record_events: false,
             events: Vec::new(),
         };
-        e.policy = policy;
-        e.enter_preemptive();
+        e.enter_policy();
         e.rebuild_queue();
         e
     }
@@ -185,7 +184,7 @@ impl Engine {
     /// Sets the preemptive policies' knobs (before the replay starts).
     pub fn with_tuning(mut self, tuning: Arc<Tuning>) -> Engine {
         self.tuning = tuning;
-        self.enter_preemptive();
+        self.enter_policy();
         self.rebuild_queue();
         self
     }
@@ -280,7 +279,7 @@ impl Engine {
             .map(|&j| self.trace.jobs[j as usize].submit);
         let completion = self.completions.first().map(|&(t, _)| t);
         let recorded = self.timeline.first().map(|e| e.0);
-        let wakeup = self.wakeups.first().map(|e| e.0);
+        let wakeup = self.books().next_wakeup();
         [arrival, completion, recorded, wakeup]
             .into_iter()
             .flatten()
@@ -327,7 +326,7 @@ impl Engine {
             arrived = true;
         }
         self.recorded_starts(t);
-        let woke = self.wake(t);
+        let woke = self.with_books(|b, e| b.wake(e, t));
         if released || woke {
             self.epoch += 1;
         }
@@ -340,7 +339,7 @@ impl Engine {
     fn arrive(&mut self, job: u32) {
         let submit = self.trace.jobs[job as usize].submit;
         self.tally.on_arrival(submit);
-        if self.policy == Policy::Recorded {
+        if self.walk == Walk::Recorded {
             self.jobs[job as usize].phase = Phase::Queued;
             self.enqueue(job);
             self.schedule_segments(job, 0);
@@ -350,7 +349,7 @@ impl Engine {
             return;
         }
         self.jobs[job as usize].phase = Phase::Queued;
-        self.fair_active(job, 1);
+        self.with_books(|b, e| b.joined(e, job));
         self.enqueue(job);
     }
 
@@ -378,17 +377,13 @@ impl Engine {
     }
 
     fn key(&self, job: u32) -> u64 {
-        if self.policy.preempts() {
-            return self.preemptive_key(job);
-        }
-        self.policy
-            .key(&self.trace.jobs[job as usize], self.runtime_of(job))
+        self.books().queued_key(self, job)
     }
 
     fn enqueue(&mut self, job: u32) {
         let class = self.shapes.class_of[job as usize];
         let rank = self.shapes.rank[job as usize];
-        self.fair_waiting(job, true);
+        self.with_books(|b, e| b.waiting(e, job, true));
         self.queue.insert(class, self.key(job), rank);
         let short = self
             .time_left(job)
@@ -402,7 +397,7 @@ impl Engine {
         let class = self.shapes.class_of[job as usize];
         let rank = self.shapes.rank[job as usize];
         self.queue.remove(class, self.key(job), rank);
-        self.fair_waiting(job, false);
+        self.with_books(|b, e| b.waiting(e, job, false));
         if let Some(t) = &mut self.queue.classes[class as usize].short {
             t.set(self.shapes.pos[job as usize] as usize, u64::MAX);
         }
@@ -451,7 +446,7 @@ impl Engine {
             self.tally.busy_finished += milli as u128 * held as u128;
             self.tally.overhead_busy += milli as u128 * held.min(overhead) as u128;
         }
-        self.fair_active(job, -1);
+        self.with_books(|b, e| b.left(e, job));
         self.power_off(job as u64);
         self.mark_done(job);
     }
@@ -484,20 +479,21 @@ impl Engine {
         if policy == self.policy {
             return;
         }
-        let from = self.policy;
+        let from = self.walk;
         self.policy = policy;
+        self.walk = policy.walk();
         self.policy_since = self.now;
         self.switches.push((self.now, Switch::Policy(policy)));
         self.emit(Event::PolicySwitched {
             at: self.now,
             to: policy,
         });
-        if from == Policy::Recorded {
+        if from == Walk::Recorded {
             self.leave_recorded();
         }
-        self.enter_preemptive();
+        self.enter_policy();
         self.rebuild_queue();
-        if policy == Policy::Recorded {
+        if self.walk == Walk::Recorded {
             self.enter_recorded();
         }
         self.pass();
@@ -511,7 +507,7 @@ impl Engine {
             .collect();
         self.queue.clear();
         self.reservation = None;
-        if self.policy.walk() == Walk::Backfill {
+        if self.walk == Walk::Backfill {
             for (c, members) in self.shapes.members.iter().enumerate() {
                 self.queue.classes[c].short = Some(MinTree::new(members.len()));
             }

@@ -74,7 +74,7 @@ impl Engine {
     pub(super) fn runtime_of(&self, job: u32) -> Option<Secs> {
         let rt = self.trace.jobs[job as usize].runtime?;
         Some(match self.draw_of(job) {
-            Some(d) if self.policy != Policy::Recorded => {
+            Some(d) if self.walk != crate::sim::policy::Walk::Recorded => {
                 (rt as f64 * d.time_factor).round() as Secs
             }
             _ => rt,

@@ -12,15 +12,13 @@
 //! and go back to the queue behind it, so a pass never preempts a job it
 //! started and always ends.
 
-use super::fair::FairBooks;
-use super::las::PROMOTE;
 use super::{Engine, Event, Phase};
-use crate::sim::policy::{deadline_key, Policy};
+use crate::sim::policy::Walk;
 use crate::trace::model::Secs;
 
-/// What a preempted job carries back to the queue.
+/// What a preempted job carries back to the queue, across policy switches.
 #[derive(Debug, Clone, Copy, Default)]
-pub(super) struct Resume {
+pub struct Resume {
     /// Seconds of useful work done before the current run.
     pub done: Secs,
     /// Seconds held before the current run (useful or not), for the starvation guard.
@@ -67,30 +65,6 @@ impl Engine {
         }
     }
 
-    /// A waiting job's key under a preemptive policy.
-    pub(super) fn preemptive_key(&self, job: u32) -> u64 {
-        match self.policy {
-            Policy::Srtf => self.time_left(job).map_or(u64::MAX, |r| r.max(0) as u64),
-            Policy::Las => self.las_queue_of(job, false) as u64,
-            Policy::Fair => self
-                .fair
-                .as_ref()
-                .and_then(|f| f.alloc.get(&self.owner(job)).copied())
-                .unwrap_or(0),
-            _ => deadline_key(self.trace.jobs[job as usize].deadline),
-        }
-    }
-
-    /// A running job's priority key (lower runs first). `srtf` keys running
-    /// jobs by end time: remaining time is end − now, the same order.
-    pub(super) fn running_key(&self, job: u32) -> u64 {
-        match self.policy {
-            Policy::Srtf => self.jobs[job as usize].end as u64 ^ (1 << 63),
-            Policy::Las => self.las_queue_of(job, true) as u64,
-            _ => deadline_key(self.trace.jobs[job as usize].deadline),
-        }
-    }
-
     /// Book-keeping when a job starts under a preemptive policy (or any
     /// policy, for a resumed job).
     pub(super) fn on_preemptive_start(&mut self, job: u32, milli: u64) {
@@ -98,7 +72,7 @@ impl Engine {
             r.run_from = self.now;
             r.overhead = self.tuning.preempt_cost;
         }
-        if !self.policy.preempts() {
+        if self.walk != Walk::Preemptive {
             return;
         }
         self.track_running(job, milli);
@@ -106,20 +80,12 @@ impl Engine {
 
     pub(super) fn track_running(&mut self, job: u32, milli: u64) {
         self.vepoch += 1;
-        let rank = self.shapes.rank[job as usize];
-        if self.policy == Policy::Fair {
-            let o = self.owner(job);
-            let f = self.fair.as_mut().expect("fair books");
-            f.running.entry(o).or_default().insert(rank);
-            self.fair_change(o, milli as i64);
-            return;
+        if self.books().ranks_running() {
+            let k = self.books().running_key(self, job);
+            self.prio.insert((k, self.shapes.rank[job as usize]));
+            self.prio_key.insert(job, k);
         }
-        let k = self.running_key(job);
-        self.prio.insert((k, rank));
-        self.prio_key.insert(job, k);
-        if self.policy == Policy::Las {
-            self.schedule_demotion(job, milli);
-        }
+        self.with_books(|b, e| b.started(e, job, milli));
     }
 
     /// A running job stops (finishes or is preempted): forget its priority.
@@ -128,41 +94,27 @@ impl Engine {
         if let Some(k) = self.prio_key.remove(&job) {
             self.prio.remove(&(k, rank));
         }
-        if self.policy == Policy::Fair {
-            let o = self.owner(job);
-            let f = self.fair.as_mut().expect("fair books");
-            let had = f.running.get_mut(&o).is_some_and(|s| s.remove(&rank));
-            if f.running.get(&o).is_some_and(|s| s.is_empty()) {
-                f.running.remove(&o);
-            }
-            if had {
-                self.fair_change(o, -(milli as i64));
-            }
-        }
+        self.with_books(|b, e| b.stopped(e, job, milli));
     }
 
-    /// Rebuilds the preemptive policy's books from the running and waiting
-    /// jobs (on a switch; called before the queue is rebuilt).
-    pub(super) fn enter_preemptive(&mut self) {
+    /// New books for the policy now in force; under a preemptive walk they
+    /// are told who waits and who runs (called before the queue is rebuilt).
+    pub(super) fn enter_policy(&mut self) {
         self.preempt_failed.clear();
         self.vepoch += 1;
         self.prio.clear();
         self.prio_key.clear();
-        self.wakeups.clear();
-        self.fair = None;
-        if !self.policy.preempts() {
+        self.books = Some(self.policy.rule().books());
+        if self.walk != Walk::Preemptive {
             return;
         }
-        if self.policy == Policy::Fair {
-            self.fair = Some(FairBooks::default());
-            let waiting: Vec<u32> = self
-                .queue
-                .entries()
-                .map(|(_, _, r)| self.shapes.arrival[r as usize])
-                .collect();
-            for j in waiting {
-                self.fair_active(j, 1);
-            }
+        let waiting: Vec<u32> = self
+            .queue
+            .entries()
+            .map(|(_, _, r)| self.shapes.arrival[r as usize])
+            .collect();
+        for j in waiting {
+            self.with_books(|b, e| b.joined(e, j));
         }
         // Jobs this engine started (not recorded holds) can be preempted.
         let running: Vec<(u32, u64)> = self
@@ -175,7 +127,7 @@ impl Engine {
             .map(|(&j, g)| (j, g.iter().map(|g| g.milli as u64).sum()))
             .collect();
         for (j, milli) in running {
-            self.fair_active(j, 1);
+            self.with_books(|b, e| b.joined(e, j));
             self.track_running(j, milli);
         }
     }
@@ -261,11 +213,7 @@ impl Engine {
         self.tally.preemptions += 1;
         self.emit(Event::Preempted { job, at: now });
         self.enqueue(job);
-        if self.policy == Policy::Las {
-            if let Some(t) = self.starve_time(&r) {
-                self.wakeups.insert((t.max(now + 1), job, PROMOTE));
-            }
-        }
+        self.with_books(|b, e| b.preempted(e, job));
     }
 
     /// How many times a job has been preempted so far.

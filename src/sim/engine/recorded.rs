@@ -5,7 +5,6 @@
 use super::{Engine, Event, Phase};
 use crate::sim::cluster::{Grant, TypeFilter};
 use crate::sim::placement::{place, Placement};
-use crate::sim::policy::Policy;
 use crate::trace::model::{Demand, Secs, Segment, Unit, MILLI_PER_GPU};
 
 impl Engine {
@@ -194,9 +193,8 @@ impl Engine {
         for job in queued {
             let class = self.shapes.class_of[job as usize];
             if !self.feasible[class as usize] {
-                let key = Policy::Recorded.key(&self.trace.jobs[job as usize], None);
-                self.queue
-                    .remove(class, key, self.shapes.rank[job as usize]);
+                // Keyed by `recorded`'s books (arrival order: 0).
+                self.queue.remove(class, 0, self.shapes.rank[job as usize]);
                 self.admit(job);
             }
         }

@@ -4,7 +4,6 @@
 use super::Engine;
 use crate::sim::cluster::Grant;
 use crate::sim::placement::place;
-use crate::sim::policy::Policy;
 use rustc_hash::FxHashMap;
 
 /// Where preempting could make room for a one-machine gang.
@@ -18,18 +17,14 @@ enum Freed {
 impl Engine {
     /// Running jobs `job` may preempt, lowest priority first.
     pub(super) fn victims(&self, job: u32, key: u64) -> Vec<u32> {
-        if self.policy == Policy::Fair {
-            return self.fair_victims(job);
+        let books = self.books();
+        if !books.ranks_running() {
+            return books.victims(self, job);
         }
         let mut out = Vec::new();
         for &(k, r) in self.prio.iter().rev() {
             let v = self.shapes.arrival[r as usize];
-            let lower = match self.policy {
-                // Remaining time end − now against the waiting job's time left.
-                Policy::Srtf => (self.jobs[v as usize].end - self.now).max(0) as u64 > key,
-                _ => k > key,
-            };
-            if !lower {
+            if !books.below(self, v, k, key) {
                 break;
             }
             out.push(v);

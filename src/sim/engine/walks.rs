@@ -8,7 +8,7 @@ use crate::sim::policy::Walk;
 
 impl Engine {
     pub(super) fn pass(&mut self) {
-        match self.policy.walk() {
+        match self.walk {
             Walk::Strict => self.walk_strict(),
             Walk::Greedy => self.walk_greedy(),
             Walk::Backfill => {

@@ -1,0 +1,39 @@
+//! `edf`: earliest deadline first, preemptive, for traces with deadlines.
+
+use super::Keyed;
+use crate::sim::policy::{deadline_key, Books, Rule, Unavailable, Walk};
+use crate::trace::model::Trace;
+
+pub(super) struct Edf;
+
+impl Rule for Edf {
+    fn name(&self) -> &str {
+        "edf"
+    }
+
+    fn describe(&self) -> &str {
+        "earliest deadline first, preemptive"
+    }
+
+    fn walk(&self) -> Walk {
+        Walk::Preemptive
+    }
+
+    fn available(&self, trace: &Trace) -> Result<(), Unavailable> {
+        if trace.jobs.iter().any(|j| j.deadline.is_some()) {
+            return Ok(());
+        }
+        Err(Unavailable {
+            lacks: "deadlines".into(),
+            short: "this trace has no deadlines".into(),
+            hint: Some("ITP traces in the ElasticFlow schema have them".into()),
+        })
+    }
+
+    fn books(&self) -> Box<dyn Books> {
+        // Waiting and running jobs alike, by deadline.
+        Box::new(Keyed(|e, job| {
+            deadline_key(e.trace().jobs[job as usize].deadline)
+        }))
+    }
+}

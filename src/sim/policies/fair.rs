@@ -1,0 +1,176 @@
+//! `fair`: equal GPU shares per owner (user or group). The books of who
+//! holds what and who waits, the queue keys that follow allocations, and
+//! the victims a job under its share may take.
+
+use crate::sim::engine::Engine;
+use crate::sim::policy::{Books, Rule, Walk};
+use crate::sim::tuning::FairBy;
+use rustc_hash::FxHashMap;
+use std::collections::BTreeSet;
+
+pub(super) struct Fair;
+
+impl Rule for Fair {
+    fn name(&self) -> &str {
+        "fair"
+    }
+
+    fn describe(&self) -> &str {
+        "equal GPU shares per user (or group); preempts the most over-share"
+    }
+
+    fn walk(&self) -> Walk {
+        Walk::Preemptive
+    }
+
+    fn books(&self) -> Box<dyn Books> {
+        Box::<FairBooks>::default()
+    }
+}
+
+/// GPUs held and jobs waiting, per owner (user or group).
+#[derive(Debug, Clone, Default)]
+struct FairBooks {
+    /// owner → milli-GPUs held by its simulated running jobs.
+    alloc: FxHashMap<u64, u64>,
+    /// owner → its waiting jobs.
+    waiting: FxHashMap<u64, BTreeSet<u32>>,
+    /// owner → ranks of its preemptable running jobs.
+    running: FxHashMap<u64, BTreeSet<u32>>,
+    /// owner → jobs waiting or running (an owner with any is active).
+    active: FxHashMap<u64, u32>,
+    /// (allocation, owner) of owners running two jobs or more: the only
+    /// ones that can lose one (an owner's last job would leave it with
+    /// nothing, less than the job that would take its place).
+    by_alloc: BTreeSet<(u64, u64)>,
+}
+
+/// The owner a job is booked under; a job without one is its own owner.
+fn owner(e: &Engine, job: u32) -> u64 {
+    let j = &e.trace().jobs[job as usize];
+    let who = match e.tuning().fair_by {
+        FairBy::User => j.user,
+        FairBy::Group => j.group,
+    };
+    who.map_or(1 << 32 | job as u64, |s| s.0 as u64)
+}
+
+impl FairBooks {
+    /// An owner's allocation changes: its waiting jobs move in the queue.
+    fn change(&mut self, e: &mut Engine, owner: u64, delta: i64) {
+        e.policy_victims_may_grow();
+        let old = self.alloc.get(&owner).copied().unwrap_or(0);
+        let new = (old as i64 + delta).max(0) as u64;
+        if new == 0 {
+            self.alloc.remove(&owner);
+        } else {
+            self.alloc.insert(owner, new);
+        }
+        self.by_alloc.remove(&(old, owner));
+        if self.running.get(&owner).is_some_and(|r| r.len() >= 2) {
+            self.by_alloc.insert((new, owner));
+        }
+        for &j in self.waiting.get(&owner).into_iter().flatten() {
+            e.policy_requeue(j, old, new);
+        }
+    }
+
+    /// An owner becomes active with its first job and inactive after its last.
+    fn active(&mut self, e: &mut Engine, job: u32, delta: i32) {
+        e.policy_victims_may_grow();
+        let n = self.active.entry(owner(e, job)).or_insert(0);
+        *n = (*n as i32 + delta).max(0) as u32;
+        if *n == 0 {
+            self.active.remove(&owner(e, job));
+        }
+    }
+}
+
+impl Books for FairBooks {
+    fn clone_box(&self) -> Box<dyn Books> {
+        Box::new(self.clone())
+    }
+
+    fn queued_key(&self, e: &Engine, job: u32) -> u64 {
+        self.alloc.get(&owner(e, job)).copied().unwrap_or(0)
+    }
+
+    fn ranks_running(&self) -> bool {
+        false
+    }
+
+    /// Jobs of owners over their share, most over first (ties by owner id),
+    /// newest first.
+    fn victims(&self, e: &Engine, job: u32) -> Vec<u32> {
+        let me = owner(e, job);
+        let active = self.active.len().max(1) as u64;
+        let share = e.trace().cluster.total_gpus() * 1000 / active;
+        let mine = self.alloc.get(&me).copied().unwrap_or(0);
+        let demand = e.trace().jobs[job as usize].demand.total_milli();
+        if mine >= share {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        for &(a, o) in self.by_alloc.iter().rev() {
+            if a <= share || a <= mine + demand {
+                break;
+            }
+            if o == me {
+                continue;
+            }
+            let mut a = a;
+            for &r in self.running.get(&o).into_iter().flatten().rev() {
+                let v = e.policy_job_at_rank(r);
+                let g: u64 = e.running()[&v].iter().map(|g| g.milli as u64).sum();
+                // The swap must leave the victim's owner holding at least what
+                // the job's owner will: shares move towards equal, never back.
+                if a > share && a - g.min(a) >= mine + demand {
+                    out.push(v);
+                    a -= g;
+                }
+            }
+        }
+        out
+    }
+
+    fn joined(&mut self, e: &mut Engine, job: u32) {
+        self.active(e, job, 1);
+    }
+
+    fn left(&mut self, e: &mut Engine, job: u32) {
+        self.active(e, job, -1);
+    }
+
+    fn waiting(&mut self, e: &Engine, job: u32, joins: bool) {
+        let o = owner(e, job);
+        if joins {
+            self.waiting.entry(o).or_default().insert(job);
+        } else if let Some(s) = self.waiting.get_mut(&o) {
+            s.remove(&job);
+            if s.is_empty() {
+                self.waiting.remove(&o);
+            }
+        }
+    }
+
+    fn started(&mut self, e: &mut Engine, job: u32, milli: u64) {
+        let o = owner(e, job);
+        self.running
+            .entry(o)
+            .or_default()
+            .insert(e.policy_rank(job));
+        self.change(e, o, milli as i64);
+    }
+
+    fn stopped(&mut self, e: &mut Engine, job: u32, milli: u64) {
+        let o = owner(e, job);
+        let rank = e.policy_rank(job);
+        let had = self.running.get_mut(&o).is_some_and(|s| s.remove(&rank));
+        if self.running.get(&o).is_some_and(|s| s.is_empty()) {
+            self.running.remove(&o);
+        }
+        if had {
+            self.change(e, o, -(milli as i64));
+        }
+    }
+}
