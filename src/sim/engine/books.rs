@@ -35,7 +35,7 @@ impl Engine {
 
     /// A running job's priority as indexed for victim search.
     pub(crate) fn policy_priority(&self, job: u32) -> Option<u64> {
-        self.prio_key.get(&job).copied()
+        self.pre.key_of.get(&job).copied()
     }
 
     /// The job's place in arrival order (submit, then trace order).
@@ -58,15 +58,15 @@ impl Engine {
     /// A running job's priority changed from `old` to `new`.
     pub(crate) fn policy_reprioritize(&mut self, job: u32, old: u64, new: u64) {
         let rank = self.shapes.rank[job as usize];
-        self.prio.remove(&(old, rank));
-        self.prio.insert((new, rank));
-        self.prio_key.insert(job, new);
-        self.vepoch += 1;
+        self.pre.by_key.remove(&(old, rank));
+        self.pre.by_key.insert((new, rank));
+        self.pre.key_of.insert(job, new);
+        self.pre.vepoch += 1;
     }
 
     /// Jobs that could not preempt before may be able to now.
     pub(crate) fn policy_victims_may_grow(&mut self) {
-        self.vepoch += 1;
+        self.pre.vepoch += 1;
     }
 
     /// The job keeps the first priority to the end (`las`'s starvation guard);

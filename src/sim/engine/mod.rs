@@ -4,6 +4,7 @@
 mod books;
 mod power;
 mod preempt;
+mod queries;
 mod recorded;
 mod victims;
 mod walks;
@@ -13,7 +14,7 @@ pub(crate) use preempt::Resume;
 
 use super::backfill::Reservation;
 use super::cluster::{ClusterState, Grant};
-use super::metrics::{Report, Summary, Tally};
+use super::metrics::Tally;
 use super::placement::{place, Placement};
 use super::policy::{Books, Policy, Walk};
 use super::queue::{MinTree, Queue, Shapes};
@@ -111,13 +112,8 @@ pub struct Engine {
     tuning: Arc<Tuning>,
     /// Jobs preempted at least once: the work they carry.
     resumes: FxHashMap<u32, preempt::Resume>,
-    /// Preemptable running jobs by priority (key, rank); their keys.
-    prio: BTreeSet<(u64, u32)>,
-    prio_key: FxHashMap<u32, u64>,
-    /// Bumped whenever the set of possible victims may have grown.
-    vepoch: u64,
-    /// class → (epoch, vepoch, key) of its last failure to start even by preempting.
-    preempt_failed: FxHashMap<u32, (u64, u64, u64)>,
+    /// The preemptive walk's index of running jobs by priority.
+    pre: preempt::Preemption,
     record_events: bool,
     events: Vec<Event>,
 }
@@ -169,10 +165,7 @@ impl Engine {
             power: None,
             tuning: Arc::new(Tuning::default()),
             resumes: FxHashMap::default(),
-            prio: BTreeSet::new(),
-            prio_key: FxHashMap::default(),
-            vepoch: 0,
-            preempt_failed: FxHashMap::default(),
+            pre: preempt::Preemption::default(),
             record_events: false,
             events: Vec::new(),
         };
@@ -187,81 +180,6 @@ impl Engine {
         self.enter_policy();
         self.rebuild_queue();
         self
-    }
-
-    pub fn tuning(&self) -> &Tuning {
-        &self.tuning
-    }
-
-    pub fn trace(&self) -> &Arc<Trace> {
-        &self.trace
-    }
-
-    pub fn now(&self) -> Secs {
-        self.now
-    }
-
-    pub fn policy(&self) -> Policy {
-        self.policy
-    }
-
-    pub fn policy_since(&self) -> Secs {
-        self.policy_since
-    }
-
-    pub fn placement(&self) -> Placement {
-        self.placement
-    }
-
-    pub fn switches(&self) -> &[(Secs, Switch)] {
-        &self.switches
-    }
-
-    pub fn cluster(&self) -> &ClusterState {
-        &self.cluster
-    }
-
-    pub fn job_state(&self, job: u32) -> JobState {
-        self.jobs[job as usize]
-    }
-
-    /// Running jobs and their GPUs, by job index.
-    pub fn running(&self) -> &BTreeMap<u32, Vec<Grant>> {
-        &self.running
-    }
-
-    pub fn queue_len(&self) -> usize {
-        self.queue.len()
-    }
-
-    /// The first `limit` waiting jobs in the current policy's order.
-    pub fn queue_in_order(&self, limit: usize) -> Vec<u32> {
-        self.queue
-            .in_order(limit)
-            .into_iter()
-            .map(|r| self.shapes.arrival[r as usize])
-            .collect()
-    }
-
-    pub fn jobs_done(&self) -> u64 {
-        self.tally.jct.len() as u64
-    }
-
-    pub fn jobs_rejected(&self) -> u64 {
-        self.tally.rejected
-    }
-
-    pub fn tally(&self) -> &Tally {
-        &self.tally
-    }
-
-    /// Turns on collection of `Event`s (for the TUI's log); drain with `take_events`.
-    pub fn set_record_events(&mut self, on: bool) {
-        self.record_events = on;
-    }
-
-    pub fn take_events(&mut self) -> Vec<Event> {
-        std::mem::take(&mut self.events)
     }
 
     fn emit(&mut self, e: Event) {
@@ -514,43 +432,6 @@ impl Engine {
         }
         for job in waiting {
             self.enqueue(job);
-        }
-    }
-
-    /// The headline numbers so far.
-    pub fn report(&self) -> Report {
-        let c = &self.trace.cluster;
-        let makespan = self.tally.makespan();
-        let gpus = c.total_gpus();
-        Report {
-            policy: self.policy.name().to_string(),
-            placement: self.placement.name().to_string(),
-            gpus,
-            gpus_per_node: c.per_node,
-            jobs: self.trace.jobs.len() as u64,
-            jobs_done: self.jobs_done(),
-            jobs_rejected: self.tally.rejected,
-            makespan_s: makespan,
-            jct_s: Summary::of(&self.tally.jct),
-            wait_s: Summary::of(&self.tally.wait),
-            slowdown: Summary::of(&self.tally.slowdown),
-            peak_queue: self.tally.peak_queue,
-            overflow_segments: self.tally.overflow_segments,
-            gpu_util: makespan
-                .filter(|&m| m > 0 && gpus > 0)
-                .map(|m| self.tally.busy_finished as f64 / 1000.0 / (gpus as f64 * m as f64)),
-            preemptions: self.tally.preemptions,
-            deadline_met: (self.trace.jobs.iter().any(|j| j.deadline.is_some()))
-                .then(|| {
-                    (self.tally.deadlines > 0)
-                        .then(|| self.tally.deadlines_met as f64 / self.tally.deadlines as f64)
-                })
-                .flatten(),
-            energy_kwh: self.joules().map(crate::energy::kwh),
-            avg_power_w: self
-                .joules()
-                .zip(makespan.filter(|&m| m > 0))
-                .map(|(j, m)| j / m as f64),
         }
     }
 }

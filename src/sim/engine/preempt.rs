@@ -16,6 +16,19 @@ use super::{Engine, Event, Phase};
 use crate::sim::policy::Walk;
 use crate::trace::model::Secs;
 
+/// The preemptive walk's memory: running jobs it may preempt, by priority,
+/// and which classes failed to start even by preempting.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Preemption {
+    /// Preemptable running jobs as (key, rank), and each one's key.
+    pub by_key: std::collections::BTreeSet<(u64, u32)>,
+    pub key_of: rustc_hash::FxHashMap<u32, u64>,
+    /// Bumped whenever the set of possible victims may have grown.
+    pub vepoch: u64,
+    /// class → (epoch, vepoch, key) of its last failure to start even by preempting.
+    pub failed: rustc_hash::FxHashMap<u32, (u64, u64, u64)>,
+}
+
 /// What a preempted job carries back to the queue, across policy switches.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Resume {
@@ -79,11 +92,11 @@ impl Engine {
     }
 
     pub(super) fn track_running(&mut self, job: u32, milli: u64) {
-        self.vepoch += 1;
+        self.pre.vepoch += 1;
         if self.books().ranks_running() {
             let k = self.books().running_key(self, job);
-            self.prio.insert((k, self.shapes.rank[job as usize]));
-            self.prio_key.insert(job, k);
+            self.pre.by_key.insert((k, self.shapes.rank[job as usize]));
+            self.pre.key_of.insert(job, k);
         }
         self.with_books(|b, e| b.started(e, job, milli));
     }
@@ -91,8 +104,8 @@ impl Engine {
     /// A running job stops (finishes or is preempted): forget its priority.
     pub(super) fn untrack_running(&mut self, job: u32, milli: u64) {
         let rank = self.shapes.rank[job as usize];
-        if let Some(k) = self.prio_key.remove(&job) {
-            self.prio.remove(&(k, rank));
+        if let Some(k) = self.pre.key_of.remove(&job) {
+            self.pre.by_key.remove(&(k, rank));
         }
         self.with_books(|b, e| b.stopped(e, job, milli));
     }
@@ -100,10 +113,10 @@ impl Engine {
     /// New books for the policy now in force; under a preemptive walk they
     /// are told who waits and who runs (called before the queue is rebuilt).
     pub(super) fn enter_policy(&mut self) {
-        self.preempt_failed.clear();
-        self.vepoch += 1;
-        self.prio.clear();
-        self.prio_key.clear();
+        self.pre.failed.clear();
+        self.pre.vepoch += 1;
+        self.pre.by_key.clear();
+        self.pre.key_of.clear();
         self.books = Some(self.policy.rule().books());
         if self.walk != Walk::Preemptive {
             return;
@@ -146,29 +159,29 @@ impl Engine {
                 failed.clear();
                 failed_epoch = self.epoch;
             }
-            let next = self
-                .queue
-                .active
-                .iter()
-                .filter(|&&c| !failed.contains(&c))
-                .filter_map(|&c| {
-                    let order = &self.queue.classes[c as usize].order;
-                    let e = match cursor {
-                        None => order.first(),
-                        Some(cur) => order
-                            .range((std::ops::Bound::Excluded(cur), std::ops::Bound::Unbounded))
-                            .next(),
-                    };
-                    e.map(|&(k, r)| (k, r, c))
-                })
-                // A class that failed at this key or lower, with neither
-                // capacity released nor new victims since, fails again.
-                .filter(|&(k, _, c)| {
-                    self.preempt_failed
-                        .get(&c)
-                        .is_none_or(|&(e, v, fk)| e != self.epoch || v != self.vepoch || k < fk)
-                })
-                .min();
+            let next =
+                self.queue
+                    .active
+                    .iter()
+                    .filter(|&&c| !failed.contains(&c))
+                    .filter_map(|&c| {
+                        let order = &self.queue.classes[c as usize].order;
+                        let e = match cursor {
+                            None => order.first(),
+                            Some(cur) => order
+                                .range((std::ops::Bound::Excluded(cur), std::ops::Bound::Unbounded))
+                                .next(),
+                        };
+                        e.map(|&(k, r)| (k, r, c))
+                    })
+                    // A class that failed at this key or lower, with neither
+                    // capacity released nor new victims since, fails again.
+                    .filter(|&(k, _, c)| {
+                        self.pre.failed.get(&c).is_none_or(|&(e, v, fk)| {
+                            e != self.epoch || v != self.pre.vepoch || k < fk
+                        })
+                    })
+                    .min();
             let Some((key, rank, class)) = next else {
                 break;
             };
@@ -180,8 +193,9 @@ impl Engine {
                 self.start(job, g);
             } else {
                 failed.insert(class);
-                self.preempt_failed
-                    .insert(class, (self.epoch, self.vepoch, key));
+                self.pre
+                    .failed
+                    .insert(class, (self.epoch, self.pre.vepoch, key));
             }
         }
         self.walk_greedy();

@@ -22,7 +22,7 @@ impl Engine {
             return books.victims(self, job);
         }
         let mut out = Vec::new();
-        for &(k, r) in self.prio.iter().rev() {
+        for &(k, r) in self.pre.by_key.iter().rev() {
             let v = self.shapes.arrival[r as usize];
             if !books.below(self, v, k, key) {
                 break;

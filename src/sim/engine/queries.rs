@@ -1,0 +1,126 @@
+//! What the engine answers about the replay: the clock, the policy, who
+//! holds what, the queue in order, the tally and the headline report.
+
+use super::{Engine, Event, JobState, Switch};
+use crate::sim::cluster::{ClusterState, Grant};
+use crate::sim::metrics::{Report, Summary, Tally};
+use crate::sim::placement::Placement;
+use crate::sim::policy::Policy;
+use crate::sim::tuning::Tuning;
+use crate::trace::model::{Secs, Trace};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+impl Engine {
+    pub fn tuning(&self) -> &Tuning {
+        &self.tuning
+    }
+
+    pub fn trace(&self) -> &Arc<Trace> {
+        &self.trace
+    }
+
+    pub fn now(&self) -> Secs {
+        self.now
+    }
+
+    pub fn policy(&self) -> Policy {
+        self.policy
+    }
+
+    pub fn policy_since(&self) -> Secs {
+        self.policy_since
+    }
+
+    pub fn placement(&self) -> Placement {
+        self.placement
+    }
+
+    pub fn switches(&self) -> &[(Secs, Switch)] {
+        &self.switches
+    }
+
+    pub fn cluster(&self) -> &ClusterState {
+        &self.cluster
+    }
+
+    pub fn job_state(&self, job: u32) -> JobState {
+        self.jobs[job as usize]
+    }
+
+    /// Running jobs and their GPUs, by job index.
+    pub fn running(&self) -> &BTreeMap<u32, Vec<Grant>> {
+        &self.running
+    }
+
+    pub fn queue_len(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// The first `limit` waiting jobs in the current policy's order.
+    pub fn queue_in_order(&self, limit: usize) -> Vec<u32> {
+        self.queue
+            .in_order(limit)
+            .into_iter()
+            .map(|r| self.shapes.arrival[r as usize])
+            .collect()
+    }
+
+    pub fn jobs_done(&self) -> u64 {
+        self.tally.jct.len() as u64
+    }
+
+    pub fn jobs_rejected(&self) -> u64 {
+        self.tally.rejected
+    }
+
+    pub fn tally(&self) -> &Tally {
+        &self.tally
+    }
+
+    /// Turns on collection of `Event`s (for the TUI's log); drain with `take_events`.
+    pub fn set_record_events(&mut self, on: bool) {
+        self.record_events = on;
+    }
+
+    pub fn take_events(&mut self) -> Vec<Event> {
+        std::mem::take(&mut self.events)
+    }
+
+    /// The headline numbers so far.
+    pub fn report(&self) -> Report {
+        let c = &self.trace.cluster;
+        let makespan = self.tally.makespan();
+        let gpus = c.total_gpus();
+        Report {
+            policy: self.policy.name().to_string(),
+            placement: self.placement.name().to_string(),
+            gpus,
+            gpus_per_node: c.per_node,
+            jobs: self.trace.jobs.len() as u64,
+            jobs_done: self.jobs_done(),
+            jobs_rejected: self.tally.rejected,
+            makespan_s: makespan,
+            jct_s: Summary::of(&self.tally.jct),
+            wait_s: Summary::of(&self.tally.wait),
+            slowdown: Summary::of(&self.tally.slowdown),
+            peak_queue: self.tally.peak_queue,
+            overflow_segments: self.tally.overflow_segments,
+            gpu_util: makespan
+                .filter(|&m| m > 0 && gpus > 0)
+                .map(|m| self.tally.busy_finished as f64 / 1000.0 / (gpus as f64 * m as f64)),
+            preemptions: self.tally.preemptions,
+            deadline_met: (self.trace.jobs.iter().any(|j| j.deadline.is_some()))
+                .then(|| {
+                    (self.tally.deadlines > 0)
+                        .then(|| self.tally.deadlines_met as f64 / self.tally.deadlines as f64)
+                })
+                .flatten(),
+            energy_kwh: self.joules().map(crate::energy::kwh),
+            avg_power_w: self
+                .joules()
+                .zip(makespan.filter(|&m| m > 0))
+                .map(|(j, m)| j / m as f64),
+        }
+    }
+}
