@@ -1,0 +1,132 @@
+//! Policies are an open set: a rule registered at run time, from outside the
+//! crate, schedules like a built-in — parsed by name, listed, run by the
+//! engine, preempting where its walk says so.
+
+mod common;
+
+use common::{starts, tiny};
+use tracetui::sim::policy::{Books, Rule, Unavailable, Walk};
+use tracetui::sim::{Engine, Phase, Placement, Policy};
+use tracetui::trace::model::Trace;
+
+/// Newest submission first; `walk` says whether it may preempt.
+struct NewestFirst {
+    name: &'static str,
+    walk: Walk,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct NewestBooks;
+
+impl Books for NewestBooks {
+    fn clone_box(&self) -> Box<dyn Books> {
+        Box::new(*self)
+    }
+
+    fn queued_key(&self, e: &Engine, job: u32) -> u64 {
+        (i64::MAX - e.trace().jobs[job as usize].submit) as u64
+    }
+}
+
+impl Rule for NewestFirst {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn describe(&self) -> &str {
+        "newest submission first (a test policy)"
+    }
+
+    fn walk(&self) -> Walk {
+        self.walk
+    }
+
+    fn available(&self, trace: &Trace) -> Result<(), Unavailable> {
+        if trace.jobs.len() < 100 {
+            return Ok(());
+        }
+        Err(Unavailable {
+            lacks: "fewer than 100 jobs".into(),
+            short: "too many jobs".into(),
+            hint: None,
+        })
+    }
+
+    fn books(&self) -> Box<dyn Books> {
+        Box::new(NewestBooks)
+    }
+}
+
+#[test]
+fn a_registered_rule_schedules_like_a_built_in() {
+    let p = Policy::register(Box::new(NewestFirst {
+        name: "newest-first",
+        walk: Walk::Greedy,
+    }));
+    assert_eq!("newest-first".parse::<Policy>().unwrap(), p);
+    assert!(Policy::all().contains(&p));
+    assert!(Policy::non_preemptive().any(|q| q == p));
+    // Registering the same name again gives the same handle.
+    let again = Policy::register(Box::new(NewestFirst {
+        name: "newest-first",
+        walk: Walk::Greedy,
+    }));
+    assert_eq!(again, p);
+
+    // One GPU; A runs first, then B and C wait: C (newer) goes before B.
+    let t = tiny(&[1], &[(0, 10, 1), (1, 10, 1), (2, 10, 1)]);
+    assert_eq!(
+        starts(&t, p, Placement::Consolidate),
+        vec![Some(0), Some(20), Some(10)]
+    );
+    assert_eq!(
+        starts(&t, Policy::Fifo, Placement::Consolidate),
+        vec![Some(0), Some(10), Some(20)]
+    );
+    assert!(Policy::available_on(&t).contains(&p));
+    assert_eq!(p.to_string(), "newest-first");
+}
+
+#[test]
+fn a_registered_preemptive_rule_preempts() {
+    let p = Policy::register(Box::new(NewestFirst {
+        name: "newest-first-preemptive",
+        walk: Walk::Preemptive,
+    }));
+    assert!(p.preempts());
+    // B (newer) arrives at 5 and takes A's GPU; A resumes when B ends at 15
+    // with its 5 s left plus the default restart cost of 30 s.
+    let t = tiny(&[1], &[(0, 10, 1), (5, 10, 1)]);
+    let mut e = Engine::new(t.clone(), p, Placement::Consolidate);
+    e.run_to_end();
+    let (a, b) = (e.job_state(0), e.job_state(1));
+    assert_eq!((a.phase, a.start, a.end), (Phase::Done, 0, 50));
+    assert_eq!((b.phase, b.start, b.end), (Phase::Done, 5, 15));
+    assert_eq!(e.preemptions_of(0), 1);
+}
+
+#[test]
+fn availability_is_the_rules_answer() {
+    let p = Policy::register(Box::new(NewestFirst {
+        name: "newest-first-small",
+        walk: Walk::Greedy,
+    }));
+    let jobs: Vec<(i64, i64, u32)> = (0..100).map(|i| (i, 10, 1)).collect();
+    let big = tiny(&[1], &jobs);
+    assert!(!Policy::available_on(&big).contains(&p));
+    let msg = p.check(&big).unwrap_err();
+    assert!(
+        msg.contains("policy 'newest-first-small' needs fewer than 100 jobs"),
+        "{msg}"
+    );
+    // The built-ins' own rules: recorded needs recorded starts, edf deadlines.
+    assert!(Policy::Recorded
+        .check(&big)
+        .unwrap_err()
+        .contains("needs recorded start times"));
+    assert!(Policy::Edf
+        .check(&big)
+        .unwrap_err()
+        .contains("needs deadlines"));
+    assert!(Policy::Sjf.check(&big).is_ok());
+}
