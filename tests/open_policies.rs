@@ -52,7 +52,7 @@ impl Rule for NewestFirst {
         })
     }
 
-    fn books(&self) -> Box<dyn Books> {
+    fn books(&self, _e: &Engine) -> Box<dyn Books> {
         Box::new(NewestBooks)
     }
 }

@@ -14,7 +14,7 @@ pub mod tuning;
 pub mod whatif;
 
 pub use cluster::{ClusterState, Grant, TypeFilter};
-pub use engine::{Engine, Event, JobState, Phase};
+pub use engine::{Engine, Event, JobState, Phase, PolicyFailure};
 pub use metrics::{Report, Summary};
 pub use placement::Placement;
 pub use policy::Policy;

@@ -27,6 +27,21 @@ pub enum Walk {
     /// Every job that fits starts, in order; one that does not may preempt
     /// running jobs of strictly lower priority.
     Preemptive,
+    /// No walk: only the jobs the policy starts itself at a scheduling point.
+    Explicit,
+}
+
+impl Walk {
+    pub fn name(self) -> &'static str {
+        match self {
+            Walk::Strict => "strict",
+            Walk::Greedy => "greedy",
+            Walk::Backfill => "backfill",
+            Walk::Recorded => "recorded",
+            Walk::Preemptive => "preemptive",
+            Walk::Explicit => "explicit",
+        }
+    }
 }
 
 /// Why a policy cannot run on a trace.
@@ -57,7 +72,8 @@ pub trait Rule: Send + Sync + 'static {
     }
     /// The state this policy keeps for one replay, fresh (a live switch
     /// makes new books; the engine then tells them who waits and who runs).
-    fn books(&self) -> Box<dyn Books>;
+    /// `e` is the engine they are made for, at the time they take over.
+    fn books(&self, e: &Engine) -> Box<dyn Books>;
 }
 
 /// A policy's state in one replay, and the order it imposes. The engine
@@ -95,9 +111,9 @@ pub trait Books: fmt::Debug + Send + Sync {
     fn left(&mut self, _e: &mut Engine, _job: u32) {}
     /// A job joins (`true`) or leaves the queue.
     fn waiting(&mut self, _e: &Engine, _job: u32, _joins: bool) {}
-    /// A job started running on `milli` milli-GPUs (preemptive walks only).
+    /// A job started running on `milli` milli-GPUs.
     fn started(&mut self, _e: &mut Engine, _job: u32, _milli: u64) {}
-    /// A running job stopped (finished or preempted; preemptive walks only).
+    /// A running job stopped (finished or preempted).
     fn stopped(&mut self, _e: &mut Engine, _job: u32, _milli: u64) {}
     /// A job was preempted and is back in the queue.
     fn preempted(&mut self, _e: &Engine, _job: u32) {}
@@ -108,6 +124,15 @@ pub trait Books: fmt::Debug + Send + Sync {
     /// Priority changes due at `t`; whether any happened.
     fn wake(&mut self, _e: &mut Engine, _t: Secs) -> bool {
         false
+    }
+    /// A scheduling point: a pass is about to run at `e.now()`. Books that
+    /// decide here (an external policy) answer with key changes,
+    /// preemptions and starts, checked whole by `Engine::policy_check`; the
+    /// engine applies them, then walks. An error changes nothing (the books
+    /// keep their state as it was) and the engine falls back to the policy
+    /// before.
+    fn decide(&mut self, _e: &Engine) -> Result<Option<crate::sim::engine::Checked>, String> {
+        Ok(None)
     }
 }
 

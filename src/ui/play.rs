@@ -148,7 +148,9 @@ impl App {
                 Event::Finished { .. } => finished += 1,
                 Event::Rejected { .. } => rejected += 1,
                 Event::Preempted { .. } => preempted += 1,
-                Event::PolicySwitched { .. } | Event::PowerSwitched { .. } => {}
+                Event::PolicySwitched { .. }
+                | Event::PowerSwitched { .. }
+                | Event::PolicyFailed { .. } => {}
             }
         }
         let at = self.clock(self.replay.now());
@@ -168,7 +170,9 @@ impl App {
                     Event::Rejected { job, .. } => {
                         log::warn!("{at} job {} rejected: larger than the cluster", id(job))
                     }
-                    Event::PolicySwitched { .. } | Event::PowerSwitched { .. } => {}
+                    Event::PolicySwitched { .. }
+                    | Event::PowerSwitched { .. }
+                    | Event::PolicyFailed { .. } => {}
                 }
             }
         } else {

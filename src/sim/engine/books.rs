@@ -2,9 +2,33 @@
 //! read and change, and how the engine lends them itself while they do.
 
 use super::preempt::Resume;
-use super::Engine;
-use crate::sim::policy::Books;
-use crate::trace::model::Secs;
+use super::{Engine, Event, Phase, PolicyFailure};
+use crate::sim::cluster::{ClusterState, Grant, TypeFilter};
+use crate::sim::placement::place;
+use crate::sim::policy::{Books, Policy};
+use crate::trace::model::{Demand, Secs};
+use rustc_hash::FxHashSet;
+
+/// What a deciding policy does at a scheduling point, checked whole
+/// against the engine's state before any of it is applied.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Answer {
+    /// Key changes: (job, old key, new key), for waiting or running jobs.
+    pub rekey: Vec<(u32, u64, u64)>,
+    /// Running jobs to preempt (back to the queue with their work).
+    pub preempt: Vec<u32>,
+    /// Waiting jobs to start, in order, on the GPUs given (checked) or,
+    /// without any, where the placement rule puts them.
+    pub start: Vec<(u32, Option<Vec<Grant>>)>,
+}
+
+/// An answer that passed its check: every start with its GPUs.
+#[derive(Debug, Clone, Default)]
+pub struct Checked {
+    rekey: Vec<(u32, u64, u64)>,
+    preempt: Vec<u32>,
+    start: Vec<(u32, Vec<Grant>)>,
+}
 
 impl Engine {
     /// The job's run time under the current power policy (oracle policies
@@ -91,5 +115,201 @@ impl Engine {
         let r = f(&mut *b, self);
         self.books = Some(b);
         r
+    }
+
+    /// A job's demand and the GPU types it may use.
+    pub(crate) fn policy_shape(&self, job: u32) -> &(Demand, TypeFilter) {
+        &self.shapes.shapes[self.shapes.class_of[job as usize] as usize]
+    }
+
+    /// Whether the engine may preempt `job`: running on GPUs this engine
+    /// gave it (a recorded hold keeps its recorded end).
+    pub(crate) fn policy_preemptable(&self, job: u32) -> bool {
+        let st = self.jobs[job as usize];
+        st.phase == Phase::Running && self.completions.contains(&(st.end, job))
+    }
+
+    /// Checks `a` against the state now: jobs exist and are in the state
+    /// each action needs, none is started twice, and every start fits —
+    /// on the GPUs it names (after this answer's preemptions and earlier
+    /// starts) or where the placement rule puts it.
+    pub fn policy_check(&self, a: &Answer) -> Result<Checked, String> {
+        let n = self.jobs.len() as u32;
+        let known = |j: u32| {
+            if j < n {
+                Ok(j)
+            } else {
+                Err(format!("job {j} is not in the trace ({n} jobs)"))
+            }
+        };
+        for &(j, _, _) in &a.rekey {
+            let p = self.jobs[known(j)? as usize].phase;
+            if p != Phase::Queued && p != Phase::Running {
+                return Err(format!(
+                    "priority for job {j}, which is {p:?}, not waiting or running"
+                ));
+            }
+        }
+        let mut scratch: Option<ClusterState> = None;
+        let mut out = Checked {
+            rekey: a.rekey.clone(),
+            ..Checked::default()
+        };
+        let mut seen = FxHashSet::default();
+        for &v in &a.preempt {
+            if !self.policy_preemptable(known(v)?) || !seen.insert(v) {
+                return Err(format!(
+                    "preempt job {v}, which is not running here (or named twice)"
+                ));
+            }
+            let s = scratch.get_or_insert_with(|| self.cluster.clone());
+            s.release(v, &self.running[&v]);
+            out.preempt.push(v);
+        }
+        let mut started = FxHashSet::default();
+        for (j, gpus) in &a.start {
+            let j = known(*j)?;
+            if self.jobs[j as usize].phase != Phase::Queued {
+                return Err(format!("start job {j}, which is not waiting"));
+            }
+            if !started.insert(j) {
+                return Err(format!("start job {j} twice"));
+            }
+            let s = scratch.get_or_insert_with(|| self.cluster.clone());
+            let g = match gpus {
+                Some(g) => self.check_grants(s, j, g.clone())?,
+                None => {
+                    let (d, f) = self.policy_shape(j);
+                    place(s, self.placement, d, *f).ok_or_else(|| {
+                        format!(
+                            "start job {j}: it does not fit now ({} placement)",
+                            self.placement.name()
+                        )
+                    })?
+                }
+            };
+            s.acquire(j, &g);
+            out.start.push((j, g));
+        }
+        Ok(out)
+    }
+
+    /// GPUs a policy named for `job`: on real machines and GPUs of a type
+    /// it may use, with room, adding up to its demand. Sorted by machine.
+    fn check_grants(
+        &self,
+        s: &ClusterState,
+        job: u32,
+        mut g: Vec<Grant>,
+    ) -> Result<Vec<Grant>, String> {
+        let (demand, filter) = self.policy_shape(job);
+        g.sort_by_key(|x| (x.machine, x.gpu));
+        let mut total = 0u64;
+        for (i, x) in g.iter().enumerate() {
+            if x.machine as usize >= s.machine_count() || x.gpu as u32 >= s.cap(x.machine) {
+                return Err(format!(
+                    "start job {job}: machine {} has no GPU {}",
+                    x.machine, x.gpu
+                ));
+            }
+            if !filter.allows(s.machine_type(x.machine)) {
+                return Err(format!(
+                    "start job {job}: machine {} has the wrong GPU type",
+                    x.machine
+                ));
+            }
+            if x.milli == 0
+                || x.milli > 1000
+                || g[..i]
+                    .iter()
+                    .any(|y| (y.machine, y.gpu) == (x.machine, x.gpu))
+            {
+                return Err(format!(
+                    "start job {job}: GPU {}/{} named twice or with {} milli-GPUs",
+                    x.machine, x.gpu, x.milli
+                ));
+            }
+            let used = s.used_milli(s.first_gpu(x.machine) + x.gpu as usize);
+            if used + x.milli as u32 > 1000 {
+                return Err(format!(
+                    "start job {job}: over-allocation: GPU {}/{} has {} milli-GPUs free, {} asked",
+                    x.machine,
+                    x.gpu,
+                    1000 - used.min(1000),
+                    x.milli
+                ));
+            }
+            total += x.milli as u64;
+        }
+        if total != demand.total_milli() {
+            return Err(format!(
+                "start job {job}: the GPUs named add up to {total} milli-GPUs; it needs {}",
+                demand.total_milli()
+            ));
+        }
+        Ok(g)
+    }
+
+    /// Applies a checked answer: keys, then preemptions, then starts.
+    pub(super) fn policy_apply(&mut self, c: Checked) {
+        for (j, old, new) in c.rekey {
+            match self.jobs[j as usize].phase {
+                Phase::Queued => self.policy_requeue(j, old, new),
+                Phase::Running if self.pre.key_of.contains_key(&j) => {
+                    self.policy_reprioritize(j, old, new)
+                }
+                _ => {}
+            }
+        }
+        if !c.preempt.is_empty() {
+            for v in c.preempt {
+                let g = self.running[&v].clone();
+                self.cluster.release(v, &g);
+                self.preempt(v);
+            }
+            self.epoch += 1;
+        }
+        for (j, g) in c.start {
+            self.start(j, g);
+        }
+    }
+
+    /// The policy failed at this scheduling point: recorded, and the engine
+    /// falls back to the policy before (or `fifo`), or halts.
+    pub(super) fn policy_failed(&mut self, why: String) {
+        let failed = self.policy;
+        let back = (!self.halt_on_failure).then(|| {
+            self.policy_before
+                .filter(|&p| p != failed)
+                .unwrap_or(Policy::Fifo)
+        });
+        self.failures.push(PolicyFailure {
+            at: self.now,
+            policy: failed,
+            why,
+            fell_back_to: back,
+        });
+        self.emit(Event::PolicyFailed {
+            at: self.now,
+            policy: failed,
+        });
+        match back {
+            Some(p) => self.set_policy(p),
+            None => self.halted = true,
+        }
+    }
+
+    /// Policies that failed so far.
+    pub fn failures(&self) -> &[PolicyFailure] {
+        &self.failures
+    }
+
+    /// Whether a failing policy stops the run (headless) rather than falling back.
+    pub fn set_halt_on_failure(&mut self, on: bool) {
+        self.halt_on_failure = on;
+    }
+
+    pub fn halted(&self) -> bool {
+        self.halted
     }
 }

@@ -9,6 +9,7 @@ mod recorded;
 mod victims;
 mod walks;
 
+pub use books::{Answer, Checked};
 pub use power::{JobPower, Switch};
 pub(crate) use preempt::Resume;
 
@@ -72,6 +73,22 @@ pub enum Event {
         at: Secs,
         to: crate::energy::PowerPolicy,
     },
+    /// The policy failed (see `Engine::failures`); the engine fell back to
+    /// the policy before, or halted.
+    PolicyFailed {
+        at: Secs,
+        policy: Policy,
+    },
+}
+
+/// A policy that failed at a scheduling point, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PolicyFailure {
+    pub at: Secs,
+    pub policy: Policy,
+    pub why: String,
+    /// The policy the engine fell back to (None: it halted).
+    pub fell_back_to: Option<Policy>,
 }
 
 /// A deterministic simulation of one trace on one cluster.
@@ -88,6 +105,12 @@ pub struct Engine {
     /// The policy's state and order; out only while a hook runs.
     books: Option<Box<dyn Books>>,
     policy_since: Secs,
+    /// The policy in force before the current one, to fall back to.
+    policy_before: Option<Policy>,
+    /// Policies that failed, in order; with `halt_on_failure` the first stops the run.
+    failures: Vec<PolicyFailure>,
+    halt_on_failure: bool,
+    halted: bool,
     now: Secs,
     next_arrival: usize,
     jobs: Vec<JobState>,
@@ -141,6 +164,10 @@ impl Engine {
             walk: policy.walk(),
             books: None,
             policy_since: now,
+            policy_before: None,
+            failures: Vec::new(),
+            halt_on_failure: false,
+            halted: false,
             now,
             next_arrival: 0,
             jobs: vec![
@@ -208,7 +235,7 @@ impl Engine {
     /// Times before the clock are ignored (the engine only goes forward).
     pub fn advance_to(&mut self, t: Secs) {
         while let Some(next) = self.next_event_time() {
-            if next > t {
+            if next > t || self.halted {
                 break;
             }
             self.process_instant(next);
@@ -218,7 +245,7 @@ impl Engine {
 
     /// Runs until nothing is left to happen.
     pub fn run_to_end(&mut self) {
-        while let Some(next) = self.next_event_time() {
+        while let Some(next) = self.next_event_time().filter(|_| !self.halted) {
             self.process_instant(next);
         }
     }
@@ -398,6 +425,7 @@ impl Engine {
             return;
         }
         let from = self.walk;
+        self.policy_before = Some(self.policy);
         self.policy = policy;
         self.walk = policy.walk();
         self.policy_since = self.now;

@@ -85,20 +85,19 @@ impl Engine {
             r.run_from = self.now;
             r.overhead = self.tuning.preempt_cost;
         }
-        if self.walk != Walk::Preemptive {
-            return;
+        if self.walk == Walk::Preemptive {
+            self.track_running(job);
         }
-        self.track_running(job, milli);
+        self.with_books(|b, e| b.started(e, job, milli));
     }
 
-    pub(super) fn track_running(&mut self, job: u32, milli: u64) {
+    pub(super) fn track_running(&mut self, job: u32) {
         self.pre.vepoch += 1;
         if self.books().ranks_running() {
             let k = self.books().running_key(self, job);
             self.pre.by_key.insert((k, self.shapes.rank[job as usize]));
             self.pre.key_of.insert(job, k);
         }
-        self.with_books(|b, e| b.started(e, job, milli));
     }
 
     /// A running job stops (finishes or is preempted): forget its priority.
@@ -117,7 +116,7 @@ impl Engine {
         self.pre.vepoch += 1;
         self.pre.by_key.clear();
         self.pre.key_of.clear();
-        self.books = Some(self.policy.rule().books());
+        self.books = Some(self.policy.rule().books(self));
         if self.walk != Walk::Preemptive {
             return;
         }
@@ -141,7 +140,8 @@ impl Engine {
             .collect();
         for (j, milli) in running {
             self.with_books(|b, e| b.joined(e, j));
-            self.track_running(j, milli);
+            self.track_running(j);
+            self.with_books(|b, e| b.started(e, j, milli));
         }
     }
 

@@ -8,6 +8,15 @@ use crate::sim::policy::Walk;
 
 impl Engine {
     pub(super) fn pass(&mut self) {
+        match self.with_books(|b, e| b.decide(e)) {
+            Ok(Some(answer)) => self.policy_apply(answer),
+            Ok(None) => {}
+            Err(why) => {
+                // Falling back runs a pass under the policy before.
+                self.policy_failed(why);
+                return;
+            }
+        }
         match self.walk {
             Walk::Strict => self.walk_strict(),
             Walk::Greedy => self.walk_greedy(),
@@ -18,7 +27,7 @@ impl Engine {
                 }
             }
             Walk::Preemptive => self.walk_preemptive(),
-            Walk::Recorded => {}
+            Walk::Recorded | Walk::Explicit => {}
         }
     }
 

@@ -1,6 +1,7 @@
 //! `edf`: earliest deadline first, preemptive, for traces with deadlines.
 
 use super::Keyed;
+use crate::sim::engine::Engine;
 use crate::sim::policy::{deadline_key, Books, Rule, Unavailable, Walk};
 use crate::trace::model::Trace;
 
@@ -30,7 +31,7 @@ impl Rule for Edf {
         })
     }
 
-    fn books(&self) -> Box<dyn Books> {
+    fn books(&self, _e: &Engine) -> Box<dyn Books> {
         // Waiting and running jobs alike, by deadline.
         Box::new(Keyed(|e, job| {
             deadline_key(e.trace().jobs[job as usize].deadline)

@@ -23,7 +23,7 @@ impl Rule for Fair {
         Walk::Preemptive
     }
 
-    fn books(&self) -> Box<dyn Books> {
+    fn books(&self, _e: &Engine) -> Box<dyn Books> {
         Box::<FairBooks>::default()
     }
 }

@@ -1,6 +1,7 @@
 //! `fifo`: strict arrival order; the head blocks the queue.
 
 use super::Keyed;
+use crate::sim::engine::Engine;
 use crate::sim::policy::{Books, Rule, Walk};
 
 pub(super) struct Fifo;
@@ -18,7 +19,7 @@ impl Rule for Fifo {
         Walk::Strict
     }
 
-    fn books(&self) -> Box<dyn Books> {
+    fn books(&self, _e: &Engine) -> Box<dyn Books> {
         Box::new(Keyed(|_, _| 0))
     }
 }

@@ -1,6 +1,7 @@
 //! `fifo-backfill`: EASY backfill: later jobs start if they do not delay the head (oracle run times).
 
 use super::Keyed;
+use crate::sim::engine::Engine;
 use crate::sim::policy::{Books, Rule, Walk};
 
 pub(super) struct FifoBackfill;
@@ -22,7 +23,7 @@ impl Rule for FifoBackfill {
         Walk::Backfill
     }
 
-    fn books(&self) -> Box<dyn Books> {
+    fn books(&self, _e: &Engine) -> Box<dyn Books> {
         Box::new(Keyed(|_, _| 0))
     }
 }

@@ -1,6 +1,7 @@
 //! `first-fit`: arrival order; every job that fits starts.
 
 use super::Keyed;
+use crate::sim::engine::Engine;
 use crate::sim::policy::{Books, Rule, Walk};
 
 pub(super) struct FirstFit;
@@ -22,7 +23,7 @@ impl Rule for FirstFit {
         Walk::Greedy
     }
 
-    fn books(&self) -> Box<dyn Books> {
+    fn books(&self, _e: &Engine) -> Box<dyn Books> {
         Box::new(Keyed(|_, _| 0))
     }
 }

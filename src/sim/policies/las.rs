@@ -22,7 +22,7 @@ impl Rule for Las {
         Walk::Preemptive
     }
 
-    fn books(&self) -> Box<dyn Books> {
+    fn books(&self, _e: &Engine) -> Box<dyn Books> {
         Box::<LasBooks>::default()
     }
 }

@@ -1,6 +1,7 @@
 //! `recorded`: the trace's own start times and placements.
 
 use super::Keyed;
+use crate::sim::engine::Engine;
 use crate::sim::policy::{Books, Rule, Unavailable, Walk};
 use crate::trace::model::Trace;
 
@@ -30,7 +31,7 @@ impl Rule for Recorded {
         })
     }
 
-    fn books(&self) -> Box<dyn Books> {
+    fn books(&self, _e: &Engine) -> Box<dyn Books> {
         // Waiting jobs wait in arrival order for their recorded starts.
         Box::new(Keyed(|_, _| 0))
     }

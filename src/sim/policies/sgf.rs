@@ -1,6 +1,7 @@
 //! `sgf`: shortest GPU-time (run time × GPUs) first (oracle).
 
 use super::Keyed;
+use crate::sim::engine::Engine;
 use crate::sim::policy::{Books, Rule, Walk};
 
 pub(super) struct Sgf;
@@ -18,7 +19,7 @@ impl Rule for Sgf {
         Walk::Greedy
     }
 
-    fn books(&self) -> Box<dyn Books> {
+    fn books(&self, _e: &Engine) -> Box<dyn Books> {
         Box::new(Keyed(|e, job| {
             let runtime = e.policy_runtime(job).map_or(u64::MAX, |r| r.max(0) as u64);
             runtime.saturating_mul(e.trace().jobs[job as usize].demand.total_milli())

@@ -1,6 +1,7 @@
 //! `sjf`: shortest run time first (oracle).
 
 use super::Keyed;
+use crate::sim::engine::Engine;
 use crate::sim::policy::{Books, Rule, Walk};
 
 pub(super) struct Sjf;
@@ -18,7 +19,7 @@ impl Rule for Sjf {
         Walk::Greedy
     }
 
-    fn books(&self) -> Box<dyn Books> {
+    fn books(&self, _e: &Engine) -> Box<dyn Books> {
         Box::new(Keyed(|e, job| {
             e.policy_runtime(job).map_or(u64::MAX, |r| r.max(0) as u64)
         }))

@@ -18,7 +18,7 @@ impl Rule for Srtf {
         Walk::Preemptive
     }
 
-    fn books(&self) -> Box<dyn Books> {
+    fn books(&self, _e: &Engine) -> Box<dyn Books> {
         Box::new(SrtfBooks)
     }
 }
