@@ -134,6 +134,11 @@ pub trait Books: fmt::Debug + Send + Sync {
     fn decide(&mut self, _e: &Engine) -> Result<Option<crate::sim::engine::Checked>, String> {
         Ok(None)
     }
+    /// After a pass's walk: books that decide may change keys (of any
+    /// job) once they know what the walk started and preempted.
+    fn after_pass(&mut self, _e: &Engine) -> Result<Option<crate::sim::engine::Checked>, String> {
+        Ok(None)
+    }
 }
 
 impl Clone for Box<dyn Books> {
@@ -254,7 +259,15 @@ impl fmt::Display for Policy {
 impl FromStr for Policy {
     type Err = String;
 
+    /// A built-in's name (or alias), any registered name, or `exec:CMD`,
+    /// which registers the program CMD as a policy (asking it who it is).
     fn from_str(s: &str) -> Result<Policy, String> {
+        if let Some(cmd) = s.trim().strip_prefix("exec:") {
+            return super::policies::exec::register(cmd);
+        }
+        if let Some(p) = Policy::all().into_iter().find(|p| p.name() == s.trim()) {
+            return Ok(p);
+        }
         let s = s.trim().to_ascii_lowercase();
         Policy::all()
             .into_iter()

@@ -224,7 +224,9 @@ impl Engine {
             .map(|&j| self.trace.jobs[j as usize].submit);
         let completion = self.completions.first().map(|&(t, _)| t);
         let recorded = self.timeline.first().map(|e| e.0);
-        let wakeup = self.books().next_wakeup();
+        // A policy's wake-up matters only while something is left to do.
+        let idle = arrival.is_none() && completion.is_none() && self.queue.is_empty();
+        let wakeup = self.books().next_wakeup().filter(|_| !idle);
         [arrival, completion, recorded, wakeup]
             .into_iter()
             .flatten()

@@ -29,6 +29,11 @@ impl Engine {
             Walk::Preemptive => self.walk_preemptive(),
             Walk::Recorded | Walk::Explicit => {}
         }
+        match self.with_books(|b, e| b.after_pass(e)) {
+            Ok(Some(keys)) => self.policy_apply(keys),
+            Ok(None) => {}
+            Err(why) => self.policy_failed(why),
+        }
     }
 
     /// The placement for class `c` now, remembering a failure for this epoch.

@@ -3,6 +3,7 @@
 //! then add its `mod` line and its entry in `BUILT_IN` below.
 
 mod edf;
+pub mod exec;
 mod fair;
 mod fifo;
 mod fifo_backfill;

@@ -1,0 +1,190 @@
+//! One external policy process: `sh -c CMD` with JSON Lines on its stdin
+//! and stdout. Every exchange has a deadline: writes and reads never block
+//! past it (non-blocking pipes and `poll`), so a policy that hangs, or stops
+//! reading, costs at most the timeout. Its stderr goes to the log line by
+//! line, made safe and cut to a bounded length. The process is killed when
+//! the session ends.
+
+use crate::trace::input::sanitize;
+use std::io::{ErrorKind, Read, Write};
+use std::os::fd::AsRawFd;
+use std::process::{ChildStdin, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The longest reply line read (a priority for every job of a large trace fits).
+const MAX_REPLY: usize = 256 << 20;
+/// The longest stderr line logged; the rest of the line is dropped.
+const MAX_STDERR_LINE: usize = 400;
+
+pub(super) struct Child {
+    process: std::process::Child,
+    stdin: ChildStdin,
+    stdout: ChildStdout,
+    /// Bytes read past the last reply line.
+    pending: Vec<u8>,
+}
+
+impl Child {
+    /// Starts `sh -c cmd` in the current directory; `label` prefixes its stderr lines.
+    pub fn spawn(cmd: &str, label: &str) -> Result<Child, String> {
+        let mut process = Command::new("sh")
+            .arg("-c")
+            .arg(cmd)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("could not start `sh -c {}`: {e}", sanitize(cmd)))?;
+        let (Some(stdin), Some(stdout), Some(stderr)) = (
+            process.stdin.take(),
+            process.stdout.take(),
+            process.stderr.take(),
+        ) else {
+            let _ = process.kill();
+            return Err("could not open the policy's pipes".into());
+        };
+        nonblocking(stdin.as_raw_fd());
+        nonblocking(stdout.as_raw_fd());
+        let label = sanitize(label);
+        std::thread::Builder::new()
+            .name("policy-stderr".into())
+            .spawn(move || log_stderr(stderr, &label))
+            .map_err(|e| format!("could not start the stderr reader: {e}"))?;
+        Ok(Child {
+            process,
+            stdin,
+            stdout,
+            pending: Vec::new(),
+        })
+    }
+
+    /// Sends one message (a JSON object without its newline) and reads one reply line.
+    pub fn ask(&mut self, message: &[u8], timeout: Duration) -> Result<String, String> {
+        let deadline = Instant::now() + timeout;
+        self.write_all(message, deadline)?;
+        self.write_all(b"\n", deadline)?;
+        self.read_line(deadline, timeout)
+    }
+
+    fn write_all(&mut self, mut bytes: &[u8], deadline: Instant) -> Result<(), String> {
+        while !bytes.is_empty() {
+            match self.stdin.write(bytes) {
+                Ok(0) => return Err(self.gone("stopped reading its input")),
+                Ok(n) => bytes = &bytes[n..],
+                Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                    wait(self.stdin.as_raw_fd(), libc::POLLOUT, deadline)
+                        .map_err(|_| "did not read its input in time".to_string())?;
+                }
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(_) => return Err(self.gone("closed its input")),
+            }
+        }
+        Ok(())
+    }
+
+    fn read_line(&mut self, deadline: Instant, timeout: Duration) -> Result<String, String> {
+        let mut scanned = 0;
+        loop {
+            if let Some(i) = memchr::memchr(b'\n', &self.pending[scanned..]) {
+                let end = scanned + i;
+                let line: Vec<u8> = self.pending.drain(..=end).collect();
+                return String::from_utf8(line[..end].to_vec())
+                    .map_err(|_| "answered with a line that is not UTF-8".into());
+            }
+            scanned = self.pending.len();
+            if self.pending.len() > MAX_REPLY {
+                return Err(format!("answered with a line over {} MiB", MAX_REPLY >> 20));
+            }
+            let mut buf = [0u8; 64 << 10];
+            match self.stdout.read(&mut buf) {
+                Ok(0) => return Err(self.gone("closed its output without answering")),
+                Ok(n) => self.pending.extend_from_slice(&buf[..n]),
+                Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                    wait(self.stdout.as_raw_fd(), libc::POLLIN, deadline).map_err(|_| {
+                        format!("did not answer within {:.1} s", timeout.as_secs_f64())
+                    })?;
+                }
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(e) => return Err(format!("could not be read: {e}")),
+            }
+        }
+    }
+
+    /// What to say when the process went away: how it ended, if it has.
+    fn gone(&mut self, what: &str) -> String {
+        std::thread::sleep(Duration::from_millis(20));
+        match self.process.try_wait() {
+            Ok(Some(status)) => format!("{what} ({status})"),
+            _ => what.to_string(),
+        }
+    }
+}
+
+impl Drop for Child {
+    fn drop(&mut self) {
+        let _ = self.process.kill();
+        let _ = self.process.wait();
+    }
+}
+
+fn nonblocking(fd: i32) {
+    // SAFETY: fcntl on a pipe descriptor this process owns.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags >= 0 {
+            libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK);
+        }
+    }
+}
+
+/// Waits until `fd` is ready for `events` (or hung up), or the deadline passes.
+fn wait(fd: i32, events: i16, deadline: Instant) -> Result<(), ()> {
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(());
+        }
+        let mut p = libc::pollfd {
+            fd,
+            events,
+            revents: 0,
+        };
+        let ms = left.as_millis().clamp(1, i32::MAX as u128) as i32;
+        // SAFETY: one pollfd, owned by this frame.
+        let r = unsafe { libc::poll(&mut p, 1, ms) };
+        if r > 0 {
+            return Ok(());
+        }
+        if r < 0 && std::io::Error::last_os_error().kind() != ErrorKind::Interrupted {
+            return Err(());
+        }
+    }
+}
+
+/// Logs the policy's stderr line by line (each made safe and cut short)
+/// until it closes.
+fn log_stderr(mut stderr: std::process::ChildStderr, label: &str) {
+    let mut line: Vec<u8> = Vec::new();
+    let mut buf = [0u8; 8192];
+    let flush = |line: &mut Vec<u8>| {
+        if !line.is_empty() {
+            let text = String::from_utf8_lossy(line);
+            log::warn!("{label}: {}", sanitize(text.trim_end_matches('\r')));
+            line.clear();
+        }
+    };
+    loop {
+        let n = match stderr.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        for &b in &buf[..n] {
+            if b == b'\n' {
+                flush(&mut line);
+            } else if line.len() < MAX_STDERR_LINE {
+                line.push(b);
+            }
+        }
+    }
+    flush(&mut line);
+}

@@ -1,0 +1,311 @@
+//! The policy protocol's messages (docs/policy-protocol.md), version 1:
+//! what tracetui sends, and the answer it reads back.
+
+use crate::sim::cluster::Grant;
+use crate::sim::engine::{Answer, Engine};
+use crate::sim::Phase;
+use crate::trace::model::{Demand, Secs, Trace, Zone};
+use serde::{Deserialize, Serialize};
+
+pub(super) const PROTOCOL: u32 = 1;
+
+#[derive(Serialize)]
+pub(super) struct Hello<'a> {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub protocol: u32,
+    pub command: &'a str,
+}
+
+/// The hello's answer: who the policy is and how the engine walks for it.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Identity {
+    pub name: String,
+    pub walk: String,
+    #[serde(default)]
+    pub describe: Option<String>,
+    #[serde(default)]
+    pub protocol: Option<u32>,
+    /// Whether to be told, right after each pass, what it started and preempted.
+    #[serde(default)]
+    pub notify: bool,
+}
+
+/// A job as a policy sees it.
+#[derive(Serialize)]
+pub(super) struct JobInfo<'a> {
+    pub job: u32,
+    pub id: &'a str,
+    pub user: Option<&'a str>,
+    pub group: Option<&'a str>,
+    pub submit: Secs,
+    /// Whole GPUs (a gang), or null for per-machine instances (see `instances`).
+    pub gpus: Option<u32>,
+    /// (count, milli-GPUs each) per instance unit, for PAI's instances.
+    pub instances: Option<Vec<(u32, u32)>>,
+    pub milli: u64,
+    pub gpu_type: Option<&'a str>,
+    /// The run time it will have in this replay (as the oracle policies know it).
+    pub runtime: Option<Secs>,
+    pub deadline: Option<Secs>,
+    pub model: Option<&'a str>,
+    /// Its key now (in a snapshot; 0 unless set).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub priority: Option<u64>,
+    /// Work carried from earlier runs (in a snapshot, for preempted jobs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub carried: Option<Carried>,
+}
+
+#[derive(Serialize)]
+pub(super) struct Carried {
+    pub preemptions: u32,
+    /// Milli-GPU-seconds of service before the current run.
+    pub attained: u128,
+    /// Seconds held before the current run (restart costs included).
+    pub held: Secs,
+    pub preempted_at: Secs,
+    pub promoted: bool,
+}
+
+pub(super) fn job_info(e: &Engine, job: u32, priority: Option<u64>, snapshot: bool) -> JobInfo<'_> {
+    let t: &Trace = e.trace();
+    let j = &t.jobs[job as usize];
+    let (gpus, instances) = match &j.demand {
+        Demand::Gang { gpus } => (Some(*gpus), None),
+        Demand::Instances(u) => (None, Some(u.iter().map(|u| (u.count, u.milli)).collect())),
+    };
+    let carried = snapshot
+        .then(|| e.policy_preempted_before(job))
+        .flatten()
+        .map(|r| Carried {
+            preemptions: r.preemptions,
+            attained: r.attained,
+            held: r.held,
+            preempted_at: r.since,
+            promoted: r.promoted,
+        });
+    JobInfo {
+        job,
+        id: &j.id,
+        user: j.user.map(|s| t.symbols.get(s)),
+        group: j.group.map(|s| t.symbols.get(s)),
+        submit: j.submit,
+        gpus,
+        instances,
+        milli: j.demand.total_milli(),
+        gpu_type: j.gpu_type.map(|g| t.cluster.gpu_types[g as usize].as_str()),
+        runtime: e.policy_runtime(job),
+        deadline: j.deadline,
+        model: j.model.map(|s| t.symbols.get(s)),
+        priority,
+        carried,
+    }
+}
+
+/// GPUs as `[machine, gpu, milli]`.
+pub(super) fn gpus(g: &[Grant]) -> Vec<(u32, u16, u16)> {
+    g.iter().map(|g| (g.machine, g.gpu, g.milli)).collect()
+}
+
+#[derive(Serialize)]
+pub(super) struct Machine<'a> {
+    pub name: &'a str,
+    pub gpu_type: &'a str,
+    pub gpus: u32,
+}
+
+#[derive(Serialize)]
+pub(super) struct Running<'a> {
+    #[serde(flatten)]
+    pub job: JobInfo<'a>,
+    pub start: Secs,
+    pub run_from: Secs,
+    pub gpus_held: Vec<(u32, u16, u16)>,
+}
+
+/// The state when a policy takes over: the cluster and who waits and runs.
+#[derive(Serialize)]
+pub(super) struct Start<'a> {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub time: Secs,
+    pub format: &'a str,
+    pub source: &'a str,
+    /// IANA zone, `+HH:MM`, or `relative` (seconds from the trace's start).
+    pub zone: String,
+    pub jobs: usize,
+    pub placement: &'static str,
+    pub preempt_cost: Secs,
+    pub las_thresholds: &'a [u64],
+    pub las_starve: f64,
+    pub fair_by: &'static str,
+    pub gpu_types: &'a [String],
+    pub machines: Vec<Machine<'a>>,
+    pub queue: Vec<JobInfo<'a>>,
+    pub running: Vec<Running<'a>>,
+}
+
+pub(super) fn zone_name(z: &Zone) -> String {
+    match z {
+        Zone::Relative => "relative".into(),
+        Zone::Tz(tz) => tz.name().into(),
+        Zone::Fixed(s) => {
+            let sign = if *s < 0 { '-' } else { '+' };
+            format!("{sign}{:02}:{:02}", s.abs() / 3600, s.abs() % 3600 / 60)
+        }
+    }
+}
+
+pub(super) fn start<'a>(e: &'a Engine, priority: impl Fn(u32) -> u64) -> Start<'a> {
+    let t = e.trace();
+    let queue = e
+        .queue_in_order(usize::MAX)
+        .into_iter()
+        .map(|j| job_info(e, j, Some(priority(j)), true))
+        .collect();
+    let running = e
+        .running()
+        .iter()
+        .filter(|(&j, _)| e.job_state(j).phase == Phase::Running)
+        .map(|(&j, g)| Running {
+            job: job_info(e, j, Some(priority(j)), true),
+            start: e.job_state(j).start,
+            run_from: e.policy_resume(j).run_from,
+            gpus_held: gpus(g),
+        })
+        .collect();
+    let tuning = e.tuning();
+    Start {
+        kind: "start",
+        time: e.now(),
+        format: t.format,
+        source: &t.source,
+        zone: zone_name(&t.zone),
+        jobs: t.jobs.len(),
+        placement: e.placement().name(),
+        preempt_cost: tuning.preempt_cost,
+        las_thresholds: &tuning.las_thresholds,
+        las_starve: tuning.las_starve,
+        fair_by: tuning.fair_by.name(),
+        gpu_types: &t.cluster.gpu_types,
+        machines: t
+            .cluster
+            .machines
+            .iter()
+            .map(|m| Machine {
+                name: &m.name,
+                gpu_type: &t.cluster.gpu_types[m.gpu_type as usize],
+                gpus: m.gpus,
+            })
+            .collect(),
+        queue,
+        running,
+    }
+}
+
+/// Something that happened to a job since the last scheduling point.
+#[derive(Debug, Serialize)]
+#[serde(tag = "event", rename_all = "lowercase")]
+pub(super) enum Change {
+    Started {
+        job: u32,
+        at: Secs,
+        gpus: Vec<(u32, u16, u16)>,
+    },
+    Finished {
+        job: u32,
+        at: Secs,
+    },
+    Preempted {
+        job: u32,
+        at: Secs,
+    },
+}
+
+/// A scheduling point: what changed since the last one, in the order it
+/// happened, then the jobs that arrived at `time`.
+#[derive(Serialize)]
+pub(super) struct Schedule<'a> {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub time: Secs,
+    pub events: &'a [Change],
+    pub arrived: Vec<JobInfo<'a>>,
+    /// Whether this point is the wake-up the policy asked for.
+    pub wakeup: bool,
+}
+
+/// Right after a pass that started or preempted jobs (for policies that asked).
+#[derive(Serialize)]
+pub(super) struct Passed<'a> {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub time: Secs,
+    pub events: &'a [Change],
+}
+
+/// The answer to a scheduling point.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Reply {
+    /// (job, key): lower keys go first; ties by submit time, then trace order.
+    #[serde(default)]
+    pub priority: Vec<(u32, u64)>,
+    #[serde(default)]
+    pub start: Vec<StartItem>,
+    #[serde(default)]
+    pub preempt: Vec<u32>,
+    #[serde(default)]
+    pub wakeup: Option<Secs>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+pub(super) enum StartItem {
+    Job(u32),
+    Placed(Placed),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Placed {
+    pub job: u32,
+    pub gpus: Vec<(u32, u16, u16)>,
+}
+
+impl Reply {
+    /// The answer for the engine, with each key change's old key.
+    pub fn answer(self, old: impl Fn(u32) -> u64) -> Answer {
+        Answer {
+            rekey: self
+                .priority
+                .into_iter()
+                .map(|(j, k)| (j, old(j), k))
+                .filter(|&(_, o, k)| o != k)
+                .collect(),
+            preempt: self.preempt,
+            start: self
+                .start
+                .into_iter()
+                .map(|s| match s {
+                    StartItem::Job(j) => (j, None),
+                    StartItem::Placed(p) => (
+                        p.job,
+                        Some(
+                            p.gpus
+                                .into_iter()
+                                .map(|(machine, gpu, milli)| Grant {
+                                    machine,
+                                    gpu,
+                                    milli,
+                                })
+                                .collect(),
+                        ),
+                    ),
+                })
+                .collect(),
+        }
+    }
+}
