@@ -107,9 +107,9 @@ impl GridLayout {
 
 /// Columns one machine takes: a marker column and its GPUs, or one cell.
 fn width(app: &App, pos: usize, cell_w: u16) -> u16 {
-    match app.zoom {
+    match app.view.zoom {
         Zoom::Gpus => {
-            1 + cell_w * app.trace().cluster.machines[app.machines[pos] as usize].gpus as u16
+            1 + cell_w * app.trace().cluster.machines[app.sim.machines[pos] as usize].gpus as u16
         }
         Zoom::Machines => 1,
     }
@@ -122,9 +122,9 @@ fn flow(app: &App, inner: Rect, cell_w: u16, gap: usize) -> GridLayout {
         cell_w,
         ..GridLayout::default()
     };
-    out.cells.reserve(app.machines.len());
+    out.cells.reserve(app.sim.machines.len());
     let mut row = 0;
-    for (gi, (_, range)) in app.groups.iter().enumerate() {
+    for (gi, (_, range)) in app.sim.groups.iter().enumerate() {
         out.labels.push((row, gi));
         row += 1;
         let mut x = 0u16;
@@ -146,7 +146,7 @@ fn flow(app: &App, inner: Rect, cell_w: u16, gap: usize) -> GridLayout {
 /// The grid's layout: in GPU mode, wide spaced cells when a small cluster
 /// leaves room for them, else one column per GPU.
 pub fn layout(app: &App, inner: Rect) -> GridLayout {
-    if app.zoom == Zoom::Gpus {
+    if app.view.zoom == Zoom::Gpus {
         for (cell_w, gap) in [(2, 1), (2, 0)] {
             let l = flow(app, inner, cell_w, gap);
             if l.fits(inner.height) {
@@ -160,7 +160,7 @@ pub fn layout(app: &App, inner: Rect) -> GridLayout {
 /// Measured utilisation (0–100) of GPUs `flat..flat + n`, where a
 /// per-minute file gives it (Philly); the mean over those it knows.
 fn measured(app: &App, flat: usize, n: usize) -> Option<f64> {
-    let (_, u) = app.gpu_util.as_ref()?;
+    let (_, u) = app.sim.gpu_util.as_ref()?;
     let vals: Vec<f64> = u
         .get(flat..flat + n)?
         .iter()
@@ -175,7 +175,7 @@ fn measured(app: &App, flat: usize, n: usize) -> Option<f64> {
 fn holder_style(app: &App, job: Option<u32>, frac: f64, gpu_util: Option<f64>) -> Style {
     let t = app.theme();
     let trace = app.trace();
-    let fg = match (app.color_by, job) {
+    let fg = match (app.view.color_by, job) {
         (_, None) => return t.free,
         (ColorBy::Job, Some(j)) => t.palette(j as u64),
         (ColorBy::User, Some(j)) => match trace.jobs[j as usize].user {
@@ -185,6 +185,7 @@ fn holder_style(app: &App, job: Option<u32>, frac: f64, gpu_util: Option<f64>) -
         (ColorBy::Util, Some(j)) => {
             let row = trace.jobs[j as usize].native_row as usize;
             let job_util = app
+                .sim
                 .job_util
                 .as_ref()
                 .and_then(|v| v.get(row).copied())
@@ -201,7 +202,7 @@ fn holder_style(app: &App, job: Option<u32>, frac: f64, gpu_util: Option<f64>) -
         }
     };
     let mut s = t.text.fg(fg);
-    if job.is_some() && job == app.selected {
+    if job.is_some() && job == app.view.selected {
         // Bold and underlined, keeping the cell's colour (which carries meaning).
         s = s.add_modifier(t.selected.add_modifier);
     }
@@ -218,19 +219,19 @@ fn largest(holders: &[(u32, u16)]) -> Option<u32> {
 /// Draws the grid (a bordered block) into `area`.
 pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
     let t = app.theme();
-    let g = glyphs(app.ascii);
+    let g = glyphs(app.view.ascii);
     let cluster = app.engine().cluster();
     let trace = app.trace();
-    let cursor_m = app.machines.get(app.cursor).copied();
-    let mode = match app.zoom {
+    let cursor_m = app.sim.machines.get(app.view.cursor).copied();
+    let mode = match app.view.zoom {
         Zoom::Gpus => "one cell per GPU",
         Zoom::Machines => "one cell per machine",
     };
-    let by = match app.color_by {
+    let by = match app.view.color_by {
         ColorBy::Job => "job",
         ColorBy::User => "user",
-        ColorBy::Util if app.gpu_util.is_some() => "utilisation (measured)",
-        ColorBy::Util if app.job_util.is_some() => "utilisation (sensor)",
+        ColorBy::Util if app.sim.gpu_util.is_some() => "utilisation (measured)",
+        ColorBy::Util if app.sim.job_util.is_some() => "utilisation (sensor)",
         ColorBy::Util => "utilisation (allocated)",
         ColorBy::Power => "power per GPU",
     };
@@ -249,7 +250,7 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
             used as f64 / 1000.0
         );
     }
-    let focused = app.focus == super::app::Focus::Grid;
+    let focused = app.view.focus == super::app::Focus::Grid;
     let block = super::draw::pane(app, focused)
         .title(Line::from(vec![
             Span::styled(" GPUs ", t.title),
@@ -259,17 +260,17 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
     let inner = layout::inner(area);
     block.render(area, buf);
     let lay = layout(app, inner);
-    let scroll = app.grid_scroll.min(lay.rows.saturating_sub(1));
+    let scroll = app.view.grid_scroll.min(lay.rows.saturating_sub(1));
     let visible = |row: usize| row >= scroll && row < scroll + inner.height as usize;
     for &(row, gi) in &lay.labels {
         if !visible(row) {
             continue;
         }
-        let (ty, range) = &app.groups[gi];
+        let (ty, range) = &app.sim.groups[gi];
         let n = range.len();
-        let per = trace.cluster.machines[app.machines[range.start] as usize].gpus;
+        let per = trace.cluster.machines[app.sim.machines[range.start] as usize].gpus;
         let (used, cap): (u64, u64) = range.clone().fold((0, 0), |(u, c), pos| {
-            let m = app.machines[pos];
+            let m = app.sim.machines[pos];
             let base = cluster.first_gpu(m);
             let gp = cluster.cap(m) as usize;
             (
@@ -308,13 +309,13 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
         if !visible(p.row) {
             continue;
         }
-        let m = app.machines[p.pos];
+        let m = app.sim.machines[p.pos];
         let y = inner.y + (p.row - scroll) as u16;
         let x = inner.x + p.x;
         let is_cursor = Some(m) == cursor_m;
         let base = cluster.first_gpu(m);
         let gpus = cluster.cap(m) as usize;
-        match app.zoom {
+        match app.view.zoom {
             Zoom::Gpus => {
                 let marker = if is_cursor { g.marker } else { ' ' };
                 buf.set_string(
@@ -380,6 +381,7 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
                     )
                 };
                 if app
+                    .view
                     .selected
                     .is_some_and(|s| by_job.iter().any(|e| e.0 == s))
                 {

@@ -49,7 +49,7 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
     let t = app.theme();
     let e = app.engine();
     let trace = app.trace();
-    let focused = app.focus == Focus::Queue;
+    let focused = app.view.focus == Focus::Queue;
     super::draw::pane(app, focused)
         .title(Line::from(vec![
             Span::styled(format!(" Queue {} ", e.queue_len()), t.title),
@@ -82,7 +82,7 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
         t.dim.add_modifier(Modifier::BOLD),
     );
     let now = e.now();
-    let marker = super::grid::glyphs(app.ascii).marker;
+    let marker = super::grid::glyphs(app.view.ascii).marker;
     let line = |j: u32, right: String| -> (String, bool) {
         let job = &trace.jobs[j as usize];
         let user = if user_w > 0 {
@@ -95,7 +95,7 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
             clip(&job.id, id_w),
             fmt_gpus(job.gpus_display())
         );
-        (text, Some(j) == app.selected)
+        (text, Some(j) == app.view.selected)
     };
     let mut y = inner.y + 1;
     for (i, &j) in queued.iter().take(qh as usize).enumerate() {
@@ -113,7 +113,7 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
             w,
             &text,
             sel,
-            focused && app.queue_pos == i,
+            focused && app.view.queue_pos == i,
             marker,
         );
         y += 1;
@@ -151,7 +151,7 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
             w,
             &text,
             sel,
-            focused && app.queue_pos == base + i,
+            focused && app.view.queue_pos == base + i,
             marker,
         );
     }

@@ -3,22 +3,25 @@
 //! arrive while the replay stays interactive; Enter on a row switches the
 //! live replay to that policy.
 
-use super::app::{App, Popup};
+use super::app::{App, Effect, Popup, WhatIfStart};
 use super::layout::centered;
 use crate::fmt::human_secs;
 use crate::sim::metrics::Report;
-use crate::sim::whatif::{Fork, Msg, Run};
+use crate::sim::whatif::Run;
 use crate::trace::model::Secs;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 
-/// A fork and what it has reported so far.
+/// The fork's rows as they arrive (the runner holds the fork itself).
 pub struct WhatIf {
-    pub fork: Fork,
+    /// Where the fork started.
+    pub(super) at: Secs,
+    pub(super) runs: Vec<Run>,
     /// Per row: progress (0–1) and the result once it is in.
-    pub rows: Vec<(f64, Option<Report>)>,
-    pub started: std::time::Instant,
+    pub(super) rows: Vec<(f64, Option<Report>)>,
+    /// Wall seconds since it started (from `Action::Elapsed`), for the log.
+    pub(super) elapsed: f64,
 }
 
 impl WhatIf {
@@ -29,79 +32,73 @@ impl WhatIf {
 
 impl App {
     /// `w`: opens the table, starting a fork from now unless one from now exists.
-    pub fn what_if(&mut self) {
-        let now = self.replay.now();
-        if self.whatif.as_ref().is_none_or(|w| w.fork.at != now) {
-            let e = self.replay.engine();
-            let runs = crate::sim::whatif::runs_for(e, self.replay.ahead());
-            let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
-            log::info!(
-                "{} what-if: {} runs to the end on {workers} threads",
-                self.clock(now),
-                runs.len()
-            );
-            let fork = Fork::start(e, runs, workers);
-            self.whatif = Some(WhatIf {
-                rows: vec![(0.0, None); fork.runs.len()],
-                fork,
-                started: std::time::Instant::now(),
+    pub(super) fn open_what_if(&mut self) {
+        let now = self.sim.replay.now();
+        if self.sim.whatif.as_ref().is_none_or(|w| w.at != now) {
+            let e = self.sim.replay.engine();
+            let runs = crate::sim::whatif::runs_for(e, self.sim.replay.ahead());
+            let base = Box::new(e.clone());
+            self.sim.whatif = Some(WhatIf {
+                at: now,
+                rows: vec![(0.0, None); runs.len()],
+                runs: runs.clone(),
+                elapsed: 0.0,
             });
+            self.emit(Effect::StartWhatIf(WhatIfStart { base, runs }));
         }
-        self.popup = Some(Popup::WhatIf { at: 0 });
+        self.view.popup = Some(Popup::WhatIf { at: 0 });
     }
 
-    /// Takes what the workers have sent; whether anything changed.
-    pub fn poll_what_if(&mut self) -> bool {
-        let Some(w) = &mut self.whatif else {
+    /// A row's progress arrived; whether it is shown.
+    pub(super) fn what_if_progress(&mut self, row: usize, progress: f64) -> bool {
+        match self.sim.whatif.as_mut().and_then(|w| w.rows.get_mut(row)) {
+            Some(r) => {
+                r.0 = progress;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// A row's result arrived; logged when it is the last.
+    pub(super) fn what_if_done(&mut self, row: usize, report: Report) -> bool {
+        let Some(w) = self.sim.whatif.as_mut().filter(|w| row < w.rows.len()) else {
             return false;
         };
-        let msgs = w.fork.poll();
-        let changed = !msgs.is_empty();
-        for m in msgs {
-            match m {
-                Msg::Progress(i, f) => w.rows[i].0 = f,
-                Msg::Done(i, r) => w.rows[i] = (1.0, Some(*r)),
-            }
-        }
-        if changed && w.done() {
-            log::info!(
+        let was_done = w.done();
+        w.rows[row] = (1.0, Some(report));
+        if w.done() && !was_done {
+            let text = format!(
                 "what-if: all {} runs done in {:.1} s",
                 w.rows.len(),
-                w.started.elapsed().as_secs_f64()
+                w.elapsed
             );
+            self.info(text);
         }
-        changed
+        true
     }
 
     /// Enter on a row: switch the live replay to its policy.
-    pub fn what_if_choose(&mut self, at: usize) {
+    pub(super) fn what_if_choose(&mut self, at: usize) {
         let Some(run) = self
+            .sim
             .whatif
             .as_ref()
-            .and_then(|w| w.fork.runs.get(at).cloned())
+            .and_then(|w| w.runs.get(at).cloned())
         else {
             return;
         };
-        self.popup = None;
+        self.view.popup = None;
         match run {
             Run::Policy(p) => self.switch_policy(p),
-            Run::Schedule(_) => self.flash = Some("already following the schedule".into()),
+            Run::Schedule(_) => self.view.flash = Some("already following the schedule".into()),
         }
-    }
-
-    pub fn what_if_rows(&self) -> usize {
-        self.whatif.as_ref().map_or(0, |w| w.rows.len())
-    }
-
-    /// Where the fork started (for the title).
-    pub fn what_if_at(&self) -> Option<Secs> {
-        self.whatif.as_ref().map(|w| w.fork.at)
     }
 }
 
 /// The comparison table, one row per run.
 pub fn draw(app: &App, area: Rect, buf: &mut Buffer, at: usize) {
-    let Some(w) = &app.whatif else { return };
+    let Some(w) = &app.sim.whatif else { return };
     let t = app.theme();
     let deadlines = w
         .rows
@@ -119,7 +116,7 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer, at: usize) {
     );
     let title = format!(
         "what if, from {} · ↑↓ choose · enter switches to it · esc closes (runs go on)",
-        app.clock(w.fork.at)
+        app.clock(w.at)
     );
     let inner = super::popups::frame(app, r, buf, &title);
     let mut head = format!(
@@ -142,8 +139,8 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer, at: usize) {
     };
     let best_jct = best(|r| r.jct_s.mean);
     let current = app.engine().policy().name();
-    let marker = super::grid::glyphs(app.ascii).marker;
-    for (i, (run, (progress, rep))) in w.fork.runs.iter().zip(&w.rows).enumerate() {
+    let marker = super::grid::glyphs(app.view.ascii).marker;
+    for (i, (run, (progress, rep))) in w.runs.iter().zip(&w.rows).enumerate() {
         let label = run.label();
         let lead = if i == at { marker } else { ' ' };
         let now = if label == current { "●" } else { " " };
@@ -151,7 +148,11 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer, at: usize) {
             None => {
                 let n = 30usize;
                 let done = (progress * n as f64).round() as usize;
-                let (full, empty) = if app.ascii { ('#', '.') } else { ('█', '·') };
+                let (full, empty) = if app.view.ascii {
+                    ('#', '.')
+                } else {
+                    ('█', '·')
+                };
                 format!(
                     "{lead}{now}{label:<14} {}{} {:>3.0} %",
                     full.to_string().repeat(done),
