@@ -96,19 +96,23 @@ impl App {
     }
 }
 
+/// Which optional columns the table shows: those some result has.
+#[derive(Clone, Copy)]
+struct Columns {
+    deadlines: bool,
+    energy: bool,
+}
+
 /// The comparison table, one row per run.
 pub fn draw(app: &App, area: Rect, buf: &mut Buffer, at: usize) {
     let Some(w) = &app.sim.whatif else { return };
     let t = app.theme();
-    let deadlines = w
-        .rows
-        .iter()
-        .any(|r| r.1.as_ref().is_some_and(|r| r.deadline_met.is_some()));
-    let energy = w
-        .rows
-        .iter()
-        .any(|r| r.1.as_ref().is_some_and(|r| r.energy_kwh.is_some()));
-    let width = 98 + if deadlines { 8 } else { 0 } + if energy { 9 } else { 0 };
+    let any = |f: fn(&Report) -> bool| w.rows.iter().any(|r| r.1.as_ref().is_some_and(f));
+    let cols = Columns {
+        deadlines: any(|r| r.deadline_met.is_some()),
+        energy: any(|r| r.energy_kwh.is_some()),
+    };
+    let width = 98 + if cols.deadlines { 8 } else { 0 } + if cols.energy { 9 } else { 0 };
     let r = centered(
         area,
         area.width.saturating_sub(4).min(width),
@@ -119,74 +123,22 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer, at: usize) {
         app.clock(w.at)
     );
     let inner = super::popups::frame(app, r, buf, &title);
-    let mut head = format!(
-        "  {:<14}{:>9}{:>9}{:>9}{:>10}{:>9}{:>10}{:>7}{:>8}",
-        "policy", "JCT mean", "p50", "p99", "wait mean", "p99", "makespan", "util", "preempt"
-    );
-    if deadlines {
-        head.push_str(&format!("{:>8}", "dl met"));
-    }
-    if energy {
-        head.push_str(&format!("{:>9}", "kWh"));
-    }
-    buf.set_stringn(inner.x, inner.y, head, inner.width as usize, t.dim);
-    let h = |v: Option<f64>| v.map_or("-".to_string(), human_secs);
-    let best = |f: fn(&Report) -> Option<f64>| {
-        w.rows
-            .iter()
-            .filter_map(|r| r.1.as_ref().and_then(f))
-            .fold(None, |b: Option<f64>, x| Some(b.map_or(x, |b| b.min(x))))
-    };
-    let best_jct = best(|r| r.jct_s.mean);
+    buf.set_stringn(inner.x, inner.y, head(cols), inner.width as usize, t.dim);
+    let best_jct = w
+        .rows
+        .iter()
+        .filter_map(|r| r.1.as_ref().and_then(|r| r.jct_s.mean))
+        .fold(None, |b: Option<f64>, x| Some(b.map_or(x, |b| b.min(x))));
     let current = app.engine().policy().name();
     let marker = super::grid::glyphs(app.view.ascii).marker;
     for (i, (run, (progress, rep))) in w.runs.iter().zip(&w.rows).enumerate() {
         let label = run.label();
         let lead = if i == at { marker } else { ' ' };
         let now = if label == current { "●" } else { " " };
+        let name = format!("{lead}{now}{label:<14}");
         let text = match rep {
-            None => {
-                let n = 30usize;
-                let done = (progress * n as f64).round() as usize;
-                let (full, empty) = if app.view.ascii {
-                    ('#', '.')
-                } else {
-                    ('█', '·')
-                };
-                format!(
-                    "{lead}{now}{label:<14} {}{} {:>3.0} %",
-                    full.to_string().repeat(done),
-                    empty.to_string().repeat(n - done),
-                    progress * 100.0
-                )
-            }
-            Some(r) => {
-                let mut s = format!(
-                    "{lead}{now}{label:<14}{:>9}{:>9}{:>9}{:>10}{:>9}{:>10}{:>7}{:>8}",
-                    h(r.jct_s.mean),
-                    h(r.jct_s.p50),
-                    h(r.jct_s.p99),
-                    h(r.wait_s.mean),
-                    h(r.wait_s.p99),
-                    r.makespan_s.map_or("-".into(), |m| human_secs(m as f64)),
-                    r.gpu_util
-                        .map_or("-".into(), |u| format!("{:.1}%", u * 100.0)),
-                    r.preemptions
-                );
-                if deadlines {
-                    s.push_str(
-                        &r.deadline_met
-                            .map_or(format!("{:>8}", "-"), |d| format!("{:>7.1}%", d * 100.0)),
-                    );
-                }
-                if energy {
-                    s.push_str(
-                        &r.energy_kwh
-                            .map_or(format!("{:>9}", "-"), |e| format!("{e:>9.1}")),
-                    );
-                }
-                s
-            }
+            None => progress_text(&name, *progress, app.view.ascii),
+            Some(r) => result_text(&name, r, cols),
         };
         let mut style = t.text;
         if rep
@@ -218,4 +170,62 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer, at: usize) {
         inner.width as usize,
         t.dim,
     );
+}
+
+/// The header line.
+fn head(cols: Columns) -> String {
+    let mut head = format!(
+        "  {:<14}{:>9}{:>9}{:>9}{:>10}{:>9}{:>10}{:>7}{:>8}",
+        "policy", "JCT mean", "p50", "p99", "wait mean", "p99", "makespan", "util", "preempt"
+    );
+    if cols.deadlines {
+        head.push_str(&format!("{:>8}", "dl met"));
+    }
+    if cols.energy {
+        head.push_str(&format!("{:>9}", "kWh"));
+    }
+    head
+}
+
+/// A row still running: a progress bar.
+fn progress_text(name: &str, progress: f64, ascii: bool) -> String {
+    let n = 30usize;
+    let done = (progress * n as f64).round() as usize;
+    let (full, empty) = if ascii { ('#', '.') } else { ('█', '·') };
+    format!(
+        "{name} {}{} {:>3.0} %",
+        full.to_string().repeat(done),
+        empty.to_string().repeat(n - done),
+        progress * 100.0
+    )
+}
+
+/// A finished row: its figures.
+fn result_text(name: &str, r: &Report, cols: Columns) -> String {
+    let h = |v: Option<f64>| v.map_or("-".to_string(), human_secs);
+    let mut s = format!(
+        "{name}{:>9}{:>9}{:>9}{:>10}{:>9}{:>10}{:>7}{:>8}",
+        h(r.jct_s.mean),
+        h(r.jct_s.p50),
+        h(r.jct_s.p99),
+        h(r.wait_s.mean),
+        h(r.wait_s.p99),
+        r.makespan_s.map_or("-".into(), |m| human_secs(m as f64)),
+        r.gpu_util
+            .map_or("-".into(), |u| format!("{:.1}%", u * 100.0)),
+        r.preemptions
+    );
+    if cols.deadlines {
+        s.push_str(
+            &r.deadline_met
+                .map_or(format!("{:>8}", "-"), |d| format!("{:>7.1}%", d * 100.0)),
+        );
+    }
+    if cols.energy {
+        s.push_str(
+            &r.energy_kwh
+                .map_or(format!("{:>9}", "-"), |e| format!("{e:>9.1}")),
+        );
+    }
+    s
 }
