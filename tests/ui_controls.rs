@@ -1,12 +1,16 @@
 //! Driving the replay through `update`, as the keys do: play, pause and
 //! step, speed and tick size, the policy picker, find and go to, the
-//! selection and its drill-down, focus, quitting.
+//! selection and its drill-down, focus, quitting; the effects `update`
+//! leaves to the runner (the what-if fork, exports).
 
 mod common;
 
 use common::ui::{app_for, cmd, pai, render, sample, text, T0};
 use tracetui::sim::{Phase, Policy};
-use tracetui::ui::app::{Action, App, ColorBy, Focus, Popup, Quit, SPEEDS, TICKS};
+use tracetui::ui::app::{
+    Action, App, ColorBy, Effect, Exported, Focus, Popup, Quit, SPEEDS, TICKS,
+};
+use tracetui::ui::effects::Effects;
 use tracetui::ui::keymap::Command;
 
 #[test]
@@ -207,4 +211,36 @@ fn quitting() {
     cmd(&mut app, Command::Help);
     let u = cmd(&mut app, Command::Quit);
     assert_eq!(u.quit(), Some(Quit::Clear), "q quits from a popup too");
+}
+
+#[test]
+fn the_what_if_fork_and_exports_are_effects_for_the_runner() {
+    let mut app = app_for(sample(), Policy::Fifo, (120, 40));
+    app.update(Action::GoTo(app.engine().now() + 86_400));
+    // `w` asks the runner to start the fork from this state, once per time.
+    let u = cmd(&mut app, Command::WhatIf);
+    let [Effect::StartWhatIf(start)] = &u.effects[..] else {
+        panic!("{:?}", u.effects)
+    };
+    assert_eq!(start.base.now(), app.replay().now());
+    assert_eq!(start.runs.len(), app.what_if().unwrap().rows());
+    assert_eq!(app.popup(), Some(&Popup::WhatIf { at: 0 }));
+    cmd(&mut app, Command::Close);
+    assert!(cmd(&mut app, Command::WhatIf).effects.is_empty());
+    // `e` asks it to write the screen; a failed write comes back to the flash and the log.
+    cmd(&mut app, Command::Close);
+    let mut fx = Effects::new("/nonexistent/tracetui".into());
+    let u = cmd(&mut app, Command::Export);
+    assert_eq!(u.effects, [Effect::Export]);
+    fx.perform(&mut app, u.effects);
+    assert!(
+        app.flash().unwrap().starts_with("export failed: "),
+        "{:?}",
+        app.flash()
+    );
+    let u = app.update(Action::Exported(Exported::Failed {
+        dir: "/d".into(),
+        error: "no".into(),
+    }));
+    assert_eq!(u.log_lines(), ["export failed in /d: no"]);
 }

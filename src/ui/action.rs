@@ -46,10 +46,11 @@ pub enum Action {
         row: usize,
         progress: f64,
     },
-    /// A what-if row's result.
+    /// A what-if row's result, `secs` (wall time) after the fork started.
     WhatIfDone {
         row: usize,
         report: Box<Report>,
+        secs: f64,
     },
     /// What became of an `Effect::Export`.
     Exported(Exported),

@@ -114,12 +114,7 @@ impl App {
 
     fn handle(&mut self, action: Action) -> bool {
         match action {
-            Action::Elapsed(dt) => {
-                if let Some(w) = self.sim.whatif.as_mut().filter(|w| !w.done()) {
-                    w.elapsed += dt;
-                }
-                self.play(dt)
-            }
+            Action::Elapsed(dt) => self.play(dt),
             Action::Command(c) => {
                 self.view.flash = None;
                 if self.view.popup.is_some() {
@@ -171,7 +166,7 @@ impl App {
                 true
             }
             Action::WhatIfProgress { row, progress } => self.what_if_progress(row, progress),
-            Action::WhatIfDone { row, report } => self.what_if_done(row, *report),
+            Action::WhatIfDone { row, report, secs } => self.what_if_done(row, *report, secs),
             Action::Exported(e) => {
                 self.exported(e);
                 true

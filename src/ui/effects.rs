@@ -10,12 +10,14 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 /// What the effects have left behind: the what-if fork, a quit, the mouse.
 pub struct Effects {
     export_dir: PathBuf,
     workers: usize,
-    fork: Option<Fork>,
+    /// The what-if fork and when it started.
+    fork: Option<(Fork, Instant)>,
     quit: Option<Quit>,
     mouse: bool,
 }
@@ -68,12 +70,15 @@ impl Effects {
 
     /// What the what-if workers have sent since last asked, dispatched.
     pub fn poll(&mut self, app: &mut App) -> bool {
-        let msgs = self.fork.as_ref().map_or_else(Vec::new, Fork::poll);
+        let Some((fork, started)) = &self.fork else {
+            return false;
+        };
+        let (msgs, secs) = (fork.poll(), started.elapsed().as_secs_f64());
         let mut changed = false;
         for m in msgs {
             let a = match m {
                 Msg::Progress(row, progress) => Action::WhatIfProgress { row, progress },
-                Msg::Done(row, report) => Action::WhatIfDone { row, report },
+                Msg::Done(row, report) => Action::WhatIfDone { row, report, secs },
             };
             changed |= self.dispatch(app, a);
         }
@@ -107,7 +112,7 @@ impl Effects {
                     self.workers
                 );
                 // The fork before (if any) stops when dropped.
-                self.fork = Some(Fork::start(&base, runs, self.workers));
+                self.fork = Some((Fork::start(&base, runs, self.workers), Instant::now()));
                 None
             }
             Effect::Log(level, text) => {

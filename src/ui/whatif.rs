@@ -20,13 +20,16 @@ pub struct WhatIf {
     pub(super) runs: Vec<Run>,
     /// Per row: progress (0–1) and the result once it is in.
     pub(super) rows: Vec<(f64, Option<Report>)>,
-    /// Wall seconds since it started (from `Action::Elapsed`), for the log.
-    pub(super) elapsed: f64,
 }
 
 impl WhatIf {
     pub fn done(&self) -> bool {
         self.rows.iter().all(|r| r.1.is_some())
+    }
+
+    /// How many runs it has (a row each).
+    pub fn rows(&self) -> usize {
+        self.rows.len()
     }
 }
 
@@ -42,7 +45,6 @@ impl App {
                 at: now,
                 rows: vec![(0.0, None); runs.len()],
                 runs: runs.clone(),
-                elapsed: 0.0,
             });
             self.emit(Effect::StartWhatIf(WhatIfStart { base, runs }));
         }
@@ -60,19 +62,15 @@ impl App {
         }
     }
 
-    /// A row's result arrived; logged when it is the last.
-    pub(super) fn what_if_done(&mut self, row: usize, report: Report) -> bool {
+    /// A row's result arrived, `secs` after the fork started; logged when it is the last.
+    pub(super) fn what_if_done(&mut self, row: usize, report: Report, secs: f64) -> bool {
         let Some(w) = self.sim.whatif.as_mut().filter(|w| row < w.rows.len()) else {
             return false;
         };
         let was_done = w.done();
         w.rows[row] = (1.0, Some(report));
         if w.done() && !was_done {
-            let text = format!(
-                "what-if: all {} runs done in {:.1} s",
-                w.rows.len(),
-                w.elapsed
-            );
+            let text = format!("what-if: all {} runs done in {secs:.1} s", w.rows.len());
             self.info(text);
         }
         true
