@@ -9,31 +9,6 @@ use ratatui::layout::Rect;
 use serde_json::json;
 
 impl App {
-    fn screen(&self) -> Rect {
-        Rect::new(0, 0, self.view.size.0, self.view.size.1)
-    }
-
-    /// The screen's parts at the current size (the metrics strip grows a
-    /// power row with an energy model).
-    pub fn areas(&self) -> super::layout::Areas {
-        self.areas_in(self.screen())
-    }
-
-    /// The screen's parts in `area`: metrics strip, caption, lecture layout.
-    pub fn areas_in(&self, area: Rect) -> super::layout::Areas {
-        let rows = if self.engine().power_policy().is_some() {
-            3
-        } else {
-            2
-        };
-        let caption = match (self.sim.captions.is_empty(), self.view.lecture) {
-            (true, _) => 0,
-            (false, false) => 1,
-            (false, true) => 4,
-        };
-        super::layout::areas_full(area, rows, caption, self.view.lecture)
-    }
-
     fn grid_inner(&self) -> Rect {
         inner(self.areas().grid)
     }
