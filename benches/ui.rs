@@ -12,6 +12,7 @@ use tracetui::sim::replay::Replay;
 use tracetui::sim::{Engine, Placement, Policy};
 use tracetui::trace::{itp, LoadOptions, Trace};
 use tracetui::ui::app::{Action, App};
+use tracetui::ui::effects::Effects;
 use tracetui::ui::keymap::{Command, Keymap};
 use tracetui::ui::theme::{Depth, Theme};
 
@@ -40,7 +41,7 @@ fn pai_app(w: u16, h: u16) -> App {
         Keymap::defaults(),
     );
     app.update(Action::Resize(w, h));
-    app.move_to(app.engine().now() + 3600, true);
+    app.update(Action::GoTo(app.engine().now() + 3600));
     app
 }
 
@@ -102,7 +103,7 @@ fn played_tick_one_minute_mid_trace(bencher: divan::Bencher) {
     );
     app.update(Action::Resize(200, 60));
     let mid = (t.first_submit().unwrap() + t.last_submit().unwrap()) / 2;
-    app.move_to(mid, true);
+    app.update(Action::GoTo(mid));
     app.update(Action::Command(Command::TogglePlay));
     let app = Mutex::new(app);
     bencher.bench(|| {
@@ -151,16 +152,20 @@ fn played_tick_during_what_if(bencher: divan::Bencher) {
     );
     app.update(Action::Resize(200, 60));
     let mid = (t.first_submit().unwrap() + t.last_submit().unwrap()) / 2;
-    app.move_to(mid, true);
-    app.update(Action::Command(Command::WhatIf));
-    app.update(Action::Command(Command::Close));
-    app.update(Action::Command(Command::TogglePlay));
-    let app = Mutex::new(app);
+    app.update(Action::GoTo(mid));
+    // The runner's side starts the fork and sends its results in.
+    let mut fx = Effects::new(std::env::temp_dir());
+    fx.dispatch(&mut app, Action::Command(Command::WhatIf));
+    fx.dispatch(&mut app, Action::Command(Command::Close));
+    fx.dispatch(&mut app, Action::Command(Command::TogglePlay));
+    let state = Mutex::new((app, fx));
     bencher.bench(|| {
-        let mut a = app.lock().unwrap();
-        a.update(Action::Elapsed(1.0));
+        let mut s = state.lock().unwrap();
+        let (a, fx) = &mut *s;
+        fx.poll(a);
+        fx.dispatch(a, Action::Elapsed(1.0));
         let mut buf = ratatui::buffer::Buffer::empty(ratatui::layout::Rect::new(0, 0, 200, 60));
-        tracetui::ui::draw::render(&a, buf.area, &mut buf);
+        tracetui::ui::draw::render(a, buf.area, &mut buf);
         divan::black_box(buf);
     });
 }

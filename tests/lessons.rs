@@ -108,7 +108,8 @@ fn every_lesson_loads_and_its_schedule_parses() {
 
 #[test]
 fn lecture_layout_renders() {
-    use tracetui::ui::app::{Action, App};
+    use tracetui::ui::app::{Action, App, Effect};
+    use tracetui::ui::effects::Effects;
     use tracetui::ui::keymap::{Command, Keymap};
     let l = lesson::find("hol").unwrap();
     let t = Arc::new(l.trace().0);
@@ -125,15 +126,15 @@ fn lecture_layout_renders() {
         "lesson".into(),
         themes,
         Keymap::defaults(),
-    );
-    app.set_captions(
+    )
+    .with_captions(
         l.captions
             .iter()
             .map(|&(t, c)| (t, c.to_string()))
             .collect(),
     );
     app.update(Action::Resize(100, 30));
-    app.move_to(400, true);
+    app.update(Action::GoTo(400));
     app.update(Action::Command(Command::Lecture));
     assert_eq!(app.theme().name, "high-contrast");
     let mut buf = ratatui::buffer::Buffer::empty(ratatui::layout::Rect::new(0, 0, 100, 30));
@@ -144,8 +145,16 @@ fn lecture_layout_renders() {
     let dir = std::env::temp_dir().join(format!("tracetui-export-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let (txt, svg) = tracetui::ui::lecture::export_to(&app, &dir).unwrap();
-    assert_eq!(txt.file_name().unwrap(), "tracetui-400.txt");
+    // `e`: an effect the runner performs, writing into its export directory.
+    let u = app.update(Action::Command(Command::Export));
+    assert_eq!(u.effects, [Effect::Export]);
+    let mut fx = Effects::new(dir.clone());
+    fx.perform(&mut app, u.effects);
+    let (txt, svg) = (dir.join("tracetui-400.txt"), dir.join("tracetui-400.svg"));
+    assert_eq!(
+        app.flash(),
+        Some(format!("exported {}", svg.display()).as_str())
+    );
     assert_eq!(std::fs::read_to_string(&txt).unwrap(), text);
     let image = std::fs::read_to_string(&svg).unwrap();
     assert!(
@@ -153,11 +162,11 @@ fn lecture_layout_renders() {
     );
     assert!(image.contains(">▸</text>") && image.contains("font-weight=\"bold\""));
     // A second export does not overwrite the first.
-    let (txt2, _) = tracetui::ui::lecture::export_to(&app, &dir).unwrap();
-    assert_eq!(txt2.file_name().unwrap(), "tracetui-400-1.txt");
+    fx.dispatch(&mut app, Action::Command(Command::Export));
+    assert!(dir.join("tracetui-400-1.txt").exists());
     // L again: the layout and the theme come back.
     app.update(Action::Command(Command::Lecture));
-    assert!(!app.lecture);
+    assert!(!app.lecture());
     assert_eq!(app.theme().name, "dark");
     let _ = std::fs::remove_dir_all(&dir);
 }

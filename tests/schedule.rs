@@ -84,14 +84,19 @@ fn the_live_session_replays_headless_byte_for_byte() {
     let first = t.first_submit().unwrap();
     // A session: play a while, switch to srtf, step back past it, switch to
     // las instead, go on, switch to first-fit, then play to the end.
-    app.move_to(first + 86_400, true);
-    app.switch_policy(Policy::Srtf);
-    app.move_to(first + 2 * 86_400, true);
-    app.move_to(first + 43_200, true);
-    app.switch_policy(Policy::Las);
-    app.move_to(first + 20 * 86_400 + 17, true);
-    app.switch_policy(Policy::FirstFit);
-    app.update(Action::Command(Command::Schedule));
+    app.update(Action::GoTo(first + 86_400));
+    let u = app.update(Action::SwitchPolicy(Policy::Srtf));
+    assert!(
+        u.log_lines()[0].ends_with(" policy fifo → srtf"),
+        "{:?}",
+        u.log_lines()
+    );
+    app.update(Action::GoTo(first + 2 * 86_400));
+    app.update(Action::GoTo(first + 43_200));
+    app.update(Action::SwitchPolicy(Policy::Las));
+    app.update(Action::GoTo(first + 20 * 86_400 + 17));
+    app.update(Action::SwitchPolicy(Policy::FirstFit));
+    let u = app.update(Action::Command(Command::Schedule));
     let text = app.session_schedule();
     assert_eq!(
         text,
@@ -101,8 +106,10 @@ fn the_live_session_replays_headless_byte_for_byte() {
             first + 20 * 86_400 + 17
         )
     );
-    assert!(app.flash.as_deref().unwrap().contains(&text));
-    app.move_to(i64::MAX / 4, true);
+    assert!(app.flash().unwrap().contains(&text));
+    let logged = format!("this session as a schedule: --policy-schedule '{text}'");
+    assert_eq!(u.log_lines(), [logged.as_str()]);
+    app.update(Action::GoTo(i64::MAX / 4));
     let mut live = app.engine().report();
     // Headless, as `sim --policy-schedule` runs it.
     let s = Schedule::parse(&t, &text).unwrap();
@@ -124,16 +131,16 @@ fn a_schedule_given_to_the_replay_is_followed() {
     let t = tiny(&[1], &[(0, 100, 1), (1, 50, 1), (2, 30, 1), (3, 10, 1)]);
     let s = Schedule::parse(&t, "start:fifo,@50:sjf").unwrap();
     let mut app = app(&t, Some(&s));
-    app.move_to(49, true);
+    app.update(Action::GoTo(49));
     assert_eq!(app.engine().policy(), Policy::Fifo);
-    app.move_to(60, true);
+    app.update(Action::GoTo(60));
     assert_eq!(app.engine().policy(), Policy::Sjf);
-    app.move_to(1000, true);
+    app.update(Action::GoTo(1000));
     assert_eq!(app.engine().job_state(3).start, 100);
     // Stepping back before the switch and forward again keeps it.
-    app.move_to(10, true);
+    app.update(Action::GoTo(10));
     assert_eq!(app.engine().policy(), Policy::Fifo);
-    app.move_to(1000, true);
+    app.update(Action::GoTo(1000));
     assert_eq!(app.engine().job_state(3).start, 100);
     assert_eq!(app.session_schedule(), "start:fifo,@50:sjf");
 }

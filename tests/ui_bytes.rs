@@ -44,7 +44,7 @@ fn frame_bytes(depth: Depth, frames: usize) -> Vec<usize> {
         Keymap::defaults(),
     );
     app.update(Action::Resize(200, 60));
-    app.move_to(app.engine().now() + 3600, true);
+    app.update(Action::GoTo(app.engine().now() + 3600));
     let area = Rect::new(0, 0, 200, 60);
     let counter = Counter::default();
     let mut term = Terminal::with_options(

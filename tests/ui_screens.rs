@@ -26,7 +26,7 @@ fn app(w: u16, h: u16) -> App {
     );
     app.update(Action::Resize(w, h));
     // Day 9 00:00: a busy cluster with a queue.
-    app.move_to(8 * 86_400, true);
+    app.update(Action::GoTo(8 * 86_400));
     app
 }
 

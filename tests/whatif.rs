@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use tracetui::sim::whatif::{runs_for, Fork, Run};
 use tracetui::sim::{Engine, Placement, Policy};
 use tracetui::ui::app::{Action, App, Popup};
+use tracetui::ui::effects::Effects;
 use tracetui::ui::keymap::{Command, Keymap};
 
 fn trace() -> Arc<tracetui::trace::Trace> {
@@ -70,13 +71,17 @@ fn the_table_fills_in_and_enter_switches_live() {
         Keymap::defaults(),
     );
     app.update(Action::Resize(120, 40));
-    app.move_to(100, true);
-    app.update(Action::Command(Command::WhatIf));
-    assert_eq!(app.popup, Some(Popup::WhatIf { at: 0 }));
+    app.update(Action::GoTo(100));
+    // Through the runner's side, as in the replay: it starts the fork and
+    // sends the rows back in as they arrive.
+    let mut fx = Effects::new(std::env::temp_dir());
+    fx.dispatch(&mut app, Action::Command(Command::WhatIf));
+    assert_eq!(app.popup(), Some(&Popup::WhatIf { at: 0 }));
     let deadline = Instant::now() + Duration::from_secs(60);
-    while !app.whatif.as_ref().unwrap().done() {
+    while !app.what_if().unwrap().done() {
         assert!(Instant::now() < deadline, "what-if runs finish");
-        app.update(Action::Elapsed(0.0));
+        fx.poll(&mut app);
+        fx.dispatch(&mut app, Action::Elapsed(0.0));
         std::thread::sleep(Duration::from_millis(5));
     }
     let mut buf = ratatui::buffer::Buffer::empty(ratatui::layout::Rect::new(0, 0, 120, 40));
@@ -94,15 +99,16 @@ fn the_table_fills_in_and_enter_switches_live() {
     assert!(text.contains("9 of 9 done"), "{text}");
     assert!(text.contains("srtf") && text.contains("preempt"), "{text}");
     // The replay did not move while the fork ran.
-    assert_eq!(app.replay.now(), 100);
+    assert_eq!(app.replay().now(), 100);
     // Down to srtf (row 5) and Enter: the live replay switches.
     for _ in 0..5 {
         app.update(Action::Command(Command::Down));
     }
     app.update(Action::Command(Command::Detail));
-    assert_eq!(app.popup, None);
+    assert_eq!(app.popup(), None);
     assert_eq!(app.engine().policy(), Policy::Srtf);
     // `w` again at the same time reopens the same results.
-    app.update(Action::Command(Command::WhatIf));
-    assert!(app.whatif.as_ref().unwrap().done());
+    let u = fx.dispatch(&mut app, Action::Command(Command::WhatIf));
+    assert!(u);
+    assert!(app.what_if().unwrap().done());
 }

@@ -45,7 +45,7 @@ pub fn pane(app: &App, focused: bool) -> Block<'static> {
     let b = Block::default()
         .borders(Borders::ALL)
         .border_style(if focused { t.accent } else { t.border });
-    if app.ascii {
+    if app.view.ascii {
         b.border_set(ASCII_BORDER)
     } else {
         b
@@ -125,7 +125,7 @@ fn header(app: &App, area: Rect, buf: &mut Buffer) {
     let e = app.engine();
     let trace = app.trace();
     buf.set_style(area, t.header);
-    let first = app.first;
+    let first = app.sim.first;
     let now = e.now().max(first - 1);
     // The policy comes first: the trace's label is what gives way on narrow screens.
     let since = if !e
@@ -146,7 +146,7 @@ fn header(app: &App, area: Rect, buf: &mut Buffer) {
             format!("· {}{since} ", e.policy().name().to_uppercase()),
             t.header.add_modifier(Modifier::BOLD),
         ),
-        Span::styled(format!("· {} ", sanitized(&app.label)), t.header),
+        Span::styled(format!("· {} ", sanitized(&app.sim.label)), t.header),
     ];
     let mut left = left;
     if let Some(p) = e.power_policy() {
@@ -160,14 +160,14 @@ fn header(app: &App, area: Rect, buf: &mut Buffer) {
         );
     }
     let zone = clock::zone_abbrev(trace.zone, now);
-    let state = if app.paused {
+    let state = if app.sim.paused {
         Span::styled(" PAUSED ", t.paused)
     } else {
         Span::styled(" ▶ ", t.playing)
     };
     let speed = match app.tick_size() {
-        Tick::NextEvent => format!("{:.0} ev/s", (SPEEDS[app.speed] / 60.0).max(1.0)),
-        Tick::Secs(_) => format!("x{}", SPEEDS[app.speed]),
+        Tick::NextEvent => format!("{:.0} ev/s", (SPEEDS[app.sim.speed] / 60.0).max(1.0)),
+        Tick::Secs(_) => format!("x{}", SPEEDS[app.sim.speed]),
     };
     let right = vec![
         Span::styled(
@@ -198,7 +198,7 @@ fn header(app: &App, area: Rect, buf: &mut Buffer) {
 fn metrics(app: &App, area: Rect, buf: &mut Buffer) {
     let t = app.theme();
     let e = app.engine();
-    let f = &app.figures;
+    let f = &app.sim.figures;
     let gpus = app.trace().cluster.total_gpus().max(1);
     let util = e.cluster().allocated_milli() as f64 / (gpus as f64 * 10.0);
     let spark_w = (area.width / 4).max(10);
@@ -212,7 +212,7 @@ fn metrics(app: &App, area: Rect, buf: &mut Buffer) {
         let skip = data.len().saturating_sub(spark_w as usize);
         let v: Vec<u64> = data.iter().skip(skip).copied().collect();
         let mut s = Sparkline::default().data(&v).style(t.accent);
-        if app.ascii {
+        if app.view.ascii {
             s = s.bar_set(ASCII_BARS);
         }
         if let Some(m) = max {
@@ -223,14 +223,14 @@ fn metrics(app: &App, area: Rect, buf: &mut Buffer) {
     row(
         area.y,
         format!("util {util:>5.1}%"),
-        &app.util_hist,
+        &app.sim.util_hist,
         Some(100),
         buf,
     );
     row(
         area.y + 1,
         format!("queue {:>6}", e.queue_len()),
-        &app.queue_hist,
+        &app.sim.queue_hist,
         None,
         buf,
     );
@@ -238,7 +238,7 @@ fn metrics(app: &App, area: Rect, buf: &mut Buffer) {
         row(
             area.y + 2,
             format!("power {:>6}", human_watts(w)),
-            &app.power_hist,
+            &app.sim.power_hist,
             None,
             buf,
         );
@@ -273,7 +273,7 @@ fn metrics(app: &App, area: Rect, buf: &mut Buffer) {
                 ));
             }
         }
-        crate::trace::model::Native::Pai(p) if !p.side_ready() && app.job_util.is_none() => {
+        crate::trace::model::Native::Pai(p) if !p.side_ready() && app.sim.job_util.is_none() => {
             extra.push_str("  ·  indexing sensor and metric tables…");
         }
         _ => {}
@@ -284,7 +284,7 @@ fn metrics(app: &App, area: Rect, buf: &mut Buffer) {
             tally.overflow_segments
         ));
     }
-    if let Some(f) = &app.flash {
+    if let Some(f) = &app.view.flash {
         extra = format!("{}  ·  {extra}", sanitized(f));
         buf.set_stringn(x, area.y + 1, &extra, w, t.warn);
     } else {
@@ -294,7 +294,7 @@ fn metrics(app: &App, area: Rect, buf: &mut Buffer) {
 
 fn log_pane(app: &App, area: Rect, buf: &mut Buffer) {
     let t = app.theme();
-    let focused = app.focus == Focus::Log;
+    let focused = app.view.focus == Focus::Log;
     let title = if focused {
         " Log · ↑↓ scroll, PgUp/PgDn, +/- level, Esc back "
     } else {
@@ -313,7 +313,7 @@ fn log_pane(app: &App, area: Rect, buf: &mut Buffer) {
         .style_warn(t.warn)
         .style_error(t.error)
         .style_info(t.text)
-        .state(&app.log_state)
+        .state(&app.view.log_state)
         .render(area, buf);
 }
 
@@ -321,7 +321,7 @@ fn log_pane(app: &App, area: Rect, buf: &mut Buffer) {
 fn hints(app: &App, area: Rect, buf: &mut Buffer) {
     let t = app.theme();
     buf.set_style(area, t.header);
-    if let Some(super::app::Popup::Prompt { kind, input }) = &app.popup {
+    if let Some(super::app::Popup::Prompt { kind, input }) = &app.view.popup {
         let label = match kind {
             super::app::PromptKind::Find => "find job or machine: ",
             super::app::PromptKind::Goto => "go to (+2h, -30m, day 3 14:00, 14:00, seconds): ",
@@ -339,7 +339,7 @@ fn hints(app: &App, area: Rect, buf: &mut Buffer) {
         if !shown {
             continue;
         }
-        let key = app.keymap.first(cmd);
+        let key = app.view.keymap.first(cmd);
         if key.is_empty() {
             continue;
         }

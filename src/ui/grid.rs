@@ -107,9 +107,9 @@ impl GridLayout {
 
 /// Columns one machine takes: a marker column and its GPUs, or one cell.
 fn width(app: &App, pos: usize, cell_w: u16) -> u16 {
-    match app.zoom {
+    match app.view.zoom {
         Zoom::Gpus => {
-            1 + cell_w * app.trace().cluster.machines[app.machines[pos] as usize].gpus as u16
+            1 + cell_w * app.trace().cluster.machines[app.sim.machines[pos] as usize].gpus as u16
         }
         Zoom::Machines => 1,
     }
@@ -122,9 +122,9 @@ fn flow(app: &App, inner: Rect, cell_w: u16, gap: usize) -> GridLayout {
         cell_w,
         ..GridLayout::default()
     };
-    out.cells.reserve(app.machines.len());
+    out.cells.reserve(app.sim.machines.len());
     let mut row = 0;
-    for (gi, (_, range)) in app.groups.iter().enumerate() {
+    for (gi, (_, range)) in app.sim.groups.iter().enumerate() {
         out.labels.push((row, gi));
         row += 1;
         let mut x = 0u16;
@@ -146,7 +146,7 @@ fn flow(app: &App, inner: Rect, cell_w: u16, gap: usize) -> GridLayout {
 /// The grid's layout: in GPU mode, wide spaced cells when a small cluster
 /// leaves room for them, else one column per GPU.
 pub fn layout(app: &App, inner: Rect) -> GridLayout {
-    if app.zoom == Zoom::Gpus {
+    if app.view.zoom == Zoom::Gpus {
         for (cell_w, gap) in [(2, 1), (2, 0)] {
             let l = flow(app, inner, cell_w, gap);
             if l.fits(inner.height) {
@@ -160,7 +160,7 @@ pub fn layout(app: &App, inner: Rect) -> GridLayout {
 /// Measured utilisation (0–100) of GPUs `flat..flat + n`, where a
 /// per-minute file gives it (Philly); the mean over those it knows.
 fn measured(app: &App, flat: usize, n: usize) -> Option<f64> {
-    let (_, u) = app.gpu_util.as_ref()?;
+    let (_, u) = app.sim.gpu_util.as_ref()?;
     let vals: Vec<f64> = u
         .get(flat..flat + n)?
         .iter()
@@ -175,7 +175,7 @@ fn measured(app: &App, flat: usize, n: usize) -> Option<f64> {
 fn holder_style(app: &App, job: Option<u32>, frac: f64, gpu_util: Option<f64>) -> Style {
     let t = app.theme();
     let trace = app.trace();
-    let fg = match (app.color_by, job) {
+    let fg = match (app.view.color_by, job) {
         (_, None) => return t.free,
         (ColorBy::Job, Some(j)) => t.palette(j as u64),
         (ColorBy::User, Some(j)) => match trace.jobs[j as usize].user {
@@ -185,6 +185,7 @@ fn holder_style(app: &App, job: Option<u32>, frac: f64, gpu_util: Option<f64>) -
         (ColorBy::Util, Some(j)) => {
             let row = trace.jobs[j as usize].native_row as usize;
             let job_util = app
+                .sim
                 .job_util
                 .as_ref()
                 .and_then(|v| v.get(row).copied())
@@ -201,7 +202,7 @@ fn holder_style(app: &App, job: Option<u32>, frac: f64, gpu_util: Option<f64>) -
         }
     };
     let mut s = t.text.fg(fg);
-    if job.is_some() && job == app.selected {
+    if job.is_some() && job == app.view.selected {
         // Bold and underlined, keeping the cell's colour (which carries meaning).
         s = s.add_modifier(t.selected.add_modifier);
     }
@@ -215,27 +216,79 @@ fn largest(holders: &[(u32, u16)]) -> Option<u32> {
         .map(|h| h.0)
 }
 
-/// Draws the grid (a bordered block) into `area`.
+/// Draws the grid (a bordered block) into `area`: the frame, a label line
+/// per GPU type, the cells of each machine, and how far it is scrolled.
 pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
     let t = app.theme();
-    let g = glyphs(app.ascii);
+    frame(app, area, buf);
+    let inner = layout::inner(area);
+    let lay = layout(app, inner);
+    let scroll = app.view.grid_scroll.min(lay.rows.saturating_sub(1));
+    let visible = |row: usize| row >= scroll && row < scroll + inner.height as usize;
+    let y_of = |row: usize| inner.y + (row - scroll) as u16;
+    for &(row, gi) in &lay.labels {
+        if visible(row) {
+            group_label(app, gi, Rect::new(inner.x, y_of(row), inner.width, 1), buf);
+        }
+    }
+    if lay.labels.is_empty() {
+        buf.set_stringn(
+            inner.x,
+            inner.y,
+            "no machines with GPUs",
+            inner.width as usize,
+            t.dim,
+        );
+    }
+    let cursor_m = app.sim.machines.get(app.view.cursor).copied();
+    for p in &lay.cells {
+        if !visible(p.row) {
+            continue;
+        }
+        let m = app.sim.machines[p.pos];
+        let at = At {
+            machine: m,
+            x: inner.x + p.x,
+            y: y_of(p.row),
+            cursor: Some(m) == cursor_m,
+        };
+        match app.view.zoom {
+            Zoom::Gpus => gpu_cells(app, &at, lay.cell_w, inner.x + inner.width, buf),
+            Zoom::Machines => machine_cell(app, &at, buf),
+        }
+    }
+    if lay.rows > inner.height as usize && inner.height > 0 {
+        let more = format!(
+            " ↓ {}/{} rows ",
+            (scroll + inner.height as usize).min(lay.rows),
+            lay.rows
+        );
+        let x = area.x + area.width.saturating_sub(more.chars().count() as u16 + 1);
+        buf.set_string(x, area.y, more, t.dim);
+    }
+}
+
+/// The border, titled with the zoom and the colouring, and the cursor's
+/// machine at the bottom.
+fn frame(app: &App, area: Rect, buf: &mut Buffer) {
+    let t = app.theme();
+    let g = glyphs(app.view.ascii);
     let cluster = app.engine().cluster();
     let trace = app.trace();
-    let cursor_m = app.machines.get(app.cursor).copied();
-    let mode = match app.zoom {
+    let mode = match app.view.zoom {
         Zoom::Gpus => "one cell per GPU",
         Zoom::Machines => "one cell per machine",
     };
-    let by = match app.color_by {
+    let by = match app.view.color_by {
         ColorBy::Job => "job",
         ColorBy::User => "user",
-        ColorBy::Util if app.gpu_util.is_some() => "utilisation (measured)",
-        ColorBy::Util if app.job_util.is_some() => "utilisation (sensor)",
+        ColorBy::Util if app.sim.gpu_util.is_some() => "utilisation (measured)",
+        ColorBy::Util if app.sim.job_util.is_some() => "utilisation (sensor)",
         ColorBy::Util => "utilisation (allocated)",
         ColorBy::Power => "power per GPU",
     };
     let mut status = String::new();
-    if let Some(m) = cursor_m {
+    if let Some(&m) = app.sim.machines.get(app.view.cursor) {
         let mach = &trace.cluster.machines[m as usize];
         let base = cluster.first_gpu(m);
         let used: u32 = (0..mach.gpus as usize)
@@ -249,156 +302,144 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
             used as f64 / 1000.0
         );
     }
-    let focused = app.focus == super::app::Focus::Grid;
-    let block = super::draw::pane(app, focused)
+    let focused = app.view.focus == super::app::Focus::Grid;
+    super::draw::pane(app, focused)
         .title(Line::from(vec![
             Span::styled(" GPUs ", t.title),
             Span::styled(format!("· {mode} · colour: {by} "), t.dim),
         ]))
-        .title_bottom(Line::from(Span::styled(status, t.dim)).right_aligned());
-    let inner = layout::inner(area);
-    block.render(area, buf);
-    let lay = layout(app, inner);
-    let scroll = app.grid_scroll.min(lay.rows.saturating_sub(1));
-    let visible = |row: usize| row >= scroll && row < scroll + inner.height as usize;
-    for &(row, gi) in &lay.labels {
-        if !visible(row) {
-            continue;
-        }
-        let (ty, range) = &app.groups[gi];
-        let n = range.len();
-        let per = trace.cluster.machines[app.machines[range.start] as usize].gpus;
-        let (used, cap): (u64, u64) = range.clone().fold((0, 0), |(u, c), pos| {
-            let m = app.machines[pos];
-            let base = cluster.first_gpu(m);
-            let gp = cluster.cap(m) as usize;
-            (
-                u + (0..gp)
-                    .map(|k| cluster.used_milli(base + k) as u64)
-                    .sum::<u64>(),
-                c + gp as u64 * 1000,
-            )
-        });
-        let name =
-            crate::trace::input::sanitized(&trace.cluster.gpu_types[*ty as usize]).into_owned();
-        let label = format!(
-            "{name} · {n} machines × {per} GPUs · {:.0}/{} busy",
-            used as f64 / 1000.0,
-            cap / 1000
-        );
-        let y = inner.y + (row - scroll) as u16;
-        buf.set_stringn(
-            inner.x,
-            y,
-            &label,
-            inner.width as usize,
-            t.dim.add_modifier(Modifier::BOLD),
-        );
-    }
-    if lay.labels.is_empty() {
-        buf.set_stringn(
-            inner.x,
-            inner.y,
-            "no machines with GPUs",
-            inner.width as usize,
-            t.dim,
-        );
-    }
-    for p in &lay.cells {
-        if !visible(p.row) {
-            continue;
-        }
-        let m = app.machines[p.pos];
-        let y = inner.y + (p.row - scroll) as u16;
-        let x = inner.x + p.x;
-        let is_cursor = Some(m) == cursor_m;
+        .title_bottom(Line::from(Span::styled(status, t.dim)).right_aligned())
+        .render(area, buf);
+}
+
+/// A GPU type's line: how many machines, how many GPUs each, how busy.
+fn group_label(app: &App, gi: usize, line: Rect, buf: &mut Buffer) {
+    let t = app.theme();
+    let cluster = app.engine().cluster();
+    let trace = app.trace();
+    let (ty, range) = &app.sim.groups[gi];
+    let n = range.len();
+    let per = trace.cluster.machines[app.sim.machines[range.start] as usize].gpus;
+    let (used, cap): (u64, u64) = range.clone().fold((0, 0), |(u, c), pos| {
+        let m = app.sim.machines[pos];
         let base = cluster.first_gpu(m);
-        let gpus = cluster.cap(m) as usize;
-        match app.zoom {
-            Zoom::Gpus => {
-                let marker = if is_cursor { g.marker } else { ' ' };
-                buf.set_string(
-                    x,
-                    y,
-                    marker.to_string(),
-                    if is_cursor {
-                        t.accent.add_modifier(Modifier::BOLD)
-                    } else {
-                        t.text
-                    },
-                );
-                for k in 0..gpus {
-                    let flat = base + k;
-                    let used = cluster.used_milli(flat) as u64;
-                    let ch = shade(g, used, 1000);
-                    let mut style = if used > 1000 {
-                        t.error
-                    } else {
-                        holder_style(
-                            app,
-                            largest(cluster.holders(flat)),
-                            used as f64 / 1000.0,
-                            measured(app, flat, 1),
-                        )
-                    };
-                    if is_cursor {
-                        style = style.patch(t.cursor);
-                    }
-                    let cw = lay.cell_w;
-                    let cx = x + 1 + cw * k as u16;
-                    if cx + cw <= inner.x + inner.width {
-                        buf.set_string(cx, y, ch.to_string().repeat(cw as usize), style);
-                    }
-                }
-            }
-            Zoom::Machines => {
-                let mut used = 0u64;
-                let mut by_job: Vec<(u32, u64)> = Vec::new();
-                for k in 0..gpus {
-                    used += cluster.used_milli(base + k) as u64;
-                    for &(j, mi) in cluster.holders(base + k) {
-                        match by_job.iter_mut().find(|e| e.0 == j) {
-                            Some(e) => e.1 += mi as u64,
-                            None => by_job.push((j, mi as u64)),
-                        }
-                    }
-                }
-                let cap = gpus as u64 * 1000;
-                let ch = shade(g, used, cap);
-                let top = by_job
-                    .iter()
-                    .max_by_key(|e| (e.1, std::cmp::Reverse(e.0)))
-                    .map(|e| e.0);
-                let mut style = if used > cap {
-                    t.error
-                } else {
-                    holder_style(
-                        app,
-                        top,
-                        used as f64 / cap.max(1) as f64,
-                        measured(app, base, gpus),
-                    )
-                };
-                if app
-                    .selected
-                    .is_some_and(|s| by_job.iter().any(|e| e.0 == s))
-                {
-                    style = style.add_modifier(t.selected.add_modifier);
-                }
-                if is_cursor {
-                    style = style.patch(t.cursor);
-                }
-                buf.set_string(x, y, ch.to_string(), style);
+        let gp = cluster.cap(m) as usize;
+        (
+            u + (0..gp)
+                .map(|k| cluster.used_milli(base + k) as u64)
+                .sum::<u64>(),
+            c + gp as u64 * 1000,
+        )
+    });
+    let name = crate::trace::input::sanitized(&trace.cluster.gpu_types[*ty as usize]).into_owned();
+    let label = format!(
+        "{name} · {n} machines × {per} GPUs · {:.0}/{} busy",
+        used as f64 / 1000.0,
+        cap / 1000
+    );
+    buf.set_stringn(
+        line.x,
+        line.y,
+        &label,
+        line.width as usize,
+        t.dim.add_modifier(Modifier::BOLD),
+    );
+}
+
+/// Where a machine is drawn, and whether the cursor is on it.
+struct At {
+    machine: u32,
+    x: u16,
+    y: u16,
+    cursor: bool,
+}
+
+/// One machine, one cell per GPU (`cell_w` columns each) after a marker
+/// column, clipped at column `right`.
+fn gpu_cells(app: &App, at: &At, cell_w: u16, right: u16, buf: &mut Buffer) {
+    let t = app.theme();
+    let g = glyphs(app.view.ascii);
+    let cluster = app.engine().cluster();
+    let base = cluster.first_gpu(at.machine);
+    let marker = if at.cursor { g.marker } else { ' ' };
+    buf.set_string(
+        at.x,
+        at.y,
+        marker.to_string(),
+        if at.cursor {
+            t.accent.add_modifier(Modifier::BOLD)
+        } else {
+            t.text
+        },
+    );
+    for k in 0..cluster.cap(at.machine) as usize {
+        let flat = base + k;
+        let used = cluster.used_milli(flat) as u64;
+        let ch = shade(g, used, 1000);
+        let mut style = if used > 1000 {
+            t.error
+        } else {
+            holder_style(
+                app,
+                largest(cluster.holders(flat)),
+                used as f64 / 1000.0,
+                measured(app, flat, 1),
+            )
+        };
+        if at.cursor {
+            style = style.patch(t.cursor);
+        }
+        let cx = at.x + 1 + cell_w * k as u16;
+        if cx + cell_w <= right {
+            buf.set_string(cx, at.y, ch.to_string().repeat(cell_w as usize), style);
+        }
+    }
+}
+
+/// One machine as one cell, shaded by how much of it is in use, coloured
+/// by its largest holder.
+fn machine_cell(app: &App, at: &At, buf: &mut Buffer) {
+    let t = app.theme();
+    let g = glyphs(app.view.ascii);
+    let cluster = app.engine().cluster();
+    let base = cluster.first_gpu(at.machine);
+    let gpus = cluster.cap(at.machine) as usize;
+    let mut used = 0u64;
+    let mut by_job: Vec<(u32, u64)> = Vec::new();
+    for k in 0..gpus {
+        used += cluster.used_milli(base + k) as u64;
+        for &(j, mi) in cluster.holders(base + k) {
+            match by_job.iter_mut().find(|e| e.0 == j) {
+                Some(e) => e.1 += mi as u64,
+                None => by_job.push((j, mi as u64)),
             }
         }
     }
-    if lay.rows > inner.height as usize && inner.height > 0 {
-        let more = format!(
-            " ↓ {}/{} rows ",
-            (scroll + inner.height as usize).min(lay.rows),
-            lay.rows
-        );
-        let x = area.x + area.width.saturating_sub(more.chars().count() as u16 + 1);
-        buf.set_string(x, area.y, more, t.dim);
+    let cap = gpus as u64 * 1000;
+    let ch = shade(g, used, cap);
+    let top = by_job
+        .iter()
+        .max_by_key(|e| (e.1, std::cmp::Reverse(e.0)))
+        .map(|e| e.0);
+    let mut style = if used > cap {
+        t.error
+    } else {
+        holder_style(
+            app,
+            top,
+            used as f64 / cap.max(1) as f64,
+            measured(app, base, gpus),
+        )
+    };
+    if app
+        .view
+        .selected
+        .is_some_and(|s| by_job.iter().any(|e| e.0 == s))
+    {
+        style = style.add_modifier(t.selected.add_modifier);
     }
+    if at.cursor {
+        style = style.patch(t.cursor);
+    }
+    buf.set_string(at.x, at.y, ch.to_string(), style);
 }

@@ -1,6 +1,7 @@
 //! Where each part of the screen goes: one pure function of the terminal
-//! size, shared by drawing and by mouse hit-testing.
+//! size and what the app shows, shared by drawing and by mouse hit-testing.
 
+use super::app::App;
 use ratatui::layout::Rect;
 
 pub const MIN_WIDTH: u16 = 80;
@@ -65,6 +66,34 @@ pub fn areas_full(area: Rect, metrics_h: u16, caption_h: u16, lecture: bool) -> 
             area.width,
             hints_h,
         ),
+    }
+}
+
+/// The app's screen: what shows decides the parts' sizes.
+impl App {
+    fn screen(&self) -> Rect {
+        Rect::new(0, 0, self.view.size.0, self.view.size.1)
+    }
+
+    /// The screen's parts at the current size (the metrics strip grows a
+    /// power row with an energy model).
+    pub fn areas(&self) -> Areas {
+        self.areas_in(self.screen())
+    }
+
+    /// The screen's parts in `area`: metrics strip, caption, lecture layout.
+    pub fn areas_in(&self, area: Rect) -> Areas {
+        let rows = if self.engine().power_policy().is_some() {
+            3
+        } else {
+            2
+        };
+        let caption = match (self.sim.captions.is_empty(), self.view.lecture) {
+            (true, _) => 0,
+            (false, false) => 1,
+            (false, true) => 4,
+        };
+        areas_full(area, rows, caption, self.view.lecture)
     }
 }
 

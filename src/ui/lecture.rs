@@ -1,89 +1,60 @@
-//! For teaching: lesson captions, the lecture layout (`L`), and exporting
-//! the screen as text and SVG (`e`) for slides.
+//! For teaching: lesson captions, the lecture layout (`L`), and the screen
+//! as text and SVG (`e` for slides; the runner writes the files, see
+//! `effects.rs`).
 
-use super::app::App;
-use crate::trace::model::Secs;
+use super::app::{App, Exported};
 use ratatui::buffer::Buffer;
-use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier};
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
 
 impl App {
     /// The caption for the current time: the last one due, or (before the
     /// first) the first.
     pub fn caption(&self) -> Option<&str> {
-        let now = self.replay.now();
-        let i = self.captions.partition_point(|c| c.0 <= now);
-        self.captions.get(i.saturating_sub(1)).map(|c| c.1.as_str())
-    }
-
-    pub fn set_captions(&mut self, captions: Vec<(Secs, String)>) {
-        self.captions = captions;
-        self.captions.sort_by_key(|c| c.0);
+        let now = self.sim.replay.now();
+        let i = self.sim.captions.partition_point(|c| c.0 <= now);
+        self.sim
+            .captions
+            .get(i.saturating_sub(1))
+            .map(|c| c.1.as_str())
     }
 
     /// `L`: grid and queue take the screen, high-contrast theme, captions large.
-    pub fn toggle_lecture(&mut self) {
-        self.lecture = !self.lecture;
-        if self.lecture {
-            self.theme_before_lecture = Some(self.theme);
-            if let Some(i) = self.themes.iter().position(|t| t.name == "high-contrast") {
-                self.theme = i;
+    pub(super) fn toggle_lecture(&mut self) {
+        self.view.lecture = !self.view.lecture;
+        if self.view.lecture {
+            self.view.theme_before_lecture = Some(self.view.theme);
+            if let Some(i) = self
+                .view
+                .themes
+                .iter()
+                .position(|t| t.name == "high-contrast")
+            {
+                self.view.theme = i;
             }
-            self.flash = Some("lecture layout: L goes back".into());
-        } else if let Some(i) = self.theme_before_lecture.take() {
-            self.theme = i;
+            self.view.flash = Some("lecture layout: L goes back".into());
+        } else if let Some(i) = self.view.theme_before_lecture.take() {
+            self.view.theme = i;
         }
     }
 
-    /// `e`: the screen as it is now, as `.txt` and `.svg` files in
-    /// `$TRACETUI_EXPORT_DIR` (or the current directory), named in the log.
-    pub fn export(&mut self) {
-        let dir = std::env::var_os("TRACETUI_EXPORT_DIR")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from("."));
-        match export_to(self, &dir) {
-            Ok((txt, svg)) => {
-                log::info!("screen exported: {} and {}", txt.display(), svg.display());
-                self.flash = Some(format!("exported {}", svg.display()));
+    /// What became of `e`'s export (written by the runner): in the log and the flash.
+    pub(super) fn exported(&mut self, e: Exported) {
+        match e {
+            Exported::Files { txt, svg } => {
+                self.info(format!(
+                    "screen exported: {} and {}",
+                    txt.display(),
+                    svg.display()
+                ));
+                self.view.flash = Some(format!("exported {}", svg.display()));
             }
-            Err(e) => {
-                log::warn!("export failed in {}: {e}", dir.display());
-                self.flash = Some(format!("export failed: {e}"));
+            Exported::Failed { dir, error } => {
+                self.warn(format!("export failed in {}: {error}", dir.display()));
+                self.view.flash = Some(format!("export failed: {error}"));
             }
         }
     }
-}
-
-/// Renders the app at its size and writes both files; their paths.
-pub fn export_to(app: &App, dir: &Path) -> std::io::Result<(PathBuf, PathBuf)> {
-    let (w, h) = match app.size {
-        (0, _) | (_, 0) => (120, 40),
-        s => s,
-    };
-    let mut buf = Buffer::empty(Rect::new(0, 0, w, h));
-    super::draw::render(app, buf.area, &mut buf);
-    let stem = format!("tracetui-{}", app.replay.now());
-    let mut n = 0;
-    let (txt, svg) = loop {
-        let suffix = if n == 0 {
-            String::new()
-        } else {
-            format!("-{n}")
-        };
-        let txt = dir.join(format!("{stem}{suffix}.txt"));
-        let svg = dir.join(format!("{stem}{suffix}.svg"));
-        if !txt.exists() && !svg.exists() {
-            break (txt, svg);
-        }
-        n += 1;
-    };
-    let text = buffer_text(&buf);
-    crate::outfile::write_atomic(&txt, |f| std::io::Write::write_all(f, text.as_bytes()))?;
-    let image = buffer_svg(&buf);
-    crate::outfile::write_atomic(&svg, |f| std::io::Write::write_all(f, image.as_bytes()))?;
-    Ok((txt, svg))
 }
 
 /// The frame's characters, one line per row, trailing spaces trimmed.

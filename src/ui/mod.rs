@@ -1,8 +1,13 @@
 //! The full-screen replay. Views are pure functions of `App`; every change
-//! is an `Action` through `App::update`; the terminal is touched only in `run`.
+//! is an `Action` through `App::update`, which does no I/O and returns the
+//! effects (export files, the what-if fork, log lines, mouse, quit) for
+//! `effects::Effects` to perform; the terminal is touched only in `run`.
 
+pub mod action;
 pub mod app;
+mod commands;
 pub mod draw;
+pub mod effects;
 pub mod figures;
 pub mod grid;
 pub mod keymap;
@@ -13,5 +18,6 @@ mod play;
 pub mod popups;
 pub mod queue;
 pub mod run;
+mod state;
 pub mod theme;
 pub mod whatif;

@@ -9,31 +9,6 @@ use ratatui::layout::Rect;
 use serde_json::json;
 
 impl App {
-    fn screen(&self) -> Rect {
-        Rect::new(0, 0, self.size.0, self.size.1)
-    }
-
-    /// The screen's parts at the current size (the metrics strip grows a
-    /// power row with an energy model).
-    pub fn areas(&self) -> super::layout::Areas {
-        self.areas_in(self.screen())
-    }
-
-    /// The screen's parts in `area`: metrics strip, caption, lecture layout.
-    pub fn areas_in(&self, area: Rect) -> super::layout::Areas {
-        let rows = if self.engine().power_policy().is_some() {
-            3
-        } else {
-            2
-        };
-        let caption = match (self.captions.is_empty(), self.lecture) {
-            (true, _) => 0,
-            (false, false) => 1,
-            (false, true) => 4,
-        };
-        super::layout::areas_full(area, rows, caption, self.lecture)
-    }
-
     fn grid_inner(&self) -> Rect {
         inner(self.areas().grid)
     }
@@ -41,31 +16,31 @@ impl App {
     /// Chooses one cell per machine when one per GPU would not fit (at the first size known).
     pub(super) fn fit_zoom(&mut self) {
         let inner = self.grid_inner();
-        let saved = self.zoom;
-        self.zoom = Zoom::Gpus;
+        let saved = self.view.zoom;
+        self.view.zoom = Zoom::Gpus;
         let fits = grid::layout(self, inner).fits(inner.height);
-        self.zoom = if fits { Zoom::Gpus } else { Zoom::Machines };
-        if saved != self.zoom {
-            self.grid_scroll = 0;
+        self.view.zoom = if fits { Zoom::Gpus } else { Zoom::Machines };
+        if saved != self.view.zoom {
+            self.view.grid_scroll = 0;
         }
     }
 
     pub(super) fn navigate(&mut self, c: Command) {
-        match self.focus {
+        match self.view.focus {
             Focus::Grid => self.move_cursor(c),
             Focus::Queue => {
                 let n = self.listed().len();
                 if n == 0 {
                     return;
                 }
-                self.queue_pos = match c {
-                    Command::Up => self.queue_pos.saturating_sub(1),
-                    Command::Down => (self.queue_pos + 1).min(n - 1),
-                    Command::PageUp => self.queue_pos.saturating_sub(10),
-                    Command::PageDown => (self.queue_pos + 10).min(n - 1),
-                    _ => self.queue_pos,
+                self.view.queue_pos = match c {
+                    Command::Up => self.view.queue_pos.saturating_sub(1),
+                    Command::Down => (self.view.queue_pos + 1).min(n - 1),
+                    Command::PageUp => self.view.queue_pos.saturating_sub(10),
+                    Command::PageDown => (self.view.queue_pos + 10).min(n - 1),
+                    _ => self.view.queue_pos,
                 };
-                self.selected = self.listed().get(self.queue_pos).copied();
+                self.view.selected = self.listed().get(self.view.queue_pos).copied();
             }
             Focus::Log => {}
         }
@@ -83,16 +58,16 @@ impl App {
     }
 
     fn move_cursor(&mut self, c: Command) {
-        let n = self.machines.len();
+        let n = self.sim.machines.len();
         if n == 0 {
             return;
         }
         let inner = self.grid_inner();
         let lay = grid::layout(self, inner);
-        let cur = lay.cells[self.cursor.min(n - 1)];
+        let cur = lay.cells[self.view.cursor.min(n - 1)];
         let target = match c {
-            Command::Left => self.cursor.saturating_sub(1),
-            Command::Right => (self.cursor + 1).min(n - 1),
+            Command::Left => self.view.cursor.saturating_sub(1),
+            Command::Right => (self.view.cursor + 1).min(n - 1),
             Command::Up | Command::Down | Command::PageUp | Command::PageDown => {
                 let rows = match c {
                     Command::Up => -1,
@@ -110,11 +85,11 @@ impl App {
                             (p.x as i64 - cur.x as i64).abs(),
                         )
                     })
-                    .map_or(self.cursor, |p| p.pos)
+                    .map_or(self.view.cursor, |p| p.pos)
             }
-            _ => self.cursor,
+            _ => self.view.cursor,
         };
-        self.cursor = target;
+        self.view.cursor = target;
         self.scroll_to_cursor();
         self.follow_cursor_job();
     }
@@ -122,22 +97,22 @@ impl App {
     pub(super) fn scroll_to_cursor(&mut self) {
         let inner = self.grid_inner();
         let lay = grid::layout(self, inner);
-        if let Some(row) = lay.row_of(self.cursor) {
+        if let Some(row) = lay.row_of(self.view.cursor) {
             let h = inner.height.max(1) as usize;
-            if row < self.grid_scroll + 1 {
-                self.grid_scroll = row.saturating_sub(1);
-            } else if row >= self.grid_scroll + h {
-                self.grid_scroll = row + 1 - h;
+            if row < self.view.grid_scroll + 1 {
+                self.view.grid_scroll = row.saturating_sub(1);
+            } else if row >= self.view.grid_scroll + h {
+                self.view.grid_scroll = row + 1 - h;
             }
         }
     }
 
     /// On the grid, the selected job is the largest holder on the cursor's machine.
     pub(super) fn follow_cursor_job(&mut self) {
-        if self.focus != Focus::Grid {
+        if self.view.focus != Focus::Grid {
             return;
         }
-        let Some(&m) = self.machines.get(self.cursor) else {
+        let Some(&m) = self.sim.machines.get(self.view.cursor) else {
             return;
         };
         let c = self.engine().cluster();
@@ -154,20 +129,20 @@ impl App {
             }
         }
         if let Some((j, _)) = best {
-            self.selected = Some(j);
+            self.view.selected = Some(j);
         }
     }
 
     pub(super) fn open_detail(&mut self) {
-        let Some(job) = self.selected else {
-            self.flash = Some(
+        let Some(job) = self.view.selected else {
+            self.view.flash = Some(
                 "no job selected: move the cursor onto a busy machine, or Tab to the queue".into(),
             );
             return;
         };
         let lines = self.detail_lines(job);
         let id = crate::trace::input::sanitize(&self.trace().jobs[job as usize].id);
-        self.popup = Some(Popup::Detail {
+        self.view.popup = Some(Popup::Detail {
             title: format!("job {id}"),
             lines,
             scroll: 0,
@@ -175,12 +150,12 @@ impl App {
     }
 
     pub(super) fn open_machine(&mut self) {
-        let Some(&m) = self.machines.get(self.cursor) else {
+        let Some(&m) = self.sim.machines.get(self.view.cursor) else {
             return;
         };
         let lines = self.machine_lines(m);
         let name = crate::trace::input::sanitize(&self.trace().cluster.machines[m as usize].name);
-        self.popup = Some(Popup::Detail {
+        self.view.popup = Some(Popup::Detail {
             title: format!("machine {name}"),
             lines,
             scroll: 0,
@@ -194,7 +169,7 @@ impl App {
         let mach = &trace.cluster.machines[m as usize];
         let c = self.engine().cluster();
         let base = c.first_gpu(m);
-        let now = self.replay.now();
+        let now = self.sim.replay.now();
         let mut gpus = Vec::new();
         for k in 0..mach.gpus as usize {
             let holders: Vec<String> = c
@@ -209,6 +184,7 @@ impl App {
                 })
                 .collect();
             let util = self
+                .sim
                 .gpu_util
                 .as_ref()
                 .and_then(|(_, u)| u.get(base + k).copied())
@@ -361,7 +337,7 @@ impl App {
     }
 
     pub(super) fn submit_prompt(&mut self) {
-        let Some(Popup::Prompt { kind, input }) = self.popup.take() else {
+        let Some(Popup::Prompt { kind, input }) = self.view.popup.take() else {
             return;
         };
         let input = input.trim().to_string();
@@ -373,16 +349,16 @@ impl App {
                 let tr = self.trace().clone();
                 match crate::trace::clock::parse_when(
                     tr.zone,
-                    self.first,
-                    self.replay.now(),
+                    self.sim.first,
+                    self.sim.replay.now(),
                     &input,
                 ) {
                     Ok(t) => {
-                        let start = self.first - 1;
-                        self.move_to(t.max(start), true);
-                        self.flash = Some(format!("at {}", self.clock(self.replay.now())));
+                        let start = self.sim.first - 1;
+                        self.move_to(t.max(start));
+                        self.view.flash = Some(format!("at {}", self.clock(self.sim.replay.now())));
                     }
-                    Err(e) => self.flash = Some(e),
+                    Err(e) => self.view.flash = Some(e),
                 }
             }
             PromptKind::Find => self.find(&input),
@@ -399,17 +375,17 @@ impl App {
             .or_else(|| trace.jobs.iter().position(|j| j.id.starts_with(q)));
         if let Some(j) = job {
             let j = j as u32;
-            self.selected = Some(j);
+            self.view.selected = Some(j);
             let st = self.engine().job_state(j);
             if let Some(g) = self.engine().running().get(&j).and_then(|g| g.first()) {
-                if let Some(pos) = self.machines.iter().position(|&m| m == g.machine) {
-                    self.cursor = pos;
-                    self.focus = Focus::Grid;
+                if let Some(pos) = self.sim.machines.iter().position(|&m| m == g.machine) {
+                    self.view.cursor = pos;
+                    self.view.focus = Focus::Grid;
                     self.scroll_to_cursor();
                 }
             }
             let id = crate::trace::input::sanitize(&trace.jobs[j as usize].id);
-            self.flash = Some(format!(
+            self.view.flash = Some(format!(
                 "job {id}: {}",
                 format!("{:?}", st.phase).to_lowercase()
             ));
@@ -421,38 +397,39 @@ impl App {
             .iter()
             .position(|m| m.name == q || m.name.starts_with(q))
         {
-            match self.machines.iter().position(|&x| x == m as u32) {
+            match self.sim.machines.iter().position(|&x| x == m as u32) {
                 Some(pos) => {
-                    self.cursor = pos;
-                    self.focus = Focus::Grid;
+                    self.view.cursor = pos;
+                    self.view.focus = Focus::Grid;
                     self.scroll_to_cursor();
                     self.follow_cursor_job();
-                    self.flash = Some(format!(
+                    self.view.flash = Some(format!(
                         "machine {}",
                         crate::trace::input::sanitize(&trace.cluster.machines[m].name)
                     ));
                 }
                 None => {
-                    self.flash = Some("that machine has no GPUs, so it is not in the grid".into())
+                    self.view.flash =
+                        Some("that machine has no GPUs, so it is not in the grid".into())
                 }
             }
             return;
         }
-        self.flash = Some(format!(
+        self.view.flash = Some(format!(
             "no job or machine matches '{}'",
             crate::trace::input::sanitize(q)
         ));
     }
 
     pub(super) fn click(&mut self, column: u16, row: u16) -> bool {
-        if !self.mouse || self.popup.is_some() {
+        if !self.view.mouse || self.view.popup.is_some() {
             return false;
         }
         let inner = self.grid_inner();
         let lay = grid::layout(self, inner);
-        if let Some(pos) = lay.machine_at(self, inner, self.grid_scroll, column, row) {
-            self.cursor = pos;
-            self.focus = Focus::Grid;
+        if let Some(pos) = lay.machine_at(self, inner, self.view.grid_scroll, column, row) {
+            self.view.cursor = pos;
+            self.view.focus = Focus::Grid;
             self.follow_cursor_job();
             return true;
         }
@@ -460,18 +437,19 @@ impl App {
     }
 
     pub(super) fn scroll(&mut self, d: i32) -> bool {
-        if !self.mouse {
+        if !self.view.mouse {
             return false;
         }
-        match self.focus {
+        match self.view.focus {
             Focus::Queue => {
                 let n = self.listed().len().max(1);
-                self.queue_pos = (self.queue_pos as i64 + d as i64).clamp(0, n as i64 - 1) as usize;
+                self.view.queue_pos =
+                    (self.view.queue_pos as i64 + d as i64).clamp(0, n as i64 - 1) as usize;
             }
             _ => {
                 let inner = self.grid_inner();
                 let rows = grid::layout(self, inner).rows;
-                self.grid_scroll = (self.grid_scroll as i64 + d as i64)
+                self.view.grid_scroll = (self.view.grid_scroll as i64 + d as i64)
                     .clamp(0, rows.saturating_sub(1) as i64)
                     as usize;
             }

@@ -8,100 +8,97 @@ use std::sync::Arc;
 impl App {
     /// Wall time passed: while playing, advance by whole ticks owed.
     pub(super) fn play(&mut self, dt: f64) -> bool {
-        if self.paused || self.popup.is_some() {
+        if self.sim.paused || self.view.popup.is_some() {
             return false;
         }
         if self.engine().next_event_time().is_none() {
-            self.paused = true;
-            self.flash = Some("end of the trace".into());
+            self.sim.paused = true;
+            self.view.flash = Some("end of the trace".into());
             return true;
         }
-        let speed = SPEEDS[self.speed];
+        let speed = SPEEDS[self.sim.speed];
         match self.tick_size() {
             Tick::Secs(t) => {
-                self.debt += speed * dt;
-                let steps = (self.debt / t as f64).floor();
+                self.sim.debt += speed * dt;
+                let steps = (self.sim.debt / t as f64).floor();
                 if steps < 1.0 {
                     return false;
                 }
-                self.debt -= steps * t as f64;
-                let target = self.replay.now() + steps as Secs * t;
-                self.move_to(target, false);
+                self.sim.debt -= steps * t as f64;
+                let target = self.sim.replay.now() + steps as Secs * t;
+                self.move_to(target);
             }
             Tick::NextEvent => {
                 // Events a second: the speed in minutes of trace time.
-                self.debt += (speed / 60.0).max(1.0) * dt;
+                self.sim.debt += (speed / 60.0).max(1.0) * dt;
                 let mut moved = false;
-                while self.debt >= 1.0 {
-                    self.debt -= 1.0;
+                while self.sim.debt >= 1.0 {
+                    self.sim.debt -= 1.0;
                     let Some(t) = self.engine().next_event_time() else {
                         break;
                     };
-                    self.replay.seek(t);
+                    self.sim.replay.seek(t);
                     moved = true;
                 }
                 if !moved {
                     return false;
                 }
-                self.after_move_with(false);
+                self.after_move();
             }
         }
         true
     }
 
     pub(super) fn step_forward(&mut self) {
-        let now = self.replay.now();
+        let now = self.sim.replay.now();
         let target = match self.tick_size() {
             Tick::Secs(t) => now + t,
             Tick::NextEvent => match self.engine().next_event_time() {
                 Some(t) => t,
                 None => {
-                    self.flash = Some("end of the trace".into());
+                    self.view.flash = Some("end of the trace".into());
                     return;
                 }
             },
         };
-        self.back.push(now);
-        if self.back.len() > 10_000 {
-            self.back.remove(0);
+        self.sim.back.push(now);
+        if self.sim.back.len() > 10_000 {
+            self.sim.back.remove(0);
         }
-        self.move_to(target, true);
+        self.move_to(target);
     }
 
     pub(super) fn step_back(&mut self) {
-        let now = self.replay.now();
+        let now = self.sim.replay.now();
         let target = match self.tick_size() {
             Tick::Secs(t) => now - t,
-            Tick::NextEvent => self.back.pop().unwrap_or(now - 1),
+            Tick::NextEvent => self.sim.back.pop().unwrap_or(now - 1),
         };
-        let start = self.first - 1;
+        let start = self.sim.first - 1;
         if now <= start {
-            self.flash = Some("at the start of the trace".into());
+            self.view.flash = Some("at the start of the trace".into());
             return;
         }
-        self.move_to(target.max(start), true);
+        self.move_to(target.max(start));
     }
 
     /// Goes to `t` (forward or back) and refreshes what depends on the state.
-    pub fn move_to(&mut self, t: Secs, force: bool) {
-        self.replay.seek(t);
-        self.after_move_with(force);
+    pub(super) fn move_to(&mut self, t: Secs) {
+        self.sim.replay.seek(t);
+        self.after_move();
     }
 
+    /// Refreshes what depends on the replay's state after it moved or switched.
     pub(super) fn after_move(&mut self) {
-        self.after_move_with(true);
-    }
-
-    fn after_move_with(&mut self, _full: bool) {
-        let e = self.replay.engine();
+        let e = self.sim.replay.engine();
         let gpus = self.trace().cluster.total_gpus().max(1);
         let util = e.cluster().allocated_milli() * 100 / (gpus * 1000);
         let queue = e.queue_len() as u64;
-        push(&mut self.util_hist, util);
+        push(&mut self.sim.util_hist, util);
         if let Some(w) = e.watts() {
-            push(&mut self.power_hist, w.max(0.0) as u64);
+            push(&mut self.sim.power_hist, w.max(0.0) as u64);
         }
-        push(&mut self.queue_hist, queue);
+        push(&mut self.sim.queue_hist, queue);
         self.log_events();
         self.refresh_figures();
         self.refresh_gpu_util();
@@ -117,8 +114,8 @@ impl App {
         let Some(file) = t.gpu_util.as_ref().filter(|f| f.ready()) else {
             return;
         };
-        let now = self.replay.now();
-        let cached = self.gpu_util.as_ref().map(|g| g.0);
+        let now = self.sim.replay.now();
+        let cached = self.sim.gpu_util.as_ref().map(|g| g.0);
         // Rows older than two minutes do not describe now.
         match file.at(now, 120) {
             Some((when, _)) if Some(when) == cached => {}
@@ -131,15 +128,15 @@ impl App {
                         v[base + k] = x.unwrap_or(f32::NAN);
                     }
                 }
-                self.gpu_util = Some((when, Arc::new(v)));
+                self.sim.gpu_util = Some((when, Arc::new(v)));
             }
-            None => self.gpu_util = None,
+            None => self.sim.gpu_util = None,
         }
     }
 
     /// Engine events to the log: each when few, a summary when many.
     fn log_events(&mut self) {
-        let events = self.replay.engine_mut().take_events();
+        let events = self.sim.replay.engine_mut().take_events();
         let (mut started, mut finished, mut rejected) = (0u64, 0u64, 0u64);
         let mut preempted = 0u64;
         for e in &events {
@@ -153,23 +150,28 @@ impl App {
                 | Event::PolicyFailed { .. } => {}
             }
         }
-        let at = self.clock(self.replay.now());
+        let at = self.clock(self.sim.replay.now());
         if started + finished + rejected + preempted <= 3 {
             for e in events {
                 let trace = self.trace().clone();
                 let id = |j: u32| crate::trace::input::sanitize(&trace.jobs[j as usize].id);
                 match e {
-                    Event::Started { job, machines, .. } => log::info!(
+                    Event::Started { job, machines, .. } => self.info(format!(
                         "{at} job {} started on {machines} machine{} ({} GPUs)",
                         id(job),
                         if machines == 1 { "" } else { "s" },
                         trace.jobs[job as usize].gpus_display()
-                    ),
-                    Event::Finished { job, .. } => log::info!("{at} job {} finished", id(job)),
-                    Event::Preempted { job, .. } => log::info!("{at} job {} preempted", id(job)),
-                    Event::Rejected { job, .. } => {
-                        log::warn!("{at} job {} rejected: larger than the cluster", id(job))
+                    )),
+                    Event::Finished { job, .. } => {
+                        self.info(format!("{at} job {} finished", id(job)))
                     }
+                    Event::Preempted { job, .. } => {
+                        self.info(format!("{at} job {} preempted", id(job)))
+                    }
+                    Event::Rejected { job, .. } => self.warn(format!(
+                        "{at} job {} rejected: larger than the cluster",
+                        id(job)
+                    )),
                     Event::PolicySwitched { .. }
                     | Event::PowerSwitched { .. }
                     | Event::PolicyFailed { .. } => {}
@@ -181,12 +183,14 @@ impl App {
             } else {
                 String::new()
             };
-            log::info!(
-                "{at} +{started} started, +{finished} finished{pre}, queue {}",
-                self.engine().queue_len()
-            );
+            let queue = self.engine().queue_len();
+            self.info(format!(
+                "{at} +{started} started, +{finished} finished{pre}, queue {queue}"
+            ));
             if rejected > 0 {
-                log::warn!("{at} {rejected} jobs rejected: larger than the cluster");
+                self.warn(format!(
+                    "{at} {rejected} jobs rejected: larger than the cluster"
+                ));
             }
         }
     }

@@ -12,7 +12,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Widget};
 
 pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
-    match &app.popup {
+    match &app.view.popup {
         Some(Popup::Help { scroll }) => help(app, area, buf, *scroll),
         Some(Popup::Detail {
             title,
@@ -40,7 +40,7 @@ pub fn help_lines(app: &App) -> Vec<Line<'static>> {
     let t = app.theme();
     let mut out = Vec::new();
     for (cmd, _, desc, _, _) in COMMANDS {
-        let keys = app.keymap.keys_of(cmd).join(", ");
+        let keys = app.view.keymap.keys_of(cmd).join(", ");
         out.push(Line::from(vec![
             Span::styled(
                 format!("{keys:>12}  "),
@@ -49,7 +49,7 @@ pub fn help_lines(app: &App) -> Vec<Line<'static>> {
             Span::styled(desc, t.text),
         ]));
     }
-    let g = glyphs(app.ascii);
+    let g = glyphs(app.view.ascii);
     out.push(Line::from(""));
     out.push(Line::from(Span::styled(
         format!(
@@ -128,7 +128,7 @@ fn picker(app: &App, area: Rect, buf: &mut Buffer, at: usize) {
         buf,
         "scheduling policy · ↑↓ choose · enter switches now · esc cancels",
     );
-    let marker = glyphs(app.ascii).marker;
+    let marker = glyphs(app.view.ascii).marker;
     for (i, &p) in policies.iter().enumerate() {
         let mut style = t.text;
         let why = p.available(app.trace()).err().map(|u| u.short);

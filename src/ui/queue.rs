@@ -45,11 +45,13 @@ pub fn split(inner_h: u16, queued: usize) -> (u16, u16) {
     (queue_h, avail.saturating_sub(queue_h))
 }
 
+/// The pane: the queue in the policy's order, then the running jobs (most
+/// recently started first).
 pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
     let t = app.theme();
     let e = app.engine();
     let trace = app.trace();
-    let focused = app.focus == Focus::Queue;
+    let focused = app.view.focus == Focus::Queue;
     super::draw::pane(app, focused)
         .title(Line::from(vec![
             Span::styled(format!(" Queue {} ", e.queue_len()), t.title),
@@ -65,120 +67,102 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
     }
     let (qh, rh) = split(inner.height, e.queue_len());
     let (queued, running) = rows(app, (qh.max(rh)) as usize);
-    let w = inner.width as usize;
-    // Narrow panes drop the user column before the job id gets too short.
-    let user_w = if w >= 48 { 9 } else { 0 };
-    let id_w = w.saturating_sub(user_w + 6 + 9 + 9 + 2).clamp(6, 36);
-    let user_h = if user_w > 0 { "user" } else { "" };
-    let header = format!(
-        " {:<id_w$} {user_h:<user_w$}{:>6} {:>8} {:>8}",
-        "job", "GPUs", "waited", "runtime"
-    );
-    buf.set_stringn(
-        inner.x,
-        inner.y,
-        &header,
-        w,
-        t.dim.add_modifier(Modifier::BOLD),
-    );
+    let table = Table::new(app, inner, focused);
+    table.header(app, buf, inner.y, "job", ("waited", "runtime"));
     let now = e.now();
-    let marker = super::grid::glyphs(app.ascii).marker;
-    let line = |j: u32, right: String| -> (String, bool) {
-        let job = &trace.jobs[j as usize];
-        let user = if user_w > 0 {
-            clip(trace.sym(job.user), user_w - 1) + " "
-        } else {
-            String::new()
-        };
-        let text = format!(
-            "{} {user}{:>6} {right}",
-            clip(&job.id, id_w),
-            fmt_gpus(job.gpus_display())
-        );
-        (text, Some(j) == app.selected)
-    };
     let mut y = inner.y + 1;
     for (i, &j) in queued.iter().take(qh as usize).enumerate() {
         let job = &trace.jobs[j as usize];
         let rt = job.runtime.map_or("?".into(), |r| human_secs(r as f64));
-        let (text, sel) = line(
-            j,
-            format!("{:>8} {:>8}", human_secs((now - job.submit) as f64), rt),
-        );
-        put(
-            app,
-            buf,
-            inner.x,
-            y,
-            w,
-            &text,
-            sel,
-            focused && app.queue_pos == i,
-            marker,
-        );
+        let waited = human_secs((now - job.submit) as f64);
+        table.job(app, buf, y, j, format!("{waited:>8} {rt:>8}"), i);
         y += 1;
     }
     if queued.is_empty() {
-        buf.set_stringn(inner.x, y, "  (empty)", w, t.dim);
+        buf.set_stringn(inner.x, y, "  (empty)", table.w, t.dim);
     }
     let ry = inner.y + 1 + qh;
-    let title = clip("running", id_w);
-    buf.set_stringn(
-        inner.x,
-        ry,
-        format!(
-            " {title} {user_h:<user_w$}{:>6} {:>8} {:>8}",
-            "GPUs", "started", "ends in"
-        ),
-        w,
-        t.dim.add_modifier(Modifier::BOLD),
-    );
+    table.header(app, buf, ry, "running", ("started", "ends in"));
     let base = queued.len().min(qh as usize);
     for (i, &j) in running.iter().take(rh as usize).enumerate() {
         let st = e.job_state(j);
         let ends = trace.jobs[j as usize]
             .runtime
             .map_or("open".into(), |_| human_secs((st.end - now).max(0) as f64));
-        let (text, sel) = line(
-            j,
-            format!("{:>8} {:>8}", human_secs((now - st.start) as f64), ends),
-        );
-        put(
-            app,
-            buf,
-            inner.x,
-            ry + 1 + i as u16,
-            w,
-            &text,
-            sel,
-            focused && app.queue_pos == base + i,
-            marker,
-        );
+        let started = human_secs((now - st.start) as f64);
+        let right = format!("{started:>8} {ends:>8}");
+        table.job(app, buf, ry + 1 + i as u16, j, right, base + i);
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn put(
-    app: &App,
-    buf: &mut Buffer,
+/// The lists' columns: job id, user (dropped on narrow panes), GPUs, and two
+/// times.
+struct Table {
     x: u16,
-    y: u16,
     w: usize,
-    text: &str,
-    selected: bool,
-    cursor: bool,
+    id_w: usize,
+    user_w: usize,
+    focused: bool,
     marker: char,
-) {
-    let t = app.theme();
-    let mut style = t.text;
-    if selected {
-        style = style.patch(t.selected);
+}
+
+impl Table {
+    fn new(app: &App, inner: Rect, focused: bool) -> Table {
+        let w = inner.width as usize;
+        // Narrow panes drop the user column before the job id gets too short.
+        let user_w = if w >= 48 { 9 } else { 0 };
+        Table {
+            x: inner.x,
+            w,
+            id_w: w.saturating_sub(user_w + 6 + 9 + 9 + 2).clamp(6, 36),
+            user_w,
+            focused,
+            marker: super::grid::glyphs(app.view.ascii).marker,
+        }
     }
-    if cursor {
-        style = style.patch(t.cursor);
+
+    /// A list's header line: its name in the id column, then the time columns.
+    fn header(&self, app: &App, buf: &mut Buffer, y: u16, name: &str, times: (&str, &str)) {
+        let (user_h, user_w) = (if self.user_w > 0 { "user" } else { "" }, self.user_w);
+        let line = format!(
+            " {} {user_h:<user_w$}{:>6} {:>8} {:>8}",
+            clip(name, self.id_w),
+            "GPUs",
+            times.0,
+            times.1
+        );
+        let style = app.theme().dim.add_modifier(Modifier::BOLD);
+        buf.set_stringn(self.x, y, line, self.w, style);
     }
-    let lead = if cursor || selected { marker } else { ' ' };
-    buf.set_stringn(x, y, format!("{lead}{text}"), w, style);
+
+    /// A job's line, then `right`; marked when selected or under the queue
+    /// cursor (at list position `pos`).
+    fn job(&self, app: &App, buf: &mut Buffer, y: u16, j: u32, right: String, pos: usize) {
+        let t = app.theme();
+        let trace = app.trace();
+        let job = &trace.jobs[j as usize];
+        let user = if self.user_w > 0 {
+            clip(trace.sym(job.user), self.user_w - 1) + " "
+        } else {
+            String::new()
+        };
+        let text = format!(
+            "{} {user}{:>6} {right}",
+            clip(&job.id, self.id_w),
+            fmt_gpus(job.gpus_display())
+        );
+        let selected = Some(j) == app.view.selected;
+        let cursor = self.focused && app.view.queue_pos == pos;
+        let mut style = t.text;
+        if selected {
+            style = style.patch(t.selected);
+        }
+        if cursor {
+            style = style.patch(t.cursor);
+        }
+        let lead = if cursor || selected { self.marker } else { ' ' };
+        buf.set_stringn(self.x, y, format!("{lead}{text}"), self.w, style);
+    }
 }
 
 pub fn fmt_gpus(g: f64) -> String {

@@ -3,6 +3,7 @@
 //! when something changed, inside synchronized output.
 
 use super::app::{Action, App, Focus, Popup, Quit};
+use super::effects::Effects;
 use super::keymap::{Command, Keymap};
 use super::theme::{self, Depth};
 use crate::sim::{Placement, Policy};
@@ -83,22 +84,26 @@ pub fn build_app(
         themes,
         keymap,
     );
-    let mut app = app.with_tuning(opts.tuning.clone(), opts.schedule.as_ref());
-    app.set_captions(opts.captions.clone());
-    app.theme = chosen;
-    app.ascii = opts.ascii;
-    app.fps = opts.fps.clamp(1, 60);
+    let mut app = app
+        .with_tuning(opts.tuning.clone(), opts.schedule.as_ref())
+        .with_captions(opts.captions.clone());
+    app.view.theme = chosen;
+    app.view.ascii = opts.ascii;
+    app.view.fps = opts.fps.clamp(1, 60);
     for n in &report.notes {
         log::info!("{n}");
     }
     for l in report.skip_lines() {
         log::warn!("{l}");
     }
-    for p in problems.iter().chain(app.keymap.problems.clone().iter()) {
+    for p in problems
+        .iter()
+        .chain(app.view.keymap.problems.clone().iter())
+    {
         log::warn!("{p}");
     }
-    if let Some(p) = app.keymap.problems.first() {
-        app.flash = Some(format!("key config: {p}"));
+    if let Some(p) = app.view.keymap.problems.first() {
+        app.view.flash = Some(format!("key config: {p}"));
     }
     if let Some((m, p)) = &opts.energy {
         log::info!(
@@ -125,7 +130,7 @@ pub fn key_action(app: &App, key: &KeyEvent) -> Option<Action> {
     if ctrl_c {
         return Some(Action::Command(Command::Quit));
     }
-    if matches!(app.popup, Some(Popup::Prompt { .. })) {
+    if matches!(app.view.popup, Some(Popup::Prompt { .. })) {
         return match key.code {
             KeyCode::Enter => Some(Action::Command(Command::Detail)),
             KeyCode::Esc => Some(Action::Command(Command::Close)),
@@ -134,7 +139,7 @@ pub fn key_action(app: &App, key: &KeyEvent) -> Option<Action> {
             _ => None,
         };
     }
-    if app.focus == Focus::Log && app.popup.is_none() {
+    if app.view.focus == Focus::Log && app.view.popup.is_none() {
         use tui_logger::TuiWidgetEvent as W;
         let w = match key.code {
             KeyCode::Char(' ') => Some(W::SpaceKey),
@@ -157,7 +162,7 @@ pub fn key_action(app: &App, key: &KeyEvent) -> Option<Action> {
             return Some(Action::Command(Command::Focus));
         }
     }
-    app.keymap.command(key).map(Action::Command)
+    app.view.keymap.command(key).map(Action::Command)
 }
 
 /// The buffer as text with SGR colour sequences (for `Q` and exports).
@@ -288,10 +293,11 @@ pub fn run(
         terminal::EnterAlternateScreen,
         cursor::Hide
     )?;
-    let result = event_loop(&mut app, &stop, &util_rx);
+    let mut fx = Effects::from_env();
+    let result = event_loop(&mut app, &mut fx, &stop, &util_rx);
     done.store(true, Ordering::Relaxed);
-    let last = app.quit == Some(Quit::KeepFrame);
-    let size = app.size;
+    let last = fx.quit() == Some(Quit::KeepFrame);
+    let size = app.view.size;
     restore();
     if last {
         let mut buf = Buffer::empty(ratatui::layout::Rect::new(0, 0, size.0, size.1));
@@ -299,7 +305,7 @@ pub fn run(
         print!("{}", buffer_to_ansi(&buf));
         let _ = std::io::stdout().flush();
     }
-    if !app.replay.switches().is_empty() {
+    if !app.replay().switches().is_empty() {
         // The session's switches, to replay it headless (as `S` logs them).
         eprintln!(
             "tracetui: this session as a schedule: --policy-schedule '{}'",
@@ -354,14 +360,15 @@ fn terminal_hung_up() -> bool {
 
 fn event_loop(
     app: &mut App,
+    fx: &mut Effects,
     stop: &AtomicBool,
     util_rx: &mpsc::Receiver<Option<Arc<Vec<f32>>>>,
 ) -> Result<()> {
     let backend = ratatui::backend::CrosstermBackend::new(std::io::stdout());
     let mut term = ratatui::Terminal::new(backend)?;
     let (w, h) = terminal::size()?;
-    app.update(Action::Resize(w, h));
-    let frame = Duration::from_secs_f64(1.0 / app.fps as f64);
+    fx.dispatch(app, Action::Resize(w, h));
+    let frame = Duration::from_secs_f64(1.0 / app.view.fps as f64);
     let mut last_tick = Instant::now();
     let mut last_draw = Instant::now() - frame;
     let mut dirty = true;
@@ -378,7 +385,7 @@ fn event_loop(
             last_draw = Instant::now();
             dirty = false;
         }
-        let wait = if app.paused {
+        let wait = if app.sim.paused {
             Duration::from_millis(200)
         } else {
             frame
@@ -390,7 +397,7 @@ fn event_loop(
             loop {
                 let action = match event::read()? {
                     Event::Key(k) => key_action(app, &k),
-                    Event::Mouse(m) if app.mouse => match m.kind {
+                    Event::Mouse(m) if app.view.mouse => match m.kind {
                         MouseEventKind::Down(MouseButton::Left) => Some(Action::Click {
                             column: m.column,
                             row: m.row,
@@ -403,31 +410,29 @@ fn event_loop(
                     _ => None,
                 };
                 if let Some(a) = action {
-                    dirty |= app.update(a);
+                    dirty |= fx.dispatch(app, a);
                 }
-                if app.quit.is_some() || !event::poll(Duration::ZERO)? {
+                if fx.quit().is_some() || !event::poll(Duration::ZERO)? {
                     break;
                 }
             }
         }
         let dt = last_tick.elapsed().as_secs_f64();
         last_tick = Instant::now();
-        dirty |= app.update(Action::Elapsed(dt));
+        dirty |= fx.poll(app);
+        dirty |= fx.dispatch(app, Action::Elapsed(dt));
         if let Ok(u) = util_rx.try_recv() {
-            log::info!(
-                "side tables indexed: drill-downs show them; colour by utilisation (c) uses them"
-            );
-            dirty |= app.update(Action::Indexed(u));
+            dirty |= fx.dispatch(app, Action::Indexed(u));
         }
-        if app.mouse != mouse_on {
-            mouse_on = app.mouse;
+        if fx.mouse() != mouse_on {
+            mouse_on = fx.mouse();
             if mouse_on {
                 execute!(term.backend_mut(), event::EnableMouseCapture)?;
             } else {
                 execute!(term.backend_mut(), event::DisableMouseCapture)?;
             }
         }
-        if app.quit.is_some() {
+        if fx.quit().is_some() {
             return Ok(());
         }
     }

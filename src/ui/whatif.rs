@@ -3,115 +3,114 @@
 //! arrive while the replay stays interactive; Enter on a row switches the
 //! live replay to that policy.
 
-use super::app::{App, Popup};
+use super::app::{App, Effect, Popup, WhatIfStart};
 use super::layout::centered;
 use crate::fmt::human_secs;
 use crate::sim::metrics::Report;
-use crate::sim::whatif::{Fork, Msg, Run};
+use crate::sim::whatif::Run;
 use crate::trace::model::Secs;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 
-/// A fork and what it has reported so far.
+/// The fork's rows as they arrive (the runner holds the fork itself).
 pub struct WhatIf {
-    pub fork: Fork,
+    /// Where the fork started.
+    pub(super) at: Secs,
+    pub(super) runs: Vec<Run>,
     /// Per row: progress (0–1) and the result once it is in.
-    pub rows: Vec<(f64, Option<Report>)>,
-    pub started: std::time::Instant,
+    pub(super) rows: Vec<(f64, Option<Report>)>,
 }
 
 impl WhatIf {
     pub fn done(&self) -> bool {
         self.rows.iter().all(|r| r.1.is_some())
     }
+
+    /// How many runs it has (a row each).
+    pub fn rows(&self) -> usize {
+        self.rows.len()
+    }
 }
 
 impl App {
     /// `w`: opens the table, starting a fork from now unless one from now exists.
-    pub fn what_if(&mut self) {
-        let now = self.replay.now();
-        if self.whatif.as_ref().is_none_or(|w| w.fork.at != now) {
-            let e = self.replay.engine();
-            let runs = crate::sim::whatif::runs_for(e, self.replay.ahead());
-            let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
-            log::info!(
-                "{} what-if: {} runs to the end on {workers} threads",
-                self.clock(now),
-                runs.len()
-            );
-            let fork = Fork::start(e, runs, workers);
-            self.whatif = Some(WhatIf {
-                rows: vec![(0.0, None); fork.runs.len()],
-                fork,
-                started: std::time::Instant::now(),
+    pub(super) fn open_what_if(&mut self) {
+        let now = self.sim.replay.now();
+        if self.sim.whatif.as_ref().is_none_or(|w| w.at != now) {
+            let e = self.sim.replay.engine();
+            let runs = crate::sim::whatif::runs_for(e, self.sim.replay.ahead());
+            let base = Box::new(e.clone());
+            self.sim.whatif = Some(WhatIf {
+                at: now,
+                rows: vec![(0.0, None); runs.len()],
+                runs: runs.clone(),
             });
+            self.emit(Effect::StartWhatIf(WhatIfStart { base, runs }));
         }
-        self.popup = Some(Popup::WhatIf { at: 0 });
+        self.view.popup = Some(Popup::WhatIf { at: 0 });
     }
 
-    /// Takes what the workers have sent; whether anything changed.
-    pub fn poll_what_if(&mut self) -> bool {
-        let Some(w) = &mut self.whatif else {
+    /// A row's progress arrived; whether it is shown.
+    pub(super) fn what_if_progress(&mut self, row: usize, progress: f64) -> bool {
+        match self.sim.whatif.as_mut().and_then(|w| w.rows.get_mut(row)) {
+            Some(r) => {
+                r.0 = progress;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// A row's result arrived, `secs` after the fork started; logged when it is the last.
+    pub(super) fn what_if_done(&mut self, row: usize, report: Report, secs: f64) -> bool {
+        let Some(w) = self.sim.whatif.as_mut().filter(|w| row < w.rows.len()) else {
             return false;
         };
-        let msgs = w.fork.poll();
-        let changed = !msgs.is_empty();
-        for m in msgs {
-            match m {
-                Msg::Progress(i, f) => w.rows[i].0 = f,
-                Msg::Done(i, r) => w.rows[i] = (1.0, Some(*r)),
-            }
+        let was_done = w.done();
+        w.rows[row] = (1.0, Some(report));
+        if w.done() && !was_done {
+            let text = format!("what-if: all {} runs done in {secs:.1} s", w.rows.len());
+            self.info(text);
         }
-        if changed && w.done() {
-            log::info!(
-                "what-if: all {} runs done in {:.1} s",
-                w.rows.len(),
-                w.started.elapsed().as_secs_f64()
-            );
-        }
-        changed
+        true
     }
 
     /// Enter on a row: switch the live replay to its policy.
-    pub fn what_if_choose(&mut self, at: usize) {
+    pub(super) fn what_if_choose(&mut self, at: usize) {
         let Some(run) = self
+            .sim
             .whatif
             .as_ref()
-            .and_then(|w| w.fork.runs.get(at).cloned())
+            .and_then(|w| w.runs.get(at).cloned())
         else {
             return;
         };
-        self.popup = None;
+        self.view.popup = None;
         match run {
             Run::Policy(p) => self.switch_policy(p),
-            Run::Schedule(_) => self.flash = Some("already following the schedule".into()),
+            Run::Schedule(_) => self.view.flash = Some("already following the schedule".into()),
         }
     }
+}
 
-    pub fn what_if_rows(&self) -> usize {
-        self.whatif.as_ref().map_or(0, |w| w.rows.len())
-    }
-
-    /// Where the fork started (for the title).
-    pub fn what_if_at(&self) -> Option<Secs> {
-        self.whatif.as_ref().map(|w| w.fork.at)
-    }
+/// Which optional columns the table shows: those some result has.
+#[derive(Clone, Copy)]
+struct Columns {
+    deadlines: bool,
+    energy: bool,
 }
 
 /// The comparison table, one row per run.
 pub fn draw(app: &App, area: Rect, buf: &mut Buffer, at: usize) {
-    let Some(w) = &app.whatif else { return };
+    let Some(w) = &app.sim.whatif else { return };
     let t = app.theme();
-    let deadlines = w
-        .rows
-        .iter()
-        .any(|r| r.1.as_ref().is_some_and(|r| r.deadline_met.is_some()));
-    let energy = w
-        .rows
-        .iter()
-        .any(|r| r.1.as_ref().is_some_and(|r| r.energy_kwh.is_some()));
-    let width = 98 + if deadlines { 8 } else { 0 } + if energy { 9 } else { 0 };
+    let any = |f: fn(&Report) -> bool| w.rows.iter().any(|r| r.1.as_ref().is_some_and(f));
+    let cols = Columns {
+        deadlines: any(|r| r.deadline_met.is_some()),
+        energy: any(|r| r.energy_kwh.is_some()),
+    };
+    let width = 98 + if cols.deadlines { 8 } else { 0 } + if cols.energy { 9 } else { 0 };
     let r = centered(
         area,
         area.width.saturating_sub(4).min(width),
@@ -119,73 +118,25 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer, at: usize) {
     );
     let title = format!(
         "what if, from {} · ↑↓ choose · enter switches to it · esc closes (runs go on)",
-        app.clock(w.fork.at)
+        app.clock(w.at)
     );
     let inner = super::popups::frame(app, r, buf, &title);
-    let mut head = format!(
-        "  {:<14}{:>9}{:>9}{:>9}{:>10}{:>9}{:>10}{:>7}{:>8}",
-        "policy", "JCT mean", "p50", "p99", "wait mean", "p99", "makespan", "util", "preempt"
-    );
-    if deadlines {
-        head.push_str(&format!("{:>8}", "dl met"));
-    }
-    if energy {
-        head.push_str(&format!("{:>9}", "kWh"));
-    }
-    buf.set_stringn(inner.x, inner.y, head, inner.width as usize, t.dim);
-    let h = |v: Option<f64>| v.map_or("-".to_string(), human_secs);
-    let best = |f: fn(&Report) -> Option<f64>| {
-        w.rows
-            .iter()
-            .filter_map(|r| r.1.as_ref().and_then(f))
-            .fold(None, |b: Option<f64>, x| Some(b.map_or(x, |b| b.min(x))))
-    };
-    let best_jct = best(|r| r.jct_s.mean);
+    buf.set_stringn(inner.x, inner.y, head(cols), inner.width as usize, t.dim);
+    let best_jct = w
+        .rows
+        .iter()
+        .filter_map(|r| r.1.as_ref().and_then(|r| r.jct_s.mean))
+        .fold(None, |b: Option<f64>, x| Some(b.map_or(x, |b| b.min(x))));
     let current = app.engine().policy().name();
-    let marker = super::grid::glyphs(app.ascii).marker;
-    for (i, (run, (progress, rep))) in w.fork.runs.iter().zip(&w.rows).enumerate() {
+    let marker = super::grid::glyphs(app.view.ascii).marker;
+    for (i, (run, (progress, rep))) in w.runs.iter().zip(&w.rows).enumerate() {
         let label = run.label();
         let lead = if i == at { marker } else { ' ' };
         let now = if label == current { "●" } else { " " };
+        let name = format!("{lead}{now}{label:<14}");
         let text = match rep {
-            None => {
-                let n = 30usize;
-                let done = (progress * n as f64).round() as usize;
-                let (full, empty) = if app.ascii { ('#', '.') } else { ('█', '·') };
-                format!(
-                    "{lead}{now}{label:<14} {}{} {:>3.0} %",
-                    full.to_string().repeat(done),
-                    empty.to_string().repeat(n - done),
-                    progress * 100.0
-                )
-            }
-            Some(r) => {
-                let mut s = format!(
-                    "{lead}{now}{label:<14}{:>9}{:>9}{:>9}{:>10}{:>9}{:>10}{:>7}{:>8}",
-                    h(r.jct_s.mean),
-                    h(r.jct_s.p50),
-                    h(r.jct_s.p99),
-                    h(r.wait_s.mean),
-                    h(r.wait_s.p99),
-                    r.makespan_s.map_or("-".into(), |m| human_secs(m as f64)),
-                    r.gpu_util
-                        .map_or("-".into(), |u| format!("{:.1}%", u * 100.0)),
-                    r.preemptions
-                );
-                if deadlines {
-                    s.push_str(
-                        &r.deadline_met
-                            .map_or(format!("{:>8}", "-"), |d| format!("{:>7.1}%", d * 100.0)),
-                    );
-                }
-                if energy {
-                    s.push_str(
-                        &r.energy_kwh
-                            .map_or(format!("{:>9}", "-"), |e| format!("{e:>9.1}")),
-                    );
-                }
-                s
-            }
+            None => progress_text(&name, *progress, app.view.ascii),
+            Some(r) => result_text(&name, r, cols),
         };
         let mut style = t.text;
         if rep
@@ -217,4 +168,62 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer, at: usize) {
         inner.width as usize,
         t.dim,
     );
+}
+
+/// The header line.
+fn head(cols: Columns) -> String {
+    let mut head = format!(
+        "  {:<14}{:>9}{:>9}{:>9}{:>10}{:>9}{:>10}{:>7}{:>8}",
+        "policy", "JCT mean", "p50", "p99", "wait mean", "p99", "makespan", "util", "preempt"
+    );
+    if cols.deadlines {
+        head.push_str(&format!("{:>8}", "dl met"));
+    }
+    if cols.energy {
+        head.push_str(&format!("{:>9}", "kWh"));
+    }
+    head
+}
+
+/// A row still running: a progress bar.
+fn progress_text(name: &str, progress: f64, ascii: bool) -> String {
+    let n = 30usize;
+    let done = (progress * n as f64).round() as usize;
+    let (full, empty) = if ascii { ('#', '.') } else { ('█', '·') };
+    format!(
+        "{name} {}{} {:>3.0} %",
+        full.to_string().repeat(done),
+        empty.to_string().repeat(n - done),
+        progress * 100.0
+    )
+}
+
+/// A finished row: its figures.
+fn result_text(name: &str, r: &Report, cols: Columns) -> String {
+    let h = |v: Option<f64>| v.map_or("-".to_string(), human_secs);
+    let mut s = format!(
+        "{name}{:>9}{:>9}{:>9}{:>10}{:>9}{:>10}{:>7}{:>8}",
+        h(r.jct_s.mean),
+        h(r.jct_s.p50),
+        h(r.jct_s.p99),
+        h(r.wait_s.mean),
+        h(r.wait_s.p99),
+        r.makespan_s.map_or("-".into(), |m| human_secs(m as f64)),
+        r.gpu_util
+            .map_or("-".into(), |u| format!("{:.1}%", u * 100.0)),
+        r.preemptions
+    );
+    if cols.deadlines {
+        s.push_str(
+            &r.deadline_met
+                .map_or(format!("{:>8}", "-"), |d| format!("{:>7.1}%", d * 100.0)),
+        );
+    }
+    if cols.energy {
+        s.push_str(
+            &r.energy_kwh
+                .map_or(format!("{:>9}", "-"), |e| format!("{e:>9.1}")),
+        );
+    }
+    s
 }

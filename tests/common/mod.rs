@@ -6,6 +6,7 @@ use tracetui::sim::{Engine, Phase, Placement, Policy};
 use tracetui::trace::model::{Cluster, Demand, Job, JobStatus, Machine, Symbols, Trace, Zone};
 
 pub mod reference;
+pub mod ui;
 
 /// A trace of whole-GPU jobs `(submit, run time, GPUs)` on machines of the given sizes.
 pub fn tiny(machines: &[u32], jobs: &[(i64, i64, u32)]) -> Arc<Trace> {

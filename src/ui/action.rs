@@ -1,0 +1,125 @@
+//! The app's inputs and outputs: every change is an `Action` through
+//! `App::update`, which returns whether anything visible changed and the
+//! `Effect`s for the runner to perform. `update` itself does no I/O, reads
+//! no environment, spawns nothing and logs nothing: exports, the what-if
+//! fork, log lines, the mouse capture and quitting are effects, performed
+//! by `effects::Effects` (the event loop in `run.rs`, and tests), whose
+//! results come back as actions.
+
+use super::keymap::Command;
+use super::state::Quit;
+use crate::sim::metrics::Report;
+use crate::sim::whatif::Run;
+use crate::sim::{Engine, Policy};
+use crate::trace::model::Secs;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// Everything that changes the app.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    Command(Command),
+    /// Wall-clock seconds passed (drives playing).
+    Elapsed(f64),
+    /// Text typed into a prompt.
+    Char(char),
+    Backspace,
+    /// A click at a screen cell (column, row).
+    Click {
+        column: u16,
+        row: u16,
+    },
+    Scroll(i32),
+    /// The terminal's size changed (also sent once at the start).
+    Resize(u16, u16),
+    /// A key for the focused log pane.
+    Log(tui_logger::TuiWidgetEvent),
+    /// Go to a trace time (forward or back).
+    GoTo(Secs),
+    /// Switch the scheduling policy live (refused where the trace cannot support it).
+    SwitchPolicy(Policy),
+    /// A background index finished: PAI's per-job sensor utilisation (if any),
+    /// or (None) Philly's utilisation files.
+    Indexed(Option<Arc<Vec<f32>>>),
+    /// A what-if row's progress (0–1).
+    WhatIfProgress {
+        row: usize,
+        progress: f64,
+    },
+    /// A what-if row's result, `secs` (wall time) after the fork started.
+    WhatIfDone {
+        row: usize,
+        report: Box<Report>,
+        secs: f64,
+    },
+    /// What became of an `Effect::Export`.
+    Exported(Exported),
+}
+
+/// The files an export wrote, or why it failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Exported {
+    Files { txt: PathBuf, svg: PathBuf },
+    Failed { dir: PathBuf, error: String },
+}
+
+/// What the runner does for `update`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    /// Render the screen as it is now and write it as `.txt` and `.svg`
+    /// (in `$TRACETUI_EXPORT_DIR`, else the current directory); answered
+    /// with `Action::Exported`.
+    Export,
+    /// Start the what-if fork; answered with `WhatIfProgress`/`WhatIfDone`.
+    /// A new fork replaces (and stops) the one before.
+    StartWhatIf(WhatIfStart),
+    /// A line for the log pane.
+    Log(log::Level, String),
+    /// Capture the mouse (or stop).
+    CaptureMouse(bool),
+    Quit(Quit),
+}
+
+/// The fork to start: runs from a copy of the engine as it is now.
+#[derive(Debug, Clone)]
+pub struct WhatIfStart {
+    pub base: Box<Engine>,
+    pub runs: Vec<Run>,
+}
+
+impl PartialEq for WhatIfStart {
+    /// The same runs from the same time.
+    fn eq(&self, other: &Self) -> bool {
+        self.base.now() == other.base.now() && self.runs == other.runs
+    }
+}
+
+/// What `update` returns.
+#[derive(Debug, Default, PartialEq)]
+pub struct Update {
+    /// Whether anything visible changed (the runner redraws).
+    pub changed: bool,
+    /// For the runner to perform, in order.
+    pub effects: Vec<Effect>,
+}
+
+impl Update {
+    /// The log lines among the effects, as text.
+    pub fn log_lines(&self) -> Vec<&str> {
+        self.effects
+            .iter()
+            .filter_map(|e| match e {
+                Effect::Log(_, t) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The quit among the effects, if any.
+    pub fn quit(&self) -> Option<Quit> {
+        self.effects.iter().find_map(|e| match e {
+            Effect::Quit(q) => Some(*q),
+            _ => None,
+        })
+    }
+}

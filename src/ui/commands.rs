@@ -1,0 +1,256 @@
+//! What each keymap command does (with no popup open, and in each popup),
+//! and the live switches (policy, power limits).
+
+use super::app::{App, Effect};
+use super::keymap::Command;
+use super::state::{ColorBy, Focus, Popup, PromptKind, Quit, Zoom, SPEEDS, TICKS};
+use crate::sim::Policy;
+
+impl App {
+    pub(super) fn command(&mut self, c: Command) -> bool {
+        match c {
+            Command::TogglePlay
+            | Command::Step
+            | Command::StepBack
+            | Command::Faster
+            | Command::Slower
+            | Command::TickUp
+            | Command::TickDown => self.playback(c),
+            Command::Goto => self.prompt(PromptKind::Goto),
+            Command::Find => self.prompt(PromptKind::Find),
+            Command::Policy => {
+                let at = Policy::all()
+                    .iter()
+                    .position(|p| *p == self.engine().policy())
+                    .unwrap_or(0);
+                self.view.popup = Some(Popup::Picker { at });
+            }
+            Command::Detail => self.open_detail(),
+            Command::Machine => self.open_machine(),
+            Command::Power => self.toggle_power(),
+            Command::WhatIf => self.open_what_if(),
+            Command::Lecture => self.toggle_lecture(),
+            Command::Export => self.emit(Effect::Export),
+            Command::Schedule => {
+                let s = self.session_schedule();
+                self.info(format!(
+                    "this session as a schedule: --policy-schedule '{s}'"
+                ));
+                self.view.flash = Some(format!("--policy-schedule '{s}' (in the log)"));
+            }
+            Command::Help => self.view.popup = Some(Popup::Help { scroll: 0 }),
+            Command::Focus => self.cycle_focus(),
+            Command::Theme | Command::ColorBy | Command::Zoom | Command::Mouse => self.look(c),
+            Command::Quit => self.emit(Effect::Quit(Quit::Clear)),
+            Command::QuitKeep => self.emit(Effect::Quit(Quit::KeepFrame)),
+            Command::Up
+            | Command::Down
+            | Command::Left
+            | Command::Right
+            | Command::PageUp
+            | Command::PageDown => self.navigate(c),
+            Command::Close => {}
+        }
+        true
+    }
+
+    /// Playing, stepping, speed and tick size.
+    fn playback(&mut self, c: Command) {
+        let s = &mut self.sim;
+        match c {
+            Command::TogglePlay => {
+                s.paused = !s.paused;
+                s.debt = 0.0;
+            }
+            Command::Step => {
+                s.paused = true;
+                self.step_forward();
+            }
+            Command::StepBack => {
+                s.paused = true;
+                self.step_back();
+            }
+            Command::Faster => s.speed = (s.speed + 1).min(SPEEDS.len() - 1),
+            Command::Slower => s.speed = s.speed.saturating_sub(1),
+            Command::TickUp => s.tick = (s.tick + 1).min(TICKS.len() - 1),
+            Command::TickDown => s.tick = s.tick.saturating_sub(1),
+            _ => {}
+        }
+    }
+
+    fn prompt(&mut self, kind: PromptKind) {
+        self.view.popup = Some(Popup::Prompt {
+            kind,
+            input: String::new(),
+        });
+    }
+
+    fn cycle_focus(&mut self) {
+        self.view.focus = match self.view.focus {
+            Focus::Grid => Focus::Queue,
+            Focus::Queue => Focus::Log,
+            Focus::Log => Focus::Grid,
+        };
+        match self.view.focus {
+            Focus::Queue => {
+                let listed = self.listed();
+                let v = &mut self.view;
+                v.queue_pos = v.queue_pos.min(listed.len().saturating_sub(1));
+                v.selected = listed.get(v.queue_pos).copied().or(v.selected);
+            }
+            Focus::Grid => self.follow_cursor_job(),
+            Focus::Log => {}
+        }
+    }
+
+    /// Theme, colour, zoom and mouse.
+    fn look(&mut self, c: Command) {
+        match c {
+            Command::Theme => {
+                self.view.theme = (self.view.theme + 1) % self.view.themes.len();
+                self.view.flash = Some(format!(
+                    "theme {}: {}",
+                    self.theme().name,
+                    self.theme().description
+                ));
+            }
+            Command::ColorBy => {
+                let energy = self.engine().power_policy().is_some();
+                self.view.color_by = match self.view.color_by {
+                    ColorBy::Job => ColorBy::User,
+                    ColorBy::User => ColorBy::Util,
+                    ColorBy::Util if energy => ColorBy::Power,
+                    ColorBy::Util | ColorBy::Power => ColorBy::Job,
+                };
+            }
+            Command::Zoom => {
+                self.view.zoom = if self.view.zoom == Zoom::Gpus {
+                    Zoom::Machines
+                } else {
+                    Zoom::Gpus
+                };
+                self.view.grid_scroll = 0;
+            }
+            Command::Mouse => {
+                self.view.mouse = !self.view.mouse;
+                self.emit(Effect::CaptureMouse(self.view.mouse));
+                self.view.flash = Some(
+                    if self.view.mouse {
+                        "mouse on: click a machine, wheel scrolls"
+                    } else {
+                        "mouse off"
+                    }
+                    .into(),
+                );
+            }
+            _ => {}
+        }
+    }
+
+    pub(super) fn popup_command(&mut self, c: Command) -> bool {
+        if c == Command::Quit {
+            self.emit(Effect::Quit(Quit::Clear));
+            return true;
+        }
+        let Some(popup) = &mut self.view.popup else {
+            return false;
+        };
+        let whatif_rows = self.sim.whatif.as_ref().map_or(1, |w| w.rows.len().max(1));
+        match (popup, c) {
+            (_, Command::Close) => self.view.popup = None,
+            (Popup::Help { .. }, Command::Help) => self.view.popup = None,
+            (Popup::Help { scroll }, Command::Down | Command::PageDown) => {
+                *scroll = (*scroll + 1).min(super::keymap::COMMANDS.len())
+            }
+            (Popup::Help { scroll }, Command::Up | Command::PageUp) => {
+                *scroll = scroll.saturating_sub(1)
+            }
+            (Popup::Detail { scroll, lines, .. }, Command::Down) => {
+                *scroll = (*scroll + 1).min(lines.len().saturating_sub(1))
+            }
+            (Popup::Detail { scroll, .. }, Command::Up) => *scroll = scroll.saturating_sub(1),
+            (Popup::Detail { scroll, lines, .. }, Command::PageDown) => {
+                *scroll = (*scroll + 20).min(lines.len().saturating_sub(1))
+            }
+            (Popup::Detail { scroll, .. }, Command::PageUp) => *scroll = scroll.saturating_sub(20),
+            (Popup::Detail { .. }, Command::Detail) => self.view.popup = None,
+            (Popup::Picker { at }, Command::Down) => *at = (*at + 1) % Policy::all().len(),
+            (Popup::Picker { at }, Command::Up) => {
+                let n = Policy::all().len();
+                *at = (*at + n - 1) % n
+            }
+            (Popup::WhatIf { at }, Command::Down) => *at = (*at + 1) % whatif_rows,
+            (Popup::WhatIf { at }, Command::Up) => *at = (*at + whatif_rows - 1) % whatif_rows,
+            (Popup::WhatIf { at }, Command::Detail) => {
+                let at = *at;
+                self.what_if_choose(at)
+            }
+            (Popup::Picker { at }, Command::Detail) => {
+                let p = Policy::all()[*at];
+                self.view.popup = None;
+                self.switch_policy(p);
+            }
+            (Popup::Prompt { .. }, Command::Detail) => self.submit_prompt(),
+            _ => return false,
+        }
+        true
+    }
+
+    pub(super) fn type_char(&mut self, ch: char) -> bool {
+        match &mut self.view.popup {
+            Some(Popup::Prompt { input, .. }) if !ch.is_control() && input.chars().count() < 80 => {
+                input.push(ch);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Switches the policy live; logged, and refused where the trace cannot support it.
+    pub(super) fn switch_policy(&mut self, p: Policy) {
+        if let Err(u) = p.available(self.trace()) {
+            self.view.flash = Some(format!(
+                "{} has no {}: {p} needs them{}",
+                self.trace().format,
+                u.lacks,
+                u.hint.map(|h| format!(" ({h})")).unwrap_or_default()
+            ));
+            return;
+        }
+        let from = self.engine().policy();
+        if from == p {
+            return;
+        }
+        self.sim.replay.set_policy(p);
+        let at = self.clock(self.sim.replay.now());
+        self.info(format!("{at} policy {from} → {p}"));
+        self.view.flash = Some(format!("policy {p} from {at}"));
+        self.after_move();
+    }
+
+    /// Switches the power-limit policy (max ↔ zeus) live, when there is an energy model.
+    pub(super) fn toggle_power(&mut self) {
+        use crate::energy::PowerPolicy;
+        let Some(p) = self.engine().power_policy() else {
+            self.view.flash = Some("no energy model: start with --energy DIR --gpu v100".into());
+            return;
+        };
+        let to = if p == PowerPolicy::Max {
+            PowerPolicy::Zeus
+        } else {
+            PowerPolicy::Max
+        };
+        self.sim.replay.set_power(to);
+        let at = self.clock(self.sim.replay.now());
+        self.info(format!("{at} power limits {} → {}", p.name(), to.name()));
+        self.view.flash = Some(if self.engine().policy() == crate::sim::Policy::Recorded {
+            format!(
+                "power limits: {} from {at} (recorded holds keep the highest limit; p picks a simulated policy)",
+                to.name()
+            )
+        } else {
+            format!("power limits: {} from {at}", to.name())
+        });
+        self.after_move();
+    }
+}

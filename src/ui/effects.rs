@@ -1,0 +1,163 @@
+//! The runner's side of `update`: performing the effects it returns. The
+//! event loop (`run.rs`) and tests drive the app through `Effects::dispatch`,
+//! which sends an action through `update`, performs its effects and feeds
+//! the actions they answer with back in. This is where exports are written,
+//! the what-if fork runs and log lines are logged.
+
+use super::app::{Action, App, Effect, Exported, Quit, WhatIfStart};
+use crate::sim::whatif::{Fork, Msg};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// What the effects have left behind: the what-if fork, a quit, the mouse.
+pub struct Effects {
+    export_dir: PathBuf,
+    workers: usize,
+    /// The what-if fork and when it started.
+    fork: Option<(Fork, Instant)>,
+    quit: Option<Quit>,
+    mouse: bool,
+}
+
+impl Effects {
+    /// Exports go to `export_dir`; the fork uses every core.
+    pub fn new(export_dir: PathBuf) -> Effects {
+        Effects {
+            export_dir,
+            workers: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            fork: None,
+            quit: None,
+            mouse: false,
+        }
+    }
+
+    /// Exports go to `$TRACETUI_EXPORT_DIR`, else the current directory.
+    pub fn from_env() -> Effects {
+        Effects::new(
+            std::env::var_os("TRACETUI_EXPORT_DIR")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| PathBuf::from(".")),
+        )
+    }
+
+    /// `action` through `update`, its effects performed and their answers
+    /// sent in turn; whether anything visible changed.
+    pub fn dispatch(&mut self, app: &mut App, action: Action) -> bool {
+        let u = app.update(action);
+        u.changed | self.perform(app, u.effects)
+    }
+
+    /// Performs `effects` (returned by `app.update`), sending their answers
+    /// through `update` in turn; whether those changed anything visible.
+    pub fn perform(&mut self, app: &mut App, effects: Vec<Effect>) -> bool {
+        let mut answers: VecDeque<Action> = VecDeque::new();
+        for e in effects {
+            answers.extend(self.perform_one(app, e));
+        }
+        let mut changed = false;
+        while let Some(a) = answers.pop_front() {
+            let u = app.update(a);
+            changed |= u.changed;
+            for e in u.effects {
+                answers.extend(self.perform_one(app, e));
+            }
+        }
+        changed
+    }
+
+    /// What the what-if workers have sent since last asked, dispatched.
+    pub fn poll(&mut self, app: &mut App) -> bool {
+        let Some((fork, started)) = &self.fork else {
+            return false;
+        };
+        let (msgs, secs) = (fork.poll(), started.elapsed().as_secs_f64());
+        let mut changed = false;
+        for m in msgs {
+            let a = match m {
+                Msg::Progress(row, progress) => Action::WhatIfProgress { row, progress },
+                Msg::Done(row, report) => Action::WhatIfDone { row, report, secs },
+            };
+            changed |= self.dispatch(app, a);
+        }
+        changed
+    }
+
+    /// The quit asked for, if any.
+    pub fn quit(&self) -> Option<Quit> {
+        self.quit
+    }
+
+    /// Whether the mouse should be captured.
+    pub fn mouse(&self) -> bool {
+        self.mouse
+    }
+
+    fn perform_one(&mut self, app: &App, e: Effect) -> Option<Action> {
+        match e {
+            Effect::Export => Some(Action::Exported(match export_to(app, &self.export_dir) {
+                Ok((txt, svg)) => Exported::Files { txt, svg },
+                Err(e) => Exported::Failed {
+                    dir: self.export_dir.clone(),
+                    error: e.to_string(),
+                },
+            })),
+            Effect::StartWhatIf(WhatIfStart { base, runs }) => {
+                log::info!(
+                    "{} what-if: {} runs to the end on {} threads",
+                    app.clock(base.now()),
+                    runs.len(),
+                    self.workers
+                );
+                // The fork before (if any) stops when dropped.
+                self.fork = Some((Fork::start(&base, runs, self.workers), Instant::now()));
+                None
+            }
+            Effect::Log(level, text) => {
+                log::log!(level, "{text}");
+                None
+            }
+            Effect::CaptureMouse(on) => {
+                self.mouse = on;
+                None
+            }
+            Effect::Quit(q) => {
+                self.quit = Some(q);
+                None
+            }
+        }
+    }
+}
+
+/// Renders the app at its size and writes `tracetui-<time>.txt` and `.svg`
+/// in `dir` (never over an earlier export); their paths.
+pub fn export_to(app: &App, dir: &Path) -> std::io::Result<(PathBuf, PathBuf)> {
+    let (w, h) = match app.view.size {
+        (0, _) | (_, 0) => (120, 40),
+        s => s,
+    };
+    let mut buf = Buffer::empty(Rect::new(0, 0, w, h));
+    super::draw::render(app, buf.area, &mut buf);
+    let stem = format!("tracetui-{}", app.replay().now());
+    let mut n = 0;
+    let (txt, svg) = loop {
+        let suffix = if n == 0 {
+            String::new()
+        } else {
+            format!("-{n}")
+        };
+        let txt = dir.join(format!("{stem}{suffix}.txt"));
+        let svg = dir.join(format!("{stem}{suffix}.svg"));
+        if !txt.exists() && !svg.exists() {
+            break (txt, svg);
+        }
+        n += 1;
+    };
+    let text = super::lecture::buffer_text(&buf);
+    crate::outfile::write_atomic(&txt, |f| std::io::Write::write_all(f, text.as_bytes()))?;
+    let image = super::lecture::buffer_svg(&buf);
+    crate::outfile::write_atomic(&svg, |f| std::io::Write::write_all(f, image.as_bytes()))?;
+    Ok((txt, svg))
+}

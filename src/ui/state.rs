@@ -1,0 +1,249 @@
+//! What `App` holds, in two parts: the replay (what is simulated and what is
+//! derived from it) and the view (how it is shown). Only the `ui` module
+//! sees the fields; `update` is the only writer.
+
+use super::figures::Figures;
+use super::keymap::Keymap;
+use super::theme::Theme;
+use super::whatif::WhatIf;
+use crate::sim::replay::Replay;
+use crate::trace::model::Secs;
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+/// Trace seconds per wall second when playing.
+pub const SPEEDS: [f64; 14] = [
+    1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0, 3600.0, 7200.0, 21600.0, 86400.0,
+];
+
+/// How far one step goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tick {
+    Secs(Secs),
+    NextEvent,
+}
+
+pub const TICKS: [Tick; 9] = [
+    Tick::Secs(1),
+    Tick::Secs(10),
+    Tick::Secs(60),
+    Tick::Secs(300),
+    Tick::Secs(900),
+    Tick::Secs(3600),
+    Tick::Secs(21_600),
+    Tick::Secs(86_400),
+    Tick::NextEvent,
+];
+
+impl Tick {
+    pub fn label(self) -> String {
+        match self {
+            Tick::NextEvent => "next event".into(),
+            Tick::Secs(s) if s % 86_400 == 0 => format!("{}d", s / 86_400),
+            Tick::Secs(s) if s % 3600 == 0 => format!("{}h", s / 3600),
+            Tick::Secs(s) if s % 60 == 0 => format!("{}m", s / 60),
+            Tick::Secs(s) => format!("{s}s"),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Focus {
+    Grid,
+    Queue,
+    Log,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Zoom {
+    /// One cell per GPU.
+    Gpus,
+    /// One cell per machine, shaded by how much of it is in use.
+    Machines,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColorBy {
+    Job,
+    User,
+    Util,
+    /// Watts per GPU (with an energy model).
+    Power,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromptKind {
+    Find,
+    Goto,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Popup {
+    Help {
+        scroll: usize,
+    },
+    /// A drill-down (of a job or a machine): a title and rendered lines, scrolled.
+    Detail {
+        title: String,
+        lines: Vec<String>,
+        scroll: usize,
+    },
+    Picker {
+        at: usize,
+    },
+    /// The what-if table, with the chosen row.
+    WhatIf {
+        at: usize,
+    },
+    Prompt {
+        kind: PromptKind,
+        input: String,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Quit {
+    Clear,
+    KeepFrame,
+}
+
+/// Steps of history kept for the sparklines.
+pub const HISTORY: usize = 240;
+
+/// The replay: the simulation, how it is played, and what is derived from it.
+pub struct ReplayState {
+    pub(super) replay: Replay,
+    /// What the header calls the trace: `pai ./data`.
+    pub(super) label: String,
+    /// The trace's first submission (cached: the trace does not keep it).
+    pub(super) first: Secs,
+    /// Machines with GPUs in display order: grouped by GPU type.
+    pub(super) machines: Vec<u32>,
+    /// (GPU type, range of `machines`)
+    pub(super) groups: Vec<(u16, std::ops::Range<usize>)>,
+    // Playing.
+    pub(super) paused: bool,
+    /// Index into `SPEEDS`.
+    pub(super) speed: usize,
+    /// Index into `TICKS`.
+    pub(super) tick: usize,
+    /// Trace seconds (or events) owed to playing.
+    pub(super) debt: f64,
+    /// Where steps came from, for stepping back in next-event mode.
+    pub(super) back: Vec<Secs>,
+    // Derived from the replay as it moves.
+    pub(super) util_hist: VecDeque<u64>,
+    /// Cluster power draw (W) at each step, with an energy model.
+    pub(super) power_hist: VecDeque<u64>,
+    pub(super) queue_hist: VecDeque<u64>,
+    pub(super) figures: Figures,
+    // Arrived from the runner.
+    /// Per PAI job-table row: mean GPU utilisation from the sensor table, when indexed.
+    pub(super) job_util: Option<Arc<Vec<f32>>>,
+    /// Per GPU (flat index): utilisation measured in the minute shown (Philly's
+    /// cluster_gpu_util), with that minute; NaN where the file says NA.
+    pub(super) gpu_util: Option<(Secs, Arc<Vec<f32>>)>,
+    /// The what-if fork's rows, while its table matters.
+    pub(super) whatif: Option<WhatIf>,
+    /// A lesson's captions: (from this trace second, text), in time order.
+    pub(super) captions: Vec<(Secs, String)>,
+}
+
+/// The view: how the replay is shown and navigated.
+pub struct ViewState {
+    pub(super) keymap: Keymap,
+    pub(super) themes: Vec<Theme>,
+    pub(super) theme: usize,
+    pub(super) ascii: bool,
+    pub(super) fps: u32,
+    pub(super) focus: Focus,
+    pub(super) zoom: Zoom,
+    pub(super) color_by: ColorBy,
+    /// Index into `ReplayState::machines`.
+    pub(super) cursor: usize,
+    pub(super) grid_scroll: usize,
+    pub(super) selected: Option<u32>,
+    pub(super) queue_pos: usize,
+    pub(super) popup: Option<Popup>,
+    pub(super) mouse: bool,
+    pub(super) flash: Option<String>,
+    pub(super) log_state: tui_logger::TuiWidgetState,
+    /// The terminal size, for layout-dependent moves (kept in step by `Resize`).
+    pub(super) size: (u16, u16),
+    pub(super) sized: bool,
+    /// The lecture layout (`L`), and the theme to go back to.
+    pub(super) lecture: bool,
+    pub(super) theme_before_lecture: Option<usize>,
+}
+
+impl ViewState {
+    pub(super) fn new(themes: Vec<Theme>, keymap: Keymap, zoom: Zoom) -> ViewState {
+        ViewState {
+            keymap,
+            themes,
+            theme: 0,
+            ascii: false,
+            fps: 10,
+            focus: Focus::Grid,
+            zoom,
+            color_by: ColorBy::Job,
+            cursor: 0,
+            grid_scroll: 0,
+            selected: None,
+            queue_pos: 0,
+            popup: None,
+            mouse: false,
+            flash: None,
+            log_state: tui_logger::TuiWidgetState::new()
+                .set_default_display_level(log::LevelFilter::Info),
+            size: (120, 40),
+            sized: false,
+            lecture: false,
+            theme_before_lecture: None,
+        }
+    }
+}
+
+impl ReplayState {
+    /// The replay of `replay`'s trace from its start, with machines in display order.
+    pub(super) fn new(replay: Replay, label: String) -> ReplayState {
+        let trace = replay.engine().trace().clone();
+        let mut machines = Vec::new();
+        let mut groups = Vec::new();
+        for ty in 0..trace.cluster.gpu_types.len() as u16 {
+            let start = machines.len();
+            machines.extend(
+                trace
+                    .cluster
+                    .machines
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, m)| m.gpu_type == ty && m.gpus > 0)
+                    .map(|(i, _)| i as u32),
+            );
+            if machines.len() > start {
+                groups.push((ty, start..machines.len()));
+            }
+        }
+        ReplayState {
+            replay,
+            label,
+            first: trace.first_submit().unwrap_or(0),
+            machines,
+            groups,
+            paused: true,
+            speed: 5,
+            tick: 2,
+            debt: 0.0,
+            back: Vec::new(),
+            util_hist: VecDeque::with_capacity(HISTORY),
+            power_hist: VecDeque::with_capacity(HISTORY),
+            queue_hist: VecDeque::with_capacity(HISTORY),
+            figures: Figures::default(),
+            job_util: None,
+            gpu_util: None,
+            whatif: None,
+            captions: Vec::new(),
+        }
+    }
+}

@@ -1,0 +1,87 @@
+//! Helpers for the TUI tests: an app on a fixture, commands through
+//! `update`, a screen rendered into a buffer and read back.
+
+use ratatui::buffer::{Buffer, Cell};
+use ratatui::layout::Rect;
+use std::path::Path;
+use std::sync::Arc;
+use tracetui::sim::{Placement, Policy};
+use tracetui::trace::Trace;
+use tracetui::ui::app::{Action, App, Update};
+use tracetui::ui::keymap::{Command, Keymap};
+use tracetui::ui::theme::{Depth, Theme};
+
+/// The PAI fixture's first submission.
+pub const T0: i64 = 4_550_879;
+
+/// Every embedded theme, in their order (`dark` first).
+pub fn themes() -> Vec<Theme> {
+    tracetui::ui::theme::EMBEDDED
+        .iter()
+        .map(|(n, _)| Theme::embedded(n, Depth::TrueColor).unwrap())
+        .collect()
+}
+
+/// The index of a theme in `themes()`.
+pub fn theme_index(name: &str) -> usize {
+    themes().iter().position(|t| t.name == name).unwrap()
+}
+
+/// The replay of `trace` under `policy`, sized.
+pub fn app_for(trace: Arc<Trace>, policy: Policy, size: (u16, u16)) -> App {
+    let mut app = App::new(
+        trace,
+        policy,
+        Placement::Consolidate,
+        "test".into(),
+        themes(),
+        Keymap::defaults(),
+    );
+    app.update(Action::Resize(size.0, size.1));
+    app
+}
+
+/// The hand-written PAI fixture.
+pub fn pai() -> Arc<Trace> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pai");
+    Arc::new(
+        tracetui::trace::pai::load(&dir, &Default::default())
+            .unwrap()
+            .0,
+    )
+}
+
+/// The built-in ITP sample (2,000 jobs).
+pub fn sample() -> Arc<Trace> {
+    Arc::new(tracetui::sample::itp().unwrap().0)
+}
+
+pub fn cmd(app: &mut App, c: Command) -> Update {
+    app.update(Action::Command(c))
+}
+
+pub fn render(app: &App, w: u16, h: u16) -> Buffer {
+    let mut buf = Buffer::empty(Rect::new(0, 0, w, h));
+    tracetui::ui::draw::render(app, buf.area, &mut buf);
+    buf
+}
+
+pub fn text(buf: &Buffer) -> String {
+    let mut s = String::new();
+    for y in 0..buf.area.height {
+        for x in 0..buf.area.width {
+            s.push_str(buf[(x, y)].symbol());
+        }
+        s.push('\n');
+    }
+    s
+}
+
+/// The grid cell of GPU `k` of display machine `pos` (GPU mode), by layout.
+pub fn gpu_cell<'a>(app: &App, buf: &'a Buffer, pos: usize, k: u16) -> &'a Cell {
+    let a = tracetui::ui::layout::areas(buf.area);
+    let inner = tracetui::ui::layout::inner(a.grid);
+    let lay = tracetui::ui::grid::layout(app, inner);
+    let p = lay.cells[pos];
+    &buf[(inner.x + p.x + 1 + k * lay.cell_w, inner.y + p.row as u16)]
+}

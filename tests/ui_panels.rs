@@ -1,0 +1,282 @@
+//! What the panels draw, checked on buffers (symbols and styles): the GPU
+//! grid's glyphs and shading, themes, measured utilisation and power, the
+//! hint bar and help from the keymap, and the too-small screen.
+
+mod common;
+
+use common::ui::{app_for, cmd, gpu_cell, pai, render, sample, text, theme_index, themes, T0};
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier};
+use std::path::Path;
+use std::sync::Arc;
+use tracetui::sim::{Placement, Policy};
+use tracetui::ui::app::{Action, App, ColorBy, Popup, Zoom};
+use tracetui::ui::keymap::{Command, Keymap};
+
+#[test]
+fn grid_shows_fractional_sharing_with_glyphs() {
+    let mut app = app_for(pai(), Policy::Recorded, (120, 40));
+    assert_eq!(
+        app.zoom(),
+        Zoom::Gpus,
+        "the small fixture fits one cell per GPU"
+    );
+    app.update(Action::GoTo(T0 + 45));
+    let buf = render(&app, 120, 40);
+    // Display order: V100 (m1), T4 (m2), P100 (m3), unknown (mX).
+    let m2 = app.machines().iter().position(|&m| m == 1).unwrap();
+    assert_eq!(
+        gpu_cell(&app, &buf, m2, 0).symbol(),
+        "█",
+        "two halves fill GPU 0"
+    );
+    assert_eq!(gpu_cell(&app, &buf, m2, 1).symbol(), "░", "a quarter");
+    let m1 = app.machines().iter().position(|&m| m == 0).unwrap();
+    assert_eq!(gpu_cell(&app, &buf, m1, 7).symbol(), "·", "free");
+    app.update(Action::GoTo(T0 + 85));
+    let buf = render(&app, 120, 40);
+    let m3 = app.machines().iter().position(|&m| m == 2).unwrap();
+    assert_eq!(gpu_cell(&app, &buf, m3, 0).symbol(), "!", "over capacity");
+    assert!(
+        text(&buf).contains("P100 · 1 machines × 2 GPUs · 3/2 busy"),
+        "{}",
+        text(&buf)
+    );
+    let app = app.with_ascii(true);
+    let buf = render(&app, 120, 40);
+    assert_eq!(gpu_cell(&app, &buf, m2, 1).symbol(), "-");
+    assert_eq!(gpu_cell(&app, &buf, m2, 0).symbol(), "#");
+    assert_eq!(buf[(0, 1)].symbol(), "+", "ASCII borders too");
+    assert!(
+        text(&buf).is_ascii() || !text(&buf).contains('│'),
+        "no box-drawing characters"
+    );
+}
+
+#[test]
+fn machine_mode_shades_a_machine_by_its_occupied_fraction() {
+    let mut app = app_for(pai(), Policy::Recorded, (120, 40));
+    cmd(&mut app, Command::Zoom);
+    assert_eq!(app.zoom(), Zoom::Machines);
+    app.update(Action::GoTo(T0 + 45));
+    let buf = render(&app, 120, 40);
+    let a = tracetui::ui::layout::areas(buf.area);
+    let inner = tracetui::ui::layout::inner(a.grid);
+    let lay = tracetui::ui::grid::layout(&app, inner);
+    let cell = |pos: usize| {
+        buf[(
+            inner.x + lay.cells[pos].x,
+            inner.y + lay.cells[pos].row as u16,
+        )]
+            .symbol()
+            .to_string()
+    };
+    // m1 (8 GPUs) at T0+45: only j01's one GPU (j05, j10, j11 start later) → ≤¼.
+    assert_eq!(cell(0), "░");
+    // At T0+72 j01 1 + j05 2 + j10 4 + j11 1 fill it.
+    app.update(Action::GoTo(T0 + 72));
+    let full = render(&app, 120, 40);
+    assert_eq!(
+        full[(inner.x + lay.cells[0].x, inner.y + lay.cells[0].row as u16)].symbol(),
+        "█"
+    );
+    // m2 (2 GPUs): 1.25 of 2 → more than half.
+    assert_eq!(cell(1), "▓");
+}
+
+#[test]
+fn the_mono_theme_draws_no_colour_and_keeps_the_cursor_visible() {
+    let app = app_for(pai(), Policy::Recorded, (120, 40));
+    let mut app = app.with_theme(theme_index("mono"));
+    app.update(Action::GoTo(T0 + 45));
+    let buf = render(&app, 120, 40);
+    for c in buf.content() {
+        assert_eq!(
+            (c.fg, c.bg),
+            (Color::Reset, Color::Reset),
+            "cell {:?} has colour",
+            c.symbol()
+        );
+    }
+    let cursor = gpu_cell(&app, &buf, 0, 0);
+    assert!(cursor.modifier.contains(Modifier::REVERSED));
+    assert!(text(&buf).contains("▸"), "a marker glyph, not colour alone");
+}
+
+#[test]
+fn the_pai_cluster_fits_a_200x60_screen_one_cell_per_machine() {
+    let Some(root) = common::real_traces() else {
+        return;
+    };
+    let dir = common::scratch_dir("pai-tui");
+    tracetui::gen::pai::write(
+        &tracetui::gen::pai::GenOptions {
+            jobs: 500,
+            seed: 2,
+            tar_gz: false,
+        },
+        &dir,
+    )
+    .unwrap();
+    for f in [
+        "pai_instance_table.csv",
+        "pai_sensor_table.csv",
+        "pai_machine_metric.csv",
+    ] {
+        std::fs::remove_file(dir.join(f)).unwrap();
+    }
+    std::fs::copy(
+        root.join("pai/pai_machine_spec.csv"),
+        dir.join("pai_machine_spec.csv"),
+    )
+    .unwrap();
+    let (t, _) = tracetui::trace::pai::load(&dir, &Default::default()).unwrap();
+    let app = app_for(Arc::new(t), Policy::FirstFit, (200, 60));
+    assert_eq!(
+        app.zoom(),
+        Zoom::Machines,
+        "6,742 GPUs do not fit one cell each"
+    );
+    let a = tracetui::ui::layout::areas(Rect::new(0, 0, 200, 60));
+    let inner = tracetui::ui::layout::inner(a.grid);
+    let lay = tracetui::ui::grid::layout(&app, inner);
+    assert!(
+        lay.fits(inner.height),
+        "{} rows in {}",
+        lay.rows,
+        inner.height
+    );
+    assert_eq!(lay.cells.len(), 1897 - 83, "every machine with GPUs");
+}
+
+#[test]
+fn philly_cells_colour_by_measured_utilisation_and_the_machine_drill_down_shows_it() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/philly");
+    let (t, _) = tracetui::trace::philly::load(&dir, &Default::default()).unwrap();
+    let t = Arc::new(t);
+    let tracetui::trace::model::Native::Philly(n) = &t.native else {
+        panic!()
+    };
+    let _ = n.gpu_util.as_ref().unwrap().index();
+    let _ = n.cpu_util.as_ref().unwrap().index();
+    let _ = n.mem_util.as_ref().unwrap().index();
+    let mut app = app_for(t.clone(), Policy::Recorded, (120, 40));
+    app.update(Action::Indexed(None));
+    let at = tracetui::trace::philly::parse_local("2017-10-07 01:12:30").unwrap();
+    app.update(Action::GoTo(at));
+    let (when, u) = app.gpu_util().cloned().unwrap();
+    assert_eq!(
+        tracetui::trace::clock::weekday_time(t.zone, when),
+        "Sat 01:12:00"
+    );
+    assert_eq!(u[0], 95.5);
+    cmd(&mut app, Command::ColorBy);
+    cmd(&mut app, Command::ColorBy);
+    assert_eq!(app.color_by(), ColorBy::Util);
+    cmd(&mut app, Command::Right); // the cursor's own style would hide the colour
+    let buf = render(&app, 120, 40);
+    let theme = app.theme().clone();
+    assert_eq!(
+        gpu_cell(&app, &buf, 0, 0).fg,
+        theme.util[2],
+        "95.5 % is high"
+    );
+    assert!(
+        text(&buf).contains("colour: utilisation (measured)"),
+        "{}",
+        text(&buf)
+    );
+    cmd(&mut app, Command::Left);
+    cmd(&mut app, Command::Machine);
+    let Some(Popup::Detail { title, lines, .. }) = app.popup() else {
+        panic!("{:?}", app.popup())
+    };
+    assert_eq!(title, "machine m1");
+    let all = lines.join("\n");
+    assert!(all.contains("gpu0: p1 (1.00) · measured 95.5 %"), "{all}");
+    assert!(all.contains("cpu_util  45.5"), "{all}");
+    assert!(all.contains("mem_free   100"), "{all}");
+}
+
+#[test]
+fn energy_shows_power_and_p_switches_the_limits_live() {
+    use tracetui::energy::{EnergyModel, PowerPolicy};
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/zeus");
+    let model = Arc::new(EnergyModel::load(&dir, "v100", 0.5).unwrap());
+    let mut app = App::with_energy(
+        sample(),
+        Policy::Fifo,
+        Placement::Consolidate,
+        Some((model, PowerPolicy::Max)),
+        "test".into(),
+        themes(),
+        Keymap::defaults(),
+    );
+    app.update(Action::Resize(120, 40));
+    let t0 = app.engine().now();
+    app.update(Action::GoTo(t0 + 6 * 3600));
+    let screen = text(&render(&app, 120, 40));
+    assert!(screen.contains("· max power ·"), "{screen}");
+    assert!(screen.contains("power "), "{screen}");
+    assert!(screen.contains("kWh so far"), "{screen}");
+    let watts = app.engine().watts().unwrap();
+    assert!(watts > 0.0);
+    // P: zeus from now on, in the header and the log of switches.
+    cmd(&mut app, Command::Power);
+    assert_eq!(app.engine().power_policy(), Some(PowerPolicy::Zeus));
+    assert!(app.flash().unwrap().contains("power limits: zeus"));
+    assert!(text(&render(&app, 120, 40)).contains("· zeus power ·"));
+    // Colour by: job → user → utilisation → power → job.
+    for _ in 0..3 {
+        cmd(&mut app, Command::ColorBy);
+    }
+    assert_eq!(app.color_by(), ColorBy::Power);
+    assert!(text(&render(&app, 120, 40)).contains("colour: power per GPU"));
+    cmd(&mut app, Command::ColorBy);
+    assert_eq!(app.color_by(), ColorBy::Job);
+    // The drill-down of a running job shows its limit, watts and energy.
+    let running = *app.engine().running().keys().next().unwrap();
+    let all = app.detail_lines(running).join("\n");
+    assert!(all.contains("power_limit_w  200"), "{all}");
+    assert!(all.contains("power_now_w"), "{all}");
+    assert!(all.contains("energy_kwh"), "{all}");
+    assert!(all.contains("zeus_workload"), "{all}");
+
+    // Without an energy model: P explains, and colour-by skips power.
+    let mut plain = app_for(sample(), Policy::Fifo, (120, 40));
+    cmd(&mut plain, Command::Power);
+    assert!(plain.flash().unwrap().contains("--energy"));
+    for _ in 0..3 {
+        cmd(&mut plain, Command::ColorBy);
+    }
+    assert_eq!(plain.color_by(), ColorBy::Job);
+    assert!(!text(&render(&plain, 120, 40)).contains("kWh"));
+}
+
+#[test]
+fn the_hint_bar_and_help_come_from_the_keymap() {
+    let mut app = App::new(
+        sample(),
+        Policy::Fifo,
+        Placement::Consolidate,
+        "t".into(),
+        themes(),
+        Keymap::from_config("[keys]\nstep = [\"s\"]\n"),
+    );
+    app.update(Action::Resize(120, 40));
+    let t = text(&render(&app, 120, 40));
+    assert!(t.contains("s step"), "{t}");
+    cmd(&mut app, Command::Help);
+    let t = text(&render(&app, 120, 40));
+    assert!(t.contains("s  step one tick (pauses)"), "{t}");
+}
+
+#[test]
+fn too_small_says_what_is_needed() {
+    let app = app_for(sample(), Policy::Fifo, (60, 20));
+    let t = text(&render(&app, 60, 20));
+    assert!(
+        t.contains("terminal too small: tracetui needs 80×24, this is 60×20"),
+        "{t}"
+    );
+}
