@@ -62,18 +62,31 @@ impl Setup {
         power: Option<PowerPolicy>,
     ) -> sim::Engine {
         let energy = self.energy.clone().map(|(m, p)| (m, power.unwrap_or(p)));
-        sim::engine(trace.clone(), policy, self.placement, energy, &self.tuning)
+        let mut e = sim::engine(trace.clone(), policy, self.placement, energy, &self.tuning);
+        // A headless run stops at a policy's first failure (exit 1).
+        e.set_halt_on_failure(true);
+        e
     }
 
-    fn run(&self, trace: &Arc<Trace>, policy: Policy) -> Report {
+    fn run(&self, trace: &Arc<Trace>, policy: Policy) -> Result<Report> {
         let mut e = self.engine(trace, policy, None);
         e.run_to_end();
-        e.report()
+        finished(&e, e.report())
     }
 
     /// Runs a schedule; `policy` is the start when the schedule sets none.
-    fn run_schedule(&self, trace: &Arc<Trace>, s: &Schedule, policy: Policy) -> Report {
-        s.run(self.engine(trace, s.start.unwrap_or(policy), s.start_power))
+    fn run_schedule(&self, trace: &Arc<Trace>, s: &Schedule, policy: Policy) -> Result<Report> {
+        let mut e = self.engine(trace, s.start.unwrap_or(policy), s.start_power);
+        let r = s.run_on(&mut e);
+        finished(&e, r)
+    }
+}
+
+/// The report of a run, or the failure of its policy.
+fn finished(e: &sim::Engine, report: Report) -> Result<Report> {
+    match e.failures().first() {
+        Some(f) => Err(eyre!("{}", f.why)),
+        None => Ok(report),
     }
 }
 
@@ -84,7 +97,7 @@ pub fn run_policies(
     policies: &[Policy],
     setup: &Setup,
     schedule: Option<&Schedule>,
-) -> Vec<Report> {
+) -> Result<Vec<Report>> {
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .max(1);
@@ -110,7 +123,7 @@ pub fn run_policies(
             }
         });
     }
-    out
+    out.into_iter().collect()
 }
 
 fn setup(t: &super::TraceArgs) -> Result<Setup> {
@@ -128,11 +141,11 @@ pub fn sim(a: &SimArgs) -> Result<()> {
         Some(s) => {
             check_schedule(&trace, &s)?;
             check_policy(&trace, s.start.unwrap_or(a.policy))?;
-            setup.run_schedule(&trace, &s, a.policy)
+            setup.run_schedule(&trace, &s, a.policy)?
         }
         None => {
             check_policy(&trace, a.policy)?;
-            setup.run(&trace, a.policy)
+            setup.run(&trace, a.policy)?
         }
     };
     let about = if a.trace.policies.policy_schedule.is_some() {
@@ -197,7 +210,7 @@ pub fn compare(a: &CompareArgs) -> Result<()> {
     if let Some(from) = &a.from {
         return compare_from(&trace, a, &setup, from, schedule.as_ref());
     }
-    let reports = run_policies(&trace, &a.policies.0, &setup, schedule.as_ref());
+    let reports = run_policies(&trace, &a.policies.0, &setup, schedule.as_ref())?;
     print!("{}", render(&reports, a.trace.output, false, ""));
     Ok(())
 }

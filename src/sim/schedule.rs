@@ -116,9 +116,18 @@ impl Schedule {
     /// Runs `engine` (already started with the schedule's start policies) to
     /// the end, switching as scheduled.
     pub fn run(&self, mut engine: Engine) -> Report {
+        self.run_on(&mut engine)
+    }
+
+    /// `run`, leaving the engine to be asked (e.g. for failures); a halted
+    /// engine takes no further switches.
+    pub fn run_on(&self, engine: &mut Engine) -> Report {
         let switches = self.effective(engine.policy(), engine.power_policy());
         for (t, s) in switches {
             engine.advance_to(t);
+            if engine.halted() {
+                break;
+            }
             engine.apply(s);
         }
         engine.run_to_end();

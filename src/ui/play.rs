@@ -151,6 +151,7 @@ impl App {
             }
         }
         let at = self.clock(self.sim.replay.now());
+        self.log_failures(&events);
         if started + finished + rejected + preempted <= 3 {
             for e in events {
                 let trace = self.trace().clone();
@@ -192,6 +193,27 @@ impl App {
                     "{at} {rejected} jobs rejected: larger than the cluster"
                 ));
             }
+        }
+    }
+}
+
+impl App {
+    /// A policy that failed: the reason (already made safe by the engine),
+    /// what the replay fell back to, on the log and the flash line.
+    fn log_failures(&mut self, events: &[Event]) {
+        let failures = self.engine().failures();
+        let n = events
+            .iter()
+            .filter(|e| matches!(e, Event::PolicyFailed { .. }))
+            .count();
+        let recent: Vec<_> = failures[failures.len().saturating_sub(n)..].to_vec();
+        for f in recent {
+            let at = self.clock(f.at);
+            let back = f
+                .fell_back_to
+                .map_or("stopped".into(), |p| format!("back to {p}"));
+            self.warn(format!("{at} {} failed: {}; {back}", f.policy, f.why));
+            self.view.flash = Some(format!("{} failed ({back}): see the log", f.policy));
         }
     }
 }

@@ -1,0 +1,285 @@
+//! External policies (`exec:CMD`): the Python ports of fifo, sjf and las
+//! reproduce the built-ins to the last digit (on hand-made traces always,
+//! on every released ITP cluster with TRACETUI_REAL_TRACES); a policy that
+//! crashes, hangs, prints garbage or asks for the impossible gets a clear
+//! error naming it and the time, and never leaves a half-applied answer.
+
+mod common;
+
+use common::{real_traces, scratch_dir, tiny};
+use std::sync::Arc;
+use std::time::Duration;
+use tracetui::sim::{self, Engine, Placement, Policy, Report};
+use tracetui::trace::model::Trace;
+
+fn python() -> bool {
+    let ok = std::process::Command::new("python3")
+        .arg("-c")
+        .arg("import json")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("skipped: python3 is not on PATH");
+    }
+    ok
+}
+
+fn port(name: &str) -> Policy {
+    format!("exec:python3 policies/{name}.py")
+        .parse()
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// A report with the policy's name left out, for comparing runs.
+fn figures(mut r: Report) -> String {
+    r.policy.clear();
+    format!("{r:?}")
+}
+
+fn run(trace: &Arc<Trace>, p: Policy) -> Report {
+    let mut e = Engine::new(trace.clone(), p, Placement::Consolidate);
+    e.set_halt_on_failure(true);
+    e.run_to_end();
+    assert_eq!(e.failures(), &[], "{p} failed");
+    e.report()
+}
+
+/// A busy little cluster: gangs of 1–16 GPUs on 4 × 8 GPUs, long and short
+/// jobs, bursts of equal submit times — queues, preemption, demotion and
+/// starvation all happen.
+fn contended() -> Arc<Trace> {
+    let mut jobs = Vec::new();
+    let mut x: u64 = 7;
+    for i in 0..160i64 {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let gpus = [1, 1, 2, 4, 8, 16][(x >> 33) as usize % 6];
+        let run = 30 + ((x >> 40) % 5000) as i64;
+        jobs.push(((i / 3) * 97, run, gpus));
+    }
+    tiny(&[8, 8, 8, 8], &jobs)
+}
+
+#[test]
+fn python_ports_equal_the_built_ins_on_a_contended_trace() {
+    if !python() {
+        return;
+    }
+    let t = contended();
+    for (name, built_in) in [
+        ("fifo", Policy::Fifo),
+        ("sjf", Policy::Sjf),
+        ("las", Policy::Las),
+    ] {
+        let theirs = run(&t, port(name));
+        let ours = run(&t, built_in);
+        assert_eq!(figures(theirs), figures(ours), "{name}");
+    }
+    // The trace is contended enough for the policies to differ.
+    assert_ne!(
+        figures(run(&t, Policy::Fifo)),
+        figures(run(&t, Policy::Sjf))
+    );
+    assert!(run(&t, Policy::Las).preemptions > 0);
+}
+
+#[test]
+fn python_ports_equal_the_built_ins_on_every_released_itp_cluster() {
+    let Some(root) = real_traces() else { return };
+    if !python() {
+        return;
+    }
+    let opts = tracetui::trace::LoadOptions::default();
+    let mut runs = Vec::new();
+    for i in 1..=5 {
+        let path = root.join(format!("itp/raw/cluster0{i}.csv"));
+        let (trace, _) = tracetui::trace::itp::load(&path, &opts).unwrap();
+        runs.push((path, Arc::new(trace)));
+    }
+    std::thread::scope(|s| {
+        for (path, trace) in &runs {
+            s.spawn(move || {
+                for (name, built_in) in [
+                    ("fifo", Policy::Fifo),
+                    ("sjf", Policy::Sjf),
+                    ("las", Policy::Las),
+                ] {
+                    assert_eq!(
+                        figures(run(trace, port(name))),
+                        figures(run(trace, built_in)),
+                        "{name} on {}",
+                        path.display()
+                    );
+                }
+            });
+        }
+    });
+}
+
+/// Writes a policy script and returns it as a policy (probed on the way).
+fn script(name: &str, body: &str) -> Result<Policy, String> {
+    let dir = scratch_dir("exec");
+    let path = dir.join(format!("{name}.py"));
+    std::fs::write(&path, body).unwrap();
+    format!("exec:python3 {}", path.display()).parse()
+}
+
+/// A policy that answers the hello as `walk`, then runs `schedule` (Python
+/// statements with `msg` the message, setting `answer`) for each schedule.
+fn scripted(name: &str, walk: &str, schedule: &str) -> Policy {
+    let body = format!(
+        r#"import json, sys
+for line in sys.stdin:
+    msg = json.loads(line)
+    answer = {{}}
+    if msg["type"] == "hello":
+        answer = {{"name": "{name}", "walk": "{walk}"}}
+    elif msg["type"] == "schedule":
+{schedule}
+    print(json.dumps(answer), flush=True)
+"#,
+        schedule = schedule
+            .lines()
+            .map(|l| format!("        {l}\n"))
+            .collect::<String>()
+    );
+    script(name, &body).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Runs `p` headless on a small trace; the failure's message.
+fn failure(p: Policy) -> String {
+    sim::policies::exec::set_timeout(Duration::from_millis(1500));
+    let t = tiny(&[4], &[(0, 100, 2), (10, 100, 2), (20, 100, 4)]);
+    let mut e = Engine::new(t, p, Placement::Consolidate);
+    e.set_halt_on_failure(true);
+    e.run_to_end();
+    assert!(e.halted(), "{p} should have failed");
+    let f = &e.failures()[0];
+    assert_eq!(f.policy, p);
+    assert_eq!(f.fell_back_to, None);
+    f.why.clone()
+}
+
+#[test]
+fn a_policy_that_crashes_gets_a_clear_error() {
+    if !python() {
+        return;
+    }
+    let p = scripted("crash", "greedy", "if msg[\"time\"] >= 10: sys.exit(3)");
+    let why = failure(p);
+    assert!(why.contains("crash.py"), "{why}");
+    assert!(why.contains("at 10 s"), "{why}");
+    assert!(
+        why.contains("closed its output") && why.contains("3"),
+        "{why}"
+    );
+}
+
+#[test]
+fn a_policy_that_hangs_times_out() {
+    if !python() {
+        return;
+    }
+    let p = scripted("hang", "greedy", "import time\ntime.sleep(60)");
+    let t0 = std::time::Instant::now();
+    let why = failure(p);
+    assert!(why.contains("did not answer within 1.5 s"), "{why}");
+    assert!(t0.elapsed() < Duration::from_secs(20));
+}
+
+#[test]
+fn a_policy_that_prints_garbage_is_refused() {
+    if !python() {
+        return;
+    }
+    let p = scripted(
+        "garbage",
+        "greedy",
+        "print('\\x1b]0;owned\\x07 not json', flush=True)\ncontinue",
+    );
+    let why = failure(p);
+    assert!(why.contains("malformed answer"), "{why}");
+    // The escape sequence never reaches the terminal.
+    assert!(!why.chars().any(char::is_control), "{why:?}");
+    assert!(why.contains("owned not json"), "{why}");
+}
+
+#[test]
+fn impossible_answers_are_refused_by_name() {
+    if !python() {
+        return;
+    }
+    let cases = [
+        ("unknown", "answer = {'start': [99]}", "job 99 is not in the trace"),
+        ("double", "answer = {'start': [0, 0]}", "twice"),
+        (
+            "future",
+            "answer = {'start': [2]} if msg['time'] == 0 else {}",
+            "not waiting",
+        ),
+        (
+            "overalloc",
+            "answer = {'start': [{'job': j['job'], 'gpus': [[0, 0, 1000], [0, 1, 1000]]} for j in msg['arrived']]}",
+            "over-allocation",
+        ),
+        (
+            "toobig",
+            "answer = {'start': [j['job'] for j in msg['arrived']]}",
+            "does not fit",
+        ),
+        ("past", "answer = {'wakeup': msg['time']}", "not after now"),
+        ("typo", "answer = {'starts': []}", "malformed answer"),
+    ];
+    for (name, code, expect) in cases {
+        let why = failure(scripted(name, "explicit", code));
+        assert!(why.contains(expect), "{name}: {why}");
+    }
+}
+
+#[test]
+fn a_failing_policy_falls_back_without_a_half_applied_answer() {
+    if !python() {
+        return;
+    }
+    // At its first point the policy re-keys two waiting jobs and starts one,
+    // then names a job that does not exist: nothing of that answer may
+    // happen, and the replay goes back to fifo.
+    let p = script(
+        "half",
+        r#"import json, sys
+queue = []
+for line in sys.stdin:
+    msg = json.loads(line)
+    answer = {}
+    if msg["type"] == "hello":
+        answer = {"name": "half", "walk": "explicit"}
+    elif msg["type"] == "start":
+        queue = [j["job"] for j in msg["queue"]]
+    elif msg["type"] == "schedule":
+        answer = {"priority": [[q, 9] for q in queue[:2]], "start": queue[:1] + [99999]}
+    print(json.dumps(answer), flush=True)
+"#,
+    )
+    .unwrap();
+    let t = contended();
+    let mut e = Engine::new(t.clone(), Policy::Fifo, Placement::Consolidate);
+    e.advance_to(500);
+    assert!(e.queue_len() >= 2, "the test needs jobs waiting at 500");
+    e.set_policy(p);
+    assert_eq!(e.policy(), Policy::Fifo, "fell back at once");
+    let f = &e.failures()[0];
+    assert_eq!((f.at, f.fell_back_to), (500, Some(Policy::Fifo)));
+    e.run_to_end();
+    // As if the switch had never happened (fifo switching to fifo).
+    let plain = run(&t, Policy::Fifo);
+    assert_eq!(figures(e.report()), figures(plain));
+}
+
+#[test]
+fn a_program_that_is_no_policy_is_refused_when_named() {
+    let err = "exec:sh -c 'echo hello'".parse::<Policy>().unwrap_err();
+    assert!(err.contains("malformed answer to hello"), "{err}");
+    let err = "exec:".parse::<Policy>().unwrap_err();
+    assert!(err.contains("needs a command"), "{err}");
+}
