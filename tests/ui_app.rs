@@ -450,7 +450,7 @@ fn philly_cells_colour_by_measured_utilisation_and_the_machine_drill_down_shows_
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/philly");
     let (t, _) = tracetui::trace::philly::load(&dir, &Default::default()).unwrap();
     let t = Arc::new(t);
-    let tracetui::trace::model::Native::Philly(n) = &t.native else {
+    let Some(n) = t.native_as::<tracetui::trace::philly::PhillyTables>() else {
         panic!()
     };
     let _ = n.gpu_util.as_ref().unwrap().index();

@@ -3,7 +3,7 @@
 
 use super::fields::Row;
 use super::input::{sanitize, InputError, LoadReport, RowPolicy};
-use super::model::{Cluster, Demand, Job, JobStatus, Native, Secs, Segment, Symbols, Trace, Zone};
+use super::model::{Cluster, Demand, Job, JobStatus, Secs, Segment, Symbols, Trace, Zone};
 use super::LoadOptions;
 use rustc_hash::FxHashMap;
 use std::io::{BufReader, Seek, SeekFrom};
@@ -437,7 +437,7 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Inpu
             symbols,
             zone: Zone::Fixed(zone.unwrap_or(0)),
             excluded,
-            native: Native::Acme(std::sync::Arc::new(tables)),
+            native: Some(std::sync::Arc::new(tables)),
         },
         report,
     ))
@@ -478,6 +478,38 @@ pub fn job_detail(t: &AcmeTables, row: u32) -> Option<serde_json::Value> {
         "wait_s": start.zip(submit).map(|(s, q)| s - q),
         "runtime_s": end.zip(start).map(|(e, s)| e - s),
     }))
+}
+
+impl super::native::NativeTables for AcmeTables {
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
+    fn job_detail(&self, _trace: &Trace, job: &Job, _side: bool) -> serde_json::Value {
+        job_detail(self, job.native_row).unwrap_or(serde_json::Value::Null)
+    }
+
+    fn job_by_id(
+        &self,
+        _trace: &Trace,
+        id: &str,
+    ) -> Result<Option<(serde_json::Value, Vec<String>)>, InputError> {
+        match self.by_id.get(id) {
+            Some(&r) => job_detail(self, r)
+                .map(|v| Some((v, Vec::new())))
+                .ok_or_else(|| {
+                    InputError::file(
+                        &self.path.display().to_string(),
+                        "cannot read the job's row again",
+                    )
+                }),
+            None => Ok(None),
+        }
+    }
+
+    fn status_counts(&self, _trace: &Trace) -> Option<std::collections::BTreeMap<String, u64>> {
+        Some(self.states.clone())
+    }
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ pub mod input;
 pub mod itp;
 pub mod lines;
 pub mod model;
+pub mod native;
 pub mod pai;
 pub mod philly;
 pub mod sizing;

@@ -9,7 +9,7 @@
 
 use super::fields::Row;
 use super::input::{sanitize, InputError, LoadReport, RowPolicy};
-use super::model::{Cluster, Demand, Job, JobStatus, Native, Segment, Symbols, Trace, Zone};
+use super::model::{Cluster, Demand, Job, JobStatus, Segment, Symbols, Trace, Zone};
 use super::LoadOptions;
 use rustc_hash::FxHashMap;
 use std::path::{Path, PathBuf};
@@ -191,7 +191,7 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Inpu
             symbols,
             zone: Zone::Relative,
             excluded: Vec::new(),
-            native: Native::Zeus(std::sync::Arc::new(tables)),
+            native: Some(std::sync::Arc::new(tables)),
         },
         report,
     ))
@@ -214,4 +214,25 @@ pub fn job_detail(t: &ZeusTables, row: u32) -> serde_json::Value {
         job.insert(h.to_string(), value);
     }
     serde_json::json!({ "job": job })
+}
+
+impl super::native::NativeTables for ZeusTables {
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
+    fn job_detail(&self, _trace: &Trace, job: &Job, _side: bool) -> serde_json::Value {
+        job_detail(self, job.native_row)
+    }
+
+    fn job_by_id(
+        &self,
+        _trace: &Trace,
+        id: &str,
+    ) -> Result<Option<(serde_json::Value, Vec<String>)>, InputError> {
+        Ok(self
+            .by_id
+            .get(id)
+            .map(|&r| (job_detail(self, r), Vec::new())))
+    }
 }

@@ -264,19 +264,22 @@ fn metrics(app: &App, area: Rect, buf: &mut Buffer) {
     let tally = e.tally();
     let mut extra = format!("rejected {}", tally.rejected);
     // Background indexes of the big side files, while they build.
-    match &app.trace().native {
-        crate::trace::model::Native::Philly(p) => {
-            if let Some(f) = p.gpu_util.as_ref().filter(|f| !f.ready()) {
-                extra.push_str(&format!(
-                    "  ·  indexing cluster_gpu_util {:.0} %",
-                    f.progress() * 100.0
-                ));
-            }
+    // (A per-job result, once in, means the index is done.)
+    let indexing = app.trace().native.as_ref().and_then(|n| n.indexing());
+    match indexing.filter(|_| app.job_util.is_none()) {
+        Some(crate::trace::native::Indexing {
+            what,
+            progress: Some(p),
+        }) => {
+            extra.push_str(&format!("  ·  indexing {what} {:.0} %", p * 100.0));
         }
-        crate::trace::model::Native::Pai(p) if !p.side_ready() && app.job_util.is_none() => {
-            extra.push_str("  ·  indexing sensor and metric tables…");
+        Some(crate::trace::native::Indexing {
+            what,
+            progress: None,
+        }) => {
+            extra.push_str(&format!("  ·  indexing {what}…"));
         }
-        _ => {}
+        None => {}
     }
     if tally.overflow_segments > 0 {
         extra.push_str(&format!(

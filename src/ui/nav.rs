@@ -240,34 +240,23 @@ impl App {
             v["note"] =
                 json!("named by the record but not in the machine list: replayed as recorded only");
         }
-        if let crate::trace::model::Native::Philly(t) = &trace.native {
-            for (name, file) in [
-                ("cluster_cpu_util", &t.cpu_util),
-                ("cluster_mem_util", &t.mem_util),
-            ] {
-                let Some(f) = file else { continue };
-                if !f.ready() {
-                    v[name] = json!(format!("indexing… {:.0} %", f.progress() * 100.0));
-                    continue;
-                }
-                let row = f
-                    .at(now, 120)
-                    .and_then(|(when, rows)| rows.get(&m).map(|r| (when, r.clone())));
-                let cols = f
-                    .index()
-                    .as_ref()
-                    .map(|i| i.columns.clone())
-                    .unwrap_or_default();
-                v[name] = match row {
-                    Some((when, vals)) => {
+        if let Some(n) = &trace.native {
+            for (name, sample) in n.machine_samples(m, now, 120) {
+                v[name] = match sample {
+                    crate::trace::native::MachineSample::Indexing(p) => {
+                        json!(format!("indexing… {:.0} %", p * 100.0))
+                    }
+                    crate::trace::native::MachineSample::At { when, values } => {
                         let mut o = serde_json::Map::new();
                         o.insert("time".into(), json!(self.clock(when)));
-                        for (c, x) in cols.iter().zip(vals) {
-                            o.insert(c.clone(), x.map_or(serde_json::Value::Null, |x| json!(x)));
+                        for (c, x) in values {
+                            o.insert(c, x.map_or(serde_json::Value::Null, |x| json!(x)));
                         }
                         serde_json::Value::Object(o)
                     }
-                    None => json!("no row within two minutes"),
+                    crate::trace::native::MachineSample::Missing => {
+                        json!("no row within two minutes")
+                    }
                 };
             }
         }

@@ -6,7 +6,7 @@ use super::PaiTables;
 use crate::trace::clock::PAI_ZONE;
 use crate::trace::input::{InputError, LoadReport};
 use crate::trace::model::{
-    Cluster, Demand, Job, JobStatus, Machine, Native, Segment, Symbols, Trace, Unit, MILLI_PER_GPU,
+    Cluster, Demand, Job, JobStatus, Machine, Segment, Symbols, Trace, Unit, MILLI_PER_GPU,
 };
 use crate::trace::LoadOptions;
 use std::sync::Arc;
@@ -216,6 +216,6 @@ pub fn trace(
         } else {
             Vec::new()
         },
-        native: Native::Pai(t),
+        native: Some(t),
     })
 }

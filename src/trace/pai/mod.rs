@@ -8,6 +8,7 @@
 pub mod build;
 pub mod detail;
 mod instances;
+mod native;
 pub mod side;
 pub mod tables;
 

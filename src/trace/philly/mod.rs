@@ -3,14 +3,13 @@
 //! utilisation files, indexed by time rather than loaded.
 
 pub mod joblog;
+mod native;
 pub mod util;
 
 use super::clock;
 use super::fields::Row;
 use super::input::{sanitize, InputError, LoadReport, Location, RowPolicy};
-use super::model::{
-    Cluster, Demand, Job, JobStatus, Machine, Native, Secs, Segment, Symbols, Trace, Zone,
-};
+use super::model::{Cluster, Demand, Job, JobStatus, Machine, Secs, Segment, Symbols, Trace, Zone};
 use super::LoadOptions;
 use chrono::{NaiveDateTime, TimeZone};
 use rustc_hash::FxHashMap;
@@ -373,7 +372,7 @@ fn build(
         symbols,
         zone: ZONE,
         excluded,
-        native: Native::Philly(std::sync::Arc::new(t)),
+        native: Some(std::sync::Arc::new(t)),
     })
 }
 

@@ -37,7 +37,7 @@ pub struct UtilIndex {
 }
 
 /// One minute's rows: machine → values (None for `NA`).
-pub type Minute = FxHashMap<u32, Vec<Option<f32>>>;
+pub type Minute = crate::trace::native::MachineValues;
 
 #[derive(Debug)]
 pub struct UtilFile {
