@@ -13,7 +13,7 @@ pub fn stats(a: &StatsArgs) -> Result<()> {
     let s = compute(&trace);
     let table = energy
         .as_ref()
-        .map(|(m, _)| crate::energy::workload_table(&trace, m));
+        .map(|(m, _)| crate::sim::energy::workload_table(&trace, m));
     if a.output == TextFormat::Json {
         let mut v = serde_json::to_value(&s)?;
         if let (Some(t), Some(o)) = (&table, v.as_object_mut()) {

@@ -238,8 +238,8 @@ pub struct EnergyArgs {
     #[arg(long, default_value_t = 0.5)]
     pub eta: f64,
     /// The power-limit policy to start with.
-    #[arg(long, value_enum, default_value_t = crate::energy::PowerPolicy::Max)]
-    pub power: crate::energy::PowerPolicy,
+    #[arg(long, value_enum, default_value_t = crate::sim::energy::PowerPolicy::Max)]
+    pub power: crate::sim::energy::PowerPolicy,
 }
 
 impl EnergyArgs {
@@ -269,7 +269,7 @@ impl EnergyArgs {
         if !(0.0..=1.0).contains(&self.eta) {
             color_eyre::eyre::bail!("--eta must be between 0 and 1, not {}", self.eta);
         }
-        let m = crate::energy::EnergyModel::load(dir, &self.gpu, self.eta)?;
+        let m = crate::sim::energy::EnergyModel::load(dir, &self.gpu, self.eta)?;
         Ok(Some((std::sync::Arc::new(m), self.power)))
     }
 }

@@ -4,6 +4,7 @@ pub mod acme;
 pub mod archive;
 pub mod clock;
 pub mod detail;
+pub mod energy;
 pub mod fields;
 pub mod input;
 pub mod itp;

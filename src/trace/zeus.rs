@@ -96,12 +96,12 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Inpu
                 return Err(row.error("end_time", "before start_time"));
             }
             let dataset = sanitize(row.required(3, "dataset")?);
-            if !crate::energy::WORKLOADS.iter().any(|w| w.0 == dataset) {
+            if !super::energy::WORKLOADS.iter().any(|w| w.0 == dataset) {
                 return Err(row.error(
                     "dataset",
                     format!(
                         "'{dataset}' is not a Zeus workload ({})",
-                        crate::energy::WORKLOADS.map(|w| w.0).join(", ")
+                        super::energy::WORKLOADS.map(|w| w.0).join(", ")
                     ),
                 ));
             }

@@ -266,20 +266,11 @@ fn metrics(app: &App, area: Rect, buf: &mut Buffer) {
     // Background indexes of the big side files, while they build.
     // (A per-job result, once in, means the index is done.)
     let indexing = app.trace().native.as_ref().and_then(|n| n.indexing());
-    match indexing.filter(|_| app.job_util.is_none()) {
-        Some(crate::trace::native::Indexing {
-            what,
-            progress: Some(p),
-        }) => {
-            extra.push_str(&format!("  ·  indexing {what} {:.0} %", p * 100.0));
+    if let Some(i) = indexing.filter(|_| app.job_util.is_none()) {
+        match i.progress {
+            Some(p) => extra.push_str(&format!("  ·  indexing {} {:.0} %", i.what, p * 100.0)),
+            None => extra.push_str(&format!("  ·  indexing {}…", i.what)),
         }
-        Some(crate::trace::native::Indexing {
-            what,
-            progress: None,
-        }) => {
-            extra.push_str(&format!("  ·  indexing {what}…"));
-        }
-        None => {}
     }
     if tally.overflow_segments > 0 {
         extra.push_str(&format!(

@@ -314,11 +314,11 @@ impl App {
             replay["holds"] = json!(held);
         }
         if e.power_policy().is_some() {
-            let (w, how) = crate::energy::workload_of(trace, j);
-            let (d, n) = crate::energy::WORKLOADS[w];
+            let (w, how) = crate::sim::energy::workload_of(trace, j);
+            let (d, n) = crate::sim::energy::WORKLOADS[w];
             let how = match how {
-                crate::energy::Mapped::ByName => "by model name",
-                crate::energy::Mapped::ByGpuTime => "by GPU-hours",
+                crate::sim::energy::Mapped::ByName => "by model name",
+                crate::sim::energy::Mapped::ByGpuTime => "by GPU-hours",
             };
             replay["zeus_workload"] = json!(format!("{d}/{n} ({how})"));
             let ran = match st.phase {
@@ -336,7 +336,8 @@ impl App {
             if p.watts > 0.0 {
                 replay["power_now_w"] = json!((p.watts * 10.0).round() / 10.0);
             }
-            replay["energy_kwh"] = json!((crate::energy::kwh(p.joules) * 1000.0).round() / 1000.0);
+            replay["energy_kwh"] =
+                json!((crate::sim::energy::kwh(p.joules) * 1000.0).round() / 1000.0);
         } else if let Some(d) = e.draw_of(job) {
             // Not started yet: what it would get under the current power policy.
             replay["power_limit_w"] = json!(d.limit);
