@@ -9,6 +9,16 @@ use rustc_hash::FxHashMap;
 use std::io::{BufReader, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
+/// `acme` on the command line.
+pub const FORMAT: super::Format = super::Format::new(&super::FormatSpec {
+    name: "acme",
+    aliases: &[],
+    help: "AcmeTrace: trace_seren.csv or trace_kalos.csv",
+    replay_about: "Replay an AcmeTrace file (trace_seren.csv, trace_kalos.csv) full screen",
+    load,
+    energy_beside: None,
+});
+
 pub const SEREN: [&str; 13] = [
     "job_id",
     "user",

@@ -14,6 +14,17 @@ use super::LoadOptions;
 use rustc_hash::FxHashMap;
 use std::path::{Path, PathBuf};
 
+/// `zeus` on the command line.
+pub const FORMAT: super::Format = super::Format::new(&super::FormatSpec {
+    name: "zeus",
+    aliases: &[],
+    help: "Zeus: alibaba_groups.csv (or its directory, with the power traces)",
+    replay_about:
+        "Replay Zeus's alibaba_groups.csv full screen, with energy from the same directory",
+    load,
+    energy_beside: Some(power_traces_beside),
+});
+
 pub const HEADER: [&str; 5] = [
     "group",
     "start_time",
@@ -30,6 +41,17 @@ pub struct ZeusTables {
     /// Per job: group, start, end, dataset, runtime_ratio (sanitised).
     pub rows: Vec<[Box<str>; 5]>,
     pub by_id: FxHashMap<String, u32>,
+}
+
+/// The directory of a job file (or the directory given) when it also holds
+/// Zeus's power traces: the energy model a Zeus replay uses by default.
+pub fn power_traces_beside(path: &Path) -> Option<PathBuf> {
+    let dir = if path.is_dir() {
+        path
+    } else {
+        path.parent().unwrap_or(path)
+    };
+    Some(dir.to_path_buf()).filter(|d| d.join("summary_train.csv").is_file())
 }
 
 /// `DIR` (holding alibaba_groups.csv) or the file itself.

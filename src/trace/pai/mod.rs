@@ -24,6 +24,16 @@ use std::path::{Path, PathBuf};
 use std::sync::{mpsc, Arc};
 use tables::*;
 
+/// `pai` on the command line.
+pub const FORMAT: super::Format = super::Format::new(&super::FormatSpec {
+    name: "pai",
+    aliases: &[],
+    help: "Alibaba PAI 2020: a directory of the released tables (.csv or .tar.gz)",
+    replay_about: "Replay an Alibaba PAI 2020 directory full screen",
+    load,
+    energy_beside: None,
+});
+
 /// The released tables as indexed at load, for the replay and the drill-down.
 #[derive(Debug, Default)]
 pub struct PaiTables {

@@ -15,6 +15,16 @@ use chrono::{NaiveDateTime, TimeZone};
 use rustc_hash::FxHashMap;
 use std::path::{Path, PathBuf};
 
+/// `philly` on the command line.
+pub const FORMAT: super::Format = super::Format::new(&super::FormatSpec {
+    name: "philly",
+    aliases: &[],
+    help: "Microsoft Philly: a directory with cluster_job_log and cluster_machine_list",
+    replay_about: "Replay a Microsoft Philly directory full screen",
+    load,
+    energy_beside: None,
+});
+
 pub const ZONE: Zone = Zone::Tz(chrono_tz::America::Los_Angeles);
 pub const JOB_LOG: &str = "cluster_job_log";
 pub const MACHINES: &str = "cluster_machine_list";
