@@ -5,6 +5,7 @@ use std::sync::Arc;
 use tracetui::sim::{Engine, Phase, Placement, Policy};
 use tracetui::trace::model::{Cluster, Demand, Job, JobStatus, Machine, Symbols, Trace, Zone};
 
+pub mod cli;
 pub mod reference;
 
 /// A trace of whole-GPU jobs `(submit, run time, GPUs)` on machines of the given sizes.
