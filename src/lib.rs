@@ -4,7 +4,6 @@
 //! Data flows one way: `trace` (load) → the model → `sim` (engine) → views.
 
 pub mod cli;
-pub mod energy;
 pub mod fmt;
 pub mod gen;
 pub mod lesson;

@@ -1,7 +1,7 @@
 //! Characterising a trace: what `tracetui stats` prints.
 
 use crate::trace::clock;
-use crate::trace::model::{Native, Trace, Zone};
+use crate::trace::model::{Trace, Zone};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -66,28 +66,14 @@ pub fn stats(trace: &Trace) -> Stats {
     let gpu_jobs: Vec<&crate::trace::Job> =
         trace.jobs.iter().filter(|j| !j.demand.is_zero()).collect();
     let excluded: u64 = trace.excluded.iter().map(|e| e.1).sum();
-    let mut by_status = BTreeMap::new();
-    match &trace.native {
-        Native::Pai(t) => {
-            for r in &t.jobs {
-                let s = r
-                    .status
-                    .map_or("(empty)".to_string(), |s| trace.symbols.get(s).to_string());
-                *by_status.entry(s).or_insert(0) += 1;
-            }
+    let native = trace.native.as_ref().and_then(|n| n.status_counts(trace));
+    let by_status = native.unwrap_or_else(|| {
+        let mut by_status = BTreeMap::new();
+        for j in &trace.jobs {
+            *by_status.entry(j.status.label().to_string()).or_insert(0) += 1;
         }
-        Native::Acme(t) => by_status = t.states.clone(),
-        Native::Philly(t) => {
-            for j in &t.jobs {
-                *by_status.entry(j.status.clone()).or_insert(0) += 1;
-            }
-        }
-        Native::None | Native::Zeus(_) => {
-            for j in &trace.jobs {
-                *by_status.entry(j.status.label().to_string()).or_insert(0) += 1;
-            }
-        }
-    }
+        by_status
+    });
     let mut types: BTreeMap<String, (u64, u64)> = BTreeMap::new();
     for m in &trace.cluster.machines {
         let e = types

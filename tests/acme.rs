@@ -31,7 +31,7 @@ fn loads_seren_with_the_peak_demand_as_the_cluster() {
     );
     // The replay's header says how the cluster was sized, before the path.
     assert_eq!(
-        tracetui::cli::tui::label_for(tracetui::trace::Format::Acme, Path::new("x.csv"), &t),
+        tracetui::cli::tui::label_for(tracetui::trace::acme::FORMAT, Path::new("x.csv"), &t),
         "acme · 24 GPUs (peak recorded demand) · x.csv"
     );
     let (given, _) = acme::load(
@@ -43,7 +43,7 @@ fn loads_seren_with_the_peak_demand_as_the_cluster() {
     )
     .unwrap();
     assert_eq!(
-        tracetui::cli::tui::label_for(tracetui::trace::Format::Acme, Path::new("x.csv"), &given),
+        tracetui::cli::tui::label_for(tracetui::trace::acme::FORMAT, Path::new("x.csv"), &given),
         "acme · 32 GPUs (--gpus) · x.csv"
     );
     let notes = r.notes.join("\n");

@@ -137,7 +137,7 @@ fn task_of_an_unknown_job_and_duplicate_jobs() {
 fn sensor_and_metric_rows_of_unknown_workers_are_skipped_or_refused() {
     // The fixture itself holds one such row in each (worker wZZ).
     let (t, _) = pai::load(Path::new(FIXTURE), &LoadOptions::default()).unwrap();
-    let tracetui::trace::model::Native::Pai(p) = &t.native else {
+    let Some(p) = t.native_as::<pai::PaiTables>() else {
         panic!()
     };
     let side = pai::side::build(p, false).unwrap();

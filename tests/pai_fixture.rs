@@ -6,7 +6,7 @@ mod common;
 use std::path::Path;
 use std::sync::Arc;
 use tracetui::sim::{Engine, Phase, Placement, Policy};
-use tracetui::trace::model::Native;
+use tracetui::trace::pai::PaiTables;
 use tracetui::trace::{pai, LoadOptions, Trace};
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/pai");
@@ -174,7 +174,9 @@ fn leaving_recorded_lets_running_work_finish_and_queues_the_rest() {
 
 fn detail(name: &str) -> serde_json::Value {
     let t = load();
-    let Native::Pai(p) = &t.native else { panic!() };
+    let Some(p) = t.native_as::<PaiTables>() else {
+        panic!()
+    };
     let row = p.job_by_name(name).unwrap();
     let side = pai::detail::side_rows(p, &pai::detail::workers_of(p, row)).unwrap();
     pai::detail::job_detail(p, &t.symbols, row, &side)

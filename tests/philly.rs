@@ -7,7 +7,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tracetui::sim::{Engine, Phase, Placement, Policy};
-use tracetui::trace::model::Native;
+use tracetui::trace::philly::PhillyTables;
 use tracetui::trace::philly::{self, parse_local};
 use tracetui::trace::{LoadOptions, Trace};
 
@@ -70,7 +70,7 @@ fn times_cross_the_end_of_daylight_time_in_real_seconds() {
         Some(2400),
         "01:30 PDT to 01:10 PST is 40 minutes"
     );
-    let Native::Philly(n) = &t.native else {
+    let Some(n) = t.native_as::<PhillyTables>() else {
         panic!()
     };
     let d = philly::job_detail(n, n.by_id["p4"]);
@@ -83,7 +83,7 @@ fn times_cross_the_end_of_daylight_time_in_real_seconds() {
 #[test]
 fn drill_down_has_the_documented_shape() {
     let (t, _) = load();
-    let Native::Philly(n) = &t.native else {
+    let Some(n) = t.native_as::<PhillyTables>() else {
         panic!()
     };
     let d = philly::job_detail(n, n.by_id["p2"]);
@@ -172,7 +172,7 @@ fn recorded_replay_uses_the_exact_gpu_ids_and_retries() {
 #[test]
 fn utilisation_files_are_indexed_by_minute() {
     let (t, _) = load();
-    let Native::Philly(n) = &t.native else {
+    let Some(n) = t.native_as::<PhillyTables>() else {
         panic!()
     };
     let gpu = n.gpu_util.as_ref().unwrap();

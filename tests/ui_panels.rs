@@ -154,7 +154,7 @@ fn philly_cells_colour_by_measured_utilisation_and_the_machine_drill_down_shows_
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/philly");
     let (t, _) = tracetui::trace::philly::load(&dir, &Default::default()).unwrap();
     let t = Arc::new(t);
-    let tracetui::trace::model::Native::Philly(n) = &t.native else {
+    let Some(n) = t.native_as::<tracetui::trace::philly::PhillyTables>() else {
         panic!()
     };
     let _ = n.gpu_util.as_ref().unwrap().index();
@@ -200,7 +200,7 @@ fn philly_cells_colour_by_measured_utilisation_and_the_machine_drill_down_shows_
 
 #[test]
 fn energy_shows_power_and_p_switches_the_limits_live() {
-    use tracetui::energy::{EnergyModel, PowerPolicy};
+    use tracetui::sim::energy::{EnergyModel, PowerPolicy};
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/zeus");
     let model = Arc::new(EnergyModel::load(&dir, "v100", 0.5).unwrap());
     let mut app = App::with_energy(

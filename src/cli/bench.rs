@@ -3,8 +3,7 @@
 
 use super::LoadArgs;
 use crate::sim::{self, Placement};
-use crate::trace::model::Native;
-use crate::trace::pai::detail;
+use crate::trace::native::BenchProbe;
 use clap::Args;
 use color_eyre::eyre::Result;
 use std::sync::Arc;
@@ -66,64 +65,14 @@ pub fn run(a: &BenchArgs) -> Result<()> {
             r.jobs_done
         );
     }
-    if let Native::Pai(t) = &trace.native {
-        let s = Instant::now();
-        if let Err(e) = t.side_index() {
-            println!("side index     failed: {e}");
-        }
-        println!(
-            "side index     {:.2} s (sensor + machine metric); peak RSS {}",
-            s.elapsed().as_secs_f64(),
-            rss()
-        );
-        let n = t.jobs.len();
-        let step = (n / a.drill.max(1)).max(1);
-        let mut times: Vec<f64> = Vec::new();
-        for row in (0..n).step_by(step).take(a.drill) {
-            let s = Instant::now();
-            let side = detail::side_rows(t, &detail::workers_of(t, row as u32))?;
-            let v = detail::job_detail(t, &trace.symbols, row as u32, &side);
-            std::hint::black_box(v);
-            times.push(s.elapsed().as_secs_f64() * 1000.0);
-        }
-        times.sort_by(f64::total_cmp);
-        if let (Some(med), Some(max)) = (times.get(times.len() / 2), times.last()) {
-            println!(
-                "drill-down     {} jobs: median {med:.2} ms, max {max:.2} ms",
-                times.len()
-            );
-        }
-    }
-    if let Native::Philly(p) = &trace.native {
-        if let Some(f) = &p.gpu_util {
-            let s = Instant::now();
-            match f.index() {
-                Ok(idx) => {
-                    println!(
-                        "util index     {:.2} s for {:.2} GB ({} minutes; the file is read once, not held); peak RSS {}",
-                        s.elapsed().as_secs_f64(),
-                        f.size as f64 / 1e9,
-                        idx.runs.len(),
-                        rss()
-                    );
-                    let n = idx.runs.len();
-                    let mut times: Vec<f64> = Vec::new();
-                    for k in (0..n).step_by((n / a.drill.max(1)).max(1)).take(a.drill) {
-                        let s = Instant::now();
-                        std::hint::black_box(f.at(idx.runs[k].0, 120));
-                        times.push(s.elapsed().as_secs_f64() * 1000.0);
-                    }
-                    times.sort_by(f64::total_cmp);
-                    if let (Some(med), Some(max)) = (times.get(times.len() / 2), times.last()) {
-                        println!(
-                            "util minute    {} lookups: median {med:.2} ms, max {max:.2} ms",
-                            times.len()
-                        );
-                    }
-                }
-                Err(e) => println!("util index     failed: {e}"),
-            }
-        }
+    if let Some(n) = &trace.native {
+        let mut print = |line: String| println!("{line}");
+        let mut probe = BenchProbe {
+            samples: a.drill,
+            rss: &rss,
+            out: &mut print,
+        };
+        n.bench(&trace, &mut probe)?;
     }
     println!("peak RSS       {}", rss());
     Ok(())

@@ -2,7 +2,7 @@
 
 use super::output::render;
 use super::{CompareArgs, LoadArgs, SimArgs};
-use crate::energy::PowerPolicy;
+use crate::sim::energy::PowerPolicy;
 use crate::sim::engine::Switch;
 use crate::sim::schedule::Schedule;
 use crate::sim::{self, Policy, Report, Tuning};

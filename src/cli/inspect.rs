@@ -3,7 +3,8 @@
 use super::headless::load;
 use super::output::human_secs;
 use super::{JobArgs, StatsArgs, TextFormat};
-use crate::stats::{stats as compute, MeanMedian};
+use crate::sim::energy::{EnergyModel, WorkloadRow};
+use crate::stats::{stats as compute, MeanMedian, Stats};
 use color_eyre::eyre::{bail, Result};
 use std::fmt::Write as _;
 
@@ -13,7 +14,7 @@ pub fn stats(a: &StatsArgs) -> Result<()> {
     let s = compute(&trace);
     let table = energy
         .as_ref()
-        .map(|(m, _)| crate::energy::workload_table(&trace, m));
+        .map(|(m, _)| crate::sim::energy::workload_table(&trace, m));
     if a.output == TextFormat::Json {
         let mut v = serde_json::to_value(&s)?;
         if let (Some(t), Some(o)) = (&table, v.as_object_mut()) {
@@ -22,6 +23,16 @@ pub fn stats(a: &StatsArgs) -> Result<()> {
         println!("{}", serde_json::to_string_pretty(&v)?);
         return Ok(());
     }
+    let mut o = stats_text(&s);
+    if let (Some(t), Some((m, _))) = (&table, &energy) {
+        workloads_text(&mut o, m, t);
+    }
+    print!("{o}");
+    Ok(())
+}
+
+/// `stats` as text: jobs, machines, run time, queueing, size, diurnal rhythm.
+fn stats_text(s: &Stats) -> String {
     let mut o = String::new();
     let mm = |m: &MeanMedian, f: &dyn Fn(f64) -> String| {
         format!(
@@ -71,47 +82,49 @@ pub fn stats(a: &StatsArgs) -> Result<()> {
         let bar = "█".repeat((n * 40).div_ceil(max) as usize);
         let _ = writeln!(o, "  {h:02}h {n:>8} {bar}");
     }
-    if let (Some(t), Some((m, _))) = (&table, &energy) {
+    o
+}
+
+/// `stats --energy` as text: how jobs map to the Zeus workloads, and what
+/// each power policy gives each workload.
+fn workloads_text(o: &mut String, m: &EnergyModel, t: &[WorkloadRow]) {
+    let _ = writeln!(
+        o,
+        "Zeus workloads ({} power trace, η = {}): jobs by model name / by GPU-hours",
+        m.gpu, m.eta
+    );
+    let _ = writeln!(
+        o,
+        "  {:<36} {:>8} {:>8} {:>6} {:>7} {:>7} {:>7} {:>8} {:>8}",
+        "workload",
+        "by name",
+        "by GPUh",
+        "batch",
+        "max W",
+        "zeus W",
+        "time ×",
+        "max avg",
+        "zeus avg"
+    );
+    for r in t {
         let _ = writeln!(
             o,
-            "Zeus workloads ({} power trace, η = {}): jobs by model name / by GPU-hours",
-            m.gpu, m.eta
-        );
-        let _ = writeln!(
-            o,
-            "  {:<36} {:>8} {:>8} {:>6} {:>7} {:>7} {:>7} {:>8} {:>8}",
-            "workload",
-            "by name",
-            "by GPUh",
-            "batch",
-            "max W",
-            "zeus W",
-            "time ×",
-            "max avg",
-            "zeus avg"
-        );
-        for r in t {
-            let _ = writeln!(
-                o,
-                "  {:<36} {:>8} {:>8} {:>6} {:>7} {:>7} {:>7.3} {:>7.0}W {:>7.0}W",
-                r.workload,
-                r.jobs_by_name,
-                r.jobs_by_gpu_time,
-                r.batch_size,
-                r.max_limit_w,
-                r.zeus_limit_w,
-                r.zeus_time_factor,
-                r.max_watts,
-                r.zeus_watts
-            );
-        }
-        let _ = writeln!(
-            o,
-            "  GPU-hours rule: <1 cifar100, <4 movielens-1m, <16 sentiment140, <64 squad, <256 librispeech, else imagenet"
+            "  {:<36} {:>8} {:>8} {:>6} {:>7} {:>7} {:>7.3} {:>7.0}W {:>7.0}W",
+            r.workload,
+            r.jobs_by_name,
+            r.jobs_by_gpu_time,
+            r.batch_size,
+            r.max_limit_w,
+            r.zeus_limit_w,
+            r.zeus_time_factor,
+            r.max_watts,
+            r.zeus_watts
         );
     }
-    print!("{o}");
-    Ok(())
+    let _ = writeln!(
+        o,
+        "  GPU-hours rule: <1 cifar100, <4 movielens-1m, <16 sentiment140, <64 squad, <256 librispeech, else imagenet"
+    );
 }
 
 pub fn job(a: &JobArgs) -> Result<()> {

@@ -42,25 +42,15 @@ pub struct ViewArgs {
     pub fps: u32,
 }
 
-/// A trace to replay full screen.
+/// A trace to replay full screen (the format is the subcommand).
 #[derive(Debug, Args, Clone)]
 pub struct TuiArgs {
     /// The trace: a file (itp, acme) or a directory (pai, philly).
     pub path: PathBuf,
     #[command(flatten)]
     pub energy: EnergyArgs,
-    /// Cluster size in GPUs, for traces without a machine list.
-    #[arg(long)]
-    pub gpus: Option<u32>,
-    /// GPUs per machine when the cluster is built from --gpus.
-    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=1024))]
-    pub gpus_per_node: u32,
-    /// Stop at the first bad row instead of skipping it.
-    #[arg(long)]
-    pub strict: bool,
-    /// Keep jobs that ask for no GPU.
-    #[arg(long)]
-    pub include_cpu_jobs: bool,
+    #[command(flatten)]
+    pub read: ReadArgs,
     /// The policy to start with (default: recorded where the trace has it, else fifo).
     #[arg(long, value_parser = parse_policy)]
     pub policy: Option<Policy>,
@@ -126,17 +116,9 @@ fn parse_thresholds(s: &str) -> Result<crate::sim::tuning::Thresholds, String> {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Replay a Microsoft ITP / ElasticFlow trace (one CSV) full screen.
-    #[command(alias = "elasticflow")]
-    Itp(TuiArgs),
-    /// Replay an Alibaba PAI 2020 directory full screen.
-    Pai(TuiArgs),
-    /// Replay a Microsoft Philly directory full screen.
-    Philly(TuiArgs),
-    /// Replay an AcmeTrace file (trace_seren.csv, trace_kalos.csv) full screen.
-    Acme(TuiArgs),
-    /// Replay Zeus's alibaba_groups.csv full screen, with energy from the same directory.
-    Zeus(TuiArgs),
+    /// `tracetui FORMAT PATH`: one subcommand per format of `trace::FORMATS`.
+    #[command(flatten)]
+    Replay(tui::Replay),
     /// Teaching scenarios: `tracetui lesson` lists them, `tracetui lesson NAME` plays one.
     Lesson(LessonArgs),
     /// List the effective keymap (defaults plus ~/.config/tracetui/config.toml).
@@ -200,6 +182,19 @@ pub struct LoadArgs {
     pub format: Format,
     /// The trace: a file (itp) or a directory (pai).
     pub path: PathBuf,
+    #[command(flatten)]
+    pub read: ReadArgs,
+}
+
+impl LoadArgs {
+    pub fn options(&self) -> LoadOptions {
+        self.read.options()
+    }
+}
+
+/// How to read a trace and build its cluster (every command that loads one).
+#[derive(Debug, Args, Clone)]
+pub struct ReadArgs {
     /// Cluster size in GPUs, for traces without a machine list.
     #[arg(long)]
     pub gpus: Option<u32>,
@@ -214,7 +209,7 @@ pub struct LoadArgs {
     pub include_cpu_jobs: bool,
 }
 
-impl LoadArgs {
+impl ReadArgs {
     pub fn options(&self) -> LoadOptions {
         LoadOptions {
             strict: self.strict,
@@ -238,8 +233,8 @@ pub struct EnergyArgs {
     #[arg(long, default_value_t = 0.5)]
     pub eta: f64,
     /// The power-limit policy to start with.
-    #[arg(long, value_enum, default_value_t = crate::energy::PowerPolicy::Max)]
-    pub power: crate::energy::PowerPolicy,
+    #[arg(long, value_enum, default_value_t = crate::sim::energy::PowerPolicy::Max)]
+    pub power: crate::sim::energy::PowerPolicy,
 }
 
 impl EnergyArgs {
@@ -247,20 +242,14 @@ impl EnergyArgs {
         self.model_for(None)
     }
 
-    /// `model`; a Zeus job source defaults to the power traces beside it.
+    /// `model`; a format that releases power traces beside its jobs (Zeus)
+    /// defaults to them.
     pub fn model_for(
         &self,
         source: Option<(crate::trace::Format, &std::path::Path)>,
     ) -> color_eyre::eyre::Result<crate::sim::Energy> {
         let beside = match source {
-            Some((crate::trace::Format::Zeus, p)) if self.energy.is_none() => {
-                let dir = if p.is_dir() {
-                    p
-                } else {
-                    p.parent().unwrap_or(p)
-                };
-                Some(dir.to_path_buf()).filter(|d| d.join("summary_train.csv").is_file())
-            }
+            Some((format, p)) if self.energy.is_none() => format.energy_beside(p),
             _ => None,
         };
         let Some(dir) = self.energy.as_ref().or(beside.as_ref()) else {
@@ -269,7 +258,7 @@ impl EnergyArgs {
         if !(0.0..=1.0).contains(&self.eta) {
             color_eyre::eyre::bail!("--eta must be between 0 and 1, not {}", self.eta);
         }
-        let m = crate::energy::EnergyModel::load(dir, &self.gpu, self.eta)?;
+        let m = crate::sim::energy::EnergyModel::load(dir, &self.gpu, self.eta)?;
         Ok(Some((std::sync::Arc::new(m), self.power)))
     }
 }
@@ -345,24 +334,13 @@ pub fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32 {
     };
     let tui = matches!(
         cli.command,
-        None | Some(
-            Command::Itp(_)
-                | Command::Pai(_)
-                | Command::Philly(_)
-                | Command::Acme(_)
-                | Command::Zeus(_)
-                | Command::Lesson(LessonArgs { name: Some(_), .. })
-        )
+        None | Some(Command::Replay(_) | Command::Lesson(LessonArgs { name: Some(_), .. }))
     );
     if !tui {
         logger::init_stderr();
     }
     let result = match cli.command {
-        Some(Command::Itp(a)) => tui::open(Format::Itp, &a, &cli.view),
-        Some(Command::Pai(a)) => tui::open(Format::Pai, &a, &cli.view),
-        Some(Command::Philly(a)) => tui::open(Format::Philly, &a, &cli.view),
-        Some(Command::Acme(a)) => tui::open(Format::Acme, &a, &cli.view),
-        Some(Command::Zeus(a)) => tui::open(Format::Zeus, &a, &cli.view),
+        Some(Command::Replay(r)) => tui::open(r.format, &r.args, &cli.view),
         Some(Command::Lesson(a)) => tui::lesson(&a, &cli.view),
         Some(Command::Keys) => {
             print!("{}", crate::ui::keymap::Keymap::load_user().listing());

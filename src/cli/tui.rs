@@ -2,8 +2,10 @@
 
 use super::{TuiArgs, ViewArgs};
 use crate::sim::Policy;
-use crate::trace::{self, Format, LoadOptions};
+use crate::trace::{self, Format, FORMATS};
 use crate::ui::run::{run, ViewOptions};
+use clap::error::ErrorKind;
+use clap::{ArgMatches, Args};
 use color_eyre::eyre::Result;
 use std::sync::Arc;
 
@@ -60,14 +62,59 @@ pub fn lesson(a: &super::LessonArgs, v: &ViewArgs) -> Result<()> {
     run(Arc::new(trace), label, &report, &opts)
 }
 
+/// `tracetui FORMAT PATH`: a trace full screen. Each format of
+/// `trace::FORMATS` is a subcommand of its own (`tracetui pai DIR`).
+#[derive(Debug, Clone)]
+pub struct Replay {
+    pub format: Format,
+    pub args: TuiArgs,
+}
+
+impl clap::FromArgMatches for Replay {
+    fn from_arg_matches(m: &ArgMatches) -> Result<Self, clap::Error> {
+        Self::from_arg_matches_mut(&mut m.clone())
+    }
+
+    fn from_arg_matches_mut(m: &mut ArgMatches) -> Result<Self, clap::Error> {
+        let Some((name, mut sub)) = m.remove_subcommand() else {
+            return Err(clap::Error::new(ErrorKind::MissingSubcommand));
+        };
+        let format =
+            Format::find(&name).ok_or_else(|| clap::Error::new(ErrorKind::InvalidSubcommand))?;
+        let args = TuiArgs::from_arg_matches_mut(&mut sub)?;
+        Ok(Replay { format, args })
+    }
+
+    fn update_from_arg_matches(&mut self, m: &ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(m)?;
+        Ok(())
+    }
+}
+
+impl clap::Subcommand for Replay {
+    fn augment_subcommands(cmd: clap::Command) -> clap::Command {
+        FORMATS.iter().fold(cmd, |cmd, f| {
+            let spec = f.spec();
+            let sub = TuiArgs::augment_args(clap::Command::new(spec.name))
+                .about(spec.replay_about)
+                .long_about(None::<&str>)
+                .aliases(spec.aliases.iter().copied());
+            cmd.subcommand(sub)
+        })
+    }
+
+    fn augment_subcommands_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_subcommands(cmd)
+    }
+
+    fn has_subcommand(name: &str) -> bool {
+        Format::find(name).is_some()
+    }
+}
+
 /// `tracetui itp FILE`, `tracetui pai DIR`.
 pub fn open(format: Format, a: &TuiArgs, v: &ViewArgs) -> Result<()> {
-    let opts = LoadOptions {
-        strict: a.strict,
-        gpus: a.gpus,
-        gpus_per_node: a.gpus_per_node,
-        include_cpu_jobs: a.include_cpu_jobs,
-    };
+    let opts = a.read.options();
     let energy = a.energy.model_for(Some((format, &a.path)))?;
     eprintln!("tracetui: loading {} {} …", format.name(), a.path.display());
     let (trace, report) = trace::load(format, &a.path, &opts)?;

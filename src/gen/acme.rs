@@ -99,67 +99,102 @@ fn stamp(t: i64, offset_s: i64, offset: &str) -> String {
         .unwrap_or_default()
 }
 
-pub fn write(opts: &GenOptions, w: &mut impl Write) -> io::Result<()> {
-    let p = match opts.cluster {
-        AcmeCluster::Seren => &SEREN_PROFILE,
-        AcmeCluster::Kalos => &KALOS_PROFILE,
-    };
-    let n = opts.jobs as usize;
-    let mut rng = Rng::new(opts.seed ^ 0xAC3E);
-    let offset_s: i64 = if p.offset.starts_with('+') { 1 } else { -1 }
-        * (p.offset[1..3].parse::<i64>().unwrap_or(0) * 3600);
-    let start = chrono::NaiveDateTime::parse_from_str(p.start, "%Y-%m-%d %H:%M:%S")
-        .map_or(0, |d| d.and_utc().timestamp())
-        - offset_s;
-    let kinds = exact_categorical(n, &[p.gpu_share, 1.0 - p.gpu_share], &mut rng);
-    let n_gpu = kinds.iter().filter(|&&k| k == 0).count();
-    let n_cpu = n - n_gpu;
-    let rt = lognormal_matching(n_gpu, p.runtime.0, p.runtime.1, 1.0, p.runtime.2, &mut rng);
-    let q = lognormal_matching(n_gpu, p.queue.0, p.queue.1, 0.0, 30.0 * 86_400.0, &mut rng);
-    let gp = exact_categorical(
-        n_gpu,
-        &p.gpus.iter().map(|g| g.1).collect::<Vec<_>>(),
-        &mut rng,
-    );
-    let st = exact_categorical(
-        n_gpu,
-        &[
-            p.states[0],
-            p.states[1],
-            p.states[2],
-            (1.0 - p.states.iter().sum::<f64>()).max(0.0),
-        ],
-        &mut rng,
-    );
-    let crt = lognormal_matching(
-        n_cpu,
-        p.cpu_runtime.0,
-        p.cpu_runtime.1,
-        1.0,
-        7.0 * 86_400.0,
-        &mut rng,
-    );
-    let cq = lognormal_matching(n_cpu, p.cpu_queue.0, p.cpu_queue.1, 0.0, 86_400.0, &mut rng);
-    let cst = exact_categorical(n_cpu, &[0.858, 0.039, 0.102], &mut rng);
-    let header: &[&str] = match opts.cluster {
-        AcmeCluster::Seren => &SEREN,
-        AcmeCluster::Kalos => &KALOS,
-    };
-    writeln!(w, "{}", header.join(","))?;
-    let rate = p.jobs_per_day / 86_400.0;
-    let mut t = 0.0f64;
-    let (mut gi, mut ci) = (0, 0);
-    let users = (n / 300).clamp(5, 400) as u64;
-    for &kind in kinds.iter() {
-        t += rng.exponential(rate);
-        let submit = start + t as i64;
-        let (gpus, runtime, queue, state) = if kind == 0 {
-            gi += 1;
-            (p.gpus[gp[gi - 1]].0, rt[gi - 1], q[gi - 1], st[gi - 1])
+/// The stratified draws jobs take in turn, so the marginals hit the
+/// published ones: GPU or CPU job, then each kind's run time, queueing,
+/// GPUs and final state.
+struct Draws {
+    /// 0: a GPU job, 1: a CPU job.
+    kinds: Vec<usize>,
+    rt: Vec<i64>,
+    q: Vec<i64>,
+    /// Index into the profile's GPU counts.
+    gp: Vec<usize>,
+    st: Vec<usize>,
+    crt: Vec<i64>,
+    cq: Vec<i64>,
+    cst: Vec<usize>,
+    /// GPU and CPU jobs taken so far.
+    taken: (usize, usize),
+}
+
+impl Draws {
+    fn new(p: &Profile, n: usize, rng: &mut Rng) -> Draws {
+        let kinds = exact_categorical(n, &[p.gpu_share, 1.0 - p.gpu_share], rng);
+        let n_gpu = kinds.iter().filter(|&&k| k == 0).count();
+        let n_cpu = n - n_gpu;
+        let rt = lognormal_matching(n_gpu, p.runtime.0, p.runtime.1, 1.0, p.runtime.2, rng);
+        let q = lognormal_matching(n_gpu, p.queue.0, p.queue.1, 0.0, 30.0 * 86_400.0, rng);
+        let gp = exact_categorical(n_gpu, &p.gpus.iter().map(|g| g.1).collect::<Vec<_>>(), rng);
+        let st = exact_categorical(
+            n_gpu,
+            &[
+                p.states[0],
+                p.states[1],
+                p.states[2],
+                (1.0 - p.states.iter().sum::<f64>()).max(0.0),
+            ],
+            rng,
+        );
+        let crt = lognormal_matching(
+            n_cpu,
+            p.cpu_runtime.0,
+            p.cpu_runtime.1,
+            1.0,
+            7.0 * 86_400.0,
+            rng,
+        );
+        let cq = lognormal_matching(n_cpu, p.cpu_queue.0, p.cpu_queue.1, 0.0, 86_400.0, rng);
+        let cst = exact_categorical(n_cpu, &[0.858, 0.039, 0.102], rng);
+        Draws {
+            kinds,
+            rt,
+            q,
+            gp,
+            st,
+            crt,
+            cq,
+            cst,
+            taken: (0, 0),
+        }
+    }
+
+    /// The next job of `kind`: (GPUs, run time, queueing, state index).
+    fn next(&mut self, p: &Profile, kind: usize) -> (u32, i64, i64, usize) {
+        let (gi, ci) = &mut self.taken;
+        if kind == 0 {
+            *gi += 1;
+            let g = *gi - 1;
+            (p.gpus[self.gp[g]].0, self.rt[g], self.q[g], self.st[g])
         } else {
-            ci += 1;
-            (0, crt[ci - 1], cq[ci - 1], cst[ci - 1])
-        };
+            *ci += 1;
+            let c = *ci - 1;
+            (0, self.crt[c], self.cq[c], self.cst[c])
+        }
+    }
+}
+
+/// What every row shares: the cluster imitated and its clock.
+struct Rows<'a> {
+    cluster: AcmeCluster,
+    p: &'a Profile,
+    /// The profile's UTC offset in seconds.
+    offset_s: i64,
+    users: u64,
+}
+
+impl Rows<'_> {
+    fn stamp(&self, t: i64) -> String {
+        stamp(t, self.offset_s, self.p.offset)
+    }
+
+    /// One job's row, its remaining fields drawn from `rng`.
+    fn write(
+        &self,
+        w: &mut impl Write,
+        rng: &mut Rng,
+        submit: i64,
+        (gpus, runtime, queue, state): (u32, i64, i64, usize),
+    ) -> io::Result<()> {
         let state = [
             "COMPLETED",
             "CANCELLED",
@@ -176,8 +211,8 @@ pub fn write(opts: &GenOptions, w: &mut impl Write) -> io::Result<()> {
             let s = submit + queue;
             let e = s + runtime;
             (
-                stamp(s, offset_s, p.offset),
-                stamp(e, offset_s, p.offset),
+                self.stamp(s),
+                self.stamp(e),
                 runtime.to_string(),
                 queue.to_string(),
                 (runtime * gpus as i64).to_string(),
@@ -186,7 +221,7 @@ pub fn write(opts: &GenOptions, w: &mut impl Write) -> io::Result<()> {
             Default::default()
         };
         let id = format!("dlc{}", rng.hex(13));
-        let user = format!("u{}", (rng.uniform().powi(2) * users as f64) as u64);
+        let user = format!("u{}", (rng.uniform().powi(2) * self.users as f64) as u64);
         let nodes = (gpus as u64).div_ceil(8).max(1);
         let cpus = if gpus > 0 {
             gpus as u64 * 16
@@ -198,16 +233,50 @@ pub fn write(opts: &GenOptions, w: &mut impl Write) -> io::Result<()> {
         } else {
             TYPES[rng.weighted(&[0.5, 0.08, 0.12, 0.1, 0.12, 0.08])]
         };
-        let sub = stamp(submit, offset_s, p.offset);
-        match opts.cluster {
-            AcmeCluster::Seren => writeln!(w, "{id},{user},{nodes},{gpus},{cpus},{ty},{state},{sub},{s_txt},{e_txt},{dur},{que},{gpu_time}")?,
+        let sub = self.stamp(submit);
+        match self.cluster {
+            AcmeCluster::Seren => writeln!(w, "{id},{user},{nodes},{gpus},{cpus},{ty},{state},{sub},{s_txt},{e_txt},{dur},{que},{gpu_time}"),
             AcmeCluster::Kalos => {
                 let mem = if gpus > 0 { 1000 } else { 16 };
                 let fail = if state == "FAILED" { e_txt.clone() } else { String::new() };
                 let stop = if state == "CANCELLED" { e_txt.clone() } else { String::new() };
-                writeln!(w, "{id},{user},{nodes},{gpus},{cpus},{mem},{},{ty},{state},{sub},{s_txt},{e_txt},{fail},{stop},{dur},{que},{gpu_time}", mem / 4)?
+                writeln!(w, "{id},{user},{nodes},{gpus},{cpus},{mem},{},{ty},{state},{sub},{s_txt},{e_txt},{fail},{stop},{dur},{que},{gpu_time}", mem / 4)
             }
         }
+    }
+}
+
+pub fn write(opts: &GenOptions, w: &mut impl Write) -> io::Result<()> {
+    let p = match opts.cluster {
+        AcmeCluster::Seren => &SEREN_PROFILE,
+        AcmeCluster::Kalos => &KALOS_PROFILE,
+    };
+    let n = opts.jobs as usize;
+    let mut rng = Rng::new(opts.seed ^ 0xAC3E);
+    let offset_s: i64 = if p.offset.starts_with('+') { 1 } else { -1 }
+        * (p.offset[1..3].parse::<i64>().unwrap_or(0) * 3600);
+    let start = chrono::NaiveDateTime::parse_from_str(p.start, "%Y-%m-%d %H:%M:%S")
+        .map_or(0, |d| d.and_utc().timestamp())
+        - offset_s;
+    let mut draws = Draws::new(p, n, &mut rng);
+    let header: &[&str] = match opts.cluster {
+        AcmeCluster::Seren => &SEREN,
+        AcmeCluster::Kalos => &KALOS,
+    };
+    writeln!(w, "{}", header.join(","))?;
+    let rate = p.jobs_per_day / 86_400.0;
+    let mut t = 0.0f64;
+    let rows = Rows {
+        cluster: opts.cluster,
+        p,
+        offset_s,
+        users: (n / 300).clamp(5, 400) as u64,
+    };
+    for k in 0..n {
+        t += rng.exponential(rate);
+        let submit = start + t as i64;
+        let job = draws.next(p, draws.kinds[k]);
+        rows.write(w, &mut rng, submit, job)?;
     }
     Ok(())
 }

@@ -119,39 +119,7 @@ fn jobs(opts: &GenOptions, cluster: &Cluster) -> (Vec<GJob>, u64) {
     for i in 0..n {
         let g = GPU_SHARES[gpus[i]].0;
         let st = STATUS[status[i]].0;
-        // Failed and Killed jobs are retried sometimes: the run is split over attempts.
-        let tries = if st != "Pass" && rng.chance(0.3) {
-            2 + rng.below(2) as usize
-        } else {
-            1
-        };
-        let start = submits[i] + queues[i];
-        let total = runtimes[i];
-        let mut attempts = Vec::with_capacity(tries);
-        let mut t = start;
-        for k in 0..tries {
-            let left = start + total - t;
-            let len = if k + 1 == tries {
-                left
-            } else {
-                (left as f64 * rng.range(0.1, 0.5)) as i64
-            };
-            attempts.push(GAttempt {
-                start: Some(t),
-                end: Some(t + len),
-                detail: Vec::new(),
-            });
-            t += len
-                + if k + 1 == tries {
-                    0
-                } else {
-                    (left - len).min(60 + rng.below(600) as i64)
-                };
-        }
-        // Keep the span exactly the drawn run time.
-        if let Some(last) = attempts.last_mut() {
-            last.end = Some(start + total);
-        }
+        let attempts = attempts(st, submits[i] + queues[i], runtimes[i], &mut rng);
         out.push(GJob {
             id: format!(
                 "application_{}_{}",
@@ -169,10 +137,53 @@ fn jobs(opts: &GenOptions, cluster: &Cluster) -> (Vec<GJob>, u64) {
             attempts,
         });
     }
-    // The release's quirks, in small numbers: jobs that never got an attempt,
-    // attempts whose start was not logged, and jobs cut while running.
+    quirks(&mut out, &submits, &mut rng);
+    let overflow = placements(&mut out, cluster);
+    (out, overflow)
+}
+
+/// A job's attempts from `start`, `total` seconds of run in all: Failed
+/// and Killed jobs are retried sometimes, the run split over the attempts.
+fn attempts(st: &str, start: i64, total: i64, rng: &mut Rng) -> Vec<GAttempt> {
+    let tries = if st != "Pass" && rng.chance(0.3) {
+        2 + rng.below(2) as usize
+    } else {
+        1
+    };
+    let mut attempts = Vec::with_capacity(tries);
+    let mut t = start;
+    for k in 0..tries {
+        let left = start + total - t;
+        let len = if k + 1 == tries {
+            left
+        } else {
+            (left as f64 * rng.range(0.1, 0.5)) as i64
+        };
+        attempts.push(GAttempt {
+            start: Some(t),
+            end: Some(t + len),
+            detail: Vec::new(),
+        });
+        t += len
+            + if k + 1 == tries {
+                0
+            } else {
+                (left - len).min(60 + rng.below(600) as i64)
+            };
+    }
+    // Keep the span exactly the drawn run time.
+    if let Some(last) = attempts.last_mut() {
+        last.end = Some(start + total);
+    }
+    attempts
+}
+
+/// The release's quirks, in small numbers: jobs that never got an attempt,
+/// attempts whose start was not logged, and jobs cut while running.
+fn quirks(out: &mut [GJob], submits: &[i64], rng: &mut Rng) {
+    let n = out.len();
     let mut idx: Vec<usize> = (0..n).collect();
-    shuffle(&mut idx, &mut rng);
+    shuffle(&mut idx, rng);
     let none = (n as f64 * 0.004).round() as usize;
     let broken = (n as f64 * 0.002).round() as usize;
     for &i in idx.iter().take(none) {
@@ -196,14 +207,12 @@ fn jobs(opts: &GenOptions, cluster: &Cluster) -> (Vec<GJob>, u64) {
                 })
         })
         .collect();
-    shuffle(&mut spanning, &mut rng);
+    shuffle(&mut spanning, rng);
     for &i in spanning.iter().take((n as f64 * 0.001).round() as usize) {
         if let Some(a) = out[i].attempts.last_mut() {
             a.end = None;
         }
     }
-    let overflow = placements(&mut out, cluster);
-    (out, overflow)
 }
 
 /// Places every attempt at its start (consolidate, else any free GPUs) and

@@ -2,6 +2,7 @@
 
 pub mod backfill;
 pub mod cluster;
+pub mod energy;
 pub mod engine;
 pub mod metrics;
 pub mod placement;
@@ -29,7 +30,7 @@ pub fn run(trace: Arc<Trace>, policy: Policy, placement: Placement) -> Report {
 }
 
 /// An energy model and the power-limit policy to start with.
-pub type Energy = Option<(Arc<crate::energy::EnergyModel>, crate::energy::PowerPolicy)>;
+pub type Energy = Option<(Arc<energy::EnergyModel>, energy::PowerPolicy)>;
 
 /// `run`, with an energy model.
 pub fn run_with(trace: Arc<Trace>, policy: Policy, placement: Placement, energy: Energy) -> Report {

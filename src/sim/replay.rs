@@ -98,7 +98,7 @@ impl Replay {
     }
 
     /// Switches the power-limit policy now (with an energy model).
-    pub fn set_power(&mut self, power: crate::energy::PowerPolicy) {
+    pub fn set_power(&mut self, power: crate::sim::energy::PowerPolicy) {
         if self.engine.power_policy().is_some_and(|p| p != power) {
             self.switch(Switch::Power(power));
         }

@@ -14,7 +14,7 @@
 use super::engine::{Engine, Switch};
 use super::metrics::Report;
 use super::policy::Policy;
-use crate::energy::PowerPolicy;
+use crate::sim::energy::PowerPolicy;
 use crate::trace::clock::{parse_duration, parse_when};
 use crate::trace::input::sanitize;
 use crate::trace::model::{Secs, Trace};

@@ -7,6 +7,16 @@ use super::model::{Demand, Job, JobStatus, Symbols, Trace, Zone};
 use super::LoadOptions;
 use rustc_hash::FxHashMap;
 
+/// `itp` on the command line.
+pub const FORMAT: super::Format = super::Format::new(&super::FormatSpec {
+    name: "itp",
+    aliases: &["elasticflow"],
+    help: "Microsoft ITP, raw or ElasticFlow schema (alias: elasticflow)",
+    replay_about: "Replay a Microsoft ITP / ElasticFlow trace (one CSV) full screen",
+    load,
+    energy_beside: None,
+});
+
 pub const RAW_HEADER: [&str; 4] = ["job_id", "submission_time", "duration", "num_gpu"];
 pub const ELASTICFLOW_HEADER: [&str; 8] = [
     "job_id",

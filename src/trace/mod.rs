@@ -4,11 +4,14 @@ pub mod acme;
 pub mod archive;
 pub mod clock;
 pub mod detail;
+pub mod energy;
 pub mod fields;
+pub mod format;
 pub mod input;
 pub mod itp;
 pub mod lines;
 pub mod model;
+pub mod native;
 pub mod pai;
 pub mod philly;
 pub mod sizing;
@@ -20,35 +23,20 @@ pub use model::{
     Cluster, Demand, Job, JobStatus, Machine, Milli, Secs, Segment, Trace, Unit, Zone,
 };
 
+pub use format::{Format, FormatSpec};
+
 use std::path::Path;
 
-/// The trace formats tracetui reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    /// Microsoft ITP, raw or ElasticFlow schema (alias: elasticflow)
-    #[value(alias = "elasticflow")]
-    Itp,
-    /// Alibaba PAI 2020: a directory of the released tables (.csv or .tar.gz)
-    Pai,
-    /// Microsoft Philly: a directory with cluster_job_log and cluster_machine_list
-    Philly,
-    /// AcmeTrace: trace_seren.csv or trace_kalos.csv
-    Acme,
-    /// Zeus: alibaba_groups.csv (or its directory, with the power traces)
-    Zeus,
-}
-
-impl Format {
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::Itp => "itp",
-            Format::Pai => "pai",
-            Format::Philly => "philly",
-            Format::Acme => "acme",
-            Format::Zeus => "zeus",
-        }
-    }
-}
+/// Every format tracetui reads, in the order help lists them: the one
+/// registration a format needs (the command line and the loader dispatch
+/// follow this list).
+pub static FORMATS: [Format; 5] = [
+    itp::FORMAT,
+    pai::FORMAT,
+    philly::FORMAT,
+    acme::FORMAT,
+    zeus::FORMAT,
+];
 
 /// What every loader needs to know besides the path.
 #[derive(Debug, Clone)]
@@ -77,11 +65,5 @@ pub fn load(
     path: &Path,
     opts: &LoadOptions,
 ) -> Result<(Trace, LoadReport), InputError> {
-    match format {
-        Format::Itp => itp::load(path, opts),
-        Format::Pai => pai::load(path, opts),
-        Format::Philly => philly::load(path, opts),
-        Format::Acme => acme::load(path, opts),
-        Format::Zeus => zeus::load(path, opts),
-    }
+    format.load(path, opts)
 }

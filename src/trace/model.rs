@@ -275,22 +275,17 @@ pub struct Trace {
     pub zone: Zone,
     /// Jobs left out of the GPU replay on purpose (CPU-only jobs), by reason.
     pub excluded: Vec<(String, u64)>,
-    /// The format's own tables, for drill-down.
-    pub native: Native,
-}
-
-/// Native detail a format keeps beside the model.
-#[derive(Debug, Clone, Default)]
-pub enum Native {
-    #[default]
-    None,
-    Pai(std::sync::Arc<super::pai::PaiTables>),
-    Philly(std::sync::Arc<super::philly::PhillyTables>),
-    Acme(std::sync::Arc<super::acme::AcmeTables>),
-    Zeus(std::sync::Arc<super::zeus::ZeusTables>),
+    /// The format's own tables, for drill-down (`None`: the model is all
+    /// the trace has, as for ITP).
+    pub native: Option<std::sync::Arc<dyn super::native::NativeTables>>,
 }
 
 impl Trace {
+    /// The format's own tables as their concrete type, when they are `T`.
+    pub fn native_as<T: 'static>(&self) -> Option<&T> {
+        self.native.as_deref()?.as_any().downcast_ref()
+    }
+
     pub fn first_submit(&self) -> Option<Secs> {
         self.jobs.iter().map(|j| j.submit).min()
     }

@@ -9,10 +9,21 @@
 
 use super::fields::Row;
 use super::input::{sanitize, InputError, LoadReport, RowPolicy};
-use super::model::{Cluster, Demand, Job, JobStatus, Native, Segment, Symbols, Trace, Zone};
+use super::model::{Cluster, Demand, Job, JobStatus, Segment, Symbols, Trace, Zone};
 use super::LoadOptions;
 use rustc_hash::FxHashMap;
 use std::path::{Path, PathBuf};
+
+/// `zeus` on the command line.
+pub const FORMAT: super::Format = super::Format::new(&super::FormatSpec {
+    name: "zeus",
+    aliases: &[],
+    help: "Zeus: alibaba_groups.csv (or its directory, with the power traces)",
+    replay_about:
+        "Replay Zeus's alibaba_groups.csv full screen, with energy from the same directory",
+    load,
+    energy_beside: Some(power_traces_beside),
+});
 
 pub const HEADER: [&str; 5] = [
     "group",
@@ -32,6 +43,17 @@ pub struct ZeusTables {
     pub by_id: FxHashMap<String, u32>,
 }
 
+/// The directory of a job file (or the directory given) when it also holds
+/// Zeus's power traces: the energy model a Zeus replay uses by default.
+pub fn power_traces_beside(path: &Path) -> Option<PathBuf> {
+    let dir = if path.is_dir() {
+        path
+    } else {
+        path.parent().unwrap_or(path)
+    };
+    Some(dir.to_path_buf()).filter(|d| d.join("summary_train.csv").is_file())
+}
+
 /// `DIR` (holding alibaba_groups.csv) or the file itself.
 pub fn file_of(path: &Path) -> PathBuf {
     if path.is_dir() {
@@ -39,6 +61,125 @@ pub fn file_of(path: &Path) -> PathBuf {
     } else {
         path.to_path_buf()
     }
+}
+
+/// Checks the header row against `HEADER`.
+fn check_header(file: &str, rec: &csv::ByteRecord) -> Result<(), InputError> {
+    let header = super::fields::header_names(rec);
+    if header != HEADER {
+        return Err(InputError::on_line(
+            file,
+            1,
+            format!(
+                "unknown header '{}': expected {}",
+                sanitize(&header.join(",")),
+                HEADER.join(",")
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// One row's checked fields: group, start, end, dataset, runtime_ratio.
+type Fields = (String, i64, i64, String, String);
+
+fn parse_row(row: &Row) -> Result<Fields, InputError> {
+    row.expect_width(HEADER.len())?;
+    let group = sanitize(row.required(0, "group")?);
+    let start = row
+        .opt_time(1, "start_time")?
+        .ok_or_else(|| row.error("start_time", "empty"))?;
+    let end = row
+        .opt_time(2, "end_time")?
+        .ok_or_else(|| row.error("end_time", "empty"))?;
+    if end < start {
+        return Err(row.error("end_time", "before start_time"));
+    }
+    let dataset = sanitize(row.required(3, "dataset")?);
+    if !super::energy::WORKLOADS.iter().any(|w| w.0 == dataset) {
+        return Err(row.error(
+            "dataset",
+            format!(
+                "'{dataset}' is not a Zeus workload ({})",
+                super::energy::WORKLOADS.map(|w| w.0).join(", ")
+            ),
+        ));
+    }
+    let ratio = row.text(4, "runtime_ratio").map(sanitize)?;
+    Ok((group, start, end, dataset, ratio))
+}
+
+/// The jobs and released rows as the file is read.
+#[derive(Default)]
+struct Build {
+    symbols: Symbols,
+    jobs: Vec<Job>,
+    segments: Vec<Segment>,
+    tables: ZeusTables,
+    /// How often each group has recurred so far.
+    repeats: FxHashMap<String, u32>,
+}
+
+impl Build {
+    /// One row as one single-GPU job; a group that recurs is group, group#2, group#3, …
+    fn add(&mut self, (group, start, end, dataset, ratio): Fields) {
+        let n = self.repeats.entry(group.clone()).or_insert(0);
+        *n += 1;
+        let id = if *n == 1 {
+            group.clone()
+        } else {
+            format!("{group}#{n}")
+        };
+        let index = self.jobs.len() as u32;
+        self.tables.by_id.insert(id.clone(), index);
+        self.tables.rows.push([
+            group.into(),
+            start.to_string().into(),
+            end.to_string().into(),
+            dataset.clone().into(),
+            ratio.into(),
+        ]);
+        self.segments.push(Segment {
+            start,
+            end: Some(end),
+            machine: None,
+            milli: 1000,
+            gpus: 0,
+        });
+        self.jobs.push(Job {
+            id,
+            user: None,
+            group: None,
+            submit: start,
+            runtime: Some(end - start),
+            demand: Demand::Gang { gpus: 1 },
+            gpu_type: None,
+            status: JobStatus::Completed,
+            deadline: None,
+            model: Some(self.symbols.intern(&dataset)),
+            segments: index..index + 1,
+            native_row: index,
+        });
+    }
+}
+
+/// `--gpus` sizes the cluster; else the peak number of jobs running at once, in whole nodes.
+fn cluster(jobs: &[Job], segments: &[Segment], opts: &LoadOptions) -> Result<Cluster, InputError> {
+    if opts.gpus.is_some() {
+        return super::sizing::size_cluster(jobs, opts);
+    }
+    let peak = super::acme::peak_demand(jobs, segments);
+    let g = opts.gpus_per_node.max(1) as u64;
+    let n = (peak.div_ceil(g) * g).max(g) as u32;
+    Ok(Cluster::uniform(
+        n,
+        g as u32,
+        format!(
+            "cluster: {n} GPUs = {} nodes × {g} (the peak number of jobs running at once, {peak}, in whole nodes; set --gpus to choose)",
+            n / g as u32
+        ),
+    )
+    .sized_by("peak jobs running at once"))
 }
 
 pub fn load(path: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), InputError> {
@@ -56,26 +197,15 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Inpu
             format!("empty file: expected the header {}", HEADER.join(",")),
         ));
     }
-    let header = super::fields::header_names(&rec);
-    if header != HEADER {
-        return Err(InputError::on_line(
-            &file,
-            1,
-            format!(
-                "unknown header '{}': expected {}",
-                sanitize(&header.join(",")),
-                HEADER.join(",")
-            ),
-        ));
-    }
+    check_header(&file, &rec)?;
     let mut policy = RowPolicy::new(&file, opts.strict);
-    let mut symbols = Symbols::default();
-    let mut tables = ZeusTables {
-        path: path.clone(),
+    let mut b = Build {
+        tables: ZeusTables {
+            path: path.clone(),
+            ..Default::default()
+        },
         ..Default::default()
     };
-    let (mut jobs, mut segments) = (Vec::new(), Vec::new());
-    let mut repeats: FxHashMap<String, u32> = FxHashMap::default();
     while read(&mut rec)? {
         let line = rec.position().map_or(0, |p| p.line());
         let row = Row {
@@ -83,115 +213,33 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Inpu
             line,
             record: &rec,
         };
-        let parsed = (|| {
-            row.expect_width(HEADER.len())?;
-            let group = sanitize(row.required(0, "group")?);
-            let start = row
-                .opt_time(1, "start_time")?
-                .ok_or_else(|| row.error("start_time", "empty"))?;
-            let end = row
-                .opt_time(2, "end_time")?
-                .ok_or_else(|| row.error("end_time", "empty"))?;
-            if end < start {
-                return Err(row.error("end_time", "before start_time"));
-            }
-            let dataset = sanitize(row.required(3, "dataset")?);
-            if !crate::energy::WORKLOADS.iter().any(|w| w.0 == dataset) {
-                return Err(row.error(
-                    "dataset",
-                    format!(
-                        "'{dataset}' is not a Zeus workload ({})",
-                        crate::energy::WORKLOADS.map(|w| w.0).join(", ")
-                    ),
-                ));
-            }
-            let ratio = row.text(4, "runtime_ratio").map(sanitize)?;
-            Ok((group, start, end, dataset, ratio))
-        })();
-        let (group, start, end, dataset, ratio) = match parsed {
-            Ok(v) => v,
-            Err(e) => {
-                policy.bad_row(e)?;
-                continue;
-            }
-        };
-        // A group recurs: its jobs are group, group#2, group#3, …
-        let n = repeats.entry(group.clone()).or_insert(0);
-        *n += 1;
-        let id = if *n == 1 {
-            group.clone()
-        } else {
-            format!("{group}#{n}")
-        };
-        let index = jobs.len() as u32;
-        tables.by_id.insert(id.clone(), index);
-        tables.rows.push([
-            group.into(),
-            start.to_string().into(),
-            end.to_string().into(),
-            dataset.clone().into(),
-            ratio.into(),
-        ]);
-        segments.push(Segment {
-            start,
-            end: Some(end),
-            machine: None,
-            milli: 1000,
-            gpus: 0,
-        });
-        jobs.push(Job {
-            id,
-            user: None,
-            group: None,
-            submit: start,
-            runtime: Some(end - start),
-            demand: Demand::Gang { gpus: 1 },
-            gpu_type: None,
-            status: JobStatus::Completed,
-            deadline: None,
-            model: Some(symbols.intern(&dataset)),
-            segments: index..index + 1,
-            native_row: index,
-        });
+        match parse_row(&row) {
+            Ok(f) => b.add(f),
+            Err(e) => policy.bad_row(e)?,
+        }
     }
     let mut report = LoadReport::default();
     report.skips.push(policy.skips);
-    if jobs.is_empty() {
+    if b.jobs.is_empty() {
         return Err(InputError::file(&file, "no jobs"));
     }
     report.note(format!(
         "{file}: Zeus Alibaba groups, {} single-GPU jobs",
-        jobs.len()
+        b.jobs.len()
     ));
-    let cluster = match opts.gpus {
-        Some(_) => super::sizing::size_cluster(&jobs, opts)?,
-        None => {
-            let peak = super::acme::peak_demand(&jobs, &segments);
-            let g = opts.gpus_per_node.max(1) as u64;
-            let n = (peak.div_ceil(g) * g).max(g) as u32;
-            Cluster::uniform(
-                n,
-                g as u32,
-                format!(
-                    "cluster: {n} GPUs = {} nodes × {g} (the peak number of jobs running at once, {peak}, in whole nodes; set --gpus to choose)",
-                    n / g as u32
-                ),
-            )
-            .sized_by("peak jobs running at once")
-        }
-    };
+    let cluster = cluster(&b.jobs, &b.segments, opts)?;
     report.note(cluster.origin.clone());
     Ok((
         Trace {
             format: "zeus",
             source: file.clone(),
             cluster,
-            jobs,
-            segments,
-            symbols,
+            jobs: b.jobs,
+            segments: b.segments,
+            symbols: b.symbols,
             zone: Zone::Relative,
             excluded: Vec::new(),
-            native: Native::Zeus(std::sync::Arc::new(tables)),
+            native: Some(std::sync::Arc::new(b.tables)),
         },
         report,
     ))
@@ -214,4 +262,25 @@ pub fn job_detail(t: &ZeusTables, row: u32) -> serde_json::Value {
         job.insert(h.to_string(), value);
     }
     serde_json::json!({ "job": job })
+}
+
+impl super::native::NativeTables for ZeusTables {
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
+    fn job_detail(&self, _trace: &Trace, job: &Job, _side: bool) -> serde_json::Value {
+        job_detail(self, job.native_row)
+    }
+
+    fn job_by_id(
+        &self,
+        _trace: &Trace,
+        id: &str,
+    ) -> Result<Option<(serde_json::Value, Vec<String>)>, InputError> {
+        Ok(self
+            .by_id
+            .get(id)
+            .map(|&r| (job_detail(self, r), Vec::new())))
+    }
 }

@@ -264,19 +264,13 @@ fn metrics(app: &App, area: Rect, buf: &mut Buffer) {
     let tally = e.tally();
     let mut extra = format!("rejected {}", tally.rejected);
     // Background indexes of the big side files, while they build.
-    match &app.trace().native {
-        crate::trace::model::Native::Philly(p) => {
-            if let Some(f) = p.gpu_util.as_ref().filter(|f| !f.ready()) {
-                extra.push_str(&format!(
-                    "  ·  indexing cluster_gpu_util {:.0} %",
-                    f.progress() * 100.0
-                ));
-            }
+    // (A per-job result, once in, means the index is done.)
+    let indexing = app.trace().native.as_ref().and_then(|n| n.indexing());
+    if let Some(i) = indexing.filter(|_| app.sim.job_util.is_none()) {
+        match i.progress {
+            Some(p) => extra.push_str(&format!("  ·  indexing {} {:.0} %", i.what, p * 100.0)),
+            None => extra.push_str(&format!("  ·  indexing {}…", i.what)),
         }
-        crate::trace::model::Native::Pai(p) if !p.side_ready() && app.sim.job_util.is_none() => {
-            extra.push_str("  ·  indexing sensor and metric tables…");
-        }
-        _ => {}
     }
     if tally.overflow_segments > 0 {
         extra.push_str(&format!(

@@ -216,34 +216,23 @@ impl App {
             v["note"] =
                 json!("named by the record but not in the machine list: replayed as recorded only");
         }
-        if let crate::trace::model::Native::Philly(t) = &trace.native {
-            for (name, file) in [
-                ("cluster_cpu_util", &t.cpu_util),
-                ("cluster_mem_util", &t.mem_util),
-            ] {
-                let Some(f) = file else { continue };
-                if !f.ready() {
-                    v[name] = json!(format!("indexing… {:.0} %", f.progress() * 100.0));
-                    continue;
-                }
-                let row = f
-                    .at(now, 120)
-                    .and_then(|(when, rows)| rows.get(&m).map(|r| (when, r.clone())));
-                let cols = f
-                    .index()
-                    .as_ref()
-                    .map(|i| i.columns.clone())
-                    .unwrap_or_default();
-                v[name] = match row {
-                    Some((when, vals)) => {
+        if let Some(n) = &trace.native {
+            for (name, sample) in n.machine_samples(m, now, 120) {
+                v[name] = match sample {
+                    crate::trace::native::MachineSample::Indexing(p) => {
+                        json!(format!("indexing… {:.0} %", p * 100.0))
+                    }
+                    crate::trace::native::MachineSample::At { when, values } => {
                         let mut o = serde_json::Map::new();
                         o.insert("time".into(), json!(self.clock(when)));
-                        for (c, x) in cols.iter().zip(vals) {
-                            o.insert(c.clone(), x.map_or(serde_json::Value::Null, |x| json!(x)));
+                        for (c, x) in values {
+                            o.insert(c, x.map_or(serde_json::Value::Null, |x| json!(x)));
                         }
                         serde_json::Value::Object(o)
                     }
-                    None => json!("no row within two minutes"),
+                    crate::trace::native::MachineSample::Missing => {
+                        json!("no row within two minutes")
+                    }
                 };
             }
         }
@@ -301,11 +290,11 @@ impl App {
             replay["holds"] = json!(held);
         }
         if e.power_policy().is_some() {
-            let (w, how) = crate::energy::workload_of(trace, j);
-            let (d, n) = crate::energy::WORKLOADS[w];
+            let (w, how) = crate::sim::energy::workload_of(trace, j);
+            let (d, n) = crate::sim::energy::WORKLOADS[w];
             let how = match how {
-                crate::energy::Mapped::ByName => "by model name",
-                crate::energy::Mapped::ByGpuTime => "by GPU-hours",
+                crate::sim::energy::Mapped::ByName => "by model name",
+                crate::sim::energy::Mapped::ByGpuTime => "by GPU-hours",
             };
             replay["zeus_workload"] = json!(format!("{d}/{n} ({how})"));
             let ran = match st.phase {
@@ -323,7 +312,8 @@ impl App {
             if p.watts > 0.0 {
                 replay["power_now_w"] = json!((p.watts * 10.0).round() / 10.0);
             }
-            replay["energy_kwh"] = json!((crate::energy::kwh(p.joules) * 1000.0).round() / 1000.0);
+            replay["energy_kwh"] =
+                json!((crate::sim::energy::kwh(p.joules) * 1000.0).round() / 1000.0);
         } else if let Some(d) = e.draw_of(job) {
             // Not started yet: what it would get under the current power policy.
             replay["power_limit_w"] = json!(d.limit);

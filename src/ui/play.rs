@@ -108,16 +108,13 @@ impl App {
     /// The measured utilisation of the minute shown, once the file is indexed
     /// (Philly); read again only when the minute changes.
     pub(super) fn refresh_gpu_util(&mut self) {
-        let crate::trace::model::Native::Philly(t) = &self.trace().native else {
-            return;
-        };
-        let Some(file) = t.gpu_util.as_ref().filter(|f| f.ready()) else {
+        let Some(file) = self.trace().native.as_ref().filter(|n| n.gpu_util_ready()) else {
             return;
         };
         let now = self.sim.replay.now();
         let cached = self.sim.gpu_util.as_ref().map(|g| g.0);
         // Rows older than two minutes do not describe now.
-        match file.at(now, 120) {
+        match file.gpu_util_at(now, 120) {
             Some((when, _)) if Some(when) == cached => {}
             Some((when, rows)) => {
                 let c = self.engine().cluster();

@@ -7,7 +7,7 @@ use super::effects::Effects;
 use super::keymap::{Command, Keymap};
 use super::theme::{self, Depth};
 use crate::sim::{Placement, Policy};
-use crate::trace::model::{Native, Trace};
+use crate::trace::model::Trace;
 use crate::trace::LoadReport;
 use color_eyre::eyre::{bail, Result};
 use ratatui::buffer::Buffer;
@@ -219,12 +219,6 @@ fn sgr(fg: Color, bg: Color, m: Modifier) -> String {
     }
 }
 
-/// Mean sensor GPU utilisation per PAI job-table row (NaN where none), from the side index.
-fn job_utilisation(t: &crate::trace::pai::PaiTables) -> Option<Vec<f32>> {
-    let idx = t.side_index().as_ref().ok()?;
-    idx.job_util.clone()
-}
-
 /// Runs the replay until the user quits.
 pub fn run(
     trace: Arc<Trace>,
@@ -261,30 +255,19 @@ pub fn run(
 
     // Indexes of the big side files, built in the background while the replay runs.
     let (util_tx, util_rx) = mpsc::channel();
-    match &trace.native {
-        Native::Pai(t) => {
-            let t = t.clone();
+    match trace
+        .native
+        .clone()
+        .and_then(|n| Some((n.background_index()?, n)))
+    {
+        Some((name, t)) => {
             std::thread::Builder::new()
-                .name("side index".into())
+                .name(name.into())
                 .spawn(move || {
-                    let _ = util_tx.send(job_utilisation(&t).map(Arc::new));
+                    let _ = util_tx.send(t.build_indexes().map(Arc::new));
                 })?;
         }
-        Native::Philly(t) => {
-            let t = t.clone();
-            std::thread::Builder::new()
-                .name("util index".into())
-                .spawn(move || {
-                    for f in [&t.gpu_util, &t.cpu_util, &t.mem_util]
-                        .into_iter()
-                        .flatten()
-                    {
-                        let _ = f.index();
-                    }
-                    let _ = util_tx.send(None);
-                })?;
-        }
-        _ => drop(util_tx),
+        None => drop(util_tx),
     }
 
     terminal::enable_raw_mode()?;

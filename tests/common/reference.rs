@@ -101,132 +101,205 @@ struct Res {
     avail: Vec<(usize, u32)>,
 }
 
+/// The naive simulator's state between instants.
+struct Naive<'a> {
+    trace: &'a Trace,
+    policy: Policy,
+    rule: Placement,
+    /// The cluster with every GPU free (a job that cannot fit it is rejected).
+    empty: Free,
+    free: Free,
+    /// Jobs by (submit, index), and each job's place in that order.
+    order: Vec<usize>,
+    rank: Vec<usize>,
+    next: usize,
+    queue: Vec<usize>,
+    running: Vec<Running>,
+    start: Vec<Option<i64>>,
+    res: Option<Res>,
+}
+
+impl Naive<'_> {
+    fn gpus(&self, j: usize) -> u32 {
+        match self.trace.jobs[j].demand {
+            Demand::Gang { gpus } => gpus,
+            _ => panic!("reference handles whole-GPU jobs only"),
+        }
+    }
+
+    fn rt(&self, j: usize) -> i64 {
+        self.trace.jobs[j].runtime.unwrap()
+    }
+
+    /// Queue order: the policy's key, then arrival.
+    fn key(&self, j: usize) -> (u64, usize) {
+        let r = self.rt(j) as u64;
+        let k = match self.policy {
+            Policy::Sjf => r,
+            Policy::Sgf => r * self.gpus(j) as u64 * 1000,
+            _ => 0,
+        };
+        (k, self.rank[j])
+    }
+
+    /// The next instant: an arrival or a completion; `None` when done.
+    fn next_time(&self) -> Option<i64> {
+        let ta = self
+            .order
+            .get(self.next)
+            .map(|&j| self.trace.jobs[j].submit);
+        let tc = self.running.iter().map(|r| r.0).min();
+        match (ta, tc) {
+            (Some(a), Some(c)) => Some(a.min(c)),
+            (a, c) => a.or(c),
+        }
+    }
+
+    /// Completions at `t` free their GPUs.
+    fn complete(&mut self, t: i64) {
+        self.running.sort_by_key(|r| (r.0, r.1));
+        while self.running.first().is_some_and(|r| r.0 == t) {
+            let (_, _, g) = self.running.remove(0);
+            for (m, x) in g {
+                self.free[m][x] = true;
+            }
+        }
+    }
+
+    /// Arrivals at `t` join the queue (unless the whole cluster could not hold them).
+    fn arrive(&mut self, t: i64) {
+        let n = self.order.len();
+        while self.next < n && self.trace.jobs[self.order[self.next]].submit == t {
+            let j = self.order[self.next];
+            self.next += 1;
+            if place(&self.empty, self.rule, self.gpus(j)).is_some() {
+                self.queue.push(j);
+            }
+        }
+    }
+
+    fn begin(&mut self, t: i64, j: usize, g: Vec<(usize, usize)>) {
+        for &(m, x) in &g {
+            self.free[m][x] = false;
+        }
+        self.start[j] = Some(t);
+        self.running.push((t + self.rt(j), j, g));
+    }
+
+    /// Strict order: the head starts or blocks the queue.
+    fn fifo(&mut self, t: i64) {
+        while let Some(&h) = self.queue.first() {
+            match place(&self.free, self.rule, self.gpus(h)) {
+                Some(g) => {
+                    self.queue.remove(0);
+                    self.begin(t, h, g);
+                }
+                None => break,
+            }
+        }
+    }
+
+    /// EASY: later jobs start if they end before the head's shadow time or
+    /// use only GPUs its reservation leaves.
+    fn backfill(&mut self, t: i64) {
+        let h = self.queue[0];
+        if self.res.as_ref().is_none_or(|r| r.head != h) {
+            self.res = Some(reserve(
+                h,
+                self.gpus(h),
+                self.rule,
+                &self.free,
+                &self.running,
+            ));
+        }
+        let mut i = 1;
+        while i < self.queue.len() {
+            let j = self.queue[i];
+            if let Some(g) = place(&self.free, self.rule, self.gpus(j)) {
+                let r = self.res.as_mut().unwrap();
+                let short = t + self.trace.jobs[j].runtime.unwrap() <= r.shadow;
+                let uses = per_machine(&g);
+                let fits_plan = uses
+                    .iter()
+                    .all(|&(m, u)| r.avail.iter().find(|a| a.0 == m).is_none_or(|a| u <= a.1));
+                if short || fits_plan {
+                    if !short {
+                        for (m, u) in uses {
+                            if let Some(a) = r.avail.iter_mut().find(|a| a.0 == m) {
+                                a.1 = a.1.saturating_sub(u);
+                            }
+                        }
+                    }
+                    self.queue.remove(i);
+                    self.begin(t, j, g);
+                    continue;
+                }
+            }
+            i += 1;
+        }
+    }
+
+    /// Every job that fits starts, in queue order.
+    fn greedy(&mut self, t: i64) {
+        let mut i = 0;
+        while i < self.queue.len() {
+            let j = self.queue[i];
+            if let Some(g) = place(&self.free, self.rule, self.gpus(j)) {
+                self.queue.remove(i);
+                self.begin(t, j, g);
+            } else {
+                i += 1;
+            }
+        }
+    }
+}
+
 /// Start times by the naive rules.
 pub fn simulate(trace: &Trace, policy: Policy, rule: Placement) -> Vec<Option<i64>> {
     let n = trace.jobs.len();
-    let gpus = |j: usize| match trace.jobs[j].demand {
-        Demand::Gang { gpus } => gpus,
-        _ => panic!("reference handles whole-GPU jobs only"),
-    };
-    let rt = |j: usize| trace.jobs[j].runtime.unwrap();
     let empty: Free = trace
         .cluster
         .machines
         .iter()
         .map(|m| vec![true; m.gpus as usize])
         .collect();
-    let mut free = empty.clone();
     let mut order: Vec<usize> = (0..n).collect();
     order.sort_by_key(|&j| (trace.jobs[j].submit, j));
     let mut rank = vec![0; n];
     for (r, &j) in order.iter().enumerate() {
         rank[j] = r;
     }
-    let mut next = 0;
-    let mut queue: Vec<usize> = Vec::new();
-    let mut running: Vec<Running> = Vec::new();
-    let mut start = vec![None; n];
-    let mut res: Option<Res> = None;
-    let key = |j: usize| -> (u64, usize) {
-        let r = rt(j) as u64;
-        let k = match policy {
-            Policy::Sjf => r,
-            Policy::Sgf => r * gpus(j) as u64 * 1000,
-            _ => 0,
-        };
-        (k, rank[j])
+    let mut s = Naive {
+        trace,
+        policy,
+        rule,
+        free: empty.clone(),
+        empty,
+        order,
+        rank,
+        next: 0,
+        queue: Vec::new(),
+        running: Vec::new(),
+        start: vec![None; n],
+        res: None,
     };
-    loop {
-        let ta = order.get(next).map(|&j| trace.jobs[j].submit);
-        let tc = running.iter().map(|r| r.0).min();
-        let t = match (ta, tc) {
-            (Some(a), Some(c)) => a.min(c),
-            (a, c) => match a.or(c) {
-                Some(t) => t,
-                None => break,
-            },
-        };
-        running.sort_by_key(|r| (r.0, r.1));
-        while running.first().is_some_and(|r| r.0 == t) {
-            let (_, _, g) = running.remove(0);
-            for (m, x) in g {
-                free[m][x] = true;
-            }
-        }
-        while next < n && trace.jobs[order[next]].submit == t {
-            let j = order[next];
-            next += 1;
-            if place(&empty, rule, gpus(j)).is_some() {
-                queue.push(j);
-            }
-        }
-        queue.sort_by_key(|&j| key(j));
-        let mut begin =
-            |j: usize, g: Vec<(usize, usize)>, free: &mut Free, running: &mut Vec<_>| {
-                for &(m, x) in &g {
-                    free[m][x] = false;
-                }
-                start[j] = Some(t);
-                running.push((t + rt(j), j, g));
-            };
+    while let Some(t) = s.next_time() {
+        s.complete(t);
+        s.arrive(t);
+        let mut queue = std::mem::take(&mut s.queue);
+        queue.sort_by_key(|&j| s.key(j));
+        s.queue = queue;
         match policy {
             Policy::Fifo | Policy::FifoBackfill => {
-                while let Some(&h) = queue.first() {
-                    match place(&free, rule, gpus(h)) {
-                        Some(g) => {
-                            queue.remove(0);
-                            begin(h, g, &mut free, &mut running);
-                        }
-                        None => break,
-                    }
-                }
-                if policy == Policy::FifoBackfill && !queue.is_empty() {
-                    let h = queue[0];
-                    if res.as_ref().is_none_or(|r| r.head != h) {
-                        res = Some(reserve(h, gpus(h), rule, &free, &running));
-                    }
-                    let r = res.as_mut().unwrap();
-                    let mut i = 1;
-                    while i < queue.len() {
-                        let j = queue[i];
-                        if let Some(g) = place(&free, rule, gpus(j)) {
-                            let short = t + rt(j) <= r.shadow;
-                            let uses = per_machine(&g);
-                            let fits_plan = uses.iter().all(|&(m, u)| {
-                                r.avail.iter().find(|a| a.0 == m).is_none_or(|a| u <= a.1)
-                            });
-                            if short || fits_plan {
-                                if !short {
-                                    for (m, u) in uses {
-                                        if let Some(a) = r.avail.iter_mut().find(|a| a.0 == m) {
-                                            a.1 = a.1.saturating_sub(u);
-                                        }
-                                    }
-                                }
-                                queue.remove(i);
-                                begin(j, g, &mut free, &mut running);
-                                continue;
-                            }
-                        }
-                        i += 1;
-                    }
+                s.fifo(t);
+                if policy == Policy::FifoBackfill && !s.queue.is_empty() {
+                    s.backfill(t);
                 }
             }
-            _ => {
-                let mut i = 0;
-                while i < queue.len() {
-                    let j = queue[i];
-                    if let Some(g) = place(&free, rule, gpus(j)) {
-                        queue.remove(i);
-                        begin(j, g, &mut free, &mut running);
-                    } else {
-                        i += 1;
-                    }
-                }
-            }
+            _ => s.greedy(t),
         }
     }
-    start
+    s.start
 }
 
 fn per_machine(g: &[(usize, usize)]) -> Vec<(usize, u32)> {

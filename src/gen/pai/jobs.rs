@@ -167,15 +167,12 @@ fn machines() -> Vec<(u8, u32, u32, u32)> {
     out
 }
 
-pub fn generate(opts: &GenOptions) -> Generated {
-    let n = opts.jobs as usize;
-    let stream = |k: u64| Rng::new(opts.seed.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ k);
-    let mut rng = stream(1);
-    // Submissions: Poisson, thinned by the hour-of-day curve.
+/// Submission times: Poisson, thinned by the hour-of-day curve.
+fn submissions(n: usize, rng: &mut Rng) -> Vec<i64> {
     let mean_w = HOURLY.iter().sum::<f64>() / 24.0;
     let peak = HOURLY.iter().cloned().fold(0.0, f64::max) / mean_w;
     let mut t = 0.0f64;
-    let submits: Vec<i64> = (0..n)
+    (0..n)
         .map(|_| loop {
             t += rng.exponential(JOBS_PER_SECOND * peak);
             let hour = ((t as i64).rem_euclid(86_400) / 3600) as usize;
@@ -183,41 +180,128 @@ pub fn generate(opts: &GenOptions) -> Generated {
                 break BASE + t as i64;
             }
         })
-        .collect();
-    let mut r2 = stream(2);
-    let kinds = exact_categorical(n, &[GPU_JOB_SHARE, 1.0 - GPU_JOB_SHARE], &mut r2);
-    let n_gpu = kinds.iter().filter(|&&k| k == 0).count();
-    let runtimes = lognormal_matching(n_gpu, RUNTIME.0, RUNTIME.1, 1.0, RUNTIME.2, &mut r2);
-    let queues = lognormal_matching(n_gpu, QUEUE.0, QUEUE.1, 0.0, 30.0 * 86_400.0, &mut r2);
-    let gpus = exact_categorical(n_gpu, &GPU_SHARES.map(|g| g.1), &mut r2);
-    let cpu_n = n - n_gpu;
-    let cpu_runtimes = lognormal_matching(cpu_n, 200.0, 1_200.0, 1.0, 3.0 * 86_400.0, &mut r2);
-    let cpu_queues = lognormal_matching(cpu_n, 2.0, 30.0, 0.0, 86_400.0, &mut r2);
-    let cpu_insts = lognormal_matching(cpu_n, 12.0, 28.0, 1.0, 500.0, &mut r2);
+        .collect()
+}
 
+/// The stratified draws the jobs take in turn, so the marginals hit the
+/// published ones: GPU or CPU job, then each kind's run time, queueing and size.
+struct Marginals {
+    /// 0: a GPU job, 1: a CPU job.
+    kinds: Vec<usize>,
+    runtimes: Vec<i64>,
+    queues: Vec<i64>,
+    /// Index into `GPU_SHARES`.
+    gpus: Vec<usize>,
+    cpu_runtimes: Vec<i64>,
+    cpu_queues: Vec<i64>,
+    cpu_insts: Vec<i64>,
+    /// GPU and CPU jobs taken so far.
+    taken: (usize, usize),
+}
+
+impl Marginals {
+    fn draw(n: usize, rng: &mut Rng) -> Marginals {
+        let kinds = exact_categorical(n, &[GPU_JOB_SHARE, 1.0 - GPU_JOB_SHARE], rng);
+        let n_gpu = kinds.iter().filter(|&&k| k == 0).count();
+        let runtimes = lognormal_matching(n_gpu, RUNTIME.0, RUNTIME.1, 1.0, RUNTIME.2, rng);
+        let queues = lognormal_matching(n_gpu, QUEUE.0, QUEUE.1, 0.0, 30.0 * 86_400.0, rng);
+        let gpus = exact_categorical(n_gpu, &GPU_SHARES.map(|g| g.1), rng);
+        let cpu_n = n - n_gpu;
+        let cpu_runtimes = lognormal_matching(cpu_n, 200.0, 1_200.0, 1.0, 3.0 * 86_400.0, rng);
+        let cpu_queues = lognormal_matching(cpu_n, 2.0, 30.0, 0.0, 86_400.0, rng);
+        let cpu_insts = lognormal_matching(cpu_n, 12.0, 28.0, 1.0, 500.0, rng);
+        Marginals {
+            kinds,
+            runtimes,
+            queues,
+            gpus,
+            cpu_runtimes,
+            cpu_queues,
+            cpu_insts,
+            taken: (0, 0),
+        }
+    }
+
+    /// The next job's (run time, queueing, tasks); a GPU job's shape draws from `rng`.
+    fn next(&mut self, is_gpu: bool, rng: &mut Rng) -> (i64, i64, GpuShape) {
+        let (gi, ci) = &mut self.taken;
+        if is_gpu {
+            let g = GPU_SHARES[self.gpus[*gi]].0;
+            let s = shape(g, rng);
+            *gi += 1;
+            (self.runtimes[*gi - 1], self.queues[*gi - 1], s)
+        } else {
+            *ci += 1;
+            (
+                self.cpu_runtimes[*ci - 1],
+                self.cpu_queues[*ci - 1],
+                vec![("worker", self.cpu_insts[*ci - 1] as u32, 0)],
+            )
+        }
+    }
+}
+
+/// Tasks of job `j` from its shape, each with its (unplaced) instances.
+fn push_tasks(
+    j: usize,
+    spec: GpuShape,
+    tasks: &mut Vec<GTask>,
+    insts: &mut Vec<GInst>,
+    rng: &mut Rng,
+) {
+    for (name, count, pct) in spec {
+        let i0 = insts.len() as u32;
+        insts.extend((0..count).map(|_| GInst {
+            task: tasks.len() as u32,
+            machine: None,
+        }));
+        tasks.push(GTask {
+            job: j as u32,
+            name,
+            inst_num: count,
+            plan_gpu: (pct > 0).then_some(pct),
+            plan_cpu: [100, 200, 400, 600, 800][rng.below(5) as usize],
+            plan_mem: [2.0, 4.0, 8.0, 16.0, 29.296875][rng.below(5) as usize],
+            gpu_type: None,
+            insts: i0..insts.len() as u32,
+        });
+    }
+}
+
+/// A few jobs of the last hour are cut by the trace's end: running or waiting.
+fn cut_at_end(jobs: &mut [GJob], last: i64, rng: &mut Rng) {
+    let n = jobs.len();
+    let mut recent: Vec<usize> = (0..n).filter(|&j| jobs[j].submit >= last - 3600).collect();
+    shuffle(&mut recent, rng);
+    let running = (n as f64 * 0.002).round() as usize;
+    let waiting = (n as f64 * 0.001).round() as usize;
+    for (k, &j) in recent.iter().take(running + waiting).enumerate() {
+        let job = &mut jobs[j];
+        job.end = None;
+        if k < running {
+            job.status = Status::Running;
+        } else {
+            job.status = Status::Waiting;
+            job.start = None;
+        }
+    }
+}
+
+pub fn generate(opts: &GenOptions) -> Generated {
+    let n = opts.jobs as usize;
+    let stream = |k: u64| Rng::new(opts.seed.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ k);
+    let submits = submissions(n, &mut stream(1));
+    let mut m = Marginals::draw(n, &mut stream(2));
     let mut r3 = stream(3);
     let last = submits.last().copied().unwrap_or(BASE);
     let users = (n / 1000).clamp(5, 1300) as u64;
     let groups = (n / 5).max(1) as u64;
-    let (mut gi, mut ci) = (0usize, 0usize);
     let mut jobs = Vec::with_capacity(n);
     let mut tasks: Vec<GTask> = Vec::with_capacity(n + n / 8);
     let mut insts: Vec<GInst> = Vec::new();
     for (j, &submit) in submits.iter().enumerate() {
-        let is_gpu = kinds[j] == 0;
-        let (runtime, queue, mut spec) = if is_gpu {
-            let g = GPU_SHARES[gpus[gi]].0;
-            let s = shape(g, &mut r3);
-            gi += 1;
-            (runtimes[gi - 1], queues[gi - 1], s)
-        } else {
-            ci += 1;
-            (
-                cpu_runtimes[ci - 1],
-                cpu_queues[ci - 1],
-                vec![("worker", cpu_insts[ci - 1] as u32, 0)],
-            )
-        };
+        let is_gpu = m.kinds[j] == 0;
+        let (runtime, queue, mut spec) = m.next(is_gpu, &mut r3);
         if is_gpu && r3.chance(0.12) {
             spec.insert(0, ("ps", 1 + r3.below(4) as u32, 0));
         }
@@ -229,23 +313,7 @@ pub fn generate(opts: &GenOptions) -> Generated {
             Status::Terminated
         };
         let t0 = tasks.len() as u32;
-        for (name, count, pct) in spec {
-            let i0 = insts.len() as u32;
-            insts.extend((0..count).map(|_| GInst {
-                task: tasks.len() as u32,
-                machine: None,
-            }));
-            tasks.push(GTask {
-                job: j as u32,
-                name,
-                inst_num: count,
-                plan_gpu: (pct > 0).then_some(pct),
-                plan_cpu: [100, 200, 400, 600, 800][r3.below(5) as usize],
-                plan_mem: [2.0, 4.0, 8.0, 16.0, 29.296875][r3.below(5) as usize],
-                gpu_type: None,
-                insts: i0..insts.len() as u32,
-            });
-        }
+        push_tasks(j, spec, &mut tasks, &mut insts, &mut r3);
         let needs_8 = tasks[t0 as usize..]
             .iter()
             .any(|t| t.plan_gpu.unwrap_or(0) > 200);
@@ -270,21 +338,7 @@ pub fn generate(opts: &GenOptions) -> Generated {
             tasks: t0..tasks.len() as u32,
         });
     }
-    // A few jobs of the last hour are cut by the trace's end.
-    let mut recent: Vec<usize> = (0..n).filter(|&j| jobs[j].submit >= last - 3600).collect();
-    shuffle(&mut recent, &mut r3);
-    let running = (n as f64 * 0.002).round() as usize;
-    let waiting = (n as f64 * 0.001).round() as usize;
-    for (k, &j) in recent.iter().take(running + waiting).enumerate() {
-        let job = &mut jobs[j];
-        job.end = None;
-        if k < running {
-            job.status = Status::Running;
-        } else {
-            job.status = Status::Waiting;
-            job.start = None;
-        }
-    }
+    cut_at_end(&mut jobs, last, &mut r3);
     let mut g = Generated {
         seed: opts.seed,
         jobs,

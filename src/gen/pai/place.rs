@@ -11,8 +11,9 @@ use crate::trace::model::{Cluster, Demand, Machine, Unit};
 use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
 
-pub fn place(g: &mut Generated, rng: &mut Rng) {
-    let cluster = Cluster {
+/// The generated machines as a cluster the engine's indices can hold.
+fn cluster_of(g: &Generated) -> Cluster {
+    Cluster {
         machines: g
             .machines
             .iter()
@@ -30,7 +31,26 @@ pub fn place(g: &mut Generated, rng: &mut Rng) {
         origin: String::new(),
         per_node: None,
         sized_by: String::new(),
-    };
+    }
+}
+
+/// No room at its start: an instance is recorded anyway, on a random
+/// machine that could hold it (of its type).
+fn overflow_machine(g: &Generated, pct: u32, filter: TypeFilter, rng: &mut Rng) -> u32 {
+    let fits =
+        |&(t, _, _, gpus): &(u8, u32, u32, u32)| gpus * 100 >= pct && filter.allows(t as u16);
+    let options: Vec<u32> = (0..g.machines.len() as u32)
+        .filter(|&m| fits(&g.machines[m as usize]))
+        .collect();
+    if options.is_empty() {
+        0
+    } else {
+        options[rng.below(options.len() as u64) as usize]
+    }
+}
+
+pub fn place(g: &mut Generated, rng: &mut Rng) {
+    let cluster = cluster_of(g);
     let mut state = ClusterState::new(&cluster);
     // GPU instances by start time (then index, for determinism).
     let mut starts: Vec<(i64, u32)> = Vec::new();
@@ -83,19 +103,8 @@ pub fn place(g: &mut Generated, rng: &mut Rng) {
                 m
             }
             None => {
-                // No room: recorded anyway on a machine that could hold it.
                 g.overflow += 1;
-                let fits = |&(t, _, _, gpus): &(u8, u32, u32, u32)| {
-                    gpus * 100 >= pct && filter.allows(t as u16)
-                };
-                let options: Vec<u32> = (0..g.machines.len() as u32)
-                    .filter(|&m| fits(&g.machines[m as usize]))
-                    .collect();
-                if options.is_empty() {
-                    0
-                } else {
-                    options[rng.below(options.len() as u64) as usize]
-                }
+                overflow_machine(g, pct, filter, rng)
             }
         };
         g.insts[i as usize].machine = Some(machine);

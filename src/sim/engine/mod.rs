@@ -71,7 +71,7 @@ pub enum Event {
     },
     PowerSwitched {
         at: Secs,
-        to: crate::energy::PowerPolicy,
+        to: crate::sim::energy::PowerPolicy,
     },
     /// The policy failed (see `Engine::failures`); the engine fell back to
     /// the policy before, or halted.

@@ -1,7 +1,7 @@
 //! Energy accounting and the live power-limit policy (with a Zeus model).
 
 use super::{Engine, Event};
-use crate::energy::{Draw, EnergyModel, PowerPolicy};
+use crate::sim::energy::{Draw, EnergyModel, PowerPolicy};
 use crate::sim::policy::Policy;
 use crate::trace::model::Secs;
 use rustc_hash::FxHashMap;
@@ -45,7 +45,7 @@ pub struct JobPower {
 impl Engine {
     /// Gives the replay an energy model; jobs start under `policy`'s power limits.
     pub fn with_energy(mut self, model: Arc<EnergyModel>, policy: PowerPolicy) -> Engine {
-        let workload = Arc::new(crate::energy::workloads(&self.trace));
+        let workload = Arc::new(crate::sim::energy::workloads(&self.trace));
         self.power = Some(Power {
             model,
             workload,

@@ -116,7 +116,7 @@ impl Engine {
                         .then(|| self.tally.deadlines_met as f64 / self.tally.deadlines as f64)
                 })
                 .flatten(),
-            energy_kwh: self.joules().map(crate::energy::kwh),
+            energy_kwh: self.joules().map(crate::sim::energy::kwh),
             avg_power_w: self
                 .joules()
                 .zip(makespan.filter(|&m| m > 0))

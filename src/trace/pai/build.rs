@@ -1,12 +1,12 @@
 //! From the PAI tables to the one model: jobs, demands, recorded segments,
 //! and the cluster.
 
-use super::tables::{opt_idx, opt_time, TaskRow};
+use super::tables::{opt_idx, opt_time, JobRow, TaskRow};
 use super::PaiTables;
 use crate::trace::clock::PAI_ZONE;
 use crate::trace::input::{InputError, LoadReport};
 use crate::trace::model::{
-    Cluster, Demand, Job, JobStatus, Machine, Native, Segment, Symbols, Trace, Unit, MILLI_PER_GPU,
+    Cluster, Demand, Job, JobStatus, Machine, Segment, Symbols, Trace, Unit, MILLI_PER_GPU,
 };
 use crate::trace::LoadOptions;
 use std::sync::Arc;
@@ -101,6 +101,63 @@ fn cluster(
     Ok(c)
 }
 
+/// What job `job` asks for: its tasks with GPUs as units, sorted (empty: a CPU job).
+fn units_of(t: &PaiTables, job: u32) -> Vec<Unit> {
+    let mut units: Vec<Unit> = t
+        .tasks_of(job)
+        .filter_map(|task| {
+            let milli = plan_milli(task);
+            let count = task.inst_num.round() as u32;
+            (milli > 0 && count > 0).then_some(Unit { count, milli })
+        })
+        .collect();
+    units.sort_unstable();
+    units
+}
+
+/// The recorded holds of job `job`: each instance that started, on its machine.
+fn push_segments(t: &PaiTables, job: u32, segments: &mut Vec<Segment>) {
+    for inst in t.instances_of(job) {
+        let Some(start) = opt_time(inst.start_time) else {
+            continue;
+        };
+        let milli = opt_idx(inst.task).map_or(0, |ti| plan_milli(&t.tasks[ti as usize]));
+        segments.push(Segment {
+            start,
+            end: opt_time(inst.end_time),
+            machine: opt_idx(inst.machine),
+            milli,
+            gpus: 0,
+        });
+    }
+}
+
+/// The job's status: unfinished without an end time, else as the job table says.
+fn job_status(row: &JobRow, symbols: &Symbols) -> JobStatus {
+    if row.end_time.is_none() {
+        return JobStatus::Unfinished;
+    }
+    row.status
+        .map_or(JobStatus::Unknown, |s| status(symbols.get(s)))
+}
+
+/// The report's notes on jobs left out and instances too big for a machine.
+fn note_jobs(report: &mut LoadReport, cpu_jobs: u64, cluster: &Cluster, jobs: &[Job]) {
+    if cpu_jobs > 0 {
+        report.note(format!("{cpu_jobs} CPU jobs (no GPU demand) left out of the GPU replay; --include-cpu-jobs keeps them"));
+    }
+    report.note(cluster.origin.clone());
+    let over: u64 = jobs
+        .iter()
+        .filter(|j| j.demand.total_milli() > 0 && matches!(&j.demand, Demand::Instances(u) if u.iter().any(|u| u.milli > 8 * MILLI_PER_GPU)))
+        .count() as u64;
+    if over > 0 {
+        report.note(format!(
+            "{over} jobs have an instance wanting more than 8 GPUs"
+        ));
+    }
+}
+
 /// Builds the trace: GPU jobs in job-table order (CPU jobs counted and left
 /// out unless `include_cpu_jobs`).
 pub fn trace(
@@ -114,33 +171,13 @@ pub fn trace(
     let mut cpu_jobs = 0u64;
     let mut pending_types: Vec<(usize, String)> = Vec::new();
     for (i, row) in t.jobs.iter().enumerate() {
-        let mut units: Vec<Unit> = t
-            .tasks_of(i as u32)
-            .filter_map(|task| {
-                let milli = plan_milli(task);
-                let count = task.inst_num.round() as u32;
-                (milli > 0 && count > 0).then_some(Unit { count, milli })
-            })
-            .collect();
-        units.sort_unstable();
+        let units = units_of(&t, i as u32);
         if units.is_empty() && !opts.include_cpu_jobs {
             cpu_jobs += 1;
             continue;
         }
         let seg_start = segments.len() as u32;
-        for inst in t.instances_of(i as u32) {
-            let Some(start) = opt_time(inst.start_time) else {
-                continue;
-            };
-            let milli = opt_idx(inst.task).map_or(0, |ti| plan_milli(&t.tasks[ti as usize]));
-            segments.push(Segment {
-                start,
-                end: opt_time(inst.end_time),
-                machine: opt_idx(inst.machine),
-                milli,
-                gpus: 0,
-            });
-        }
+        push_segments(&t, i as u32, &mut segments);
         let runtime = match t.run_span(i as u32) {
             (Some(f), Some(l), false) => Some(l - f),
             _ => None,
@@ -149,14 +186,7 @@ pub fn trace(
         let gpu_type = tag
             .and_then(|g| g.gpu_type_spec)
             .map(|s| symbols.get(s).to_string());
-        let st = row
-            .status
-            .map_or(JobStatus::Unknown, |s| status(symbols.get(s)));
-        let status = if row.end_time.is_none() {
-            JobStatus::Unfinished
-        } else {
-            st
-        };
+        let status = job_status(row, &symbols);
         if let Some(ty) = gpu_type {
             pending_types.push((jobs.len(), ty));
         }
@@ -190,19 +220,7 @@ pub fn trace(
     for (j, ty) in pending_types {
         jobs[j].gpu_type = Some(cluster.type_id(&ty));
     }
-    if cpu_jobs > 0 {
-        report.note(format!("{cpu_jobs} CPU jobs (no GPU demand) left out of the GPU replay; --include-cpu-jobs keeps them"));
-    }
-    report.note(cluster.origin.clone());
-    let over: u64 = jobs
-        .iter()
-        .filter(|j| j.demand.total_milli() > 0 && matches!(&j.demand, Demand::Instances(u) if u.iter().any(|u| u.milli > 8 * MILLI_PER_GPU)))
-        .count() as u64;
-    if over > 0 {
-        report.note(format!(
-            "{over} jobs have an instance wanting more than 8 GPUs"
-        ));
-    }
+    note_jobs(report, cpu_jobs, &cluster, &jobs);
     Ok(Trace {
         format: "pai",
         source: t.dir.display().to_string(),
@@ -216,6 +234,6 @@ pub fn trace(
         } else {
             Vec::new()
         },
-        native: Native::Pai(t),
+        native: Some(t),
     })
 }

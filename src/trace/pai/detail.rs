@@ -4,7 +4,7 @@
 //! field `X` also as `X_local` in Asia/Shanghai.
 
 use super::side::{METRIC_T, SENSOR_T};
-use super::tables::{opt_idx, opt_time, JobRow, MACHINE_METRIC, SENSOR};
+use super::tables::{opt_idx, opt_time, InstanceRow, JobRow, MACHINE_METRIC, SENSOR};
 use super::PaiTables;
 use crate::trace::clock::{weekday_time, PAI_ZONE};
 use crate::trace::input::{sanitize, InputError, Skips};
@@ -79,16 +79,12 @@ fn job_json(t: &PaiTables, symbols: &Symbols, r: &JobRow) -> Value {
     Value::Object(m)
 }
 
-/// The joined drill-down of job-table row `job`, in the shape
-/// `{"job", "tasks", "instances", "group_tag", "wait_s", "runtime_s"}`.
-pub fn job_detail(t: &PaiTables, symbols: &Symbols, job: u32, side: &SideRows) -> Value {
-    let r = &t.jobs[job as usize];
-    let job_name = t.texts.get(r.job_name);
-    let tasks: Vec<Value> = t
-        .tasks_of(job)
+/// The task rows of job-table row `job`, as released.
+fn tasks_json(t: &PaiTables, symbols: &Symbols, job: u32, job_name: &str) -> Vec<Value> {
+    t.tasks_of(job)
         .map(|task| {
             let mut m = Map::new();
-            put_text(&mut m, "job_name", job_name.clone());
+            put_text(&mut m, "job_name", job_name.to_string());
             put_sym(&mut m, "task_name", symbols, task.task_name);
             put_num(&mut m, "inst_num", Some(task.inst_num));
             put_sym(&mut m, "status", symbols, task.status);
@@ -100,69 +96,91 @@ pub fn job_detail(t: &PaiTables, symbols: &Symbols, job: u32, side: &SideRows) -
             put_sym(&mut m, "gpu_type", symbols, task.gpu_type);
             Value::Object(m)
         })
-        .collect();
-    let machine_name = |i: u32| -> String {
-        let n = t.spec.len() as u32;
-        if i < n {
-            t.spec[i as usize].machine.clone()
-        } else {
-            t.unknown_machines
-                .get((i - n) as usize)
-                .cloned()
-                .unwrap_or_default()
-        }
-    };
+        .collect()
+}
+
+/// The name of machine `i`: the spec's, then those only the instances name.
+fn machine_name(t: &PaiTables, i: u32) -> String {
+    let n = t.spec.len() as u32;
+    if i < n {
+        t.spec[i as usize].machine.clone()
+    } else {
+        t.unknown_machines
+            .get((i - n) as usize)
+            .cloned()
+            .unwrap_or_default()
+    }
+}
+
+/// One instance row of job row `r`, with its sensor row, machine spec and
+/// machine-metric row.
+fn instance_json(
+    t: &PaiTables,
+    r: &JobRow,
+    inst: &InstanceRow,
+    job_name: &str,
+    side: &SideRows,
+) -> Value {
     let isym = |s: u32| {
         opt_idx(s)
             .map(|s| t.inst_symbols.get(Sym(s)).to_string())
             .unwrap_or_default()
     };
+    let mut m = Map::new();
+    let worker = t.inst_texts.get(inst.worker_name);
+    put_text(&mut m, "job_name", job_name.to_string());
+    put_text(&mut m, "task_name", isym(inst.task_name));
+    put_text(&mut m, "inst_name", t.inst_texts.get(inst.inst_name));
+    put_text(&mut m, "worker_name", worker.clone());
+    let inst_id = if inst.inst_id == crate::trace::texts::TextId::EMPTY {
+        t.texts.get(r.inst_id)
+    } else {
+        t.inst_texts.get(inst.inst_id)
+    };
+    put_text(&mut m, "inst_id", inst_id);
+    put_text(&mut m, "status", isym(inst.status));
+    put_time(&mut m, "start_time", opt_time(inst.start_time));
+    put_time(&mut m, "end_time", opt_time(inst.end_time));
+    put_text(
+        &mut m,
+        "machine",
+        opt_idx(inst.machine)
+            .map(|i| machine_name(t, i))
+            .unwrap_or_default(),
+    );
+    let wk = key(worker.as_bytes());
+    m.insert(
+        "sensor".into(),
+        side.sensor
+            .get(&wk)
+            .map_or(Value::Null, |f| side_json(SENSOR.1, f, 6)),
+    );
+    let spec = opt_idx(inst.machine).and_then(|i| t.spec.get(i as usize));
+    m.insert(
+        "machine_spec".into(),
+        spec.map_or(Value::Null, |s| {
+            json!({"machine": s.machine, "gpu_type": s.gpu_type, "cap_cpu": s.cap_cpu,
+                   "cap_mem": s.cap_mem, "cap_gpu": s.cap_gpu})
+        }),
+    );
+    m.insert(
+        "machine_metric".into(),
+        side.metric
+            .get(&wk)
+            .map_or(Value::Null, |f| side_json(MACHINE_METRIC.1, f, 2)),
+    );
+    Value::Object(m)
+}
+
+/// The joined drill-down of job-table row `job`, in the shape
+/// `{"job", "tasks", "instances", "group_tag", "wait_s", "runtime_s"}`.
+pub fn job_detail(t: &PaiTables, symbols: &Symbols, job: u32, side: &SideRows) -> Value {
+    let r = &t.jobs[job as usize];
+    let job_name = t.texts.get(r.job_name);
+    let tasks = tasks_json(t, symbols, job, &job_name);
     let instances: Vec<Value> = t
         .instances_of(job)
-        .map(|inst| {
-            let mut m = Map::new();
-            let worker = t.inst_texts.get(inst.worker_name);
-            put_text(&mut m, "job_name", job_name.clone());
-            put_text(&mut m, "task_name", isym(inst.task_name));
-            put_text(&mut m, "inst_name", t.inst_texts.get(inst.inst_name));
-            put_text(&mut m, "worker_name", worker.clone());
-            let inst_id = if inst.inst_id == crate::trace::texts::TextId::EMPTY {
-                t.texts.get(r.inst_id)
-            } else {
-                t.inst_texts.get(inst.inst_id)
-            };
-            put_text(&mut m, "inst_id", inst_id);
-            put_text(&mut m, "status", isym(inst.status));
-            put_time(&mut m, "start_time", opt_time(inst.start_time));
-            put_time(&mut m, "end_time", opt_time(inst.end_time));
-            put_text(
-                &mut m,
-                "machine",
-                opt_idx(inst.machine).map(machine_name).unwrap_or_default(),
-            );
-            let wk = key(worker.as_bytes());
-            m.insert(
-                "sensor".into(),
-                side.sensor
-                    .get(&wk)
-                    .map_or(Value::Null, |f| side_json(SENSOR.1, f, 6)),
-            );
-            let spec = opt_idx(inst.machine).and_then(|i| t.spec.get(i as usize));
-            m.insert(
-                "machine_spec".into(),
-                spec.map_or(Value::Null, |s| {
-                    json!({"machine": s.machine, "gpu_type": s.gpu_type, "cap_cpu": s.cap_cpu,
-                           "cap_mem": s.cap_mem, "cap_gpu": s.cap_gpu})
-                }),
-            );
-            m.insert(
-                "machine_metric".into(),
-                side.metric
-                    .get(&wk)
-                    .map_or(Value::Null, |f| side_json(MACHINE_METRIC.1, f, 2)),
-            );
-            Value::Object(m)
-        })
+        .map(|inst| instance_json(t, r, inst, &job_name, side))
         .collect();
     let group_tag = t.group_tag_of(job).map_or(Value::Null, |g| {
         let mut m = Map::new();

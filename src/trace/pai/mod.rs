@@ -8,6 +8,7 @@
 pub mod build;
 pub mod detail;
 mod instances;
+mod native;
 pub mod side;
 pub mod tables;
 
@@ -22,6 +23,16 @@ use rustc_hash::FxHashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{mpsc, Arc};
 use tables::*;
+
+/// `pai` on the command line.
+pub const FORMAT: super::Format = super::Format::new(&super::FormatSpec {
+    name: "pai",
+    aliases: &[],
+    help: "Alibaba PAI 2020: a directory of the released tables (.csv or .tar.gz)",
+    replay_about: "Replay an Alibaba PAI 2020 directory full screen",
+    load,
+    energy_beside: None,
+});
 
 /// The released tables as indexed at load, for the replay and the drill-down.
 #[derive(Debug, Default)]
@@ -223,6 +234,166 @@ fn missing_required(dir: &Path, table: &str) -> InputError {
     )
 }
 
+/// The load in progress: the tables so far, and what the report will say.
+struct Loading {
+    t: PaiTables,
+    symbols: Symbols,
+    report: LoadReport,
+    /// Rows read per table, in reading order.
+    counts: Vec<(&'static str, u64)>,
+    began: std::time::Instant,
+    strict: bool,
+}
+
+impl Loading {
+    /// `pai_machine_spec`, where present: the machines and their index by name.
+    fn machine_spec(&mut self) -> Result<FxHashMap<u128, u32>, InputError> {
+        let mut machine_index = FxHashMap::default();
+        let Some(src) = self.t.source(MACHINE_SPEC.0).cloned() else {
+            return Ok(machine_index);
+        };
+        let t = &mut self.t;
+        let (n, skips) = read_table(&src, MACHINE_SPEC.0, self.strict, |row| {
+            let r = parse_spec(row)?;
+            let k = key(r.machine.as_bytes());
+            if machine_index.contains_key(&k) {
+                return Err(row.error("machine", format!("duplicate machine '{}'", r.machine)));
+            }
+            machine_index.insert(k, t.spec.len() as u32);
+            t.spec.push(r);
+            Ok(())
+        })?;
+        self.counts.push((MACHINE_SPEC.0, n));
+        self.report.skips.push(skips);
+        Ok(machine_index)
+    }
+
+    /// `pai_job_table`: the jobs, indexed by name; returns each job's `inst_id` key.
+    fn job_table(&mut self, src: &Source) -> Result<Vec<u128>, InputError> {
+        let (t, symbols) = (&mut self.t, &mut self.symbols);
+        let mut job_inst_ids = Vec::new();
+        let (n, skips) = read_table(src, JOB.0, self.strict, |row| {
+            let name = row.bytes(0, "job_name")?;
+            let k = key(name);
+            if let Some(&first) = t.job_index.get(&k) {
+                let line = t.jobs[first as usize].line;
+                let name = crate::trace::input::sanitize(&String::from_utf8_lossy(name));
+                return Err(row.error(
+                    "job_name",
+                    format!("duplicate job '{name}' (first on line {line})"),
+                ));
+            }
+            let r = parse_job(row, &mut t.texts, symbols)?;
+            t.job_index.insert(k, t.jobs.len() as u32);
+            t.job_keys.push(k);
+            job_inst_ids.push(key(row.bytes(1, "inst_id")?));
+            t.jobs.push(r);
+            Ok(())
+        })?;
+        self.counts.push((JOB.0, n));
+        self.report.skips.push(skips);
+        self.report.time("job table", self.began);
+        Ok(job_inst_ids)
+    }
+
+    /// `pai_group_tag_table`, where present: each job's first tag, joined by `inst_id`.
+    fn group_tags(&mut self, by_inst: &JoinIndex) -> Result<(), InputError> {
+        self.t.job_tag = vec![NONE_IDX; self.t.jobs.len()];
+        let Some(src) = self.t.source(GROUP_TAG.0).cloned() else {
+            return Ok(());
+        };
+        let (t, symbols) = (&mut self.t, &mut self.symbols);
+        let mut guess = 0;
+        let (n, skips) = read_table(&src, GROUP_TAG.0, self.strict, |row| {
+            let r = parse_group_tag(row, &mut t.texts, symbols)?;
+            // Tags of no job are checked but not kept: nothing can reach them.
+            if let Some(j) = by_inst.find(key(row.bytes(0, "inst_id")?), &mut guess) {
+                if t.job_tag[j as usize] == NONE_IDX {
+                    t.job_tag[j as usize] = t.group_tags.len() as u32;
+                    t.group_tags.push(r);
+                }
+            }
+            Ok(())
+        })?;
+        self.counts.push((GROUP_TAG.0, n));
+        self.report.skips.push(skips);
+        Ok(())
+    }
+
+    /// `pai_task_table`: every task joined to its job by name, then grouped by job.
+    fn task_table(&mut self, src: &Source) -> Result<(), InputError> {
+        let (t, symbols) = (&mut self.t, &mut self.symbols);
+        let jobs = JoinIndex {
+            keys: std::mem::take(&mut t.job_keys),
+            index: std::mem::take(&mut t.job_index),
+        };
+        let mut guess = 0;
+        let (n, skips) = read_table(src, TASK.0, self.strict, |row| {
+            let name = row.bytes(0, "job_name")?;
+            let job = jobs.find(key(name), &mut guess).ok_or_else(|| {
+                row.error(
+                    "job_name",
+                    format!(
+                        "'{}' is not in pai_job_table",
+                        String::from_utf8_lossy(name)
+                    ),
+                )
+            })?;
+            t.tasks.push(parse_task(row, job, symbols)?);
+            Ok(())
+        })?;
+        self.counts.push((TASK.0, n));
+        self.report.skips.push(skips);
+        (t.job_keys, t.job_index) = (jobs.keys, jobs.index);
+        (t.task_order, t.tasks_of) = group_by(t.tasks.iter().map(|r| r.job), t.jobs.len());
+        self.report.time("group tags and tasks", self.began);
+        Ok(())
+    }
+
+    /// The instance reader's result (when the table exists): instances
+    /// linked to their tasks and grouped by job.
+    fn instances(&mut self, reader: Option<InstanceReader>) -> Result<(), InputError> {
+        let t = &mut self.t;
+        let Some(h) = reader else {
+            t.insts_of = vec![(0, 0); t.jobs.len()];
+            return Ok(());
+        };
+        let r = h
+            .join()
+            .map_err(|_| InputError::file(INSTANCE.0, "the instance reader panicked"))??;
+        t.instances = r.rows;
+        t.inst_texts = r.texts;
+        t.inst_symbols = r.symbols;
+        t.unknown_machines = r.unknown;
+        self.counts
+            .insert(self.counts.len() - 1, (INSTANCE.0, r.read));
+        self.report.skips.push(r.skips);
+        self.report.time("instance table", self.began);
+        resolve_tasks(t, &self.symbols);
+        (t.inst_order, t.insts_of) = group_by(t.instances.iter().map(|r| r.job), t.jobs.len());
+        Ok(())
+    }
+
+    /// One line per table: where it was found and how many rows it had.
+    fn note_sources(&mut self) {
+        for (name, src) in &self.t.sources {
+            let line = match (src, self.counts.iter().find(|(n, _)| n == name)) {
+                (Some(s), Some((_, n))) => {
+                    format!("{}: {n} rows", s.display(&format!("{name}.csv")))
+                }
+                (Some(s), None) => format!(
+                    "{}: found; read when a job is drilled into",
+                    s.path().display()
+                ),
+                (None, _) => format!("{name}: not found"),
+            };
+            self.report.note(line);
+        }
+    }
+}
+
+type InstanceReader = std::thread::JoinHandle<Result<instances::Instances, InputError>>;
+
 /// Loads a PAI directory.
 pub fn load(dir: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), InputError> {
     if !dir.is_dir() {
@@ -247,10 +418,8 @@ pub fn load(dir: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Input
         .source(TASK.0)
         .cloned()
         .ok_or_else(|| missing_required(dir, TASK.0))?;
-    let mut report = LoadReport::default();
-    let began = std::time::Instant::now();
-    let mut counts: Vec<(&str, u64)> = Vec::new();
 
+    let began = std::time::Instant::now();
     let (tx, rx) = mpsc::channel();
     let inst_thread = t.source(INSTANCE.0).cloned().map(|src| {
         let strict = opts.strict;
@@ -259,132 +428,43 @@ pub fn load(dir: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Input
             .spawn(move || instances::read(src, strict, rx))
             .expect("spawn the instance reader")
     });
-
-    let mut symbols = Symbols::default();
-    let mut machine_index = FxHashMap::default();
-    if let Some(src) = t.source(MACHINE_SPEC.0).cloned() {
-        let (n, skips) = read_table(&src, MACHINE_SPEC.0, opts.strict, |row| {
-            let r = parse_spec(row)?;
-            let k = key(r.machine.as_bytes());
-            if machine_index.contains_key(&k) {
-                return Err(row.error("machine", format!("duplicate machine '{}'", r.machine)));
-            }
-            machine_index.insert(k, t.spec.len() as u32);
-            t.spec.push(r);
-            Ok(())
-        })?;
-        counts.push((MACHINE_SPEC.0, n));
-        report.skips.push(skips);
-    }
-    let mut job_inst_ids = Vec::new();
-    let (n, skips) = read_table(&job_src, JOB.0, opts.strict, |row| {
-        let name = row.bytes(0, "job_name")?;
-        let k = key(name);
-        if let Some(&first) = t.job_index.get(&k) {
-            let line = t.jobs[first as usize].line;
-            let name = crate::trace::input::sanitize(&String::from_utf8_lossy(name));
-            return Err(row.error(
-                "job_name",
-                format!("duplicate job '{name}' (first on line {line})"),
-            ));
-        }
-        let r = parse_job(row, &mut t.texts, &mut symbols)?;
-        t.job_index.insert(k, t.jobs.len() as u32);
-        t.job_keys.push(k);
-        job_inst_ids.push(key(row.bytes(1, "inst_id")?));
-        t.jobs.push(r);
-        Ok(())
-    })?;
-    counts.push((JOB.0, n));
-    report.skips.push(skips);
-    report.time("job table", began);
+    let mut l = Loading {
+        t,
+        symbols: Symbols::default(),
+        report: LoadReport::default(),
+        counts: Vec::new(),
+        began,
+        strict: opts.strict,
+    };
+    let machine_index = l.machine_spec()?;
+    let job_inst_ids = l.job_table(&job_src)?;
     let by_inst = JoinIndex::new(job_inst_ids.clone());
     let joins = Arc::new(instances::Joins {
         machine_index,
-        spec_machines: t.spec.len() as u32,
+        spec_machines: l.t.spec.len() as u32,
         jobs: JoinIndex {
-            keys: t.job_keys.clone(),
-            index: t.job_index.clone(),
+            keys: l.t.job_keys.clone(),
+            index: l.t.job_index.clone(),
         },
         job_inst_ids,
     });
     let _ = tx.send(joins);
-
-    t.job_tag = vec![NONE_IDX; t.jobs.len()];
-    if let Some(src) = t.source(GROUP_TAG.0).cloned() {
-        let mut guess = 0;
-        let (n, skips) = read_table(&src, GROUP_TAG.0, opts.strict, |row| {
-            let r = parse_group_tag(row, &mut t.texts, &mut symbols)?;
-            // Tags of no job are checked but not kept: nothing can reach them.
-            if let Some(j) = by_inst.find(key(row.bytes(0, "inst_id")?), &mut guess) {
-                if t.job_tag[j as usize] == NONE_IDX {
-                    t.job_tag[j as usize] = t.group_tags.len() as u32;
-                    t.group_tags.push(r);
-                }
-            }
-            Ok(())
-        })?;
-        counts.push((GROUP_TAG.0, n));
-        report.skips.push(skips);
-    }
-    let jobs = JoinIndex {
-        keys: std::mem::take(&mut t.job_keys),
-        index: std::mem::take(&mut t.job_index),
-    };
-    let mut guess = 0;
-    let (n, skips) = read_table(&task_src, TASK.0, opts.strict, |row| {
-        let name = row.bytes(0, "job_name")?;
-        let job = jobs.find(key(name), &mut guess).ok_or_else(|| {
-            row.error(
-                "job_name",
-                format!(
-                    "'{}' is not in pai_job_table",
-                    String::from_utf8_lossy(name)
-                ),
-            )
-        })?;
-        t.tasks.push(parse_task(row, job, &mut symbols)?);
-        Ok(())
-    })?;
-    counts.push((TASK.0, n));
-    report.skips.push(skips);
-    (t.job_keys, t.job_index) = (jobs.keys, jobs.index);
-    (t.task_order, t.tasks_of) = group_by(t.tasks.iter().map(|r| r.job), t.jobs.len());
-    report.time("group tags and tasks", began);
-
-    if let Some(h) = inst_thread {
-        let r = h
-            .join()
-            .map_err(|_| InputError::file(INSTANCE.0, "the instance reader panicked"))??;
-        t.instances = r.rows;
-        t.inst_texts = r.texts;
-        t.inst_symbols = r.symbols;
-        t.unknown_machines = r.unknown;
-        counts.insert(counts.len() - 1, (INSTANCE.0, r.read));
-        report.skips.push(r.skips);
-        report.time("instance table", began);
-        resolve_tasks(&mut t, &symbols);
-        (t.inst_order, t.insts_of) = group_by(t.instances.iter().map(|r| r.job), t.jobs.len());
-    } else {
-        t.insts_of = vec![(0, 0); t.jobs.len()];
-    }
-    if t.jobs.is_empty() {
+    l.group_tags(&by_inst)?;
+    l.task_table(&task_src)?;
+    l.instances(inst_thread)?;
+    if l.t.jobs.is_empty() {
         return Err(InputError::file(
             &job_src.display(&format!("{}.csv", JOB.0)),
             "no jobs",
         ));
     }
-    for (name, src) in &t.sources {
-        let line = match (src, counts.iter().find(|(n, _)| n == name)) {
-            (Some(s), Some((_, n))) => format!("{}: {n} rows", s.display(&format!("{name}.csv"))),
-            (Some(s), None) => format!(
-                "{}: found; read when a job is drilled into",
-                s.path().display()
-            ),
-            (None, _) => format!("{name}: not found"),
-        };
-        report.note(line);
-    }
+    l.note_sources();
+    let Loading {
+        t,
+        symbols,
+        mut report,
+        ..
+    } = l;
     let trace = build::trace(Arc::new(t), symbols, opts, &mut report)?;
     report.time("model built", began);
     Ok((trace, report))

@@ -3,18 +3,27 @@
 //! utilisation files, indexed by time rather than loaded.
 
 pub mod joblog;
+mod native;
 pub mod util;
 
 use super::clock;
 use super::fields::Row;
 use super::input::{sanitize, InputError, LoadReport, Location, RowPolicy};
-use super::model::{
-    Cluster, Demand, Job, JobStatus, Machine, Native, Secs, Segment, Symbols, Trace, Zone,
-};
+use super::model::{Cluster, Demand, Job, JobStatus, Machine, Secs, Segment, Symbols, Trace, Zone};
 use super::LoadOptions;
 use chrono::{NaiveDateTime, TimeZone};
 use rustc_hash::FxHashMap;
 use std::path::{Path, PathBuf};
+
+/// `philly` on the command line.
+pub const FORMAT: super::Format = super::Format::new(&super::FormatSpec {
+    name: "philly",
+    aliases: &[],
+    help: "Microsoft Philly: a directory with cluster_job_log and cluster_machine_list",
+    replay_about: "Replay a Microsoft Philly directory full screen",
+    load,
+    energy_beside: None,
+});
 
 pub const ZONE: Zone = Zone::Tz(chrono_tz::America::Los_Angeles);
 pub const JOB_LOG: &str = "cluster_job_log";
@@ -250,6 +259,99 @@ pub fn load(dir: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Input
     Ok((trace, report))
 }
 
+/// Jobs and attempts the replay leaves out or cannot end, for the report.
+#[derive(Default)]
+struct Tally {
+    no_attempts: u64,
+    no_start: u64,
+    open: u64,
+    no_gpus: u64,
+}
+
+impl Tally {
+    fn notes(&self, report: &mut LoadReport) {
+        let Tally {
+            no_attempts,
+            no_start,
+            open,
+            no_gpus,
+        } = *self;
+        if no_attempts > 0 {
+            report.note(format!(
+                "{no_attempts} jobs have no attempts (kept for stats and drill-down)"
+            ));
+        }
+        if no_gpus > 0 {
+            report.note(format!(
+                "{no_gpus} jobs have no attempt with GPUs, so no GPU demand: left out of the replay"
+            ));
+        }
+        if no_start > 0 {
+            report.note(format!(
+                "{no_start} attempts lack a start or end time (logging errors): not replayed"
+            ));
+        }
+        if open > 0 {
+            report.note(format!(
+                "{open} jobs were still running when the trace was cut (no end time)"
+            ));
+        }
+    }
+}
+
+/// GPUs of the first attempt that had any (0: none did).
+fn gpus_of(pj: &PhillyJob) -> u32 {
+    pj.attempts
+        .iter()
+        .map(|a| a.detail.iter().map(|d| d.1.count_ones()).sum::<u32>())
+        .find(|&g| g > 0)
+        .unwrap_or(0)
+}
+
+/// The recorded holds of a job's attempts: one per machine, on its exact
+/// GPUs. Attempts without a start, or an earlier one without an end, are
+/// logging errors and not replayed; the last may still be running.
+fn push_attempts(pj: &PhillyJob, segments: &mut Vec<Segment>, tally: &mut Tally) {
+    for (k, a) in pj.attempts.iter().enumerate() {
+        let Some(start) = a.start else {
+            tally.no_start += 1;
+            continue;
+        };
+        if a.end.is_none() {
+            if k + 1 == pj.attempts.len() {
+                tally.open += 1;
+            } else {
+                tally.no_start += 1; // a logging error: an earlier attempt without an end
+                continue;
+            }
+        }
+        for &(m, mask) in &a.detail {
+            segments.push(Segment {
+                start,
+                end: a.end,
+                machine: Some(m),
+                milli: mask.count_ones() * 1000,
+                gpus: mask,
+            });
+        }
+    }
+}
+
+/// The job's status: unfinished while its last attempt runs, else as logged.
+fn status_of(pj: &PhillyJob) -> JobStatus {
+    let still_running = pj
+        .attempts
+        .last()
+        .is_some_and(|a| a.start.is_some() && a.end.is_none());
+    match pj.status.as_str() {
+        _ if still_running => JobStatus::Unfinished,
+        "Pass" => JobStatus::Completed,
+        "Killed" => JobStatus::Killed,
+        "Failed" => JobStatus::Failed,
+        _ => JobStatus::Unknown,
+    }
+}
+
 fn build(
     t: PhillyTables,
     cluster: Cluster,
@@ -259,59 +361,21 @@ fn build(
     let mut symbols = Symbols::default();
     let mut jobs = Vec::with_capacity(t.jobs.len());
     let mut segments = Vec::new();
-    let (mut no_attempts, mut no_start, mut open, mut no_gpus) = (0u64, 0u64, 0u64, 0u64);
+    let mut tally = Tally::default();
     for (i, pj) in t.jobs.iter().enumerate() {
         if pj.attempts.is_empty() {
-            no_attempts += 1;
+            tally.no_attempts += 1;
         }
-        let gpus: u32 = pj
-            .attempts
-            .iter()
-            .map(|a| a.detail.iter().map(|d| d.1.count_ones()).sum::<u32>())
-            .find(|&g| g > 0)
-            .unwrap_or(0);
+        let gpus = gpus_of(pj);
         if gpus == 0 && !opts.include_cpu_jobs {
-            no_gpus += 1;
+            tally.no_gpus += 1;
             continue;
         }
         let seg_start = segments.len() as u32;
-        for (k, a) in pj.attempts.iter().enumerate() {
-            let Some(start) = a.start else {
-                no_start += 1;
-                continue;
-            };
-            if a.end.is_none() {
-                if k + 1 == pj.attempts.len() {
-                    open += 1;
-                } else {
-                    no_start += 1; // a logging error: an earlier attempt without an end
-                    continue;
-                }
-            }
-            for &(m, mask) in &a.detail {
-                segments.push(Segment {
-                    start,
-                    end: a.end,
-                    machine: Some(m),
-                    milli: mask.count_ones() * 1000,
-                    gpus: mask,
-                });
-            }
-        }
+        push_attempts(pj, &mut segments, &mut tally);
         let runtime = match pj.span() {
             (Some(s), Some(e)) if e >= s => Some(e - s),
             _ => None,
-        };
-        let still_running = pj
-            .attempts
-            .last()
-            .is_some_and(|a| a.start.is_some() && a.end.is_none());
-        let status = match pj.status.as_str() {
-            _ if still_running => JobStatus::Unfinished,
-            "Pass" => JobStatus::Completed,
-            "Killed" => JobStatus::Killed,
-            "Failed" => JobStatus::Failed,
-            _ => JobStatus::Unknown,
         };
         jobs.push(Job {
             id: pj.jobid.clone(),
@@ -321,33 +385,14 @@ fn build(
             runtime,
             demand: Demand::Gang { gpus },
             gpu_type: None,
-            status,
+            status: status_of(pj),
             deadline: None,
             model: None,
             segments: seg_start..segments.len() as u32,
             native_row: i as u32,
         });
     }
-    if no_attempts > 0 {
-        report.note(format!(
-            "{no_attempts} jobs have no attempts (kept for stats and drill-down)"
-        ));
-    }
-    if no_gpus > 0 {
-        report.note(format!(
-            "{no_gpus} jobs have no attempt with GPUs, so no GPU demand: left out of the replay"
-        ));
-    }
-    if no_start > 0 {
-        report.note(format!(
-            "{no_start} attempts lack a start or end time (logging errors): not replayed"
-        ));
-    }
-    if open > 0 {
-        report.note(format!(
-            "{open} jobs were still running when the trace was cut (no end time)"
-        ));
-    }
+    tally.notes(report);
     if jobs.is_empty() {
         return Err(InputError::file(
             &t.dir.display().to_string(),
@@ -359,8 +404,8 @@ fn build(
         None => cluster,
     };
     report.note(cluster.origin.clone());
-    let excluded = if no_gpus > 0 {
-        vec![("jobs with no GPU attempt".to_string(), no_gpus)]
+    let excluded = if tally.no_gpus > 0 {
+        vec![("jobs with no GPU attempt".to_string(), tally.no_gpus)]
     } else {
         Vec::new()
     };
@@ -373,7 +418,7 @@ fn build(
         symbols,
         zone: ZONE,
         excluded,
-        native: Native::Philly(std::sync::Arc::new(t)),
+        native: Some(std::sync::Arc::new(t)),
     })
 }
 

@@ -37,7 +37,7 @@ pub struct UtilIndex {
 }
 
 /// One minute's rows: machine → values (None for `NA`).
-pub type Minute = FxHashMap<u32, Vec<Option<f32>>>;
+pub type Minute = crate::trace::native::MachineValues;
 
 #[derive(Debug)]
 pub struct UtilFile {
@@ -95,10 +95,13 @@ impl UtilFile {
         // looked at, and only parsed when it changes.
         let mut buf = vec![0u8; 1 << 22];
         let (mut carry, mut base, mut line) = (0usize, 0u64, 0u64);
-        let mut columns: Option<Vec<String>> = None;
-        let mut policy = RowPolicy::new(&file, self.strict);
-        let mut runs: Vec<(Secs, u64)> = Vec::new();
-        let mut last_text: Vec<u8> = Vec::new();
+        let mut scan = Scan {
+            file: &file,
+            columns: None,
+            policy: RowPolicy::new(&file, self.strict),
+            runs: Vec::new(),
+            last_text: Vec::new(),
+        };
         let mut at_end = false;
         while !at_end {
             if carry == buf.len() {
@@ -121,63 +124,11 @@ impl UtilFile {
             }
             let mut start = 0usize;
             while let Some(p) = memchr::memchr(b'\n', &buf[start..end]) {
-                let mut row = &buf[start..start + p];
+                let row = &buf[start..start + p];
                 let offset = base + start as u64;
                 start += p + 1;
                 line += 1;
-                if let Some(r) = row.strip_suffix(b"\r") {
-                    row = r;
-                }
-                if row.iter().all(u8::is_ascii_whitespace) {
-                    continue;
-                }
-                if columns.is_none() {
-                    let text = String::from_utf8_lossy(row);
-                    let mut fields = text.trim_start_matches('\u{feff}').split(',');
-                    if fields.next().map(str::trim) != Some("time") {
-                        return Err(header_error(&file));
-                    }
-                    let cols: Vec<String> = fields
-                        .skip(1)
-                        .map(|c| c.trim().to_string())
-                        .filter(|c| !c.is_empty())
-                        .collect();
-                    if cols.is_empty() {
-                        return Err(header_error(&file));
-                    }
-                    columns = Some(cols);
-                    continue;
-                }
-                let text = match memchr::memchr(b',', row) {
-                    Some(c) => &row[..c],
-                    None => row,
-                };
-                let text = text
-                    .strip_prefix(b"\"")
-                    .and_then(|t| t.strip_suffix(b"\""))
-                    .unwrap_or(text);
-                if text == last_text.as_slice() {
-                    continue;
-                }
-                match std::str::from_utf8(text)
-                    .map_err(|_| "not UTF-8".to_string())
-                    .and_then(parse_zoned)
-                {
-                    Ok(t) => {
-                        last_text.clear();
-                        last_text.extend_from_slice(text);
-                        runs.push((t, offset));
-                    }
-                    Err(m) => {
-                        let loc = Location {
-                            file: file.clone(),
-                            line,
-                            column: Some("time".into()),
-                            byte: false,
-                        };
-                        policy.bad_row(InputError::at(loc, m))?;
-                    }
-                }
+                scan.line(row, offset, line)?;
             }
             buf.copy_within(start..end, 0);
             carry = end - start;
@@ -185,16 +136,7 @@ impl UtilFile {
             self.scanned
                 .store(base, std::sync::atomic::Ordering::Relaxed);
         }
-        let Some(columns) = columns else {
-            return Err(InputError::file(&file, "empty file: expected a header row"));
-        };
-        // Files are written in time order; sort in case a part is not.
-        runs.sort_by_key(|r| r.0);
-        Ok(UtilIndex {
-            runs,
-            columns,
-            skips: policy.skips,
-        })
+        scan.finish()
     }
 
     /// The rows of the latest minute at or before `t` (and no older than
@@ -242,6 +184,98 @@ impl UtilFile {
         }
         Some((when, out))
     }
+}
+
+/// The index as the scan builds it, one line at a time.
+struct Scan<'a> {
+    file: &'a str,
+    /// Value column names, once the header is read.
+    columns: Option<Vec<String>>,
+    policy: RowPolicy,
+    runs: Vec<(Secs, u64)>,
+    /// The time text of the current minute's rows.
+    last_text: Vec<u8>,
+}
+
+impl Scan<'_> {
+    /// Line number `line` (without its newline), starting at byte `offset`:
+    /// the header, or a row whose time starts a new minute or not.
+    fn line(&mut self, row: &[u8], offset: u64, line: u64) -> Result<(), InputError> {
+        let row = row.strip_suffix(b"\r").unwrap_or(row);
+        if row.iter().all(u8::is_ascii_whitespace) {
+            return Ok(());
+        }
+        if self.columns.is_none() {
+            self.columns = Some(header_columns(self.file, row)?);
+            return Ok(());
+        }
+        let text = match memchr::memchr(b',', row) {
+            Some(c) => &row[..c],
+            None => row,
+        };
+        let text = text
+            .strip_prefix(b"\"")
+            .and_then(|t| t.strip_suffix(b"\""))
+            .unwrap_or(text);
+        if text == self.last_text.as_slice() {
+            return Ok(());
+        }
+        match std::str::from_utf8(text)
+            .map_err(|_| "not UTF-8".to_string())
+            .and_then(parse_zoned)
+        {
+            Ok(t) => {
+                self.last_text.clear();
+                self.last_text.extend_from_slice(text);
+                self.runs.push((t, offset));
+            }
+            Err(m) => {
+                let loc = Location {
+                    file: self.file.to_string(),
+                    line,
+                    column: Some("time".into()),
+                    byte: false,
+                };
+                self.policy.bad_row(InputError::at(loc, m))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(self) -> Result<UtilIndex, InputError> {
+        let Some(columns) = self.columns else {
+            return Err(InputError::file(
+                self.file,
+                "empty file: expected a header row",
+            ));
+        };
+        // Files are written in time order; sort in case a part is not.
+        let mut runs = self.runs;
+        runs.sort_by_key(|r| r.0);
+        Ok(UtilIndex {
+            runs,
+            columns,
+            skips: self.policy.skips,
+        })
+    }
+}
+
+/// `time,machine,values…`: the value column names.
+fn header_columns(file: &str, row: &[u8]) -> Result<Vec<String>, InputError> {
+    let text = String::from_utf8_lossy(row);
+    let mut fields = text.trim_start_matches('\u{feff}').split(',');
+    if fields.next().map(str::trim) != Some("time") {
+        return Err(header_error(file));
+    }
+    let cols: Vec<String> = fields
+        .skip(1)
+        .map(|c| c.trim().to_string())
+        .filter(|c| !c.is_empty())
+        .collect();
+    if cols.is_empty() {
+        return Err(header_error(file));
+    }
+    Ok(cols)
 }
 
 fn header_error(file: &str) -> InputError {

@@ -1,0 +1,89 @@
+//! What the command line knows of a trace format: its names, a line for
+//! its `FORMAT` value and one for its full-screen subcommand, its loader, and
+//! any energy model released beside it. Each format module declares one
+//! `FORMAT`; `trace::FORMATS` lists them.
+
+use super::input::{InputError, LoadReport};
+use super::model::Trace;
+use super::LoadOptions;
+use std::path::{Path, PathBuf};
+
+/// Reads a trace at a path (a file or a directory, as the format has it).
+pub type Loader = fn(&Path, &LoadOptions) -> Result<(Trace, LoadReport), InputError>;
+
+#[derive(Debug)]
+pub struct FormatSpec {
+    /// As typed: `tracetui NAME PATH`, `tracetui sim NAME PATH`.
+    pub name: &'static str,
+    /// Other names accepted for it (not listed in help).
+    pub aliases: &'static [&'static str],
+    /// One line for the `FORMAT` value's help.
+    pub help: &'static str,
+    /// One line for its full-screen subcommand.
+    pub replay_about: &'static str,
+    pub load: Loader,
+    /// A directory of power traces released with a trace at this path, used
+    /// as the energy model when none is given.
+    pub energy_beside: Option<fn(&Path) -> Option<PathBuf>>,
+}
+
+/// One of the trace formats tracetui reads (see `trace::FORMATS`).
+#[derive(Clone, Copy)]
+pub struct Format(&'static FormatSpec);
+
+impl Format {
+    pub const fn new(spec: &'static FormatSpec) -> Format {
+        Format(spec)
+    }
+
+    pub fn name(self) -> &'static str {
+        self.0.name
+    }
+
+    pub fn spec(self) -> &'static FormatSpec {
+        self.0
+    }
+
+    /// The format called `name` (not an alias), among `trace::FORMATS`.
+    pub fn find(name: &str) -> Option<Format> {
+        super::FORMATS.iter().copied().find(|f| f.name() == name)
+    }
+
+    /// Loads a trace of this format from `path`.
+    pub fn load(self, path: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), InputError> {
+        (self.0.load)(path, opts)
+    }
+
+    /// The energy model's directory released beside a trace at `path`.
+    pub fn energy_beside(self, path: &Path) -> Option<PathBuf> {
+        self.0.energy_beside.and_then(|f| f(path))
+    }
+}
+
+impl PartialEq for Format {
+    fn eq(&self, other: &Format) -> bool {
+        self.name() == other.name()
+    }
+}
+
+impl Eq for Format {}
+
+impl std::fmt::Debug for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl clap::ValueEnum for Format {
+    fn value_variants<'a>() -> &'a [Format] {
+        &super::FORMATS
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(
+            clap::builder::PossibleValue::new(self.0.name)
+                .help(self.0.help)
+                .aliases(self.0.aliases.iter().copied()),
+        )
+    }
+}

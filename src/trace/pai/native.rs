@@ -1,0 +1,107 @@
+//! The PAI tables behind `NativeTables`: the joined drill-down, the sensor
+//! and machine-metric index built in the background, and its timings.
+
+use super::detail::{job_detail, side_rows, workers_of, SideRows};
+use super::PaiTables;
+use crate::trace::input::InputError;
+use crate::trace::model::{Job, Trace};
+use crate::trace::native::{BenchProbe, Indexing, NativeTables};
+use serde_json::Value;
+use std::any::Any;
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+impl NativeTables for PaiTables {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn job_detail(&self, trace: &Trace, job: &Job, side: bool) -> Value {
+        let row = job.native_row;
+        let rows = if side || self.side_ready() {
+            side_rows(self, &workers_of(self, row)).unwrap_or_default()
+        } else {
+            SideRows::default()
+        };
+        let mut v = job_detail(self, &trace.symbols, row, &rows);
+        if !side && !self.side_ready() {
+            v["note"] = Value::from(
+                "sensor and machine-metric rows: still being indexed in the background",
+            );
+        }
+        v
+    }
+
+    fn job_by_id(
+        &self,
+        trace: &Trace,
+        id: &str,
+    ) -> Result<Option<(Value, Vec<String>)>, InputError> {
+        let Some(row) = self.job_by_name(id) else {
+            return Ok(None);
+        };
+        let side = side_rows(self, &workers_of(self, row))?;
+        let mut warnings = Vec::new();
+        for s in side.skips.iter().filter(|s| s.count > 0) {
+            warnings.push(format!("{}: skipped {} bad rows", s.file, s.count));
+            warnings.extend(s.first.iter().map(|r| format!("  {r}")));
+        }
+        Ok(Some((
+            job_detail(self, &trace.symbols, row, &side),
+            warnings,
+        )))
+    }
+
+    fn status_counts(&self, trace: &Trace) -> Option<BTreeMap<String, u64>> {
+        let mut by_status = BTreeMap::new();
+        for r in &self.jobs {
+            let s = r
+                .status
+                .map_or("(empty)".to_string(), |s| trace.symbols.get(s).to_string());
+            *by_status.entry(s).or_insert(0) += 1;
+        }
+        Some(by_status)
+    }
+
+    fn background_index(&self) -> Option<&'static str> {
+        Some("side index")
+    }
+
+    /// The side index; the mean sensor GPU utilisation per job-table row.
+    fn build_indexes(&self) -> Option<Vec<f32>> {
+        let idx = self.side_index().as_ref().ok()?;
+        idx.job_util.clone()
+    }
+
+    fn indexing(&self) -> Option<Indexing> {
+        (!self.side_ready()).then_some(Indexing {
+            what: "sensor and metric tables",
+            progress: None,
+        })
+    }
+
+    /// The side index, then drill-downs into jobs spread over the table.
+    fn bench(&self, trace: &Trace, probe: &mut BenchProbe) -> Result<(), InputError> {
+        let s = Instant::now();
+        if let Err(e) = self.side_index() {
+            (probe.out)(format!("side index     failed: {e}"));
+        }
+        (probe.out)(format!(
+            "side index     {:.2} s (sensor + machine metric); peak RSS {}",
+            s.elapsed().as_secs_f64(),
+            (probe.rss)()
+        ));
+        let n = self.jobs.len();
+        let step = (n / probe.samples.max(1)).max(1);
+        let mut times: Vec<f64> = Vec::new();
+        for row in (0..n).step_by(step).take(probe.samples) {
+            let s = Instant::now();
+            let side = side_rows(self, &workers_of(self, row as u32))?;
+            let v = job_detail(self, &trace.symbols, row as u32, &side);
+            std::hint::black_box(v);
+            times.push(s.elapsed().as_secs_f64() * 1000.0);
+        }
+        probe.timings("drill-down", "jobs", times);
+        Ok(())
+    }
+}

@@ -1,0 +1,261 @@
+//! The command line per trace format: the committed samples regenerating
+//! byte for byte, each sample through the headless commands, and `job`
+//! drill-downs in their documented shape.
+
+mod common;
+
+use common::cli::{stderr, stdout, tracetui, PAI, SAMPLE};
+
+#[test]
+fn committed_sample_regenerates_byte_for_byte() {
+    let out = common::scratch_dir("gen").join("sample.csv");
+    let o = tracetui(&[
+        "gen",
+        "itp",
+        "--jobs",
+        "2000",
+        "--seed",
+        "42",
+        "--gpus",
+        "128",
+        "--load",
+        "0.85",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let committed = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/sample-traces/itp/sample.csv"
+    ))
+    .unwrap();
+    assert!(
+        std::fs::read(&out).unwrap() == committed,
+        "sample-traces/itp/sample.csv differs from `gen` output"
+    );
+}
+
+#[test]
+fn gen_elasticflow_loads_back_with_the_same_raw_columns() {
+    let dir = common::scratch_dir("gen2");
+    let raw = dir.join("raw.csv");
+    let ef = dir.join("ef.csv");
+    for (schema, path) in [("raw", &raw), ("elasticflow", &ef)] {
+        let o = tracetui(&[
+            "gen",
+            "itp",
+            "--jobs",
+            "300",
+            "--seed",
+            "9",
+            "--schema",
+            schema,
+            "--out",
+            path.to_str().unwrap(),
+        ]);
+        assert!(o.status.success());
+    }
+    let opts = tracetui::trace::LoadOptions {
+        strict: true,
+        ..Default::default()
+    };
+    let (a, _) = tracetui::trace::itp::load(&raw, &opts).unwrap();
+    let (b, _) = tracetui::trace::itp::load(&ef, &opts).unwrap();
+    assert_eq!(a.jobs.len(), 300);
+    for (x, y) in a.jobs.iter().zip(&b.jobs) {
+        assert_eq!(
+            (&x.id, x.submit, x.runtime, &x.demand),
+            (&y.id, y.submit, y.runtime, &y.demand)
+        );
+        assert!(y.deadline.unwrap() > y.submit);
+    }
+}
+
+#[test]
+fn pai_sample_through_every_headless_command() {
+    let sim = tracetui(&[
+        "sim", "pai", PAI, "--policy", "recorded", "--format", "json",
+    ]);
+    assert!(sim.status.success(), "{}", stderr(&sim));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&sim)).unwrap();
+    assert_eq!(v["policy"], "recorded");
+    assert_eq!(v["gpus"], 6742);
+    assert_eq!(v["gpus_per_node"], serde_json::Value::Null);
+    assert!(
+        stderr(&sim).contains("pai_job_table.csv: 2000 rows"),
+        "{}",
+        stderr(&sim)
+    );
+    let cmp = tracetui(&[
+        "compare",
+        "pai",
+        PAI,
+        "--policies",
+        "recorded,sjf",
+        "--format",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&cmp)).unwrap();
+    assert_eq!(v.as_array().unwrap().len(), 2);
+    let stats = tracetui(&["stats", "pai", PAI, "--format", "json"]);
+    let s: serde_json::Value = serde_json::from_str(&stdout(&stats)).unwrap();
+    assert_eq!(s["jobs"]["all"], 2000);
+    assert_eq!(s["submissions_by_hour"].as_array().unwrap().len(), 24);
+    let text = tracetui(&["stats", "itp", SAMPLE]);
+    assert!(
+        stdout(&text).contains("jobs       2000 (2000 GPU jobs)"),
+        "{}",
+        stdout(&text)
+    );
+}
+
+#[test]
+fn job_drill_down_json_has_the_documented_shape() {
+    let first = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/sample-traces/pai/pai_job_table.csv"
+    ))
+    .unwrap();
+    let name = first.split(',').next().unwrap().to_string();
+    let o = tracetui(&["job", "pai", PAI, &name, "--format", "json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let keys: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
+    assert_eq!(
+        keys,
+        vec![
+            "job",
+            "tasks",
+            "instances",
+            "group_tag",
+            "wait_s",
+            "runtime_s"
+        ]
+    );
+    assert_eq!(v["job"]["job_name"], name.as_str());
+    let inst = &v["instances"][0];
+    for k in [
+        "sensor",
+        "machine_spec",
+        "machine_metric",
+        "start_time_local",
+    ] {
+        assert!(inst.get(k).is_some(), "instance lacks {k}: {inst}");
+    }
+    let text = tracetui(&["job", "pai", PAI, &name]);
+    assert!(
+        stdout(&text).starts_with("job:\n  job_name"),
+        "{}",
+        stdout(&text)
+    );
+    let missing = tracetui(&["job", "pai", PAI, "nope"]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(
+        stderr(&missing).contains("job 'nope' is not in sample-traces/pai"),
+        "{}",
+        stderr(&missing)
+    );
+}
+
+#[test]
+fn philly_and_acme_samples_regenerate_byte_for_byte() {
+    let dir = common::scratch_dir("regen");
+    let o = tracetui(&[
+        "gen",
+        "philly",
+        "--jobs",
+        "2000",
+        "--seed",
+        "42",
+        "--util-minutes",
+        "30",
+        "--out",
+        dir.join("philly").to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for f in [
+        "cluster_job_log",
+        "cluster_machine_list",
+        "cluster_gpu_util",
+    ] {
+        let a = std::fs::read(dir.join("philly").join(f)).unwrap();
+        let b = std::fs::read(format!(
+            "{}/sample-traces/philly/{f}",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap();
+        assert!(a == b, "sample-traces/philly/{f} differs from gen");
+    }
+    let acme = dir.join("trace_seren.csv");
+    let o = tracetui(&[
+        "gen",
+        "acme",
+        "--jobs",
+        "2000",
+        "--seed",
+        "42",
+        "--out",
+        acme.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let committed = std::fs::read(format!(
+        "{}/sample-traces/acme/trace_seren.csv",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    assert!(
+        std::fs::read(&acme).unwrap() == committed,
+        "sample-traces/acme/trace_seren.csv differs from gen"
+    );
+}
+
+#[test]
+fn job_drill_down_for_philly_and_acme() {
+    let o = tracetui(&[
+        "job",
+        "philly",
+        "sample-traces/philly",
+        "application_1502000000042_7",
+        "--format",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let keys: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
+    assert_eq!(keys, vec!["job", "attempts", "wait_s", "runtime_s"]);
+    assert_eq!(v["job"]["jobid"], "application_1502000000042_7");
+    let first = std::fs::read_to_string(format!(
+        "{}/sample-traces/acme/trace_seren.csv",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let id = first
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split(',')
+        .next()
+        .unwrap()
+        .to_string();
+    let o = tracetui(&[
+        "job",
+        "acme",
+        "sample-traces/acme/trace_seren.csv",
+        &id,
+        "--format",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["job"]["job_id"], id.as_str());
+    assert!(v.get("wait_s").is_some() && v.get("runtime_s").is_some());
+    for (fmt, path) in [
+        ("philly", "sample-traces/philly"),
+        ("acme", "sample-traces/acme/trace_seren.csv"),
+    ] {
+        let o = tracetui(&["sim", fmt, path, "--policy", "recorded", "--format", "json"]);
+        assert!(o.status.success(), "{fmt}: {}", stderr(&o));
+        let o = tracetui(&["stats", fmt, path, "--format", "json"]);
+        assert!(o.status.success(), "{fmt}: {}", stderr(&o));
+    }
+}

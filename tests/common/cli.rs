@@ -1,0 +1,46 @@
+//! Running the binary as a user or script would, for the command-line tests.
+
+use std::process::{Command, Output};
+
+/// The committed ITP sample.
+pub const SAMPLE: &str = "sample-traces/itp/sample.csv";
+/// The committed PAI sample directory.
+pub const PAI: &str = "sample-traces/pai";
+
+pub fn tracetui(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tracetui"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap()
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+pub const KEYS: [&str; 13] = [
+    "policy",
+    "placement",
+    "gpus",
+    "gpus_per_node",
+    "jobs",
+    "jobs_done",
+    "jobs_rejected",
+    "makespan_s",
+    "jct_s",
+    "wait_s",
+    "slowdown",
+    "gpu_util",
+    "preemptions",
+];
+
+pub fn keys(v: &serde_json::Value) -> Vec<String> {
+    let mut k: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+    k.sort();
+    k
+}
