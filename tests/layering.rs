@@ -94,8 +94,7 @@ fn names(code: &str, what: &str) -> Option<usize> {
         let before = code[..at].chars().next_back();
         let after = code[at + what.len()..].chars().next();
         let starts = before.is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
-        let ends = what.ends_with("::")
-            || after.is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
+        let ends = what.ends_with("::") || after.is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
         if starts && ends {
             return Some(code[..at].lines().count().max(1));
         }
@@ -152,7 +151,11 @@ fn the_source_keeps_its_layers() {
     let mut files = Vec::new();
     rust_files(&src, &mut files);
     files.sort();
-    assert!(files.len() > 50, "found only {} files under src", files.len());
+    assert!(
+        files.len() > 50,
+        "found only {} files under src",
+        files.len()
+    );
     let mut all = Vec::new();
     for f in &files {
         let text = std::fs::read_to_string(f).expect("read a source file");
@@ -169,7 +172,10 @@ fn a_forbidden_import_is_caught() {
         1,
         "an engine file importing ratatui"
     );
-    assert_eq!(breaches(sim, "fn f() { crate::ui::app::App::new(); }").len(), 1);
+    assert_eq!(
+        breaches(sim, "fn f() { crate::ui::app::App::new(); }").len(),
+        1
+    );
     let trace = Path::new("trace/itp.rs");
     assert_eq!(breaches(trace, "use crate::sim::Engine;").len(), 1);
     let ui = Path::new("ui/draw.rs");

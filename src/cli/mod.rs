@@ -80,6 +80,9 @@ pub struct PolicyArgs {
     /// Policy switches over time, e.g. "0:fifo,2d:sjf,day 5 09:00:las".
     #[arg(long, value_name = "SCHEDULE")]
     pub policy_schedule: Option<String>,
+    /// Seconds an external policy (exec:CMD) may take to answer one message.
+    #[arg(long, value_name = "SECS", default_value_t = 10.0)]
+    pub policy_timeout: f64,
 }
 
 impl PolicyArgs {
@@ -87,6 +90,15 @@ impl PolicyArgs {
         if !(self.las_starve.is_finite() && self.las_starve >= 0.0) {
             color_eyre::eyre::bail!("--las-starve must be 0 or more, not {}", self.las_starve);
         }
+        if !(self.policy_timeout.is_finite() && (0.001..=86_400.0).contains(&self.policy_timeout)) {
+            color_eyre::eyre::bail!(
+                "--policy-timeout must be between 0.001 and 86400 seconds, not {}",
+                self.policy_timeout
+            );
+        }
+        crate::sim::policies::exec::set_timeout(std::time::Duration::from_secs_f64(
+            self.policy_timeout,
+        ));
         Ok(std::sync::Arc::new(crate::sim::Tuning {
             preempt_cost: self.preempt_cost as i64,
             las_thresholds: self.las_thresholds.0.clone(),
@@ -291,9 +303,7 @@ pub enum OutputFormat {
 pub struct SimArgs {
     #[command(flatten)]
     pub trace: TraceArgs,
-    /// The scheduling policy: recorded, fifo, first-fit, fifo-backfill, sjf,
-    /// sgf, srtf, las, fair or edf.
-    #[arg(long, default_value = "fifo", value_parser = parse_policy)]
+    #[arg(long, default_value = "fifo", value_parser = parse_policy, help = policy_help())]
     pub policy: Policy,
 }
 
@@ -316,6 +326,15 @@ pub struct PolicyList(pub Vec<Policy>);
 
 fn parse_policy(s: &str) -> Result<Policy, String> {
     s.parse()
+}
+
+/// `--policy`'s help: every registered policy, and `exec:CMD`.
+fn policy_help() -> String {
+    let names: Vec<&str> = Policy::all().into_iter().map(|p| p.name()).collect();
+    format!(
+        "The scheduling policy: {}, or exec:CMD (a program speaking docs/policy-protocol.md)",
+        names.join(", ")
+    )
 }
 
 fn parse_policies(s: &str) -> Result<PolicyList, String> {
