@@ -6,7 +6,7 @@ goes last. The greedy walk starts every job that fits, in key order.
 
 from tracetui_policy import Policy, run
 
-UNKNOWN = 2**64 - 1
+UNKNOWN = 2**63 - 1   # the largest key: after every known run time
 
 
 class Sjf(Policy):

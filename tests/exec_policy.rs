@@ -283,3 +283,28 @@ fn a_program_that_is_no_policy_is_refused_when_named() {
     let err = "exec:".parse::<Policy>().unwrap_err();
     assert!(err.contains("needs a command"), "{err}");
 }
+
+#[test]
+fn negative_keys_order_the_queue() {
+    if !python() {
+        return;
+    }
+    // The README's example: the biggest job first, by a negative key.
+    let body = format!(
+        "import sys\nsys.path.insert(0, {:?})\nfrom tracetui_policy import Policy, run\n\n\
+         class BiggestFirst(Policy):\n    name, walk = 'biggest-first', 'greedy'\n    \
+         def priority(self, job):\n        return -job.milli\n\nrun(BiggestFirst())\n",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/policies")
+    );
+    let p = script("biggest", &body).unwrap();
+    // Two GPUs: a holds both until 10; then c (2 GPUs) goes before b (1).
+    let t = tiny(&[2], &[(0, 10, 2), (1, 10, 1), (2, 10, 2)]);
+    assert_eq!(
+        common::starts(&t, p, Placement::Consolidate),
+        vec![Some(0), Some(20), Some(10)]
+    );
+    assert_eq!(
+        common::starts(&t, Policy::FirstFit, Placement::Consolidate),
+        vec![Some(0), Some(10), Some(20)]
+    );
+}

@@ -146,7 +146,7 @@ fn excerpt(line: &str) -> String {
 struct Decided {
     checked: Checked,
     wakeup: Option<Secs>,
-    keys: Vec<(u32, u64)>,
+    keys: Vec<(u32, i64)>,
 }
 
 /// One replay's external policy: its process (from its first scheduling
@@ -155,7 +155,7 @@ struct Decided {
 struct ExecBooks {
     spec: Arc<Spec>,
     child: Option<Child>,
-    keys: FxHashMap<u32, u64>,
+    keys: FxHashMap<u32, i64>,
     wakeup: Option<Secs>,
     arrived: Vec<u32>,
     events: Vec<wire::Change>,
@@ -187,7 +187,8 @@ impl ExecBooks {
         }
     }
 
-    fn key(&self, job: u32) -> u64 {
+    /// The key the policy gave `job` (0 if none), as the protocol has it.
+    fn key(&self, job: u32) -> i64 {
         self.keys.get(&job).copied().unwrap_or(0)
     }
 
@@ -304,7 +305,7 @@ impl Books for ExecBooks {
     }
 
     fn queued_key(&self, _e: &Engine, job: u32) -> u64 {
-        self.key(job)
+        wire::engine_key(self.key(job))
     }
 
     fn joined(&mut self, _e: &mut Engine, job: u32) {

@@ -52,7 +52,7 @@ pub(super) struct JobInfo<'a> {
     pub model: Option<&'a str>,
     /// Its key now (in a snapshot; 0 unless set).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub priority: Option<u64>,
+    pub priority: Option<i64>,
     /// Work carried from earlier runs (in a snapshot, for preempted jobs).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub carried: Option<Carried>,
@@ -69,7 +69,7 @@ pub(super) struct Carried {
     pub promoted: bool,
 }
 
-pub(super) fn job_info(e: &Engine, job: u32, priority: Option<u64>, snapshot: bool) -> JobInfo<'_> {
+pub(super) fn job_info(e: &Engine, job: u32, priority: Option<i64>, snapshot: bool) -> JobInfo<'_> {
     let t: &Trace = e.trace();
     let j = &t.jobs[job as usize];
     let (gpus, instances) = match &j.demand {
@@ -158,7 +158,7 @@ pub(super) fn zone_name(z: &Zone) -> String {
     }
 }
 
-pub(super) fn start<'a>(e: &'a Engine, priority: impl Fn(u32) -> u64) -> Start<'a> {
+pub(super) fn start<'a>(e: &'a Engine, priority: impl Fn(u32) -> i64) -> Start<'a> {
     let t = e.trace();
     let queue = e
         .queue_in_order(usize::MAX)
@@ -252,7 +252,7 @@ pub(super) struct Passed<'a> {
 pub(super) struct Reply {
     /// (job, key): lower keys go first; ties by submit time, then trace order.
     #[serde(default)]
-    pub priority: Vec<(u32, u64)>,
+    pub priority: Vec<(u32, i64)>,
     #[serde(default)]
     pub start: Vec<StartItem>,
     #[serde(default)]
@@ -277,12 +277,12 @@ pub(super) struct Placed {
 
 impl Reply {
     /// The answer for the engine, with each key change's old key.
-    pub fn answer(self, old: impl Fn(u32) -> u64) -> Answer {
+    pub fn answer(self, old: impl Fn(u32) -> i64) -> Answer {
         Answer {
             rekey: self
                 .priority
                 .into_iter()
-                .map(|(j, k)| (j, old(j), k))
+                .map(|(j, k)| (j, engine_key(old(j)), engine_key(k)))
                 .filter(|&(_, o, k)| o != k)
                 .collect(),
             preempt: self.preempt,
@@ -308,4 +308,10 @@ impl Reply {
                 .collect(),
         }
     }
+}
+
+/// A protocol key (signed: lower first) as the engine's unsigned key, in
+/// the same order.
+pub(super) fn engine_key(k: i64) -> u64 {
+    (k as u64) ^ (1 << 63)
 }
