@@ -308,3 +308,43 @@ fn negative_keys_order_the_queue() {
         vec![Some(0), Some(10), Some(20)]
     );
 }
+
+#[test]
+fn timeslice_preempts_only_after_a_quantum_and_for_a_job_waiting_longer() {
+    if !python() {
+        return;
+    }
+    use tracetui::sim::Event;
+    let p = port("timeslice");
+    assert!(p.preempts());
+    let t = contended();
+    let mut e = Engine::new(t.clone(), p, Placement::Consolidate);
+    e.set_halt_on_failure(true);
+    e.set_record_events(true);
+    let mut last_start = std::collections::HashMap::new();
+    let mut preempted = 0;
+    while let Some(next) = e.next_event_time() {
+        e.advance_to(next);
+        for ev in e.take_events() {
+            match ev {
+                Event::Started { job, at, .. } => {
+                    last_start.insert(job, at);
+                }
+                Event::Preempted { job, at } => {
+                    let ran = at - last_start[&job];
+                    assert!(
+                        ran >= 3600,
+                        "job {job} preempted after {ran} s, within its quantum"
+                    );
+                    preempted += 1;
+                }
+                _ => {}
+            }
+        }
+    }
+    assert_eq!(e.failures(), &[]);
+    assert!(preempted > 0, "the contended trace should see time slicing");
+    let r = e.report();
+    assert_eq!(r.jobs_done, t.jobs.len() as u64);
+    assert_eq!(r.preemptions, preempted);
+}

@@ -19,7 +19,7 @@ use std::sync::RwLock;
 
 /// The built-ins, in the order lists show them. The handles
 /// `Policy::Recorded` … `Policy::Edf` are indices into this list.
-static BUILT_IN: [&dyn Rule; 10] = [
+static BUILT_IN: &[&dyn Rule] = &[
     &recorded::Recorded,
     &fifo::Fifo,
     &first_fit::FirstFit,
