@@ -4,13 +4,15 @@
 
 mod common;
 
-use common::ui::{app_for, cmd, gpu_cell, pai, render, sample, text, theme_index, themes, T0};
+use common::ui::{act, app_for, cmd, gpu_cell, pai, render, sample, text, theme_index, themes, T0};
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier};
 use std::path::Path;
 use std::sync::Arc;
 use tracetui::sim::{Placement, Policy};
-use tracetui::ui::app::{Action, App, ColorBy, Popup, Zoom};
+use tracetui::trace::Trace;
+use tracetui::ui::app::{Action, App, ColorBy, Effect, Popup, Zoom};
+use tracetui::ui::effects::Effects;
 use tracetui::ui::keymap::{Command, Keymap};
 
 #[test]
@@ -149,8 +151,9 @@ fn the_pai_cluster_fits_a_200x60_screen_one_cell_per_machine() {
     assert_eq!(lay.cells.len(), 1897 - 83, "every machine with GPUs");
 }
 
-#[test]
-fn philly_cells_colour_by_measured_utilisation_and_the_machine_drill_down_shows_it() {
+/// The Philly fixture's replay with its utilisation files indexed (as the
+/// background thread does) and the runner told so.
+fn philly_indexed() -> (Arc<Trace>, App) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/philly");
     let (t, _) = tracetui::trace::philly::load(&dir, &Default::default()).unwrap();
     let t = Arc::new(t);
@@ -161,9 +164,19 @@ fn philly_cells_colour_by_measured_utilisation_and_the_machine_drill_down_shows_
     let _ = n.cpu_util.as_ref().unwrap().index();
     let _ = n.mem_util.as_ref().unwrap().index();
     let mut app = app_for(t.clone(), Policy::Recorded, (120, 40));
-    app.update(Action::Indexed(None));
-    let at = tracetui::trace::philly::parse_local("2017-10-07 01:12:30").unwrap();
-    app.update(Action::GoTo(at));
+    act(&mut app, Action::Indexed(None));
+    (t, app)
+}
+
+fn philly_time(local: &str) -> i64 {
+    tracetui::trace::philly::parse_local(local).unwrap()
+}
+
+#[test]
+fn philly_cells_colour_by_measured_utilisation_and_the_machine_drill_down_shows_it() {
+    let (t, mut app) = philly_indexed();
+    let at = philly_time("2017-10-07 01:12:30");
+    act(&mut app, Action::GoTo(at));
     let (when, u) = app.gpu_util().cloned().unwrap();
     assert_eq!(
         tracetui::trace::clock::weekday_time(t.zone, when),
@@ -196,6 +209,81 @@ fn philly_cells_colour_by_measured_utilisation_and_the_machine_drill_down_shows_
     assert!(all.contains("gpu0: p1 (1.00) · measured 95.5 %"), "{all}");
     assert!(all.contains("cpu_util  45.5"), "{all}");
     assert!(all.contains("mem_free   100"), "{all}");
+}
+
+#[test]
+fn update_alone_reads_no_file_it_asks_the_runner_and_shows_nothing_until_the_answer() {
+    let (_, mut app) = philly_indexed();
+    cmd(&mut app, Command::ColorBy);
+    cmd(&mut app, Command::ColorBy);
+    let screen = |app: &App| text(&render(app, 120, 40));
+    let at = philly_time("2017-10-07 01:12:30");
+    let u = app.update(Action::GoTo(at));
+    assert!(
+        u.effects.contains(&Effect::ReadGpuUtil { at }),
+        "{:?}",
+        u.effects
+    );
+    assert_eq!(app.gpu_util(), None, "not read by update");
+    assert!(!screen(&app).contains("utilisation (measured)"));
+    let mut fx = Effects::new(std::env::temp_dir());
+    assert!(fx.perform(&mut app, u.effects), "the answer shows");
+    assert_eq!(app.gpu_util().unwrap().1[0], 95.5);
+    assert!(screen(&app).contains("utilisation (measured)"));
+    // The drill-downs: asked for, nothing drawn until the runner has read them.
+    let m1 = app.machines()[app.cursor()];
+    let p1 = app.selected().unwrap();
+    for (c, read, title) in [
+        (
+            Command::Machine,
+            Effect::ReadMachine { machine: m1, at },
+            "machine m1",
+        ),
+        (
+            Command::Detail,
+            Effect::ReadJobDetail { job: p1, at },
+            "job p1",
+        ),
+    ] {
+        let before = screen(&app);
+        let u = app.update(Action::Command(c));
+        assert_eq!(u.effects, [read]);
+        assert_eq!(app.popup(), None);
+        assert_eq!(screen(&app), before, "nothing visible changed");
+        assert!(fx.perform(&mut app, u.effects));
+        let Some(Popup::Detail { title: shown, .. }) = app.popup() else {
+            panic!("{:?}", app.popup())
+        };
+        assert_eq!(shown, title);
+        cmd(&mut app, Command::Close);
+    }
+}
+
+#[test]
+fn an_answer_for_a_time_or_popup_no_longer_shown_is_ignored() {
+    let (_, mut app) = philly_indexed();
+    let mut fx = Effects::new(std::env::temp_dir());
+    let first = app.update(Action::GoTo(philly_time("2017-10-07 01:12:30")));
+    let second = app.update(Action::GoTo(philly_time("2017-10-07 01:13:30")));
+    // 01:12's minute arrives while 01:13:30 is shown: dropped.
+    assert!(!fx.perform(&mut app, first.effects));
+    assert_eq!(app.gpu_util(), None);
+    assert!(fx.perform(&mut app, second.effects));
+    let (when, u) = app.gpu_util().cloned().unwrap();
+    assert_eq!(when, philly_time("2017-10-07 01:13:00"));
+    assert_eq!(u[0], 90.0);
+    // A drill-down read after another popup opened, or after the replay moved.
+    let machine = app.update(Action::Command(Command::Machine));
+    assert!(matches!(machine.effects[..], [Effect::ReadMachine { .. }]));
+    cmd(&mut app, Command::Help);
+    assert!(!fx.perform(&mut app, machine.effects));
+    assert_eq!(app.popup(), Some(&Popup::Help { scroll: 0 }));
+    cmd(&mut app, Command::Close);
+    let job = app.update(Action::Command(Command::Detail));
+    assert!(matches!(job.effects[..], [Effect::ReadJobDetail { .. }]));
+    cmd(&mut app, Command::Step);
+    assert!(!fx.perform(&mut app, job.effects));
+    assert_eq!(app.popup(), None);
 }
 
 #[test]
@@ -236,7 +324,9 @@ fn energy_shows_power_and_p_switches_the_limits_live() {
     assert_eq!(app.color_by(), ColorBy::Job);
     // The drill-down of a running job shows its limit, watts and energy.
     let running = *app.engine().running().keys().next().unwrap();
-    let all = app.detail_lines(running).join("\n");
+    let record =
+        tracetui::trace::detail::of_job(app.trace(), &app.trace().jobs[running as usize], false);
+    let all = app.detail_lines(running, record).join("\n");
     assert!(all.contains("power_limit_w  200"), "{all}");
     assert!(all.contains("power_now_w"), "{all}");
     assert!(all.contains("energy_kwh"), "{all}");

@@ -7,6 +7,7 @@ use ratatui::Terminal;
 use std::sync::Arc;
 use tracetui::sim::{Placement, Policy};
 use tracetui::ui::app::{Action, App};
+use tracetui::ui::effects::Effects;
 use tracetui::ui::keymap::{Command, Keymap};
 use tracetui::ui::theme::{Depth, Theme};
 
@@ -37,8 +38,10 @@ fn screen(app: &App, w: u16, h: u16) -> String {
 }
 
 fn with(mut app: App, cmds: &[Command], chars: &str) -> App {
+    // Through the runner, which reads the drill-down's records.
+    let mut fx = Effects::new(std::env::temp_dir());
     for c in cmds {
-        app.update(Action::Command(*c));
+        fx.dispatch(&mut app, Action::Command(*c));
     }
     for ch in chars.chars() {
         app.update(Action::Char(ch));

@@ -2,8 +2,9 @@
 //! `App::update`, which returns whether anything visible changed and the
 //! `Effect`s for the runner to perform. `update` itself does no I/O, reads
 //! no environment, spawns nothing and logs nothing: exports, the what-if
-//! fork, log lines, the mouse capture and quitting are effects, performed
-//! by `effects::Effects` (the event loop in `run.rs`, and tests), whose
+//! fork, reads of the trace's files (measured utilisation, drill-downs),
+//! log lines, the mouse capture and quitting are effects, performed by
+//! `effects::Effects` (the event loop in `run.rs`, and tests), whose
 //! results come back as actions.
 
 use super::keymap::Command;
@@ -12,6 +13,8 @@ use crate::sim::metrics::Report;
 use crate::sim::whatif::Run;
 use crate::sim::{Engine, Policy};
 use crate::trace::model::Secs;
+use crate::trace::native::{MachineSample, MachineValues};
+use serde_json::Value;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -54,6 +57,28 @@ pub enum Action {
     },
     /// What became of an `Effect::Export`.
     Exported(Exported),
+    /// The answer to `Effect::ReadGpuUtil { at }`: the latest minute at or
+    /// before `at` (its time; machine → one value per GPU), or `None` when
+    /// none is recent enough. Ignored once the replay is no longer at `at`.
+    GpuUtilRead {
+        at: Secs,
+        minute: Option<(Secs, MachineValues)>,
+    },
+    /// The answer to `Effect::ReadJobDetail`: everything the trace records
+    /// about `job`. Opens its drill-down, unless the replay moved or another
+    /// popup opened meanwhile.
+    JobDetailRead {
+        job: u32,
+        at: Secs,
+        record: Value,
+    },
+    /// The answer to `Effect::ReadMachine`: the machine's measurements by
+    /// the file they come from. Opens its drill-down (stale as above).
+    MachineRead {
+        machine: u32,
+        at: Secs,
+        samples: Vec<(&'static str, MachineSample)>,
+    },
 }
 
 /// The files an export wrote, or why it failed.
@@ -73,6 +98,24 @@ pub enum Effect {
     /// Start the what-if fork; answered with `WhatIfProgress`/`WhatIfDone`.
     /// A new fork replaces (and stops) the one before.
     StartWhatIf(WhatIfStart),
+    /// Read the measured per-GPU utilisation of the minute shown at `at`
+    /// (Philly's utilisation file); answered with `GpuUtilRead` once the
+    /// file is indexed, not at all before.
+    ReadGpuUtil {
+        at: Secs,
+    },
+    /// Read what the trace records about `job` for its drill-down (PAI's
+    /// sensor and metric rows too, once indexed); answered with `JobDetailRead`.
+    ReadJobDetail {
+        job: u32,
+        at: Secs,
+    },
+    /// Read what the trace measured on `machine` at `at` for its
+    /// drill-down; answered with `MachineRead`.
+    ReadMachine {
+        machine: u32,
+        at: Secs,
+    },
     /// A line for the log pane.
     Log(log::Level, String),
     /// Capture the mouse (or stop).

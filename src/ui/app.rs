@@ -103,7 +103,9 @@ impl App {
     }
 
     /// The one place state changes: whether anything visible changed, and
-    /// the effects for the runner (see `action.rs`).
+    /// the effects for the runner (see `action.rs`). It reads no file: what
+    /// the trace measured or records beyond the model arrives as actions
+    /// (`GpuUtilRead`, `JobDetailRead`, `MachineRead`) answering its effects.
     pub fn update(&mut self, action: Action) -> Update {
         let changed = self.handle(action);
         Update {
@@ -171,6 +173,13 @@ impl App {
                 self.exported(e);
                 true
             }
+            Action::GpuUtilRead { at, minute } => self.gpu_util_read(at, minute),
+            Action::JobDetailRead { job, at, record } => self.job_detail_read(job, at, record),
+            Action::MachineRead {
+                machine,
+                at,
+                samples,
+            } => self.machine_read(machine, at, samples),
         }
     }
 

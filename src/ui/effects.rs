@@ -2,15 +2,20 @@
 //! event loop (`run.rs`) and tests drive the app through `Effects::dispatch`,
 //! which sends an action through `update`, performs its effects and feeds
 //! the actions they answer with back in. This is where exports are written,
-//! the what-if fork runs and log lines are logged.
+//! the what-if fork runs, the trace's files are read (measured utilisation,
+//! drill-downs: through `NativeTables`) and log lines are logged.
 
 use super::app::{Action, App, Effect, Exported, Quit, WhatIfStart};
 use crate::sim::whatif::{Fork, Msg};
+use crate::trace::model::Secs;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+
+/// Measured rows older than this (seconds) do not describe the time asked.
+const RECENT: Secs = 120;
 
 /// What the effects have left behind: the what-if fork, a quit, the mouse.
 pub struct Effects {
@@ -127,7 +132,36 @@ impl Effects {
                 self.quit = Some(q);
                 None
             }
+            e @ (Effect::ReadGpuUtil { .. }
+            | Effect::ReadJobDetail { .. }
+            | Effect::ReadMachine { .. }) => read(app, e),
         }
+    }
+}
+
+/// The trace reads `update` asks for, performed now; their answers.
+fn read(app: &App, e: Effect) -> Option<Action> {
+    let trace = app.trace();
+    let native = trace.native.as_ref();
+    match e {
+        Effect::ReadGpuUtil { at } => {
+            let file = native.filter(|n| n.gpu_util_ready())?;
+            Some(Action::GpuUtilRead {
+                at,
+                minute: file.gpu_util_at(at, RECENT),
+            })
+        }
+        Effect::ReadJobDetail { job, at } => Some(Action::JobDetailRead {
+            job,
+            at,
+            record: crate::trace::detail::of_job(trace, &trace.jobs[job as usize], false),
+        }),
+        Effect::ReadMachine { machine, at } => Some(Action::MachineRead {
+            machine,
+            at,
+            samples: native.map_or_else(Vec::new, |n| n.machine_samples(machine, at, RECENT)),
+        }),
+        _ => None,
     }
 }
 

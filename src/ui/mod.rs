@@ -1,7 +1,8 @@
 //! The full-screen replay. Views are pure functions of `App`; every change
 //! is an `Action` through `App::update`, which does no I/O and returns the
-//! effects (export files, the what-if fork, log lines, mouse, quit) for
-//! `effects::Effects` to perform; the terminal is touched only in `run`.
+//! effects (export files, the what-if fork, reads of the trace's files, log
+//! lines, mouse, quit) for `effects::Effects` to perform; the terminal is
+//! touched only in `run`.
 
 pub mod action;
 pub mod app;

@@ -1,12 +1,14 @@
 //! Moving the cursor, selecting jobs, finding, going to a time, the mouse,
 //! and the drill-down's text.
 
-use super::app::{App, Focus, Popup, PromptKind, Zoom};
+use super::app::{App, Effect, Focus, Popup, PromptKind, Zoom};
 use super::keymap::Command;
 use super::layout::inner;
 use super::{grid, queue};
+use crate::trace::model::Secs;
+use crate::trace::native::MachineSample;
 use ratatui::layout::Rect;
-use serde_json::json;
+use serde_json::{json, Value};
 
 impl App {
     fn grid_inner(&self) -> Rect {
@@ -133,6 +135,7 @@ impl App {
         }
     }
 
+    /// Asks the runner for the selected job's records (`job_detail_read` opens its drill-down).
     pub(super) fn open_detail(&mut self) {
         let Some(job) = self.view.selected else {
             self.view.flash = Some(
@@ -140,31 +143,68 @@ impl App {
             );
             return;
         };
-        let lines = self.detail_lines(job);
+        let at = self.sim.replay.now();
+        self.emit(Effect::ReadJobDetail { job, at });
+    }
+
+    /// Asks the runner for the cursor machine's measurements (`machine_read` opens its drill-down).
+    pub(super) fn open_machine(&mut self) {
+        let Some(&machine) = self.sim.machines.get(self.view.cursor) else {
+            return;
+        };
+        let at = self.sim.replay.now();
+        self.emit(Effect::ReadMachine { machine, at });
+    }
+
+    /// Whether an answer asked for at `at` is still wanted: the replay has
+    /// not moved and no popup opened meanwhile.
+    fn fresh(&self, at: Secs) -> bool {
+        at == self.sim.replay.now() && self.view.popup.is_none()
+    }
+
+    /// The job's records read: its drill-down opens.
+    pub(super) fn job_detail_read(&mut self, job: u32, at: Secs, record: Value) -> bool {
+        if !self.fresh(at) {
+            return false;
+        }
+        let lines = self.detail_lines(job, record);
         let id = crate::trace::input::sanitize(&self.trace().jobs[job as usize].id);
         self.view.popup = Some(Popup::Detail {
             title: format!("job {id}"),
             lines,
             scroll: 0,
         });
+        true
     }
 
-    pub(super) fn open_machine(&mut self) {
-        let Some(&m) = self.sim.machines.get(self.view.cursor) else {
-            return;
-        };
-        let lines = self.machine_lines(m);
+    /// The machine's measurements read: its drill-down opens.
+    pub(super) fn machine_read(
+        &mut self,
+        m: u32,
+        at: Secs,
+        samples: Vec<(&'static str, MachineSample)>,
+    ) -> bool {
+        if !self.fresh(at) {
+            return false;
+        }
+        let lines = self.machine_lines(m, samples);
         let name = crate::trace::input::sanitize(&self.trace().cluster.machines[m as usize].name);
         self.view.popup = Some(Popup::Detail {
             title: format!("machine {name}"),
             lines,
             scroll: 0,
         });
+        true
     }
 
     /// The machine drill-down: what it is, who holds each GPU now, and what
-    /// the trace measured on it (Philly's utilisation files, PAI's spec).
-    pub fn machine_lines(&self, m: u32) -> Vec<String> {
+    /// the trace measured on it (Philly's utilisation files, PAI's spec;
+    /// `samples` as `NativeTables::machine_samples` read them).
+    pub fn machine_lines(
+        &self,
+        m: u32,
+        samples: Vec<(&'static str, MachineSample)>,
+    ) -> Vec<String> {
         let trace = self.trace();
         let mach = &trace.cluster.machines[m as usize];
         let c = self.engine().cluster();
@@ -216,25 +256,19 @@ impl App {
             v["note"] =
                 json!("named by the record but not in the machine list: replayed as recorded only");
         }
-        if let Some(n) = &trace.native {
-            for (name, sample) in n.machine_samples(m, now, 120) {
-                v[name] = match sample {
-                    crate::trace::native::MachineSample::Indexing(p) => {
-                        json!(format!("indexing… {:.0} %", p * 100.0))
+        for (name, sample) in samples {
+            v[name] = match sample {
+                MachineSample::Indexing(p) => json!(format!("indexing… {:.0} %", p * 100.0)),
+                MachineSample::At { when, values } => {
+                    let mut o = serde_json::Map::new();
+                    o.insert("time".into(), json!(self.clock(when)));
+                    for (c, x) in values {
+                        o.insert(c, x.map_or(Value::Null, |x| json!(x)));
                     }
-                    crate::trace::native::MachineSample::At { when, values } => {
-                        let mut o = serde_json::Map::new();
-                        o.insert("time".into(), json!(self.clock(when)));
-                        for (c, x) in values {
-                            o.insert(c, x.map_or(serde_json::Value::Null, |x| json!(x)));
-                        }
-                        serde_json::Value::Object(o)
-                    }
-                    crate::trace::native::MachineSample::Missing => {
-                        json!("no row within two minutes")
-                    }
-                };
-            }
+                    Value::Object(o)
+                }
+                MachineSample::Missing => json!("no row within two minutes"),
+            };
         }
         crate::fmt::json_text(&v)
             .lines()
@@ -242,8 +276,9 @@ impl App {
             .collect()
     }
 
-    /// The drill-down: what the replay knows now, then all the trace records.
-    pub fn detail_lines(&self, job: u32) -> Vec<String> {
+    /// The drill-down: what the replay knows now, then all the trace
+    /// records (`record`, as `trace::detail::of_job` read it).
+    pub fn detail_lines(&self, job: u32, record: Value) -> Vec<String> {
         let trace = self.trace();
         let e = self.engine();
         let st = e.job_state(job);
@@ -318,8 +353,7 @@ impl App {
             // Not started yet: what it would get under the current power policy.
             replay["power_limit_w"] = json!(d.limit);
         }
-        let native = crate::trace::detail::of_job(trace, j, false);
-        let all = json!({ "in this replay": replay, "as recorded": native });
+        let all = json!({ "in this replay": replay, "as recorded": record });
         crate::fmt::json_text(&all)
             .lines()
             .map(str::to_string)

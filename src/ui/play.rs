@@ -1,8 +1,9 @@
 //! Moving through time: playing, stepping, stepping back, going to a time.
 
-use super::app::{App, Tick, HISTORY, SPEEDS};
+use super::app::{App, Effect, Tick, HISTORY, SPEEDS};
 use crate::sim::Event;
 use crate::trace::model::Secs;
+use crate::trace::native::MachineValues;
 use std::sync::Arc;
 
 impl App {
@@ -105,17 +106,28 @@ impl App {
         self.follow_cursor_job();
     }
 
-    /// The measured utilisation of the minute shown, once the file is indexed
-    /// (Philly); read again only when the minute changes.
+    /// Asks the runner for the measured utilisation of the minute shown
+    /// (answered once the trace's file is indexed: Philly).
     pub(super) fn refresh_gpu_util(&mut self) {
-        let Some(file) = self.trace().native.as_ref().filter(|n| n.gpu_util_ready()) else {
-            return;
-        };
-        let now = self.sim.replay.now();
+        if self.trace().native.is_some() {
+            let at = self.sim.replay.now();
+            self.emit(Effect::ReadGpuUtil { at });
+        }
+    }
+
+    /// The runner's answer: kept while the replay is still at `at`, the
+    /// per-GPU values rebuilt only when the minute changes.
+    pub(super) fn gpu_util_read(
+        &mut self,
+        at: Secs,
+        minute: Option<(Secs, MachineValues)>,
+    ) -> bool {
+        if at != self.sim.replay.now() {
+            return false;
+        }
         let cached = self.sim.gpu_util.as_ref().map(|g| g.0);
-        // Rows older than two minutes do not describe now.
-        match file.gpu_util_at(now, 120) {
-            Some((when, _)) if Some(when) == cached => {}
+        match minute {
+            Some((when, _)) if Some(when) == cached => false,
             Some((when, rows)) => {
                 let c = self.engine().cluster();
                 let mut v = vec![f32::NAN; c.gpu_count()];
@@ -126,8 +138,9 @@ impl App {
                     }
                 }
                 self.sim.gpu_util = Some((when, Arc::new(v)));
+                true
             }
-            None => self.sim.gpu_util = None,
+            None => self.sim.gpu_util.take().is_some(),
         }
     }
 

@@ -1,5 +1,6 @@
 //! Helpers for the TUI tests: an app on a fixture, commands through
-//! `update`, a screen rendered into a buffer and read back.
+//! `update` (with the trace reads it asks for answered by the runner, as
+//! the event loop does), a screen rendered into a buffer and read back.
 
 use ratatui::buffer::{Buffer, Cell};
 use ratatui::layout::Rect;
@@ -7,7 +8,8 @@ use std::path::Path;
 use std::sync::Arc;
 use tracetui::sim::{Placement, Policy};
 use tracetui::trace::Trace;
-use tracetui::ui::app::{Action, App, Update};
+use tracetui::ui::app::{Action, App, Effect, Update};
+use tracetui::ui::effects::Effects;
 use tracetui::ui::keymap::{Command, Keymap};
 use tracetui::ui::theme::{Depth, Theme};
 
@@ -56,8 +58,32 @@ pub fn sample() -> Arc<Trace> {
     Arc::new(tracetui::sample::itp().unwrap().0)
 }
 
+/// `action` through `update`, then the trace reads among its effects
+/// (utilisation, drill-downs) performed by the runner at once, as the event
+/// loop does; the update (every effect listed, the others not performed),
+/// `changed` counting the answers too.
+pub fn act(app: &mut App, action: Action) -> Update {
+    let mut u = app.update(action);
+    let reads: Vec<Effect> = u
+        .effects
+        .iter()
+        .filter(|e| {
+            matches!(
+                e,
+                Effect::ReadGpuUtil { .. }
+                    | Effect::ReadJobDetail { .. }
+                    | Effect::ReadMachine { .. }
+            )
+        })
+        .cloned()
+        .collect();
+    u.changed |= Effects::new(std::env::temp_dir()).perform(app, reads);
+    u
+}
+
+/// A command through `act`.
 pub fn cmd(app: &mut App, c: Command) -> Update {
-    app.update(Action::Command(c))
+    act(app, Action::Command(c))
 }
 
 pub fn render(app: &App, w: u16, h: u16) -> Buffer {
