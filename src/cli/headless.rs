@@ -137,15 +137,18 @@ fn setup(t: &super::TraceArgs) -> Result<Setup> {
 pub fn sim(a: &SimArgs) -> Result<()> {
     let trace = load(&a.trace.load)?;
     let setup = setup(&a.trace)?;
-    let report = match a.trace.policies.schedule(&trace)? {
-        Some(s) => {
-            check_schedule(&trace, &s)?;
-            check_policy(&trace, s.start.unwrap_or(a.policy))?;
-            setup.run_schedule(&trace, &s, a.policy)?
-        }
-        None => {
-            check_policy(&trace, a.policy)?;
-            setup.run(&trace, a.policy)?
+    let schedule = a.trace.policies.schedule(&trace)?;
+    if let Some(s) = &schedule {
+        check_schedule(&trace, s)?;
+    }
+    let start = schedule.as_ref().and_then(|s| s.start).unwrap_or(a.policy);
+    check_policy(&trace, start)?;
+    let report = if a.jobs_out.is_some() || a.timeline_out.is_some() {
+        sim_with_results(a, &trace, &setup, schedule.as_ref(), start)?
+    } else {
+        match &schedule {
+            Some(s) => setup.run_schedule(&trace, s, a.policy)?,
+            None => setup.run(&trace, a.policy)?,
         }
     };
     let about = if a.trace.policies.policy_schedule.is_some() {
@@ -155,6 +158,34 @@ pub fn sim(a: &SimArgs) -> Result<()> {
     };
     print!("{}", render(&[report], a.trace.output, true, about));
     Ok(())
+}
+
+/// `sim` writing per-job rows and/or the timeline as it runs.
+fn sim_with_results(
+    a: &SimArgs,
+    trace: &Arc<Trace>,
+    setup: &Setup,
+    schedule: Option<&Schedule>,
+    start: Policy,
+) -> Result<Report> {
+    use super::results;
+    let mut e = setup.engine(trace, start, schedule.and_then(|s| s.start_power));
+    let switches = schedule
+        .map(|s| s.effective(e.policy(), e.power_policy()))
+        .unwrap_or_default();
+    let tick = a.timeline_out.as_ref().map(|_| a.timeline_tick);
+    let rows = results::run_sampled(&mut e, switches, tick)?;
+    let mut report = finished(&e, e.report())?;
+    if let Some(s) = schedule {
+        report.policy = s.label();
+    }
+    if let Some(p) = &a.jobs_out {
+        results::write_jobs(p, &e)?;
+    }
+    if let Some(p) = &a.timeline_out {
+        results::write_timeline(p, &rows)?;
+    }
+    Ok(report)
 }
 
 /// `compare --from TIME`: the recorded replay up to TIME, then each policy

@@ -6,6 +6,7 @@ mod headless;
 mod inspect;
 pub mod logger;
 mod output;
+mod results;
 pub mod tui;
 
 use crate::sim::{Placement, Policy};
@@ -305,6 +306,52 @@ pub struct SimArgs {
     pub trace: TraceArgs,
     #[arg(long, default_value = "fifo", value_parser = parse_policy, help = policy_help())]
     pub policy: Policy,
+    /// Write one row per job (id, user, group, GPUs, submit, start, end,
+    /// wait, JCT, preemptions, machines, energy): CSV, or JSON Lines for a .jsonl name.
+    #[arg(long, value_name = "FILE")]
+    pub jobs_out: Option<std::path::PathBuf>,
+    /// Write utilisation, queue length and running jobs at every tick: CSV, or JSON Lines for .jsonl.
+    #[arg(long, value_name = "FILE")]
+    pub timeline_out: Option<std::path::PathBuf>,
+    /// The timeline's tick: 30s, 5m, 1h, 1d or seconds.
+    #[arg(long, value_name = "TICK", default_value = "1m", value_parser = parse_tick)]
+    pub timeline_tick: i64,
+}
+
+/// `30s`, `5m`, `1h`, `1d` or seconds: from 1 s to 366 days.
+fn parse_tick(s: &str) -> Result<i64, String> {
+    let s = s.trim();
+    let (num, unit) = match s.char_indices().find(|(_, c)| c.is_ascii_alphabetic()) {
+        Some((i, _)) => s.split_at(i),
+        None => (s, "s"),
+    };
+    let mult = match unit {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86_400,
+        _ => {
+            return Err(format!(
+                "'{}': use s, m, h or d",
+                crate::trace::input::sanitize(s)
+            ))
+        }
+    };
+    let n: i64 = num.parse().map_err(|_| {
+        format!(
+            "'{}' is not a tick such as 1m",
+            crate::trace::input::sanitize(s)
+        )
+    })?;
+    let secs = n
+        .checked_mul(mult)
+        .filter(|t| (1..=366 * 86_400).contains(t));
+    secs.ok_or_else(|| {
+        format!(
+            "'{}': a tick is from 1 s to 366 days",
+            crate::trace::input::sanitize(s)
+        )
+    })
 }
 
 #[derive(Debug, Args)]

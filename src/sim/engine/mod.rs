@@ -40,6 +40,9 @@ pub enum Phase {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct JobState {
     pub phase: Phase,
+    /// How many machines its current (or last) run holds GPUs on; for a
+    /// recorded run, the machines its recorded segments name.
+    pub machines: u16,
     pub start: Secs,
     pub end: Secs,
 }
@@ -173,6 +176,7 @@ impl Engine {
             jobs: vec![
                 JobState {
                     phase: Phase::Future,
+                    machines: 0,
                     start: 0,
                     end: 0
                 };
@@ -371,6 +375,7 @@ impl Engine {
         }
         let mut machines: Vec<u32> = grants.iter().map(|g| g.machine).collect();
         machines.dedup();
+        self.jobs[job as usize].machines = machines.len().min(u16::MAX as usize) as u16;
         self.emit(Event::Started {
             job,
             at: self.now,

@@ -123,9 +123,16 @@ impl Engine {
         self.power_on(1 << 32 | seg as u64, job, gpus, true);
         if self.jobs[job as usize].phase == Phase::Queued {
             self.dequeue(job);
+            let named: std::collections::BTreeSet<u32> = self
+                .trace
+                .job_segments(&self.trace.jobs[job as usize])
+                .iter()
+                .filter_map(|s| s.machine)
+                .collect();
             let st = &mut self.jobs[job as usize];
             st.phase = Phase::Running;
             st.start = self.now;
+            st.machines = named.len().min(u16::MAX as usize) as u16;
             self.tally
                 .on_start(self.trace.jobs[job as usize].submit, self.now);
             let machines = s.machine.map_or(0, |_| 1);

@@ -1,0 +1,186 @@
+//! Results as data: `sim --jobs-out FILE` (one row per job) and
+//! `--timeline-out FILE` (one row per tick), CSV or, for a `.jsonl` name,
+//! JSON Lines — for pandas, polars and DuckDB. Written atomically.
+
+use crate::outfile::write_atomic;
+use crate::sim::engine::Switch;
+use crate::sim::{Engine, Phase};
+use crate::trace::model::Secs;
+use color_eyre::eyre::{eyre, Result};
+use serde::Serialize;
+use std::io::Write;
+use std::path::Path;
+
+/// One job's life in the run.
+#[derive(Serialize)]
+struct JobRow<'a> {
+    /// Index in the trace (trace order).
+    job: u32,
+    id: &'a str,
+    user: Option<&'a str>,
+    group: Option<&'a str>,
+    gpus: f64,
+    /// `done`, `rejected` (larger than the cluster), or where it was when the run stopped.
+    state: &'static str,
+    submit_s: Secs,
+    /// First start, end (trace seconds); empty where it never started or ended.
+    start_s: Option<Secs>,
+    end_s: Option<Secs>,
+    /// first start − submit; finish − submit.
+    wait_s: Option<Secs>,
+    jct_s: Option<Secs>,
+    preemptions: u32,
+    machines: Option<u16>,
+    /// With an energy model.
+    energy_j: Option<f64>,
+}
+
+fn job_row(e: &Engine, job: u32) -> JobRow<'_> {
+    let t = e.trace();
+    let j = &t.jobs[job as usize];
+    let st = e.job_state(job);
+    let started = matches!(st.phase, Phase::Running | Phase::Done);
+    let done = st.phase == Phase::Done;
+    JobRow {
+        job,
+        id: &j.id,
+        user: j.user.map(|s| t.symbols.get(s)),
+        group: j.group.map(|s| t.symbols.get(s)),
+        gpus: j.gpus_display(),
+        state: match st.phase {
+            Phase::Done => "done",
+            Phase::Rejected => "rejected",
+            Phase::Running => "running",
+            Phase::Queued => "queued",
+            Phase::Future => "future",
+        },
+        submit_s: j.submit,
+        start_s: started.then_some(st.start),
+        end_s: done.then_some(st.end),
+        wait_s: started.then_some(st.start - j.submit),
+        jct_s: done.then_some(st.end - j.submit),
+        preemptions: e.preemptions_of(job),
+        machines: started.then_some(st.machines),
+        energy_j: e.job_power(job).map(|p| p.joules),
+    }
+}
+
+/// The cluster at one tick.
+#[derive(Serialize)]
+pub struct TimelineRow {
+    time_s: Secs,
+    /// The trace's clock (its zone), as the replay shows it.
+    local: String,
+    /// Allocated GPUs / all GPUs.
+    util: f64,
+    gpus_busy: f64,
+    queue: u64,
+    running: u64,
+    done: u64,
+    power_w: Option<f64>,
+}
+
+fn timeline_row(e: &Engine, t: Secs) -> TimelineRow {
+    let trace = e.trace();
+    let total = trace.cluster.total_gpus() as f64;
+    let busy = e.cluster().allocated_milli() as f64 / 1000.0;
+    TimelineRow {
+        time_s: t,
+        local: crate::trace::clock::clock(trace.zone, trace.first_submit().unwrap_or(0), t),
+        util: if total > 0.0 { busy / total } else { 0.0 },
+        gpus_busy: busy,
+        queue: e.queue_len() as u64,
+        running: e.running().len() as u64,
+        done: e.jobs_done(),
+        power_w: e.watts(),
+    }
+}
+
+/// Runs `e` to the end, applying `switches` at their times and, with a
+/// tick, sampling the timeline at every tick from the first submission.
+pub fn run_sampled(
+    e: &mut Engine,
+    switches: Vec<(Secs, Switch)>,
+    tick: Option<Secs>,
+) -> Result<Vec<TimelineRow>> {
+    let mut rows = Vec::new();
+    let mut next_tick = tick.map(|_| e.trace().first_submit().unwrap_or(0));
+    let mut switches = switches.into_iter().peekable();
+    loop {
+        let due_switch = switches.peek().map(|s| s.0);
+        let Some(event) = e.next_event_time() else {
+            break;
+        };
+        let stop = [next_tick, due_switch].into_iter().flatten().min();
+        match stop {
+            Some(s) if s <= event => {
+                e.advance_to(s);
+                if next_tick == Some(s) {
+                    if rows.len() >= MAX_TIMELINE_ROWS {
+                        return Err(eyre!(
+                            "the timeline would pass {MAX_TIMELINE_ROWS} rows: choose a larger --timeline-tick"
+                        ));
+                    }
+                    rows.push(timeline_row(e, s));
+                    next_tick = tick.map(|k| s + k);
+                }
+                if due_switch == Some(s) {
+                    let (_, sw) = switches.next().expect("peeked");
+                    e.apply(sw);
+                }
+            }
+            _ => e.advance_to(event),
+        }
+        if e.halted() {
+            return Ok(rows);
+        }
+    }
+    if tick.is_some() {
+        let end = e.now();
+        if rows.last().is_none_or(|r| r.time_s < end) {
+            rows.push(timeline_row(e, end));
+        }
+    }
+    Ok(rows)
+}
+
+/// Rows a timeline may have (a year at one minute is 527,040).
+const MAX_TIMELINE_ROWS: usize = 5_000_000;
+
+fn json_lines(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|x| x.eq_ignore_ascii_case("jsonl"))
+}
+
+fn write_rows<T: Serialize>(path: &Path, rows: impl Iterator<Item = T>) -> Result<()> {
+    let shown = crate::trace::input::sanitize(&path.display().to_string());
+    let jsonl = json_lines(path);
+    write_atomic(path, |w| {
+        if jsonl {
+            for r in rows {
+                serde_json::to_writer(&mut *w, &r)?;
+                w.write_all(b"\n")?;
+            }
+            Ok(())
+        } else {
+            let mut c = csv::Writer::from_writer(w);
+            for r in rows {
+                c.serialize(r).map_err(std::io::Error::other)?;
+            }
+            c.flush()
+        }
+    })
+    .map_err(|e| eyre!("{shown}: {e}"))
+}
+
+/// Every job of the run, in trace order.
+pub fn write_jobs(path: &Path, e: &Engine) -> Result<()> {
+    write_rows(
+        path,
+        (0..e.trace().jobs.len() as u32).map(|j| job_row(e, j)),
+    )
+}
+
+pub fn write_timeline(path: &Path, rows: &[TimelineRow]) -> Result<()> {
+    write_rows(path, rows.iter())
+}
