@@ -348,3 +348,20 @@ fn timeslice_preempts_only_after_a_quantum_and_for_a_job_waiting_longer() {
     assert_eq!(r.jobs_done, t.jobs.len() as u64);
     assert_eq!(r.preemptions, preempted);
 }
+
+#[test]
+fn a_schedule_switches_to_an_external_policy_and_round_trips() {
+    if !python() {
+        return;
+    }
+    use tracetui::sim::schedule::Schedule;
+    let t = contended();
+    let text = "start:fifo,@3000:exec:python3 policies/sjf.py,day 1 02:00:las";
+    let s = Schedule::parse(&t, text).unwrap_or_else(|e| panic!("{e}"));
+    let again = Schedule::parse(&t, &s.text()).unwrap();
+    assert_eq!(again.text(), s.text(), "the text round-trips");
+    let theirs = s.run(Engine::new(t.clone(), Policy::Fifo, Placement::Consolidate));
+    let built_in = Schedule::parse(&t, "start:fifo,@3000:sjf,day 1 02:00:las").unwrap();
+    let ours = built_in.run(Engine::new(t.clone(), Policy::Fifo, Placement::Consolidate));
+    assert_eq!(figures(theirs), figures(ours));
+}

@@ -61,6 +61,11 @@ pub trait Rule: Send + Sync + 'static {
     fn name(&self) -> &str;
     /// One line for the picker and `--help`.
     fn describe(&self) -> &str;
+    /// A short name for narrow places (the replay's header and queue
+    /// title); the name unless the rule has a shorter one.
+    fn label(&self) -> &str {
+        self.name()
+    }
     /// Other names `--policy` accepts.
     fn aliases(&self) -> &[&str] {
         &[]
@@ -208,6 +213,10 @@ impl Policy {
 
     pub fn describe(self) -> &'static str {
         self.rule().describe()
+    }
+
+    pub fn label(self) -> &'static str {
+        self.rule().label()
     }
 
     pub fn walk(self) -> Walk {

@@ -39,7 +39,13 @@ impl Schedule {
         };
         let mut last = Secs::MIN;
         for item in text.split(',').map(str::trim).filter(|i| !i.is_empty()) {
-            let (when, what) = item.rsplit_once(':').ok_or_else(|| {
+            // A time may hold colons (day 5 09:00), and so may an external
+            // policy's command: that one starts at `:exec:`.
+            let split = match item.find(":exec:") {
+                Some(i) => Some((&item[..i], &item[i + 1..])),
+                None => item.rsplit_once(':'),
+            };
+            let (when, what) = split.ok_or_else(|| {
                 format!("'{}': expected TIME:POLICY, e.g. 2d:sjf", sanitize(item))
             })?;
             let switch = match what.trim().strip_prefix("power=") {

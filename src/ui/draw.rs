@@ -143,7 +143,7 @@ fn header(app: &App, area: Rect, buf: &mut Buffer) {
     let left = vec![
         Span::styled(" tracetui ", t.header.add_modifier(Modifier::BOLD)),
         Span::styled(
-            format!("· {}{since} ", e.policy().name().to_uppercase()),
+            format!("· {}{since} ", e.policy().label().to_uppercase()),
             t.header.add_modifier(Modifier::BOLD),
         ),
         Span::styled(format!("· {} ", sanitized(&app.sim.label)), t.header),

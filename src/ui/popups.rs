@@ -142,8 +142,8 @@ fn picker(app: &App, area: Rect, buf: &mut Buffer, at: usize) {
         let lead = if i == at { marker } else { ' ' };
         let now = if p == current { "●" } else { " " };
         let text = match why {
-            Some(why) => format!("{lead} {now} {:<14} not here: {why}", p.name()),
-            None => format!("{lead} {now} {:<14} {}", p.name(), p.describe()),
+            Some(why) => format!("{lead} {now} {:<14} not here: {why}", p.label()),
+            None => format!("{lead} {now} {:<14} {}", p.label(), p.describe()),
         };
         buf.set_stringn(
             inner.x,

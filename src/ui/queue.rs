@@ -56,7 +56,11 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
         .title(Line::from(vec![
             Span::styled(format!(" Queue {} ", e.queue_len()), t.title),
             Span::styled(
-                format!("· order {} · {} running ", e.policy(), e.running().len()),
+                format!(
+                    "· order {} · {} running ",
+                    e.policy().label(),
+                    e.running().len()
+                ),
                 t.dim,
             ),
         ]))

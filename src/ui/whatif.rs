@@ -127,12 +127,17 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer, at: usize) {
         .iter()
         .filter_map(|r| r.1.as_ref().and_then(|r| r.jct_s.mean))
         .fold(None, |b: Option<f64>, x| Some(b.map_or(x, |b| b.min(x))));
-    let current = app.engine().policy().name();
+    let current = app.engine().policy();
     let marker = super::grid::glyphs(app.view.ascii).marker;
     for (i, (run, (progress, rep))) in w.runs.iter().zip(&w.rows).enumerate() {
-        let label = run.label();
+        // A policy by its short label (an external one by the name it gave).
+        let label = match run {
+            crate::sim::whatif::Run::Policy(p) => p.label().to_string(),
+            other => other.label(),
+        };
         let lead = if i == at { marker } else { ' ' };
-        let now = if label == current { "●" } else { " " };
+        let live = matches!(run, crate::sim::whatif::Run::Policy(p) if *p == current);
+        let now = if live { "●" } else { " " };
         let name = format!("{lead}{now}{label:<14}");
         let text = match rep {
             None => progress_text(&name, *progress, app.view.ascii),

@@ -41,6 +41,8 @@ struct Spec {
     /// Told right after each pass what it started and preempted.
     notify: bool,
     describe: String,
+    /// The name the program gave itself.
+    label: String,
 }
 
 struct ExecRule(Arc<Spec>);
@@ -52,6 +54,10 @@ impl Rule for ExecRule {
 
     fn describe(&self) -> &str {
         &self.0.describe
+    }
+
+    fn label(&self) -> &str {
+        &self.0.label
     }
 
     fn walk(&self) -> Walk {
@@ -88,6 +94,7 @@ fn probe(cmd: &str, name: &str) -> Result<Spec, String> {
         walk: id.walk,
         notify: id.notify,
         describe: id.describe,
+        label: id.label,
     })
 }
 
@@ -96,6 +103,7 @@ struct Hello {
     walk: Walk,
     notify: bool,
     describe: String,
+    label: String,
 }
 
 fn hello(child: &mut Child, cmd: &str) -> Result<Hello, String> {
@@ -131,7 +139,11 @@ fn hello(child: &mut Child, cmd: &str) -> Result<Hello, String> {
     Ok(Hello {
         walk,
         notify: id.notify,
-        describe: sanitize(&format!("{} (external): {about}", id.name)),
+        describe: sanitize(&format!(
+            "external: {cmd}{}{about}",
+            if about.is_empty() { "" } else { " — " }
+        )),
+        label: sanitize(&id.name).chars().take(24).collect(),
     })
 }
 
