@@ -206,7 +206,7 @@ pub(super) fn start<'a>(e: &'a Engine, priority: impl Fn(u32) -> i64) -> Start<'
 }
 
 /// Something that happened to a job since the last scheduling point.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 #[serde(tag = "event", rename_all = "lowercase")]
 pub(super) enum Change {
     Started {
