@@ -7,38 +7,36 @@
 
 use std::path::{Path, PathBuf};
 
+/// What neither the engine nor the loaders may name: the terminal, the
+/// command line, the reports built on them.
+const ABOVE_THE_ENGINE: &[&str] = &[
+    "crate::ui",
+    "crate::cli",
+    "crate::gen",
+    "crate::lesson",
+    "crate::stats",
+    "ratatui",
+    "crossterm",
+    "tui_logger",
+    "color_eyre",
+];
+
 /// (directory under src, what its files must never name, why).
 const RULES: &[(&str, &[&str], &str)] = &[
     (
         "sim",
-        &[
-            "crate::ui",
-            "crate::cli",
-            "crate::gen",
-            "crate::lesson",
-            "crate::stats",
-            "ratatui",
-            "crossterm",
-            "tui_logger",
-            "color_eyre",
-        ],
+        ABOVE_THE_ENGINE,
         "the engine knows no terminal, command line or report",
     ),
     (
         "trace",
-        &[
-            "crate::sim",
-            "crate::ui",
-            "crate::cli",
-            "crate::gen",
-            "crate::lesson",
-            "crate::stats",
-            "ratatui",
-            "crossterm",
-            "tui_logger",
-            "color_eyre",
-        ],
+        ABOVE_THE_ENGINE,
         "loading knows only files and the model",
+    ),
+    (
+        "trace",
+        &["crate::sim"],
+        "loading knows nothing of the engine",
     ),
 ];
 
