@@ -2,56 +2,13 @@
 //! quit; then the screen text, and that the terminal came back (the
 //! alternate screen left, echo on).
 
+mod common;
+
+use common::tmux::Tmux;
 use std::path::Path;
 use std::process::Command;
 use std::thread::sleep;
 use std::time::{Duration, Instant};
-
-struct Tmux {
-    session: String,
-}
-
-impl Tmux {
-    fn run(&self, args: &[&str]) -> String {
-        let out = Command::new("tmux").args(args).output().expect("tmux runs");
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        for k in keys {
-            self.run(&["send-keys", "-t", &self.session, k]);
-            sleep(Duration::from_millis(150));
-        }
-    }
-
-    fn screen(&self) -> String {
-        self.run(&["capture-pane", "-t", &self.session, "-p"])
-    }
-
-    /// Waits until the screen contains `text` (or fails after 10 s).
-    fn wait_for(&self, text: &str) -> String {
-        let start = Instant::now();
-        loop {
-            let s = self.screen();
-            if s.contains(text) {
-                return s;
-            }
-            assert!(
-                start.elapsed() < Duration::from_secs(10),
-                "waited for {text:?}; the screen:\n{s}"
-            );
-            sleep(Duration::from_millis(100));
-        }
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["kill-session", "-t", &self.session])
-            .output();
-    }
-}
 
 #[test]
 fn a_session_in_a_real_terminal() {

@@ -253,6 +253,28 @@ fn valid_key(s: &str) -> bool {
 struct ConfigFile {
     #[serde(default)]
     keys: BTreeMap<String, Vec<String>>,
+    /// name → command of an external policy (`exec:` without the prefix).
+    #[serde(default)]
+    policies: BTreeMap<String, String>,
+}
+
+/// The `[policies]` table of the user's config file: (name, command) of
+/// each external policy the picker offers. A config that does not parse
+/// gives none (its problem is reported with the keys).
+pub fn user_policies() -> Vec<(String, String)> {
+    let Some(p) = config_dir().map(|d| d.join("config.toml")) else {
+        return Vec::new();
+    };
+    let Ok(text) = std::fs::read_to_string(p) else {
+        return Vec::new();
+    };
+    policies_in(&text)
+}
+
+pub fn policies_in(text: &str) -> Vec<(String, String)> {
+    toml::from_str::<ConfigFile>(text)
+        .map(|c| c.policies.into_iter().collect())
+        .unwrap_or_default()
 }
 
 /// The effective keymap.
@@ -386,6 +408,20 @@ mod tests {
 
     fn key(c: KeyCode, m: KeyModifiers) -> KeyEvent {
         KeyEvent::new(c, m)
+    }
+
+    #[test]
+    fn policies_come_from_their_own_table() {
+        let text = "[keys]\nstep = [\"s\"]\n[policies]\nmine = \"python3 my.py\"\nother = \"./bin/p --x\"\n";
+        assert_eq!(
+            policies_in(text),
+            vec![
+                ("mine".to_string(), "python3 my.py".to_string()),
+                ("other".to_string(), "./bin/p --x".to_string())
+            ]
+        );
+        assert!(policies_in("[policies]\nmine = 3\n").is_empty());
+        assert!(Keymap::from_config(text).problems.is_empty());
     }
 
     #[test]

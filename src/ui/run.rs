@@ -75,6 +75,16 @@ pub fn build_app(
         }
     };
     let keymap = Keymap::load_user();
+    // External policies from config.toml: asked who they are now, so the
+    // picker offers them by the names given there.
+    for (name, cmd) in super::keymap::user_policies() {
+        if let Err(e) = crate::sim::policies::exec::register_named(&cmd, &name) {
+            log::warn!(
+                "config.toml [policies] {}: {e}",
+                crate::trace::input::sanitize(&name)
+            );
+        }
+    }
     let app = App::with_energy(
         trace,
         opts.policy,

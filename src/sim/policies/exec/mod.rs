@@ -69,9 +69,19 @@ impl Rule for ExecRule {
     }
 }
 
+/// `exec:CMD` as a policy, shown as `label` (a name from config.toml)
+/// rather than the name the program gives.
+pub fn register_named(cmd: &str, label: &str) -> Result<Policy, String> {
+    register_as(cmd, Some(label))
+}
+
 /// `exec:CMD` as a policy: registered once per command (probing the
 /// program), or the registration it already has.
 pub fn register(cmd: &str) -> Result<Policy, String> {
+    register_as(cmd, None)
+}
+
+fn register_as(cmd: &str, label: Option<&str>) -> Result<Policy, String> {
     let cmd = cmd.trim();
     if cmd.is_empty() {
         return Err("exec: needs a command, e.g. --policy 'exec:python3 policies/fifo.py'".into());
@@ -80,7 +90,10 @@ pub fn register(cmd: &str) -> Result<Policy, String> {
     if let Some(p) = Policy::all().into_iter().find(|p| p.name() == name) {
         return Ok(p);
     }
-    let spec = probe(cmd, &name)?;
+    let mut spec = probe(cmd, &name)?;
+    if let Some(l) = label.map(sanitize).filter(|l| !l.is_empty()) {
+        spec.label = l.chars().take(24).collect();
+    }
     Ok(Policy::register(Box::new(ExecRule(Arc::new(spec)))))
 }
 

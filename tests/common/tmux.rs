@@ -1,0 +1,60 @@
+//! A tmux session for the real-terminal tests: keys in, the screen out.
+
+use std::process::Command;
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+pub struct Tmux {
+    pub session: String,
+}
+
+impl Tmux {
+    pub fn run(&self, args: &[&str]) -> String {
+        let out = Command::new("tmux").args(args).output().expect("tmux runs");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    pub fn keys(&self, keys: &[&str]) {
+        for k in keys {
+            self.run(&["send-keys", "-t", &self.session, k]);
+            sleep(Duration::from_millis(150));
+        }
+    }
+
+    pub fn screen(&self) -> String {
+        self.run(&["capture-pane", "-t", &self.session, "-p"])
+    }
+
+    /// Waits until the screen contains `text` (or fails after 10 s).
+    pub fn wait_for(&self, text: &str) -> String {
+        let start = Instant::now();
+        loop {
+            let s = self.screen();
+            if s.contains(text) {
+                return s;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "waited for {text:?}; the screen:\n{s}"
+            );
+            sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["kill-session", "-t", &self.session])
+            .output();
+    }
+}
+
+/// Whether tmux is here (the test says it is skipped where not).
+pub fn available() -> bool {
+    let ok = Command::new("tmux").arg("-V").output().is_ok();
+    if !ok {
+        eprintln!("skipped: tmux is not installed (.ci/run installs it)");
+    }
+    ok
+}

@@ -1,0 +1,122 @@
+//! An external policy in the replay, in a real terminal at 80×24: named in
+//! config.toml's `[policies]`, offered by that name in the picker, switched
+//! to live, its stderr in the log; stepping back and forward comes back to
+//! the same figures; quitting leaves no policy process behind.
+
+mod common;
+
+use common::tmux::{available, Tmux};
+use std::process::Command;
+
+const POLICY: &str = r#"import sys
+sys.path.insert(0, sys.argv[1])
+from tracetui_policy import Policy, run
+
+class Loud(Policy):
+    name, walk = "loud-sjf", "greedy"
+    def priority(self, job):
+        print("keyed " + job.id[:6], file=sys.stderr, flush=True)
+        return job.runtime if job.runtime is not None else 2**63 - 1
+
+run(Loud())
+"#;
+
+fn python() -> bool {
+    let ok = Command::new("python3").arg("-V").output().is_ok();
+    if !ok {
+        eprintln!("skipped: python3 is not on PATH");
+    }
+    ok
+}
+
+/// The "done N" figure of the metrics line.
+fn done(screen: &str) -> String {
+    let at = screen.find("done ").expect("a done figure");
+    screen[at..]
+        .split_whitespace()
+        .take(2)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[test]
+fn an_external_policy_live_in_the_replay() {
+    if !available() || !python() {
+        return;
+    }
+    let dir = common::scratch_dir("tmux-exec");
+    let policies = concat!(env!("CARGO_MANIFEST_DIR"), "/policies");
+    std::fs::write(dir.join("loud.py"), POLICY).unwrap();
+    std::fs::create_dir_all(dir.join("tracetui")).unwrap();
+    std::fs::write(
+        dir.join("tracetui/config.toml"),
+        format!(
+            "[policies]\nmy-sjf = \"python3 {} {policies}\"\n",
+            dir.join("loud.py").display()
+        ),
+    )
+    .unwrap();
+    let t = Tmux {
+        session: format!("tracetui-exec-{}", std::process::id()),
+    };
+    let shell = format!(
+        "env -i PATH=/usr/local/bin:/usr/bin:/bin:{} TERM=xterm-256color HOME=/nonexistent \
+         XDG_CONFIG_HOME={} NO_COLOR=1 bash --norc --noprofile",
+        std::env::var("PATH").unwrap_or_default(),
+        dir.display()
+    );
+    t.run(&[
+        "new-session",
+        "-d",
+        "-s",
+        &t.session,
+        "-x",
+        "80",
+        "-y",
+        "24",
+        &shell,
+    ]);
+    t.keys(&["PS1='ready$ '", "Enter"]);
+    t.wait_for("ready$");
+    let bin = env!("CARGO_BIN_EXE_tracetui");
+    t.keys(&[
+        &format!("cd {} && {bin} --fps 20", env!("CARGO_MANIFEST_DIR")),
+        "Enter",
+    ]);
+    t.wait_for("PAUSED");
+    t.keys(&["g"]);
+    t.keys(&["day 2 10:00", "Enter"]);
+    t.wait_for("day 2 10:00");
+    // The picker offers it by its config name; it is the row after edf.
+    t.keys(&["p"]);
+    let s = t.wait_for("my-sjf");
+    assert!(s.contains("external: python3"), "{s}");
+    t.keys(&["Down"; 9]);
+    t.keys(&["Enter"]);
+    let s = t.wait_for("MY-SJF since");
+    assert!(s.contains("order my-sjf"), "{s}");
+    // Six hours on: jobs arrive, the policy keys them and says so on stderr.
+    t.keys(&["g"]);
+    t.keys(&["+6h", "Enter"]);
+    t.wait_for("day 2 16:00");
+    t.keys(&["n"]);
+    // Its stderr line, "W exec:python3 …loud.py …: keyed 3c1661", wraps
+    // at 80 columns: the end of it is what shows.
+    t.wait_for(": keyed ");
+    // Back one tick and forward again: the same figures.
+    let before = done(&t.wait_for("done "));
+    t.keys(&["b"]);
+    t.wait_for("day 2 16:00");
+    t.keys(&["n"]);
+    let s = t.wait_for("day 2 16:01");
+    assert_eq!(done(&s), before, "{s}");
+    t.keys(&["q"]);
+    t.wait_for("ready$");
+    let left = Command::new("pgrep").args(["-f", "loud.py"]).output();
+    if let Ok(o) = left {
+        assert!(
+            String::from_utf8_lossy(&o.stdout).trim().is_empty(),
+            "a policy process was left behind"
+        );
+    }
+}
