@@ -9,6 +9,7 @@ from tracetui_policy import Policy, run
 
 class Fifo(Policy):
     name = "fifo"
+    ask = "arrivals"   # it decides nothing when a job only finishes
     walk = "strict"
     describe = "strict arrival order; the head blocks the queue"
 

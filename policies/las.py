@@ -20,6 +20,7 @@ class Las(Policy):
     walk = "preemptive"
     describe = "Tiresias 2D-LAS: least attained GPU-service first, discretised queues"
     notify = True   # demotions are timed from the moment a job starts
+    ask = "arrivals"   # keys change at arrivals, wake-ups and after passes only
 
     def on_start(self, view):
         self.bounds = [t * 1000 for t in view.las_thresholds]

@@ -11,6 +11,7 @@ UNKNOWN = 2**63 - 1   # the largest key: after every known run time
 
 class Sjf(Policy):
     name = "sjf"
+    ask = "arrivals"   # it decides nothing when a job only finishes
     walk = "greedy"
     describe = "shortest run time first (oracle)"
 

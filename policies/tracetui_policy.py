@@ -166,12 +166,16 @@ class Policy:
     job that fits), "preemptive" (greedy, and a job that does not fit may
     preempt running jobs of higher key) or "explicit" (only the jobs you
     start). Set `notify = True` to hear of starts and preemptions right
-    after each pass (to ask for a wake-up in time, as `las` does)."""
+    after each pass (to ask for a wake-up in time, as `las` does), and
+    `ask = "arrivals"` to be asked only where jobs arrive and at your
+    wake-ups (fewer round trips; right for a policy that decides nothing
+    when a job only finishes)."""
 
     name = "my-policy"
     walk = "greedy"
     describe = ""
     notify = False
+    ask = "always"
 
     def priority(self, job):
         """A new job's key (lower first), or None to leave it at 0."""
@@ -250,7 +254,7 @@ def run(policy):
         elif kind == "hello":
             answer = {"name": policy.name, "walk": policy.walk,
                       "describe": policy.describe, "protocol": PROTOCOL,
-                      "notify": policy.notify}
+                      "notify": policy.notify, "ask": policy.ask}
         else:
             print("unknown message type %r" % kind, file=sys.stderr)
             answer = {}

@@ -22,6 +22,8 @@ pub(super) struct Child {
     stdout: ChildStdout,
     /// Bytes read past the last reply line.
     pending: Vec<u8>,
+    /// The message being sent, with its newline.
+    line: Vec<u8>,
 }
 
 impl Child {
@@ -55,14 +57,21 @@ impl Child {
             stdin,
             stdout,
             pending: Vec::new(),
+            line: Vec::new(),
         })
     }
 
     /// Sends one message (a JSON object without its newline) and reads one reply line.
     pub fn ask(&mut self, message: &[u8], timeout: Duration) -> Result<String, String> {
         let deadline = Instant::now() + timeout;
-        self.write_all(message, deadline)?;
-        self.write_all(b"\n", deadline)?;
+        // One write for the line: two would wake the program twice.
+        self.line.clear();
+        self.line.extend_from_slice(message);
+        self.line.push(b'\n');
+        let line = std::mem::take(&mut self.line);
+        let wrote = self.write_all(&line, deadline);
+        self.line = line;
+        wrote?;
         self.read_line(deadline, timeout)
     }
 

@@ -40,6 +40,8 @@ struct Spec {
     walk: Walk,
     /// Told right after each pass what it started and preempted.
     notify: bool,
+    /// Asked only at points where jobs arrived (and at its wake-ups).
+    arrivals_only: bool,
     describe: String,
     /// The name the program gave itself.
     label: String,
@@ -106,6 +108,7 @@ fn probe(cmd: &str, name: &str) -> Result<Spec, String> {
         cmd: cmd.to_string(),
         walk: id.walk,
         notify: id.notify,
+        arrivals_only: id.arrivals_only,
         describe: id.describe,
         label: id.label,
     })
@@ -115,6 +118,7 @@ fn probe(cmd: &str, name: &str) -> Result<Spec, String> {
 struct Hello {
     walk: Walk,
     notify: bool,
+    arrivals_only: bool,
     describe: String,
     label: String,
 }
@@ -148,10 +152,21 @@ fn hello(child: &mut Child, cmd: &str) -> Result<Hello, String> {
             ))
         }
     };
+    let arrivals_only = match id.ask.as_deref() {
+        None | Some("always") => false,
+        Some("arrivals") => true,
+        Some(a) => {
+            return Err(format!(
+                "ask '{}' in its hello: choose always or arrivals",
+                sanitize(a)
+            ))
+        }
+    };
     let about = id.describe.unwrap_or_default();
     Ok(Hello {
         walk,
         notify: id.notify,
+        arrivals_only,
         describe: sanitize(&format!(
             "external: {cmd}{}{about}",
             if about.is_empty() { "" } else { " — " }

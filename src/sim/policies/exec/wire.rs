@@ -30,6 +30,11 @@ pub(super) struct Identity {
     /// Whether to be told, right after each pass, what it started and preempted.
     #[serde(default)]
     pub notify: bool,
+    /// Which scheduling points to be asked at: `always` (the default) or
+    /// `arrivals` (only where jobs arrived, at its wake-ups and when it
+    /// takes over; the others' events come with the next message).
+    #[serde(default)]
+    pub ask: Option<String>,
 }
 
 /// A job as a policy sees it.
