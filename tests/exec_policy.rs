@@ -33,6 +33,7 @@ fn port(name: &str) -> Policy {
 /// A report with the policy's name left out, for comparing runs.
 fn figures(mut r: Report) -> String {
     r.policy.clear();
+    r.failed = None;
     format!("{r:?}")
 }
 
@@ -220,7 +221,7 @@ fn impossible_answers_are_refused_by_name() {
         ),
         (
             "overalloc",
-            "answer = {'start': [{'job': j['job'], 'gpus': [[0, 0, 1000], [0, 1, 1000]]} for j in msg['arrived']]}",
+            "answer = {'start': [{'job': j['job'], 'gpus': [[0, g, 1000] for g in range(j['gpus'])]} for j in msg['arrived']]}",
             "over-allocation",
         ),
         (
@@ -409,4 +410,83 @@ for line in sys.stdin:
     r.seek(20_000);
     assert!(r.engine().failures().is_empty());
     assert!(r.engine().jobs_done() > 0);
+}
+
+#[test]
+fn two_failing_policies_fall_back_to_fifo_not_to_each_other() {
+    if !python() {
+        return;
+    }
+    sim::policies::exec::set_timeout(Duration::from_millis(1500));
+    let a = scripted("fails-a", "greedy", "answer = {'start': [99999]}");
+    let b = scripted("fails-b", "greedy", "answer = {'start': [99998]}");
+    let t = contended();
+    let mut e = Engine::new(t.clone(), Policy::Fifo, Placement::Consolidate);
+    e.advance_to(500);
+    e.set_policy(a);
+    assert_eq!(e.policy(), Policy::Fifo);
+    e.set_policy(b);
+    // b fails and would go back to a, which failed at this instant: fifo.
+    assert_eq!(e.policy(), Policy::Fifo);
+    let fell: Vec<_> = e.failures().iter().map(|f| f.fell_back_to).collect();
+    assert_eq!(fell, vec![Some(Policy::Fifo), Some(Policy::Fifo)]);
+}
+
+#[test]
+fn more_impossible_answers_are_refused() {
+    if !python() {
+        return;
+    }
+    let cases = [
+        ("far", "explicit", "answer = {'wakeup': 2**62}", "beyond any trace's time"),
+        (
+            // Job 0 finished at 100; the next point is at 110.
+            "oldkey",
+            "greedy",
+            "answer = {'priority': [[0, 0]]} if msg['time'] >= 105 else {}",
+            "not waiting or running",
+        ),
+        (
+            "halves",
+            "explicit",
+            "answer = {'start': [{'job': j['job'], 'gpus': [[0, 0, 500], [0, 1, 500], [0, 2, 500], [0, 3, 500]]} for j in msg['arrived']][:1]}",
+            "whole GPUs",
+        ),
+    ];
+    for (name, walk, code, expect) in cases {
+        let why = failure(scripted(name, walk, code));
+        assert!(why.contains(expect), "{name}: {why}");
+    }
+}
+
+#[test]
+fn compare_from_with_a_failing_policy_exits_1() {
+    if !python() {
+        return;
+    }
+    let dir = scratch_dir("from");
+    let p = dir.join("bad.py");
+    std::fs::write(
+        &p,
+        "import json, sys\nfor l in sys.stdin:\n    m = json.loads(l)\n    \
+         print(json.dumps({'name': 'bad', 'walk': 'greedy'} if m['type'] == 'hello' \
+         else ({} if m['type'] == 'start' else {'start': [123456789]})), flush=True)\n",
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_tracetui"))
+        .args([
+            "compare",
+            "pai",
+            "sample-traces/pai",
+            "--from",
+            "1d",
+            "--policies",
+        ])
+        .arg(format!("fifo,exec:python3 {}", p.display()))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("is not in the trace"), "{err}");
 }

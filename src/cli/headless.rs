@@ -224,6 +224,9 @@ fn compare_from(
         runs.len()
     );
     let reports = Fork::start(&base, runs, workers).wait();
+    if let Some(why) = reports.iter().find_map(|r| r.failed.clone()) {
+        bail!("{why}");
+    }
     print!("{}", render(&reports, a.trace.output, false, ""));
     Ok(())
 }

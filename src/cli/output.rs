@@ -264,6 +264,7 @@ mod tests {
             deadline_met: None,
             energy_kwh: None,
             avg_power_w: None,
+            failed: None,
         };
         assert_eq!(
             CSV_HEADER.split(',').count(),

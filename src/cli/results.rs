@@ -108,7 +108,9 @@ pub fn run_sampled(
     let mut switches = switches.into_iter().peekable();
     loop {
         let due_switch = switches.peek().map(|s| s.0);
-        let Some(event) = e.next_event_time() else {
+        // A switch after the last event still applies (it may start what
+        // waits), as `Schedule::run_on` applies it.
+        let Some(event) = e.next_event_time().or(due_switch.filter(|_| !e.halted())) else {
             break;
         };
         let stop = [next_tick, due_switch].into_iter().flatten().min();

@@ -128,6 +128,10 @@ pub struct Report {
     /// Recorded holds replayed beyond their machine's capacity (tables only).
     #[serde(skip)]
     pub overflow_segments: u64,
+    /// Why the run's policy failed, if it did (the figures stop or fall
+    /// back there); not part of the JSON contract.
+    #[serde(skip)]
+    pub failed: Option<String>,
 }
 
 #[cfg(test)]

@@ -114,6 +114,9 @@ pub trait Books: fmt::Debug + Send + Sync {
     fn joined(&mut self, _e: &mut Engine, _job: u32) {}
     /// A job finished.
     fn left(&mut self, _e: &mut Engine, _job: u32) {}
+    /// A job replayed as the trace recorded it (its GPUs were never the
+    /// engine's to place or take) finished.
+    fn hold_ended(&mut self, _e: &Engine, _job: u32) {}
     /// A job joins (`true`) or leaves the queue.
     fn waiting(&mut self, _e: &Engine, _job: u32, _joins: bool) {}
     /// A job started running on `milli` milli-GPUs.

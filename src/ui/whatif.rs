@@ -68,7 +68,14 @@ impl App {
             return false;
         };
         let was_done = w.done();
+        let failed = report.failed.clone();
         w.rows[row] = (1.0, Some(report));
+        if let Some(why) = failed {
+            self.warn(format!("what-if row {}: {why}", row + 1));
+        }
+        let Some(w) = self.sim.whatif.as_mut() else {
+            return true;
+        };
         if w.done() && !was_done {
             let text = format!("what-if: all {} runs done in {secs:.1} s", w.rows.len());
             self.info(text);
@@ -131,10 +138,14 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer, at: usize) {
     let marker = super::grid::glyphs(app.view.ascii).marker;
     for (i, (run, (progress, rep))) in w.runs.iter().zip(&w.rows).enumerate() {
         // A policy by its short label (an external one by the name it gave).
-        let label = match run {
+        let mut label = match run {
             crate::sim::whatif::Run::Policy(p) => p.label().to_string(),
             other => other.label(),
         };
+        if rep.as_ref().is_some_and(|r| r.failed.is_some()) {
+            // Its figures are the fallback's from where it failed (logged).
+            label.push_str(" (failed)");
+        }
         let lead = if i == at { marker } else { ' ' };
         let live = matches!(run, crate::sim::whatif::Run::Policy(p) if *p == current);
         let now = if live { "●" } else { " " };

@@ -205,7 +205,37 @@ impl Engine {
         let (demand, filter) = self.policy_shape(job);
         g.sort_by_key(|x| (x.machine, x.gpu));
         let mut total = 0u64;
+        let machines = &self.trace.cluster.machines;
+        // Whole GPUs for a gang; each instance's own size for instances.
+        let mut sizes: Vec<u16> = g.iter().map(|x| x.milli).collect();
+        let mut wanted: Vec<u16> = match demand {
+            Demand::Gang { gpus } => vec![1000; *gpus as usize],
+            Demand::Instances(units) => units
+                .iter()
+                .flat_map(|u| {
+                    std::iter::repeat_n(u.milli.min(u16::MAX as u32) as u16, u.count as usize)
+                })
+                .collect(),
+        };
+        sizes.sort_unstable();
+        wanted.sort_unstable();
+        if sizes != wanted && matches!(demand, Demand::Gang { .. }) {
+            return Err(format!(
+                "start job {job}: a gang of {} GPUs takes {} whole GPUs",
+                wanted.len(),
+                wanted.len()
+            ));
+        }
         for (i, x) in g.iter().enumerate() {
+            if machines
+                .get(x.machine as usize)
+                .is_some_and(|m| m.recorded_only)
+            {
+                return Err(format!(
+                    "start job {job}: machine {} is known only from the trace's record",
+                    x.machine
+                ));
+            }
             if x.machine as usize >= s.machine_count() || x.gpu as u32 >= s.cap(x.machine) {
                 return Err(format!(
                     "start job {job}: machine {} has no GPU {}",
@@ -278,9 +308,14 @@ impl Engine {
     /// falls back to the policy before (or `fifo`), or halts.
     pub(super) fn policy_failed(&mut self, why: String) {
         let failed = self.policy;
+        // Never back to a policy that failed at this instant (two failing
+        // external policies would hand the replay to each other for ever).
+        let now = self.now;
+        let failed_now =
+            |p: Policy| p == failed || self.failures.iter().any(|f| f.at == now && f.policy == p);
         let back = (!self.halt_on_failure).then(|| {
             self.policy_before
-                .filter(|&p| p != failed)
+                .filter(|&p| !failed_now(p))
                 .unwrap_or(Policy::Fifo)
         });
         self.failures.push(PolicyFailure {

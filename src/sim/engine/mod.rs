@@ -220,7 +220,12 @@ impl Engine {
     }
 
     /// The time of the next thing that will happen, if anything will.
+    /// None once a failing policy halted the run (headless), so every loop
+    /// driving the engine ends there.
     pub fn next_event_time(&self) -> Option<Secs> {
+        if self.halted {
+            return None;
+        }
         let arrival = self
             .shapes
             .arrival

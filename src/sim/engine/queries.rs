@@ -117,6 +117,7 @@ impl Engine {
                 })
                 .flatten(),
             energy_kwh: self.joules().map(crate::sim::energy::kwh),
+            failed: self.failures.first().map(|f| f.why.clone()),
             avg_power_w: self
                 .joules()
                 .zip(makespan.filter(|&m| m > 0))

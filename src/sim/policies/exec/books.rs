@@ -47,6 +47,9 @@ pub(super) struct ExecBooks {
     talk: Arc<std::sync::Mutex<Conversation>>,
     /// Exchanges this copy has had (0: the snapshot is not sent yet).
     pos: usize,
+    /// Events already there when the current pass began (a `passed`
+    /// message goes out only if the pass itself added some).
+    pass_mark: usize,
     keys: FxHashMap<u32, i64>,
     wakeup: Option<Secs>,
     arrived: Vec<u32>,
@@ -71,6 +74,7 @@ impl ExecBooks {
             spec,
             talk: Arc::default(),
             pos: 0,
+            pass_mark: 0,
             keys: FxHashMap::default(),
             wakeup: None,
             arrived: Vec::new(),
@@ -113,7 +117,17 @@ impl ExecBooks {
             c.child = Some(self.spawn().map_err(Talk::Failed)?);
         }
         let child = c.child.as_mut().expect("started above");
-        let line = child.ask(msg, timeout()).map_err(Talk::Failed)?;
+        let line = match child.ask(msg, timeout()) {
+            Ok(line) => line,
+            Err(why) => {
+                // The process is out of step (a late answer may still come):
+                // no copy may use it or its answers again.
+                c.child = None;
+                c.said.clear();
+                c.base = usize::MAX;
+                return Err(Talk::Failed(why));
+            }
+        };
         if sharers > 1 {
             c.said.push_back((key, line.clone()));
         } else {
@@ -130,7 +144,9 @@ impl ExecBooks {
     fn spawn(&self) -> Result<Child, String> {
         let mut c = Child::spawn(&self.spec.cmd, &self.spec.name)?;
         let h = hello(&mut c, &self.spec.cmd)?;
-        if (h.walk, h.notify) != (self.spec.walk, self.spec.notify) {
+        if (h.walk, h.notify, h.arrivals_only)
+            != (self.spec.walk, self.spec.notify, self.spec.arrivals_only)
+        {
             return Err(format!(
                 "said walk {} (notify {}) when first asked and {} (notify {}) now",
                 self.spec.walk.name(),
@@ -231,10 +247,29 @@ impl ExecBooks {
         if let Some(w) = reply.wakeup.filter(|&w| w <= e.now()) {
             return Err(format!("asked to wake up at {w}, not after now"));
         }
+        // Far enough for any trace; later would overflow the clock.
+        if let Some(w) = reply.wakeup.filter(|&w| w > Secs::MAX / 4) {
+            return Err(format!("asked to wake up at {w}, beyond any trace's time"));
+        }
         let wakeup = reply.wakeup;
         let mut seen = rustc_hash::FxHashSet::default();
         if let Some(&(j, _)) = reply.priority.iter().find(|(j, _)| !seen.insert(*j)) {
             return Err(format!("priority for job {j} twice"));
+        }
+        // Every key names a job waiting or running, changed or not.
+        let n = e.trace().jobs.len() as u32;
+        for &(j, _) in &reply.priority {
+            if j >= n {
+                return Err(format!(
+                    "priority for job {j}, which is not in the trace ({n} jobs)"
+                ));
+            }
+            let p = e.job_state(j).phase;
+            if p != crate::sim::Phase::Queued && p != crate::sim::Phase::Running {
+                return Err(format!(
+                    "priority for job {j}, which is {p:?}, not waiting or running"
+                ));
+            }
         }
         let keys = reply.priority.clone();
         let answer = reply.answer(|j| self.key(j));
@@ -256,6 +291,7 @@ impl Books for ExecBooks {
             spec: self.spec.clone(),
             talk: self.talk.clone(),
             pos: self.pos,
+            pass_mark: self.pass_mark,
             keys: self.keys.clone(),
             wakeup: self.wakeup,
             arrived: self.arrived.clone(),
@@ -296,6 +332,14 @@ impl Books for ExecBooks {
         }
     }
 
+    fn hold_ended(&mut self, e: &Engine, job: u32) {
+        if self.live() {
+            self.events
+                .push(wire::Change::Finished { job, at: e.now() });
+        }
+        self.keys.remove(&job);
+    }
+
     fn preempted(&mut self, e: &Engine, job: u32) {
         if self.live() {
             self.events
@@ -312,7 +356,7 @@ impl Books for ExecBooks {
     }
 
     fn after_pass(&mut self, e: &Engine) -> Result<Option<Checked>, String> {
-        if !self.spec.notify || self.events.is_empty() || !self.live() {
+        if !self.spec.notify || self.events.len() == self.pass_mark || !self.live() {
             return Ok(None);
         }
         let r = self.passed(e).map_err(|why| {
@@ -337,6 +381,7 @@ impl Books for ExecBooks {
             && self.wakeup != Some(e.now())
         {
             // Not a point it asked for: its events go with the next message.
+            self.pass_mark = self.events.len();
             return Ok(None);
         }
         let Decided {
@@ -356,6 +401,7 @@ impl Books for ExecBooks {
         self.wakeup = wakeup;
         self.arrived.clear();
         self.events.clear();
+        self.pass_mark = 0;
         Ok(Some(checked))
     }
 }

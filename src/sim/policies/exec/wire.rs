@@ -128,6 +128,9 @@ pub(super) struct Running<'a> {
     pub start: Secs,
     pub run_from: Secs,
     pub gpus_held: Vec<(u32, u16, u16)>,
+    /// False for a job held as the trace recorded it: it keeps its GPUs to
+    /// its recorded end (no preemption), and its end comes as `finished`.
+    pub preemptable: bool,
 }
 
 /// The state when a policy takes over: the cluster and who waits and runs.
@@ -179,6 +182,7 @@ pub(super) fn start<'a>(e: &'a Engine, priority: impl Fn(u32) -> i64) -> Start<'
             start: e.job_state(j).start,
             run_from: e.policy_resume(j).run_from,
             gpus_held: gpus(g),
+            preemptable: e.policy_preemptable(j),
         })
         .collect();
     let tuning = e.tuning();
