@@ -203,7 +203,9 @@ class Policy:
         """The snapshot arrived (the policy takes over at view.time)."""
 
     def set_priority(self, job, key):
-        """Gives `job` a new key, sent with this answer."""
+        """Gives `job` a new key, sent with this answer (a number, rounded
+        down to an integer: keys are 64-bit integers)."""
+        key = int(key // 1)
         if key != job.priority:
             job.priority = key
             self._keys[job.job] = key
@@ -215,10 +217,12 @@ def _dumps(obj):
 
 def _answer(policy, extra):
     answer = dict(extra or {})
-    if policy._keys:
-        answer["priority"] = list(answer.get("priority", [])) + [
-            [j, k] for j, k in policy._keys.items()]
-        policy._keys = {}
+    keys = dict(policy._keys)
+    for j, k in answer.get("priority", ()):   # keys given directly win
+        keys[j] = int(k // 1)
+    if keys:
+        answer["priority"] = [[j, k] for j, k in keys.items()]
+    policy._keys = {}
     return answer
 
 

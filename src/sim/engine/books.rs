@@ -142,7 +142,11 @@ impl Engine {
                 Err(format!("job {j} is not in the trace ({n} jobs)"))
             }
         };
+        let mut keyed = FxHashSet::default();
         for &(j, _, _) in &a.rekey {
+            if !keyed.insert(j) {
+                return Err(format!("priority for job {j} twice"));
+            }
             let p = self.jobs[known(j)? as usize].phase;
             if p != Phase::Queued && p != Phase::Running {
                 return Err(format!(

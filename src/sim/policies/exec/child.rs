@@ -8,6 +8,7 @@
 use crate::trace::input::sanitize;
 use std::io::{ErrorKind, Read, Write};
 use std::os::fd::AsRawFd;
+use std::os::unix::process::CommandExt;
 use std::process::{ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -18,7 +19,8 @@ const MAX_STDERR_LINE: usize = 400;
 
 pub(super) struct Child {
     process: std::process::Child,
-    stdin: ChildStdin,
+    /// None once closed (the session is ending).
+    stdin: Option<ChildStdin>,
     stdout: ChildStdout,
     /// Bytes read past the last reply line.
     pending: Vec<u8>,
@@ -33,6 +35,9 @@ impl Child {
             .arg("-c")
             .arg(cmd)
             .stdin(Stdio::piped())
+            // Its own process group: the terminal's Ctrl-C is the replay's,
+            // and ending the session ends every process of a pipeline.
+            .process_group(0)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -54,7 +59,7 @@ impl Child {
             .map_err(|e| format!("could not start the stderr reader: {e}"))?;
         Ok(Child {
             process,
-            stdin,
+            stdin: Some(stdin),
             stdout,
             pending: Vec::new(),
             line: Vec::new(),
@@ -76,12 +81,15 @@ impl Child {
     }
 
     fn write_all(&mut self, mut bytes: &[u8], deadline: Instant) -> Result<(), String> {
+        let Some(stdin) = self.stdin.as_mut() else {
+            return Err("its input is closed".into());
+        };
         while !bytes.is_empty() {
-            match self.stdin.write(bytes) {
+            match stdin.write(bytes) {
                 Ok(0) => return Err(self.gone("stopped reading its input")),
                 Ok(n) => bytes = &bytes[n..],
                 Err(e) if e.kind() == ErrorKind::WouldBlock => {
-                    wait(self.stdin.as_raw_fd(), libc::POLLOUT, deadline)
+                    wait(stdin.as_raw_fd(), libc::POLLOUT, deadline)
                         .map_err(|_| "did not read its input in time".to_string())?;
                 }
                 Err(e) if e.kind() == ErrorKind::Interrupted => {}
@@ -130,8 +138,21 @@ impl Child {
 }
 
 impl Drop for Child {
+    /// Closes its input (the end of the conversation), gives it a moment
+    /// to exit, then ends its whole process group.
     fn drop(&mut self) {
-        let _ = self.process.kill();
+        self.stdin = None;
+        let until = Instant::now() + Duration::from_millis(200);
+        while Instant::now() < until {
+            if let Ok(Some(_)) = self.process.try_wait() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        // SAFETY: signals the process group this session started.
+        unsafe {
+            libc::kill(-(self.process.id() as i32), libc::SIGKILL);
+        }
         let _ = self.process.wait();
     }
 }
