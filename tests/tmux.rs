@@ -16,24 +16,11 @@ fn a_session_in_a_real_terminal() {
         eprintln!("skipped: tmux is not installed (.ci/run installs it)");
         return;
     }
-    let t = Tmux {
-        session: format!("tracetui-test-{}", std::process::id()),
-    };
-    let shell =
-        "env -i PATH=/usr/bin:/bin TERM=xterm-256color HOME=/nonexistent bash --norc --noprofile";
-    t.run(&[
-        "new-session",
-        "-d",
-        "-s",
-        &t.session,
-        "-x",
-        "120",
-        "-y",
-        "40",
-        shell,
-    ]);
-    t.keys(&["PS1='ready$ '", "Enter"]);
-    t.wait_for("ready$");
+    let t = Tmux::shell(
+        "test",
+        (120, 40),
+        "env -i PATH=/usr/bin:/bin TERM=xterm-256color HOME=/nonexistent bash --norc --noprofile",
+    );
     let bin = env!("CARGO_BIN_EXE_tracetui");
     t.keys(&[&format!("{bin} --fps 20"), "Enter"]);
     let s = t.wait_for("PAUSED");

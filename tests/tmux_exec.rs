@@ -56,28 +56,13 @@ fn an_external_policy_live_in_the_replay() {
         ),
     )
     .unwrap();
-    let t = Tmux {
-        session: format!("tracetui-exec-{}", std::process::id()),
-    };
     let shell = format!(
         "env -i PATH=/usr/local/bin:/usr/bin:/bin:{} TERM=xterm-256color HOME=/nonexistent \
          XDG_CONFIG_HOME={} NO_COLOR=1 bash --norc --noprofile",
         std::env::var("PATH").unwrap_or_default(),
         dir.display()
     );
-    t.run(&[
-        "new-session",
-        "-d",
-        "-s",
-        &t.session,
-        "-x",
-        "80",
-        "-y",
-        "24",
-        &shell,
-    ]);
-    t.keys(&["PS1='ready$ '", "Enter"]);
-    t.wait_for("ready$");
+    let t = Tmux::shell("exec", (80, 24), &shell);
     let bin = env!("CARGO_BIN_EXE_tracetui");
     t.keys(&[
         &format!("cd {} && {bin} --fps 20", env!("CARGO_MANIFEST_DIR")),

@@ -9,6 +9,28 @@ pub struct Tmux {
 }
 
 impl Tmux {
+    /// A new session of `size` (columns, rows) running `shell`, at its prompt.
+    pub fn shell(tag: &str, size: (u16, u16), shell: &str) -> Tmux {
+        let t = Tmux {
+            session: format!("tracetui-{tag}-{}", std::process::id()),
+        };
+        let (w, h) = (size.0.to_string(), size.1.to_string());
+        t.run(&[
+            "new-session",
+            "-d",
+            "-s",
+            &t.session,
+            "-x",
+            &w,
+            "-y",
+            &h,
+            shell,
+        ]);
+        t.keys(&["PS1='ready$ '", "Enter"]);
+        t.wait_for("ready$");
+        t
+    }
+
     pub fn run(&self, args: &[&str]) -> String {
         let out = Command::new("tmux").args(args).output().expect("tmux runs");
         String::from_utf8_lossy(&out.stdout).into_owned()
