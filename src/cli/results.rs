@@ -9,6 +9,7 @@ use crate::trace::model::Secs;
 use color_eyre::eyre::{eyre, Result};
 use serde::Serialize;
 use std::io::Write;
+use std::ops::ControlFlow;
 use std::path::Path;
 
 /// One job's life in the run.
@@ -104,38 +105,24 @@ pub fn run_sampled(
     tick: Option<Secs>,
 ) -> Result<Vec<TimelineRow>> {
     let mut rows = Vec::new();
-    let mut next_tick = tick.map(|_| e.trace().first_submit().unwrap_or(0));
-    let mut switches = switches.into_iter().peekable();
-    loop {
-        let due_switch = switches.peek().map(|s| s.0);
-        // A switch after the last event still applies (it may start what
-        // waits), as `Schedule::run_on` applies it.
-        let Some(event) = e.next_event_time().or(due_switch.filter(|_| !e.halted())) else {
-            break;
+    let first = tick.map(|_| e.trace().first_submit().unwrap_or(0));
+    let flow = crate::sim::schedule::drive(e, &switches, first, |e, reached| {
+        let Some(s) = reached else {
+            return ControlFlow::Continue(None);
         };
-        let stop = [next_tick, due_switch].into_iter().flatten().min();
-        match stop {
-            Some(s) if s <= event => {
-                e.advance_to(s);
-                if next_tick == Some(s) {
-                    if rows.len() >= MAX_TIMELINE_ROWS {
-                        return Err(eyre!(
-                            "the timeline would pass {MAX_TIMELINE_ROWS} rows: choose a larger --timeline-tick"
-                        ));
-                    }
-                    rows.push(timeline_row(e, s));
-                    next_tick = tick.map(|k| s + k);
-                }
-                if due_switch == Some(s) {
-                    let (_, sw) = switches.next().expect("peeked");
-                    e.apply(sw);
-                }
-            }
-            _ => e.advance_to(event),
+        if rows.len() >= MAX_TIMELINE_ROWS {
+            return ControlFlow::Break(eyre!(
+                "the timeline would pass {MAX_TIMELINE_ROWS} rows: choose a larger --timeline-tick"
+            ));
         }
-        if e.halted() {
-            return Ok(rows);
-        }
+        rows.push(timeline_row(e, s));
+        ControlFlow::Continue(tick.map(|k| s + k))
+    });
+    if let ControlFlow::Break(err) = flow {
+        return Err(err);
+    }
+    if e.halted() {
+        return Ok(rows);
     }
     if tick.is_some() {
         let end = e.now();

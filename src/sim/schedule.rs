@@ -18,6 +18,7 @@ use crate::sim::energy::PowerPolicy;
 use crate::trace::clock::{parse_duration, parse_when};
 use crate::trace::input::sanitize;
 use crate::trace::model::{Secs, Trace};
+use std::ops::ControlFlow;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Schedule {
@@ -129,17 +130,52 @@ impl Schedule {
     /// engine takes no further switches.
     pub fn run_on(&self, engine: &mut Engine) -> Report {
         let switches = self.effective(engine.policy(), engine.power_policy());
-        for (t, s) in switches {
-            engine.advance_to(t);
-            if engine.halted() {
-                break;
-            }
-            engine.apply(s);
-        }
-        engine.run_to_end();
+        let _: ControlFlow<()> = drive(engine, &switches, None, |_, _| ControlFlow::Continue(None));
         let mut r = engine.report();
         r.policy = self.label();
         r
+    }
+}
+
+/// Runs `e` to the end, one event at a time, applying `switches` as their
+/// times come (one after the last event too: it may start what waits) and
+/// stopping also at `stop`, a time of the caller's. After every step
+/// `visit` sees the engine and the stop reached, if any, and answers with
+/// the next stop (kept only when one was reached), or breaks off. Stops
+/// when nothing is left or a failing policy halted the engine.
+pub fn drive<B>(
+    e: &mut Engine,
+    switches: &[(Secs, Switch)],
+    mut stop: Option<Secs>,
+    mut visit: impl FnMut(&Engine, Option<Secs>) -> ControlFlow<B, Option<Secs>>,
+) -> ControlFlow<B> {
+    let mut next = 0;
+    loop {
+        let due = switches.get(next).map(|s| s.0);
+        let Some(event) = e.next_event_time().or(due.filter(|_| !e.halted())) else {
+            return ControlFlow::Continue(());
+        };
+        let t = [Some(event), due, stop]
+            .into_iter()
+            .flatten()
+            .min()
+            .unwrap_or(event);
+        e.advance_to(t);
+        while let Some(&(s, w)) = switches.get(next) {
+            if s > e.now() || e.halted() {
+                break;
+            }
+            e.apply(w);
+            next += 1;
+        }
+        if e.halted() {
+            return ControlFlow::Continue(());
+        }
+        let reached = stop.filter(|&s| s <= e.now());
+        let then = visit(e, reached)?;
+        if reached.is_some() {
+            stop = then;
+        }
     }
 }
 

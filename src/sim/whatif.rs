@@ -138,28 +138,19 @@ fn run_one(
         .unwrap_or(from)
         .max(from + 1);
     let mut steps = 0u64;
-    let mut next_switch = 0;
-    while let Some(t) = e.next_event_time() {
-        let t = match switches.get(next_switch) {
-            Some(&(s, _)) if s <= t => s,
-            _ => t,
-        };
-        e.advance_to(t);
-        while let Some(&(s, w)) = switches.get(next_switch) {
-            if s > e.now() {
-                break;
-            }
-            e.apply(w);
-            next_switch += 1;
-        }
+    let flow = super::schedule::drive(&mut e, &switches, None, |e, _| {
         steps += 1;
         if steps.is_multiple_of(8192) {
             if cancel.load(Ordering::Relaxed) {
-                return None;
+                return std::ops::ControlFlow::Break(());
             }
             let frac = (e.now() - from) as f64 / (last - from) as f64;
             let _ = tx.send(Msg::Progress(i, frac.clamp(0.0, 0.99)));
         }
+        std::ops::ControlFlow::Continue(None)
+    });
+    if flow.is_break() {
+        return None;
     }
     let mut r = e.report();
     r.policy = run.label();
