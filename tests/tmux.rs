@@ -98,25 +98,12 @@ fn the_replay_exits_on_sigterm_and_when_its_terminal_goes_away() {
     let dir = std::env::temp_dir().join(format!("tracetui-hup-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     for (k, how) in ["sigterm", "hangup"].iter().enumerate() {
-        let t = Tmux {
-            session: format!("tracetui-hup-{}-{k}", std::process::id()),
-        };
         let pidfile = dir.join(how);
         let cmd = format!(
             "sh -c 'echo $$ > {}; exec {bin} --fps 20'; echo exited $?; sleep 30",
             pidfile.display()
         );
-        t.run(&[
-            "new-session",
-            "-d",
-            "-s",
-            &t.session,
-            "-x",
-            "100",
-            "-y",
-            "30",
-            &cmd,
-        ]);
+        let t = Tmux::start(&format!("hup-{k}"), (100, 30), &cmd);
         t.wait_for("PAUSED");
         t.keys(&[" "]); // playing: drawing every frame
         let pid = std::fs::read_to_string(&pidfile)

@@ -9,8 +9,8 @@ pub struct Tmux {
 }
 
 impl Tmux {
-    /// A new session of `size` (columns, rows) running `shell`, at its prompt.
-    pub fn shell(tag: &str, size: (u16, u16), shell: &str) -> Tmux {
+    /// A new session of `size` (columns, rows) running `command`.
+    pub fn start(tag: &str, size: (u16, u16), command: &str) -> Tmux {
         let t = Tmux {
             session: format!("tracetui-{tag}-{}", std::process::id()),
         };
@@ -24,8 +24,14 @@ impl Tmux {
             &w,
             "-y",
             &h,
-            shell,
+            command,
         ]);
+        t
+    }
+
+    /// A new session of `size` running `shell`, at its prompt.
+    pub fn shell(tag: &str, size: (u16, u16), shell: &str) -> Tmux {
+        let t = Tmux::start(tag, size, shell);
         t.keys(&["PS1='ready$ '", "Enter"]);
         t.wait_for("ready$");
         t
