@@ -105,3 +105,71 @@ fn an_external_policy_live_in_the_replay() {
         );
     }
 }
+
+/// A lesson played under a schedule of one's own that switches to an
+/// external policy: the header names the lesson and says whose schedule,
+/// and the switch happens on time.
+#[test]
+fn a_lesson_under_a_schedule_with_an_external_policy() {
+    if !available() || !python() {
+        return;
+    }
+    let bin = env!("CARGO_BIN_EXE_tracetui");
+    let t = Tmux::start(
+        "exec-lesson",
+        (80, 24),
+        &format!(
+            "cd {} && {bin} --fps 20 lesson hol --policy-schedule \
+             'start:fifo,2h:exec:python3 policies/sjf.py'",
+            env!("CARGO_MANIFEST_DIR")
+        ),
+    );
+    let s = t.wait_for("PAUSED");
+    assert!(s.contains("your schedule"), "{s}");
+    assert!(s.contains("Under your schedule"), "{s}");
+    t.keys(&["g"]);
+    t.keys(&["+3h", "Enter"]);
+    let s = t.wait_for("SJF since");
+    assert!(s.contains("order sjf"), "{s}");
+}
+
+/// A policy that takes two seconds over each answer: the replay stands at
+/// the scheduling point, says it waits, and keys still work meanwhile.
+#[test]
+fn the_replay_answers_keys_while_a_slow_policy_decides() {
+    if !available() || !python() {
+        return;
+    }
+    let dir = common::scratch_dir("tmux-slow");
+    let policies = concat!(env!("CARGO_MANIFEST_DIR"), "/policies");
+    let script = dir.join("slow.py");
+    std::fs::write(
+        &script,
+        format!(
+            "import sys, time\nsys.path.insert(0, {policies:?})\n\
+             from tracetui_policy import Policy, run\n\
+             class Slow(Policy):\n    name, walk = 'slow', 'greedy'\n\
+             \x20   def priority(self, job):\n        time.sleep(2)\n        return 0\n\
+             run(Slow())\n"
+        ),
+    )
+    .unwrap();
+    let bin = env!("CARGO_BIN_EXE_tracetui");
+    let t = Tmux::start(
+        "exec-slow",
+        (80, 24),
+        &format!(
+            "cd {} && {bin} --fps 20 itp sample-traces/itp/sample.csv --policy 'exec:python3 {}'",
+            env!("CARGO_MANIFEST_DIR"),
+            script.display()
+        ),
+    );
+    t.wait_for("PAUSED");
+    // The first job arrives within the first minute of the sample.
+    t.keys(&["n"]);
+    t.wait_for("WAIT");
+    t.keys(&["?"]);
+    t.wait_for("step one tick");
+    t.keys(&["Escape"]);
+    t.wait_for("PAUSED");
+}

@@ -157,6 +157,14 @@ pub struct LessonArgs {
     /// Override the lesson's placement (e.g. consolidate vs spread).
     #[arg(long, value_enum)]
     pub placement: Option<Placement>,
+    /// Play the lesson under this policy from the start instead of its own
+    /// schedule (a built-in, or your own: 'exec:python3 my_policy.py').
+    #[arg(long, value_name = "POLICY", conflicts_with = "policy_schedule")]
+    pub policy: Option<String>,
+    /// The preemptive policies' knobs, the policy timeout, and a schedule
+    /// of your own in place of the lesson's (it may name exec: policies).
+    #[command(flatten)]
+    pub policies: PolicyArgs,
 }
 
 #[derive(Debug, Args)]

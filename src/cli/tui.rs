@@ -47,19 +47,55 @@ pub fn lesson(a: &super::LessonArgs, v: &ViewArgs) -> Result<()> {
         );
     };
     let (trace, report) = l.trace();
-    let schedule = crate::sim::schedule::Schedule::parse(&trace, l.schedule)
-        .map_err(color_eyre::eyre::Report::msg)?;
+    let tuning = a.policies.tuning()?;
+    let (schedule, yours) = lesson_schedule(a, l, &trace)?;
     let policy = schedule.start.unwrap_or(Policy::Fifo);
+    if let Err(u) = policy.available(&trace) {
+        color_eyre::eyre::bail!("lesson {}: {policy} needs {}", l.name, u.lacks);
+    }
     let placement = a.placement.unwrap_or(l.placement);
     let mut opts = view(v, policy, placement, None);
+    opts.tuning = tuning;
     opts.schedule = Some(schedule);
-    opts.captions = l
-        .captions
-        .iter()
-        .map(|&(t, c)| (t, c.to_string()))
-        .collect();
-    let label = format!("lesson {} · {} · {}", l.name, placement.name(), l.title);
+    // The lesson's captions tell of its own schedule: with yours, one says so.
+    opts.captions = match yours {
+        true => vec![(
+            0,
+            "Under your schedule: the lesson's captions follow its own (S shows yours)."
+                .to_string(),
+        )],
+        false => l
+            .captions
+            .iter()
+            .map(|&(t, c)| (t, c.to_string()))
+            .collect(),
+    };
+    let label = match yours {
+        true => format!("lesson {} · {} · your schedule", l.name, placement.name()),
+        false => format!("lesson {} · {} · {}", l.name, placement.name(), l.title),
+    };
     run(Arc::new(trace), label, &report, &opts)
+}
+
+/// The lesson's schedule, or the one given (`--policy`, `--policy-schedule`)
+/// (true).
+fn lesson_schedule(
+    a: &super::LessonArgs,
+    l: &crate::lesson::Lesson,
+    trace: &trace::Trace,
+) -> Result<(crate::sim::schedule::Schedule, bool)> {
+    use crate::sim::schedule::Schedule;
+    if let Some(p) = &a.policy {
+        let text = format!("start:{p}");
+        let s =
+            Schedule::parse(trace, &text).map_err(|e| color_eyre::eyre::eyre!("--policy: {e}"))?;
+        return Ok((s, true));
+    }
+    if let Some(s) = a.policies.schedule(trace)? {
+        return Ok((s, true));
+    }
+    let s = Schedule::parse(trace, l.schedule).map_err(color_eyre::eyre::Report::msg)?;
+    Ok((s, false))
 }
 
 /// `tracetui FORMAT PATH`: a trace full screen. Each format of

@@ -7,7 +7,7 @@
 //! run time ([`Policy::register`]). A [`Policy`] is a small copyable handle
 //! naming a registered rule, so events, schedules and switches stay cheap.
 
-use super::engine::Engine;
+use super::engine::{Checked, Engine, NoAnswer};
 use crate::trace::model::{Secs, Trace};
 use std::fmt;
 use std::str::FromStr;
@@ -136,16 +136,23 @@ pub trait Books: fmt::Debug + Send + Sync {
     /// A scheduling point: a pass is about to run at `e.now()`. Books that
     /// decide here (an external policy) answer with key changes,
     /// preemptions and starts, checked whole by `Engine::policy_check`; the
-    /// engine applies them, then walks. An error changes nothing (the books
+    /// engine applies them, then walks. A failure changes nothing (the books
     /// keep their state as it was) and the engine falls back to the policy
-    /// before.
-    fn decide(&mut self, _e: &Engine) -> Result<Option<crate::sim::engine::Checked>, String> {
+    /// before; `NoAnswer::Later` (no answer by `e.policy_answer_by()`)
+    /// leaves the pass owed, to be asked again unchanged.
+    fn decide(&mut self, _e: &Engine) -> Result<Option<Checked>, NoAnswer> {
         Ok(None)
     }
     /// After a pass's walk: books that decide may change keys (of any
     /// job) once they know what the walk started and preempted.
-    fn after_pass(&mut self, _e: &Engine) -> Result<Option<crate::sim::engine::Checked>, String> {
+    fn after_pass(&mut self, _e: &Engine) -> Result<Option<Checked>, NoAnswer> {
         Ok(None)
+    }
+    /// The books for a copy of the engine that goes its own way (a what-if
+    /// row on another thread): like `clone_box`, but sharing nothing that
+    /// another copy uses (an external policy starts its own process).
+    fn fork_box(&self) -> Box<dyn Books> {
+        self.clone_box()
     }
 }
 

@@ -21,6 +21,9 @@ pub struct Replay {
     max_checkpoints: usize,
     /// Every switch of this replay, in time order: (time, policy).
     switches: Vec<(Secs, Switch)>,
+    /// Where the replay was last asked to go (it stops short while an
+    /// external policy owes an answer; `resume` goes on).
+    target: Secs,
 }
 
 impl Replay {
@@ -42,6 +45,7 @@ impl Replay {
             interval: (span / max_checkpoints as Secs).max(60),
             max_checkpoints,
             checkpoints: vec![engine.clone()],
+            target: engine.now(),
             engine,
             switches: Vec::new(),
         }
@@ -66,7 +70,7 @@ impl Replay {
 
     /// Switches still ahead of the replay (a schedule's).
     pub fn ahead(&self) -> &[(Secs, Switch)] {
-        let done = self.engine.switches().len().min(self.switches.len());
+        let done = self.engine.applied_switches().min(self.switches.len());
         &self.switches[done..]
     }
 
@@ -92,9 +96,24 @@ impl Replay {
     /// Switches the policy now; switches recorded later than now (from
     /// before a step back) are dropped, as are checkpoints after now.
     pub fn set_policy(&mut self, policy: Policy) {
-        if policy != self.engine.policy() {
+        if policy != self.policy_to_be() {
             self.switch(Switch::Policy(policy));
         }
+    }
+
+    /// The policy in force once the switches made while waiting for a
+    /// policy's answer are applied (the engine's otherwise).
+    pub fn policy_to_be(&self) -> Policy {
+        let now = self.now();
+        self.ahead()
+            .iter()
+            .take_while(|s| s.0 <= now)
+            .filter_map(|s| match s.1 {
+                Switch::Policy(p) => Some(p),
+                Switch::Power(_) => None,
+            })
+            .last()
+            .unwrap_or(self.engine.policy())
     }
 
     /// Switches the power-limit policy now (with an energy model).
@@ -104,25 +123,55 @@ impl Replay {
         }
     }
 
+    /// A switch now; while the instant's pass waits for a policy's answer
+    /// it is made once the pass is done (as a switch at this time always
+    /// is), so the replay stays what a schedule would replay.
     fn switch(&mut self, s: Switch) {
         let now = self.now();
         self.switches.retain(|&(t, _)| t <= now);
         self.checkpoints.retain(|c| c.now() <= now);
         self.switches.push((now, s));
-        self.engine.apply(s);
+        // Where it was going, it goes on to (a switch while waiting).
+        self.target = self.target.max(now);
+        self.forward(self.target);
+    }
+
+    /// Whether the replay waits for an external policy's answer (it stands
+    /// short of where it was asked to go; `resume` goes on).
+    pub fn waiting(&self) -> bool {
+        self.engine.owed()
+    }
+
+    /// Goes on toward where the replay was last asked to go.
+    pub fn resume(&mut self) {
+        self.forward(self.target);
+    }
+
+    /// Where the replay was last asked to go.
+    pub fn target(&self) -> Secs {
+        self.target
+    }
+
+    /// Gives an external policy until `by` to answer before the replay
+    /// stops short (None: wait up to its timeout, as headless runs do).
+    pub fn set_answer_by(&mut self, by: Option<std::time::Instant>) {
+        self.engine.set_answer_by(by);
     }
 
     /// Goes to `t`: forward by simulating (taking checkpoints and applying
     /// recorded switches on the way), back by restoring the last checkpoint
     /// at or before `t` and simulating from there.
     pub fn seek(&mut self, t: Secs) {
+        self.target = t;
         if t < self.now() {
             let i = self
                 .checkpoints
                 .iter()
                 .rposition(|c| c.now() <= t)
                 .unwrap_or(0);
+            let by = self.engine.policy_answer_by();
             self.engine = self.checkpoints[i].clone();
+            self.engine.set_answer_by(by);
             self.engine.take_events();
         }
         self.forward(t);
@@ -131,22 +180,26 @@ impl Replay {
     /// The engine applies this replay's switches in order, so the ones it
     /// has taken are a prefix: the next one to apply follows them.
     fn next_switch(&self) -> Option<(Secs, Switch)> {
-        self.switches.get(self.engine.switches().len()).copied()
+        self.switches.get(self.engine.applied_switches()).copied()
     }
 
     /// Applies the switches due at the engine's current instant.
     fn apply_due(&mut self) {
         while let Some((s, p)) = self.next_switch() {
-            if s > self.now() {
+            if s > self.now() || self.engine.owed() {
                 break;
             }
             self.engine.apply(p);
         }
     }
 
+    /// Stops short while the engine waits for a policy's answer.
     fn forward(&mut self, t: Secs) {
+        if !self.engine.settle() {
+            return;
+        }
         self.apply_due();
-        while self.now() < t {
+        while self.now() < t && !self.engine.owed() {
             let last = self.checkpoints.last().map_or(Secs::MIN, |c| c.now());
             let next_cp = last.saturating_add(self.interval);
             let mut stop = t.min(next_cp);
@@ -154,7 +207,12 @@ impl Replay {
                 stop = stop.min(s);
             }
             self.engine.advance_to(stop);
-            self.apply_due();
+            if !self.engine.owed() {
+                self.apply_due();
+            }
+            if self.engine.owed() {
+                return;
+            }
             if stop >= next_cp {
                 self.checkpoint();
             }

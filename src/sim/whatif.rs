@@ -58,7 +58,7 @@ impl Fork {
         let cancel = Arc::new(AtomicBool::new(false));
         let next = Arc::new(AtomicUsize::new(0));
         let runs_shared = Arc::new(runs.clone());
-        let mut base = base.clone();
+        let mut base = base.fork();
         base.set_record_events(false);
         base.take_events();
         let base = Arc::new(base);
@@ -122,7 +122,9 @@ fn run_one(
     tx: &Sender<Msg>,
     cancel: &AtomicBool,
 ) -> Option<Report> {
-    let mut e = base.clone();
+    let mut e = base.fork();
+    // The instant's pass, if the replay's policy still owes it.
+    e.settle();
     let mut switches = Vec::new();
     match run {
         Run::Policy(p) => e.set_policy(*p),

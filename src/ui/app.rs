@@ -206,6 +206,20 @@ impl App {
 
 /// Read-only access, for drawing, tests, benches and the command line.
 impl App {
+    /// How long an external policy's answer is waited for before the
+    /// replay stands at its scheduling point and the runner draws (the
+    /// event loop gives it until shortly before the next frame; None, as in
+    /// tests and headless runs, waits up to the policy's timeout). Not an
+    /// action: the time is the runner's, and `update` reads no clock.
+    pub fn give_policy_until(&mut self, by: Option<std::time::Instant>) {
+        self.sim.replay.set_answer_by(by);
+    }
+
+    /// Whether the replay waits for an external policy's answer.
+    pub fn waiting(&self) -> bool {
+        self.sim.replay.waiting()
+    }
+
     pub fn engine(&self) -> &Engine {
         self.sim.replay.engine()
     }

@@ -217,14 +217,20 @@ impl App {
             ));
             return;
         }
-        let from = self.engine().policy();
+        let from = self.sim.replay.policy_to_be();
         if from == p {
             return;
         }
+        let deciding = self.sim.replay.waiting().then(|| self.engine().policy());
         self.sim.replay.set_policy(p);
         let at = self.clock(self.sim.replay.now());
         self.info(format!("{at} policy {from} → {p}"));
-        self.view.flash = Some(format!("policy {p} from {at}"));
+        self.view.flash = Some(match deciding {
+            Some(d) if self.sim.replay.waiting() => {
+                format!("policy {p} once {} answers", d.label())
+            }
+            _ => format!("policy {p} from {at}"),
+        });
         self.after_move();
     }
 

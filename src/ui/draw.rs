@@ -160,7 +160,10 @@ fn header(app: &App, area: Rect, buf: &mut Buffer) {
         );
     }
     let zone = clock::zone_abbrev(trace.zone, now);
-    let state = if app.sim.paused {
+    let state = if app.sim.replay.waiting() && app.sim.waited >= 0.5 {
+        // An external policy has not answered yet: the clock stands.
+        Span::styled(format!(" WAIT {:.1}s ", app.sim.waited), t.paused)
+    } else if app.sim.paused {
         Span::styled(" PAUSED ", t.paused)
     } else {
         Span::styled(" ▶ ", t.playing)

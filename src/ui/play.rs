@@ -9,6 +9,9 @@ use std::sync::Arc;
 impl App {
     /// Wall time passed: while playing, advance by whole ticks owed.
     pub(super) fn play(&mut self, dt: f64) -> bool {
+        if self.sim.replay.waiting() {
+            return self.keep_waiting(dt);
+        }
         if self.sim.paused || self.view.popup.is_some() {
             return false;
         }
@@ -40,12 +43,42 @@ impl App {
                     };
                     self.sim.replay.seek(t);
                     moved = true;
+                    if self.sim.replay.waiting() {
+                        break;
+                    }
                 }
                 if !moved {
                     return false;
                 }
                 self.after_move();
             }
+        }
+        true
+    }
+
+    /// The replay waits for an external policy's answer: asks again (the
+    /// runner gave it until the next frame), refreshing what moved. Playing
+    /// owes no ticks for the wait.
+    fn keep_waiting(&mut self, dt: f64) -> bool {
+        let before = self.sim.replay.now();
+        let waited = self.sim.waited;
+        self.sim.waited += dt;
+        self.sim.replay.resume();
+        if !self.sim.replay.waiting() {
+            self.sim.waited = 0.0;
+            self.sim.debt = 0.0;
+        } else if self.sim.replay.now() != before {
+            // The header counts the wait of the point it stands at.
+            self.sim.waited = 0.0;
+        } else if waited < 1.0 && self.sim.waited >= 1.0 {
+            self.view.flash = Some(format!(
+                "waiting for {} (timeout {:.0} s)",
+                self.engine().policy().label(),
+                crate::sim::policies::exec::timeout().as_secs_f64()
+            ));
+        }
+        if self.sim.replay.now() != before || !self.sim.replay.waiting() {
+            self.after_move();
         }
         true
     }

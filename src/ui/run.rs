@@ -378,7 +378,7 @@ fn event_loop(
             last_draw = Instant::now();
             dirty = false;
         }
-        let wait = if app.sim.paused {
+        let wait = if app.sim.paused && !app.waiting() {
             Duration::from_millis(200)
         } else {
             frame
@@ -386,6 +386,7 @@ fn event_loop(
                 .max(Duration::from_millis(5))
         };
         if event::poll(wait)? {
+            answer_by_next_frame(app, frame);
             // Drain everything queued, then draw once.
             loop {
                 let action = match event::read()? {
@@ -412,6 +413,7 @@ fn event_loop(
         }
         let dt = last_tick.elapsed().as_secs_f64();
         last_tick = Instant::now();
+        answer_by_next_frame(app, frame);
         dirty |= fx.poll(app);
         dirty |= fx.dispatch(app, Action::Elapsed(dt));
         if let Ok(u) = util_rx.try_recv() {
@@ -429,4 +431,11 @@ fn event_loop(
             return Ok(());
         }
     }
+}
+
+/// An external policy's answer is waited for until shortly before the
+/// next frame is due; the replay then stands at that scheduling point,
+/// drawn and answering keys, and asks again on the next one.
+fn answer_by_next_frame(app: &mut App, frame: Duration) {
+    app.give_policy_until(Some(Instant::now() + frame.mul_f64(0.6)));
 }

@@ -129,6 +129,8 @@ pub struct ReplayState {
     pub(super) tick: usize,
     /// Trace seconds (or events) owed to playing.
     pub(super) debt: f64,
+    /// Wall seconds the replay has waited for an external policy's answer.
+    pub(super) waited: f64,
     /// Where steps came from, for stepping back in next-event mode.
     pub(super) back: Vec<Secs>,
     // Derived from the replay as it moves.
@@ -235,6 +237,7 @@ impl ReplayState {
             speed: 5,
             tick: 2,
             debt: 0.0,
+            waited: 0.0,
             back: Vec::new(),
             util_hist: VecDeque::with_capacity(HISTORY),
             power_hist: VecDeque::with_capacity(HISTORY),

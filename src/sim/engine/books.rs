@@ -22,6 +22,23 @@ pub struct Answer {
     pub start: Vec<(u32, Option<Vec<Grant>>)>,
 }
 
+/// Why a deciding policy gave nothing to apply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NoAnswer {
+    /// It failed (the reason, naming the policy and the time): the engine
+    /// falls back to the policy before, or halts.
+    Failed(String),
+    /// No answer yet by `Engine::policy_answer_by`: the pass is owed and
+    /// asked again, unchanged, by `Engine::settle`.
+    Later,
+}
+
+impl From<String> for NoAnswer {
+    fn from(why: String) -> NoAnswer {
+        NoAnswer::Failed(why)
+    }
+}
+
 /// An answer that passed its check: every start with its GPUs.
 #[derive(Debug, Clone, Default)]
 pub struct Checked {
@@ -45,6 +62,12 @@ impl Engine {
     /// GPU-service attained so far, milli-GPU-seconds (the current run included).
     pub(crate) fn policy_attained(&self, job: u32) -> u128 {
         self.attained(job)
+    }
+
+    /// When a deciding policy must have answered by for the engine to go
+    /// on now (None: wait as long as the policy's timeout allows).
+    pub(crate) fn policy_answer_by(&self) -> Option<std::time::Instant> {
+        self.answer_by
     }
 
     /// The work a job carries (default for a job never preempted).
@@ -99,6 +122,16 @@ impl Engine {
         if let Some(r) = self.resumes.get_mut(&job) {
             r.promoted = true;
         }
+    }
+
+    /// A copy that goes its own way (a what-if row on another thread): its
+    /// policy shares nothing with this engine's (an external policy starts
+    /// its own process), and it waits for answers as long as they take.
+    pub fn fork(&self) -> Engine {
+        let mut e = self.clone();
+        e.books = Some(self.books().fork_box());
+        e.answer_by = None;
+        e
     }
 
     pub(super) fn books(&self) -> &dyn Books {

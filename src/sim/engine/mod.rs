@@ -2,6 +2,7 @@
 //! (completions, then arrivals, then one scheduling pass).
 
 mod books;
+mod clock;
 mod power;
 mod preempt;
 mod queries;
@@ -9,7 +10,7 @@ mod recorded;
 mod victims;
 mod walks;
 
-pub use books::{Answer, Checked};
+pub use books::{Answer, Checked, NoAnswer};
 pub use power::{JobPower, Switch};
 pub(crate) use preempt::Resume;
 
@@ -142,6 +143,23 @@ pub struct Engine {
     pre: preempt::Preemption,
     record_events: bool,
     events: Vec<Event>,
+    /// Work left at the current instant because a deciding policy had not
+    /// answered by `answer_by`.
+    owed: Option<Owed>,
+    /// When a deciding policy must answer by for the engine to go on now
+    /// (the replay's frame); None: block up to the policy's timeout.
+    answer_by: Option<std::time::Instant>,
+    /// Switches made through `apply` (a fallback after a failure is not one).
+    applied: usize,
+}
+
+/// What is left of the current instant while a policy decides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Owed {
+    /// The whole pass (the policy is asked again, unchanged).
+    Pass,
+    /// The policy's after-pass hook (the walk is done).
+    AfterPass,
 }
 
 impl Engine {
@@ -199,6 +217,9 @@ impl Engine {
             pre: preempt::Preemption::default(),
             record_events: false,
             events: Vec::new(),
+            owed: None,
+            answer_by: None,
+            applied: 0,
         };
         e.enter_policy();
         e.rebuild_queue();
@@ -217,79 +238,6 @@ impl Engine {
         if self.record_events {
             self.events.push(e);
         }
-    }
-
-    /// The time of the next thing that will happen, if anything will.
-    /// None once a failing policy halted the run (headless), so every loop
-    /// driving the engine ends there.
-    pub fn next_event_time(&self) -> Option<Secs> {
-        if self.halted {
-            return None;
-        }
-        let arrival = self
-            .shapes
-            .arrival
-            .get(self.next_arrival)
-            .map(|&j| self.trace.jobs[j as usize].submit);
-        let completion = self.completions.first().map(|&(t, _)| t);
-        let recorded = self.timeline.first().map(|e| e.0);
-        // A policy's wake-up matters only while something is left to do.
-        let idle = arrival.is_none() && completion.is_none() && self.queue.is_empty();
-        let wakeup = self.books().next_wakeup().filter(|_| !idle);
-        [arrival, completion, recorded, wakeup]
-            .into_iter()
-            .flatten()
-            .min()
-    }
-
-    /// Processes every instant up to and including `t`, then sets the clock to `t`.
-    /// Times before the clock are ignored (the engine only goes forward).
-    pub fn advance_to(&mut self, t: Secs) {
-        while let Some(next) = self.next_event_time() {
-            if next > t || self.halted {
-                break;
-            }
-            self.process_instant(next);
-        }
-        self.now = self.now.max(t);
-    }
-
-    /// Runs until nothing is left to happen.
-    pub fn run_to_end(&mut self) {
-        while let Some(next) = self.next_event_time().filter(|_| !self.halted) {
-            self.process_instant(next);
-        }
-    }
-
-    fn process_instant(&mut self, t: Secs) {
-        self.now = t;
-        let mut released = self.recorded_ends(t);
-        while let Some(&(end, job)) = self.completions.first() {
-            if end != t {
-                break;
-            }
-            self.completions.pop_first();
-            self.finish(job);
-            released = true;
-        }
-        let mut arrived = false;
-        while let Some(&job) = self.shapes.arrival.get(self.next_arrival) {
-            if self.trace.jobs[job as usize].submit != t {
-                break;
-            }
-            self.next_arrival += 1;
-            self.arrive(job);
-            arrived = true;
-        }
-        self.recorded_starts(t);
-        let woke = self.with_books(|b, e| b.wake(e, t));
-        if released || woke {
-            self.epoch += 1;
-        }
-        if released || arrived || woke {
-            self.pass();
-        }
-        self.tally.peak_queue = self.tally.peak_queue.max(self.queue.len() as u64);
     }
 
     fn arrive(&mut self, job: u32) {
@@ -432,10 +380,13 @@ impl Engine {
 
     /// Switches the policy now: the queue is reordered at once and a
     /// scheduling pass runs at the current time.
+    /// Work the current instant still owed the policy before is dropped:
+    /// the new policy's pass replaces it.
     pub fn set_policy(&mut self, policy: Policy) {
         if policy == self.policy {
             return;
         }
+        self.owed = None;
         let from = self.walk;
         self.policy_before = Some(self.policy);
         self.policy = policy;

@@ -165,6 +165,7 @@ impl Engine {
 
     /// Applies a recorded switch.
     pub fn apply(&mut self, s: Switch) {
+        self.applied += 1;
         match s {
             Switch::Policy(p) => self.set_policy(p),
             Switch::Power(p) => self.set_power(p),

@@ -1,6 +1,6 @@
 //! Scheduling passes: how each policy walks the queue.
 
-use super::Engine;
+use super::{Engine, NoAnswer, Owed};
 use crate::sim::backfill::Reservation;
 use crate::sim::cluster::Grant;
 use crate::sim::placement::place;
@@ -11,7 +11,11 @@ impl Engine {
         match self.with_books(|b, e| b.decide(e)) {
             Ok(Some(answer)) => self.policy_apply(answer),
             Ok(None) => {}
-            Err(why) => {
+            Err(NoAnswer::Later) => {
+                self.owed = Some(Owed::Pass);
+                return;
+            }
+            Err(NoAnswer::Failed(why)) => {
                 // Falling back runs a pass under the policy before.
                 self.policy_failed(why);
                 return;
@@ -29,10 +33,16 @@ impl Engine {
             Walk::Preemptive => self.walk_preemptive(),
             Walk::Recorded | Walk::Explicit => {}
         }
+        self.after_pass();
+    }
+
+    /// The policy's word on what the walk did (an external policy's keys).
+    pub(super) fn after_pass(&mut self) {
         match self.with_books(|b, e| b.after_pass(e)) {
             Ok(Some(keys)) => self.policy_apply(keys),
             Ok(None) => {}
-            Err(why) => self.policy_failed(why),
+            Err(NoAnswer::Later) => self.owed = Some(Owed::AfterPass),
+            Err(NoAnswer::Failed(why)) => self.policy_failed(why),
         }
     }
 

@@ -1,41 +1,21 @@
 //! One replay's external policy: `ExecBooks` and the conversation with
 //! its program that an engine's copies share.
 
-use super::child::Child;
-use super::{excerpt, hello, timeout, wire, Spec};
-use crate::sim::engine::{Checked, Engine};
+use super::conversation::{Conversation, Talk};
+use super::{excerpt, wire, Spec};
+use crate::sim::engine::{Checked, Engine, NoAnswer};
 use crate::sim::policy::Books;
 use crate::trace::input::sanitize;
 use crate::trace::model::Secs;
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
+use std::time::Instant;
 
 /// An answer that passed its checks, and what the books keep of it.
 struct Decided {
     checked: Checked,
     wakeup: Option<Secs>,
     keys: Vec<(u32, i64)>,
-}
-
-/// One conversation with one process: the process (started at the first
-/// message that needs it) and the answers it gave, each with a key of the
-/// message it answered. An engine's copies (checkpoints, forks) share it:
-/// while their messages are the ones already answered they replay the
-/// answers, so stepping back re-simulates exactly what happened whether or
-/// not the program is deterministic; at the frontier they ask the process.
-#[derive(Default)]
-struct Conversation {
-    child: Option<Child>,
-    /// Answers from exchange `base` on (older ones no copy can still need).
-    said: std::collections::VecDeque<(u128, String)>,
-    base: usize,
-}
-
-/// Why an exchange did not give an answer.
-enum Talk {
-    /// This copy's messages are not the conversation's: it starts its own.
-    Diverged,
-    Failed(String),
 }
 
 /// One replay's external policy: its place in a conversation (exchanges
@@ -54,17 +34,15 @@ pub(super) struct ExecBooks {
     wakeup: Option<Secs>,
     arrived: Vec<u32>,
     events: Vec<wire::Change>,
+    /// A hook's exchange is under way (its answer did not come in time):
+    /// the hook asks again whatever it would decide now, so the message is
+    /// the one already sent.
+    asking: bool,
 }
 
 impl std::fmt::Debug for Spec {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.name)
-    }
-}
-
-impl std::fmt::Debug for Conversation {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "policy conversation ({} answers kept)", self.said.len())
     }
 }
 
@@ -79,6 +57,7 @@ impl ExecBooks {
             wakeup: None,
             arrived: Vec::new(),
             events: Vec::new(),
+            asking: false,
         }
     }
 
@@ -93,69 +72,14 @@ impl ExecBooks {
     }
 
     /// One exchange of the conversation: the recorded answer if this copy's
-    /// message is the one answered there, else the process's.
-    fn talk(&mut self, msg: &[u8]) -> Result<String, Talk> {
-        let key = crate::trace::texts::key(msg);
+    /// message is the one answered there, else the process's (by `by`).
+    fn talk(&mut self, msg: &[u8], by: Option<Instant>) -> Result<String, Talk> {
         let sharers = Arc::strong_count(&self.talk);
         let mut c = self.talk.lock().unwrap_or_else(|p| p.into_inner());
-        if self.pos < c.base {
-            return Err(Talk::Diverged);
-        }
-        if let Some((k, line)) = c.said.get(self.pos - c.base) {
-            if *k != key {
-                return Err(Talk::Diverged);
-            }
-            let line = line.clone();
-            drop(c);
-            self.pos += 1;
-            return Ok(line);
-        }
-        if self.pos != c.base + c.said.len() {
-            return Err(Talk::Diverged);
-        }
-        if c.child.is_none() {
-            c.child = Some(self.spawn().map_err(Talk::Failed)?);
-        }
-        let child = c.child.as_mut().expect("started above");
-        let line = match child.ask(msg, timeout()) {
-            Ok(line) => line,
-            Err(why) => {
-                // The process is out of step (a late answer may still come):
-                // no copy may use it or its answers again.
-                c.child = None;
-                c.said.clear();
-                c.base = usize::MAX;
-                return Err(Talk::Failed(why));
-            }
-        };
-        if sharers > 1 {
-            c.said.push_back((key, line.clone()));
-        } else {
-            // No copy could replay it: keep nothing.
-            c.base += c.said.len() + 1;
-            c.said.clear();
-        }
+        let line = c.talk(&self.spec, self.pos, msg, sharers, by)?;
         drop(c);
         self.pos += 1;
         Ok(line)
-    }
-
-    /// The program, started and greeted, saying what it said when probed.
-    fn spawn(&self) -> Result<Child, String> {
-        let mut c = Child::spawn(&self.spec.cmd, &self.spec.name)?;
-        let h = hello(&mut c, &self.spec.cmd)?;
-        if (h.walk, h.notify, h.arrivals_only)
-            != (self.spec.walk, self.spec.notify, self.spec.arrivals_only)
-        {
-            return Err(format!(
-                "said walk {} (notify {}) when first asked and {} (notify {}) now",
-                self.spec.walk.name(),
-                self.spec.notify,
-                h.walk.name(),
-                h.notify
-            ));
-        }
-        Ok(c)
     }
 
     /// Sends `msg` (built by `build`, after the snapshot if this copy has
@@ -165,21 +89,35 @@ impl ExecBooks {
         &mut self,
         e: &Engine,
         build: impl Fn(&mut ExecBooks, &Engine) -> Result<Vec<u8>, String>,
-    ) -> Result<wire::Reply, String> {
+    ) -> Result<wire::Reply, NoAnswer> {
+        let r = self.exchange_once(e, build);
+        self.asking = matches!(r, Err(NoAnswer::Later));
+        r
+    }
+
+    fn exchange_once(
+        &mut self,
+        e: &Engine,
+        build: impl Fn(&mut ExecBooks, &Engine) -> Result<Vec<u8>, String>,
+    ) -> Result<wire::Reply, NoAnswer> {
         for _ in 0..2 {
             match self.converse(e, &build) {
                 Err(Talk::Diverged) => {
                     self.talk = Arc::default();
                     self.pos = 0;
                 }
-                Err(Talk::Failed(why)) => return Err(why),
+                Err(Talk::Failed(why)) => return Err(NoAnswer::Failed(why)),
+                Err(Talk::Later) => return Err(NoAnswer::Later),
                 Ok(line) => {
-                    return serde_json::from_str(&line)
-                        .map_err(|x| format!("malformed answer ({x}): {}", excerpt(&line)))
+                    return serde_json::from_str(&line).map_err(|x| {
+                        NoAnswer::Failed(format!("malformed answer ({x}): {}", excerpt(&line)))
+                    })
                 }
             }
         }
-        Err("could not start a conversation of its own".into())
+        Err(NoAnswer::Failed(
+            "could not start a conversation of its own".into(),
+        ))
     }
 
     fn converse(
@@ -191,7 +129,7 @@ impl ExecBooks {
             let keys = &self.keys;
             let start = wire::start(e, |j| keys.get(&j).copied().unwrap_or(0));
             let msg = serde_json::to_vec(&start).map_err(|x| Talk::Failed(x.to_string()))?;
-            let line = self.talk(&msg)?;
+            let line = self.talk(&msg, e.policy_answer_by())?;
             if serde_json::from_str::<serde::de::IgnoredAny>(&line).is_err() {
                 return Err(Talk::Failed(format!(
                     "malformed answer to start: {}",
@@ -203,11 +141,11 @@ impl ExecBooks {
             self.events.clear();
         }
         let msg = build(self, e).map_err(Talk::Failed)?;
-        self.talk(&msg)
+        self.talk(&msg, e.policy_answer_by())
     }
 
     /// One scheduling point's exchange: the changes out, the answer back, checked.
-    fn exchange(&mut self, e: &Engine) -> Result<Decided, String> {
+    fn exchange(&mut self, e: &Engine) -> Result<Decided, NoAnswer> {
         let reply = self.exchange_with(e, |b, e| {
             let msg = wire::Schedule {
                 kind: "schedule",
@@ -222,11 +160,11 @@ impl ExecBooks {
             };
             serde_json::to_vec(&msg).map_err(|x| x.to_string())
         })?;
-        self.checked(e, reply)
+        Ok(self.checked(e, reply)?)
     }
 
     /// Tells the policy what the pass just did; it may change keys and its wake-up.
-    fn passed(&mut self, e: &Engine) -> Result<Decided, String> {
+    fn passed(&mut self, e: &Engine) -> Result<Decided, NoAnswer> {
         let reply = self.exchange_with(e, |b, e| {
             let msg = wire::Passed {
                 kind: "passed",
@@ -236,9 +174,21 @@ impl ExecBooks {
             serde_json::to_vec(&msg).map_err(|x| x.to_string())
         })?;
         if !reply.start.is_empty() || !reply.preempt.is_empty() {
-            return Err("answered 'passed' with starts or preemptions: only priority and wakeup may follow a pass".into());
+            return Err(NoAnswer::Failed("answered 'passed' with starts or preemptions: only priority and wakeup may follow a pass".into()));
         }
-        self.checked(e, reply)
+        Ok(self.checked(e, reply)?)
+    }
+
+    /// A failure's reason, naming the policy and the scheduling point's time.
+    fn named(&self, n: NoAnswer, e: &Engine) -> NoAnswer {
+        match n {
+            NoAnswer::Failed(why) => NoAnswer::Failed(format!(
+                "policy '{}' at {} s: {why}",
+                sanitize(&self.spec.name),
+                e.now()
+            )),
+            later => later,
+        }
     }
 
     /// A reply checked against the engine now: keys (each job once), a
@@ -286,6 +236,15 @@ impl Books for ExecBooks {
     /// answers while its messages are the ones answered, asks the process at
     /// the frontier, and starts its own conversation if its history leaves
     /// this one.
+    /// A copy going its own way (a what-if row): a conversation of its
+    /// own, with a process of its own, from a snapshot of its state.
+    fn fork_box(&self) -> Box<dyn Books> {
+        let mut b = ExecBooks::new(self.spec.clone());
+        b.keys = self.keys.clone();
+        b.wakeup = self.wakeup;
+        Box::new(b)
+    }
+
     fn clone_box(&self) -> Box<dyn Books> {
         Box::new(ExecBooks {
             spec: self.spec.clone(),
@@ -296,6 +255,7 @@ impl Books for ExecBooks {
             wakeup: self.wakeup,
             arrived: self.arrived.clone(),
             events: self.events.clone(),
+            asking: self.asking,
         })
     }
 
@@ -355,17 +315,13 @@ impl Books for ExecBooks {
         self.wakeup == Some(t)
     }
 
-    fn after_pass(&mut self, e: &Engine) -> Result<Option<Checked>, String> {
-        if !self.spec.notify || self.events.len() == self.pass_mark || !self.live() {
+    fn after_pass(&mut self, e: &Engine) -> Result<Option<Checked>, NoAnswer> {
+        if !self.asking
+            && (!self.spec.notify || self.events.len() == self.pass_mark || !self.live())
+        {
             return Ok(None);
         }
-        let r = self.passed(e).map_err(|why| {
-            format!(
-                "policy '{}' at {} s: {why}",
-                sanitize(&self.spec.name),
-                e.now()
-            )
-        })?;
+        let r = self.passed(e).map_err(|n| self.named(n, e))?;
         for (j, k) in r.keys {
             self.keys.insert(j, k);
         }
@@ -374,8 +330,9 @@ impl Books for ExecBooks {
         Ok(Some(r.checked))
     }
 
-    fn decide(&mut self, e: &Engine) -> Result<Option<Checked>, String> {
+    fn decide(&mut self, e: &Engine) -> Result<Option<Checked>, NoAnswer> {
         if self.spec.arrivals_only
+            && !self.asking
             && self.live()
             && self.arrived.is_empty()
             && self.wakeup != Some(e.now())
@@ -388,13 +345,7 @@ impl Books for ExecBooks {
             checked,
             wakeup,
             keys,
-        } = self.exchange(e).map_err(|why| {
-            format!(
-                "policy '{}' at {} s: {why}",
-                sanitize(&self.spec.name),
-                e.now()
-            )
-        })?;
+        } = self.exchange(e).map_err(|n| self.named(n, e))?;
         for (j, k) in keys {
             self.keys.insert(j, k);
         }

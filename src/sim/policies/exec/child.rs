@@ -24,6 +24,8 @@ pub(super) struct Child {
     stdout: ChildStdout,
     /// Bytes read past the last reply line.
     pending: Vec<u8>,
+    /// How much of `pending` is known to hold no newline.
+    scanned: usize,
     /// The message being sent, with its newline.
     line: Vec<u8>,
 }
@@ -62,6 +64,7 @@ impl Child {
             stdin: Some(stdin),
             stdout,
             pending: Vec::new(),
+            scanned: 0,
             line: Vec::new(),
         })
     }
@@ -69,15 +72,21 @@ impl Child {
     /// Sends one message (a JSON object without its newline) and reads one reply line.
     pub fn ask(&mut self, message: &[u8], timeout: Duration) -> Result<String, String> {
         let deadline = Instant::now() + timeout;
-        // One write for the line: two would wake the program twice.
+        self.send(message, deadline)?;
+        self.reply_by(deadline)?
+            .ok_or_else(|| format!("did not answer within {:.1} s", timeout.as_secs_f64()))
+    }
+
+    /// Sends one message, its newline with it (one write: two would wake
+    /// the program twice); a program that stops reading fails at `deadline`.
+    pub fn send(&mut self, message: &[u8], deadline: Instant) -> Result<(), String> {
         self.line.clear();
         self.line.extend_from_slice(message);
         self.line.push(b'\n');
         let line = std::mem::take(&mut self.line);
         let wrote = self.write_all(&line, deadline);
         self.line = line;
-        wrote?;
-        self.read_line(deadline, timeout)
+        wrote
     }
 
     fn write_all(&mut self, mut bytes: &[u8], deadline: Instant) -> Result<(), String> {
@@ -99,16 +108,19 @@ impl Child {
         Ok(())
     }
 
-    fn read_line(&mut self, deadline: Instant, timeout: Duration) -> Result<String, String> {
-        let mut scanned = 0;
+    /// The next reply line, if one comes by `until` (None: not yet; the
+    /// bytes read so far are kept for the next call).
+    pub fn reply_by(&mut self, until: Instant) -> Result<Option<String>, String> {
         loop {
-            if let Some(i) = memchr::memchr(b'\n', &self.pending[scanned..]) {
-                let end = scanned + i;
+            if let Some(i) = memchr::memchr(b'\n', &self.pending[self.scanned..]) {
+                let end = self.scanned + i;
                 let line: Vec<u8> = self.pending.drain(..=end).collect();
+                self.scanned = 0;
                 return String::from_utf8(line[..end].to_vec())
+                    .map(Some)
                     .map_err(|_| "answered with a line that is not UTF-8".into());
             }
-            scanned = self.pending.len();
+            self.scanned = self.pending.len();
             if self.pending.len() > MAX_REPLY {
                 return Err(format!("answered with a line over {} MiB", MAX_REPLY >> 20));
             }
@@ -117,9 +129,9 @@ impl Child {
                 Ok(0) => return Err(self.gone("closed its output without answering")),
                 Ok(n) => self.pending.extend_from_slice(&buf[..n]),
                 Err(e) if e.kind() == ErrorKind::WouldBlock => {
-                    wait(self.stdout.as_raw_fd(), libc::POLLIN, deadline).map_err(|_| {
-                        format!("did not answer within {:.1} s", timeout.as_secs_f64())
-                    })?;
+                    if wait(self.stdout.as_raw_fd(), libc::POLLIN, until).is_err() {
+                        return Ok(None);
+                    }
                 }
                 Err(e) if e.kind() == ErrorKind::Interrupted => {}
                 Err(e) => return Err(format!("could not be read: {e}")),

@@ -7,6 +7,9 @@
 
 mod books;
 mod child;
+mod conversation;
+
+pub use conversation::set_answer_budget;
 mod wire;
 
 use super::super::engine::Engine;
@@ -28,7 +31,8 @@ pub fn set_timeout(t: Duration) {
     );
 }
 
-fn timeout() -> Duration {
+/// How long a policy may take to answer one message.
+pub fn timeout() -> Duration {
     Duration::from_millis(TIMEOUT_MS.load(Ordering::Relaxed))
 }
 
@@ -124,15 +128,24 @@ struct Hello {
 }
 
 fn hello(child: &mut Child, cmd: &str) -> Result<Hello, String> {
-    let msg = serde_json::to_vec(&wire::Hello {
+    let line = child.ask(&hello_message(cmd)?, timeout())?;
+    read_hello(&line, cmd)
+}
+
+/// The hello tracetui sends first.
+fn hello_message(cmd: &str) -> Result<Vec<u8>, String> {
+    serde_json::to_vec(&wire::Hello {
         kind: "hello",
         protocol: wire::PROTOCOL,
         command: cmd,
     })
-    .map_err(|e| e.to_string())?;
-    let line = child.ask(&msg, timeout())?;
-    let id: wire::Identity = serde_json::from_str(&line)
-        .map_err(|e| format!("malformed answer to hello ({e}): {}", excerpt(&line)))?;
+    .map_err(|e| e.to_string())
+}
+
+/// What the program's answer to the hello says of it, checked.
+fn read_hello(line: &str, cmd: &str) -> Result<Hello, String> {
+    let id: wire::Identity = serde_json::from_str(line)
+        .map_err(|e| format!("malformed answer to hello ({e}): {}", excerpt(line)))?;
     if id.protocol.is_some_and(|v| v != wire::PROTOCOL) {
         return Err(format!(
             "speaks protocol {}, tracetui speaks {}",

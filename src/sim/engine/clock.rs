@@ -1,0 +1,125 @@
+//! The engine's clock: instants one at a time, and the work an instant
+//! owes while an external policy has not answered yet.
+
+use super::{Engine, Owed};
+use crate::trace::model::Secs;
+
+impl Engine {
+    /// The time of the next thing that will happen, if anything will.
+    /// None once a failing policy halted the run (headless), so every loop
+    /// driving the engine ends there.
+    pub fn next_event_time(&self) -> Option<Secs> {
+        if self.halted {
+            return None;
+        }
+        if self.owed.is_some() {
+            return Some(self.now);
+        }
+        let arrival = self
+            .shapes
+            .arrival
+            .get(self.next_arrival)
+            .map(|&j| self.trace.jobs[j as usize].submit);
+        let completion = self.completions.first().map(|&(t, _)| t);
+        let recorded = self.timeline.first().map(|e| e.0);
+        // A policy's wake-up matters only while something is left to do.
+        let idle = arrival.is_none() && completion.is_none() && self.queue.is_empty();
+        let wakeup = self.books().next_wakeup().filter(|_| !idle);
+        [arrival, completion, recorded, wakeup]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
+    /// Processes every instant up to and including `t`, then sets the clock to `t`.
+    /// Times before the clock are ignored (the engine only goes forward).
+    /// Stops early, at the instant it reached, while a deciding policy owes
+    /// an answer (see `set_answer_by`).
+    pub fn advance_to(&mut self, t: Secs) {
+        if !self.settle() {
+            return;
+        }
+        while let Some(next) = self.next_event_time() {
+            if next > t || self.halted {
+                break;
+            }
+            self.process_instant(next);
+            if self.owed.is_some() {
+                return;
+            }
+        }
+        self.now = self.now.max(t);
+    }
+
+    /// Runs until nothing is left to happen.
+    pub fn run_to_end(&mut self) {
+        while let Some(next) = self.next_event_time().filter(|_| !self.halted) {
+            if self.settle() {
+                self.process_instant(next);
+            }
+        }
+    }
+
+    /// Gives a deciding policy (an external program) until `by` to answer
+    /// before the engine stops and leaves the current instant's pass owed
+    /// (the replay draws meanwhile); None waits up to the policy's timeout.
+    pub fn set_answer_by(&mut self, by: Option<std::time::Instant>) {
+        self.answer_by = by;
+    }
+
+    /// Whether the current instant's pass waits for a policy's answer.
+    pub fn owed(&self) -> bool {
+        self.owed.is_some()
+    }
+
+    /// Asks again for what the current instant owes; whether it is all done.
+    pub fn settle(&mut self) -> bool {
+        match self.owed.take() {
+            None => return true,
+            Some(Owed::Pass) => self.pass(),
+            Some(Owed::AfterPass) => self.after_pass(),
+        }
+        if self.owed.is_none() {
+            self.tally.peak_queue = self.tally.peak_queue.max(self.queue.len() as u64);
+        }
+        self.owed.is_none()
+    }
+
+    /// Switches made through `apply`, in order (the replay's, not fallbacks).
+    pub fn applied_switches(&self) -> usize {
+        self.applied
+    }
+
+    pub(super) fn process_instant(&mut self, t: Secs) {
+        self.now = t;
+        let mut released = self.recorded_ends(t);
+        while let Some(&(end, job)) = self.completions.first() {
+            if end != t {
+                break;
+            }
+            self.completions.pop_first();
+            self.finish(job);
+            released = true;
+        }
+        let mut arrived = false;
+        while let Some(&job) = self.shapes.arrival.get(self.next_arrival) {
+            if self.trace.jobs[job as usize].submit != t {
+                break;
+            }
+            self.next_arrival += 1;
+            self.arrive(job);
+            arrived = true;
+        }
+        self.recorded_starts(t);
+        let woke = self.with_books(|b, e| b.wake(e, t));
+        if released || woke {
+            self.epoch += 1;
+        }
+        if released || arrived || woke {
+            self.pass();
+        }
+        if self.owed.is_none() {
+            self.tally.peak_queue = self.tally.peak_queue.max(self.queue.len() as u64);
+        }
+    }
+}
