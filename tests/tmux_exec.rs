@@ -1,7 +1,8 @@
 //! An external policy in the replay, in a real terminal at 80×24: named in
 //! config.toml's `[policies]`, offered by that name in the picker, switched
-//! to live, its stderr in the log; stepping back and forward comes back to
-//! the same figures; quitting leaves no policy process behind.
+//! to live, forked in the what-if table, its stderr in the log; stepping
+//! back and forward comes back to the same figures; quitting leaves no
+//! policy process behind.
 
 mod common;
 
@@ -27,6 +28,24 @@ fn python() -> bool {
         eprintln!("skipped: python3 is not on PATH");
     }
     ok
+}
+
+/// A what-if row's figures: the words after the policy's name.
+fn figures_of(screen: &str, policy: &str) -> Vec<String> {
+    let row = screen
+        .lines()
+        .find(|l| {
+            !l.contains("order")
+                && l.split_whitespace()
+                    .any(|w| w.trim_start_matches(['▸', '●']) == policy)
+        })
+        .unwrap_or_else(|| panic!("no row for {policy}"));
+    row.split_whitespace()
+        .skip_while(|w| w.trim_start_matches(['▸', '●']) != policy)
+        .skip(1)
+        .take(6)
+        .map(str::to_string)
+        .collect()
 }
 
 /// The "done N" figure of the metrics line.
@@ -80,6 +99,12 @@ fn an_external_policy_live_in_the_replay() {
     t.keys(&["Enter"]);
     let s = t.wait_for("MY-SJF since");
     assert!(s.contains("order my-sjf"), "{s}");
+    // The what-if fork runs it too (its own process): the same figures as
+    // the built-in sjf it mirrors.
+    t.keys(&["w"]);
+    let s = t.wait_for("9 of 9 done");
+    assert_eq!(figures_of(&s, "my-sjf"), figures_of(&s, "sjf"), "{s}");
+    t.keys(&["Escape"]);
     // Six hours on: jobs arrive, the policy keys them and says so on stderr.
     t.keys(&["g"]);
     t.keys(&["+6h", "Enter"]);

@@ -93,12 +93,17 @@ impl App {
         };
         match self.view.focus {
             Focus::Queue => {
-                let listed = self.listed();
-                let v = &mut self.view;
-                v.queue_pos = v.queue_pos.min(listed.len().saturating_sub(1));
-                v.selected = listed.get(v.queue_pos).copied().or(v.selected);
+                let n = self.listed_len();
+                self.view.queue_pos = self.view.queue_pos.min(n.saturating_sub(1));
+                self.view.selected = self.listed_at(self.view.queue_pos).or(self.view.selected);
             }
-            Focus::Grid => self.follow_cursor_job(),
+            Focus::Grid => {
+                // Leaving the log: out of its page mode, so it follows new lines again.
+                self.view
+                    .log_state
+                    .transition(tui_logger::TuiWidgetEvent::EscapeKey);
+                self.follow_cursor_job()
+            }
             Focus::Log => {}
         }
     }

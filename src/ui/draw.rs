@@ -1,7 +1,7 @@
 //! Drawing the whole screen: pure functions of the app state.
 
 use super::app::{App, Focus, Tick, SPEEDS};
-use super::keymap::{Command, COMMANDS};
+
 use super::layout::{self, too_small};
 use super::{grid, popups, queue};
 use crate::fmt::human_secs;
@@ -59,6 +59,13 @@ pub fn draw(frame: &mut Frame, app: &App) {
 
 /// The whole screen into a buffer (tests and exports use this directly).
 pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
+    render_views(app, area, buf);
+    if app.view.ascii {
+        super::ascii::make_ascii(buf, area);
+    }
+}
+
+fn render_views(app: &App, area: Rect, buf: &mut Buffer) {
     let t = app.theme();
     buf.set_style(area, t.text);
     if too_small(area) {
@@ -88,7 +95,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         log_pane(app, a.log, buf);
     }
     if a.hints.height > 0 {
-        hints(app, a.hints, buf);
+        super::hints::draw(app, a.hints, buf);
     }
     popups::draw(app, area, buf);
 }
@@ -201,7 +208,6 @@ fn header(app: &App, area: Rect, buf: &mut Buffer) {
 fn metrics(app: &App, area: Rect, buf: &mut Buffer) {
     let t = app.theme();
     let e = app.engine();
-    let f = &app.sim.figures;
     let gpus = app.trace().cluster.total_gpus().max(1);
     let util = e.cluster().allocated_milli() as f64 / (gpus as f64 * 10.0);
     let spark_w = (area.width / 4).max(10);
@@ -256,13 +262,7 @@ fn metrics(app: &App, area: Rect, buf: &mut Buffer) {
     }
     let x = area.x + label_w + spark_w + 2;
     let w = area.width.saturating_sub(label_w + spark_w + 2) as usize;
-    let done = format!(
-        "done {}  ·  running {}  ·  mean JCT {}  ·  p99 wait {}",
-        f.done,
-        e.running().len(),
-        f.mean_jct.map_or("-".into(), human_secs),
-        f.p99_wait.map_or("-".into(), human_secs)
-    );
+    let done = figures_line(app, w);
     buf.set_stringn(x, area.y, &done, w, t.text);
     let tally = e.tally();
     let mut extra = format!("rejected {}", tally.rejected);
@@ -281,12 +281,7 @@ fn metrics(app: &App, area: Rect, buf: &mut Buffer) {
             tally.overflow_segments
         ));
     }
-    if let Some(f) = &app.view.flash {
-        extra = format!("{}  ·  {extra}", sanitized(f));
-        buf.set_stringn(x, area.y + 1, &extra, w, t.warn);
-    } else {
-        buf.set_stringn(x, area.y + 1, &extra, w, t.dim);
-    }
+    buf.set_stringn(x, area.y + 1, &extra, w, t.dim);
 }
 
 fn log_pane(app: &App, area: Rect, buf: &mut Buffer) {
@@ -300,12 +295,11 @@ fn log_pane(app: &App, area: Rect, buf: &mut Buffer) {
     let block = pane(app, focused).title(Span::styled(title, t.title));
     tui_logger::TuiLoggerWidget::default()
         .block(block)
-        .output_timestamp(None)
-        .output_target(false)
-        .output_file(false)
-        .output_line(false)
-        .output_separator(' ')
-        .output_level(Some(tui_logger::TuiLoggerLevelOutput::Abbreviated))
+        .formatter(Box::new(super::logfmt::WordWrap {
+            text: t.text,
+            warn: t.warn,
+            error: t.error,
+        }))
         .style(t.text)
         .style_warn(t.warn)
         .style_error(t.error)
@@ -315,59 +309,24 @@ fn log_pane(app: &App, area: Rect, buf: &mut Buffer) {
 }
 
 /// The hint bar: the commands marked for it, with their configured keys; or the prompt.
-fn hints(app: &App, area: Rect, buf: &mut Buffer) {
-    let t = app.theme();
-    buf.set_style(area, t.header);
-    if let Some(super::app::Popup::Prompt { kind, input }) = &app.view.popup {
-        let label = match kind {
-            super::app::PromptKind::Find => "find job or machine: ",
-            super::app::PromptKind::Goto => "go to (+2h, -30m, day 3 14:00, 14:00, seconds): ",
-        };
-        let line = Line::from(vec![
-            Span::styled(label, t.header.add_modifier(Modifier::BOLD)),
-            Span::styled(format!("{input}▏"), t.header),
-            Span::styled("   enter ok · esc cancel", t.header),
-        ]);
-        buf.set_line(area.x, area.y, &line, area.width);
-        return;
-    }
-    let mut spans = Vec::new();
-    for (cmd, _, desc, _, shown) in COMMANDS {
-        if !shown {
-            continue;
-        }
-        let key = app.view.keymap.first(cmd);
-        if key.is_empty() {
-            continue;
-        }
-        let short = match cmd {
-            Command::TogglePlay => "play",
-            Command::Step => "step",
-            Command::StepBack => "back",
-            Command::Goto => "go to",
-            Command::Policy => "policy",
-            Command::Find => "find",
-            Command::Detail => "detail",
-            Command::WhatIf => "what if",
-            Command::Help => "help",
-            Command::Quit => "quit",
-            _ => desc,
-        };
-        if !spans.is_empty() {
-            spans.push(Span::styled(" · ", t.header));
-        }
-        spans.push(Span::styled(
-            key.to_string(),
-            t.header.add_modifier(Modifier::BOLD),
-        ));
-        spans.push(Span::styled(format!(" {short}"), t.header));
-    }
-    buf.set_line(
-        area.x + 1,
-        area.y,
-        &Line::from(spans),
-        area.width.saturating_sub(1),
+/// The replay's figures in the longest wording that fits `w` columns:
+/// every figure shows at 80 columns.
+fn figures_line(app: &App, w: usize) -> String {
+    let f = &app.sim.figures;
+    let (jct, p99) = (
+        f.mean_jct.map_or("-".into(), human_secs),
+        f.p99_wait.map_or("-".into(), human_secs),
     );
+    let (done, running) = (f.done, app.engine().running().len());
+    [
+        format!("done {done}  ·  running {running}  ·  mean JCT {jct}  ·  p99 wait {p99}"),
+        format!("done {done} · running {running} · mean JCT {jct} · p99 wait {p99}"),
+        format!("done {done} · run {running} · JCT {jct} · p99 wait {p99}"),
+        format!("done {done} run {running} JCT {jct} p99w {p99}"),
+    ]
+    .into_iter()
+    .find(|l| l.chars().count() <= w)
+    .unwrap_or_default()
 }
 
 /// `950 W`, `12.3 kW`, `4.56 MW`.

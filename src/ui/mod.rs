@@ -6,14 +6,17 @@
 
 pub mod action;
 pub mod app;
+pub mod ascii;
 mod commands;
 pub mod draw;
 pub mod effects;
 pub mod figures;
 pub mod grid;
+mod hints;
 pub mod keymap;
 pub mod layout;
 pub mod lecture;
+mod logfmt;
 mod nav;
 mod play;
 pub mod popups;

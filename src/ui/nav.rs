@@ -31,7 +31,7 @@ impl App {
         match self.view.focus {
             Focus::Grid => self.move_cursor(c),
             Focus::Queue => {
-                let n = self.listed().len();
+                let n = self.listed_len();
                 if n == 0 {
                     return;
                 }
@@ -42,21 +42,26 @@ impl App {
                     Command::PageDown => (self.view.queue_pos + 10).min(n - 1),
                     _ => self.view.queue_pos,
                 };
-                self.view.selected = self.listed().get(self.view.queue_pos).copied();
+                self.view.selected = self.listed_at(self.view.queue_pos);
             }
             Focus::Log => {}
         }
     }
 
-    /// The jobs the side pane shows, queue then running, as drawn.
-    pub(super) fn listed(&self) -> Vec<u32> {
-        let side = inner(self.areas().side);
-        let (qh, rh) = queue::split(side.height, self.engine().queue_len());
-        let (q, r) = queue::rows(self, qh.max(rh) as usize);
-        q.into_iter()
-            .take(qh as usize)
-            .chain(r.into_iter().take(rh as usize))
-            .collect()
+    /// How many jobs the side pane lists (queue, then running): every one
+    /// is reachable with the cursor.
+    pub(super) fn listed_len(&self) -> usize {
+        self.engine().queue_len() + self.engine().running().len()
+    }
+
+    /// The job at list position `pos` (queue, then running).
+    pub(super) fn listed_at(&self, pos: usize) -> Option<u32> {
+        let queued = self.engine().queue_len();
+        if pos < queued {
+            self.engine().queue_in_order(pos + 1).get(pos).copied()
+        } else {
+            queue::running_in_order(self).get(pos - queued).copied()
+        }
     }
 
     fn move_cursor(&mut self, c: Command) {
@@ -382,7 +387,10 @@ impl App {
                         self.move_to(t.max(start));
                         self.view.flash = Some(format!("at {}", self.clock(self.sim.replay.now())));
                     }
-                    Err(e) => self.view.flash = Some(e),
+                    Err(e) => {
+                        self.warn(format!("go to: {e}"));
+                        self.view.flash = Some(e);
+                    }
                 }
             }
             PromptKind::Find => self.find(&input),
@@ -439,10 +447,12 @@ impl App {
             }
             return;
         }
-        self.view.flash = Some(format!(
+        let msg = format!(
             "no job or machine matches '{}'",
             crate::trace::input::sanitize(q)
-        ));
+        );
+        self.warn(format!("find: {msg}"));
+        self.view.flash = Some(msg);
     }
 
     pub(super) fn click(&mut self, column: u16, row: u16) -> bool {
@@ -466,9 +476,10 @@ impl App {
         }
         match self.view.focus {
             Focus::Queue => {
-                let n = self.listed().len().max(1);
+                let n = self.listed_len().max(1);
                 self.view.queue_pos =
                     (self.view.queue_pos as i64 + d as i64).clamp(0, n as i64 - 1) as usize;
+                self.view.selected = self.listed_at(self.view.queue_pos);
             }
             _ => {
                 let inner = self.grid_inner();

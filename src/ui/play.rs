@@ -117,8 +117,15 @@ impl App {
     }
 
     /// Goes to `t` (forward or back) and refreshes what depends on the state.
+    /// Going back logs one line, not the events re-simulated on the way.
     pub(super) fn move_to(&mut self, t: Secs) {
+        let from = self.sim.replay.now();
         self.sim.replay.seek(t);
+        if t < from {
+            self.sim.replay.engine_mut().take_events();
+            let (from, to) = (self.clock(from), self.clock(self.sim.replay.now()));
+            self.info(format!("back from {from} to {to}"));
+        }
         self.after_move();
     }
 
@@ -196,26 +203,38 @@ impl App {
         let at = self.clock(self.sim.replay.now());
         self.log_failures(&events);
         if started + finished + rejected + preempted <= 3 {
+            // One line each, at the event's own time.
             for e in events {
                 let trace = self.trace().clone();
                 let id = |j: u32| crate::trace::input::sanitize(&trace.jobs[j as usize].id);
                 match e {
-                    Event::Started { job, machines, .. } => self.info(format!(
-                        "{at} job {} started on {machines} machine{} ({} GPUs)",
-                        id(job),
-                        if machines == 1 { "" } else { "s" },
-                        trace.jobs[job as usize].gpus_display()
-                    )),
-                    Event::Finished { job, .. } => {
-                        self.info(format!("{at} job {} finished", id(job)))
+                    Event::Started { job, machines, at } => {
+                        let on = if machines > 1 {
+                            format!(" on {machines} machines")
+                        } else {
+                            String::new()
+                        };
+                        let g = trace.jobs[job as usize].gpus_display();
+                        let s = if g == 1.0 { "" } else { "s" };
+                        let g = super::queue::fmt_gpus(g);
+                        let at = self.clock(at);
+                        self.info(format!("{at} started {} · {g} GPU{s}{on}", id(job)))
                     }
-                    Event::Preempted { job, .. } => {
-                        self.info(format!("{at} job {} preempted", id(job)))
+                    Event::Finished { job, at } => {
+                        let at = self.clock(at);
+                        self.info(format!("{at} finished {}", id(job)))
                     }
-                    Event::Rejected { job, .. } => self.warn(format!(
-                        "{at} job {} rejected: larger than the cluster",
-                        id(job)
-                    )),
+                    Event::Preempted { job, at } => {
+                        let at = self.clock(at);
+                        self.info(format!("{at} preempted {}", id(job)))
+                    }
+                    Event::Rejected { job, at } => {
+                        let at = self.clock(at);
+                        self.warn(format!(
+                            "{at} rejected {}: larger than the cluster",
+                            id(job)
+                        ))
+                    }
                     Event::PolicySwitched { .. }
                     | Event::PowerSwitched { .. }
                     | Event::PolicyFailed { .. } => {}
@@ -229,7 +248,7 @@ impl App {
             };
             let queue = self.engine().queue_len();
             self.info(format!(
-                "{at} +{started} started, +{finished} finished{pre}, queue {queue}"
+                "by {at}: +{started} started, +{finished} finished{pre}, queue {queue}"
             ));
             if rejected > 0 {
                 self.warn(format!(

@@ -13,16 +13,129 @@ use ratatui::widgets::Widget;
 /// The jobs the side pane lists, in order: queue first, then running
 /// (most recently started first). `limit` caps each list.
 pub fn rows(app: &App, limit: usize) -> (Vec<u32>, Vec<u32>) {
+    let mut running = running_in_order(app);
+    running.truncate(limit);
+    (app.engine().queue_in_order(limit), running)
+}
+
+/// The running jobs, most recently started first.
+pub fn running_in_order(app: &App) -> Vec<u32> {
     let e = app.engine();
-    let queued = e.queue_in_order(limit);
     let mut running: Vec<(i64, u32)> = e
         .running()
         .keys()
         .map(|&j| (e.job_state(j).start, j))
         .collect();
     running.sort_unstable_by(|a, b| b.cmp(a));
-    running.truncate(limit);
-    (queued, running.into_iter().map(|r| r.1).collect())
+    running.into_iter().map(|r| r.1).collect()
+}
+
+/// The part of a list of `n` rows a pane of `h` rows shows, keeping the
+/// cursor (`c`, if it is in this list) in view. A row says how many are
+/// above (`↑ 3 more`) or below (`↓ 12 more`) when the list is cut.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Window {
+    /// The first row shown.
+    pub start: usize,
+    /// Rows of jobs shown.
+    pub count: usize,
+    pub above: bool,
+    pub below: bool,
+}
+
+impl Window {
+    pub fn of(n: usize, h: usize, c: Option<usize>) -> Window {
+        if n <= h || h < 3 {
+            return Window {
+                start: 0,
+                count: n.min(h),
+                above: false,
+                below: false,
+            };
+        }
+        let c = c.unwrap_or(0).min(n - 1);
+        if c < h - 1 {
+            return Window {
+                start: 0,
+                count: h - 1,
+                above: false,
+                below: true,
+            };
+        }
+        if c >= n - (h - 1) {
+            return Window {
+                start: n - (h - 1),
+                count: h - 1,
+                above: true,
+                below: false,
+            };
+        }
+        // The cursor on the last job row, with a row of "more" either side.
+        Window {
+            start: c + 3 - h,
+            count: h - 2,
+            above: true,
+            below: true,
+        }
+    }
+
+    /// The screen row (from the list's first) of list row `i`, if shown.
+    pub fn row_of(&self, i: usize) -> Option<usize> {
+        (i >= self.start && i < self.start + self.count)
+            .then(|| i - self.start + self.above as usize)
+    }
+
+    /// The list row at screen row `r` (from the list's first), if a job is there.
+    pub fn at(&self, r: usize) -> Option<usize> {
+        let r = r.checked_sub(self.above as usize)?;
+        (r < self.count).then_some(self.start + r)
+    }
+}
+
+/// Where the side pane's two lists are: their windows (the cursor counted
+/// across the queue, then the running list) and their first rows.
+pub struct Side {
+    pub queue: Window,
+    pub running: Window,
+    /// Screen rows of each list's first row.
+    pub queue_y: u16,
+    pub running_y: u16,
+    pub queued: usize,
+    pub running_n: usize,
+}
+
+impl Side {
+    pub fn of(app: &App, inner: Rect) -> Side {
+        let e = app.engine();
+        let (queued, running_n) = (e.queue_len(), e.running().len());
+        let (qh, rh) = split(inner.height, queued);
+        let pos = app.view.queue_pos;
+        let (qc, rc) = if pos < queued {
+            (Some(pos), None)
+        } else {
+            (None, Some(pos - queued))
+        };
+        Side {
+            queue: Window::of(queued, qh as usize, qc),
+            running: Window::of(running_n, rh as usize, rc),
+            queue_y: inner.y + 1,
+            running_y: inner.y + 2 + qh,
+            queued,
+            running_n,
+        }
+    }
+
+    /// The list position (queue, then running) of the job at screen row `y`.
+    pub fn pos_at(&self, y: u16) -> Option<usize> {
+        if let Some(i) = y
+            .checked_sub(self.queue_y)
+            .and_then(|r| self.queue.at(r as usize))
+        {
+            return (y < self.running_y - 1).then_some(i);
+        }
+        let r = y.checked_sub(self.running_y)?;
+        self.running.at(r as usize).map(|i| self.queued + i)
+    }
 }
 
 fn clip(s: &str, n: usize) -> String {
@@ -69,33 +182,40 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
     if inner.height < 4 || inner.width < 20 {
         return;
     }
-    let (qh, rh) = split(inner.height, e.queue_len());
-    let (queued, running) = rows(app, (qh.max(rh)) as usize);
+    let side = Side::of(app, inner);
+    let (q, r) = (side.queue, side.running);
+    let (queued, running) = rows(app, (q.start + q.count).max(r.start + r.count));
     let table = Table::new(app, inner, focused);
     table.header(app, buf, inner.y, "job", ("waited", "runtime"));
     let now = e.now();
-    let mut y = inner.y + 1;
-    for (i, &j) in queued.iter().take(qh as usize).enumerate() {
+    table.more(app, buf, side.queue_y, q, side.queued);
+    for (i, &j) in queued.iter().enumerate().skip(q.start).take(q.count) {
         let job = &trace.jobs[j as usize];
         let rt = job.runtime.map_or("?".into(), |r| human_secs(r as f64));
         let waited = human_secs((now - job.submit) as f64);
+        let y = side.queue_y + q.row_of(i).unwrap_or(0) as u16;
         table.job(app, buf, y, j, format!("{waited:>8} {rt:>8}"), i);
-        y += 1;
     }
     if queued.is_empty() {
-        buf.set_stringn(inner.x, y, "  (empty)", table.w, t.dim);
+        buf.set_stringn(inner.x, side.queue_y, "  (empty)", table.w, t.dim);
     }
-    let ry = inner.y + 1 + qh;
-    table.header(app, buf, ry, "running", ("started", "ends in"));
-    let base = queued.len().min(qh as usize);
-    for (i, &j) in running.iter().take(rh as usize).enumerate() {
+    table.header(
+        app,
+        buf,
+        side.running_y - 1,
+        "running",
+        ("started", "ends in"),
+    );
+    table.more(app, buf, side.running_y, r, side.running_n);
+    for (i, &j) in running.iter().enumerate().skip(r.start).take(r.count) {
         let st = e.job_state(j);
         let ends = trace.jobs[j as usize]
             .runtime
             .map_or("open".into(), |_| human_secs((st.end - now).max(0) as f64));
         let started = human_secs((now - st.start) as f64);
         let right = format!("{started:>8} {ends:>8}");
-        table.job(app, buf, ry + 1 + i as u16, j, right, base + i);
+        let y = side.running_y + r.row_of(i).unwrap_or(0) as u16;
+        table.job(app, buf, y, j, right, side.queued + i);
     }
 }
 
@@ -137,6 +257,26 @@ impl Table {
         );
         let style = app.theme().dim.add_modifier(Modifier::BOLD);
         buf.set_stringn(self.x, y, line, self.w, style);
+    }
+
+    /// The "more" rows of a cut list of `n` shown in `w` from row `y`.
+    fn more(&self, app: &App, buf: &mut Buffer, y: u16, w: Window, n: usize) {
+        let style = app.theme().dim;
+        if w.above {
+            let line = format!("  ↑ {} more", w.start);
+            buf.set_stringn(self.x, y, line, self.w, style);
+        }
+        if w.below {
+            let left = n - w.start - w.count;
+            let at = y + (w.above as usize + w.count) as u16;
+            buf.set_stringn(
+                self.x,
+                at,
+                format!("  ↓ {left} more (Tab, ↓)"),
+                self.w,
+                style,
+            );
+        }
     }
 
     /// A job's line, then `right`; marked when selected or under the queue

@@ -371,7 +371,13 @@ fn event_loop(
             log::warn!("signal received: quitting");
             return Ok(());
         }
-        if dirty && last_draw.elapsed() >= frame {
+        // Redrawn a few times a second even when nothing was done, so lines
+        // logged by other threads (a policy's stderr) show without a key;
+        // an unchanged screen sends no bytes.
+        let stale = last_draw.elapsed() >= Duration::from_millis(250);
+        if (dirty || stale) && last_draw.elapsed() >= frame {
+            // What has been logged so far, into the log pane now.
+            tui_logger::move_events();
             execute!(term.backend_mut(), terminal::BeginSynchronizedUpdate)?;
             term.draw(|f| super::draw::draw(f, app))?;
             execute!(term.backend_mut(), terminal::EndSynchronizedUpdate)?;

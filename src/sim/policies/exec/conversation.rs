@@ -104,7 +104,7 @@ impl Conversation {
         by: Option<Instant>,
     ) -> Result<String, Talk> {
         if self.child.is_none() {
-            let mut c = Child::spawn(&spec.cmd, &spec.name).map_err(Talk::Failed)?;
+            let mut c = Child::spawn(&spec.cmd, &spec.label).map_err(Talk::Failed)?;
             let hello = hello_message(&spec.cmd).map_err(Talk::Failed)?;
             c.send(&hello, Instant::now() + timeout())
                 .map_err(Talk::Failed)?;

@@ -1,0 +1,57 @@
+//! `--ascii`: every cell on screen made ASCII after drawing, whatever a
+//! view or a trace field put there — a promise kept in one place rather
+//! than in every view.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+
+/// The ASCII stand-in for a symbol the views draw (`?` for anything else,
+/// e.g. a trace's own non-ASCII text).
+pub fn fallback(symbol: &str) -> &'static str {
+    match symbol {
+        "·" | "•" => ".",
+        "…" => "~",
+        "×" => "x",
+        "→" | "▶" | "▸" | "›" => ">",
+        "←" | "◂" | "‹" => "<",
+        "↑" => "^",
+        "↓" => "v",
+        "↔" => "-",
+        "–" | "—" | "─" | "━" => "-",
+        "│" | "┃" => "|",
+        "≤" => "<",
+        "≥" => ">",
+        "●" | "◆" => "*",
+        "○" | "◇" => "o",
+        "½" => "=",
+        "¼" => "-",
+        "¾" => "#",
+        "█" | "▓" => "#",
+        "▒" => "+",
+        "░" | "▏" => ":",
+        "η" => "n",
+        "µ" => "u",
+        s if s.contains(['┌', '┐', '└', '┘', '├', '┤', '┬', '┴', '┼']) => "+",
+        _ => "?",
+    }
+}
+
+/// Replaces every non-ASCII cell of `area` by its stand-in; a wide
+/// character's second cell becomes a space, so columns stay where they were.
+pub fn make_ascii(buf: &mut Buffer, area: Rect) {
+    use unicode_width::UnicodeWidthStr;
+    for y in area.top()..area.bottom() {
+        for x in area.left()..area.right() {
+            let sym = buf[(x, y)].symbol();
+            if sym.is_ascii() {
+                continue;
+            }
+            let wide = sym.width() > 1;
+            let f = fallback(sym);
+            buf[(x, y)].set_symbol(f);
+            if wide && x + 1 < area.right() && buf[(x + 1, y)].symbol().is_empty() {
+                buf[(x + 1, y)].set_symbol(" ");
+            }
+        }
+    }
+}

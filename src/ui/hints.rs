@@ -1,0 +1,121 @@
+//! The hint bar: the prompt being typed, the latest message (the flash),
+//! or the most useful keys — `? help` and `q quit` always among them.
+
+use super::app::App;
+use super::keymap::{Command, COMMANDS};
+use crate::trace::input::sanitized;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+
+/// The bottom line: a prompt, a message, or the keys that matter most.
+pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
+    let t = app.theme();
+    buf.set_style(area, t.header);
+    if let Some(super::app::Popup::Prompt { kind, input }) = &app.view.popup {
+        let label = match kind {
+            super::app::PromptKind::Find => "find job or machine: ",
+            super::app::PromptKind::Goto => "go to (+2h, -30m, day 3 14:00, 14:00, seconds): ",
+        };
+        let line = Line::from(vec![
+            Span::styled(label, t.header.add_modifier(Modifier::BOLD)),
+            Span::styled(format!("{input}▏"), t.header),
+            Span::styled("   enter ok · esc cancel", t.header),
+        ]);
+        buf.set_line(area.x, area.y, &line, area.width);
+        return;
+    }
+    // Help and quit always show, at the end; before them a message (the
+    // flash) or the other commands in keymap order while they fit.
+    let mut items: Vec<(String, &str)> = Vec::new();
+    let mut last: Vec<(String, &str)> = Vec::new();
+    for (cmd, _, desc, _, shown) in COMMANDS {
+        let key = app.view.keymap.first(cmd);
+        if !shown || key.is_empty() {
+            continue;
+        }
+        let item = (key.to_string(), hint_word(cmd, desc));
+        match cmd {
+            Command::Help | Command::Quit => last.push(item),
+            _ => items.push(item),
+        }
+    }
+    let width = |v: &[(String, &str)]| -> usize {
+        v.iter()
+            .map(|(k, w)| k.chars().count() + 1 + w.len() + 3)
+            .sum()
+    };
+    let room = (area.width as usize).saturating_sub(1 + width(&last));
+    if let Some(f) = &app.view.flash {
+        let text = fit(&sanitized(f), room.saturating_sub(2));
+        let at = area.x + 1;
+        buf.set_stringn(at, area.y, &text, room, t.warn);
+        let spans = hint_spans(last, t);
+        let w = Line::from(spans.clone()).width() as u16;
+        buf.set_line(
+            area.right().saturating_sub(w + 1),
+            area.y,
+            &Line::from(spans),
+            w,
+        );
+        return;
+    }
+    let mut used = 0;
+    let mut shown: Vec<(String, &str)> = Vec::new();
+    for item in items {
+        let w = width(std::slice::from_ref(&item));
+        if used + w > room {
+            break;
+        }
+        used += w;
+        shown.push(item);
+    }
+    shown.extend(last);
+    let spans = hint_spans(shown, t);
+    buf.set_line(
+        area.x + 1,
+        area.y,
+        &Line::from(spans),
+        area.width.saturating_sub(1),
+    );
+}
+
+/// Hints as spans: the key in bold, its word, ` · ` between.
+fn hint_spans(items: Vec<(String, &str)>, t: &super::theme::Theme) -> Vec<Span<'static>> {
+    let mut spans = Vec::new();
+    for (key, word) in items {
+        if !spans.is_empty() {
+            spans.push(Span::styled(" · ", t.header));
+        }
+        spans.push(Span::styled(key, t.header.add_modifier(Modifier::BOLD)));
+        spans.push(Span::styled(format!(" {word}"), t.header));
+    }
+    spans
+}
+
+/// `text` in at most `width` columns, cut with `…`.
+pub fn fit(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_string();
+    }
+    let cut: String = text.chars().take(width.saturating_sub(1)).collect();
+    format!("{cut}…")
+}
+
+/// A command's word in the hint bar.
+fn hint_word(cmd: Command, desc: &'static str) -> &'static str {
+    match cmd {
+        Command::TogglePlay => "play",
+        Command::Step => "step",
+        Command::StepBack => "back",
+        Command::Goto => "go to",
+        Command::Policy => "policy",
+        Command::Find => "find",
+        Command::Detail => "detail",
+        Command::WhatIf => "what if",
+        Command::Help => "help",
+        Command::Quit => "quit",
+        _ => desc,
+    }
+}

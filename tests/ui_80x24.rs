@@ -1,0 +1,144 @@
+//! The replay at 80×24, the default SSH window: the hint bar keeps `? help`
+//! and `q quit`, the metrics line ends with its last figure, every running
+//! job can be reached and the list says when it is cut, messages are
+//! readable in full, the log says what happened at the time it happened,
+//! and `--ascii` puts nothing but ASCII on the screen.
+
+mod common;
+
+use common::ui::{act, app_for, cmd, render, sample, text};
+use tracetui::sim::Policy;
+use tracetui::ui::action::Action;
+use tracetui::ui::app::App;
+use tracetui::ui::keymap::Command;
+
+/// The sample at day 9 00:00: 15 running, more than the pane shows.
+fn busy(ascii: bool) -> App {
+    let mut app = app_for(sample(), Policy::Fifo, (80, 24)).with_ascii(ascii);
+    app.update(Action::GoTo(8 * 86_400));
+    app
+}
+
+fn screen(app: &App) -> String {
+    text(&render(app, 80, 24))
+}
+
+fn typed(app: &mut App, prompt: Command, input: &str) -> Vec<String> {
+    cmd(app, prompt);
+    for ch in input.chars() {
+        app.update(Action::Char(ch));
+    }
+    let u = cmd(app, Command::Detail);
+    u.log_lines().iter().map(|l| l.to_string()).collect()
+}
+
+#[test]
+fn the_hint_bar_keeps_help_and_quit_and_the_metrics_line_its_last_figure() {
+    let app = busy(false);
+    let s = screen(&app);
+    let last = s.lines().last().unwrap();
+    assert!(last.contains("? help") && last.contains("q quit"), "{last}");
+    let metrics = s.lines().find(|l| l.starts_with("util")).unwrap();
+    assert!(metrics.contains("p99 wait 0s"), "{metrics}");
+}
+
+#[test]
+fn every_running_job_is_reachable_and_a_cut_list_says_so() {
+    let mut app = busy(false);
+    let running = app.engine().running().len();
+    let s = screen(&app);
+    assert!(s.contains("↓ 7 more"), "{s}");
+    cmd(&mut app, Command::Focus);
+    assert_eq!(app.focus(), tracetui::ui::app::Focus::Queue);
+    // The queue is empty: every position is a running job; go to the last.
+    for _ in 0..running + 3 {
+        cmd(&mut app, Command::Down);
+    }
+    let last = app.selected().expect("a job under the cursor");
+    let oldest = app
+        .engine()
+        .running()
+        .keys()
+        .min_by_key(|&&j| (app.engine().job_state(j).start, std::cmp::Reverse(j)))
+        .copied()
+        .unwrap();
+    assert_eq!(last, oldest, "the last row is the earliest started");
+    let s = screen(&app);
+    let id: String = app.trace().jobs[last as usize].id.chars().take(7).collect();
+    assert!(s.contains(&id), "the last job is on screen: {s}");
+    assert!(s.contains("↑ 7 more"), "{s}");
+    assert!(!s.contains("↓"), "nothing below the last: {s}");
+}
+
+#[test]
+fn a_bad_time_or_an_unknown_job_says_why_in_the_hint_bar_and_the_log() {
+    let mut app = busy(false);
+    let log = typed(&mut app, Command::Goto, "tomorrow");
+    assert!(log.iter().any(|l| l.starts_with("go to: ")), "{log:?}");
+    let s = screen(&app);
+    let last = s.lines().last().unwrap().to_string();
+    assert!(last.contains("tomorrow"), "{last}");
+    assert!(last.contains("q quit"), "{last}");
+    let log = typed(&mut app, Command::Find, "nosuchjob");
+    assert!(log
+        .iter()
+        .any(|l| l.contains("no job or machine matches 'nosuchjob'")));
+    let s = screen(&app);
+    assert!(s.lines().last().unwrap().contains("nosuchjob"), "{s}");
+}
+
+#[test]
+fn log_lines_carry_the_events_own_time_and_stepping_back_logs_one_line() {
+    let mut app = app_for(sample(), Policy::Fifo, (80, 24));
+    // Day 1: the first job arrives at 00:03:43 and starts at once; one
+    // tick (a minute from 00:03:42) reaches past it.
+    let u = act(&mut app, Action::Command(Command::Step));
+    let lines = u.log_lines();
+    let first = &app.trace().jobs[0];
+    let start = lines
+        .iter()
+        .find(|l| l.contains(" started ") && l.contains(&first.id))
+        .unwrap_or_else(|| panic!("{lines:?}"));
+    assert!(start.starts_with("day 1 00:03:43 started"), "{start}");
+    assert!(
+        start.contains("· 1 GPU") && !start.contains("GPUs"),
+        "{start}"
+    );
+    let u = act(&mut app, Action::Command(Command::StepBack));
+    let lines = u.log_lines();
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(lines[0].starts_with("back from "), "{lines:?}");
+}
+
+#[test]
+fn ascii_screens_are_pure_ascii() {
+    let mut app = busy(true);
+    let mut screens = vec![screen(&app)];
+    cmd(&mut app, Command::Help);
+    screens.push(screen(&app));
+    cmd(&mut app, Command::Close);
+    cmd(&mut app, Command::Policy);
+    screens.push(screen(&app));
+    cmd(&mut app, Command::Close);
+    cmd(&mut app, Command::Detail);
+    screens.push(screen(&app));
+    cmd(&mut app, Command::Close);
+    cmd(&mut app, Command::Find);
+    screens.push(screen(&app));
+    for s in screens {
+        let bad: Vec<char> = s.chars().filter(|c| !c.is_ascii()).collect();
+        assert!(bad.is_empty(), "non-ASCII {bad:?} in\n{s}");
+    }
+}
+
+#[test]
+fn a_wide_character_from_a_trace_keeps_the_columns_in_ascii() {
+    use ratatui::buffer::Buffer;
+    use ratatui::layout::Rect;
+    let mut buf = Buffer::empty(Rect::new(0, 0, 10, 1));
+    buf.set_string(0, 0, "a界b·c", ratatui::style::Style::default());
+    let area = buf.area;
+    tracetui::ui::ascii::make_ascii(&mut buf, area);
+    let line: String = (0..10).map(|x| buf[(x, 0)].symbol().to_string()).collect();
+    assert_eq!(line, "a? b.c    ");
+}
