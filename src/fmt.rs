@@ -79,6 +79,12 @@ fn scalar(v: &Value) -> String {
     }
 }
 
+/// `1 machine`, `2 machines`: a count with its noun (plural in `s`).
+pub fn count(n: impl Into<u64>, noun: &str) -> String {
+    let n = n.into();
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

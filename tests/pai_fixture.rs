@@ -187,17 +187,20 @@ fn drill_down_joins_every_table() {
     let d = detail("j01");
     assert_eq!(d["job"]["job_name"], "j01");
     assert_eq!(d["job"]["start_time"], T0);
-    assert_eq!(d["job"]["start_time_local"], "Mon 00:07:59");
+    assert_eq!(d["job"]["start_time_local"], "Mon 00:07:59 day 1");
     assert_eq!(d["wait_s"], 10);
     assert_eq!(d["runtime_s"], 100);
     let inst = &d["instances"][0];
     assert_eq!(inst["worker_name"], "w01");
-    assert_eq!(inst["start_time_local"], "Mon 00:08:09");
+    assert_eq!(inst["start_time_local"], "Mon 00:08:09 day 1");
     assert_eq!(inst["sensor"]["gpu_wrk_util"], 16.0625);
     assert_eq!(inst["sensor"]["gpu_name"], "/dev/nvidia0");
     assert_eq!(inst["machine_spec"]["gpu_type"], "V100");
     assert_eq!(inst["machine_metric"]["machine_gpu"], 87.8);
-    assert_eq!(inst["machine_metric"]["start_time_local"], "Mon 00:08:09");
+    assert_eq!(
+        inst["machine_metric"]["start_time_local"],
+        "Mon 00:08:09 day 1"
+    );
     assert_eq!(d["group_tag"], serde_json::Value::Null);
     let keys: Vec<&str> = d.as_object().unwrap().keys().map(|k| k.as_str()).collect();
     assert_eq!(

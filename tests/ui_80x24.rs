@@ -82,7 +82,7 @@ fn a_bad_time_or_an_unknown_job_says_why_in_the_hint_bar_and_the_log() {
     let log = typed(&mut app, Command::Find, "nosuchjob");
     assert!(log
         .iter()
-        .any(|l| l.contains("no job or machine matches 'nosuchjob'")));
+        .any(|l| l.contains("no job, machine, user or group matches 'nosuchjob'")));
     let s = screen(&app);
     assert!(s.lines().last().unwrap().contains("nosuchjob"), "{s}");
 }
@@ -141,4 +141,97 @@ fn a_wide_character_from_a_trace_keeps_the_columns_in_ascii() {
     tracetui::ui::ascii::make_ascii(&mut buf, area);
     let line: String = (0..10).map(|x| buf[(x, 0)].symbol().to_string()).collect();
     assert_eq!(line, "a? b.c    ");
+}
+
+#[test]
+fn find_takes_users_too_and_the_same_text_again_goes_to_the_next_match() {
+    use common::ui::{pai, T0};
+    let mut app = app_for(pai(), Policy::Recorded, (80, 24));
+    app.update(Action::GoTo(T0 + 15));
+    // u1's jobs j01 and j02 both run at T0 + 15.
+    typed(&mut app, Command::Find, "u1");
+    let first = app.selected().expect("one of u1's jobs");
+    let flash = app.flash().unwrap_or_default().to_string();
+    assert!(
+        flash.contains("of u1") && flash.contains("(1 of 2"),
+        "{flash}"
+    );
+    typed(&mut app, Command::Find, "u1");
+    let second = app.selected().unwrap();
+    assert_ne!(first, second);
+    assert!(app.flash().unwrap_or_default().contains("(2 of 2"));
+    typed(&mut app, Command::Find, "u1");
+    assert_eq!(app.selected(), Some(first), "round again");
+    let ids: Vec<&str> = [first, second]
+        .iter()
+        .map(|&j| app.trace().jobs[j as usize].id.as_str())
+        .collect();
+    assert_eq!(ids, ["j01", "j02"]);
+}
+
+#[test]
+fn ids_that_share_a_prefix_are_cut_from_the_left() {
+    use std::sync::Arc;
+    let base = common::tiny(&[8], &[(0, 1000, 1), (10, 1000, 1), (20, 1000, 1)]);
+    let mut t = (*base).clone();
+    for (i, j) in t.jobs.iter_mut().enumerate() {
+        j.id = format!("application_1506638472019_1023{i}");
+    }
+    let mut app = app_for(Arc::new(t), Policy::Fifo, (80, 24));
+    app.update(Action::GoTo(100));
+    let s = screen(&app);
+    for i in 0..3 {
+        assert!(s.contains(&format!("…9_1023{i}")), "{s}");
+    }
+    assert!(!s.contains("applica…"), "{s}");
+}
+
+#[test]
+fn the_focused_pane_is_marked_in_text() {
+    let mut app = busy(false);
+    assert!(screen(&app).contains("┌▶ GPUs"));
+    cmd(&mut app, Command::Focus);
+    let s = screen(&app);
+    assert!(s.contains("┌▶ Queue") && !s.contains("┌▶ GPUs"), "{s}");
+    cmd(&mut app, Command::Focus);
+    assert!(screen(&app).contains("┌▶ Log"));
+}
+
+#[test]
+fn the_drill_down_scrolls_to_its_last_line_and_no_further() {
+    let mut app = busy(false);
+    cmd(&mut app, Command::Detail);
+    for _ in 0..10 {
+        cmd(&mut app, Command::PageDown);
+    }
+    let s = screen(&app);
+    let Some(tracetui::ui::app::Popup::Detail { lines, .. }) = app.popup() else {
+        panic!("no drill-down")
+    };
+    let last = lines.last().unwrap().trim().to_string();
+    let rows: Vec<&str> = s.lines().collect();
+    // The box's last inner row (above its bottom border) holds the last line.
+    let bottom = rows
+        .iter()
+        .rposition(|l| l.contains("└───") && l.contains('┘'))
+        .unwrap();
+    let above = rows[..bottom]
+        .iter()
+        .rev()
+        .find(|l| l.contains(&last))
+        .is_some();
+    assert!(above, "{last:?} not shown:\n{s}");
+}
+
+#[test]
+fn the_header_keeps_the_file_name_when_the_path_is_long() {
+    use tracetui::ui::draw::fit_label;
+    let label = "itp · 1024 GPUs (--gpus) · /very/long/path/to/the/released/cluster04.csv";
+    assert_eq!(fit_label(label, 200), label);
+    assert_eq!(
+        fit_label(label, 42),
+        "itp · 1024 GPUs (--gpus) · …/cluster04.csv"
+    );
+    assert_eq!(fit_label(label, 25), "itp · …/cluster04.csv");
+    assert_eq!(fit_label(label, 12).chars().count(), 12);
 }

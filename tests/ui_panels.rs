@@ -40,7 +40,7 @@ fn grid_shows_fractional_sharing_with_glyphs() {
     let m3 = app.machines().iter().position(|&m| m == 2).unwrap();
     assert_eq!(gpu_cell(&app, &buf, m3, 0).symbol(), "!", "over capacity");
     assert!(
-        text(&buf).contains("P100 · 1 machines × 2 GPUs · 3/2 busy"),
+        text(&buf).contains("P100 · 1 machine × 2 GPUs · 3/2 busy"),
         "{}",
         text(&buf)
     );

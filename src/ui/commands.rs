@@ -161,6 +161,7 @@ impl App {
             return false;
         };
         let whatif_rows = self.sim.whatif.as_ref().map_or(1, |w| w.rows.len().max(1));
+        let size = self.view.size;
         match (popup, c) {
             (_, Command::Close) => self.view.popup = None,
             (Popup::Help { .. }, Command::Help) => self.view.popup = None,
@@ -171,11 +172,11 @@ impl App {
                 *scroll = scroll.saturating_sub(1)
             }
             (Popup::Detail { scroll, lines, .. }, Command::Down) => {
-                *scroll = (*scroll + 1).min(lines.len().saturating_sub(1))
+                *scroll = (*scroll + 1).min(super::popups::detail_scroll_max(size, lines.len()))
             }
             (Popup::Detail { scroll, .. }, Command::Up) => *scroll = scroll.saturating_sub(1),
             (Popup::Detail { scroll, lines, .. }, Command::PageDown) => {
-                *scroll = (*scroll + 20).min(lines.len().saturating_sub(1))
+                *scroll = (*scroll + 20).min(super::popups::detail_scroll_max(size, lines.len()))
             }
             (Popup::Detail { scroll, .. }, Command::PageUp) => *scroll = scroll.saturating_sub(20),
             (Popup::Detail { .. }, Command::Detail) => self.view.popup = None,

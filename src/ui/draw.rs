@@ -40,16 +40,27 @@ const ASCII_BARS: ratatui::symbols::bar::Set = ratatui::symbols::bar::Set {
 };
 
 /// A bordered pane in the theme's colours (accented when focused), ASCII when asked.
+/// A pane's title, marked `▶` when the pane has the focus: said in text
+/// too, as without colour a border's colour says nothing.
+pub fn focus_title<'a>(app: &App, focused: bool, title: impl Into<Line<'a>>) -> Line<'a> {
+    let mut line: Line<'a> = title.into();
+    if focused {
+        let mark = app.theme().accent.add_modifier(Modifier::BOLD);
+        line.spans.insert(0, Span::styled("▶", mark));
+    }
+    line
+}
+
 pub fn pane(app: &App, focused: bool) -> Block<'static> {
     let t = app.theme();
-    let b = Block::default()
+    let mut b = Block::default()
         .borders(Borders::ALL)
         .border_style(if focused { t.accent } else { t.border });
+
     if app.view.ascii {
-        b.border_set(ASCII_BORDER)
-    } else {
-        b
+        b = b.border_set(ASCII_BORDER);
     }
+    b
 }
 
 pub fn draw(frame: &mut Frame, app: &App) {
@@ -153,7 +164,6 @@ fn header(app: &App, area: Rect, buf: &mut Buffer) {
             format!("· {}{since} ", e.policy().label().to_uppercase()),
             t.header.add_modifier(Modifier::BOLD),
         ),
-        Span::styled(format!("· {} ", sanitized(&app.sim.label)), t.header),
     ];
     let mut left = left;
     if let Some(p) = e.power_policy() {
@@ -196,6 +206,12 @@ fn header(app: &App, area: Rect, buf: &mut Buffer) {
         .map(|s| s.width())
         .sum::<usize>()
         .min(area.width as usize) as u16;
+    let used: usize = left.iter().map(|s| s.width()).sum();
+    let room = (area.width as usize).saturating_sub(rw as usize + 1 + used + 3);
+    let label = fit_label(&sanitized(&app.sim.label), room);
+    if !label.is_empty() {
+        left.push(Span::styled(format!("· {label} "), t.header));
+    }
     buf.set_line(
         area.x,
         area.y,
@@ -292,7 +308,7 @@ fn log_pane(app: &App, area: Rect, buf: &mut Buffer) {
     } else {
         " Log "
     };
-    let block = pane(app, focused).title(Span::styled(title, t.title));
+    let block = pane(app, focused).title(focus_title(app, focused, Span::styled(title, t.title)));
     tui_logger::TuiLoggerWidget::default()
         .block(block)
         .formatter(Box::new(super::logfmt::WordWrap {
@@ -309,6 +325,35 @@ fn log_pane(app: &App, area: Rect, buf: &mut Buffer) {
 }
 
 /// The hint bar: the commands marked for it, with their configured keys; or the prompt.
+/// The trace's label in `room` columns: whole if it fits, else its path
+/// down to the file's name, then without the parts between, then cut.
+pub fn fit_label(label: &str, room: usize) -> String {
+    let width = |s: &str| s.chars().count();
+    if width(label) <= room {
+        return label.to_string();
+    }
+    let mut parts: Vec<String> = label.split(" · ").map(str::to_string).collect();
+    if let Some(last) = parts.last_mut() {
+        if let Some((_, name)) = last.rsplit_once('/') {
+            *last = format!("…/{name}");
+        }
+    }
+    let joined = parts.join(" · ");
+    if width(&joined) <= room {
+        return joined;
+    }
+    if parts.len() > 2 {
+        let ends = format!("{} · {}", parts[0], parts[parts.len() - 1]);
+        if width(&ends) <= room {
+            return ends;
+        }
+    }
+    if room < 4 {
+        return String::new();
+    }
+    super::hints::fit(&joined, room)
+}
+
 /// The replay's figures in the longest wording that fits `w` columns:
 /// every figure shows at 80 columns.
 fn figures_line(app: &App, w: usize) -> String {

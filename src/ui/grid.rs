@@ -304,11 +304,22 @@ fn frame(app: &App, area: Rect, buf: &mut Buffer) {
     }
     let focused = app.view.focus == super::app::Focus::Grid;
     super::draw::pane(app, focused)
-        .title(Line::from(vec![
-            Span::styled(" GPUs ", t.title),
-            Span::styled(format!("· {mode} · colour: {by} "), t.dim),
-        ]))
-        .title_bottom(Line::from(Span::styled(status, t.dim)).right_aligned())
+        .title(super::draw::focus_title(
+            app,
+            focused,
+            vec![
+                Span::styled(" GPUs ", t.title),
+                Span::styled(format!("· {mode} · colour: {by} "), t.dim),
+            ],
+        ))
+        .title_bottom(
+            // Within the border: the corners stay.
+            Line::from(Span::styled(
+                super::hints::fit(&status, area.width.saturating_sub(2) as usize),
+                t.dim,
+            ))
+            .right_aligned(),
+        )
         .render(area, buf);
 }
 
@@ -333,7 +344,9 @@ fn group_label(app: &App, gi: usize, line: Rect, buf: &mut Buffer) {
     });
     let name = crate::trace::input::sanitized(&trace.cluster.gpu_types[*ty as usize]).into_owned();
     let label = format!(
-        "{name} · {n} machines × {per} GPUs · {:.0}/{} busy",
+        "{name} · {} × {} · {:.0}/{} busy",
+        crate::fmt::count(n as u64, "machine"),
+        crate::fmt::count(per as u64, "GPU"),
         used as f64 / 1000.0,
         cap / 1000
     );

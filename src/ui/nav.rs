@@ -143,9 +143,8 @@ impl App {
     /// Asks the runner for the selected job's records (`job_detail_read` opens its drill-down).
     pub(super) fn open_detail(&mut self) {
         let Some(job) = self.view.selected else {
-            self.view.flash = Some(
-                "no job selected: move the cursor onto a busy machine, or Tab to the queue".into(),
-            );
+            self.view.flash =
+                Some("no job here: a busy machine has one, or Tab to the lists".into());
             return;
         };
         let at = self.sim.replay.now();
@@ -310,24 +309,34 @@ impl App {
         }
         let phase = format!("{:?}", st.phase).to_lowercase();
         let when = |t: i64| self.clock(t);
+        // Durations as the lists say them, with the exact seconds.
+        let dur = |s: i64| match s {
+            0..60 => format!("{s}s"),
+            _ => format!("{} ({s} s)", crate::fmt::human_secs(s as f64)),
+        };
         let mut replay = json!({
             "phase": phase,
             "submitted": when(j.submit),
             "gpus": super::queue::fmt_gpus(j.gpus_display()),
-            "run_time_s": j.runtime,
+            "run_time": j.runtime.map(dur),
         });
         if matches!(
             st.phase,
             crate::sim::Phase::Running | crate::sim::Phase::Done
         ) {
             replay["started"] = json!(when(st.start));
-            replay["waited_s"] = json!(st.start - j.submit);
+            replay["waited"] = json!(dur(st.start - j.submit));
         }
         if st.phase == crate::sim::Phase::Done {
             replay["finished"] = json!(when(st.end));
         }
         if !held.is_empty() {
             replay["holds"] = json!(held);
+            if record.to_string().contains("gpu_name") {
+                // The trace's sensor rows name devices (`/dev/nvidia1`).
+                replay["holds_note"] =
+                    json!("gpu N: this replay's placement; the trace's devices: gpu_name below");
+            }
         }
         if e.power_policy().is_some() {
             let (w, how) = crate::sim::energy::workload_of(trace, j);
@@ -343,7 +352,7 @@ impl App {
             };
             if let (Some(ran), Some(rt)) = (ran, j.runtime) {
                 if ran != rt && e.policy() != crate::sim::Policy::Recorded {
-                    replay["run_time_under_power_limit_s"] = json!(ran);
+                    replay["run_time_under_power_limit"] = json!(dur(ran));
                 }
             }
         }
@@ -395,64 +404,6 @@ impl App {
             }
             PromptKind::Find => self.find(&input),
         }
-    }
-
-    /// A job by id (exact, else prefix) or a machine by name.
-    fn find(&mut self, q: &str) {
-        let trace = self.trace().clone();
-        let job = trace
-            .jobs
-            .iter()
-            .position(|j| j.id == q)
-            .or_else(|| trace.jobs.iter().position(|j| j.id.starts_with(q)));
-        if let Some(j) = job {
-            let j = j as u32;
-            self.view.selected = Some(j);
-            let st = self.engine().job_state(j);
-            if let Some(g) = self.engine().running().get(&j).and_then(|g| g.first()) {
-                if let Some(pos) = self.sim.machines.iter().position(|&m| m == g.machine) {
-                    self.view.cursor = pos;
-                    self.view.focus = Focus::Grid;
-                    self.scroll_to_cursor();
-                }
-            }
-            let id = crate::trace::input::sanitize(&trace.jobs[j as usize].id);
-            self.view.flash = Some(format!(
-                "job {id}: {}",
-                format!("{:?}", st.phase).to_lowercase()
-            ));
-            return;
-        }
-        if let Some(m) = trace
-            .cluster
-            .machines
-            .iter()
-            .position(|m| m.name == q || m.name.starts_with(q))
-        {
-            match self.sim.machines.iter().position(|&x| x == m as u32) {
-                Some(pos) => {
-                    self.view.cursor = pos;
-                    self.view.focus = Focus::Grid;
-                    self.scroll_to_cursor();
-                    self.follow_cursor_job();
-                    self.view.flash = Some(format!(
-                        "machine {}",
-                        crate::trace::input::sanitize(&trace.cluster.machines[m].name)
-                    ));
-                }
-                None => {
-                    self.view.flash =
-                        Some("that machine has no GPUs, so it is not in the grid".into())
-                }
-            }
-            return;
-        }
-        let msg = format!(
-            "no job or machine matches '{}'",
-            crate::trace::input::sanitize(q)
-        );
-        self.warn(format!("find: {msg}"));
-        self.view.flash = Some(msg);
     }
 
     pub(super) fn click(&mut self, column: u16, row: u16) -> bool {

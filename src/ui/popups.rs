@@ -78,13 +78,25 @@ fn help(app: &App, area: Rect, buf: &mut Buffer, scroll: usize) {
         .render(inner, buf);
 }
 
-fn detail(app: &App, area: Rect, buf: &mut Buffer, title: &str, lines: &[String], scroll: usize) {
-    let t = app.theme();
-    let r = centered(
+/// The drill-down's box on a screen of `area`.
+fn detail_box(area: Rect) -> Rect {
+    centered(
         area,
         area.width.saturating_sub(8).max(60),
         area.height.saturating_sub(4).max(10),
-    );
+    )
+}
+
+/// How far a drill-down of `lines` can scroll on a `size` screen: its last
+/// line at the bottom of the box, never into blank pages.
+pub fn detail_scroll_max(size: (u16, u16), lines: usize) -> usize {
+    let r = detail_box(Rect::new(0, 0, size.0, size.1));
+    lines.saturating_sub(r.height.saturating_sub(2) as usize)
+}
+
+fn detail(app: &App, area: Rect, buf: &mut Buffer, title: &str, lines: &[String], scroll: usize) {
+    let t = app.theme();
+    let r = detail_box(area);
     let inner = frame(
         app,
         r,

@@ -7,7 +7,7 @@ use crate::trace::input::sanitized;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
-use ratatui::text::{Line, Span};
+use ratatui::text::Span;
 use ratatui::widgets::Widget;
 
 /// The jobs the side pane lists, in order: queue first, then running
@@ -149,6 +149,19 @@ fn clip(s: &str, n: usize) -> String {
     }
 }
 
+/// `s` in `n` columns, cut from the left (`…_10238`): for ids that differ
+/// only at their end.
+fn clip_left(s: &str, n: usize) -> String {
+    let s = sanitized(s);
+    let len = s.chars().count();
+    if len <= n {
+        format!("{s:<n$}")
+    } else {
+        let tail: String = s.chars().skip(len + 1 - n.max(1)).collect();
+        format!("…{tail}")
+    }
+}
+
 /// Rows for the queue list and the running list out of the pane's inner
 /// height (two header lines): the queue gets what it needs up to half,
 /// at least 3; the running list the rest.
@@ -166,17 +179,21 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
     let trace = app.trace();
     let focused = app.view.focus == Focus::Queue;
     super::draw::pane(app, focused)
-        .title(Line::from(vec![
-            Span::styled(format!(" Queue {} ", e.queue_len()), t.title),
-            Span::styled(
-                format!(
-                    "· order {} · {} running ",
-                    e.policy().label(),
-                    e.running().len()
+        .title(super::draw::focus_title(
+            app,
+            focused,
+            vec![
+                Span::styled(format!(" Queue {} ", e.queue_len()), t.title),
+                Span::styled(
+                    format!(
+                        "· order {} · {} running ",
+                        e.policy().label(),
+                        e.running().len()
+                    ),
+                    t.dim,
                 ),
-                t.dim,
-            ),
-        ]))
+            ],
+        ))
         .render(area, buf);
     let inner = layout::inner(area);
     if inner.height < 4 || inner.width < 20 {
@@ -290,11 +307,12 @@ impl Table {
         } else {
             String::new()
         };
-        let text = format!(
-            "{} {user}{:>6} {right}",
-            clip(&job.id, self.id_w),
-            fmt_gpus(job.gpus_display())
-        );
+        let id = if app.sim.ids_share_prefix {
+            clip_left(&job.id, self.id_w)
+        } else {
+            clip(&job.id, self.id_w)
+        };
+        let text = format!("{id} {user}{:>6} {right}", fmt_gpus(job.gpus_display()));
         let selected = Some(j) == app.view.selected;
         let cursor = self.focused && app.view.queue_pos == pos;
         let mut style = t.text;

@@ -117,6 +117,9 @@ pub struct ReplayState {
     pub(super) label: String,
     /// The trace's first submission (cached: the trace does not keep it).
     pub(super) first: Secs,
+    /// Whether the trace's job ids share a prefix (Philly's
+    /// `application_15…`): lists then cut them from the left.
+    pub(super) ids_share_prefix: bool,
     /// Machines with GPUs in display order: grouped by GPU type.
     pub(super) machines: Vec<u32>,
     /// (GPU type, range of `machines`)
@@ -169,6 +172,9 @@ pub struct ViewState {
     pub(super) popup: Option<Popup>,
     pub(super) mouse: bool,
     pub(super) flash: Option<String>,
+    /// The last `/` query and which of its matches is shown (`/` with the
+    /// same text goes to the next).
+    pub(super) found: Option<(String, usize)>,
     pub(super) log_state: tui_logger::TuiWidgetState,
     /// The terminal size, for layout-dependent moves (kept in step by `Resize`).
     pub(super) size: (u16, u16),
@@ -196,6 +202,7 @@ impl ViewState {
             popup: None,
             mouse: false,
             flash: None,
+            found: None,
             log_state: tui_logger::TuiWidgetState::new()
                 .set_default_display_level(log::LevelFilter::Info),
             size: (120, 40),
@@ -231,6 +238,7 @@ impl ReplayState {
             replay,
             label,
             first: trace.first_submit().unwrap_or(0),
+            ids_share_prefix: shared_prefix(trace.jobs.iter().map(|j| j.id.as_str())) >= 4,
             machines,
             groups,
             paused: true,
@@ -249,4 +257,22 @@ impl ReplayState {
             captions: Vec::new(),
         }
     }
+}
+
+/// The length (in characters) of the prefix every id shares.
+fn shared_prefix<'a>(mut ids: impl Iterator<Item = &'a str>) -> usize {
+    let Some(first) = ids.next() else { return 0 };
+    let mut n = first.chars().count();
+    for id in ids {
+        n = first
+            .chars()
+            .zip(id.chars())
+            .take(n)
+            .take_while(|(a, b)| a == b)
+            .count();
+        if n == 0 {
+            break;
+        }
+    }
+    n
 }

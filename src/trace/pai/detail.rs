@@ -6,7 +6,7 @@
 use super::side::{METRIC_T, SENSOR_T};
 use super::tables::{opt_idx, opt_time, InstanceRow, JobRow, MACHINE_METRIC, SENSOR};
 use super::PaiTables;
-use crate::trace::clock::{weekday_time, PAI_ZONE};
+use crate::trace::clock::{clock, PAI_ZONE};
 use crate::trace::input::{sanitize, InputError, Skips};
 use crate::trace::model::{Secs, Sym, Symbols};
 use crate::trace::texts::key;
@@ -22,11 +22,13 @@ pub struct SideRows {
     pub skips: Vec<Skips>,
 }
 
-fn put_time(m: &mut Map<String, Value>, name: &str, t: Option<Secs>) {
+/// `X` as released and `X_local`: `Mon 00:07:59 day 3` in Asia/Shanghai,
+/// days counted from the trace's first submission at `first`.
+fn put_time(m: &mut Map<String, Value>, name: &str, t: Option<Secs>, first: Secs) {
     m.insert(name.into(), t.map_or(Value::Null, |x| json!(x)));
     m.insert(
         format!("{name}_local"),
-        t.map_or(Value::Null, |x| json!(weekday_time(PAI_ZONE, x))),
+        t.map_or(Value::Null, |x| json!(clock(PAI_ZONE, first, x))),
     );
 }
 
@@ -53,12 +55,17 @@ fn put_num(m: &mut Map<String, Value>, name: &str, v: Option<f64>) {
 }
 
 /// A released side row as JSON: numbers as numbers, times also local.
-fn side_json(columns: &[&str], fields: &[String], text_columns: usize) -> Value {
+fn side_json(columns: &[&str], fields: &[String], text_columns: usize, first: Secs) -> Value {
     let mut m = Map::new();
     for (i, c) in columns.iter().enumerate() {
         let f = fields.get(i).map(String::as_str).unwrap_or("");
         if *c == "start_time" || *c == "end_time" {
-            put_time(&mut m, c, f.parse::<f64>().ok().map(|x| x.round() as Secs));
+            put_time(
+                &mut m,
+                c,
+                f.parse::<f64>().ok().map(|x| x.round() as Secs),
+                first,
+            );
         } else if i >= text_columns {
             put_num(&mut m, c, f.parse::<f64>().ok().filter(|x| x.is_finite()));
         } else {
@@ -68,19 +75,25 @@ fn side_json(columns: &[&str], fields: &[String], text_columns: usize) -> Value 
     Value::Object(m)
 }
 
-fn job_json(t: &PaiTables, symbols: &Symbols, r: &JobRow) -> Value {
+fn job_json(t: &PaiTables, symbols: &Symbols, r: &JobRow, first: Secs) -> Value {
     let mut m = Map::new();
     put_text(&mut m, "job_name", t.texts.get(r.job_name));
     put_text(&mut m, "inst_id", t.texts.get(r.inst_id));
     put_sym(&mut m, "user", symbols, r.user);
     put_sym(&mut m, "status", symbols, r.status);
-    put_time(&mut m, "start_time", Some(r.start_time));
-    put_time(&mut m, "end_time", r.end_time);
+    put_time(&mut m, "start_time", Some(r.start_time), first);
+    put_time(&mut m, "end_time", r.end_time, first);
     Value::Object(m)
 }
 
 /// The task rows of job-table row `job`, as released.
-fn tasks_json(t: &PaiTables, symbols: &Symbols, job: u32, job_name: &str) -> Vec<Value> {
+fn tasks_json(
+    t: &PaiTables,
+    symbols: &Symbols,
+    job: u32,
+    job_name: &str,
+    first: Secs,
+) -> Vec<Value> {
     t.tasks_of(job)
         .map(|task| {
             let mut m = Map::new();
@@ -88,8 +101,8 @@ fn tasks_json(t: &PaiTables, symbols: &Symbols, job: u32, job_name: &str) -> Vec
             put_sym(&mut m, "task_name", symbols, task.task_name);
             put_num(&mut m, "inst_num", Some(task.inst_num));
             put_sym(&mut m, "status", symbols, task.status);
-            put_time(&mut m, "start_time", task.start_time);
-            put_time(&mut m, "end_time", task.end_time);
+            put_time(&mut m, "start_time", task.start_time, first);
+            put_time(&mut m, "end_time", task.end_time, first);
             put_num(&mut m, "plan_cpu", task.plan_cpu);
             put_num(&mut m, "plan_mem", task.plan_mem);
             put_num(&mut m, "plan_gpu", task.plan_gpu);
@@ -120,6 +133,7 @@ fn instance_json(
     inst: &InstanceRow,
     job_name: &str,
     side: &SideRows,
+    first: Secs,
 ) -> Value {
     let isym = |s: u32| {
         opt_idx(s)
@@ -139,8 +153,8 @@ fn instance_json(
     };
     put_text(&mut m, "inst_id", inst_id);
     put_text(&mut m, "status", isym(inst.status));
-    put_time(&mut m, "start_time", opt_time(inst.start_time));
-    put_time(&mut m, "end_time", opt_time(inst.end_time));
+    put_time(&mut m, "start_time", opt_time(inst.start_time), first);
+    put_time(&mut m, "end_time", opt_time(inst.end_time), first);
     put_text(
         &mut m,
         "machine",
@@ -153,7 +167,7 @@ fn instance_json(
         "sensor".into(),
         side.sensor
             .get(&wk)
-            .map_or(Value::Null, |f| side_json(SENSOR.1, f, 6)),
+            .map_or(Value::Null, |f| side_json(SENSOR.1, f, 6, first)),
     );
     let spec = opt_idx(inst.machine).and_then(|i| t.spec.get(i as usize));
     m.insert(
@@ -167,7 +181,7 @@ fn instance_json(
         "machine_metric".into(),
         side.metric
             .get(&wk)
-            .map_or(Value::Null, |f| side_json(MACHINE_METRIC.1, f, 2)),
+            .map_or(Value::Null, |f| side_json(MACHINE_METRIC.1, f, 2, first)),
     );
     Value::Object(m)
 }
@@ -176,11 +190,12 @@ fn instance_json(
 /// `{"job", "tasks", "instances", "group_tag", "wait_s", "runtime_s"}`.
 pub fn job_detail(t: &PaiTables, symbols: &Symbols, job: u32, side: &SideRows) -> Value {
     let r = &t.jobs[job as usize];
+    let day1 = t.jobs.iter().map(|r| r.start_time).min().unwrap_or(0);
     let job_name = t.texts.get(r.job_name);
-    let tasks = tasks_json(t, symbols, job, &job_name);
+    let tasks = tasks_json(t, symbols, job, &job_name, day1);
     let instances: Vec<Value> = t
         .instances_of(job)
-        .map(|inst| instance_json(t, r, inst, &job_name, side))
+        .map(|inst| instance_json(t, r, inst, &job_name, side, day1))
         .collect();
     let group_tag = t.group_tag_of(job).map_or(Value::Null, |g| {
         let mut m = Map::new();
@@ -193,7 +208,7 @@ pub fn job_detail(t: &PaiTables, symbols: &Symbols, job: u32, side: &SideRows) -
     });
     let (first, last, open) = t.run_span(job);
     json!({
-        "job": job_json(t, symbols, r),
+        "job": job_json(t, symbols, r, day1),
         "tasks": tasks,
         "instances": instances,
         "group_tag": group_tag,
