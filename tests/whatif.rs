@@ -95,7 +95,7 @@ fn the_table_fills_in_and_enter_switches_live() {
         })
         .collect();
     insta::assert_snapshot!("what_if_table_120x40", text);
-    assert!(text.contains("what if, from"), "{text}");
+    assert!(text.contains("what if from"), "{text}");
     assert!(text.contains("9 of 9 done"), "{text}");
     assert!(text.contains("srtf") && text.contains("preempt"), "{text}");
     // The replay did not move while the fork ran.

@@ -119,15 +119,20 @@ fn caption(app: &App, area: Rect, buf: &mut Buffer) {
     }
     let t = app.theme();
     let text = sanitized(text);
-    if area.height == 1 {
+    if !app.view.lecture {
         buf.set_style(area, t.cursor);
-        buf.set_stringn(
-            area.x,
-            area.y,
-            format!(" ▶ {text}"),
-            area.width as usize,
-            t.cursor,
-        );
+        let lines = super::logfmt::wrap_words(&text, area.width.saturating_sub(3) as usize, 0);
+        for (i, line) in lines.iter().take(area.height as usize).enumerate() {
+            let lead = if i == 0 { " ▶ " } else { "   " };
+            let y = area.y + i as u16;
+            buf.set_stringn(
+                area.x,
+                y,
+                format!("{lead}{line}"),
+                area.width as usize,
+                t.cursor,
+            );
+        }
         return;
     }
     let block = pane(app, true);

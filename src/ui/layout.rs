@@ -90,7 +90,11 @@ impl App {
         };
         let caption = match (self.sim.captions.is_empty(), self.view.lecture) {
             (true, _) => 0,
-            (false, false) => 1,
+            // As many lines as the caption needs, up to three: never cut.
+            (false, false) => self.caption().map_or(1, |c| {
+                let w = area.width.saturating_sub(3) as usize;
+                super::logfmt::wrap_words(c, w, 0).len().clamp(1, 3) as u16
+            }),
             (false, true) => 4,
         };
         areas_full(area, rows, caption, self.view.lecture)

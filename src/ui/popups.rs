@@ -129,11 +129,21 @@ fn picker(app: &App, area: Rect, buf: &mut Buffer, at: usize) {
     let t = app.theme();
     let current = app.engine().policy();
     let policies = Policy::all();
-    let r = centered(
-        area,
-        area.width.saturating_sub(4).min(120),
-        policies.len() as u16 + 4,
-    );
+    let box_w = area.width.saturating_sub(4).min(120);
+    let text_w = box_w.saturating_sub(2) as usize;
+    let wrap = |s: &str| super::logfmt::wrap_words(s, text_w, 0);
+    // Under the list: what the chosen row does, whole (rows are cut to fit).
+    let chosen = policies.get(at).map(|&p| match p.available(app.trace()) {
+        Ok(()) => format!("{}: {}", p.label(), p.describe()),
+        Err(u) => format!("{}: not here: {}", p.label(), u.short),
+    });
+    let about = wrap(&chosen.unwrap_or_default());
+    let foot = wrap(&format!(
+        "at once: the queue is reordered; {} may preempt; logged",
+        and_list(policies.iter().filter(|p| p.preempts()).map(|p| p.name()))
+    ));
+    let rows = policies.len() + 1 + about.len() + 1 + foot.len();
+    let r = centered(area, box_w, rows as u16 + 2);
     let inner = frame(
         app,
         r,
@@ -144,8 +154,7 @@ fn picker(app: &App, area: Rect, buf: &mut Buffer, at: usize) {
     for (i, &p) in policies.iter().enumerate() {
         let mut style = t.text;
         let why = p.available(app.trace()).err().map(|u| u.short);
-        let unavailable = why.is_some();
-        if unavailable {
+        if why.is_some() {
             style = t.dim;
         }
         if i == at {
@@ -157,24 +166,24 @@ fn picker(app: &App, area: Rect, buf: &mut Buffer, at: usize) {
             Some(why) => format!("{lead} {now} {:<14} not here: {why}", p.label()),
             None => format!("{lead} {now} {:<14} {}", p.label(), p.describe()),
         };
-        buf.set_stringn(
-            inner.x,
-            inner.y + i as u16,
-            text,
-            inner.width as usize,
-            style,
-        );
+        let text = super::hints::fit(&text, text_w);
+        buf.set_stringn(inner.x, inner.y + i as u16, text, text_w, style);
     }
-    buf.set_stringn(
-        inner.x,
-        inner.y + policies.len() as u16 + 1,
-        format!(
-            "at once: the queue is reordered; {} may preempt; logged",
-            and_list(policies.iter().filter(|p| p.preempts()).map(|p| p.name()))
-        ),
-        inner.width as usize,
-        t.dim,
-    );
+    let mut y = inner.y + policies.len() as u16 + 1;
+    // The chosen row's whole text only where the screen has room for it.
+    if r.height as usize >= rows + 2 {
+        for line in &about {
+            buf.set_stringn(inner.x, y, line, text_w, t.text);
+            y += 1;
+        }
+        y += 1;
+    }
+    for line in &foot {
+        if y < inner.bottom() {
+            buf.set_stringn(inner.x, y, line, text_w, t.dim);
+        }
+        y += 1;
+    }
 }
 
 /// `a, b and c`.

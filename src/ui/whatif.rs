@@ -101,34 +101,151 @@ impl App {
     }
 }
 
-/// Which optional columns the table shows: those some result has.
-#[derive(Clone, Copy)]
-struct Columns {
-    deadlines: bool,
-    energy: bool,
+/// A column of the table: its header, width, the order in which columns
+/// give way on narrow screens (lower stays longer), and its figure.
+struct Col {
+    head: &'static str,
+    width: usize,
+    rank: u8,
+    value: fn(&Report) -> String,
+}
+
+fn secs(v: Option<f64>) -> String {
+    v.map_or("-".to_string(), human_secs)
+}
+
+/// Every column, in the order shown.
+const COLS: [Col; 10] = [
+    Col {
+        head: "JCT mean",
+        width: 9,
+        rank: 0,
+        value: |r| secs(r.jct_s.mean),
+    },
+    Col {
+        head: "p50 JCT",
+        width: 9,
+        rank: 9,
+        value: |r| secs(r.jct_s.p50),
+    },
+    Col {
+        head: "p99 JCT",
+        width: 9,
+        rank: 7,
+        value: |r| secs(r.jct_s.p99),
+    },
+    Col {
+        head: "wait mean",
+        width: 10,
+        rank: 1,
+        value: |r| secs(r.wait_s.mean),
+    },
+    Col {
+        head: "p99 wait",
+        width: 9,
+        rank: 2,
+        value: |r| secs(r.wait_s.p99),
+    },
+    Col {
+        head: "makespan",
+        width: 10,
+        rank: 3,
+        value: |r| r.makespan_s.map_or("-".into(), |m| human_secs(m as f64)),
+    },
+    Col {
+        head: "util",
+        width: 7,
+        rank: 4,
+        value: |r| {
+            r.gpu_util
+                .map_or("-".into(), |u| format!("{:.1}%", u * 100.0))
+        },
+    },
+    Col {
+        head: "preempt",
+        width: 8,
+        rank: 6,
+        value: |r| r.preemptions.to_string(),
+    },
+    Col {
+        head: "dl met",
+        width: 8,
+        rank: 5,
+        value: |r| {
+            r.deadline_met
+                .map_or("-".into(), |d| format!("{:.1}%", d * 100.0))
+        },
+    },
+    Col {
+        head: "kWh",
+        width: 9,
+        rank: 5,
+        value: |r| r.energy_kwh.map_or("-".into(), |e| format!("{e:.1}")),
+    },
+];
+
+/// The width of a row's name (marker, live dot, label).
+const NAME_W: usize = 16;
+
+/// The columns that fit `width` (the optional ones only where some result
+/// has them), most telling first, shown in table order; and how many were
+/// left out for want of room.
+fn columns(w: &WhatIf, width: usize) -> (Vec<&'static Col>, usize) {
+    let any = |f: fn(&Report) -> bool| w.rows.iter().any(|r| r.1.as_ref().is_some_and(f));
+    let (deadlines, energy) = (
+        any(|r| r.deadline_met.is_some()),
+        any(|r| r.energy_kwh.is_some()),
+    );
+    let mut by_rank: Vec<(usize, &Col)> = COLS
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| match c.head {
+            "dl met" => deadlines,
+            "kWh" => energy,
+            _ => true,
+        })
+        .collect();
+    by_rank.sort_by_key(|(i, c)| (c.rank, *i));
+    let available = by_rank.len();
+    let mut used = NAME_W;
+    let mut chosen: Vec<(usize, &Col)> = Vec::new();
+    for (i, c) in by_rank {
+        if used + c.width <= width {
+            used += c.width;
+            chosen.push((i, c));
+        }
+    }
+    chosen.sort_by_key(|(i, _)| *i);
+    let left_out = available - chosen.len();
+    (chosen.into_iter().map(|(_, c)| c).collect(), left_out)
 }
 
 /// The comparison table, one row per run.
 pub fn draw(app: &App, area: Rect, buf: &mut Buffer, at: usize) {
     let Some(w) = &app.sim.whatif else { return };
     let t = app.theme();
-    let any = |f: fn(&Report) -> bool| w.rows.iter().any(|r| r.1.as_ref().is_some_and(f));
-    let cols = Columns {
-        deadlines: any(|r| r.deadline_met.is_some()),
-        energy: any(|r| r.energy_kwh.is_some()),
-    };
-    let width = 98 + if cols.deadlines { 8 } else { 0 } + if cols.energy { 9 } else { 0 };
-    let r = centered(
-        area,
-        area.width.saturating_sub(4).min(width),
-        w.rows.len() as u16 + 6,
+    let full: usize = NAME_W
+        + columns(w, usize::MAX)
+            .0
+            .iter()
+            .map(|c| c.width)
+            .sum::<usize>();
+    let box_w = area.width.saturating_sub(4).min(full as u16 + 2);
+    let (cols, hidden) = columns(w, box_w.saturating_sub(2) as usize);
+    let done = w.rows.iter().filter(|r| r.1.is_some()).count();
+    let foot = format!(
+        "{done} of {} done · bold: lowest mean JCT · ● the live policy · each row runs from this state to the end{}",
+        w.rows.len(),
+        if hidden > 0 { " · a wider window shows more columns" } else { "" }
     );
+    let foot = super::logfmt::wrap_words(&foot, box_w.saturating_sub(2) as usize, 0);
+    let r = centered(area, box_w, w.rows.len() as u16 + 4 + foot.len() as u16);
     let title = format!(
-        "what if, from {} · ↑↓ choose · enter switches to it · esc closes (runs go on)",
+        "what if from {} · enter switches · esc closes (runs go on)",
         app.clock(w.at)
     );
     let inner = super::popups::frame(app, r, buf, &title);
-    buf.set_stringn(inner.x, inner.y, head(cols), inner.width as usize, t.dim);
+    buf.set_stringn(inner.x, inner.y, head(&cols), inner.width as usize, t.dim);
     let best_jct = w
         .rows
         .iter()
@@ -152,7 +269,7 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer, at: usize) {
         let name = format!("{lead}{now}{label:<14}");
         let text = match rep {
             None => progress_text(&name, *progress, app.view.ascii),
-            Some(r) => result_text(&name, r, cols),
+            Some(r) => result_text(&name, r, &cols),
         };
         let mut style = t.text;
         if rep
@@ -164,39 +281,22 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer, at: usize) {
         if i == at {
             style = style.patch(t.cursor);
         }
-        buf.set_stringn(
-            inner.x,
-            inner.y + 1 + i as u16,
-            text,
-            inner.width as usize,
-            style,
-        );
+        let y = inner.y + 1 + i as u16;
+        buf.set_stringn(inner.x, y, text, inner.width as usize, style);
     }
-    let done = w.rows.iter().filter(|r| r.1.is_some()).count();
-    let foot = format!(
-        "{done} of {} done · bold: lowest mean JCT · ● the live policy · each row runs from this state to the end",
-        w.rows.len()
-    );
-    buf.set_stringn(
-        inner.x,
-        inner.y + w.rows.len() as u16 + 2,
-        foot,
-        inner.width as usize,
-        t.dim,
-    );
+    for (k, line) in foot.iter().enumerate() {
+        let y = inner.y + w.rows.len() as u16 + 2 + k as u16;
+        if y < inner.bottom() {
+            buf.set_stringn(inner.x, y, line, inner.width as usize, t.dim);
+        }
+    }
 }
 
 /// The header line.
-fn head(cols: Columns) -> String {
-    let mut head = format!(
-        "  {:<14}{:>9}{:>9}{:>9}{:>10}{:>9}{:>10}{:>7}{:>8}",
-        "policy", "JCT mean", "p50", "p99", "wait mean", "p99", "makespan", "util", "preempt"
-    );
-    if cols.deadlines {
-        head.push_str(&format!("{:>8}", "dl met"));
-    }
-    if cols.energy {
-        head.push_str(&format!("{:>9}", "kWh"));
+fn head(cols: &[&Col]) -> String {
+    let mut head = format!("  {:<14}", "policy");
+    for c in cols {
+        head.push_str(&format!("{:>w$}", c.head, w = c.width));
     }
     head
 }
@@ -215,31 +315,10 @@ fn progress_text(name: &str, progress: f64, ascii: bool) -> String {
 }
 
 /// A finished row: its figures.
-fn result_text(name: &str, r: &Report, cols: Columns) -> String {
-    let h = |v: Option<f64>| v.map_or("-".to_string(), human_secs);
-    let mut s = format!(
-        "{name}{:>9}{:>9}{:>9}{:>10}{:>9}{:>10}{:>7}{:>8}",
-        h(r.jct_s.mean),
-        h(r.jct_s.p50),
-        h(r.jct_s.p99),
-        h(r.wait_s.mean),
-        h(r.wait_s.p99),
-        r.makespan_s.map_or("-".into(), |m| human_secs(m as f64)),
-        r.gpu_util
-            .map_or("-".into(), |u| format!("{:.1}%", u * 100.0)),
-        r.preemptions
-    );
-    if cols.deadlines {
-        s.push_str(
-            &r.deadline_met
-                .map_or(format!("{:>8}", "-"), |d| format!("{:>7.1}%", d * 100.0)),
-        );
-    }
-    if cols.energy {
-        s.push_str(
-            &r.energy_kwh
-                .map_or(format!("{:>9}", "-"), |e| format!("{e:>9.1}")),
-        );
+fn result_text(name: &str, r: &Report, cols: &[&Col]) -> String {
+    let mut s = name.to_string();
+    for c in cols {
+        s.push_str(&format!("{:>w$}", (c.value)(r), w = c.width));
     }
     s
 }
