@@ -5,13 +5,16 @@ use crate::trace::{itp, InputError, LoadOptions, LoadReport, Trace};
 /// The committed sample ITP trace (`sample-traces/itp/sample.csv`).
 pub const ITP_CSV: &str = include_str!("../sample-traces/itp/sample.csv");
 pub const ITP_NAME: &str = "sample-traces/itp/sample.csv (embedded)";
+/// The cluster it was generated for (`gen itp … --gpus 128`); read from the
+/// file alone an ITP trace is sized for its load instead.
+pub const ITP_GPUS: u32 = 128;
 
 pub fn itp() -> Result<(Trace, LoadReport), InputError> {
     itp::load_from(
         ITP_CSV.as_bytes(),
         ITP_NAME,
         &LoadOptions {
-            gpus: Some(128),
+            gpus: Some(ITP_GPUS),
             ..LoadOptions::default()
         },
     )

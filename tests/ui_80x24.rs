@@ -235,3 +235,54 @@ fn the_header_keeps_the_file_name_when_the_path_is_long() {
     assert_eq!(fit_label(label, 25), "itp · …/cluster04.csv");
     assert_eq!(fit_label(label, 12).chars().count(), 12);
 }
+
+#[test]
+fn the_mouse_clicks_list_rows_and_the_wheel_scrolls_the_pane_under_it() {
+    let mut app = busy(false);
+    cmd(&mut app, Command::Mouse);
+    // The third running job's row: click it.
+    let third = {
+        let e = app.engine();
+        let mut r: Vec<(i64, u32)> = e
+            .running()
+            .keys()
+            .map(|&j| (e.job_state(j).start, j))
+            .collect();
+        r.sort_unstable_by(|a, b| b.cmp(a));
+        r[2].1
+    };
+    let short: String = app.trace().jobs[third as usize]
+        .id
+        .chars()
+        .take(7)
+        .collect();
+    let s = screen(&app);
+    let y = s.lines().position(|l| l.contains(&short)).unwrap() as u16;
+    app.update(Action::Click { column: 50, row: y });
+    assert_eq!(app.selected(), Some(third));
+    assert_eq!(app.focus(), tracetui::ui::app::Focus::Queue);
+    // The wheel over the lists moves down them, not the grid.
+    app.update(Action::Scroll {
+        column: 50,
+        row: 10,
+        lines: 3,
+    });
+    let s = screen(&app);
+    assert_ne!(app.selected(), Some(third));
+    assert!(s.contains("▸"), "{s}");
+    // Over the grid: all its rows fit, so it does not scroll at all.
+    let before = screen(&app);
+    app.update(Action::Scroll {
+        column: 5,
+        row: 6,
+        lines: 3,
+    });
+    let after = screen(&app);
+    let grid_rows = |s: &str| -> Vec<String> {
+        s.lines()
+            .take(16)
+            .map(|l| l.chars().take(43).collect())
+            .collect()
+    };
+    assert_eq!(grid_rows(&before), grid_rows(&after));
+}

@@ -25,6 +25,19 @@ fn view(
         tuning: Arc::new(crate::sim::Tuning::default()),
         schedule: None,
         captions: Vec::new(),
+        no_terminal: "it plays in a terminal".into(),
+    }
+}
+
+/// A word for a shell command line, quoted where it must be.
+fn shell_word(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:=,@+%".contains(c));
+    if plain {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
     }
 }
 
@@ -57,6 +70,7 @@ pub fn lesson(a: &super::LessonArgs, v: &ViewArgs) -> Result<()> {
     let mut opts = view(v, policy, placement, None);
     opts.tuning = tuning;
     opts.schedule = Some(schedule);
+    opts.no_terminal = "a lesson plays in a terminal (`tracetui lesson` lists them)".into();
     // The lesson's captions tell of its own schedule: with yours, one says so.
     opts.captions = match yours {
         true => vec![(
@@ -132,6 +146,7 @@ impl clap::Subcommand for Replay {
         FORMATS.iter().fold(cmd, |cmd, f| {
             let spec = f.spec();
             let sub = TuiArgs::augment_args(clap::Command::new(spec.name))
+                .mut_arg("path", |a| a.help(spec.path_help))
                 .about(spec.replay_about)
                 .long_about(None::<&str>)
                 .aliases(spec.aliases.iter().copied());
@@ -176,19 +191,32 @@ pub fn open(format: Format, a: &TuiArgs, v: &ViewArgs) -> Result<()> {
     let mut opts = view(v, policy, a.placement, energy);
     opts.tuning = a.policies.tuning()?;
     opts.schedule = schedule;
+    let gpus = a
+        .read
+        .gpus
+        .map(|g| format!(" --gpus {g}"))
+        .unwrap_or_default();
+    opts.no_terminal = format!(
+        "for scripts use `tracetui sim {} {}{gpus} --policy {}` (or compare, stats)",
+        format.name(),
+        shell_word(&a.path.display().to_string()),
+        shell_word(policy.name())
+    );
     run(Arc::new(trace), label, &report, &opts)
 }
 
 /// `tracetui` alone: the embedded sample.
 pub fn demo(v: &ViewArgs) -> Result<()> {
     let (trace, report) = crate::sample::itp()?;
-    let label = format!("sample itp ({} jobs)", trace.jobs.len());
-    run(
-        Arc::new(trace),
-        label,
-        &report,
-        &view(v, Policy::Fifo, crate::sim::Placement::Consolidate, None),
-    )
+    // Sized as it was generated (the file alone would be sized for its load).
+    let (jobs, gpus) = (trace.jobs.len(), crate::sample::ITP_GPUS);
+    let label = format!("sample itp ({jobs} jobs) · {gpus} GPUs (--gpus {gpus})");
+    let mut opts = view(v, Policy::Fifo, crate::sim::Placement::Consolidate, None);
+    opts.no_terminal = format!(
+        "for scripts use `tracetui sim itp sample-traces/itp/sample.csv --gpus {}` in tracetui's own directory",
+        crate::sample::ITP_GPUS
+    );
+    run(Arc::new(trace), label, &report, &opts)
 }
 
 /// The header's trace label: format and path, and for a cluster the trace

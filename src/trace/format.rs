@@ -21,6 +21,8 @@ pub struct FormatSpec {
     pub help: &'static str,
     /// One line for its full-screen subcommand.
     pub replay_about: &'static str,
+    /// What its subcommand's PATH is.
+    pub path_help: &'static str,
     pub load: Loader,
     /// A directory of power traces released with a trace at this path, used
     /// as the energy model when none is given.

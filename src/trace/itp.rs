@@ -12,6 +12,7 @@ pub const FORMAT: super::Format = super::Format::new(&super::FormatSpec {
     name: "itp",
     aliases: &["elasticflow"],
     help: "Microsoft ITP, raw or ElasticFlow schema (alias: elasticflow)",
+    path_help: "One ITP cluster's CSV (raw or ElasticFlow schema), e.g. cluster04.csv",
     replay_about: "Replay a Microsoft ITP / ElasticFlow trace (one CSV) full screen",
     load,
     energy_beside: None,

@@ -19,6 +19,7 @@ pub const FORMAT: super::Format = super::Format::new(&super::FormatSpec {
     name: "zeus",
     aliases: &[],
     help: "Zeus: alibaba_groups.csv (or its directory, with the power traces)",
+    path_help: "A Zeus trace directory (summary_train.csv beside the power files)",
     replay_about:
         "Replay Zeus's alibaba_groups.csv full screen, with energy from the same directory",
     load,

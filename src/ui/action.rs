@@ -32,7 +32,13 @@ pub enum Action {
         column: u16,
         row: u16,
     },
-    Scroll(i32),
+    /// The mouse wheel at a screen cell: `lines` down (negative: up), in
+    /// the pane under the pointer.
+    Scroll {
+        column: u16,
+        row: u16,
+        lines: i32,
+    },
     /// The terminal's size changed (also sent once at the start).
     Resize(u16, u16),
     /// A key for the focused log pane.

@@ -134,7 +134,7 @@ impl App {
                 _ => false,
             },
             Action::Click { column, row } => self.click(column, row),
-            Action::Scroll(d) => self.scroll(d),
+            Action::Scroll { column, row, lines } => self.scroll(column, row, lines),
             Action::Resize(w, h) => {
                 self.view.size = (w, h);
                 if !self.view.sized {

@@ -406,6 +406,7 @@ impl App {
         }
     }
 
+    /// A click: on the grid, the machine under it; on the lists, the job.
     pub(super) fn click(&mut self, column: u16, row: u16) -> bool {
         if !self.view.mouse || self.view.popup.is_some() {
             return false;
@@ -418,28 +419,41 @@ impl App {
             self.follow_cursor_job();
             return true;
         }
+        let side = super::layout::inner(self.areas().side);
+        if side.contains(ratatui::layout::Position::new(column, row)) {
+            if let Some(pos) = queue::Side::of(self, side).pos_at(row) {
+                self.view.focus = Focus::Queue;
+                self.view.queue_pos = pos;
+                self.view.selected = self.listed_at(pos);
+                return true;
+            }
+        }
         false
     }
 
-    pub(super) fn scroll(&mut self, d: i32) -> bool {
-        if !self.view.mouse {
+    /// The wheel scrolls the pane under the pointer: the lists move their
+    /// cursor, the grid its rows (never past its last screenful).
+    pub(super) fn scroll(&mut self, column: u16, row: u16, d: i32) -> bool {
+        if !self.view.mouse || self.view.popup.is_some() {
             return false;
         }
-        match self.view.focus {
-            Focus::Queue => {
-                let n = self.listed_len().max(1);
-                self.view.queue_pos =
-                    (self.view.queue_pos as i64 + d as i64).clamp(0, n as i64 - 1) as usize;
-                self.view.selected = self.listed_at(self.view.queue_pos);
-            }
-            _ => {
-                let inner = self.grid_inner();
-                let rows = grid::layout(self, inner).rows;
-                self.view.grid_scroll = (self.view.grid_scroll as i64 + d as i64)
-                    .clamp(0, rows.saturating_sub(1) as i64)
-                    as usize;
-            }
+        let at = ratatui::layout::Position::new(column, row);
+        if self.areas().side.contains(at) {
+            let n = self.listed_len().max(1);
+            self.view.focus = Focus::Queue;
+            self.view.queue_pos =
+                (self.view.queue_pos as i64 + d as i64).clamp(0, n as i64 - 1) as usize;
+            self.view.selected = self.listed_at(self.view.queue_pos);
+            return true;
         }
-        true
+        if self.areas().grid.contains(at) {
+            let inner = self.grid_inner();
+            let rows = grid::layout(self, inner).rows;
+            let last = rows.saturating_sub(inner.height as usize);
+            self.view.grid_scroll =
+                (self.view.grid_scroll as i64 + d as i64).clamp(0, last as i64) as usize;
+            return true;
+        }
+        false
     }
 }

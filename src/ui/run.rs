@@ -35,6 +35,8 @@ pub struct ViewOptions {
     pub schedule: Option<crate::sim::schedule::Schedule>,
     /// A lesson's captions.
     pub captions: Vec<(crate::trace::model::Secs, String)>,
+    /// What to run instead where there is no terminal (a command that works).
+    pub no_terminal: String,
 }
 
 /// Leaves the alternate screen and raw mode, shows the cursor; safe to call twice.
@@ -238,10 +240,8 @@ pub fn run(
 ) -> Result<()> {
     if !std::io::stdout().is_terminal() {
         bail!(
-            "stdout is not a terminal, and the replay needs one; for scripts use `tracetui sim {} {} --policy {}` (or compare, stats)",
-            trace.format,
-            trace.source,
-            opts.policy
+            "stdout is not a terminal, and the replay needs one; {}",
+            opts.no_terminal
         );
     }
     let _ = tui_logger::init_logger(log::LevelFilter::Info);
@@ -402,8 +402,16 @@ fn event_loop(
                             column: m.column,
                             row: m.row,
                         }),
-                        MouseEventKind::ScrollUp => Some(Action::Scroll(-3)),
-                        MouseEventKind::ScrollDown => Some(Action::Scroll(3)),
+                        MouseEventKind::ScrollUp => Some(Action::Scroll {
+                            column: m.column,
+                            row: m.row,
+                            lines: -3,
+                        }),
+                        MouseEventKind::ScrollDown => Some(Action::Scroll {
+                            column: m.column,
+                            row: m.row,
+                            lines: 3,
+                        }),
                         _ => None,
                     },
                     Event::Resize(w, h) => Some(Action::Resize(w, h)),

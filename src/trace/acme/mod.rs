@@ -19,6 +19,7 @@ pub const FORMAT: super::Format = super::Format::new(&super::FormatSpec {
     name: "acme",
     aliases: &[],
     help: "AcmeTrace: trace_seren.csv or trace_kalos.csv",
+    path_help: "An AcmeTrace job file: trace_seren.csv or trace_kalos.csv",
     replay_about: "Replay an AcmeTrace file (trace_seren.csv, trace_kalos.csv) full screen",
     load,
     energy_beside: None,

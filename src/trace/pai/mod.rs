@@ -29,6 +29,7 @@ pub const FORMAT: super::Format = super::Format::new(&super::FormatSpec {
     name: "pai",
     aliases: &[],
     help: "Alibaba PAI 2020: a directory of the released tables (.csv or .tar.gz)",
+    path_help: "The PAI 2020 directory (pai_job_table.csv and the other tables, .csv or .tar.gz)",
     replay_about: "Replay an Alibaba PAI 2020 directory full screen",
     load,
     energy_beside: None,

@@ -20,6 +20,7 @@ pub const FORMAT: super::Format = super::Format::new(&super::FormatSpec {
     name: "philly",
     aliases: &[],
     help: "Microsoft Philly: a directory with cluster_job_log and cluster_machine_list",
+    path_help: "The Philly directory (cluster_job_log, cluster_machine_list, utilisation files)",
     replay_about: "Replay a Microsoft Philly directory full screen",
     load,
     energy_beside: None,
