@@ -35,7 +35,7 @@ fn figures_of(screen: &str, policy: &str) -> Vec<String> {
     let row = screen
         .lines()
         .find(|l| {
-            !l.contains("order")
+            !l.contains("Queue")
                 && l.split_whitespace()
                     .any(|w| w.trim_start_matches(['▸', '●']) == policy)
         })
@@ -98,7 +98,7 @@ fn an_external_policy_live_in_the_replay() {
     t.keys(&["Down"; 9]);
     t.keys(&["Enter"]);
     let s = t.wait_for("MY-SJF since");
-    assert!(s.contains("order my-sjf"), "{s}");
+    assert!(s.contains("· my-sjf ·"), "the queue's order: {s}");
     // The what-if fork runs it too (its own process): the same figures as
     // the built-in sjf it mirrors.
     t.keys(&["w"]);

@@ -286,3 +286,116 @@ fn the_mouse_clicks_list_rows_and_the_wheel_scrolls_the_pane_under_it() {
     };
     assert_eq!(grid_rows(&before), grid_rows(&after));
 }
+
+/// The GPUs column of the running rows shown, top to bottom.
+fn running_gpus(s: &str) -> Vec<u32> {
+    let lines: Vec<&str> = s.lines().collect();
+    let from = lines
+        .iter()
+        .position(|l| l.contains("running    GPUs"))
+        .unwrap()
+        + 1;
+    lines[from..]
+        .iter()
+        .take_while(|l| l.starts_with('│') && !l.contains("more"))
+        .filter_map(|l| {
+            let side = l.split("││").nth(1)?;
+            side.split_whitespace().nth(1).and_then(|g| g.parse().ok())
+        })
+        .collect()
+}
+
+#[test]
+fn s_sorts_the_lists_and_says_so_in_the_title() {
+    let mut app = busy(false);
+    let policy_order = running_gpus(&screen(&app));
+    cmd(&mut app, Command::Sort); // wait
+    cmd(&mut app, Command::Sort); // GPUs
+    let s = screen(&app);
+    assert!(s.contains("by GPUs"), "{s}");
+    let gpus = running_gpus(&s);
+    assert!(gpus.len() >= 5, "{s}");
+    assert!(gpus.windows(2).all(|w| w[0] >= w[1]), "{gpus:?}");
+    assert_ne!(gpus, policy_order);
+    for _ in 0..3 {
+        cmd(&mut app, Command::Sort);
+    }
+    assert!(
+        screen(&app).contains("order fifo"),
+        "back to the policy's order"
+    );
+}
+
+#[test]
+fn f_filters_the_lists_and_dims_the_grid() {
+    use common::ui::{pai, T0};
+    let mut app = app_for(pai(), Policy::Recorded, (80, 24));
+    app.update(Action::GoTo(T0 + 15));
+    let all = app.engine().running().len();
+    typed(&mut app, Command::Filter, "user=u1");
+    let s = screen(&app);
+    assert!(s.contains("user=u1"), "{s}");
+    let flash = app.flash().unwrap_or_default().to_string();
+    assert!(flash.contains("1 waiting, 1 running"), "{flash}");
+    assert!(s.contains(&format!("1/{all} run")), "{s}");
+    let wide = text(&render(&app, 200, 60));
+    assert!(wide.contains("filter user=u1"), "{wide}");
+    // Only u1's jobs are reachable in the lists.
+    cmd(&mut app, Command::Focus);
+    for _ in 0..5 {
+        let j = app.selected().unwrap();
+        let user = app.trace().sym(app.trace().jobs[j as usize].user);
+        assert_eq!(user, "u1");
+        cmd(&mut app, Command::Down);
+    }
+    // A word that is no key is refused, and says which keys there are
+    // (the prompt opens on the filter in force: "user=u1" to erase first).
+    cmd(&mut app, Command::Filter);
+    for _ in 0.."user=u1".len() {
+        app.update(Action::Backspace);
+    }
+    for ch in "colour=red".chars() {
+        app.update(Action::Char(ch));
+    }
+    let log: Vec<String> = cmd(&mut app, Command::Detail)
+        .log_lines()
+        .iter()
+        .map(|l| l.to_string())
+        .collect();
+    assert!(
+        log.iter()
+            .any(|l| l.contains("user=, group=, gpu=, state=")),
+        "{log:?}"
+    );
+    // Empty clears.
+    cmd(&mut app, Command::Filter);
+    for _ in 0.."user=u1".len() {
+        app.update(Action::Backspace);
+    }
+    cmd(&mut app, Command::Detail);
+    assert!(!screen(&app).contains("user=u1"), "cleared");
+    // The grid dims what the filter leaves out: j01 (u1) under user=u2.
+    let busy_fg = |app: &App| -> Vec<Option<ratatui::style::Color>> {
+        let buf = render(app, 80, 24);
+        // The grid's rows (not the sparklines below it).
+        (1..16u16)
+            .flat_map(|y| (1..42u16).map(move |x| (x, y)))
+            .filter(|&(x, y)| buf[(x, y)].symbol() == "█")
+            .map(|(x, y)| Some(buf[(x, y)].fg))
+            .collect()
+    };
+    let dim = Some(app.theme().dim.fg.unwrap_or_default());
+    // The grid's cursor off j01's machine (its own style would cover the cells).
+    cmd(&mut app, Command::Focus);
+    cmd(&mut app, Command::Focus);
+    assert_eq!(app.focus(), tracetui::ui::app::Focus::Grid);
+    cmd(&mut app, Command::Right);
+    let before = busy_fg(&app);
+    assert!(!before.is_empty() && before.iter().all(|c| *c != dim));
+    typed(&mut app, Command::Filter, "u2");
+    let after = busy_fg(&app);
+    assert!(
+        !after.is_empty() && after.iter().all(|c| *c == dim),
+        "{after:?}"
+    );
+}

@@ -18,6 +18,8 @@ impl App {
             | Command::TickDown => self.playback(c),
             Command::Goto => self.prompt(PromptKind::Goto),
             Command::Find => self.prompt(PromptKind::Find),
+            Command::Filter => self.prompt(PromptKind::Filter),
+            Command::Sort => self.next_sort(),
             Command::Policy => {
                 let at = Policy::all()
                     .iter()
@@ -79,10 +81,22 @@ impl App {
     }
 
     fn prompt(&mut self, kind: PromptKind) {
+        // The filter's prompt starts with the filter in force, to edit.
+        let input = match kind {
+            PromptKind::Filter => self.view.filter.as_ref().map(|f| f.text.clone()),
+            _ => None,
+        };
         self.view.popup = Some(Popup::Prompt {
             kind,
-            input: String::new(),
+            input: input.unwrap_or_default(),
         });
+    }
+
+    /// `s`: the lists' next order.
+    fn next_sort(&mut self) {
+        self.view.sort = self.view.sort.next();
+        self.view.queue_pos = 0;
+        self.view.flash = Some(format!("lists sorted by {}", self.view.sort.name()));
     }
 
     fn cycle_focus(&mut self) {

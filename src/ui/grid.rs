@@ -175,6 +175,12 @@ fn measured(app: &App, flat: usize, n: usize) -> Option<f64> {
 fn holder_style(app: &App, job: Option<u32>, frac: f64, gpu_util: Option<f64>) -> Style {
     let t = app.theme();
     let trace = app.trace();
+    // Outside the lists' filter: dimmed, whatever the colouring.
+    if let (Some(f), Some(j)) = (&app.view.filter, job) {
+        if !f.matches(app, j) {
+            return t.dim;
+        }
+    }
     let fg = match (app.view.color_by, job) {
         (_, None) => return t.free,
         (ColorBy::Job, Some(j)) => t.palette(j as u64),

@@ -17,6 +17,7 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
         let label = match kind {
             super::app::PromptKind::Find => "find job or machine: ",
             super::app::PromptKind::Goto => "go to (+2h, -30m, day 3 14:00, 14:00, seconds): ",
+            super::app::PromptKind::Filter => "filter (alice, user=, group=, gpu=, state=): ",
         };
         let line = Line::from(vec![
             Span::styled(label, t.header.add_modifier(Modifier::BOLD)),

@@ -40,10 +40,12 @@ pub enum Command {
     PageUp,
     PageDown,
     Close,
+    Sort,
+    Filter,
 }
 
 /// (command, config name, description, default keys, shown in the hint bar)
-pub const COMMANDS: [(Command, &str, &str, &[&str], bool); 32] = [
+pub const COMMANDS: [(Command, &str, &str, &[&str], bool); 34] = [
     (
         Command::TogglePlay,
         "play",
@@ -168,6 +170,20 @@ pub const COMMANDS: [(Command, &str, &str, &[&str], bool); 32] = [
         false,
     ),
     (Command::Mouse, "mouse", "mouse on / off", &["m"], false),
+    (
+        Command::Sort,
+        "sort",
+        "sort the lists: policy order, wait, GPUs, run time, user",
+        &["s"],
+        false,
+    ),
+    (
+        Command::Filter,
+        "filter",
+        "filter lists and grid: user=, group=, gpu=, state=",
+        &["f"],
+        false,
+    ),
     (Command::Help, "help", "this help", &["?"], true),
     (Command::Quit, "quit", "quit", &["q", "ctrl-c"], true),
     (
@@ -315,11 +331,23 @@ impl Keymap {
         }
         let mut keys = Vec::new();
         let mut by_key: BTreeMap<String, Command> = BTreeMap::new();
+        // A key the config binds is taken from the command it is a default of.
+        let bound: std::collections::BTreeSet<&String> = overrides.values().flatten().collect();
         for (cmd, name, _, defaults, _) in COMMANDS {
             let chosen: Vec<String> = match overrides.get(name) {
                 Some(v) => v.clone(),
-                None => defaults.iter().map(|s| s.to_string()).collect(),
+                None => defaults
+                    .iter()
+                    .map(|s| s.to_string())
+                    .filter(|k| !bound.contains(k))
+                    .collect(),
             };
+            if chosen.is_empty() && !defaults.is_empty() && !overrides.contains_key(name) {
+                problems.push(format!(
+                    "'{name}' has no key left: the config binds its default '{}' to another command",
+                    defaults[0]
+                ));
+            }
             let mut mine = Vec::new();
             for k in chosen {
                 if !valid_key(&k) {
@@ -403,83 +431,5 @@ pub fn config_dir() -> Option<std::path::PathBuf> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn key(c: KeyCode, m: KeyModifiers) -> KeyEvent {
-        KeyEvent::new(c, m)
-    }
-
-    #[test]
-    fn policies_come_from_their_own_table() {
-        let text = "[keys]\nstep = [\"s\"]\n[policies]\nmine = \"python3 my.py\"\nother = \"./bin/p --x\"\n";
-        assert_eq!(
-            policies_in(text),
-            vec![
-                ("mine".to_string(), "python3 my.py".to_string()),
-                ("other".to_string(), "./bin/p --x".to_string())
-            ]
-        );
-        assert!(policies_in("[policies]\nmine = 3\n").is_empty());
-        assert!(Keymap::from_config(text).problems.is_empty());
-    }
-
-    #[test]
-    fn defaults_have_no_conflicts() {
-        let k = Keymap::defaults();
-        assert!(k.problems.is_empty(), "{:?}", k.problems);
-        assert_eq!(
-            k.command(&key(KeyCode::Char(' '), KeyModifiers::NONE)),
-            Some(Command::TogglePlay)
-        );
-        assert_eq!(
-            k.command(&key(KeyCode::Char('Q'), KeyModifiers::SHIFT)),
-            Some(Command::QuitKeep)
-        );
-        assert_eq!(
-            k.command(&key(KeyCode::Char('c'), KeyModifiers::CONTROL)),
-            Some(Command::Quit)
-        );
-        assert_eq!(
-            k.command(&key(KeyCode::Char('c'), KeyModifiers::NONE)),
-            Some(Command::ColorBy)
-        );
-    }
-
-    #[test]
-    fn config_rebinds_and_reports_conflicts() {
-        let k = Keymap::from_config(
-            "[keys]\nstep = [\"s\", \"space\"]\nnope = [\"x\"]\nfind = [\"bogus-key\"]\n",
-        );
-        assert_eq!(k.keys_of(Command::Step), &["s".to_string()]);
-        assert!(
-            k.problems
-                .iter()
-                .any(|p| p.contains("key 'space' is bound to both 'play' and 'step'")),
-            "{:?}",
-            k.problems
-        );
-        assert!(k
-            .problems
-            .iter()
-            .any(|p| p.contains("unknown command 'nope'")));
-        assert!(k
-            .problems
-            .iter()
-            .any(|p| p.contains("'bogus-key' for 'find' is not a key name")));
-        assert_eq!(
-            k.command(&key(KeyCode::Char('n'), KeyModifiers::NONE)),
-            None,
-            "n was step's default"
-        );
-        let bad = Keymap::from_config("[keys\n");
-        assert!(bad.problems[0].starts_with("config: "));
-    }
-
-    #[test]
-    fn listing_names_every_command() {
-        let l = Keymap::defaults().listing();
-        assert_eq!(l.lines().count(), COMMANDS.len());
-        assert!(l.contains("play       space"));
-    }
-}
+#[path = "keymap_tests.rs"]
+mod tests;

@@ -11,6 +11,7 @@ mod commands;
 pub mod draw;
 pub mod effects;
 pub mod figures;
+pub mod filter;
 mod find;
 pub mod grid;
 pub mod hints;

@@ -51,16 +51,40 @@ impl App {
     /// How many jobs the side pane lists (queue, then running): every one
     /// is reachable with the cursor.
     pub(super) fn listed_len(&self) -> usize {
-        self.engine().queue_len() + self.engine().running().len()
+        let l = super::filter::lists(self, 0);
+        l.queued_n + l.running_n
     }
 
     /// The job at list position `pos` (queue, then running).
     pub(super) fn listed_at(&self, pos: usize) -> Option<u32> {
-        let queued = self.engine().queue_len();
-        if pos < queued {
-            self.engine().queue_in_order(pos + 1).get(pos).copied()
+        let l = super::filter::lists(self, usize::MAX);
+        if pos < l.queued_n {
+            l.queued.get(pos).copied()
         } else {
-            queue::running_in_order(self).get(pos - queued).copied()
+            l.running.get(pos - l.queued_n).copied()
+        }
+    }
+
+    /// `f`: only the jobs that match (of the lists; the grid dims the rest).
+    fn set_filter(&mut self, text: &str) {
+        match super::filter::Filter::parse(text) {
+            Ok(f) => {
+                let l = {
+                    self.view.filter = Some(f);
+                    super::filter::lists(self, 0)
+                };
+                self.view.queue_pos = 0;
+                self.view.flash = Some(format!(
+                    "filter '{}': {} waiting, {} running",
+                    crate::trace::input::sanitize(text),
+                    l.queued_n,
+                    l.running_n
+                ));
+            }
+            Err(e) => {
+                self.warn(e.clone());
+                self.view.flash = Some(e);
+            }
         }
     }
 
@@ -380,6 +404,9 @@ impl App {
         };
         let input = input.trim().to_string();
         if input.is_empty() {
+            if kind == PromptKind::Filter && self.view.filter.take().is_some() {
+                self.view.flash = Some("filter cleared".into());
+            }
             return;
         }
         match kind {
@@ -403,6 +430,7 @@ impl App {
                 }
             }
             PromptKind::Find => self.find(&input),
+            PromptKind::Filter => self.set_filter(&input),
         }
     }
 

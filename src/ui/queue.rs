@@ -10,14 +10,6 @@ use ratatui::style::Modifier;
 use ratatui::text::Span;
 use ratatui::widgets::Widget;
 
-/// The jobs the side pane lists, in order: queue first, then running
-/// (most recently started first). `limit` caps each list.
-pub fn rows(app: &App, limit: usize) -> (Vec<u32>, Vec<u32>) {
-    let mut running = running_in_order(app);
-    running.truncate(limit);
-    (app.engine().queue_in_order(limit), running)
-}
-
 /// The running jobs, most recently started first.
 pub fn running_in_order(app: &App) -> Vec<u32> {
     let e = app.engine();
@@ -106,8 +98,8 @@ pub struct Side {
 
 impl Side {
     pub fn of(app: &App, inner: Rect) -> Side {
-        let e = app.engine();
-        let (queued, running_n) = (e.queue_len(), e.running().len());
+        let l = super::filter::lists(app, 0);
+        let (queued, running_n) = (l.queued_n, l.running_n);
         let (qh, rh) = split(inner.height, queued);
         let pos = app.view.queue_pos;
         let (qc, rc) = if pos < queued {
@@ -182,17 +174,7 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
         .title(super::draw::focus_title(
             app,
             focused,
-            vec![
-                Span::styled(format!(" Queue {} ", e.queue_len()), t.title),
-                Span::styled(
-                    format!(
-                        "· order {} · {} running ",
-                        e.policy().label(),
-                        e.running().len()
-                    ),
-                    t.dim,
-                ),
-            ],
+            title(app, area.width as usize),
         ))
         .render(area, buf);
     let inner = layout::inner(area);
@@ -201,7 +183,8 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
     }
     let side = Side::of(app, inner);
     let (q, r) = (side.queue, side.running);
-    let (queued, running) = rows(app, (q.start + q.count).max(r.start + r.count));
+    let l = super::filter::lists(app, (q.start + q.count).max(r.start + r.count));
+    let (queued, running) = (l.queued, l.running);
     let table = Table::new(app, inner, focused);
     table.header(app, buf, inner.y, "job", ("waited", "runtime"));
     let now = e.now();
@@ -234,6 +217,64 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
         let y = side.running_y + r.row_of(i).unwrap_or(0) as u16;
         table.job(app, buf, y, j, right, side.queued + i);
     }
+}
+
+/// `Queue 12 · order fifo · 3 running`; sorted or filtered, it says so
+/// (`Queue 2/12 · by GPUs · filter alice · 1/3 running`), in fewer words
+/// where the pane is narrow.
+fn title(app: &App, width: usize) -> Vec<Span<'static>> {
+    let t = app.theme();
+    let e = app.engine();
+    let (all_q, all_r) = (e.queue_len(), e.running().len());
+    let (q, r) = match &app.view.filter {
+        Some(_) => {
+            let l = super::filter::lists(app, 0);
+            (
+                format!("{}/{all_q}", l.queued_n),
+                format!("{}/{all_r}", l.running_n),
+            )
+        }
+        None => (all_q.to_string(), all_r.to_string()),
+    };
+    let order = match app.view.sort {
+        super::filter::Sort::Policy => format!("order {}", e.policy().label()),
+        s => format!("by {}", s.name()),
+    };
+    let f = app
+        .view
+        .filter
+        .as_ref()
+        .map(|f| sanitized(&f.text).into_owned());
+    let head = format!(" Queue {q} ");
+    let short = match app.view.sort {
+        super::filter::Sort::Policy => e.policy().label().to_string(),
+        s => format!("by {}", s.name()),
+    };
+    let with_filter = |body: &str| match &f {
+        Some(f) => format!("{body} · {f}"),
+        None => body.to_string(),
+    };
+    let rest = [
+        match &f {
+            Some(f) => format!("· {order} · filter {f} · {r} running "),
+            None => format!("· {order} · {r} running "),
+        },
+        format!("· {} · {r} running ", with_filter(&short)),
+        format!("· {} · {r} run ", with_filter(&short)),
+        match &f {
+            Some(f) => format!("· {f} · {r} run "),
+            None => format!("· {r} run "),
+        },
+    ];
+    // Inside the corners, after the focus mark; a trailing space may go.
+    let mark = usize::from(app.view.focus == Focus::Queue);
+    let room = width.saturating_sub(head.chars().count() + 2 + mark);
+    let rest = rest
+        .iter()
+        .find(|s| s.trim_end().chars().count() <= room)
+        .unwrap_or(&rest[3])
+        .clone();
+    vec![Span::styled(head, t.title), Span::styled(rest, t.dim)]
 }
 
 /// The lists' columns: job id, user (dropped on narrow panes), GPUs, and two

@@ -75,6 +75,7 @@ pub enum ColorBy {
 pub enum PromptKind {
     Find,
     Goto,
+    Filter,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -175,6 +176,9 @@ pub struct ViewState {
     /// The last `/` query and which of its matches is shown (`/` with the
     /// same text goes to the next).
     pub(super) found: Option<(String, usize)>,
+    /// The lists' order and filter (`s`, `f`).
+    pub(super) sort: super::filter::Sort,
+    pub(super) filter: Option<super::filter::Filter>,
     pub(super) log_state: tui_logger::TuiWidgetState,
     /// The terminal size, for layout-dependent moves (kept in step by `Resize`).
     pub(super) size: (u16, u16),
@@ -203,6 +207,8 @@ impl ViewState {
             mouse: false,
             flash: None,
             found: None,
+            sort: Default::default(),
+            filter: None,
             log_state: tui_logger::TuiWidgetState::new()
                 .set_default_display_level(log::LevelFilter::Info),
             size: (120, 40),
