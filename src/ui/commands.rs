@@ -194,6 +194,11 @@ impl App {
             }
             (Popup::Detail { scroll, .. }, Command::PageUp) => *scroll = scroll.saturating_sub(20),
             (Popup::Detail { .. }, Command::Detail) => self.view.popup = None,
+            (Popup::Detail { title, .. }, Command::Left | Command::Right)
+                if title.starts_with("job ") =>
+            {
+                self.other_job_here(if c == Command::Right { 1 } else { -1 })
+            }
             (Popup::Picker { at }, Command::Down) => *at = (*at + 1) % Policy::all().len(),
             (Popup::Picker { at }, Command::Up) => {
                 let n = Policy::all().len();

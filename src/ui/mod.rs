@@ -15,6 +15,7 @@ pub mod filter;
 mod find;
 pub mod grid;
 pub mod hints;
+mod job_detail;
 pub mod keymap;
 pub mod layout;
 pub mod lecture;

@@ -138,28 +138,51 @@ impl App {
         }
     }
 
+    /// The jobs holding GPUs on the grid cursor's machine, largest first.
+    pub(super) fn jobs_on_cursor_machine(&self) -> Vec<u32> {
+        let Some(&m) = self.sim.machines.get(self.view.cursor) else {
+            return Vec::new();
+        };
+        let c = self.engine().cluster();
+        let base = c.first_gpu(m);
+        let mut held: Vec<(u32, u32)> = Vec::new();
+        for k in 0..c.cap(m) as usize {
+            for &(j, mi) in c.holders(base + k) {
+                match held.iter_mut().find(|h| h.0 == j) {
+                    Some(h) => h.1 += mi as u32,
+                    None => held.push((j, mi as u32)),
+                }
+            }
+        }
+        held.sort_by_key(|&(j, mi)| (std::cmp::Reverse(mi), j));
+        held.into_iter().map(|h| h.0).collect()
+    }
+
+    /// In a job's drill-down opened from the grid: the next (`d` = 1) or
+    /// previous job on the same machine, its records asked for.
+    pub(super) fn other_job_here(&mut self, d: i64) {
+        let here = self.jobs_on_cursor_machine();
+        let Some(i) = here.iter().position(|&j| Some(j) == self.view.selected) else {
+            return;
+        };
+        if here.len() < 2 || self.view.focus != Focus::Grid {
+            return;
+        }
+        let n = here.len() as i64;
+        let job = here[(i as i64 + d).rem_euclid(n) as usize];
+        self.view.selected = Some(job);
+        self.view.popup = None;
+        let at = self.sim.replay.now();
+        self.emit(Effect::ReadJobDetail { job, at });
+    }
+
     /// On the grid, the selected job is the largest holder on the cursor's machine.
     pub(super) fn follow_cursor_job(&mut self) {
         if self.view.focus != Focus::Grid {
             return;
         }
-        let Some(&m) = self.sim.machines.get(self.view.cursor) else {
-            return;
-        };
-        let c = self.engine().cluster();
-        let base = c.first_gpu(m);
-        let mut best: Option<(u32, u32)> = None;
-        for k in 0..c.cap(m) as usize {
-            for &(j, mi) in c.holders(base + k) {
-                let e = best.get_or_insert((j, 0));
-                if e.0 == j {
-                    e.1 += mi as u32;
-                } else if mi as u32 > e.1 {
-                    *e = (j, mi as u32);
-                }
-            }
-        }
-        if let Some((j, _)) = best {
+        // The largest holder (of all its GPUs here), then the lower job index.
+        if let Some(&j) = self.jobs_on_cursor_machine().first() {
             self.view.selected = Some(j);
         }
     }
@@ -197,8 +220,20 @@ impl App {
         }
         let lines = self.detail_lines(job, record);
         let id = crate::trace::input::sanitize(&self.trace().jobs[job as usize].id);
+        // From the grid, on a machine several jobs share: which one this is.
+        let mut of = String::new();
+        if self.view.focus == Focus::Grid {
+            let here = self.jobs_on_cursor_machine();
+            if let Some(i) = here
+                .iter()
+                .position(|&j| j == job)
+                .filter(|_| here.len() > 1)
+            {
+                of = format!(" · {} of {} here, ←→ the others", i + 1, here.len());
+            }
+        }
         self.view.popup = Some(Popup::Detail {
-            title: format!("job {id}"),
+            title: format!("job {id}{of}"),
             lines,
             scroll: 0,
         });
@@ -299,100 +334,6 @@ impl App {
             };
         }
         crate::fmt::json_text(&v)
-            .lines()
-            .map(str::to_string)
-            .collect()
-    }
-
-    /// The drill-down: what the replay knows now, then all the trace
-    /// records (`record`, as `trace::detail::of_job` read it).
-    pub fn detail_lines(&self, job: u32, record: Value) -> Vec<String> {
-        let trace = self.trace();
-        let e = self.engine();
-        let st = e.job_state(job);
-        let j = &trace.jobs[job as usize];
-        // GPUs held now, per machine: `n0003: gpu 0, 1, 2 (0.50)`.
-        let mut held: Vec<String> = Vec::new();
-        if let Some(grants) = e.running().get(&job) {
-            let mut i = 0;
-            while i < grants.len() {
-                let m = grants[i].machine;
-                let name = crate::trace::input::sanitize(&trace.cluster.machines[m as usize].name);
-                let mut gpus = Vec::new();
-                while i < grants.len() && grants[i].machine == m {
-                    let g = grants[i];
-                    gpus.push(if g.milli >= 1000 {
-                        g.gpu.to_string()
-                    } else {
-                        format!("{} ({:.2})", g.gpu, g.milli as f64 / 1000.0)
-                    });
-                    i += 1;
-                }
-                held.push(format!("{name}: gpu {}", gpus.join(", ")));
-            }
-        }
-        let phase = format!("{:?}", st.phase).to_lowercase();
-        let when = |t: i64| self.clock(t);
-        // Durations as the lists say them, with the exact seconds.
-        let dur = |s: i64| match s {
-            0..60 => format!("{s}s"),
-            _ => format!("{} ({s} s)", crate::fmt::human_secs(s as f64)),
-        };
-        let mut replay = json!({
-            "phase": phase,
-            "submitted": when(j.submit),
-            "gpus": super::queue::fmt_gpus(j.gpus_display()),
-            "run_time": j.runtime.map(dur),
-        });
-        if matches!(
-            st.phase,
-            crate::sim::Phase::Running | crate::sim::Phase::Done
-        ) {
-            replay["started"] = json!(when(st.start));
-            replay["waited"] = json!(dur(st.start - j.submit));
-        }
-        if st.phase == crate::sim::Phase::Done {
-            replay["finished"] = json!(when(st.end));
-        }
-        if !held.is_empty() {
-            replay["holds"] = json!(held);
-            if record.to_string().contains("gpu_name") {
-                // The trace's sensor rows name devices (`/dev/nvidia1`).
-                replay["holds_note"] =
-                    json!("gpu N: this replay's placement; the trace's devices: gpu_name below");
-            }
-        }
-        if e.power_policy().is_some() {
-            let (w, how) = crate::sim::energy::workload_of(trace, j);
-            let (d, n) = crate::sim::energy::WORKLOADS[w];
-            let how = match how {
-                crate::sim::energy::Mapped::ByName => "by model name",
-                crate::sim::energy::Mapped::ByGpuTime => "by GPU-hours",
-            };
-            replay["zeus_workload"] = json!(format!("{d}/{n} ({how})"));
-            let ran = match st.phase {
-                crate::sim::Phase::Running | crate::sim::Phase::Done => Some(st.end - st.start),
-                _ => None,
-            };
-            if let (Some(ran), Some(rt)) = (ran, j.runtime) {
-                if ran != rt && e.policy() != crate::sim::Policy::Recorded {
-                    replay["run_time_under_power_limit"] = json!(dur(ran));
-                }
-            }
-        }
-        if let Some(p) = e.job_power(job) {
-            replay["power_limit_w"] = json!(p.limit);
-            if p.watts > 0.0 {
-                replay["power_now_w"] = json!((p.watts * 10.0).round() / 10.0);
-            }
-            replay["energy_kwh"] =
-                json!((crate::sim::energy::kwh(p.joules) * 1000.0).round() / 1000.0);
-        } else if let Some(d) = e.draw_of(job) {
-            // Not started yet: what it would get under the current power policy.
-            replay["power_limit_w"] = json!(d.limit);
-        }
-        let all = json!({ "in this replay": replay, "as recorded": record });
-        crate::fmt::json_text(&all)
             .lines()
             .map(str::to_string)
             .collect()
