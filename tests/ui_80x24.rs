@@ -462,3 +462,31 @@ fn a_drill_down_from_a_shared_machine_goes_to_the_other_jobs_on_it() {
     cmd(&mut app, Command::Left);
     assert_eq!(title(&app), first);
 }
+
+#[test]
+fn the_lecture_layout_widens_the_cells_and_shows_what_e_wrote() {
+    use tracetui::ui::action::Exported;
+    let mut app = busy(false);
+    // The widest run of busy cells in a grid row, at 200×60.
+    let run = |app: &App| {
+        let s = text(&render(app, 200, 60));
+        let longest = s
+            .lines()
+            .flat_map(|l| l.split(|c| c != '█').map(|r| r.chars().count()).collect::<Vec<_>>())
+            .max()
+            .unwrap_or(0);
+        (longest, s)
+    };
+    app.update(Action::Resize(200, 60));
+    let (normal, _) = run(&app);
+    cmd(&mut app, Command::Lecture);
+    let (lecture, wide) = run(&app);
+    // A machine of 8 busy GPUs: 16 columns normally, 24 in the lecture layout.
+    assert_eq!((normal, lecture), (16, 24), "{wide}");
+    app.update(Action::Exported(Exported::Files {
+        txt: "/tmp/x/tracetui-1.txt".into(),
+        svg: "/tmp/x/tracetui-1.svg".into(),
+    }));
+    let s = text(&render(&app, 200, 60));
+    assert!(s.lines().last().unwrap().contains("exported /tmp/x/tracetui-1.svg"), "{s}");
+}

@@ -109,6 +109,13 @@ fn render_views(app: &App, area: Rect, buf: &mut Buffer) {
         super::hints::draw(app, a.hints, buf);
     }
     popups::draw(app, area, buf);
+    // The lecture layout has no hint bar: its messages (an export's file)
+    // show on the last line.
+    if let Some(f) = app.view.flash.as_ref().filter(|_| app.view.lecture) {
+        let y = area.bottom().saturating_sub(1);
+        let text = super::hints::fit(&format!(" {} ", sanitized(f)), area.width as usize);
+        buf.set_stringn(area.x, y, text, area.width as usize, app.theme().warn);
+    }
 }
 
 /// A lesson's caption for the current time: one line, or a box in the lecture layout.

@@ -147,7 +147,13 @@ fn flow(app: &App, inner: Rect, cell_w: u16, gap: usize) -> GridLayout {
 /// leaves room for them, else one column per GPU.
 pub fn layout(app: &App, inner: Rect) -> GridLayout {
     if app.view.zoom == Zoom::Gpus {
-        for (cell_w, gap) in [(2, 1), (2, 0)] {
+        // The lecture layout tries cells three wide first: seen from the back.
+        let wide: &[(u16, usize)] = if app.view.lecture {
+            &[(3, 1), (3, 0), (2, 1), (2, 0)]
+        } else {
+            &[(2, 1), (2, 0)]
+        };
+        for &(cell_w, gap) in wide {
             let l = flow(app, inner, cell_w, gap);
             if l.fits(inner.height) {
                 return l;
