@@ -148,6 +148,10 @@ fn lecture_layout_renders() {
     // `e`: an effect the runner performs, writing into its export directory.
     let u = app.update(Action::Command(Command::Export));
     assert_eq!(u.effects, [Effect::Export]);
+    // The screen as `e` found it (the key cleared the last message).
+    let mut buf = ratatui::buffer::Buffer::empty(ratatui::layout::Rect::new(0, 0, 100, 30));
+    tracetui::ui::draw::render(&app, buf.area, &mut buf);
+    let text = tracetui::ui::lecture::buffer_text(&buf);
     let mut fx = Effects::new(dir.clone());
     fx.perform(&mut app, u.effects);
     let (txt, svg) = (dir.join("tracetui-400.txt"), dir.join("tracetui-400.svg"));
