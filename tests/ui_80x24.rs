@@ -472,7 +472,11 @@ fn the_lecture_layout_widens_the_cells_and_shows_what_e_wrote() {
         let s = text(&render(app, 200, 60));
         let longest = s
             .lines()
-            .flat_map(|l| l.split(|c| c != '█').map(|r| r.chars().count()).collect::<Vec<_>>())
+            .flat_map(|l| {
+                l.split(|c| c != '█')
+                    .map(|r| r.chars().count())
+                    .collect::<Vec<_>>()
+            })
             .max()
             .unwrap_or(0);
         (longest, s)
@@ -488,5 +492,11 @@ fn the_lecture_layout_widens_the_cells_and_shows_what_e_wrote() {
         svg: "/tmp/x/tracetui-1.svg".into(),
     }));
     let s = text(&render(&app, 200, 60));
-    assert!(s.lines().last().unwrap().contains("exported /tmp/x/tracetui-1.svg"), "{s}");
+    assert!(
+        s.lines()
+            .last()
+            .unwrap()
+            .contains("exported /tmp/x/tracetui-1.svg"),
+        "{s}"
+    );
 }

@@ -64,7 +64,13 @@ fn what_if_at_every_size() {
         let s = screen(&app, size);
         let s: String = s
             .lines()
-            .map(|l| if l.contains("runs done in") { "(log line)" } else { l })
+            .map(|l| {
+                if l.contains("runs done in") {
+                    "(log line)"
+                } else {
+                    l
+                }
+            })
             .collect::<Vec<_>>()
             .join("\n");
         insta::assert_snapshot!(format!("what_if_{w}x{h}"), s);
@@ -90,7 +96,12 @@ fn a_lesson_at_every_size() {
             themes,
             Keymap::defaults(),
         )
-        .with_captions(l.captions.iter().map(|&(t, c)| (t, c.to_string())).collect());
+        .with_captions(
+            l.captions
+                .iter()
+                .map(|&(t, c)| (t, c.to_string()))
+                .collect(),
+        );
         app.update(Action::Resize(w, h));
         app.update(Action::GoTo(400));
         insta::assert_snapshot!(format!("lesson_{w}x{h}"), screen(&app, size));

@@ -97,7 +97,13 @@ pub const COMMANDS: [(Command, &str, &str, &[&str], bool); 34] = [
         &["p"],
         true,
     ),
-    (Command::Find, "find", "find a job, machine, user or group", &["/"], true),
+    (
+        Command::Find,
+        "find",
+        "find a job, machine, user or group",
+        &["/"],
+        true,
+    ),
     (
         Command::Detail,
         "detail",
