@@ -5,7 +5,6 @@
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
 use tracetui::gen::itp::{self as gen, GenOptions, Schema};
 use tracetui::sim::replay::Replay;
@@ -24,9 +23,21 @@ fn themes() -> Vec<Theme> {
     vec![Theme::embedded("dark", Depth::TrueColor).unwrap()]
 }
 
-/// The PAI sample: the full released cluster composition (1,897 machines, 6,742 GPUs).
+/// A PAI trace on the full released cluster (1,897 machines, 6,742 GPUs),
+/// as `gen pai --jobs 2000 --seed 42` writes it.
 fn pai_app(w: u16, h: u16) -> App {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-traces/pai");
+    let dir = std::env::temp_dir().join(format!("tracetui-bench-pai-{}", std::process::id()));
+    tracetui::gen::pai::write(
+        &tracetui::gen::pai::GenOptions {
+            jobs: 2000,
+            seed: 42,
+            tar_gz: false,
+            gpus: None,
+            days: None,
+        },
+        &dir,
+    )
+    .unwrap();
     let trace = Arc::new(
         tracetui::trace::pai::load(&dir, &Default::default())
             .unwrap()

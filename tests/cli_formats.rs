@@ -79,7 +79,8 @@ fn pai_sample_through_every_headless_command() {
     assert!(sim.status.success(), "{}", stderr(&sim));
     let v: serde_json::Value = serde_json::from_str(&stdout(&sim)).unwrap();
     assert_eq!(v["policy"], "recorded");
-    assert_eq!(v["gpus"], 6742);
+    // The released mix of machines, scaled to 56 GPUs (`--gpus 56`).
+    assert_eq!(v["gpus"], 62);
     assert_eq!(v["gpus_per_node"], serde_json::Value::Null);
     assert!(
         stderr(&sim).contains("pai_job_table.csv: 2000 rows"),
@@ -257,5 +258,52 @@ fn job_drill_down_for_philly_and_acme() {
         assert!(o.status.success(), "{fmt}: {}", stderr(&o));
         let o = tracetui(&["stats", fmt, path, "--format", "json"]);
         assert!(o.status.success(), "{fmt}: {}", stderr(&o));
+    }
+}
+
+/// The committed samples teach: on their day of submissions the policies
+/// differ visibly (head-of-line blocking under fifo).
+#[test]
+fn fifo_sjf_and_las_differ_on_the_committed_pai_sample() {
+    let cmp = tracetui(&[
+        "compare",
+        "pai",
+        PAI,
+        "--policies",
+        "fifo,sjf,las",
+        "--format",
+        "json",
+    ]);
+    assert!(cmp.status.success(), "{}", stderr(&cmp));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&cmp)).unwrap();
+    let jct: Vec<f64> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["jct_s"]["mean"].as_f64().unwrap())
+        .collect();
+    assert!(jct[0] > 2.0 * jct[1] && jct[0] > 2.0 * jct[2], "{jct:?}");
+    assert_ne!(jct[1], jct[2]);
+}
+
+#[test]
+fn gen_refuses_options_that_do_not_go_together() {
+    let out = common::scratch_dir("genflags").join("x");
+    let out = out.to_str().unwrap();
+    for (args, says) in [
+        (vec!["itp", "--gpus", "64"], "--gpus and --load go together"),
+        (
+            vec!["pai", "--gpus", "56", "--load", "0.5"],
+            "--load is for itp",
+        ),
+        (vec!["itp", "--days", "2"], "--days is for pai"),
+        (vec!["pai", "--days", "0"], "--days is for pai"),
+    ] {
+        let mut all = vec!["gen"];
+        all.extend(args.iter().copied());
+        all.extend(["--jobs", "10", "--out", out]);
+        let o = tracetui(&all);
+        assert!(!o.status.success(), "{all:?}");
+        assert!(stderr(&o).contains(says), "{all:?}: {}", stderr(&o));
     }
 }

@@ -73,6 +73,8 @@ fn stats_of_100k_generated_jobs_land_within_5_percent_of_the_published_marginals
             jobs: 100_000,
             seed: 1,
             tar_gz: false,
+            gpus: None,
+            days: None,
         },
         &dir,
     )
@@ -131,7 +133,9 @@ fn stats_of_100k_generated_jobs_land_within_5_percent_of_the_published_marginals
 fn committed_sample_regenerates_byte_for_byte() {
     let dir = common::scratch_dir("paisample");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_tracetui"))
-        .args(["gen", "pai", "--jobs", "2000", "--seed", "42", "--out"])
+        .args([
+            "gen", "pai", "--jobs", "2000", "--seed", "42", "--gpus", "56", "--days", "1", "--out",
+        ])
         .arg(&dir)
         .output()
         .unwrap();
@@ -143,7 +147,7 @@ fn committed_sample_regenerates_byte_for_byte() {
         let b = std::fs::read(dir.join(&f)).unwrap();
         assert!(
             a == b,
-            "sample-traces/pai/{f} differs from `gen pai --jobs 2000 --seed 42`"
+            "sample-traces/pai/{f} differs from `gen pai --jobs 2000 --seed 42 --gpus 56 --days 1`"
         );
     }
 }
@@ -158,6 +162,8 @@ fn tar_gz_output_loads_like_csv_and_is_deterministic() {
             jobs: 500,
             seed: 5,
             tar_gz: true,
+            gpus: None,
+            days: None,
         },
         &a,
     )
@@ -167,6 +173,8 @@ fn tar_gz_output_loads_like_csv_and_is_deterministic() {
             jobs: 500,
             seed: 5,
             tar_gz: true,
+            gpus: None,
+            days: None,
         },
         &b,
     )
@@ -176,6 +184,8 @@ fn tar_gz_output_loads_like_csv_and_is_deterministic() {
             jobs: 500,
             seed: 5,
             tar_gz: false,
+            gpus: None,
+            days: None,
         },
         &c,
     )
@@ -220,6 +230,8 @@ fn generated_jobs_simulate_with_the_invariants() {
             jobs: 3000,
             seed: 11,
             tar_gz: false,
+            gpus: None,
+            days: None,
         },
         &dir,
     )
@@ -255,6 +267,8 @@ fn the_released_machine_spec_is_the_cluster() {
             jobs: 3000,
             seed: 3,
             tar_gz: false,
+            gpus: None,
+            days: None,
         },
         &dir,
     )

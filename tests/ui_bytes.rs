@@ -1,10 +1,11 @@
 //! Bytes a frame costs over the wire, through a real crossterm backend:
 //! steady replay of the whole PAI cluster must stay light over SSH.
 
+mod common;
+
 use ratatui::backend::CrosstermBackend;
 use ratatui::layout::Rect;
 use ratatui::{Terminal, TerminalOptions, Viewport};
-use std::path::Path;
 use std::sync::Arc;
 use tracetui::sim::{Placement, Policy};
 use tracetui::ui::app::{Action, App};
@@ -28,7 +29,19 @@ impl std::io::Write for Counter {
 
 /// Bytes written for each of `frames` frames, one 1-minute tick apart.
 fn frame_bytes(depth: Depth, frames: usize) -> Vec<usize> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-traces/pai");
+    // The released cluster (6,742 GPUs): the sample is a small one.
+    let dir = common::scratch_dir("bytes-pai");
+    tracetui::gen::pai::write(
+        &tracetui::gen::pai::GenOptions {
+            jobs: 2000,
+            seed: 42,
+            tar_gz: false,
+            gpus: None,
+            days: None,
+        },
+        &dir,
+    )
+    .unwrap();
     let trace = Arc::new(
         tracetui::trace::pai::load(&dir, &Default::default())
             .unwrap()

@@ -116,6 +116,8 @@ fn the_pai_cluster_fits_a_200x60_screen_one_cell_per_machine() {
             jobs: 500,
             seed: 2,
             tar_gz: false,
+            gpus: None,
+            days: None,
         },
         &dir,
     )

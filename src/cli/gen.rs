@@ -39,9 +39,14 @@ pub struct GenArgs {
     /// Column schema (itp).
     #[arg(long, value_enum, default_value_t = Schema::Raw)]
     pub schema: Schema,
-    /// With --load: scale arrivals for this many GPUs.
-    #[arg(long, requires = "load")]
+    /// itp, with --load: scale arrivals for this many GPUs; pai: a cluster
+    /// of about this many GPUs, each machine type scaled alike.
+    #[arg(long)]
     pub gpus: Option<u32>,
+    /// pai: spread the submissions over about this many days (the day's
+    /// rhythm kept; default: the released rate).
+    #[arg(long)]
+    pub days: Option<f64>,
     /// With --gpus: the offered load to aim for (0.9 = 90 % of the GPUs busy on average).
     #[arg(long, requires = "gpus")]
     pub load: Option<f64>,
@@ -58,6 +63,20 @@ pub fn run(a: &GenArgs) -> Result<()> {
     }
     if a.gpus == Some(0) {
         bail!("--gpus must be at least 1");
+    }
+    let pai = matches!(a.format, GenFormat::Pai);
+    if !pai && a.gpus.is_some() != a.load.is_some() {
+        bail!("--gpus and --load go together (pai takes --gpus alone)");
+    }
+    if pai && a.load.is_some() {
+        bail!(
+            "--load is for itp; for pai, --gpus sizes the cluster and --days paces the submissions"
+        );
+    }
+    if let Some(d) = a.days {
+        if !(pai && d > 0.0 && d.is_finite() && d <= 3650.0) {
+            bail!("--days is for pai, a number of days above 0 (up to 3650), not {d}");
+        }
     }
     match a.format {
         GenFormat::Itp => {
@@ -104,6 +123,8 @@ pub fn run(a: &GenArgs) -> Result<()> {
                 jobs: a.jobs,
                 seed: a.seed,
                 tar_gz: a.tar_gz,
+                gpus: a.gpus,
+                days: a.days,
             };
             let g = crate::gen::pai::write(&opts, &a.out)
                 .wrap_err_with(|| format!("cannot write {}", a.out.display()))?;

@@ -154,27 +154,30 @@ fn shape(gpus: f64, rng: &mut Rng) -> GpuShape {
     vec![(if n > 1 { "worker" } else { single }, n, each)]
 }
 
-fn machines() -> Vec<(u8, u32, u32, u32)> {
+/// The released machines, each kind's count scaled by `scale` (at least one).
+fn machines(scale: f64) -> Vec<(u8, u32, u32, u32)> {
     let mut out = Vec::new();
     for (t, (_, _, gpus, caps)) in SPEC.iter().enumerate() {
         for &(cpu, mem, count) in caps.iter() {
-            out.extend(std::iter::repeat_n(
-                (t as u8, cpu, mem, *gpus),
-                count as usize,
-            ));
+            let n = ((count as f64 * scale).round() as usize).max(1);
+            out.extend(std::iter::repeat_n((t as u8, cpu, mem, *gpus), n));
         }
     }
     out
 }
 
-/// Submission times: Poisson, thinned by the hour-of-day curve.
-fn submissions(n: usize, rng: &mut Rng) -> Vec<i64> {
+/// The GPUs of the released cluster.
+pub const RELEASED_GPUS: u32 = 6_742;
+
+/// Submission times: Poisson at `pace` times the released rate, thinned by
+/// the hour-of-day curve.
+fn submissions(n: usize, rng: &mut Rng, pace: f64) -> Vec<i64> {
     let mean_w = HOURLY.iter().sum::<f64>() / 24.0;
     let peak = HOURLY.iter().cloned().fold(0.0, f64::max) / mean_w;
     let mut t = 0.0f64;
     (0..n)
         .map(|_| loop {
-            t += rng.exponential(JOBS_PER_SECOND * peak);
+            t += rng.exponential(JOBS_PER_SECOND * pace * peak);
             let hour = ((t as i64).rem_euclid(86_400) / 3600) as usize;
             if rng.uniform() * peak < HOURLY[hour] / mean_w {
                 break BASE + t as i64;
@@ -288,9 +291,19 @@ fn cut_at_end(jobs: &mut [GJob], last: i64, rng: &mut Rng) {
 }
 
 pub fn generate(opts: &GenOptions) -> Generated {
+    let scale = opts.gpus.map_or(1.0, |g| g as f64 / RELEASED_GPUS as f64);
+    // Thinned by the hour of day, arrivals keep the released mean rate:
+    // n jobs over `days` days is this pace.
+    let pace = opts
+        .days
+        .map_or(1.0, |d| opts.jobs as f64 / (JOBS_PER_SECOND * d * 86_400.0));
+    generate_at(opts, scale, pace)
+}
+
+fn generate_at(opts: &GenOptions, scale: f64, pace: f64) -> Generated {
     let n = opts.jobs as usize;
     let stream = |k: u64| Rng::new(opts.seed.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ k);
-    let submits = submissions(n, &mut stream(1));
+    let submits = submissions(n, &mut stream(1), pace);
     let mut m = Marginals::draw(n, &mut stream(2));
     let mut r3 = stream(3);
     let last = submits.last().copied().unwrap_or(BASE);
@@ -344,7 +357,7 @@ pub fn generate(opts: &GenOptions) -> Generated {
         jobs,
         tasks,
         insts,
-        machines: machines(),
+        machines: machines(scale),
         overflow: 0,
     };
     super::place::place(&mut g, &mut stream(4));

@@ -34,6 +34,12 @@ pub struct GenOptions {
     pub jobs: u64,
     pub seed: u64,
     pub tar_gz: bool,
+    /// A cluster of about this many GPUs: each machine type scaled alike
+    /// (at least one machine each); None: the released 6,742.
+    pub gpus: Option<u32>,
+    /// Submissions spread over about this many days, the day's rhythm
+    /// kept; None: at the released rate.
+    pub days: Option<f64>,
 }
 
 /// Machines of one type: (cap_cpu, cap_mem, how many).
