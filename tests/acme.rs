@@ -209,6 +209,8 @@ fn generated_seren_and_kalos_land_within_5_percent_of_the_published_rows() {
                 jobs: 100_000,
                 seed: 1,
                 cluster,
+                gpus: None,
+                days: None,
             },
             &mut v,
         )

@@ -195,6 +195,10 @@ fn philly_and_acme_samples_regenerate_byte_for_byte() {
         "2000",
         "--seed",
         "42",
+        "--gpus",
+        "400",
+        "--days",
+        "1",
         "--out",
         acme.to_str().unwrap(),
     ]);
@@ -264,11 +268,21 @@ fn job_drill_down_for_philly_and_acme() {
 /// The committed samples teach: on their day of submissions the policies
 /// differ visibly (head-of-line blocking under fifo).
 #[test]
-fn fifo_sjf_and_las_differ_on_the_committed_pai_sample() {
+fn fifo_sjf_and_las_differ_on_the_committed_pai_and_acme_samples() {
+    let acme = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/sample-traces/acme/trace_seren.csv"
+    );
+    for (format, path) in [("pai", PAI), ("acme", acme)] {
+        fifo_sjf_las_differ(format, path);
+    }
+}
+
+fn fifo_sjf_las_differ(format: &str, path: &str) {
     let cmp = tracetui(&[
         "compare",
-        "pai",
-        PAI,
+        format,
+        path,
         "--policies",
         "fifo,sjf,las",
         "--format",
@@ -296,8 +310,8 @@ fn gen_refuses_options_that_do_not_go_together() {
             vec!["pai", "--gpus", "56", "--load", "0.5"],
             "--load is for itp",
         ),
-        (vec!["itp", "--days", "2"], "--days is for pai"),
-        (vec!["pai", "--days", "0"], "--days is for pai"),
+        (vec!["itp", "--days", "2"], "--days is for pai and acme"),
+        (vec!["pai", "--days", "0"], "--days is for pai and acme"),
     ] {
         let mut all = vec!["gen"];
         all.extend(args.iter().copied());

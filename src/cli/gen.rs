@@ -64,18 +64,16 @@ pub fn run(a: &GenArgs) -> Result<()> {
     if a.gpus == Some(0) {
         bail!("--gpus must be at least 1");
     }
-    let pai = matches!(a.format, GenFormat::Pai);
-    if !pai && a.gpus.is_some() != a.load.is_some() {
-        bail!("--gpus and --load go together (pai takes --gpus alone)");
+    let paced = matches!(a.format, GenFormat::Pai | GenFormat::Acme);
+    if !paced && a.gpus.is_some() != a.load.is_some() {
+        bail!("--gpus and --load go together (pai and acme take --gpus alone)");
     }
-    if pai && a.load.is_some() {
-        bail!(
-            "--load is for itp; for pai, --gpus sizes the cluster and --days paces the submissions"
-        );
+    if paced && a.load.is_some() {
+        bail!("--load is for itp; for pai and acme, --gpus sizes the cluster and --days paces the submissions");
     }
     if let Some(d) = a.days {
-        if !(pai && d > 0.0 && d.is_finite() && d <= 3650.0) {
-            bail!("--days is for pai, a number of days above 0 (up to 3650), not {d}");
+        if !(paced && d > 0.0 && d.is_finite() && d <= 3650.0) {
+            bail!("--days is for pai and acme, a number of days above 0 (up to 3650), not {d}");
         }
     }
     match a.format {
@@ -95,6 +93,8 @@ pub fn run(a: &GenArgs) -> Result<()> {
                 jobs: a.jobs,
                 seed: a.seed,
                 cluster: a.cluster,
+                gpus: a.gpus,
+                days: a.days,
             };
             crate::outfile::write_atomic(&a.out, |w| crate::gen::acme::write(&opts, w))
                 .wrap_err_with(|| format!("cannot write {}", a.out.display()))?;

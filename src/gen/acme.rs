@@ -91,6 +91,57 @@ pub struct GenOptions {
     pub jobs: u64,
     pub seed: u64,
     pub cluster: AcmeCluster,
+    /// Recorded starts from a first-come-first-served pool of this many
+    /// GPUs (queueing follows; a job's GPUs capped at it); None: queueing
+    /// drawn from the published marginal.
+    pub gpus: Option<u32>,
+    /// Submissions spread over about this many days; None: the released rate.
+    pub days: Option<f64>,
+}
+
+/// A first-come-first-served pool of GPUs: when each job, in submission
+/// order, could start.
+struct Pool {
+    free: u32,
+    running: std::collections::BinaryHeap<std::cmp::Reverse<(i64, u32)>>,
+    last_start: i64,
+}
+
+impl Pool {
+    fn new(gpus: u32) -> Pool {
+        Pool {
+            free: gpus,
+            running: Default::default(),
+            last_start: i64::MIN,
+        }
+    }
+
+    /// The start of a job of `gpus` GPUs (at most the pool's) submitted at
+    /// `submit` for `runtime` seconds: no earlier than the one before it.
+    fn start(&mut self, submit: i64, gpus: u32, runtime: i64) -> i64 {
+        let mut t = submit.max(self.last_start);
+        loop {
+            while let Some(&std::cmp::Reverse((end, g))) = self.running.peek() {
+                if end > t {
+                    break;
+                }
+                self.running.pop();
+                self.free += g;
+            }
+            if self.free >= gpus {
+                break;
+            }
+            match self.running.peek() {
+                Some(&std::cmp::Reverse((end, _))) => t = end,
+                None => break,
+            }
+        }
+        self.free = self.free.saturating_sub(gpus);
+        self.running
+            .push(std::cmp::Reverse((t + runtime.max(0), gpus)));
+        self.last_start = t;
+        t
+    }
 }
 
 fn stamp(t: i64, offset_s: i64, offset: &str) -> String {
@@ -264,7 +315,8 @@ pub fn write(opts: &GenOptions, w: &mut impl Write) -> io::Result<()> {
         AcmeCluster::Kalos => &KALOS,
     };
     writeln!(w, "{}", header.join(","))?;
-    let rate = p.jobs_per_day / 86_400.0;
+    let rate = opts.days.map_or(p.jobs_per_day, |d| n as f64 / d) / 86_400.0;
+    let mut pool = opts.gpus.map(Pool::new);
     let mut t = 0.0f64;
     let rows = Rows {
         cluster: opts.cluster,
@@ -275,7 +327,13 @@ pub fn write(opts: &GenOptions, w: &mut impl Write) -> io::Result<()> {
     for k in 0..n {
         t += rng.exponential(rate);
         let submit = start + t as i64;
-        let job = draws.next(p, draws.kinds[k]);
+        let mut job = draws.next(p, draws.kinds[k]);
+        if let (Some(pool), Some(cap)) = (pool.as_mut(), opts.gpus) {
+            if job.0 > 0 {
+                job.0 = job.0.min(cap);
+                job.2 = pool.start(submit, job.0, job.1) - submit;
+            }
+        }
         rows.write(w, &mut rng, submit, job)?;
     }
     Ok(())
