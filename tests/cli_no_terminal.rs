@@ -53,3 +53,28 @@ fn a_file_with_an_external_policy_suggests_a_quoted_command_that_runs() {
         "exec:python3 policies/sjf.py",
     ]);
 }
+
+#[test]
+fn each_formats_help_describes_its_own_path() {
+    for (format, own, others) in [
+        ("itp", "ITP cluster's CSV", ["pai", "philly"]),
+        ("pai", "PAI 2020 directory", ["itp", "philly"]),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_tracetui"))
+            .args([format, "--help"])
+            .output()
+            .unwrap();
+        let help = String::from_utf8_lossy(&out.stdout);
+        let path = help
+            .lines()
+            .skip_while(|l| l.trim() != "<PATH>")
+            .nth(1)
+            .unwrap_or_default()
+            .to_string();
+        assert!(path.contains(own), "{format}: {path}");
+        for o in others {
+            assert!(!path.contains(&format!("({o}")), "{format}: {path}");
+        }
+    }
+}
+

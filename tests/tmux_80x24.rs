@@ -1,7 +1,8 @@
 //! The replay in a real 80×24 terminal with NO_COLOR, as over SSH: the
 //! hint bar reads `? help` and `q quit`, the first screen's log is there
-//! without a key, a live switch's log line shows without another key, a
-//! bad time gets an error line, and the last running job can be scrolled to.
+//! without a key, a live switch's log line shows without another key (also
+//! after scrolling the log back and leaving it), a bad time gets an error
+//! line, and the last running job can be scrolled to.
 
 mod common;
 
@@ -28,6 +29,13 @@ fn a_session_at_80x24() {
     t.wait_for("scheduling policy");
     t.keys(&["Down", "Enter"]);
     t.wait_for("policy fifo → first-fit");
+    // Scrolled back in the log and left with Esc, the log follows again:
+    // the next switch's line shows.
+    t.keys(&["Tab", "Tab", "PageUp", "Escape"]);
+    t.keys(&["p"]);
+    t.wait_for("scheduling policy");
+    t.keys(&["Down", "Enter"]);
+    t.wait_for("policy first-fit → fifo-backfill");
     // A time it cannot read: said in the hint bar and the log.
     t.keys(&["g"]);
     t.keys(&["tomorrow", "Enter"]);
