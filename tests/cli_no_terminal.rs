@@ -77,4 +77,3 @@ fn each_formats_help_describes_its_own_path() {
         }
     }
 }
-

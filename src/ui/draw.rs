@@ -220,7 +220,11 @@ fn header(app: &App, area: Rect, buf: &mut Buffer) {
         .min(area.width as usize) as u16;
     let used: usize = left.iter().map(|s| s.width()).sum();
     let room = (area.width as usize).saturating_sub(rw as usize + 1 + used + 3);
-    let label = fit_label(&sanitized(&app.sim.label), room);
+    let mut label = fit_label(&sanitized(&app.sim.label), room);
+    if app.view.ascii {
+        // `~/name` would read as a home directory.
+        label = label.replace("…/", ".../");
+    }
     if !label.is_empty() {
         left.push(Span::styled(format!("· {label} "), t.header));
     }

@@ -306,13 +306,17 @@ fn frame(app: &App, area: Rect, buf: &mut Buffer) {
         let used: u32 = (0..mach.gpus as usize)
             .map(|k| cluster.used_milli(base + k))
             .sum();
-        status = format!(
-            " {} {} · {} GPUs · {:.2} in use ",
-            g.marker,
-            crate::trace::input::sanitized(&mach.name),
-            mach.gpus,
+        // The figures whole; the machine's name gives way.
+        let rest = format!(
+            " · {} · {:.2} in use ",
+            crate::fmt::count(mach.gpus as u64, "GPU"),
             used as f64 / 1000.0
         );
+        let room = (area.width as usize)
+            .saturating_sub(2 + 3 + rest.chars().count())
+            .max(4);
+        let name = super::hints::fit(&crate::trace::input::sanitized(&mach.name), room);
+        status = format!(" {} {name}{rest}", g.marker);
     }
     let focused = app.view.focus == super::app::Focus::Grid;
     super::draw::pane(app, focused)
