@@ -86,6 +86,15 @@ impl Filter {
         let gpu = job
             .gpu_type
             .map_or("", |t| trace.cluster.gpu_types[t as usize].as_str());
+        // A running job is also of the type of the GPUs it holds.
+        let on_type = |v: &str| {
+            app.engine().running().get(&j).is_some_and(|grants| {
+                grants.iter().any(|g| {
+                    let t = trace.cluster.machines[g.machine as usize].gpu_type;
+                    trace.cluster.gpu_types[t as usize].eq_ignore_ascii_case(v)
+                })
+            })
+        };
         let state = match app.engine().job_state(j).phase {
             Phase::Queued => "queued",
             Phase::Running => "running",
@@ -94,12 +103,13 @@ impl Filter {
         self.words.iter().all(|(k, v)| match k.as_deref() {
             Some("user") => user == v,
             Some("group" | "vc") => group == v,
-            Some("gpu") => gpu.eq_ignore_ascii_case(v),
+            Some("gpu") => gpu.eq_ignore_ascii_case(v) || on_type(v),
             Some("state") => state.starts_with(v.as_str()),
             _ => {
                 user == v
                     || group == v
                     || gpu.eq_ignore_ascii_case(v)
+                    || on_type(v)
                     || (!state.is_empty() && state.starts_with(v.as_str()))
             }
         })
