@@ -27,17 +27,7 @@ fn themes() -> Vec<Theme> {
 /// as `gen pai --jobs 2000 --seed 42` writes it.
 fn pai_app(w: u16, h: u16) -> App {
     let dir = std::env::temp_dir().join(format!("tracetui-bench-pai-{}", std::process::id()));
-    tracetui::gen::pai::write(
-        &tracetui::gen::pai::GenOptions {
-            jobs: 2000,
-            seed: 42,
-            tar_gz: false,
-            gpus: None,
-            days: None,
-        },
-        &dir,
-    )
-    .unwrap();
+    tracetui::gen::pai::write(&tracetui::gen::pai::GenOptions::released(2000, 42), &dir).unwrap();
     let trace = Arc::new(
         tracetui::trace::pai::load(&dir, &Default::default())
             .unwrap()

@@ -5,22 +5,12 @@
 
 mod common;
 
+use common::python;
+
 use common::{scratch_dir, tiny};
 use std::time::Duration;
 use tracetui::sim::replay::Replay;
 use tracetui::sim::{self, Engine, JobState, Placement, Policy};
-
-fn python() -> bool {
-    let ok = std::process::Command::new("python3")
-        .arg("-c")
-        .arg("import json")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!("skipped: python3 is not on PATH");
-    }
-    ok
-}
 
 #[test]
 fn past_the_budget_old_answers_go_and_stepping_back_asks_again() {

@@ -6,23 +6,13 @@
 
 mod common;
 
+use common::python;
+
 use common::{real_traces, scratch_dir, tiny};
 use std::sync::Arc;
 use std::time::Duration;
 use tracetui::sim::{self, Engine, Placement, Policy, Report};
 use tracetui::trace::model::Trace;
-
-fn python() -> bool {
-    let ok = std::process::Command::new("python3")
-        .arg("-c")
-        .arg("import json")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!("skipped: python3 is not on PATH");
-    }
-    ok
-}
 
 fn port(name: &str) -> Policy {
     format!("exec:python3 policies/{name}.py")

@@ -8,6 +8,8 @@
 
 mod common;
 
+use common::python;
+
 use common::ui::{act, app_for, cmd, render, text};
 use common::{scratch_dir, tiny};
 use std::path::{Path, PathBuf};
@@ -20,18 +22,6 @@ use tracetui::sim::{self, Engine, JobState, Placement, Policy, Report};
 use tracetui::trace::model::{Secs, Trace};
 use tracetui::ui::action::Action;
 use tracetui::ui::keymap::Command;
-
-fn python() -> bool {
-    let ok = std::process::Command::new("python3")
-        .arg("-c")
-        .arg("import json")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!("skipped: python3 is not on PATH");
-    }
-    ok
-}
 
 /// A greedy policy that sleeps `delay` seconds before each answer (and
 /// hangs for a minute when `delay` is negative). Its answers are empty:

@@ -31,17 +31,7 @@ impl std::io::Write for Counter {
 fn frame_bytes(depth: Depth, frames: usize) -> Vec<usize> {
     // The released cluster (6,742 GPUs): the sample is a small one.
     let dir = common::scratch_dir("bytes-pai");
-    tracetui::gen::pai::write(
-        &tracetui::gen::pai::GenOptions {
-            jobs: 2000,
-            seed: 42,
-            tar_gz: false,
-            gpus: None,
-            days: None,
-        },
-        &dir,
-    )
-    .unwrap();
+    tracetui::gen::pai::write(&tracetui::gen::pai::GenOptions::released(2000, 42), &dir).unwrap();
     let trace = Arc::new(
         tracetui::trace::pai::load(&dir, &Default::default())
             .unwrap()

@@ -192,6 +192,20 @@ pub fn run_checked_with(mut e: Engine) -> Engine {
     e
 }
 
+/// Whether python3 (with its json module) is here; the test says it is
+/// skipped where not.
+pub fn python() -> bool {
+    let ok = std::process::Command::new("python3")
+        .arg("-c")
+        .arg("import json")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("skipped: python3 is not on PATH");
+    }
+    ok
+}
+
 /// A fresh empty directory under the system temp dir, unique per call.
 pub fn scratch_dir(tag: &str) -> std::path::PathBuf {
     use std::sync::atomic::{AtomicU64, Ordering};

@@ -42,6 +42,19 @@ pub struct GenOptions {
     pub days: Option<f64>,
 }
 
+impl GenOptions {
+    /// `jobs` jobs at the released rate on the released cluster, as CSV.
+    pub fn released(jobs: u64, seed: u64) -> GenOptions {
+        GenOptions {
+            jobs,
+            seed,
+            tar_gz: false,
+            gpus: None,
+            days: None,
+        }
+    }
+}
+
 /// Machines of one type: (cap_cpu, cap_mem, how many).
 pub type Caps = &'static [(u32, u32, u32)];
 
