@@ -113,7 +113,7 @@ fn drill_down_has_the_documented_shape() {
         d["attempts"][1]["detail"][0]["gpus"],
         serde_json::json!(["gpu0"])
     );
-    assert_eq!(d["attempts"][0]["start_time_local"], "Sat 02:00:00");
+    assert_eq!(d["attempts"][0]["start_time_local"], "Sat 02:00:00 day 1");
     assert_eq!(
         (d["wait_s"].as_i64(), d["runtime_s"].as_i64()),
         (Some(600), Some(2700))

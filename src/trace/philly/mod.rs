@@ -427,7 +427,14 @@ fn build(
 pub fn job_detail(t: &PhillyTables, row: u32) -> serde_json::Value {
     use serde_json::json;
     let j = &t.jobs[row as usize];
-    let local = |x: Option<Secs>| x.map(|v| clock::weekday_time(ZONE, v));
+    // `Tue 14:32:11 day 3`: days counted from the trace's first submission.
+    let day1 = t
+        .jobs
+        .iter()
+        .map(|j| j.submitted)
+        .min()
+        .unwrap_or(j.submitted);
+    let local = |x: Option<Secs>| x.map(|v| clock::clock(ZONE, day1, v));
     let attempts: Vec<serde_json::Value> = j
         .attempts
         .iter()
@@ -459,7 +466,7 @@ pub fn job_detail(t: &PhillyTables, row: u32) -> serde_json::Value {
             "vc": j.vc,
             "jobid": j.jobid,
             "submitted_time": format_local(j.submitted),
-            "submitted_time_local": clock::weekday_time(ZONE, j.submitted),
+            "submitted_time_local": clock::clock(ZONE, day1, j.submitted),
             "user": j.user,
         },
         "attempts": attempts,
