@@ -41,26 +41,36 @@ fn render_text(v: &Value, indent: usize, out: &mut String) {
             for (k, v) in m {
                 match v {
                     Value::Object(_) => {
-                        let _ = writeln!(out, "{pad}{k}:");
+                        let _ = writeln!(out, "{pad}{}:", crate::trace::input::sanitized(k));
                         render_text(v, indent + 2, out);
                     }
                     Value::Array(items)
                         if items.iter().all(|i| !i.is_object() && !i.is_array()) =>
                     {
-                        let _ = writeln!(out, "{pad}{k}:");
+                        let _ = writeln!(out, "{pad}{}:", crate::trace::input::sanitized(k));
                         for item in items {
                             let _ = writeln!(out, "{pad}  - {}", scalar(item));
                         }
                     }
                     Value::Array(items) => {
-                        let _ = writeln!(out, "{pad}{k} ({}):", items.len());
+                        let _ = writeln!(
+                            out,
+                            "{pad}{} ({}):",
+                            crate::trace::input::sanitized(k),
+                            items.len()
+                        );
                         for (i, item) in items.iter().enumerate() {
                             let _ = writeln!(out, "{pad}  [{}]", i + 1);
                             render_text(item, indent + 4, out);
                         }
                     }
                     _ => {
-                        let _ = writeln!(out, "{pad}{k:<width$}  {}", scalar(v));
+                        let _ = writeln!(
+                            out,
+                            "{pad}{:<width$}  {}",
+                            crate::trace::input::sanitized(k),
+                            scalar(v)
+                        );
                     }
                 }
             }
@@ -74,7 +84,7 @@ fn render_text(v: &Value, indent: usize, out: &mut String) {
 fn scalar(v: &Value) -> String {
     match v {
         Value::Null => "-".into(),
-        Value::String(s) => s.clone(),
+        Value::String(s) => crate::trace::input::sanitize(s),
         other => other.to_string(),
     }
 }

@@ -25,8 +25,12 @@ impl MeanMedian {
 pub struct JobCounts {
     /// Every job in the trace, CPU jobs included.
     pub all: u64,
-    /// Jobs that ask for at least some GPU.
+    /// Jobs that ask for at least some GPU (those left out of the replay included).
     pub gpu: u64,
+    /// Jobs left out of the replay, by reason (run times and queueing are
+    /// over the others).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub left_out: BTreeMap<String, u64>,
     /// Jobs by status as the trace writes it (over all jobs).
     pub by_status: BTreeMap<String, u64>,
 }
@@ -44,6 +48,10 @@ pub struct Stats {
     pub source: String,
     pub jobs: JobCounts,
     pub machines: Vec<MachineType>,
+    /// How the cluster was sized or corrected, where the trace's own list is
+    /// not the whole story (`4 machines corrected from the job log`).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub cluster_note: String,
     /// Over GPU jobs with a known run time.
     pub runtime_s: MeanMedian,
     /// First recorded start − submit, over GPU jobs that started (null where the trace records no starts).
@@ -65,7 +73,13 @@ fn hour(zone: Zone, t: i64) -> usize {
 pub fn stats(trace: &Trace) -> Stats {
     let gpu_jobs: Vec<&crate::trace::Job> =
         trace.jobs.iter().filter(|j| !j.demand.is_zero()).collect();
-    let excluded: u64 = trace.excluded.iter().map(|e| e.1).sum();
+    let excluded: u64 = trace.excluded.iter().map(|e| e.jobs).sum();
+    let excluded_gpu: u64 = trace
+        .excluded
+        .iter()
+        .filter(|e| e.gpu)
+        .map(|e| e.jobs)
+        .sum();
     let native = trace.native.as_ref().and_then(|n| n.status_counts(trace));
     let by_status = native.unwrap_or_else(|| {
         let mut by_status = BTreeMap::new();
@@ -108,8 +122,13 @@ pub fn stats(trace: &Trace) -> Stats {
         source: trace.source.clone(),
         jobs: JobCounts {
             all: trace.jobs.len() as u64 + excluded,
-            gpu: gpu_jobs.len() as u64,
+            gpu: gpu_jobs.len() as u64 + excluded_gpu,
             by_status,
+            left_out: trace
+                .excluded
+                .iter()
+                .map(|e| (e.reason.clone(), e.jobs))
+                .collect(),
         },
         machines: types
             .into_iter()
@@ -119,6 +138,7 @@ pub fn stats(trace: &Trace) -> Stats {
                 gpus,
             })
             .collect(),
+        cluster_note: trace.cluster.sized_by.clone(),
         runtime_s: MeanMedian::of(&runtimes),
         queue_s: MeanMedian::of(&queues),
         gpus_per_job: MeanMedian::of(&gpus),

@@ -51,12 +51,16 @@ fn loads_seren_with_the_peak_demand_as_the_cluster() {
         notes.contains("peak concurrent GPU demand of the recorded start and end times, 24 GPUs"),
         "{notes}"
     );
-    assert!(notes.contains("1 CPU jobs (gpu_num 0) left out"), "{notes}");
     assert!(
-        notes.contains("1 jobs have a duration that disagrees"),
+        notes.contains("AcmeTrace seren, 6 jobs (5 with GPUs, 4 replayed)"),
         "{notes}"
     );
-    assert!(notes.contains("1 GPU jobs never started"), "{notes}");
+    assert!(notes.contains("1 CPU job (gpu_num 0) left out"), "{notes}");
+    assert!(
+        notes.contains("1 job has a duration that disagrees"),
+        "{notes}"
+    );
+    assert!(notes.contains("1 GPU job never started"), "{notes}");
     let a5 = &t.jobs[2];
     assert_eq!(a5.runtime, Some(600), "times win over the duration column");
     assert_eq!(t.sym(t.jobs[0].model), "Pretrain");

@@ -193,7 +193,7 @@ fn a_policy_that_prints_garbage_is_refused() {
     assert!(why.contains("malformed answer"), "{why}");
     // The escape sequence never reaches the terminal.
     assert!(!why.chars().any(char::is_control), "{why:?}");
-    assert!(why.contains("owned not json"), "{why}");
+    assert!(why.contains("\\x1b]0;owned\\x07 not json"), "{why}");
 }
 
 #[test]

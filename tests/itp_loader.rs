@@ -156,14 +156,14 @@ fn non_utf8_bytes() {
 }
 
 #[test]
-fn escape_sequences_in_ids_are_stripped() {
+fn escape_sequences_in_ids_are_kept_exact() {
     let (t, _) = load(
         "t.csv",
         format!("{RAW}\"a\x1b[2Jb\",1,10,1\n").as_bytes(),
         true,
     )
     .unwrap();
-    assert_eq!(t.jobs[0].id, "a[2Jb");
+    assert_eq!(t.jobs[0].id, "a\x1b[2Jb", "shown escaped, kept exact");
 }
 
 #[test]
@@ -187,7 +187,11 @@ fn lenient_mode_counts_skips_and_keeps_the_first_reasons() {
 #[test]
 fn all_rows_bad_is_an_error_even_when_lenient() {
     let e = load("t.csv", format!("{RAW}a,x,1,1\n").as_bytes(), false).unwrap_err();
-    assert!(e.ends_with("no usable jobs: all 1 rows were bad"), "{e}");
+    assert!(
+        e.contains("no usable jobs: all 1 rows were bad; the first: ")
+            && e.ends_with("t.csv:2: column submission_time: not a whole number: 'x'"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -284,3 +284,37 @@ fn gzip_that_is_not_gzip() {
         "{e}"
     );
 }
+
+#[test]
+fn a_truncated_sensor_archive_is_said_damaged_not_shown_empty() {
+    let d = with_archive("pai_sensor_table", "pai_sensor_table.csv", true);
+    let (t, _) = pai::load(&d, &LoadOptions::default()).unwrap();
+    let native = t.native.clone().unwrap();
+    let e = native.build_indexes().unwrap_err();
+    assert!(
+        e.contains("pai_sensor_table.tar.gz[pai_sensor_table.csv]:") && e.contains("read failed"),
+        "{e}"
+    );
+    // The drill-down says so instead of an empty sensor section.
+    let v = native.job_detail(&t, &t.jobs[0], false);
+    let note = v["note"].as_str().unwrap_or_default();
+    assert!(
+        note.contains("the table is damaged") && note.contains("pai_sensor_table.tar.gz"),
+        "{v}"
+    );
+    // And the replay logs it as a warning rather than "indexed".
+    let mut app = common::ui::app_for(
+        std::sync::Arc::new(t),
+        tracetui::sim::Policy::Recorded,
+        (100, 30),
+    );
+    let u = common::ui::act(&mut app, tracetui::ui::action::Action::Indexed(Err(e)));
+    let logged = u.log_lines();
+    assert!(
+        logged
+            .iter()
+            .any(|l| l.starts_with("side tables damaged") && l.contains("pai_sensor_table.tar.gz")),
+        "{logged:?}"
+    );
+    assert!(!logged.iter().any(|l| l.contains("side tables indexed")));
+}

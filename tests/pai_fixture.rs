@@ -27,7 +27,7 @@ fn loads_gpu_jobs_machines_and_the_unknown_machine() {
     assert_eq!(t.jobs.len(), 19, "20 jobs, one CPU job left out");
     assert_eq!(
         t.excluded,
-        vec![("CPU jobs (no GPU demand)".to_string(), 1)]
+        tracetui::trace::model::Excluded::new("CPU jobs (no GPU demand)", 1, false)
     );
     let names: Vec<&str> = t.cluster.machines.iter().map(|m| m.name.as_str()).collect();
     assert_eq!(names, vec!["m1", "m2", "m3", "m4", "mX"]);

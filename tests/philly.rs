@@ -37,7 +37,7 @@ fn loads_jobs_attempts_and_the_machine_list() {
     );
     assert_eq!(
         t.excluded,
-        vec![("jobs with no GPU attempt".to_string(), 1)]
+        tracetui::trace::model::Excluded::new("jobs with no GPU attempt", 1, false)
     );
     let notes = r.notes.join("\n");
     assert!(notes.contains("1 jobs have no attempts"), "{notes}");
@@ -269,8 +269,8 @@ fn wrong_types_unknown_machines_and_gpu_ids_are_bad_rows() {
             "machine 'm9' is not in cluster_machine_list",
         ),
         (
-            r#"{"status": "Pass", "vc": "v", "jobid": "x", "submitted_time": "2017-10-07 01:00:00", "user": "u", "attempts": [{"start_time": "2017-10-07 01:00:10", "end_time": "None", "detail": [{"ip": "m2", "gpus": ["gpu2"]}]}]}"#,
-            "gpu2 is out of range for m2 (2 GPUs)",
+            r#"{"status": "Pass", "vc": "v", "jobid": "x", "submitted_time": "2017-10-07 01:00:00", "user": "u", "attempts": [{"start_time": "2017-10-07 01:00:10", "end_time": "None", "detail": [{"ip": "m2", "gpus": ["gpu64"]}]}]}"#,
+            "gpu64 on m2 is past the 64 GPUs a machine may have",
         ),
         (
             r#"{"status": "Pass", "vc": "v", "jobid": "x", "submitted_time": "yesterday", "user": "u", "attempts": []}"#,

@@ -97,7 +97,10 @@ fn the_replay_exits_on_sigterm_and_when_its_terminal_goes_away() {
     let bin = env!("CARGO_BIN_EXE_tracetui");
     let dir = std::env::temp_dir().join(format!("tracetui-hup-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    for (k, how) in ["sigterm", "hangup"].iter().enumerate() {
+    for (k, how) in ["sigterm", "sigint", "sigquit", "hangup"]
+        .iter()
+        .enumerate()
+    {
         let pidfile = dir.join(how);
         let cmd = format!(
             "sh -c 'echo $$ > {}; exec {bin} --fps 20'; echo exited $?; sleep 30",
@@ -111,9 +114,22 @@ fn the_replay_exits_on_sigterm_and_when_its_terminal_goes_away() {
             .trim()
             .to_string();
         assert!(alive(&pid));
-        if *how == "sigterm" {
-            Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+        if let Some(sig) = how.strip_prefix("sig") {
+            let flag = format!("-{}", sig.to_uppercase());
+            Command::new("kill")
+                .args([flag.as_str(), &pid])
+                .status()
+                .unwrap();
             t.wait_for("exited 0");
+            // The terminal is restored: main screen, cursor shown.
+            let state = t.run(&[
+                "display",
+                "-p",
+                "-t",
+                &t.session,
+                "#{alternate_on} #{cursor_flag}",
+            ]);
+            assert_eq!(state.trim(), "0 1", "after {how}: alternate screen, cursor");
         } else {
             t.run(&["kill-session", "-t", &t.session]);
         }

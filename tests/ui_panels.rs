@@ -166,7 +166,7 @@ fn philly_indexed() -> (Arc<Trace>, App) {
     let _ = n.cpu_util.as_ref().unwrap().index();
     let _ = n.mem_util.as_ref().unwrap().index();
     let mut app = app_for(t.clone(), Policy::Recorded, (120, 40));
-    act(&mut app, Action::Indexed(None));
+    act(&mut app, Action::Indexed(Ok(None)));
     (t, app)
 }
 

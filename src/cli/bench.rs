@@ -33,23 +33,30 @@ fn rss() -> String {
     peak_rss_mb().map_or("n/a".into(), |m| format!("{m:.0} MB"))
 }
 
+/// `println!` made safe for a terminal (the trace's path is printed).
+macro_rules! say {
+    ($($t:tt)*) => {
+        super::print_out(&(format!($($t)*) + "\n"))
+    };
+}
+
 pub fn run(a: &BenchArgs) -> Result<()> {
     let t0 = Instant::now();
     let (trace, report) = crate::trace::load(a.load.format, &a.load.path, &a.load.options())?;
     let load_s = t0.elapsed().as_secs_f64();
-    println!(
+    say!(
         "trace          {} {} ({} jobs, {} GPUs)",
         trace.format,
         trace.source,
         trace.jobs.len(),
         trace.cluster.total_gpus()
     );
-    println!(
+    say!(
         "load           {load_s:.2} s to ready-to-replay; peak RSS {}",
         rss()
     );
     for (phase, at) in &report.timings {
-        println!("  {phase:<22} done at {at:.2} s");
+        say!("  {phase:<22} done at {at:.2} s");
     }
     let trace = Arc::new(trace);
     for p in crate::sim::policy::parse_list(&a.policies).map_err(color_eyre::eyre::Report::msg)? {
@@ -58,7 +65,7 @@ pub fn run(a: &BenchArgs) -> Result<()> {
         }
         let t = Instant::now();
         let r = sim::run(trace.clone(), p, Placement::Consolidate);
-        println!(
+        say!(
             "{:<14} {:.2} s to the end ({} jobs done)",
             p.name(),
             t.elapsed().as_secs_f64(),
@@ -66,7 +73,7 @@ pub fn run(a: &BenchArgs) -> Result<()> {
         );
     }
     if let Some(n) = &trace.native {
-        let mut print = |line: String| println!("{line}");
+        let mut print = |line: String| say!("{line}");
         let mut probe = BenchProbe {
             samples: a.drill,
             rss: &rss,
@@ -74,6 +81,6 @@ pub fn run(a: &BenchArgs) -> Result<()> {
         };
         n.bench(&trace, &mut probe)?;
     }
-    println!("peak RSS       {}", rss());
+    say!("peak RSS       {}", rss());
     Ok(())
 }

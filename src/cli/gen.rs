@@ -41,7 +41,7 @@ pub struct GenArgs {
     pub schema: Schema,
     /// itp, with --load: scale arrivals for this many GPUs; pai: a cluster
     /// of about this many GPUs, each machine type scaled alike.
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=crate::trace::limits::MAX_GPUS as i64))]
     pub gpus: Option<u32>,
     /// pai: spread the submissions over about this many days (the day's
     /// rhythm kept; default: the released rate).
@@ -50,6 +50,13 @@ pub struct GenArgs {
     /// With --gpus: the offered load to aim for (0.9 = 90 % of the GPUs busy on average).
     #[arg(long, requires = "gpus")]
     pub load: Option<f64>,
+}
+
+/// `eprintln!` made safe for a terminal (paths are printed).
+macro_rules! tell {
+    ($($t:tt)*) => {
+        super::print_err(&format!($($t)*))
+    };
 }
 
 pub fn run(a: &GenArgs) -> Result<()> {
@@ -86,7 +93,7 @@ pub fn run(a: &GenArgs) -> Result<()> {
             };
             crate::outfile::write_atomic(&a.out, |w| itp::write(&opts, w))
                 .wrap_err_with(|| format!("cannot write {}", a.out.display()))?;
-            eprintln!("tracetui: wrote {} ITP jobs to {}", a.jobs, a.out.display());
+            tell!("tracetui: wrote {} ITP jobs to {}", a.jobs, a.out.display());
         }
         GenFormat::Acme => {
             let opts = crate::gen::acme::GenOptions {
@@ -98,7 +105,7 @@ pub fn run(a: &GenArgs) -> Result<()> {
             };
             crate::outfile::write_atomic(&a.out, |w| crate::gen::acme::write(&opts, w))
                 .wrap_err_with(|| format!("cannot write {}", a.out.display()))?;
-            eprintln!(
+            tell!(
                 "tracetui: wrote {} AcmeTrace jobs ({:?}) to {}",
                 a.jobs,
                 a.cluster,
@@ -113,9 +120,9 @@ pub fn run(a: &GenArgs) -> Result<()> {
             };
             let (jobs, attempts, overflow) = crate::gen::philly::write(&opts, &a.out)
                 .wrap_err_with(|| format!("cannot write {}", a.out.display()))?;
-            eprintln!("tracetui: wrote {jobs} Philly jobs ({attempts} attempts, {} minutes of GPU utilisation) to {}", a.util_minutes, a.out.display());
+            tell!("tracetui: wrote {jobs} Philly jobs ({attempts} attempts, {} minutes of GPU utilisation) to {}", a.util_minutes, a.out.display());
             if overflow > 0 {
-                eprintln!("tracetui: note: {overflow} attempts found no free GPUs at their start and were left unplaced");
+                tell!("tracetui: note: {overflow} attempts found no free GPUs at their start and were left unplaced");
             }
         }
         GenFormat::Pai => {
@@ -128,7 +135,7 @@ pub fn run(a: &GenArgs) -> Result<()> {
             };
             let g = crate::gen::pai::write(&opts, &a.out)
                 .wrap_err_with(|| format!("cannot write {}", a.out.display()))?;
-            eprintln!(
+            tell!(
                 "tracetui: wrote {} PAI jobs ({} tasks, {} instances, {} machines) to {}",
                 g.jobs.len(),
                 g.tasks.len(),
@@ -137,7 +144,7 @@ pub fn run(a: &GenArgs) -> Result<()> {
                 a.out.display()
             );
             if g.overflow > 0 {
-                eprintln!("tracetui: note: {} GPU instances found no free room at their start and were recorded over capacity", g.overflow);
+                tell!("tracetui: note: {} GPU instances found no free room at their start and were recorded over capacity", g.overflow);
             }
         }
     }

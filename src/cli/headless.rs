@@ -19,10 +19,10 @@ pub fn load(args: &LoadArgs) -> Result<Arc<Trace>> {
 
 pub fn announce(report: &LoadReport) {
     for n in &report.notes {
-        eprintln!("tracetui: {n}");
+        super::print_err(&format!("tracetui: {n}"));
     }
     for l in report.skip_lines() {
-        eprintln!("tracetui: warning: {l}");
+        super::print_err(&format!("tracetui: warning: {l}"));
     }
 }
 
@@ -156,7 +156,7 @@ pub fn sim(a: &SimArgs) -> Result<()> {
     } else {
         a.policy.describe()
     };
-    print!("{}", render(&[report], a.trace.output, true, about));
+    super::print_out(&render(&[report], a.trace.output, true, about));
     Ok(())
 }
 
@@ -217,17 +217,17 @@ fn compare_from(
         ));
     }
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
-    eprintln!(
+    super::print_err(&format!(
         "tracetui: from {} ({}), {} runs",
         t,
         crate::trace::clock::clock(trace.zone, trace.first_submit().unwrap_or(0), t),
         runs.len()
-    );
+    ));
     let reports = Fork::start(&base, runs, workers).wait();
     if let Some(why) = reports.iter().find_map(|r| r.failed.clone()) {
         bail!("{why}");
     }
-    print!("{}", render(&reports, a.trace.output, false, ""));
+    super::print_out(&render(&reports, a.trace.output, false, ""));
     Ok(())
 }
 
@@ -245,6 +245,6 @@ pub fn compare(a: &CompareArgs) -> Result<()> {
         return compare_from(&trace, a, &setup, from, schedule.as_ref());
     }
     let reports = run_policies(&trace, &a.policies.0, &setup, schedule.as_ref())?;
-    print!("{}", render(&reports, a.trace.output, false, ""));
+    super::print_out(&render(&reports, a.trace.output, false, ""));
     Ok(())
 }

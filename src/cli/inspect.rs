@@ -20,14 +20,14 @@ pub fn stats(a: &StatsArgs) -> Result<()> {
         if let (Some(t), Some(o)) = (&table, v.as_object_mut()) {
             o.insert("energy_workloads".into(), serde_json::to_value(t)?);
         }
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        super::print_out(&(serde_json::to_string_pretty(&v)? + "\n"));
         return Ok(());
     }
     let mut o = stats_text(&s);
     if let (Some(t), Some((m, _))) = (&table, &energy) {
         workloads_text(&mut o, m, t);
     }
-    print!("{o}");
+    super::print_out(&o);
     Ok(())
 }
 
@@ -46,16 +46,32 @@ fn stats_text(s: &Stats) -> String {
     for (k, v) in &s.jobs.by_status {
         let _ = writeln!(o, "  {k:<12} {v}");
     }
+    for (why, n) in &s.jobs.left_out {
+        let _ = writeln!(o, "  not replayed, {why}: {n}");
+    }
+    let note = if s.cluster_note.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", s.cluster_note)
+    };
     let _ = writeln!(
         o,
-        "machines   {}",
+        "machines   {}{note}",
         s.machines.iter().map(|m| m.machines).sum::<u64>()
     );
     for m in &s.machines {
         let _ = writeln!(
             o,
-            "  {:<12} {:>6} machines {:>7} GPUs",
-            m.gpu_type, m.machines, m.gpus
+            "  {:<12} {:>6} {:<8} {:>7} GPU{}",
+            m.gpu_type,
+            m.machines,
+            if m.machines == 1 {
+                "machine"
+            } else {
+                "machines"
+            },
+            m.gpus,
+            if m.gpus == 1 { "" } else { "s" }
         );
     }
     let secs = |x: f64| format!("{} ({x:.0} s)", human_secs(x));
@@ -137,11 +153,11 @@ pub fn job(a: &JobArgs) -> Result<()> {
         );
     };
     for w in warnings {
-        eprintln!("tracetui: warning: {w}");
+        super::print_err(&format!("tracetui: warning: {w}"));
     }
     match a.output {
-        TextFormat::Json => println!("{}", serde_json::to_string_pretty(&value)?),
-        TextFormat::Text => print!("{}", crate::fmt::json_text(&value)),
+        TextFormat::Json => super::print_out(&(serde_json::to_string_pretty(&value)? + "\n")),
+        TextFormat::Text => super::print_out(&crate::fmt::json_text(&value)),
     }
     Ok(())
 }

@@ -17,7 +17,7 @@ impl log::Log for Stderr {
             } else {
                 "warning"
             };
-            eprintln!("tracetui: {tag}: {}", r.args());
+            super::print_err(&format!("tracetui: {tag}: {}", r.args()));
         }
     }
 

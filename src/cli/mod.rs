@@ -217,7 +217,7 @@ impl LoadArgs {
 #[derive(Debug, Args, Clone)]
 pub struct ReadArgs {
     /// Cluster size in GPUs, for traces without a machine list.
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=crate::trace::limits::MAX_GPUS as i64))]
     pub gpus: Option<u32>,
     /// GPUs per machine when the cluster is built from --gpus.
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=1024))]
@@ -397,12 +397,41 @@ fn parse_policies(s: &str) -> Result<PolicyList, String> {
 }
 
 /// Runs the command line; returns the process exit code.
+/// Writes a document (table, CSV or JSON) to standard output, made safe for
+/// a terminal: no control or escape character of a trace, path or message
+/// reaches it raw.
+/// A reader that went away (`tracetui sim … | head`) ends the command quietly.
+pub(crate) fn print_out(s: &str) {
+    use std::io::Write;
+    let text = crate::trace::input::sanitized_output(s);
+    let mut out = std::io::stdout().lock();
+    if out
+        .write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .is_err()
+    {
+        std::process::exit(0);
+    }
+}
+
+/// One message line to standard error, made safe the same way.
+pub(crate) fn print_err(s: &str) {
+    use std::io::Write;
+    let text = crate::trace::input::sanitized_lines(s);
+    let _ = writeln!(std::io::stderr().lock(), "{text}");
+}
+
 pub fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32 {
     let cli = match Cli::try_parse_from(args) {
         Ok(c) => c,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
-            let _ = e.print();
+            if e.use_stderr() {
+                // A user's argument is quoted back: made safe like any other text.
+                print_err(e.render().to_string().trim_end());
+            } else {
+                let _ = e.print();
+            }
             return code;
         }
     };
@@ -417,7 +446,7 @@ pub fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32 {
         Some(Command::Replay(r)) => tui::open(r.format, &r.args, &cli.view),
         Some(Command::Lesson(a)) => tui::lesson(&a, &cli.view),
         Some(Command::Keys) => {
-            print!("{}", crate::ui::keymap::Keymap::load_user().listing());
+            print_out(&crate::ui::keymap::Keymap::load_user().listing());
             Ok(())
         }
         Some(Command::Sim(a)) => headless::sim(&a),
@@ -431,7 +460,7 @@ pub fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32 {
     match result {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("tracetui: error: {e}");
+            print_err(&format!("tracetui: error: {e}"));
             1
         }
     }

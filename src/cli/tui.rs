@@ -45,7 +45,7 @@ fn shell_word(s: &str) -> String {
 pub fn lesson(a: &super::LessonArgs, v: &ViewArgs) -> Result<()> {
     use crate::lesson;
     let Some(name) = &a.name else {
-        print!("{}", lesson::listing());
+        super::print_out(&lesson::listing());
         return Ok(());
     };
     let Some(l) = lesson::find(name) else {
@@ -167,7 +167,11 @@ impl clap::Subcommand for Replay {
 pub fn open(format: Format, a: &TuiArgs, v: &ViewArgs) -> Result<()> {
     let opts = a.read.options();
     let energy = a.energy.model_for(Some((format, &a.path)))?;
-    eprintln!("tracetui: loading {} {} …", format.name(), a.path.display());
+    super::print_err(&format!(
+        "tracetui: loading {} {} …",
+        format.name(),
+        a.path.display()
+    ));
     let (trace, report) = trace::load(format, &a.path, &opts)?;
     let schedule = a.policies.schedule(&trace)?;
     let policy = schedule

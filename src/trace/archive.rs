@@ -33,18 +33,28 @@ impl Source {
 /// `dir/NAME.csv`, else `dir/NAME.tar.gz`.
 pub fn find(dir: &Path, name: &str) -> Option<Source> {
     let csv = dir.join(format!("{name}.csv"));
-    if csv.is_file() {
+    if super::reader::present(&csv) {
         return Some(Source::Csv(csv));
     }
     let tgz = dir.join(format!("{name}.tar.gz"));
-    tgz.is_file().then_some(Source::TarGz(tgz))
+    super::reader::present(&tgz).then_some(Source::TarGz(tgz))
 }
 
-/// A reader over chunks sent by the decompression thread.
-struct ChannelReader {
+/// A reader over chunks sent by a decompression thread.
+pub(crate) struct ChannelReader {
     rx: mpsc::Receiver<std::io::Result<Vec<u8>>>,
     cur: Vec<u8>,
     pos: usize,
+}
+
+impl ChannelReader {
+    pub(crate) fn new(rx: mpsc::Receiver<std::io::Result<Vec<u8>>>) -> ChannelReader {
+        ChannelReader {
+            rx,
+            cur: Vec::new(),
+            pos: 0,
+        }
+    }
 }
 
 impl Read for ChannelReader {
@@ -136,16 +146,12 @@ fn pump(path: PathBuf, member: String, tx: mpsc::SyncSender<std::io::Result<Vec<
 pub fn open(src: &Source, member: &str) -> Result<Box<dyn BufRead + Send>, InputError> {
     match src {
         Source::Csv(p) => {
-            let f = std::fs::File::open(p).map_err(|e| {
-                InputError::file(&p.display().to_string(), format!("cannot open: {e}"))
-            })?;
+            let f = super::reader::open_file(p)?;
             Ok(Box::new(BufReader::with_capacity(1 << 20, f)))
         }
         Source::TarGz(p) => {
             // Fail early and clearly if the archive cannot even be opened.
-            std::fs::File::open(p).map_err(|e| {
-                InputError::file(&p.display().to_string(), format!("cannot open: {e}"))
-            })?;
+            super::reader::open_file(p)?;
             let (tx, rx) = mpsc::sync_channel(8);
             let (path, m) = (p.clone(), member.to_string());
             std::thread::Builder::new()

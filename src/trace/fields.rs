@@ -124,6 +124,18 @@ impl<'a, F: Fields + ?Sized> Row<'a, F> {
         Ok(v)
     }
 
+    /// A GPU count: a whole number from `min` to `limits::MAX_GPUS`.
+    pub fn gpus(&self, idx: usize, column: &str, min: i64) -> Result<u32, InputError> {
+        let v = self.int(idx, column, i64::MIN)?;
+        super::limits::gpus(v, min).map_err(|m| self.error(column, m))
+    }
+
+    /// A time in whole seconds, from 0 to `limits::MAX_SECS`.
+    pub fn secs(&self, idx: usize, column: &str) -> Result<i64, InputError> {
+        let v = self.int(idx, column, 0)?;
+        super::limits::secs(v).map_err(|m| self.error(column, m))
+    }
+
     /// A whole number of at least `min`, or `None` when empty.
     pub fn opt_int(&self, idx: usize, column: &str, min: i64) -> Result<Option<i64>, InputError> {
         if self.text(idx, column)?.is_empty() {
@@ -152,10 +164,16 @@ impl<'a, F: Fields + ?Sized> Row<'a, F> {
     /// A time in seconds written as a number (`4550879.0`), or `None` when empty.
     pub fn opt_time(&self, idx: usize, column: &str) -> Result<Option<i64>, InputError> {
         // The common shape, digits and an optional `.0`, without a float parse.
-        if let Some(v) = whole_seconds(self.record.field(idx).trim_ascii()) {
-            return Ok(Some(v));
+        let v = match whole_seconds(self.record.field(idx).trim_ascii()) {
+            Some(v) => Some(v),
+            None => self.opt_num(idx, column, 0.0)?.map(|x| x.round() as i64),
+        };
+        match v {
+            Some(v) => super::limits::secs(v)
+                .map(Some)
+                .map_err(|m| self.error(column, m)),
+            None => Ok(None),
         }
-        Ok(self.opt_num(idx, column, 0.0)?.map(|x| x.round() as i64))
     }
 
     /// A finite decimal number, or `None` when empty.
@@ -194,19 +212,27 @@ fn whole_seconds(b: &[u8]) -> Option<i64> {
     Some(v)
 }
 
+/// A trace file as `open_csv` reads it: buffered, its lines bounded.
+pub type CsvFile = super::reader::Capped<std::io::BufReader<std::fs::File>>;
+
 /// A whole number, also accepting a decimal with a zero fraction (`12.0`),
 /// which some exports write.
 /// A headerless, flexible CSV reader over a file (headers are checked by
 /// the caller, row by row), or an error naming the file.
-pub fn open_csv(
-    path: &std::path::Path,
-) -> Result<csv::Reader<std::io::BufReader<std::fs::File>>, InputError> {
-    let f = std::fs::File::open(path)
-        .map_err(|e| InputError::file(&path.display().to_string(), format!("cannot open: {e}")))?;
-    Ok(csv::ReaderBuilder::new()
+pub fn open_csv(path: &std::path::Path) -> Result<csv::Reader<CsvFile>, InputError> {
+    let f = super::reader::open_file(path)?;
+    Ok(csv_over(std::io::BufReader::with_capacity(1 << 20, f)))
+}
+
+/// A headerless, flexible CSV reader over any input, its lines bounded;
+/// lines end at `\n` (a `\r` before it is trimmed with the field), which
+/// keeps line numbers right in CRLF files.
+pub fn csv_over<R: std::io::Read>(r: R) -> csv::Reader<super::reader::Capped<R>> {
+    csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
-        .from_reader(std::io::BufReader::with_capacity(1 << 20, f)))
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_reader(super::reader::Capped::new(r))
 }
 
 /// A CSV header row's names: trimmed, without a byte-order mark.

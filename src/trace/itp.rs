@@ -46,7 +46,8 @@ struct Columns {
     num_gpu: usize,
     model: Option<usize>,
     deadline: Option<usize>,
-    /// ElasticFlow's generated whole-number columns, checked but not used.
+    /// ElasticFlow's generated whole-number columns: not used by the
+    /// replay, kept for `job` (`ItpTables`).
     checked: Vec<(usize, &'static str)>,
 }
 
@@ -90,8 +91,7 @@ fn detect(header: &[String], file: &str) -> Result<Columns, InputError> {
 /// Reads one ITP CSV file.
 pub fn load(path: &std::path::Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), InputError> {
     let file = path.display().to_string();
-    let f = std::fs::File::open(path)
-        .map_err(|e| InputError::file(&file, format!("cannot open: {e}")))?;
+    let f = super::reader::open_file(path)?;
     load_from(std::io::BufReader::with_capacity(1 << 20, f), &file, opts)
 }
 
@@ -100,12 +100,15 @@ pub fn load_from<R: std::io::Read>(
     file: &str,
     opts: &LoadOptions,
 ) -> Result<(Trace, LoadReport), InputError> {
+    // Lines end at `\n` (a `\r` before it is trimmed with the field), which
+    // keeps line numbers right in CRLF files.
     let mut rdr = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
-        .from_reader(reader);
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_reader(super::reader::Capped::new(reader));
     let mut record = csv::ByteRecord::new();
-    let read = |rdr: &mut csv::Reader<R>, rec: &mut csv::ByteRecord| {
+    let read = |rdr: &mut csv::Reader<super::reader::Capped<R>>, rec: &mut csv::ByteRecord| {
         rdr.read_byte_record(rec)
             .map_err(|e| InputError::csv(file, &e))
     };
@@ -122,6 +125,10 @@ pub fn load_from<R: std::io::Read>(
     let mut jobs = Vec::new();
     let mut symbols = Symbols::default();
     let mut seen: FxHashMap<String, u64> = FxHashMap::default();
+    let mut extra = ItpTables {
+        columns: cols.checked.iter().map(|c| c.1).collect(),
+        values: Vec::new(),
+    };
     loop {
         match read(&mut rdr, &mut record) {
             Ok(true) => {}
@@ -146,7 +153,10 @@ pub fn load_from<R: std::io::Read>(
             continue; // a blank line
         }
         match parse_row(&row, &cols, &mut symbols, &seen, jobs.len() as u32) {
-            Ok(job) => {
+            Ok((job, values)) => {
+                extra
+                    .values
+                    .extend_from_slice(&values[..extra.columns.len()]);
                 seen.insert(job.id.clone(), line);
                 jobs.push(job);
             }
@@ -157,7 +167,11 @@ pub fn load_from<R: std::io::Read>(
         return Err(InputError::file(
             file,
             if policy.skips.count > 0 {
-                format!("no usable jobs: all {} rows were bad", policy.skips.count)
+                format!(
+                    "no usable jobs: all {} rows were bad; the first: {}",
+                    policy.skips.count,
+                    policy.skips.first.first().map_or("", String::as_str)
+                )
             } else {
                 "no jobs: the file has a header and nothing else".to_string()
             },
@@ -173,7 +187,7 @@ pub fn load_from<R: std::io::Read>(
         jobs.len()
     ));
     report.skips.push(policy.skips);
-    let cluster = super::sizing::size_cluster(&jobs, opts)?;
+    let cluster = super::sizing::size_cluster(&jobs, opts, file)?;
     report.note(cluster.origin.clone());
     let trace = Trace {
         format: "itp",
@@ -184,7 +198,8 @@ pub fn load_from<R: std::io::Read>(
         symbols,
         zone: Zone::Relative,
         excluded: Vec::new(),
-        native: Default::default(),
+        native: (!extra.columns.is_empty())
+            .then(|| std::sync::Arc::new(extra) as std::sync::Arc<dyn super::native::NativeTables>),
     };
     Ok((trace, report))
 }
@@ -195,7 +210,7 @@ fn parse_row(
     symbols: &mut Symbols,
     seen: &FxHashMap<String, u64>,
     index: u32,
-) -> Result<Job, InputError> {
+) -> Result<(Job, [i64; 2]), InputError> {
     if row.record.len() != cols.width {
         return Err(InputError::at(
             Location {
@@ -217,26 +232,26 @@ fn parse_row(
             ),
         ));
     }
-    let submit = row.int(cols.submit, "submission_time", 0)?;
-    let duration = row.int(cols.duration, "duration", 0)?;
-    let gpus = row.int(cols.num_gpu, "num_gpu", 0)?;
-    if gpus == 0 {
+    let submit = row.secs(cols.submit, "submission_time")?;
+    let duration = row.secs(cols.duration, "duration")?;
+    if row.int(cols.num_gpu, "num_gpu", 0)? == 0 {
         return Err(row.error("num_gpu", "zero GPUs: an ITP job needs at least one"));
     }
-    let gpus = u32::try_from(gpus).map_err(|_| row.error("num_gpu", "too large"))?;
+    let gpus = row.gpus(cols.num_gpu, "num_gpu", 1)?;
     let model = match cols.model {
-        Some(i) => Some(symbols.intern(&super::input::sanitize(row.required(i, "model_name")?))),
+        Some(i) => Some(symbols.intern(row.required(i, "model_name")?)),
         None => None,
     };
     let deadline = match cols.deadline {
         Some(i) => Some(row.int(i, "deadline", 0)?),
         None => None,
     };
-    for &(i, name) in &cols.checked {
-        row.int(i, name, 0)?;
+    let mut values = [0i64; 2];
+    for (k, &(i, name)) in cols.checked.iter().enumerate() {
+        values[k] = row.int(i, name, 0)?;
     }
-    Ok(Job {
-        id: super::input::sanitize(id),
+    let job = Job {
+        id: id.to_string(),
         user: None,
         group: None,
         submit,
@@ -248,18 +263,75 @@ fn parse_row(
         model,
         segments: 0..0,
         native_row: index,
-    })
+    };
+    Ok((job, values))
+}
+
+/// What an ElasticFlow trace records beyond the model (`num_iteration`,
+/// `batch_size`), per job, for `job` and the drill-down.
+#[derive(Debug)]
+pub struct ItpTables {
+    columns: Vec<&'static str>,
+    /// `columns.len()` values per job, in job order.
+    values: Vec<i64>,
+}
+
+impl ItpTables {
+    fn of(&self, job: &Job) -> Vec<(&'static str, i64)> {
+        let n = self.columns.len();
+        let at = job.native_row as usize * n;
+        self.columns
+            .iter()
+            .zip(self.values.get(at..at + n).unwrap_or_default())
+            .map(|(c, v)| (*c, *v))
+            .collect()
+    }
+}
+
+impl super::native::NativeTables for ItpTables {
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
+    fn job_detail(&self, trace: &Trace, job: &Job, _side: bool) -> serde_json::Value {
+        job_detail_with(trace, job, &self.of(job))
+    }
+
+    fn job_by_id(
+        &self,
+        trace: &Trace,
+        id: &str,
+    ) -> Result<Option<(serde_json::Value, Vec<String>)>, InputError> {
+        Ok(trace
+            .jobs
+            .iter()
+            .find(|j| j.id == id)
+            .map(|j| (self.job_detail(trace, j, false), Vec::new())))
+    }
 }
 
 /// All an ITP trace records about one job, under its released column names.
 pub fn job_detail(trace: &Trace, job: &Job) -> serde_json::Value {
+    job_detail_with(trace, job, &[])
+}
+
+/// The same with the columns the model does not hold, in the ElasticFlow
+/// schema's order: `num_iteration` after the submission, `batch_size`
+/// after the deadline.
+fn job_detail_with(trace: &Trace, job: &Job, extra: &[(&str, i64)]) -> serde_json::Value {
     let mut m = serde_json::Map::new();
+    let put_extra = |m: &mut serde_json::Map<String, serde_json::Value>, name: &str| {
+        if let Some((_, v)) = extra.iter().find(|(c, _)| *c == name) {
+            m.insert(name.into(), (*v).into());
+        }
+    };
     m.insert("job_id".into(), job.id.clone().into());
     m.insert("submission_time".into(), job.submit.into());
     m.insert(
         "submission_time_local".into(),
         super::clock::clock(trace.zone, 0, job.submit).into(),
     );
+    put_extra(&mut m, "num_iteration");
     if let Some(model) = job.model {
         m.insert("model_name".into(), trace.symbols.get(model).into());
     }
@@ -270,6 +342,7 @@ pub fn job_detail(trace: &Trace, job: &Job) -> serde_json::Value {
             super::clock::clock(trace.zone, 0, d).into(),
         );
     }
+    put_extra(&mut m, "batch_size");
     m.insert("num_gpu".into(), (job.demand.total_milli() / 1000).into());
     m.insert("duration".into(), job.runtime.into());
     serde_json::json!({ "job": m, "wait_s": null, "runtime_s": job.runtime })

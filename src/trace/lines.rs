@@ -3,7 +3,7 @@
 //! Quoted fields are understood (quotes stripped); a field cannot hold a newline.
 
 use super::input::{InputError, Location};
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 
 /// One line split into fields.
 #[derive(Debug, Default)]
@@ -114,19 +114,33 @@ impl<R: BufRead> Lines<R> {
     pub fn next(&mut self, rec: &mut Record) -> Result<bool, InputError> {
         loop {
             rec.buf.clear();
-            let n = self.r.read_until(b'\n', &mut rec.buf).map_err(|e| {
-                InputError::at(
-                    Location {
-                        file: self.file.clone(),
-                        line: self.line + 1,
-                        column: None,
-                        byte: false,
-                    },
-                    format!("read failed: {e}"),
-                )
-            })?;
+            let limit = super::limits::MAX_LINE as u64 + 1;
+            let n = (&mut self.r)
+                .take(limit)
+                .read_until(b'\n', &mut rec.buf)
+                .map_err(|e| {
+                    InputError::at(
+                        Location {
+                            file: self.file.clone(),
+                            line: self.line + 1,
+                            column: None,
+                            byte: false,
+                        },
+                        format!("read failed: {e}"),
+                    )
+                })?;
             if n == 0 {
                 return Ok(false);
+            }
+            if n as u64 == limit && rec.buf.last() != Some(&b'\n') {
+                return Err(InputError::on_line(
+                    &self.file,
+                    self.line + 1,
+                    format!(
+                        "a line longer than {} bytes (1 MiB): not a trace table",
+                        super::limits::MAX_LINE
+                    ),
+                ));
             }
             rec.offset = self.offset;
             self.offset += n as u64;

@@ -9,13 +9,16 @@ pub mod fields;
 pub mod format;
 pub mod input;
 pub mod itp;
+pub mod limits;
 pub mod lines;
 pub mod model;
 pub mod native;
 pub mod pai;
 pub mod philly;
+pub mod reader;
 pub mod sizing;
 pub mod texts;
+mod xz;
 pub mod zeus;
 
 pub use input::{InputError, LoadReport};

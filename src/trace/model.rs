@@ -264,6 +264,28 @@ pub enum Zone {
 }
 
 /// A loaded trace: the cluster, the jobs in trace order, and where it came from.
+/// Jobs of the trace left out of the replay, with the reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Excluded {
+    pub reason: String,
+    pub jobs: u64,
+    /// Whether they ask for GPUs (counted among the trace's GPU jobs).
+    pub gpu: bool,
+}
+
+impl Excluded {
+    pub fn new(reason: &str, jobs: u64, gpu: bool) -> Vec<Excluded> {
+        if jobs == 0 {
+            return Vec::new();
+        }
+        vec![Excluded {
+            reason: reason.to_string(),
+            jobs,
+            gpu,
+        }]
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Trace {
     pub format: &'static str,
@@ -273,8 +295,9 @@ pub struct Trace {
     pub segments: Vec<Segment>,
     pub symbols: Symbols,
     pub zone: Zone,
-    /// Jobs left out of the GPU replay on purpose (CPU-only jobs), by reason.
-    pub excluded: Vec<(String, u64)>,
+    /// Jobs left out of the GPU replay on purpose (CPU-only jobs, GPU jobs
+    /// that never started), by reason.
+    pub excluded: Vec<Excluded>,
     /// The format's own tables, for drill-down (`None`: the model is all
     /// the trace has, as for ITP).
     pub native: Option<std::sync::Arc<dyn super::native::NativeTables>>,

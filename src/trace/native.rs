@@ -93,8 +93,9 @@ pub trait NativeTables: Send + Sync + std::fmt::Debug + Any {
     /// Builds the background indexes (blocking: call from that thread).
     /// Returns the mean measured GPU utilisation per native job row (NaN
     /// where none) where the indexes give one.
-    fn build_indexes(&self) -> Option<Vec<f32>> {
-        None
+    /// An error says which table is damaged and where.
+    fn build_indexes(&self) -> Result<Option<Vec<f32>>, String> {
+        Ok(None)
     }
 
     /// The index still being built that the screen reports, if any.

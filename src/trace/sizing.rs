@@ -7,9 +7,10 @@ use super::LoadOptions;
 /// The cluster for a trace without a machine list: `--gpus`, or the smallest
 /// multiple of the node size that keeps offered load at most 80 % of
 /// capacity and fits the largest job.
-pub fn size_cluster(jobs: &[Job], opts: &LoadOptions) -> Result<Cluster, InputError> {
-    let g = opts.gpus_per_node.max(1);
+pub fn size_cluster(jobs: &[Job], opts: &LoadOptions, file: &str) -> Result<Cluster, InputError> {
+    let g = opts.gpus_per_node.clamp(1, super::limits::MAX_MACHINE_GPUS);
     if let Some(n) = opts.gpus {
+        let n = checked_size(n as u64, file, "--gpus")?;
         return Ok(Cluster::uniform(
             n,
             g.min(n.max(1)),
@@ -27,13 +28,12 @@ pub fn size_cluster(jobs: &[Job], opts: &LoadOptions) -> Result<Cluster, InputEr
     let span = (last - first).max(1) as f64;
     let offered = gpu_seconds / span;
     let need = (offered / 0.8).ceil().max(largest as f64).max(1.0) as u64;
-    let n = need.div_ceil(g as u64) * g as u64;
-    let n = u32::try_from(n).map_err(|_| {
-        InputError::file(
-            "",
-            format!("offered load {offered:.0} GPUs needs more GPUs than supported"),
-        )
-    })?;
+    let n = need.div_ceil(g as u64).saturating_mul(g as u64);
+    let n = checked_size(
+        n,
+        file,
+        &format!("the offered load ({offered:.0} GPUs on average, largest job {largest})"),
+    )?;
     Ok(Cluster::uniform(
         n,
         g,
@@ -43,4 +43,17 @@ pub fn size_cluster(jobs: &[Job], opts: &LoadOptions) -> Result<Cluster, InputEr
         ),
     )
     .sized_by("auto, load ≤ 80 %"))
+}
+
+/// A cluster size, refused past `limits::MAX_GPUS` with a message naming the
+/// file and what asked for it.
+pub fn checked_size(n: u64, file: &str, why: &str) -> Result<u32, InputError> {
+    let max = super::limits::MAX_GPUS;
+    if n > max as u64 {
+        return Err(InputError::file(
+            file,
+            format!("{why} needs a cluster of {n} GPUs, more than the {max} supported; set --gpus to choose a size"),
+        ));
+    }
+    Ok(n as u32)
 }

@@ -9,7 +9,7 @@
 
 use super::fields::Row;
 use super::input::{sanitize, InputError, LoadReport, RowPolicy};
-use super::model::{Cluster, Demand, Job, JobStatus, Segment, Symbols, Trace, Zone};
+use super::model::{Cluster, Demand, Job, JobStatus, Segment, Symbols, Trace};
 use super::LoadOptions;
 use rustc_hash::FxHashMap;
 use std::path::{Path, PathBuf};
@@ -18,8 +18,8 @@ use std::path::{Path, PathBuf};
 pub const FORMAT: super::Format = super::Format::new(&super::FormatSpec {
     name: "zeus",
     aliases: &[],
-    help: "Zeus: alibaba_groups.csv (or its directory, with the power traces)",
-    path_help: "A Zeus trace directory (summary_train.csv beside the power files)",
+    help: "Zeus: alibaba_groups.csv or the released .csv.xz (or its directory, with the power traces)",
+    path_help: "A Zeus trace directory (alibaba_groups.csv or .csv.xz, summary_train.csv beside the power files)",
     replay_about:
         "Replay Zeus's alibaba_groups.csv full screen, with energy from the same directory",
     load,
@@ -34,6 +34,8 @@ pub const HEADER: [&str; 5] = [
     "runtime_ratio",
 ];
 pub const FILE: &str = "alibaba_groups.csv";
+/// The file as Zeus's repository ships it.
+pub const FILE_XZ: &str = "alibaba_groups.csv.xz";
 
 /// The rows as released, for drill-down.
 #[derive(Debug, Default)]
@@ -55,13 +57,16 @@ pub fn power_traces_beside(path: &Path) -> Option<PathBuf> {
     Some(dir.to_path_buf()).filter(|d| d.join("summary_train.csv").is_file())
 }
 
-/// `DIR` (holding alibaba_groups.csv) or the file itself.
+/// `DIR` (holding alibaba_groups.csv, or the released .csv.xz) or the file itself.
 pub fn file_of(path: &Path) -> PathBuf {
-    if path.is_dir() {
-        path.join(FILE)
-    } else {
-        path.to_path_buf()
+    if !path.is_dir() {
+        return path.to_path_buf();
     }
+    let xz = path.join(FILE_XZ);
+    if !super::reader::present(&path.join(FILE)) && super::reader::present(&xz) {
+        return xz;
+    }
+    path.join(FILE)
 }
 
 /// Checks the header row against `HEADER`.
@@ -86,7 +91,7 @@ type Fields = (String, i64, i64, String, String);
 
 fn parse_row(row: &Row) -> Result<Fields, InputError> {
     row.expect_width(HEADER.len())?;
-    let group = sanitize(row.required(0, "group")?);
+    let group = row.required(0, "group")?.to_string();
     let start = row
         .opt_time(1, "start_time")?
         .ok_or_else(|| row.error("start_time", "empty"))?;
@@ -96,17 +101,18 @@ fn parse_row(row: &Row) -> Result<Fields, InputError> {
     if end < start {
         return Err(row.error("end_time", "before start_time"));
     }
-    let dataset = sanitize(row.required(3, "dataset")?);
+    let dataset = row.required(3, "dataset")?.to_string();
     if !super::energy::WORKLOADS.iter().any(|w| w.0 == dataset) {
         return Err(row.error(
             "dataset",
             format!(
-                "'{dataset}' is not a Zeus workload ({})",
+                "'{}' is not a Zeus workload ({})",
+                sanitize(&dataset),
                 super::energy::WORKLOADS.map(|w| w.0).join(", ")
             ),
         ));
     }
-    let ratio = row.text(4, "runtime_ratio").map(sanitize)?;
+    let ratio = row.text(4, "runtime_ratio")?.to_string();
     Ok((group, start, end, dataset, ratio))
 }
 
@@ -165,13 +171,19 @@ impl Build {
 }
 
 /// `--gpus` sizes the cluster; else the peak number of jobs running at once, in whole nodes.
-fn cluster(jobs: &[Job], segments: &[Segment], opts: &LoadOptions) -> Result<Cluster, InputError> {
+fn cluster(
+    jobs: &[Job],
+    segments: &[Segment],
+    opts: &LoadOptions,
+    file: &str,
+) -> Result<Cluster, InputError> {
     if opts.gpus.is_some() {
-        return super::sizing::size_cluster(jobs, opts);
+        return super::sizing::size_cluster(jobs, opts, file);
     }
     let peak = super::acme::peak_demand(jobs, segments);
     let g = opts.gpus_per_node.max(1) as u64;
-    let n = (peak.div_ceil(g) * g).max(g) as u32;
+    let n = (peak.div_ceil(g).saturating_mul(g)).max(g);
+    let n = super::sizing::checked_size(n, file, "the peak number of jobs running at once")?;
     Ok(Cluster::uniform(
         n,
         g as u32,
@@ -186,7 +198,13 @@ fn cluster(jobs: &[Job], segments: &[Segment], opts: &LoadOptions) -> Result<Clu
 pub fn load(path: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), InputError> {
     let path = file_of(path);
     let file = path.display().to_string();
-    let mut rdr = super::fields::open_csv(&path)?;
+    let source: Box<dyn std::io::Read> = if super::xz::is_xz(&path) {
+        Box::new(super::xz::open(&path)?)
+    } else {
+        let f = super::reader::open_file(&path)?;
+        Box::new(std::io::BufReader::with_capacity(1 << 20, f))
+    };
+    let mut rdr = super::fields::csv_over(source);
     let mut rec = csv::ByteRecord::new();
     let mut read = |rec: &mut csv::ByteRecord| {
         rdr.read_byte_record(rec)
@@ -228,7 +246,7 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Inpu
         "{file}: Zeus Alibaba groups, {} single-GPU jobs",
         b.jobs.len()
     ));
-    let cluster = cluster(&b.jobs, &b.segments, opts)?;
+    let cluster = cluster(&b.jobs, &b.segments, opts, &file)?;
     report.note(cluster.origin.clone());
     Ok((
         Trace {
@@ -238,7 +256,8 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Inpu
             jobs: b.jobs,
             segments: b.segments,
             symbols: b.symbols,
-            zone: Zone::Relative,
+            // The groups' times are PAI's: Unix seconds read in UTC+8.
+            zone: super::clock::PAI_ZONE,
             excluded: Vec::new(),
             native: Some(std::sync::Arc::new(b.tables)),
         },
@@ -246,8 +265,9 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Inpu
     ))
 }
 
-/// The released row of a job.
-pub fn job_detail(t: &ZeusTables, row: u32) -> serde_json::Value {
+/// The released row of a job, with its times in PAI's local time (days
+/// counted from the trace's first start, `first`).
+pub fn job_detail(t: &ZeusTables, row: u32, first: i64) -> serde_json::Value {
     let Some(r) = t.rows.get(row as usize) else {
         return serde_json::Value::Null;
     };
@@ -262,7 +282,16 @@ pub fn job_detail(t: &ZeusTables, row: u32) -> serde_json::Value {
         };
         job.insert(h.to_string(), value);
     }
-    serde_json::json!({ "job": job })
+    let local = |i: usize| {
+        r[i].parse::<f64>()
+            .ok()
+            .map(|t| super::clock::clock(super::clock::PAI_ZONE, first, t.round() as i64))
+    };
+    serde_json::json!({
+        "job": job,
+        "start_time_local": local(1),
+        "end_time_local": local(2),
+    })
 }
 
 impl super::native::NativeTables for ZeusTables {
@@ -270,18 +299,19 @@ impl super::native::NativeTables for ZeusTables {
         self
     }
 
-    fn job_detail(&self, _trace: &Trace, job: &Job, _side: bool) -> serde_json::Value {
-        job_detail(self, job.native_row)
+    fn job_detail(&self, trace: &Trace, job: &Job, _side: bool) -> serde_json::Value {
+        job_detail(self, job.native_row, trace.first_submit().unwrap_or(0))
     }
 
     fn job_by_id(
         &self,
-        _trace: &Trace,
+        trace: &Trace,
         id: &str,
     ) -> Result<Option<(serde_json::Value, Vec<String>)>, InputError> {
+        let first = trace.first_submit().unwrap_or(0);
         Ok(self
             .by_id
             .get(id)
-            .map(|&r| (job_detail(self, r), Vec::new())))
+            .map(|&r| (job_detail(self, r, first), Vec::new())))
     }
 }

@@ -49,7 +49,7 @@ pub enum Action {
     SwitchPolicy(Policy),
     /// A background index finished: PAI's per-job sensor utilisation (if any),
     /// or (None) Philly's utilisation files.
-    Indexed(Option<Arc<Vec<f32>>>),
+    Indexed(Result<Option<Arc<Vec<f32>>>, String>),
     /// A what-if row's progress (0–1).
     WhatIfProgress {
         row: usize,

@@ -156,7 +156,13 @@ impl App {
                 self.switch_policy(p);
                 true
             }
-            Action::Indexed(util) => {
+            Action::Indexed(Err(e)) => {
+                self.warn(format!(
+                    "side tables damaged, drill-downs show no sensor or metric rows: {e}"
+                ));
+                true
+            }
+            Action::Indexed(Ok(util)) => {
                 self.info(
                     "side tables indexed: drill-downs show them; colour by utilisation (c) uses them"
                         .into(),

@@ -36,6 +36,21 @@ pub fn fallback(symbol: &str) -> &'static str {
     }
 }
 
+/// The last guard before the terminal: a cell holding a control, escape or
+/// bidi-override character (which a view should already have escaped with
+/// `sanitize`) becomes `?`, so no raw byte of a trace reaches the screen.
+pub fn scrub(buf: &mut Buffer, area: Rect) {
+    for y in area.top()..area.bottom() {
+        for x in area.left()..area.right() {
+            let sym = buf[(x, y)].symbol();
+            let suspect = !sym.is_ascii() || sym.bytes().any(|b| b < 0x20 || b == 0x7f);
+            if suspect && sym.chars().any(crate::trace::input::is_unsafe) {
+                buf[(x, y)].set_symbol("?");
+            }
+        }
+    }
+}
+
 /// Replaces every non-ASCII cell of `area` by its stand-in; a wide
 /// character's second cell becomes a space, so columns stay where they were.
 pub fn make_ascii(buf: &mut Buffer, area: Rect) {

@@ -71,6 +71,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
 /// The whole screen into a buffer (tests and exports use this directly).
 pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     render_views(app, area, buf);
+    super::ascii::scrub(buf, area);
     if app.view.ascii {
         super::ascii::make_ascii(buf, area);
     }

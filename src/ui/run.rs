@@ -1,5 +1,5 @@
 //! The terminal: setup and restore on every exit path (quit, error, panic,
-//! SIGTERM, SIGHUP), the event loop with a capped frame rate, drawing only
+//! SIGTERM, SIGHUP, SIGINT, SIGQUIT), the event loop with a capped frame rate, drawing only
 //! when something changed, inside synchronized output.
 
 use super::app::{Action, App, Focus, Popup, Quit};
@@ -252,7 +252,10 @@ pub fn run(
     let mut app = build_app(trace.clone(), label, report, opts)?;
 
     let stop = Arc::new(AtomicBool::new(false));
-    for sig in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGHUP] {
+    // Ctrl-C in raw mode is a key, but `kill -INT` / `kill -QUIT` are signals:
+    // each quits through the same path, so the terminal is restored.
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM};
+    for sig in [SIGTERM, SIGHUP, SIGINT, SIGQUIT] {
         let _ = signal_hook::flag::register(sig, stop.clone());
     }
     let done = Arc::new(AtomicBool::new(false));
@@ -274,7 +277,7 @@ pub fn run(
             std::thread::Builder::new()
                 .name(name.into())
                 .spawn(move || {
-                    let _ = util_tx.send(t.build_indexes().map(Arc::new));
+                    let _ = util_tx.send(t.build_indexes().map(|u| u.map(Arc::new)));
                 })?;
         }
         None => drop(util_tx),
@@ -302,7 +305,7 @@ pub fn run(
         // The session's switches, to replay it headless (as `S` logs them).
         eprintln!(
             "tracetui: this session as a schedule: --policy-schedule '{}'",
-            app.session_schedule()
+            crate::trace::input::sanitized(&app.session_schedule())
         );
     }
     result
@@ -355,7 +358,7 @@ fn event_loop(
     app: &mut App,
     fx: &mut Effects,
     stop: &AtomicBool,
-    util_rx: &mpsc::Receiver<Option<Arc<Vec<f32>>>>,
+    util_rx: &mpsc::Receiver<Result<Option<Arc<Vec<f32>>>, String>>,
 ) -> Result<()> {
     let backend = ratatui::backend::CrosstermBackend::new(std::io::stdout());
     let mut term = ratatui::Terminal::new(backend)?;

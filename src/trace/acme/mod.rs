@@ -8,7 +8,9 @@ pub use time::parse_time;
 
 use super::fields::Row;
 use super::input::{sanitize, InputError, LoadReport, RowPolicy};
-use super::model::{Cluster, Demand, Job, JobStatus, Secs, Segment, Symbols, Trace, Zone};
+use super::model::{
+    Cluster, Demand, Excluded, Job, JobStatus, Secs, Segment, Symbols, Trace, Zone,
+};
 use super::LoadOptions;
 use rustc_hash::FxHashMap;
 use std::io::{BufReader, Seek, SeekFrom};
@@ -114,7 +116,7 @@ fn time(row: &Row, cols: &Cols, name: &str) -> Result<Option<(Secs, i32)>, Input
     if t.is_empty() {
         return Ok(None);
     }
-    parse_time(t).map(Some).ok_or_else(|| {
+    let (at, offset) = parse_time(t).ok_or_else(|| {
         row.error(
             name,
             format!(
@@ -122,7 +124,10 @@ fn time(row: &Row, cols: &Cols, name: &str) -> Result<Option<(Secs, i32)>, Input
                 sanitize(t)
             ),
         )
-    })
+    })?;
+    crate::trace::limits::dated(at)
+        .map_err(|m| row.error(name, format!("'{}' {m}", sanitize(t))))?;
+    Ok(Some((at, offset)))
 }
 
 fn status(s: &str) -> JobStatus {
@@ -196,6 +201,8 @@ struct Tally {
     mismatched: u64,
     queue_mismatch: u64,
     never_started: u64,
+    /// Rows with `gpu_num` > 0, replayed or not (the published `gpu_job_num`).
+    gpu_rows: u64,
 }
 
 /// The jobs and tables as the rows are read.
@@ -235,7 +242,7 @@ impl Build {
         let duration = row.opt_int(cols.get("duration"), "duration", 0)?;
         let queue = row.opt_int(cols.get("queue"), "queue", i64::MIN)?;
         Ok(Fields {
-            id: sanitize(id),
+            id: id.to_string(),
             gpus,
             submit,
             start,
@@ -286,6 +293,7 @@ impl Build {
                 self.tables.states.insert(state_key.to_string(), 1);
             }
         }
+        self.tally.gpu_rows += (gpus > 0) as u64;
         if gpus == 0 && !opts.include_cpu_jobs {
             self.tally.cpu_jobs += 1;
             return;
@@ -333,32 +341,49 @@ impl Tally {
             mismatched,
             queue_mismatch,
             never_started,
+            ..
         } = *self;
         if cpu_jobs > 0 {
-            report.note(format!("{cpu_jobs} CPU jobs (gpu_num 0) left out of the GPU replay; --include-cpu-jobs keeps them"));
+            report.note(format!(
+                "{} (gpu_num 0) left out of the GPU replay; --include-cpu-jobs keeps them",
+                crate::fmt::count(cpu_jobs, "CPU job")
+            ));
         }
         if never_started > 0 {
-            report.note(format!("{never_started} GPU jobs never started (no start_time; cancelled while queued): left out of the replay, kept for drill-down"));
+            report.note(format!(
+                "{} never started (no start_time; cancelled while queued): counted among the GPU jobs, left out of the replay, kept for drill-down",
+                crate::fmt::count(never_started, "GPU job")
+            ));
         }
         if mismatched > 0 {
-            report.note(format!("{mismatched} jobs have a duration that disagrees with end_time − start_time (run time uses the times)"));
+            report.note(format!(
+                "{mismatched} {} a duration that disagrees with end_time − start_time: the replay, stats and the per-job files use end_time − start_time; the drill-down shows both",
+                if mismatched == 1 { "job has" } else { "jobs have" }
+            ));
         }
         if queue_mismatch > 0 {
             report.note(format!(
-                "{queue_mismatch} jobs have a queue that disagrees with start_time − submit_time"
+                "{queue_mismatch} {} a queue that disagrees with start_time − submit_time: waits use start_time − submit_time",
+                if queue_mismatch == 1 { "job has" } else { "jobs have" }
             ));
         }
     }
 }
 
 /// `--gpus` sizes the cluster; else the peak recorded demand, in whole nodes.
-fn cluster(jobs: &[Job], segments: &[Segment], opts: &LoadOptions) -> Result<Cluster, InputError> {
+fn cluster(
+    jobs: &[Job],
+    segments: &[Segment],
+    opts: &LoadOptions,
+    file: &str,
+) -> Result<Cluster, InputError> {
     if opts.gpus.is_some() {
-        return super::sizing::size_cluster(jobs, opts);
+        return super::sizing::size_cluster(jobs, opts, file);
     }
     let peak = peak_demand(jobs, segments);
     let g = opts.gpus_per_node.max(1) as u64;
-    let n = (peak.div_ceil(g) * g).max(g) as u32;
+    let n = (peak.div_ceil(g).saturating_mul(g)).max(g);
+    let n = super::sizing::checked_size(n, file, "the peak recorded demand")?;
     Ok(Cluster::uniform(
         n,
         g as u32,
@@ -374,7 +399,7 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Inpu
     let file = path.display().to_string();
     let mut rdr = super::fields::open_csv(path)?;
     let mut rec = csv::ByteRecord::new();
-    let read = |rdr: &mut csv::Reader<BufReader<std::fs::File>>, rec: &mut csv::ByteRecord| {
+    let read = |rdr: &mut csv::Reader<super::fields::CsvFile>, rec: &mut csv::ByteRecord| {
         rdr.read_byte_record(rec)
             .map_err(|e| InputError::csv(&file, &e))
     };
@@ -418,8 +443,9 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Inpu
     }
     let mut report = LoadReport::default();
     report.note(format!(
-        "{file}: AcmeTrace {name}, {} jobs ({} with GPUs)",
-        b.tables.offsets.len(),
+        "{file}: AcmeTrace {name}, {} ({} with GPUs, {} replayed)",
+        crate::fmt::count(b.tables.offsets.len() as u64, "job"),
+        b.tally.gpu_rows,
         b.jobs.len()
     ));
     report.skips.push(policy.skips);
@@ -433,13 +459,14 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Inpu
         ));
     }
     b.tally.notes(&mut report);
-    let cluster = cluster(&b.jobs, &b.segments, opts)?;
+    let cluster = cluster(&b.jobs, &b.segments, opts, &file)?;
     report.note(cluster.origin.clone());
-    let excluded = if b.tally.cpu_jobs > 0 {
-        vec![("CPU jobs (gpu_num 0)".to_string(), b.tally.cpu_jobs)]
-    } else {
-        Vec::new()
-    };
+    let mut excluded = Excluded::new("CPU jobs (gpu_num 0)", b.tally.cpu_jobs, false);
+    excluded.extend(Excluded::new(
+        "GPU jobs that never started (cancelled while queued)",
+        b.tally.never_started,
+        true,
+    ));
     Ok((
         Trace {
             format: "acme",
@@ -469,13 +496,13 @@ pub fn job_detail(t: &AcmeTables, row: u32) -> Option<serde_json::Value> {
     rdr.read_record(&mut rec).ok()?;
     let mut job = serde_json::Map::new();
     for (h, v) in t.header.iter().zip(rec.iter()) {
-        let v = sanitize(v.trim());
+        let v = v.trim();
         let value = if v.is_empty() {
             serde_json::Value::Null
         } else if let Ok(i) = v.parse::<i64>() {
             i.into()
         } else {
-            v.clone().into()
+            v.into()
         };
         job.insert(h.clone(), value);
     }

@@ -49,7 +49,7 @@ fn cluster(
 ) -> Result<Cluster, InputError> {
     let mut c = Cluster::default();
     if t.spec.is_empty() {
-        let sized = crate::trace::sizing::size_cluster(jobs, opts)?;
+        let sized = crate::trace::sizing::size_cluster(jobs, opts, &t.dir.display().to_string())?;
         if !t.unknown_machines.is_empty() {
             let ty = c.type_id("unknown");
             c.machines
@@ -229,11 +229,7 @@ pub fn trace(
         segments,
         symbols,
         zone: PAI_ZONE,
-        excluded: if cpu_jobs > 0 {
-            vec![("CPU jobs (no GPU demand)".into(), cpu_jobs)]
-        } else {
-            Vec::new()
-        },
+        excluded: crate::trace::model::Excluded::new("CPU jobs (no GPU demand)", cpu_jobs, false),
         native: Some(t),
     })
 }

@@ -7,7 +7,7 @@ use super::side::{METRIC_T, SENSOR_T};
 use super::tables::{opt_idx, opt_time, InstanceRow, JobRow, MACHINE_METRIC, SENSOR};
 use super::PaiTables;
 use crate::trace::clock::{clock, PAI_ZONE};
-use crate::trace::input::{sanitize, InputError, Skips};
+use crate::trace::input::{InputError, Skips};
 use crate::trace::model::{Secs, Sym, Symbols};
 use crate::trace::texts::key;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -42,11 +42,7 @@ fn put_sym(m: &mut Map<String, Value>, name: &str, symbols: &Symbols, s: Option<
 fn put_text(m: &mut Map<String, Value>, name: &str, s: String) {
     m.insert(
         name.into(),
-        if s.is_empty() {
-            Value::Null
-        } else {
-            json!(sanitize(&s))
-        },
+        if s.is_empty() { Value::Null } else { json!(s) },
     );
 }
 

@@ -18,12 +18,20 @@ impl NativeTables for PaiTables {
 
     fn job_detail(&self, trace: &Trace, job: &Job, side: bool) -> Value {
         let row = job.native_row;
-        let rows = if side || self.side_ready() {
-            side_rows(self, &workers_of(self, row)).unwrap_or_default()
+        let (rows, damaged) = if side || self.side_ready() {
+            match side_rows(self, &workers_of(self, row)) {
+                Ok(rows) => (rows, None),
+                Err(e) => (SideRows::default(), Some(e)),
+            }
         } else {
-            SideRows::default()
+            (SideRows::default(), None)
         };
         let mut v = job_detail(self, &trace.symbols, row, &rows);
+        if let Some(e) = damaged {
+            v["note"] = Value::from(format!(
+                "sensor and machine-metric rows: none shown, the table is damaged: {e}"
+            ));
+        }
         if !side && !self.side_ready() {
             v["note"] = Value::from(
                 "sensor and machine-metric rows: still being indexed in the background",
@@ -68,9 +76,11 @@ impl NativeTables for PaiTables {
     }
 
     /// The side index; the mean sensor GPU utilisation per job-table row.
-    fn build_indexes(&self) -> Option<Vec<f32>> {
-        let idx = self.side_index().as_ref().ok()?;
-        idx.job_util.clone()
+    fn build_indexes(&self) -> Result<Option<Vec<f32>>, String> {
+        match self.side_index() {
+            Ok(idx) => Ok(idx.job_util.clone()),
+            Err(e) => Err(e.to_string()),
+        }
     }
 
     fn indexing(&self) -> Option<Indexing> {

@@ -125,8 +125,7 @@ fn index_csv(
     mut util: Option<&mut UtilSums>,
 ) -> Result<(Index, Skips), InputError> {
     let file = path.display().to_string();
-    let f = std::fs::File::open(&path)
-        .map_err(|e| InputError::file(&file, format!("cannot open: {e}")))?;
+    let f = crate::trace::reader::open_file(&path)?;
     let mut lines = Lines::new(BufReader::with_capacity(1 << 20, f), file.clone());
     let mut policy = RowPolicy::new(&file, strict);
     let mut rec = Record::default();
@@ -204,7 +203,7 @@ pub fn build(t: &PaiTables, strict: bool) -> Result<SideIndex, InputError> {
 
 fn fields_of(rec: &Record, t: Table) -> Vec<String> {
     (0..t.columns.len())
-        .map(|i| sanitize(&String::from_utf8_lossy(rec.get(i))))
+        .map(|i| String::from_utf8_lossy(rec.get(i)).into_owned())
         .collect()
 }
 

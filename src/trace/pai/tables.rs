@@ -190,7 +190,7 @@ pub fn sym(symbols: &mut Symbols, b: &[u8]) -> Option<Sym> {
     if let Some(found) = symbols.lookup(&s) {
         return Some(found);
     }
-    Some(symbols.intern(&crate::trace::input::sanitize(&s)))
+    Some(symbols.intern(&s))
 }
 
 fn check_span(row: &Row<Record>, start: Option<Secs>, end: Option<Secs>) -> Result<(), InputError> {
@@ -237,16 +237,27 @@ pub fn parse_task(
     let start = row.opt_time(4, "start_time")?;
     let end = row.opt_time(5, "end_time")?;
     check_span(row, start, end)?;
+    use crate::trace::limits::{MAX_INSTANCES, MAX_MACHINE_GPUS};
+    let inst_num = row.num(2, "inst_num", 0.0)?;
+    if inst_num > MAX_INSTANCES as f64 {
+        let m = format!("{inst_num} instances is more than the {MAX_INSTANCES} a task may have");
+        return Err(row.error("inst_num", m));
+    }
+    let plan_gpu = row.opt_num(8, "plan_gpu", 0.0)?;
+    if plan_gpu.is_some_and(|p| p > 100.0 * MAX_MACHINE_GPUS as f64) {
+        let m = format!("more than the {MAX_MACHINE_GPUS} GPUs a machine may have");
+        return Err(row.error("plan_gpu", m));
+    }
     Ok(TaskRow {
         job,
         task_name: sym(symbols, row.bytes(1, "task_name")?),
-        inst_num: row.num(2, "inst_num", 0.0)?,
+        inst_num,
         status: sym(symbols, row.bytes(3, "status")?),
         start_time: start,
         end_time: end,
         plan_cpu: row.opt_num(6, "plan_cpu", 0.0)?,
         plan_mem: row.opt_num(7, "plan_mem", 0.0)?,
-        plan_gpu: row.opt_num(8, "plan_gpu", 0.0)?,
+        plan_gpu,
         gpu_type: sym(symbols, row.bytes(9, "gpu_type")?),
         line: row.line,
     })
@@ -298,8 +309,8 @@ pub fn parse_spec(row: &Row<Record>) -> Result<SpecRow, InputError> {
         return Err(row.error("cap_gpu", format!("{gpus} is not a whole number of GPUs")));
     }
     Ok(SpecRow {
-        machine: crate::trace::input::sanitize(machine),
-        gpu_type: crate::trace::input::sanitize(row.text(1, "gpu_type")?),
+        machine: machine.to_string(),
+        gpu_type: row.text(1, "gpu_type")?.to_string(),
         cap_cpu: row.opt_num(2, "cap_cpu", 0.0)?,
         cap_mem: row.opt_num(3, "cap_mem", 0.0)?,
         cap_gpu: gpus as u32,

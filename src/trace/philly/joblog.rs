@@ -15,6 +15,9 @@ use std::io::Read;
 use std::path::Path;
 use std::rc::Rc;
 
+/// GPUs a Philly machine may have: a GPU set is a 64-bit mask.
+const MAX_MACHINE_GPUS: u32 = 64;
+
 #[derive(Deserialize)]
 struct RawJob {
     status: String,
@@ -66,6 +69,16 @@ struct Ctx<'a> {
     at: Rc<Cell<u64>>,
     /// A strict-mode error that stopped the read.
     stop: Option<InputError>,
+    evidence: Evidence,
+}
+
+/// What the job log shows of the machines beyond `cluster_machine_list`.
+#[derive(Debug, Default)]
+pub struct Evidence {
+    /// Per machine: the GPUs its attempts use past the listed count (0: none).
+    pub gpus: Vec<u32>,
+    /// Jobs that ran on such GPUs (skipped before the correction).
+    pub jobs_saved: u64,
 }
 
 impl Ctx<'_> {
@@ -89,15 +102,21 @@ impl Ctx<'_> {
     ) -> Result<Option<i64>, InputError> {
         match s.as_deref().map(str::trim) {
             None | Some("") | Some("None") => Ok(None),
-            Some(t) => parse_local_after(t, after).map(Some).ok_or_else(|| {
-                InputError::at(
-                    self.loc(byte),
-                    format!(
-                        "{what}: '{}' is not a time like 2017-10-07 01:11:39",
-                        sanitize(t)
-                    ),
-                )
-            }),
+            Some(t) => {
+                let at = parse_local_after(t, after).ok_or_else(|| {
+                    InputError::at(
+                        self.loc(byte),
+                        format!(
+                            "{what}: '{}' is not a time like 2017-10-07 01:11:39",
+                            sanitize(t)
+                        ),
+                    )
+                })?;
+                crate::trace::limits::dated(at).map_err(|m| {
+                    InputError::at(self.loc(byte), format!("{what}: '{}' {m}", sanitize(t)))
+                })?;
+                Ok(Some(at))
+            }
         }
     }
 
@@ -144,7 +163,6 @@ impl Ctx<'_> {
                         sanitize(&d.ip)
                     ))
                 })?;
-                let cap = self.cluster.machines[m as usize].gpus;
                 let mut mask = 0u64;
                 for g in &d.gpus {
                     let k: u32 = g
@@ -156,9 +174,11 @@ impl Ctx<'_> {
                                 sanitize(g)
                             ))
                         })?;
-                    if k >= cap {
+                    // Past the listed count is evidence (the release's list
+                    // is wrong for some machines); past 64 is no machine.
+                    if k >= MAX_MACHINE_GPUS {
                         return Err(err(format!(
-                            "attempts.detail.gpus: {} is out of range for {} ({cap} GPUs)",
+                            "attempts.detail.gpus: {} on {} is past the {MAX_MACHINE_GPUS} GPUs a machine may have",
                             sanitize(g),
                             sanitize(&d.ip)
                         )));
@@ -170,13 +190,28 @@ impl Ctx<'_> {
             attempts.push(Attempt { start, end, detail });
         }
         Ok(PhillyJob {
-            jobid: sanitize(&raw.jobid),
-            status: sanitize(&raw.status),
-            vc: sanitize(&raw.vc),
-            user: sanitize(&raw.user),
+            jobid: raw.jobid.clone(),
+            status: raw.status.clone(),
+            vc: raw.vc.clone(),
+            user: raw.user.clone(),
             submitted,
             attempts,
         })
+    }
+
+    /// The GPUs a kept job used past its machines' listed counts: each
+    /// machine's highest GPU index seen, and the job counted as saved.
+    fn weigh_evidence(&mut self, j: &PhillyJob) {
+        let mut over = false;
+        for &(m, mask) in j.attempts.iter().flat_map(|a| &a.detail) {
+            let used = 64 - mask.leading_zeros();
+            if used > self.cluster.machines[m as usize].gpus {
+                over = true;
+                let e = &mut self.evidence.gpus[m as usize];
+                *e = (*e).max(used);
+            }
+        }
+        self.evidence.jobs_saved += over as u64;
     }
 
     fn element(&mut self, v: serde_json::Value, byte: u64) -> bool {
@@ -185,6 +220,7 @@ impl Ctx<'_> {
             .and_then(|raw| self.convert(raw, byte));
         match r {
             Ok(j) => {
+                self.weigh_evidence(&j);
                 self.seen.insert(j.jobid.clone(), byte);
                 self.jobs.push(j);
                 true
@@ -236,10 +272,9 @@ pub fn read(
     cluster: &Cluster,
     names: &FxHashMap<&str, u32>,
     strict: bool,
-) -> Result<(Vec<PhillyJob>, Skips), InputError> {
+) -> Result<(Vec<PhillyJob>, Skips, Evidence), InputError> {
     let file = path.display().to_string();
-    let f = std::fs::File::open(path)
-        .map_err(|e| InputError::file(&file, format!("cannot open: {e}")))?;
+    let f = crate::trace::reader::open_file(path)?;
     let at = Rc::new(Cell::new(0u64));
     let reader = Counting {
         inner: std::io::BufReader::with_capacity(1 << 20, f),
@@ -254,6 +289,10 @@ pub fn read(
         seen: FxHashMap::default(),
         at: at.clone(),
         stop: None,
+        evidence: Evidence {
+            gpus: vec![0; cluster.machines.len()],
+            jobs_saved: 0,
+        },
     });
     let mut de = serde_json::Deserializer::from_reader(reader);
     let result = Elements(&ctx).deserialize(&mut de).and_then(|()| de.end());
@@ -270,5 +309,5 @@ pub fn read(
         };
         return Err(InputError::at(loc, format!("malformed JSON: {e}")));
     }
-    Ok((ctx.jobs, ctx.policy.skips))
+    Ok((ctx.jobs, ctx.policy.skips, ctx.evidence))
 }

@@ -2,6 +2,7 @@
 //! array, parsed streaming), `cluster_machine_list`, and the per-minute
 //! utilisation files, indexed by time rather than loaded.
 
+mod evidence;
 pub mod joblog;
 mod native;
 pub mod util;
@@ -156,18 +157,21 @@ fn machines(path: &Path, strict: bool, report: &mut LoadReport) -> Result<Cluste
         };
         let parsed = (|| {
             row.expect_width(3)?;
-            let name = sanitize(row.required(0, "machineId")?);
+            let name = row.required(0, "machineId")?.to_string();
             if let Some(l) = seen.get(&name) {
                 return Err(row.error(
                     "machineId",
-                    format!("duplicate machine '{name}' (first on line {l})"),
+                    format!(
+                        "duplicate machine '{}' (first on line {l})",
+                        sanitize(&name)
+                    ),
                 ));
             }
             let gpus = row.int(1, "number of GPUs", 0)?;
             if gpus > 64 {
                 return Err(row.error("number of GPUs", format!("{gpus} is more than 64")));
             }
-            let mem = sanitize(row.text(2, "single GPU mem")?);
+            let mem = row.text(2, "single GPU mem")?.to_string();
             Ok((name, gpus as u32, mem))
         })();
         match parsed {
@@ -213,7 +217,7 @@ pub fn load(dir: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Input
     let mut report = LoadReport::default();
     let began = std::time::Instant::now();
     let ml = dir.join(MACHINES);
-    if !ml.is_file() {
+    if !super::reader::present(&ml) {
         return Err(InputError::file(&dir.display().to_string(), format!("missing {MACHINES} (the Philly layout: {JOB_LOG}, {MACHINES}, and optionally {GPU_UTIL}, {CPU_UTIL}, {MEM_UTIL})")));
     }
     let cluster = machines(&ml, opts.strict, &mut report)?;
@@ -224,14 +228,17 @@ pub fn load(dir: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Input
         .map(|(i, m)| (m.name.as_str(), i as u32))
         .collect();
     let log = dir.join(JOB_LOG);
-    if !log.is_file() {
+    if !super::reader::present(&log) {
         return Err(InputError::file(
             &dir.display().to_string(),
             format!("missing {JOB_LOG}"),
         ));
     }
-    let (jobs, skips) = joblog::read(&log, &cluster, &names, opts.strict)?;
+    let (jobs, skips, seen) = joblog::read(&log, &cluster, &names, opts.strict)?;
     report.skips.push(skips);
+    let util_seen = evidence::util_gpus(&dir.join(GPU_UTIL), &names, cluster.machines.len());
+    let mut cluster = cluster;
+    evidence::correct(&mut cluster, &seen, &util_seen, &mut report);
     report.time("job log", began);
     let mut t = PhillyTables {
         dir: dir.to_path_buf(),
@@ -250,7 +257,7 @@ pub fn load(dir: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Input
         (MEM_UTIL, &mut t.mem_util),
     ] {
         let p = dir.join(name);
-        if p.is_file() {
+        if super::reader::present(&p) {
             *slot = Some(util::UtilFile::new(p, &t.machine_names, opts.strict));
         }
     }
@@ -401,15 +408,11 @@ fn build(
         ));
     }
     let cluster = match opts.gpus {
-        Some(_) => super::sizing::size_cluster(&jobs, opts)?,
+        Some(_) => super::sizing::size_cluster(&jobs, opts, &t.dir.display().to_string())?,
         None => cluster,
     };
     report.note(cluster.origin.clone());
-    let excluded = if tally.no_gpus > 0 {
-        vec![("jobs with no GPU attempt".to_string(), tally.no_gpus)]
-    } else {
-        Vec::new()
-    };
+    let excluded = super::model::Excluded::new("jobs with no GPU attempt", tally.no_gpus, false);
     Ok(Trace {
         format: "philly",
         source: t.dir.display().to_string(),

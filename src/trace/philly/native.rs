@@ -75,11 +75,18 @@ impl NativeTables for PhillyTables {
     }
 
     /// Indexes every utilisation file; none gives a per-job figure.
-    fn build_indexes(&self) -> Option<Vec<f32>> {
+    fn build_indexes(&self) -> Result<Option<Vec<f32>>, String> {
+        let mut damaged = Vec::new();
         for f in self.util_files() {
-            let _ = f.index();
+            if let Err(e) = f.index() {
+                damaged.push(e.to_string());
+            }
         }
-        None
+        if damaged.is_empty() {
+            Ok(None)
+        } else {
+            Err(damaged.join("; "))
+        }
     }
 
     fn indexing(&self) -> Option<Indexing> {

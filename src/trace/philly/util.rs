@@ -24,7 +24,9 @@ pub fn parse_zoned(s: &str) -> Result<Secs, String> {
     };
     let ndt = NaiveDateTime::parse_from_str(when, "%Y-%m-%d %H:%M:%S")
         .map_err(|_| format!("'{}' is not a time", sanitize(when)))?;
-    Ok(ndt.and_utc().timestamp() - offset)
+    let at = ndt.and_utc().timestamp() - offset;
+    crate::trace::limits::dated(at).map_err(|m| format!("'{}' {m}", sanitize(when)))?;
+    Ok(at)
 }
 
 #[derive(Debug)]
@@ -88,8 +90,7 @@ impl UtilFile {
     fn build(&self) -> Result<UtilIndex, InputError> {
         use std::io::Read;
         let file = self.path.display().to_string();
-        let mut f = std::fs::File::open(&self.path)
-            .map_err(|e| InputError::file(&file, format!("cannot open: {e}")))?;
+        let mut f = crate::trace::reader::open_file(&self.path)?;
         let read_err = |e: std::io::Error| InputError::file(&file, format!("cannot read: {e}"));
         // One pass in big blocks: only each line's first field (the time) is
         // looked at, and only parsed when it changes.

@@ -1,0 +1,74 @@
+//! Bounds on every size and time that comes from input or flags, so a single
+//! number can neither exhaust memory nor overflow the arithmetic after it.
+
+/// GPUs in a cluster, and in one job: 2^20. A cluster costs about 40 bytes a
+/// GPU, so this bounds a generated cluster at some tens of MB; the largest
+/// released cluster (PAI) has 6,742 GPUs.
+pub const MAX_GPUS: u32 = 1 << 20;
+
+/// GPUs on one machine (PAI's `cap_gpu`, a Philly machine).
+pub const MAX_MACHINE_GPUS: u32 = 1024;
+
+/// Instances of one PAI task.
+pub const MAX_INSTANCES: u32 = 1 << 20;
+
+/// The latest time accepted, in seconds: 2100-01-01 00:00:00 UTC. Released
+/// traces use either seconds from the trace's start or Unix times; a time past
+/// this is a corrupt field, and every sum of times stays far from overflow.
+pub const MAX_SECS: i64 = 4_102_444_800;
+
+/// The longest line read from a CSV or a headerless table: 1 MiB. The
+/// longest line of any released table is a few hundred bytes.
+pub const MAX_LINE: usize = 1 << 20;
+
+/// A GPU count read from a trace, checked: at least `min`, at most `MAX_GPUS`.
+pub fn gpus(v: i64, min: i64) -> Result<u32, String> {
+    if v < min {
+        return Err(format!("{v} is below the minimum {min}"));
+    }
+    if v > MAX_GPUS as i64 {
+        return Err(format!(
+            "{v} GPUs is more than the {MAX_GPUS} a cluster may have"
+        ));
+    }
+    Ok(v as u32)
+}
+
+/// A time in seconds read from a trace, checked to be within 0 … `MAX_SECS`.
+pub fn secs(v: i64) -> Result<i64, String> {
+    if !(0..=MAX_SECS).contains(&v) {
+        return Err(format!(
+            "{v} is out of range (0 to {MAX_SECS} s, the year 2100)"
+        ));
+    }
+    Ok(v)
+}
+
+/// A dated time (Acme, Philly) as Unix seconds, checked to fall between
+/// 1970 and 2100.
+pub fn dated(at: i64) -> Result<i64, String> {
+    if !(0..=MAX_SECS).contains(&at) {
+        return Err("is outside 1970 to 2100".into());
+    }
+    Ok(at)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edges() {
+        assert_eq!(gpus(MAX_GPUS as i64, 1), Ok(MAX_GPUS));
+        assert!(gpus(MAX_GPUS as i64 + 1, 1).is_err());
+        assert!(gpus(2_147_483_648, 1).is_err());
+        assert!(gpus(0, 1).is_err());
+        assert_eq!(secs(MAX_SECS), Ok(MAX_SECS));
+        assert!(secs(MAX_SECS + 1).is_err());
+        assert!(secs(i64::MAX).is_err());
+        assert!(secs(-1).is_err());
+        // Sums the engine makes stay in range at the extremes.
+        let n_jobs: i64 = 100_000_000;
+        assert!((MAX_SECS * 2).checked_mul(n_jobs).is_some());
+    }
+}

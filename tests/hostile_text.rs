@@ -1,0 +1,199 @@
+//! Text that could drive a terminal — in trace fields, paths, config and theme
+//! files — never reaches it raw; ids stay exact in the model.
+
+mod common;
+
+use common::cli::{stderr, stdout};
+use std::process::Command;
+
+const OSC_TITLE: &str = "evil\x1b]0;pwned\x07";
+
+fn run(args: &[&std::ffi::OsStr], env: &[(&str, &std::path::Path)]) -> std::process::Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_tracetui"));
+    c.args(args).current_dir(env!("CARGO_MANIFEST_DIR"));
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.output().unwrap()
+}
+
+fn os(s: &str) -> &std::ffi::OsStr {
+    std::ffi::OsStr::new(s)
+}
+
+/// No escape, bell or other control byte except newline and tab.
+fn assert_clean(what: &str, bytes: &[u8]) {
+    let bad: Vec<u8> = bytes
+        .iter()
+        .copied()
+        .filter(|&b| (b < 0x20 && b != b'\n' && b != b'\t') || b == 0x7f)
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "{what} carries raw control bytes {bad:?}: {}",
+        String::from_utf8_lossy(bytes)
+    );
+}
+
+#[test]
+fn ids_that_differ_by_a_control_character_stay_two_exact_jobs() {
+    let f = common::write_file(
+        "dup.csv",
+        b"job_id,submission_time,duration,num_gpu\ndup,0,100,1\ndup\x07,5,50,2\n",
+    );
+    let path = f.as_os_str();
+    let sim = run(&[os("stats"), os("itp"), path], &[]);
+    assert!(sim.status.success(), "{}", stderr(&sim));
+    let out = stdout(&sim);
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("jobs") && l.ends_with(" 2 (2 GPU jobs)")),
+        "{out}"
+    );
+    // The real id finds the second job, shown visibly escaped.
+    let job = run(&[os("job"), os("itp"), path, os("dup\x07")], &[]);
+    assert!(job.status.success(), "{}", stderr(&job));
+    let text = stdout(&job);
+    assert!(text.contains("dup\\x07"), "{text}");
+    assert!(text.contains("duration               50"), "{text}");
+    assert_clean("job's text", &job.stdout);
+    // JSON keeps the id exact, escaped the JSON way.
+    let json = run(
+        &[
+            os("job"),
+            os("itp"),
+            path,
+            os("dup\x07"),
+            os("--format"),
+            os("json"),
+        ],
+        &[],
+    );
+    assert_clean("job's JSON", &json.stdout);
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(v["job"]["job_id"], "dup\x07");
+    // And the plain id is the other job.
+    let plain = run(&[os("job"), os("itp"), path, os("dup")], &[]);
+    assert!(stdout(&plain).contains("duration               100"));
+}
+
+#[test]
+fn paths_with_escape_sequences_are_printed_escaped() {
+    let dir = common::scratch_dir("osc").join(OSC_TITLE);
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = dir.join("t.csv");
+    std::fs::write(&good, "job_id,submission_time,duration,num_gpu\nj,0,10,1\n").unwrap();
+    let ok = run(&[os("sim"), os("itp"), good.as_os_str()], &[]);
+    assert!(ok.status.success());
+    assert_clean("sim's stderr", &ok.stderr);
+    assert!(
+        stderr(&ok).contains("evil\\x1b]0;pwned\\x07"),
+        "{}",
+        stderr(&ok)
+    );
+    let missing = run(&[os("sim"), os("itp"), dir.join("no.csv").as_os_str()], &[]);
+    assert!(!missing.status.success());
+    assert_clean("the error", &missing.stderr);
+    // A bad argument is quoted back by the argument parser: made safe too.
+    let bad = run(
+        &[
+            os("sim"),
+            os("itp"),
+            good.as_os_str(),
+            os("--policy"),
+            os(OSC_TITLE),
+        ],
+        &[],
+    );
+    assert_eq!(bad.status.code(), Some(2));
+    assert_clean("the usage error", &bad.stderr);
+    assert!(stderr(&bad).contains("pwned"));
+}
+
+#[test]
+fn config_errors_quote_no_raw_escape() {
+    let home = common::scratch_dir("cfg");
+    std::fs::create_dir_all(home.join("tracetui")).unwrap();
+    std::fs::write(
+        home.join("tracetui/config.toml"),
+        "[keys]\nquit = [\"\x1b]0;pwned\x07\"\n",
+    )
+    .unwrap();
+    let o = run(&[os("keys")], &[("XDG_CONFIG_HOME", &home)]);
+    assert_clean("keys' stdout", &o.stdout);
+    assert_clean("keys' stderr", &o.stderr);
+    let all = format!("{}{}", stdout(&o), stderr(&o));
+    assert!(
+        all.contains("pwned"),
+        "the problem is still reported: {all}"
+    );
+}
+
+#[test]
+fn theme_errors_quote_no_raw_escape() {
+    if !common::tmux::available() {
+        eprintln!("skipped: needs tmux (the theme is read once a terminal is there)");
+        return;
+    }
+    let dir = common::scratch_dir("theme");
+    let theme = dir.join("t.toml");
+    std::fs::write(&theme, "[colors]\nbg = \"\x1b]0;pwned\x07\"\n").unwrap();
+    let err = dir.join("err.txt");
+    let cmd = format!(
+        "{} --theme {} itp sample-traces/itp/sample.csv 2>{}; echo done-$?; sleep 20",
+        env!("CARGO_BIN_EXE_tracetui"),
+        theme.display(),
+        err.display()
+    );
+    let t = common::tmux::Tmux::start(
+        "theme",
+        (80, 24),
+        &format!("cd {} && {cmd}", env!("CARGO_MANIFEST_DIR")),
+    );
+    t.wait_for("done-1");
+    let bytes = std::fs::read(&err).unwrap();
+    assert_clean("the theme error", &bytes);
+    assert!(String::from_utf8_lossy(&bytes).contains("t.toml"));
+}
+
+#[test]
+fn the_replay_shows_control_characters_escaped_and_never_raw() {
+    use tracetui::sim::Policy;
+    let csv = "job_id,submission_time,duration,num_gpu\nclear\x1b[2J,0,500,1\nbell\x07,0,500,1\nrtl\u{202e}x,0,500,1\n";
+    let opts = tracetui::trace::LoadOptions {
+        gpus: Some(2),
+        ..Default::default()
+    };
+    let (trace, _) = tracetui::trace::itp::load_from(csv.as_bytes(), "t.csv", &opts).unwrap();
+    assert_eq!(
+        trace.jobs[0].id, "clear\x1b[2J",
+        "ids stay exact in the model"
+    );
+    let trace = std::sync::Arc::new(trace);
+    let mut app = common::ui::app_for(trace, Policy::Fifo, (100, 30));
+    app.update(tracetui::ui::action::Action::GoTo(10));
+    let buf = common::ui::render(&app, 100, 30);
+    let text = common::ui::text(&buf);
+    assert!(text.contains("bell\\x07"), "{text}");
+    assert!(text.contains("clear\\x1b"), "{text}");
+    assert!(text.contains("rtl\\u{202"), "{text}");
+    for cell in buf.content() {
+        assert!(
+            !cell.symbol().chars().any(tracetui::trace::input::is_unsafe),
+            "a raw control character in a cell: {:?}",
+            cell.symbol()
+        );
+    }
+}
+
+#[test]
+fn the_last_guard_scrubs_a_raw_cell() {
+    use ratatui::buffer::Buffer;
+    use ratatui::layout::Rect;
+    let mut buf = Buffer::empty(Rect::new(0, 0, 4, 1));
+    buf[(1, 0)].set_symbol("\x1b");
+    buf[(2, 0)].set_symbol("\u{9b}");
+    let area = buf.area;
+    tracetui::ui::ascii::scrub(&mut buf, area);
+    assert_eq!(common::ui::text(&buf).trim_end(), " ??");
+}
