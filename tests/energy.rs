@@ -239,6 +239,10 @@ fn missing_or_bad_rows_name_the_file_line_and_field() {
 }
 
 #[test]
+#[cfg_attr(
+    not(real_traces),
+    ignore = "needs the released traces: TRACETUI_REAL_TRACES=../shared/traces"
+)]
 fn real_zeus_power_traces_load_and_zeus_never_costs_more_than_max() {
     let Some(dir) = common::real_traces() else {
         eprintln!("skipped: TRACETUI_REAL_TRACES is not set (real Zeus files)");

@@ -76,6 +76,10 @@ fn python_ports_equal_the_built_ins_on_a_contended_trace() {
 }
 
 #[test]
+#[cfg_attr(
+    not(real_traces),
+    ignore = "needs the released traces: TRACETUI_REAL_TRACES=../shared/traces"
+)]
 fn python_ports_equal_the_built_ins_on_every_released_itp_cluster() {
     let Some(root) = real_traces() else { return };
     if !python() {

@@ -257,6 +257,10 @@ fn generated_jobs_simulate_with_the_invariants() {
 }
 
 #[test]
+#[cfg_attr(
+    not(real_traces),
+    ignore = "needs the released traces: TRACETUI_REAL_TRACES=../shared/traces"
+)]
 fn the_released_machine_spec_is_the_cluster() {
     let Some(root) = common::real_traces() else {
         return;

@@ -19,6 +19,10 @@ fn files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
 }
 
 #[test]
+#[cfg_attr(
+    not(real_traces),
+    ignore = "needs the released traces: TRACETUI_REAL_TRACES=../shared/traces"
+)]
 fn every_released_itp_trace_under_every_policy() {
     let Some(root) = real_traces() else { return };
     let mut checked = 0;
@@ -61,6 +65,10 @@ fn every_released_itp_trace_under_every_policy() {
 }
 
 #[test]
+#[cfg_attr(
+    not(real_traces),
+    ignore = "needs the released traces: TRACETUI_REAL_TRACES=../shared/traces"
+)]
 fn released_cluster04_sizes_as_documented() {
     let Some(root) = real_traces() else { return };
     let (trace, report) =
@@ -79,6 +87,10 @@ fn released_cluster04_sizes_as_documented() {
 }
 
 #[test]
+#[cfg_attr(
+    not(real_traces),
+    ignore = "needs the released traces: TRACETUI_REAL_TRACES=../shared/traces"
+)]
 fn other_placements_on_a_released_trace() {
     let Some(root) = real_traces() else { return };
     let (trace, _) =
@@ -92,6 +104,10 @@ fn other_placements_on_a_released_trace() {
 }
 
 #[test]
+#[cfg_attr(
+    not(real_traces),
+    ignore = "needs the released traces: TRACETUI_REAL_TRACES=../shared/traces"
+)]
 fn engine_agrees_with_the_naive_reference_on_released_traces() {
     let Some(root) = real_traces() else { return };
     for file in ["itp/raw/cluster01.csv", "itp/elasticflow/195job.csv"] {

@@ -106,6 +106,10 @@ fn the_mono_theme_draws_no_colour_and_keeps_the_cursor_visible() {
 }
 
 #[test]
+#[cfg_attr(
+    not(real_traces),
+    ignore = "needs the released traces: TRACETUI_REAL_TRACES=../shared/traces"
+)]
 fn the_pai_cluster_fits_a_200x60_screen_one_cell_per_machine() {
     let Some(root) = common::real_traces() else {
         return;

@@ -193,6 +193,7 @@ fn sim_with_results(
 fn compare_from(
     trace: &Arc<Trace>,
     a: &CompareArgs,
+    policies: &[Policy],
     setup: &Setup,
     from: &str,
     schedule: Option<&Schedule>,
@@ -207,7 +208,7 @@ fn compare_from(
     let t = crate::sim::schedule::parse_at(trace, from).map_err(|e| eyre!("--from: {e}"))?;
     let mut base = setup.engine(trace, Policy::Recorded, None);
     base.advance_to(t);
-    let mut runs: Vec<Run> = a.policies.0.iter().map(|&p| Run::Policy(p)).collect();
+    let mut runs: Vec<Run> = policies.iter().map(|&p| Run::Policy(p)).collect();
     if let Some(s) = schedule {
         runs.push(Run::Schedule(
             s.effective(Policy::Recorded, base.power_policy())
@@ -233,8 +234,20 @@ fn compare_from(
 
 pub fn compare(a: &CompareArgs) -> Result<()> {
     let trace = load(&a.trace.load)?;
+    // A policy this trace cannot run (recorded on a trace without starts)
+    // is one row dropped, said on stderr; the others still run.
+    let mut policies = Vec::new();
     for &p in &a.policies.0 {
-        check_policy(&trace, p)?;
+        match p.check(&trace) {
+            Ok(()) => policies.push(p),
+            Err(why) => super::print_err(&format!(
+                "tracetui: warning: no row for '{}': {why}",
+                p.name()
+            )),
+        }
+    }
+    if policies.is_empty() {
+        bail!("none of the policies asked for can run on this trace");
     }
     let schedule = a.trace.policies.schedule(&trace)?;
     if let Some(s) = &schedule {
@@ -242,9 +255,9 @@ pub fn compare(a: &CompareArgs) -> Result<()> {
     }
     let setup = setup(&a.trace)?;
     if let Some(from) = &a.from {
-        return compare_from(&trace, a, &setup, from, schedule.as_ref());
+        return compare_from(&trace, a, &policies, &setup, from, schedule.as_ref());
     }
-    let reports = run_policies(&trace, &a.policies.0, &setup, schedule.as_ref())?;
+    let reports = run_policies(&trace, &policies, &setup, schedule.as_ref())?;
     super::print_out(&render(&reports, a.trace.output, false, ""));
     Ok(())
 }

@@ -228,6 +228,10 @@ pub struct ReadArgs {
     /// Keep jobs that ask for no GPU (left out of the GPU replay by default).
     #[arg(long)]
     pub include_cpu_jobs: bool,
+    /// Jobs submitted at the same second arrive in file order, or by job id
+    /// as the Alibaba PAI simulator orders them (to reproduce its figures).
+    #[arg(long, value_enum, default_value_t = crate::trace::Ties::File)]
+    pub ties: crate::trace::Ties,
 }
 
 impl ReadArgs {
@@ -237,6 +241,7 @@ impl ReadArgs {
             gpus: self.gpus,
             gpus_per_node: self.gpus_per_node,
             include_cpu_jobs: self.include_cpu_jobs,
+            ties: self.ties,
         }
     }
 }

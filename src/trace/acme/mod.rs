@@ -229,7 +229,7 @@ impl Build {
                 format!("duplicate job '{}' (first on line {l})", sanitize(id)),
             ));
         }
-        let gpus = row.int(cols.get("gpu_num"), "gpu_num", 0)?;
+        let gpus = row.gpus(cols.get("gpu_num"), "gpu_num", 0)? as i64;
         let submit =
             time(row, cols, "submit_time")?.ok_or_else(|| row.error("submit_time", "empty"))?;
         let start = time(row, cols, "start_time")?;
