@@ -49,7 +49,7 @@ pub struct Stats {
     pub jobs: JobCounts,
     pub machines: Vec<MachineType>,
     /// How the cluster was sized or corrected, where the trace's own list is
-    /// not the whole story (`4 machines corrected from the job log`).
+    /// not the whole story (`4 machines corrected`).
     #[serde(skip_serializing_if = "String::is_empty")]
     pub cluster_note: String,
     /// Over GPU jobs with a known run time.

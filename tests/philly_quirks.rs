@@ -82,7 +82,7 @@ fn stats_and_the_header_show_the_corrected_cluster() {
     let o = tracetui(&["stats", "philly", d.to_str().unwrap()]);
     let text = stdout(&o);
     assert!(
-        text.contains("machines   5 (4 machines corrected from the job log)"),
+        text.contains("machines   5 (4 machines corrected)"),
         "{text}"
     );
     assert!(
@@ -97,7 +97,7 @@ fn stats_and_the_header_show_the_corrected_cluster() {
     let label =
         tracetui::cli::tui::label_for(tracetui::trace::Format::find("philly").unwrap(), &d, &t);
     assert!(
-        label.starts_with("philly · 36 GPUs (4 machines corrected from the job log) · "),
+        label.starts_with("philly · 36 GPUs (4 machines corrected) · "),
         "{label}"
     );
 }

@@ -100,13 +100,7 @@ pub fn load_from<R: std::io::Read>(
     file: &str,
     opts: &LoadOptions,
 ) -> Result<(Trace, LoadReport), InputError> {
-    // Lines end at `\n` (a `\r` before it is trimmed with the field), which
-    // keeps line numbers right in CRLF files.
-    let mut rdr = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .flexible(true)
-        .terminator(csv::Terminator::Any(b'\n'))
-        .from_reader(super::reader::Capped::new(reader));
+    let mut rdr = super::fields::csv_over(reader);
     let mut record = csv::ByteRecord::new();
     let read = |rdr: &mut csv::Reader<super::reader::Capped<R>>, rec: &mut csv::ByteRecord| {
         rdr.read_byte_record(rec)
@@ -164,18 +158,7 @@ pub fn load_from<R: std::io::Read>(
         }
     }
     if jobs.is_empty() {
-        return Err(InputError::file(
-            file,
-            if policy.skips.count > 0 {
-                format!(
-                    "no usable jobs: all {} rows were bad; the first: {}",
-                    policy.skips.count,
-                    policy.skips.first.first().map_or("", String::as_str)
-                )
-            } else {
-                "no jobs: the file has a header and nothing else".to_string()
-            },
-        ));
+        return Err(no_jobs(file, &policy));
     }
     let mut report = LoadReport::default();
     report.note(format!(
@@ -202,6 +185,22 @@ pub fn load_from<R: std::io::Read>(
             .then(|| std::sync::Arc::new(extra) as std::sync::Arc<dyn super::native::NativeTables>),
     };
     Ok((trace, report))
+}
+
+/// The error for a file without one usable job, naming the first reason.
+fn no_jobs(file: &str, policy: &RowPolicy) -> InputError {
+    InputError::file(
+        file,
+        if policy.skips.count > 0 {
+            format!(
+                "no usable jobs: all {} rows were bad; the first: {}",
+                policy.skips.count,
+                policy.skips.first.first().map_or("", String::as_str)
+            )
+        } else {
+            "no jobs: the file has a header and nothing else".to_string()
+        },
+    )
 }
 
 fn parse_row(

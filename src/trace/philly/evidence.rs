@@ -73,10 +73,7 @@ pub fn correct(cluster: &mut Cluster, jobs: &Evidence, util: &[u32], report: &mu
         listed.join(", "),
         crate::fmt::count(jobs.jobs_saved, "job"),
     ));
-    cluster.sized_by = format!(
-        "{} corrected from the job log",
-        crate::fmt::count(n as u64, "machine")
-    );
+    cluster.sized_by = format!("{} corrected", crate::fmt::count(n as u64, "machine"));
     cluster.origin = format!(
         "cluster: {} machines, {} GPUs from cluster_machine_list, {} corrected",
         cluster.machines.len(),
