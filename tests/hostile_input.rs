@@ -223,3 +223,25 @@ fn pipes_and_process_substitution_are_read() {
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(v["jobs"], 2000);
 }
+
+#[test]
+fn a_philly_record_that_never_ends_stops_at_16_mib() {
+    let d = common::scratch_dir("philly-long");
+    std::fs::copy(
+        "tests/fixtures/philly/cluster_machine_list",
+        d.join("cluster_machine_list"),
+    )
+    .unwrap();
+    let mut log = b"[{\"status\": \"Pass\", \"vc\": \"".to_vec();
+    log.extend(std::iter::repeat_n(b'a', (16 << 20) + 100));
+    std::fs::write(d.join("cluster_job_log"), log).unwrap();
+    let e = tracetui::trace::philly::load(&d, &Default::default())
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("cluster_job_log: byte ")
+            && e.contains("a job record longer than 16777216 bytes from byte 1"),
+        "{e}"
+    );
+}

@@ -45,16 +45,28 @@ struct RawDetail {
     gpus: Vec<String>,
 }
 
-/// Counts the bytes handed to the parser, to name where a problem is.
+/// The longest one job's record may be: a real one is a few KB; a string
+/// that never ends (a pipe of garbage) stops here instead of growing memory.
+const MAX_RECORD: u64 = 16 << 20;
+
+/// Counts the bytes handed to the parser, to name where a problem is, and
+/// refuses a record (from `began`) longer than `MAX_RECORD`.
 struct Counting<R> {
     inner: R,
     at: Rc<Cell<u64>>,
+    began: Rc<Cell<u64>>,
 }
 
 impl<R: Read> Read for Counting<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         let n = self.inner.read(buf)?;
         self.at.set(self.at.get() + n as u64);
+        if self.at.get() - self.began.get() > MAX_RECORD {
+            return Err(std::io::Error::other(format!(
+                "a job record longer than {MAX_RECORD} bytes from byte {}: not a Philly job log",
+                self.began.get()
+            )));
+        }
         Ok(n)
     }
 }
@@ -67,6 +79,8 @@ struct Ctx<'a> {
     jobs: Vec<PhillyJob>,
     seen: FxHashMap<String, u64>,
     at: Rc<Cell<u64>>,
+    /// Where the element being read began (the record-length guard).
+    began: Rc<Cell<u64>>,
     /// A strict-mode error that stopped the read.
     stop: Option<InputError>,
     evidence: Evidence,
@@ -248,6 +262,7 @@ impl<'de> Visitor<'de> for Elements<'_, '_> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         loop {
             let byte = self.0.borrow().at.get();
+            self.0.borrow().began.set(byte);
             let Some(v) = seq.next_element::<serde_json::Value>()? else {
                 return Ok(());
             };
@@ -276,9 +291,11 @@ pub fn read(
     let file = path.display().to_string();
     let f = crate::trace::reader::open_file(path)?;
     let at = Rc::new(Cell::new(0u64));
+    let began = Rc::new(Cell::new(0u64));
     let reader = Counting {
         inner: std::io::BufReader::with_capacity(1 << 20, f),
         at: at.clone(),
+        began: began.clone(),
     };
     let ctx = RefCell::new(Ctx {
         file: file.clone(),
@@ -288,6 +305,7 @@ pub fn read(
         jobs: Vec::new(),
         seen: FxHashMap::default(),
         at: at.clone(),
+        began,
         stop: None,
         evidence: Evidence {
             gpus: vec![0; cluster.machines.len()],
