@@ -9,6 +9,7 @@ pub mod fuzz;
 pub mod gen;
 pub mod lesson;
 pub mod outfile;
+pub mod plot;
 pub mod sample;
 pub mod sim;
 pub mod stats;

@@ -55,7 +55,7 @@ pub struct Setup {
 }
 
 impl Setup {
-    fn engine(
+    pub(super) fn engine(
         &self,
         trace: &Arc<Trace>,
         policy: Policy,
@@ -83,7 +83,7 @@ impl Setup {
 }
 
 /// The report of a run, or the failure of its policy.
-fn finished(e: &sim::Engine, report: Report) -> Result<Report> {
+pub(super) fn finished(e: &sim::Engine, report: Report) -> Result<Report> {
     match e.failures().first() {
         Some(f) => Err(eyre!("{}", f.why)),
         None => Ok(report),
@@ -143,7 +143,7 @@ pub fn sim(a: &SimArgs) -> Result<()> {
     }
     let start = schedule.as_ref().and_then(|s| s.start).unwrap_or(a.policy);
     check_policy(&trace, start)?;
-    let report = if a.jobs_out.is_some() || a.timeline_out.is_some() {
+    let report = if a.jobs_out.is_some() || a.timeline_out.is_some() || a.plot.is_some() {
         sim_with_results(a, &trace, &setup, schedule.as_ref(), start)?
     } else {
         match &schedule {
@@ -173,11 +173,19 @@ fn sim_with_results(
     let switches = schedule
         .map(|s| s.effective(e.policy(), e.power_policy()))
         .unwrap_or_default();
-    let tick = a.timeline_out.as_ref().map(|_| a.timeline_tick);
+    let tick = match (&a.timeline_out, &a.plot) {
+        (Some(_), _) => Some(a.timeline_tick),
+        (None, Some(_)) => Some(super::plotting::tick(trace)),
+        (None, None) => None,
+    };
     let rows = results::run_sampled(&mut e, switches, tick)?;
     let mut report = finished(&e, e.report())?;
     if let Some(s) = schedule {
         report.policy = s.label();
+    }
+    if let Some(p) = &a.plot {
+        let curves = super::plotting::curves(&e, report.policy.clone(), &rows);
+        super::plotting::write(p, trace, setup, &[curves])?;
     }
     if let Some(p) = &a.jobs_out {
         results::write_jobs(p, &e)?;
@@ -256,6 +264,11 @@ pub fn compare(a: &CompareArgs) -> Result<()> {
     let setup = setup(&a.trace)?;
     if let Some(from) = &a.from {
         return compare_from(&trace, a, &policies, &setup, from, schedule.as_ref());
+    }
+    if let Some(plot) = &a.plot {
+        let reports = super::plotting::compare(&trace, &policies, &setup, schedule.as_ref(), plot)?;
+        super::print_out(&render(&reports, a.trace.output, false, ""));
+        return Ok(());
     }
     let reports = run_policies(&trace, &policies, &setup, schedule.as_ref())?;
     super::print_out(&render(&reports, a.trace.output, false, ""));

@@ -6,6 +6,7 @@ mod headless;
 mod inspect;
 pub mod logger;
 mod output;
+mod plotting;
 mod results;
 pub mod tui;
 
@@ -329,6 +330,9 @@ pub struct SimArgs {
     /// The timeline's tick: 30s, 5m, 1h, 1d or seconds.
     #[arg(long, value_name = "TICK", default_value = "1m", value_parser = parse_tick)]
     pub timeline_tick: i64,
+    /// Write the JCT and wait CDFs and the utilisation timeline as one SVG.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<std::path::PathBuf>,
 }
 
 /// `30s`, `5m`, `1h`, `1d` or seconds: from 1 s to 366 days.
@@ -379,6 +383,9 @@ pub struct CompareArgs {
     /// seconds), then run each policy from that state to the end.
     #[arg(long, value_name = "TIME")]
     pub from: Option<String>,
+    /// Write every row's JCT and wait CDFs and utilisation timeline as one SVG.
+    #[arg(long, value_name = "FILE.svg", conflicts_with = "from")]
+    pub plot: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Clone)]

@@ -69,11 +69,11 @@ fn job_row(e: &Engine, job: u32) -> JobRow<'_> {
 /// The cluster at one tick.
 #[derive(Serialize)]
 pub struct TimelineRow {
-    time_s: Secs,
+    pub(super) time_s: Secs,
     /// The trace's clock (its zone), as the replay shows it.
     local: String,
     /// Allocated GPUs / all GPUs.
-    util: f64,
+    pub(super) util: f64,
     gpus_busy: f64,
     queue: u64,
     running: u64,

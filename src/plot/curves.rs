@@ -1,0 +1,55 @@
+//! What a figure is drawn from: one run's job completion times and waits,
+//! and its utilisation over time.
+
+use crate::sim::{Engine, Phase};
+use crate::trace::model::Secs;
+
+/// One run, ready to draw.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Curves {
+    pub label: String,
+    /// Finished jobs' completion times, seconds, ascending.
+    pub jct_s: Vec<f64>,
+    /// Started jobs' waits to their first start, seconds, ascending.
+    pub wait_s: Vec<f64>,
+    /// (hours from the first submission, allocated fraction of the GPUs),
+    /// at most `MAX_POINTS` of them.
+    pub util: Vec<(f64, f64)>,
+}
+
+/// Points a utilisation line keeps (every k-th sample beyond that).
+pub const MAX_POINTS: usize = 2000;
+
+impl Curves {
+    /// The curves of the run `e` (at its end), with its utilisation samples
+    /// `(time, allocated fraction)`.
+    pub fn of(e: &Engine, label: String, samples: &[(Secs, f64)]) -> Curves {
+        let trace = e.trace();
+        let mut jct = Vec::new();
+        let mut wait = Vec::new();
+        for (i, j) in trace.jobs.iter().enumerate() {
+            let st = e.job_state(i as u32);
+            if matches!(st.phase, Phase::Running | Phase::Done) {
+                wait.push((st.start - j.submit) as f64);
+            }
+            if st.phase == Phase::Done {
+                jct.push((st.end - j.submit) as f64);
+            }
+        }
+        jct.sort_by(f64::total_cmp);
+        wait.sort_by(f64::total_cmp);
+        let first = trace.first_submit().unwrap_or(0);
+        let step = samples.len().div_ceil(MAX_POINTS).max(1);
+        let util = samples
+            .iter()
+            .step_by(step)
+            .map(|&(t, u)| ((t - first) as f64 / 3600.0, u))
+            .collect();
+        Curves {
+            label,
+            jct_s: jct,
+            wait_s: wait,
+            util,
+        }
+    }
+}
