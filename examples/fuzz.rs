@@ -91,6 +91,41 @@ fn watchdog(t0: Instant) {
     });
 }
 
+/// Arms the caps around each execution (the mutation before it and the
+/// bookkeeping after it are the fuzzer's, not the loader's).
+struct Caps {
+    t0: Instant,
+    keep: Vec<CString>,
+}
+
+impl fuzz::Watch for Caps {
+    fn start(&mut self, input: &Path, save: &Path) {
+        let a = CString::new(input.as_os_str().as_encoded_bytes()).unwrap_or_default();
+        let b = CString::new(save.as_os_str().as_encoded_bytes()).unwrap_or_default();
+        INPUT.store(a.as_ptr().cast_mut(), Ordering::SeqCst);
+        SAVE.store(b.as_ptr().cast_mut(), Ordering::SeqCst);
+        // The previous pair is freed only once the new one is in place.
+        self.keep = vec![a, b];
+        STARTED_MS.store(now_ms(self.t0), Ordering::SeqCst);
+        RUNNING.store(true, Ordering::SeqCst);
+    }
+
+    fn stop(&mut self) {
+        RUNNING.store(false, Ordering::SeqCst);
+        STARTED_MS.store(0, Ordering::SeqCst);
+    }
+
+    fn progress(&mut self, o: &fuzz::Outcome) {
+        println!(
+            "  … {} execs in {:.0} s, {} panics, peak heap {:.1} MB",
+            o.execs,
+            o.secs,
+            o.panics.len(),
+            PEAK.load(Ordering::Relaxed) as f64 / 1e6
+        );
+    }
+}
+
 fn arg(args: &[String], name: &str) -> Option<String> {
     args.iter()
         .position(|a| a == name)
@@ -128,24 +163,17 @@ fn main() {
             save: root.join("tests/fuzz-regressions").join(t.name),
             scratch: scratch.clone(),
         };
-        let mut keep: Vec<CString> = Vec::new();
-        let mut before = |input: &Path, save: &Path| {
-            let a = CString::new(input.as_os_str().as_encoded_bytes()).unwrap_or_default();
-            let b = CString::new(save.as_os_str().as_encoded_bytes()).unwrap_or_default();
-            INPUT.store(a.as_ptr().cast_mut(), Ordering::SeqCst);
-            SAVE.store(b.as_ptr().cast_mut(), Ordering::SeqCst);
-            STARTED_MS.store(now_ms(t0), Ordering::SeqCst);
-            RUNNING.store(true, Ordering::SeqCst);
-            // The previous pair is freed only once the new one is in place.
-            keep = vec![a, b];
+        let mut caps = Caps {
+            t0,
+            keep: Vec::new(),
         };
         PEAK.store(LIVE.load(Ordering::Relaxed), Ordering::Relaxed);
-        let out = fuzz::run(&o, &mut before).expect("the fuzzer's own files");
+        let out = fuzz::run(&o, &mut caps).expect("the fuzzer's own files");
         RUNNING.store(false, Ordering::SeqCst);
         STARTED_MS.store(0, Ordering::SeqCst);
         let _ = std::fs::remove_dir_all(&scratch);
         println!(
-            "{:<7} {:>10} execs in {:>7.1} s = {:>7.0}/s; {:>5.1} % loaded; {} panics; 0 hangs; peak heap {:.1} MB",
+            "{:<7} {:>10} execs in {:>7.1} s = {:>7.0}/s; {:>5.1} % loaded; {} panics; 0 hangs; peak heap {:.1} MB, {:.1} MB at the end",
             t.name,
             out.execs,
             out.secs,
@@ -153,6 +181,7 @@ fn main() {
             100.0 * out.loaded as f64 / out.execs.max(1) as f64,
             out.panics.len(),
             PEAK.load(Ordering::Relaxed) as f64 / 1e6,
+            LIVE.load(Ordering::Relaxed) as f64 / 1e6,
         );
         for (p, why) in &out.panics {
             println!(

@@ -26,7 +26,7 @@ fn every_loader_survives_a_brief_run() {
             save: save.clone(),
             scratch: scratch(t.name),
         };
-        let out = fuzz::run(&o, &mut |_, _| {}).unwrap();
+        let out = fuzz::run(&o, &mut ()).unwrap();
         assert_eq!(out.execs, 150);
         assert!(
             out.panics.is_empty(),
@@ -83,5 +83,5 @@ fn a_missing_seed_is_an_error_not_a_silent_pass() {
         save: scratch("none"),
         scratch: scratch("none-s"),
     };
-    assert!(fuzz::run(&o, &mut |_, _| {}).is_err());
+    assert!(fuzz::run(&o, &mut ()).is_err());
 }

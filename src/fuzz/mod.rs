@@ -39,12 +39,24 @@ pub struct Outcome {
     pub secs: f64,
 }
 
-/// Told before each execution which file holds the input and where it
-/// would be saved (for the example's memory and time caps).
-pub type BeforeExec<'a> = &'a mut dyn FnMut(&Path, &Path);
+/// Told when each execution starts (which file holds the input, where it
+/// would be saved) and stops: the example's memory and time caps watch only
+/// the loaders, not the fuzzer's own work.
+pub trait Watch {
+    fn start(&mut self, input: &Path, save: &Path);
+    fn stop(&mut self);
+    /// Every 2^18 executions: how far the run has got.
+    fn progress(&mut self, _so_far: &Outcome) {}
+}
+
+/// No watch (the tests).
+impl Watch for () {
+    fn start(&mut self, _: &Path, _: &Path) {}
+    fn stop(&mut self) {}
+}
 
 /// Runs the fuzzer; panics are caught, saved and counted.
-pub fn run(o: &Options, before: BeforeExec) -> std::io::Result<Outcome> {
+pub fn run(o: &Options, watch: &mut dyn Watch) -> std::io::Result<Outcome> {
     let t = o.target;
     let seeds = t.seeds(&o.root)?;
     t.prepare(&o.root, &o.scratch)?;
@@ -73,14 +85,19 @@ pub fn run(o: &Options, before: BeforeExec) -> std::io::Result<Outcome> {
         let saved = o
             .save
             .join(format!("{:016x}.{name}", fnv(name.as_bytes(), &input)));
-        before(&file, &saved);
+        watch.start(&file, &saved);
         // One input in eight goes the whole way (stats, drill-downs,
         // indexes, a replay); the others stop at the loader.
         let deep = out.execs % 8 == 0;
         let r = std::panic::catch_unwind(|| t.exec(&o.scratch, deep));
+        watch.stop();
         // The seed back in place for the next input that mutates another file.
         std::fs::write(&file, seed)?;
         out.execs += 1;
+        if out.execs % (1 << 18) == 0 {
+            out.secs = began.elapsed().as_secs_f64();
+            watch.progress(&out);
+        }
         match r {
             Ok(true) => out.loaded += 1,
             Ok(false) => {}

@@ -53,7 +53,10 @@ const NASTY: &[&[u8]] = &[
     b"9999-12-31 23:59:59+14:00",
 ];
 
-/// Applies one to four mutations to `seed`.
+/// The largest input made (a few long lines past the 1 MiB line limit).
+pub const MAX_INPUT: usize = 4 << 20;
+
+/// Applies one to four mutations to `seed`; the result is at most `MAX_INPUT`.
 pub fn mutate(seed: &[u8], rng: &mut Rng) -> Vec<u8> {
     let mut b = seed.to_vec();
     for _ in 0..=rng.below(4) {
@@ -68,6 +71,7 @@ pub fn mutate(seed: &[u8], rng: &mut Rng) -> Vec<u8> {
             10 => repeat_line(&mut b, rng),
             _ => long_field(&mut b, rng),
         }
+        b.truncate(MAX_INPUT);
     }
     b
 }
@@ -126,16 +130,26 @@ fn drop_line(b: &mut Vec<u8>, rng: &mut Rng) {
 fn repeat_line(b: &mut Vec<u8>, rng: &mut Rng) {
     if let Some((s, e)) = pick(&lines(b), rng) {
         let line = b[s..e].to_vec();
-        for _ in 0..rng.below(64) {
-            b.splice(e..e, line.iter().copied());
-        }
+        let room = MAX_INPUT.saturating_sub(b.len()) / line.len().max(1);
+        let times = (rng.below(64) as usize).min(room);
+        let copies: Vec<u8> = line
+            .iter()
+            .copied()
+            .cycle()
+            .take(line.len() * times)
+            .collect();
+        b.splice(e..e, copies);
     }
 }
 
-/// A run of digits replaced by an edge number.
+/// A run of digits replaced by an edge number (the first digit at or after
+/// a random place, wrapping round; no list of every digit, however long the input).
 fn number(b: &mut Vec<u8>, rng: &mut Rng) {
-    let digits: Vec<usize> = (0..b.len()).filter(|&i| b[i].is_ascii_digit()).collect();
-    let Some(&i) = digits.get(rng.below(digits.len().max(1) as u64) as usize) else {
+    let start = at(b, rng);
+    let Some(i) = (start..b.len())
+        .chain(0..start)
+        .find(|&i| b[i].is_ascii_digit())
+    else {
         return;
     };
     let (mut s, mut e) = (i, i);

@@ -8,6 +8,9 @@ use crate::sim::Policy;
 
 impl App {
     pub(super) fn command(&mut self, c: Command) -> bool {
+        if self.timeline_command(c) {
+            return true;
+        }
         match c {
             Command::TogglePlay
             | Command::Step
@@ -51,7 +54,29 @@ impl App {
             | Command::Right
             | Command::PageUp
             | Command::PageDown => self.navigate(c),
+            Command::Timeline => {
+                self.view.timeline = Some(Default::default());
+            }
             Command::Close => {}
+        }
+        true
+    }
+
+    /// While the timeline shows: `T` or Esc closes it, `z` zooms, ←/→ scroll.
+    fn timeline_command(&mut self, c: Command) -> bool {
+        let now = self.sim.replay.now();
+        let first = self.sim.first;
+        let Some(v) = self.view.timeline.as_mut() else {
+            return false;
+        };
+        match c {
+            Command::Timeline | Command::Close => self.view.timeline = None,
+            Command::Zoom => v.zoom(),
+            Command::Left | Command::Right => {
+                let (from, to) = v.window(first, now);
+                v.scroll(c == Command::Left, to - from);
+            }
+            _ => return false,
         }
         true
     }

@@ -97,8 +97,13 @@ fn render_views(app: &App, area: Rect, buf: &mut Buffer) {
     let a = app.areas_in(area);
     header(app, a.header, buf);
     caption(app, a.caption, buf);
-    grid::draw(app, a.grid, buf);
-    queue::draw(app, a.side, buf);
+    match &app.view.timeline {
+        Some(v) => super::timeline::draw(app, v, a.grid.union(a.side), buf),
+        None => {
+            grid::draw(app, a.grid, buf);
+            queue::draw(app, a.side, buf);
+        }
+    }
     // The lecture layout has no metrics strip, log or hint bar.
     if a.metrics.height > 0 {
         metrics(app, a.metrics, buf);

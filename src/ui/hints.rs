@@ -115,6 +115,7 @@ fn hint_word(cmd: Command, desc: &'static str) -> &'static str {
         Command::Find => "find",
         Command::Detail => "detail",
         Command::WhatIf => "what if",
+        Command::Timeline => "timeline",
         Command::Help => "help",
         Command::Quit => "quit",
         _ => desc,

@@ -42,10 +42,11 @@ pub enum Command {
     Close,
     Sort,
     Filter,
+    Timeline,
 }
 
 /// (command, config name, description, default keys, shown in the hint bar)
-pub const COMMANDS: [(Command, &str, &str, &[&str], bool); 34] = [
+pub const COMMANDS: [(Command, &str, &str, &[&str], bool); 35] = [
     (
         Command::TogglePlay,
         "play",
@@ -171,9 +172,16 @@ pub const COMMANDS: [(Command, &str, &str, &[&str], bool); 34] = [
     (
         Command::Zoom,
         "zoom",
-        "one cell per GPU / per machine",
+        "one cell per GPU / per machine (the timeline: its window)",
         &["z"],
         false,
+    ),
+    (
+        Command::Timeline,
+        "timeline",
+        "timeline: utilisation, queue, running, power over the replay",
+        &["T"],
+        true,
     ),
     (Command::Mouse, "mouse", "mouse on / off", &["m"], false),
     (

@@ -27,4 +27,5 @@ pub mod queue;
 pub mod run;
 mod state;
 pub mod theme;
+pub mod timeline;
 pub mod whatif;

@@ -140,6 +140,14 @@ impl App {
             push(&mut self.sim.power_hist, w.max(0.0) as u64);
         }
         push(&mut self.sim.queue_hist, queue);
+        let sample = super::timeline::Sample {
+            at: e.now(),
+            util: e.cluster().allocated_milli() as f64 / (gpus as f64 * 10.0),
+            queue,
+            running: e.running().len() as u64,
+            watts: e.watts(),
+        };
+        self.sim.timeline.record(sample);
         self.log_events();
         self.refresh_figures();
         self.refresh_gpu_util();

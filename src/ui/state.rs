@@ -142,6 +142,8 @@ pub struct ReplayState {
     /// Cluster power draw (W) at each step, with an energy model.
     pub(super) power_hist: VecDeque<u64>,
     pub(super) queue_hist: VecDeque<u64>,
+    /// Every step's figures by trace time, for the timeline view.
+    pub(super) timeline: super::timeline::Samples,
     pub(super) figures: Figures,
     // Arrived from the runner.
     /// Per PAI job-table row: mean GPU utilisation from the sensor table, when indexed.
@@ -186,6 +188,8 @@ pub struct ViewState {
     /// The lecture layout (`L`), and the theme to go back to.
     pub(super) lecture: bool,
     pub(super) theme_before_lecture: Option<usize>,
+    /// The timeline view (`T`) in place of the grid and lists, when open.
+    pub(super) timeline: Option<super::timeline::TimelineView>,
 }
 
 impl ViewState {
@@ -215,6 +219,7 @@ impl ViewState {
             sized: false,
             lecture: false,
             theme_before_lecture: None,
+            timeline: None,
         }
     }
 }
@@ -256,6 +261,7 @@ impl ReplayState {
             util_hist: VecDeque::with_capacity(HISTORY),
             power_hist: VecDeque::with_capacity(HISTORY),
             queue_hist: VecDeque::with_capacity(HISTORY),
+            timeline: Default::default(),
             figures: Figures::default(),
             job_util: None,
             gpu_util: None,

@@ -1,0 +1,91 @@
+//! The timeline view (`T`): snapshots at 80×24 and 120×40, in colour and
+//! mono (the same text: nothing is told by colour alone); zoom, scroll,
+//! step back and `--ascii`.
+
+mod common;
+
+use common::ui::{app_for, cmd, render, sample, text, theme_index};
+use tracetui::sim::Policy;
+use tracetui::ui::app::{Action, App};
+use tracetui::ui::keymap::Command;
+
+/// The sample from day 8, stepped a day in ten-minute ticks, timeline open
+/// on the one-day window.
+fn stepped(size: (u16, u16), theme: &str) -> App {
+    let mut app = app_for(sample(), Policy::Fifo, size).with_theme(theme_index(theme));
+    app.update(Action::GoTo(8 * 86_400));
+    // Ticks: 1 s, 10 s, 1 m, 10 m, …: two up from the default minute.
+    cmd(&mut app, Command::TickUp);
+    for _ in 0..144 {
+        cmd(&mut app, Command::Step);
+    }
+    cmd(&mut app, Command::Timeline);
+    cmd(&mut app, Command::Zoom);
+    cmd(&mut app, Command::Zoom);
+    app
+}
+
+#[test]
+fn timeline_snapshots_in_colour_and_mono() {
+    for (w, h) in [(80u16, 24u16), (120, 40)] {
+        let colour = text(&render(&stepped((w, h), "dark"), w, h));
+        let mono = text(&render(&stepped((w, h), "mono"), w, h));
+        assert_eq!(colour, mono, "mono shows everything colour does");
+        insta::assert_snapshot!(format!("timeline_{w}x{h}"), colour);
+        assert!(
+            colour.contains("Timeline · 1 day · follows now"),
+            "{colour}"
+        );
+        for chart in ["util %", "queue", "running"] {
+            assert!(colour.contains(chart), "{chart}");
+        }
+    }
+}
+
+#[test]
+fn zoom_scroll_step_back_and_close() {
+    let (w, h) = (100, 30);
+    let mut app = stepped((w, h), "dark");
+    let right_label = |app: &App| {
+        let s = text(&render(app, w, h));
+        // The time axis: the timeline's last line with a clock on it.
+        let axis = s
+            .lines()
+            .rfind(|l| l.starts_with("│ ") && l.contains("day "))
+            .unwrap()
+            .to_string();
+        axis.trim_end_matches(['│', ' '])
+            .rsplit("  ")
+            .next()
+            .unwrap()
+            .trim()
+            .to_string()
+    };
+    let now = right_label(&app);
+    cmd(&mut app, Command::Left);
+    let s = text(&render(&app, w, h));
+    assert!(s.contains("← earlier · → later"), "{s}");
+    assert_ne!(right_label(&app), now, "scrolled back");
+    cmd(&mut app, Command::Right);
+    assert_eq!(right_label(&app), now, "and forward to now again");
+    // A step back moves the window's end with the replay.
+    cmd(&mut app, Command::StepBack);
+    assert_ne!(right_label(&app), now);
+    cmd(&mut app, Command::Zoom);
+    assert!(text(&render(&app, w, h)).contains("Timeline · 1 week"));
+    cmd(&mut app, Command::Timeline);
+    assert!(
+        !text(&render(&app, w, h)).contains("Timeline"),
+        "T closes it"
+    );
+}
+
+#[test]
+fn ascii_keeps_the_series_and_the_time_shown_apart() {
+    let (w, h) = (80, 24);
+    let app = stepped((w, h), "mono").with_ascii(true);
+    let s = text(&render(&app, w, h));
+    assert!(s.is_ascii(), "{s}");
+    assert!(s.contains('#'), "the time shown: {s}");
+    assert!(s.contains('.'), "the series: {s}");
+}
