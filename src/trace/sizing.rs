@@ -57,3 +57,16 @@ pub fn checked_size(n: u64, file: &str, why: &str) -> Result<u32, InputError> {
     }
     Ok(n as u32)
 }
+
+/// `peak` GPUs rounded up to whole nodes of `--gpus-per-node` (at least
+/// one), checked like any size: (GPUs, GPUs per node).
+pub fn whole_nodes(
+    peak: u64,
+    opts: &LoadOptions,
+    file: &str,
+    why: &str,
+) -> Result<(u32, u32), InputError> {
+    let g = opts.gpus_per_node.clamp(1, super::limits::MAX_MACHINE_GPUS) as u64;
+    let n = peak.div_ceil(g).saturating_mul(g).max(g);
+    Ok((checked_size(n, file, why)?, g as u32))
+}

@@ -181,15 +181,14 @@ fn cluster(
         return super::sizing::size_cluster(jobs, opts, file);
     }
     let peak = super::acme::peak_demand(jobs, segments);
-    let g = opts.gpus_per_node.max(1) as u64;
-    let n = (peak.div_ceil(g).saturating_mul(g)).max(g);
-    let n = super::sizing::checked_size(n, file, "the peak number of jobs running at once")?;
+    let (n, g) =
+        super::sizing::whole_nodes(peak, opts, file, "the peak number of jobs running at once")?;
     Ok(Cluster::uniform(
         n,
-        g as u32,
+        g,
         format!(
             "cluster: {n} GPUs = {} nodes × {g} (the peak number of jobs running at once, {peak}, in whole nodes; set --gpus to choose)",
-            n / g as u32
+            n / g
         ),
     )
     .sized_by("peak jobs running at once"))

@@ -381,15 +381,13 @@ fn cluster(
         return super::sizing::size_cluster(jobs, opts, file);
     }
     let peak = peak_demand(jobs, segments);
-    let g = opts.gpus_per_node.max(1) as u64;
-    let n = (peak.div_ceil(g).saturating_mul(g)).max(g);
-    let n = super::sizing::checked_size(n, file, "the peak recorded demand")?;
+    let (n, g) = super::sizing::whole_nodes(peak, opts, file, "the peak recorded demand")?;
     Ok(Cluster::uniform(
         n,
-        g as u32,
+        g,
         format!(
             "cluster: {n} GPUs = {} nodes × {g} (the peak concurrent GPU demand of the recorded start and end times, {peak} GPUs, in whole nodes; set --gpus to choose)",
-            n / g as u32
+            n / g
         ),
     )
     .sized_by("peak recorded demand"))
