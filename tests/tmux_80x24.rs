@@ -56,3 +56,56 @@ fn a_session_at_80x24() {
     assert!(!s.contains("↓ "), "the list ends on screen: {s}");
     t.keys(&["q"]);
 }
+
+/// Reads a side's first figures line (`done N · JCT …`) from the screen:
+/// the left pane's or the right one's.
+fn figures_of(screen: &str, right: bool) -> String {
+    let line = screen
+        .lines()
+        .find(|l| l.contains("│done "))
+        .unwrap_or_else(|| panic!("no figures line:\n{screen}"));
+    let panes: Vec<&str> = line.split('│').filter(|p| p.starts_with("done ")).collect();
+    assert_eq!(panes.len(), 2, "both sides' figures:\n{screen}");
+    panes[usize::from(right)].trim().to_string()
+}
+
+/// The A/B split in a real 80×24 terminal with NO_COLOR: `A`, pick SJF,
+/// go to day 12 and step both sides; both headline figures read from the
+/// screen, different, and stepping back moves both.
+#[test]
+fn a_split_at_80x24() {
+    if !available() {
+        return;
+    }
+    let bin = env!("CARGO_BIN_EXE_tracetui");
+    let t = Tmux::start(
+        "split",
+        (80, 24),
+        &format!("env NO_COLOR=1 {bin} --fps 20; sleep 5"),
+    );
+    t.wait_for("PAUSED");
+    t.keys(&["A"]);
+    t.wait_for("split: the B side's policy");
+    // The picker starts on the first other policy (first-fit); sjf is two down.
+    t.keys(&["Down", "Down", "Enter"]);
+    t.wait_for("B · sjf since");
+    t.keys(&["g"]);
+    t.keys(&["day 12 09:30", "Enter"]);
+    let s = t.wait_for("day 12 09:30:00");
+    let (a, b) = (figures_of(&s, false), figures_of(&s, true));
+    assert!(a.starts_with("done 679 "), "A (fifo): {a}\n{s}");
+    assert!(b.starts_with("done 689 "), "B (sjf): {b}\n{s}");
+    assert!(s.contains("A · fifo (live)") && s.contains("queue head (sjf order)"));
+    // A step: an hour (the tick up three times from a minute).
+    t.keys(&["]", "]", "]", "n"]);
+    let s = t.wait_for("day 12 10:30:00");
+    let (a2, b2) = (figures_of(&s, false), figures_of(&s, true));
+    assert_ne!((a2.clone(), b2.clone()), (a.clone(), b.clone()), "{s}");
+    // And back: both sides return to what they showed.
+    t.keys(&["b"]);
+    let s = t.wait_for("day 12 09:30:00");
+    assert_eq!((figures_of(&s, false), figures_of(&s, true)), (a, b), "{s}");
+    t.keys(&["A"]);
+    t.wait_for("one replay again");
+    t.keys(&["q"]);
+}

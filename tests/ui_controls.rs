@@ -78,7 +78,10 @@ fn the_policy_picker_switches_live_and_the_header_says_so() {
     cmd(&mut app, Command::Policy);
     assert_eq!(
         app.popup(),
-        Some(&Popup::Picker { at: 1 }),
+        Some(&Popup::Picker {
+            at: 1,
+            split: false
+        }),
         "opens on the current policy"
     );
     for _ in 0..3 {

@@ -219,11 +219,15 @@ impl App {
     /// action: the time is the runner's, and `update` reads no clock.
     pub fn give_policy_until(&mut self, by: Option<std::time::Instant>) {
         self.sim.replay.set_answer_by(by);
+        if let Some(s) = self.sim.split.as_mut() {
+            s.replay.set_answer_by(by);
+        }
     }
 
-    /// Whether the replay waits for an external policy's answer.
+    /// Whether the replay (or the split's B side) waits for an external
+    /// policy's answer.
     pub fn waiting(&self) -> bool {
-        self.sim.replay.waiting()
+        self.sim.replay.waiting() || self.split_waiting()
     }
 
     pub fn engine(&self) -> &Engine {
@@ -249,6 +253,11 @@ impl App {
     /// Indexes into `SPEEDS` and `TICKS`.
     pub fn speed_and_tick(&self) -> (usize, usize) {
         (self.sim.speed, self.sim.tick)
+    }
+
+    /// The headline figures (jobs done, mean JCT, p99 wait).
+    pub fn figures(&self) -> &Figures {
+        &self.sim.figures
     }
 
     pub fn paused(&self) -> bool {

@@ -28,8 +28,9 @@ impl App {
                     .iter()
                     .position(|p| *p == self.engine().policy())
                     .unwrap_or(0);
-                self.view.popup = Some(Popup::Picker { at });
+                self.view.popup = Some(Popup::Picker { at, split: false });
             }
+            Command::Split => self.toggle_split(),
             Command::Detail => self.open_detail(),
             Command::Machine => self.open_machine(),
             Command::Power => self.toggle_power(),
@@ -224,8 +225,8 @@ impl App {
             {
                 self.other_job_here(if c == Command::Right { 1 } else { -1 })
             }
-            (Popup::Picker { at }, Command::Down) => *at = (*at + 1) % Policy::all().len(),
-            (Popup::Picker { at }, Command::Up) => {
+            (Popup::Picker { at, .. }, Command::Down) => *at = (*at + 1) % Policy::all().len(),
+            (Popup::Picker { at, .. }, Command::Up) => {
                 let n = Policy::all().len();
                 *at = (*at + n - 1) % n
             }
@@ -235,10 +236,14 @@ impl App {
                 let at = *at;
                 self.what_if_choose(at)
             }
-            (Popup::Picker { at }, Command::Detail) => {
-                let p = Policy::all()[*at];
+            (Popup::Picker { at, split }, Command::Detail) => {
+                let (p, split) = (Policy::all()[*at], *split);
                 self.view.popup = None;
-                self.switch_policy(p);
+                if split {
+                    self.open_split(p)
+                } else {
+                    self.switch_policy(p)
+                }
             }
             (Popup::Prompt { .. }, Command::Detail) => self.submit_prompt(),
             _ => return false,
@@ -258,13 +263,7 @@ impl App {
 
     /// Switches the policy live; logged, and refused where the trace cannot support it.
     pub(super) fn switch_policy(&mut self, p: Policy) {
-        if let Err(u) = p.available(self.trace()) {
-            self.view.flash = Some(format!(
-                "{} has no {}: {p} needs them{}",
-                self.trace().format,
-                u.lacks,
-                u.hint.map(|h| format!(" ({h})")).unwrap_or_default()
-            ));
+        if !self.policy_available(p) {
             return;
         }
         let from = self.sim.replay.policy_to_be();
@@ -282,6 +281,20 @@ impl App {
             _ => format!("policy {p} from {at}"),
         });
         self.after_move();
+    }
+
+    /// Whether the trace supports `p`; if not, the flash line says why.
+    pub(super) fn policy_available(&mut self, p: Policy) -> bool {
+        let Err(u) = p.available(self.trace()) else {
+            return true;
+        };
+        self.view.flash = Some(format!(
+            "{} has no {}: {p} needs them{}",
+            self.trace().format,
+            u.lacks,
+            u.hint.map(|h| format!(" ({h})")).unwrap_or_default()
+        ));
+        false
     }
 
     /// Switches the power-limit policy (max ↔ zeus) live, when there is an energy model.

@@ -99,6 +99,7 @@ fn render_views(app: &App, area: Rect, buf: &mut Buffer) {
     caption(app, a.caption, buf);
     match &app.view.timeline {
         Some(v) => super::timeline::draw(app, v, a.grid.union(a.side), buf),
+        None if app.sim.split.is_some() => super::split_view::draw(app, a.grid.union(a.side), buf),
         None => {
             grid::draw(app, a.grid, buf);
             queue::draw(app, a.side, buf);
@@ -195,7 +196,7 @@ fn header(app: &App, area: Rect, buf: &mut Buffer) {
         );
     }
     let zone = clock::zone_abbrev(trace.zone, now);
-    let state = if app.sim.replay.waiting() && app.sim.waited >= 0.5 {
+    let state = if app.waiting() && app.sim.waited >= 0.5 {
         // An external policy has not answered yet: the clock stands.
         Span::styled(format!(" WAIT {:.1}s ", app.sim.waited), t.paused)
     } else if app.sim.paused {

@@ -116,6 +116,7 @@ fn hint_word(cmd: Command, desc: &'static str) -> &'static str {
         Command::Detail => "detail",
         Command::WhatIf => "what if",
         Command::Timeline => "timeline",
+        Command::Split => "split",
         Command::Help => "help",
         Command::Quit => "quit",
         _ => desc,

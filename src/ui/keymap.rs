@@ -43,10 +43,11 @@ pub enum Command {
     Sort,
     Filter,
     Timeline,
+    Split,
 }
 
 /// (command, config name, description, default keys, shown in the hint bar)
-pub const COMMANDS: [(Command, &str, &str, &[&str], bool); 35] = [
+pub const COMMANDS: [(Command, &str, &str, &[&str], bool); 36] = [
     (
         Command::TogglePlay,
         "play",
@@ -181,6 +182,13 @@ pub const COMMANDS: [(Command, &str, &str, &[&str], bool); 35] = [
         "timeline",
         "timeline: utilisation, queue, running, power over the replay",
         &["T"],
+        true,
+    ),
+    (
+        Command::Split,
+        "split",
+        "A/B split: the live policy beside another, in lockstep (A again: one)",
+        &["A"],
         true,
     ),
     (Command::Mouse, "mouse", "mouse on / off", &["m"], false),

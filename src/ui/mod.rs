@@ -25,6 +25,8 @@ mod play;
 pub mod popups;
 pub mod queue;
 pub mod run;
+pub mod split;
+mod split_view;
 mod state;
 pub mod theme;
 pub mod timeline;

@@ -377,7 +377,7 @@ impl App {
 
     /// A click: on the grid, the machine under it; on the lists, the job.
     pub(super) fn click(&mut self, column: u16, row: u16) -> bool {
-        if !self.view.mouse || self.view.popup.is_some() {
+        if !self.view.mouse || self.view.popup.is_some() || self.sim.split.is_some() {
             return false;
         }
         let inner = self.grid_inner();

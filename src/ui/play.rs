@@ -9,7 +9,7 @@ use std::sync::Arc;
 impl App {
     /// Wall time passed: while playing, advance by whole ticks owed.
     pub(super) fn play(&mut self, dt: f64) -> bool {
-        if self.sim.replay.waiting() {
+        if self.waiting() {
             return self.keep_waiting(dt);
         }
         if self.sim.paused || self.view.popup.is_some() {
@@ -64,21 +64,30 @@ impl App {
         let waited = self.sim.waited;
         self.sim.waited += dt;
         self.sim.replay.resume();
-        if !self.sim.replay.waiting() {
+        if let Some(s) = self.sim.split.as_mut() {
+            s.replay.resume();
+        }
+        if !self.waiting() {
             self.sim.waited = 0.0;
             self.sim.debt = 0.0;
         } else if self.sim.replay.now() != before {
             // The header counts the wait of the point it stands at.
             self.sim.waited = 0.0;
         } else if waited < 1.0 && self.sim.waited >= 1.0 {
+            let who = match &self.sim.split {
+                Some(s) if !self.sim.replay.waiting() => s.replay.engine().policy(),
+                _ => self.engine().policy(),
+            };
             self.view.flash = Some(format!(
                 "waiting for {} (timeout {:.0} s)",
-                self.engine().policy().label(),
+                who.label(),
                 crate::sim::policies::exec::timeout().as_secs_f64()
             ));
         }
-        if self.sim.replay.now() != before || !self.sim.replay.waiting() {
+        if self.sim.replay.now() != before || !self.waiting() {
             self.after_move();
+        } else {
+            self.sync_split();
         }
         true
     }
@@ -149,6 +158,7 @@ impl App {
         };
         self.sim.timeline.record(sample);
         self.log_events();
+        self.sync_split();
         self.refresh_figures();
         self.refresh_gpu_util();
         self.follow_cursor_job();

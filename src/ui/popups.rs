@@ -19,7 +19,7 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
             lines,
             scroll,
         }) => detail(app, area, buf, title, lines, *scroll),
-        Some(Popup::Picker { at }) => picker(app, area, buf, *at),
+        Some(Popup::Picker { at, split }) => picker(app, area, buf, *at, *split),
         Some(Popup::WhatIf { at }) => super::whatif::draw(app, area, buf, *at),
         Some(Popup::Prompt { .. }) | None => {}
     }
@@ -125,7 +125,7 @@ fn detail(app: &App, area: Rect, buf: &mut Buffer, title: &str, lines: &[String]
     }
 }
 
-fn picker(app: &App, area: Rect, buf: &mut Buffer, at: usize) {
+fn picker(app: &App, area: Rect, buf: &mut Buffer, at: usize, split: bool) {
     let t = app.theme();
     let current = app.engine().policy();
     let policies = Policy::all();
@@ -138,17 +138,25 @@ fn picker(app: &App, area: Rect, buf: &mut Buffer, at: usize) {
         Err(u) => format!("{}: not here: {}", p.label(), u.short),
     });
     let about = wrap(&chosen.unwrap_or_default());
-    let foot = wrap(&format!(
-        "at once: the queue is reordered; {} may preempt; logged",
-        and_list(policies.iter().filter(|p| p.preempts()).map(|p| p.name()))
-    ));
+    let foot = wrap(&if split {
+        "B replays the trace as the live replay did up to now, then under this policy; both move together".to_string()
+    } else {
+        format!(
+            "at once: the queue is reordered; {} may preempt; logged",
+            and_list(policies.iter().filter(|p| p.preempts()).map(|p| p.name()))
+        )
+    });
     let rows = policies.len() + 1 + about.len() + 1 + foot.len();
     let r = centered(area, box_w, rows as u16 + 2);
     let inner = frame(
         app,
         r,
         buf,
-        "scheduling policy · ↑↓ choose · enter switches now · esc cancels",
+        if split {
+            "split: the B side's policy · ↑↓ choose · enter splits · esc cancels"
+        } else {
+            "scheduling policy · ↑↓ choose · enter switches now · esc cancels"
+        },
     );
     let marker = glyphs(app.view.ascii).marker;
     for (i, &p) in policies.iter().enumerate() {

@@ -130,7 +130,7 @@ impl Side {
     }
 }
 
-fn clip(s: &str, n: usize) -> String {
+pub(super) fn clip(s: &str, n: usize) -> String {
     let s = sanitized(s);
     if s.chars().count() <= n {
         format!("{s:<n$}")
@@ -143,7 +143,7 @@ fn clip(s: &str, n: usize) -> String {
 
 /// `s` in `n` columns, cut from the left (`…_10238`): for ids that differ
 /// only at their end.
-fn clip_left(s: &str, n: usize) -> String {
+pub(super) fn clip_left(s: &str, n: usize) -> String {
     let s = sanitized(s);
     let len = s.chars().count();
     if len <= n {

@@ -89,8 +89,10 @@ pub enum Popup {
         lines: Vec<String>,
         scroll: usize,
     },
+    /// The policy picker: for a live switch, or (`split`) for the B side.
     Picker {
         at: usize,
+        split: bool,
     },
     /// The what-if table, with the chosen row.
     WhatIf {
@@ -155,6 +157,8 @@ pub struct ReplayState {
     pub(super) whatif: Option<WhatIf>,
     /// A lesson's captions: (from this trace second, text), in time order.
     pub(super) captions: Vec<(Secs, String)>,
+    /// The A/B split's second replay (`A`), in lockstep with this one.
+    pub(super) split: Option<Box<super::split::Split>>,
 }
 
 /// The view: how the replay is shown and navigated.
@@ -267,6 +271,7 @@ impl ReplayState {
             gpu_util: None,
             whatif: None,
             captions: Vec::new(),
+            split: None,
         }
     }
 }

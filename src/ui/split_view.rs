@@ -1,0 +1,275 @@
+//! Drawing the A/B split: two panes side by side, each with its policy,
+//! headline figures, a compact grid (a cell per GPU, or per machine when
+//! the cluster does not fit) and the head of its queue. A job in a
+//! different state on the other side is marked with a glyph (never by
+//! colour alone): on the grid, the GPUs of a job that runs only on this
+//! side; in the queue, a job the other side has started or finished.
+
+use super::app::App;
+use super::grid::{glyphs, shade};
+use super::split::{differs, running_only_here};
+use crate::fmt::human_secs;
+use crate::sim::Engine;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::Span;
+use ratatui::widgets::Widget;
+
+/// The mark of a job in a different state on the other side.
+pub fn differ_glyph(ascii: bool) -> char {
+    if ascii {
+        'x'
+    } else {
+        '◆'
+    }
+}
+
+/// One side: its engine, the other side's, and what its pane says.
+struct Side<'a> {
+    here: &'a Engine,
+    there: &'a Engine,
+    title: String,
+    figures: &'a super::figures::Figures,
+}
+
+/// Both sides into `area` (the grid and the lists' place), A on the left.
+pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
+    let Some(s) = app.split() else { return };
+    let a = app.engine();
+    let b = s.replay().engine();
+    let left_w = area.width / 2;
+    let left = Rect::new(area.x, area.y, left_w, area.height);
+    let right = Rect::new(area.x + left_w, area.y, area.width - left_w, area.height);
+    let a_title = format!("A · {} (live)", a.policy().label());
+    let b_policy = if b.policy() == s.policy() {
+        s.policy().label().to_string()
+    } else {
+        // It failed and fell back (logged).
+        format!("{} (now {})", s.policy().label(), b.policy().label())
+    };
+    // The moment B took its own way, shortened to fit.
+    let room = (left.width as usize).saturating_sub(4);
+    let full = app.clock(s.since());
+    let short = full.rsplit(' ').next().unwrap_or("").to_string();
+    let b_title = [
+        format!("B · {b_policy} since {full}"),
+        format!("B · {b_policy} since {short}"),
+    ]
+    .into_iter()
+    .find(|t| t.chars().count() <= room)
+    .unwrap_or(format!("B · {b_policy}"));
+    let sides = [
+        (
+            left,
+            Side {
+                here: a,
+                there: b,
+                title: a_title,
+                figures: &app.sim.figures,
+            },
+        ),
+        (
+            right,
+            Side {
+                here: b,
+                there: a,
+                title: b_title,
+                figures: s.figures(),
+            },
+        ),
+    ];
+    for (r, side) in sides {
+        pane(app, &side, r, buf);
+    }
+}
+
+fn pane(app: &App, side: &Side, area: Rect, buf: &mut Buffer) {
+    let t = app.theme();
+    let title = super::hints::fit(&format!(" {} ", side.title), area.width as usize - 2);
+    let block = super::draw::pane(app, false).title(Span::styled(title, t.title));
+    let inner = block.inner(area);
+    block.render(area, buf);
+    if inner.height < 3 || inner.width < 10 {
+        return;
+    }
+    let w = inner.width as usize;
+    let only_here = running_only_here(side.here, side.there);
+    let mark = differ_glyph(app.view.ascii);
+    for (i, line) in figure_lines(app, side, only_here.len(), mark)
+        .iter()
+        .enumerate()
+    {
+        let text = super::hints::fit(line, w);
+        buf.set_stringn(inner.x, inner.y + i as u16, text, w, t.text);
+    }
+    // The grid gets what it needs up to all but four lines for the queue.
+    let rest = inner.height.saturating_sub(3);
+    let grid_h = rest.saturating_sub(4).max(1);
+    let grid = Rect::new(inner.x, inner.y + 3, inner.width, grid_h);
+    let used = cells(app, side, &only_here, grid, buf);
+    let q = Rect::new(
+        inner.x,
+        grid.y + used + 1,
+        inner.width,
+        inner.bottom().saturating_sub(grid.y + used + 1),
+    );
+    queue_head(app, side, q, buf);
+}
+
+/// The lines of headline figures.
+fn figure_lines(app: &App, side: &Side, only_here: usize, mark: char) -> [String; 3] {
+    let f = side.figures;
+    let e = side.here;
+    let gpus = app.trace().cluster.total_gpus().max(1);
+    let util = e.cluster().allocated_milli() as f64 / (gpus as f64 * 10.0);
+    let secs = |v: Option<f64>| v.map_or("-".to_string(), human_secs);
+    [
+        format!(
+            "done {} · JCT {} · p99 wait {}",
+            f.done,
+            secs(f.mean_jct),
+            secs(f.p99_wait)
+        ),
+        format!(
+            "run {} · queue {} · GPUs {util:.0}% busy",
+            e.running().len(),
+            e.queue_len()
+        ),
+        format!("{mark} differs there · {only_here} run only here"),
+    ]
+}
+
+/// The grid in `area`: a cell per GPU (machines a gap apart) when that
+/// fits, else a cell per machine; rows used.
+fn cells(app: &App, side: &Side, only_here: &[u32], area: Rect, buf: &mut Buffer) -> u16 {
+    let c = side.here.cluster();
+    let machines = &app.sim.machines;
+    let w = area.width as usize;
+    // Two columns per GPU where that fits, else one, else one per machine.
+    let fits = |cw: usize| {
+        let widths: Vec<usize> = machines
+            .iter()
+            .map(|&m| c.cap(m) as usize * cw + 1)
+            .collect();
+        (flow_rows(&widths, w) <= area.height as usize).then_some((cw, widths))
+    };
+    let (cell_w, widths) = fits(2).or_else(|| fits(1)).unwrap_or((0, Vec::new()));
+    let by_gpu = cell_w > 0;
+    let differ = |j: u32| only_here.binary_search(&j).is_ok();
+    let g = glyphs(app.view.ascii);
+    let mark = differ_glyph(app.view.ascii);
+    let t = app.theme();
+    let (mut x, mut y) = (0usize, 0u16);
+    for (i, &m) in machines.iter().enumerate() {
+        let width = if by_gpu { widths[i] } else { 1 };
+        if x + width > w && x > 0 {
+            x = 0;
+            y += 1;
+        }
+        if y >= area.height {
+            let more = format!("+{} machines", machines.len() - i);
+            let at = area.bottom() - 1;
+            let text = super::hints::fit(&more, w);
+            let x0 = area.right().saturating_sub(text.chars().count() as u16);
+            buf.set_string(x0, at, text, t.dim);
+            return area.height;
+        }
+        let base = c.first_gpu(m);
+        let cap = c.cap(m) as usize;
+        let cell_of = |range: std::ops::Range<usize>| -> (char, Style) {
+            let mut used = 0u64;
+            let mut top: Option<(u32, u64)> = None;
+            let mut any_differ = false;
+            for flat in range.clone() {
+                used += c.used_milli(flat) as u64;
+                for &(j, mi) in c.holders(flat) {
+                    any_differ |= differ(j);
+                    if top.is_none_or(|(tj, tm)| {
+                        (mi as u64, std::cmp::Reverse(j)) > (tm, std::cmp::Reverse(tj))
+                    }) {
+                        top = Some((j, mi as u64));
+                    }
+                }
+            }
+            let capm = range.len() as u64 * 1000;
+            let ch = if any_differ {
+                mark
+            } else {
+                shade(g, used, capm)
+            };
+            let style = match top {
+                _ if used > capm => t.error,
+                None => t.free,
+                Some((j, _)) => t.text.fg(t.palette(j as u64)),
+            };
+            (ch, style)
+        };
+        let (sx, sy) = (area.x + x as u16, area.y + y);
+        if by_gpu {
+            for k in 0..cap {
+                let (ch, st) = cell_of(base + k..base + k + 1);
+                let x = sx + (k * cell_w) as u16;
+                buf.set_string(x, sy, ch.to_string().repeat(cell_w), st);
+            }
+        } else {
+            let (ch, st) = cell_of(base..base + cap);
+            buf.set_string(sx, sy, ch.to_string(), st);
+        }
+        x += width;
+    }
+    if machines.is_empty() {
+        0
+    } else {
+        y + 1
+    }
+}
+
+/// Rows a flow of items of `widths` takes in `w` columns.
+fn flow_rows(widths: &[usize], w: usize) -> usize {
+    let (mut x, mut rows) = (0usize, 1usize);
+    for &k in widths {
+        if x + k > w && x > 0 {
+            x = 0;
+            rows += 1;
+        }
+        x += k;
+    }
+    rows
+}
+
+/// The head of the queue in the side's policy order.
+fn queue_head(app: &App, side: &Side, area: Rect, buf: &mut Buffer) {
+    if area.height == 0 {
+        return;
+    }
+    let t = app.theme();
+    let w = area.width as usize;
+    let e = side.here;
+    let head = format!("queue head ({} order)", e.policy().label());
+    buf.set_stringn(area.x, area.y, super::hints::fit(&head, w), w, t.dim);
+    let n = area.height.saturating_sub(1) as usize;
+    let jobs = e.queue_in_order(n);
+    if jobs.is_empty() {
+        buf.set_stringn(area.x, area.y + 1, " (empty)", w, t.dim);
+    }
+    let mark = differ_glyph(app.view.ascii);
+    let trace = app.trace();
+    let now = e.now();
+    for (i, &j) in jobs.iter().enumerate() {
+        let job = &trace.jobs[j as usize];
+        let lead = if differs(j, e, side.there) { mark } else { ' ' };
+        let gpus = super::queue::fmt_gpus(job.gpus_display());
+        let waited = human_secs((now - job.submit).max(0) as f64);
+        let right = format!("{gpus:>4} GPU {waited:>6}");
+        let id_w = w.saturating_sub(right.chars().count() + 3);
+        let id = if app.sim.ids_share_prefix {
+            super::queue::clip_left(&job.id, id_w)
+        } else {
+            super::queue::clip(&job.id, id_w)
+        };
+        let style = t.text.fg(t.palette(j as u64));
+        let line = format!("{lead} {id} {right}");
+        buf.set_stringn(area.x, area.y + 1 + i as u16, line, w, style);
+    }
+}
