@@ -1,5 +1,6 @@
 //! TUI benchmarks: drawing the whole PAI cluster, one played tick on a
-//! large trace, and stepping back on the 1.26 M-job trace.
+//! large trace, stepping back on the 1.26 M-job trace, and frames in the
+//! A/B split beside the single replay's.
 //!
 //! Run: `cargo bench --bench ui`.
 
@@ -167,6 +168,81 @@ fn played_tick_during_what_if(bencher: divan::Bencher) {
         fx.dispatch(a, Action::Elapsed(1.0));
         let mut buf = ratatui::buffer::Buffer::empty(ratatui::layout::Rect::new(0, 0, 200, 60));
         tracetui::ui::draw::render(a, buf.area, &mut buf);
+        divan::black_box(buf);
+    });
+}
+
+/// `A` and the picker moved to `p`, Enter: the A/B split with `p` on the B side.
+fn split_to(app: &mut App, p: Policy) {
+    app.update(Action::Command(Command::Split));
+    let Some(&tracetui::ui::app::Popup::Picker { at, .. }) = app.popup() else {
+        panic!("A opens the picker");
+    };
+    let n = Policy::all().len();
+    let to = Policy::all().iter().position(|&q| q == p).unwrap();
+    for _ in 0..(to + n - at) % n {
+        app.update(Action::Command(Command::Down));
+    }
+    app.update(Action::Command(Command::Detail));
+    assert!(app.split().is_some(), "{:?}", app.flash());
+}
+
+/// A frame while playing mid-trace on the 1.26 M-job trace: one 1-minute
+/// tick (x60, a second of wall time) then the whole screen drawn at
+/// `size`; with `split`, first-fit beside sjf (issue 12), else first-fit
+/// alone — the two measured in one run.
+fn played_frame(bencher: divan::Bencher, size: (u16, u16), split: bool) {
+    let t = big();
+    let mut app = App::new(
+        t.clone(),
+        Policy::FirstFit,
+        Placement::Consolidate,
+        "big".into(),
+        themes(),
+        Keymap::defaults(),
+    );
+    app.update(Action::Resize(size.0, size.1));
+    let mid = (t.first_submit().unwrap() + t.last_submit().unwrap()) / 2;
+    app.update(Action::GoTo(mid));
+    if split {
+        split_to(&mut app, Policy::Sjf);
+    }
+    app.update(Action::Command(Command::TogglePlay));
+    let app = Mutex::new(app);
+    let area = Rect::new(0, 0, size.0, size.1);
+    bencher.bench(|| {
+        let mut a = app.lock().unwrap();
+        a.update(Action::Elapsed(1.0));
+        let mut buf = Buffer::empty(area);
+        tracetui::ui::draw::render(&a, area, &mut buf);
+        divan::black_box(buf);
+    });
+}
+
+#[divan::bench(sample_count = 200)]
+fn frame_split_80x24(bencher: divan::Bencher) {
+    played_frame(bencher, (80, 24), true);
+}
+
+#[divan::bench(sample_count = 200)]
+fn frame_single_80x24(bencher: divan::Bencher) {
+    played_frame(bencher, (80, 24), false);
+}
+
+#[divan::bench(sample_count = 200)]
+fn frame_split_200x60(bencher: divan::Bencher) {
+    played_frame(bencher, (200, 60), true);
+}
+
+/// The whole PAI cluster split (recorded beside fifo) drawn at 200×60.
+#[divan::bench(sample_count = 50)]
+fn draw_pai_cluster_split_200x60(bencher: divan::Bencher) {
+    let mut app = pai_app(200, 60);
+    split_to(&mut app, Policy::Fifo);
+    let area = Rect::new(0, 0, 200, 60);
+    bencher.bench_local(|| {
+        let mut buf = Buffer::empty(area);
+        tracetui::ui::draw::render(&app, area, &mut buf);
         divan::black_box(buf);
     });
 }

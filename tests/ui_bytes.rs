@@ -29,6 +29,16 @@ impl std::io::Write for Counter {
 
 /// Bytes written for each of `frames` frames, one 1-minute tick apart.
 fn frame_bytes(depth: Depth, frames: usize) -> Vec<usize> {
+    frame_bytes_in(depth, frames, (200, 60), None)
+}
+
+/// `frame_bytes` at `size`, split with `split` on the B side when given.
+fn frame_bytes_in(
+    depth: Depth,
+    frames: usize,
+    size: (u16, u16),
+    split: Option<Policy>,
+) -> Vec<usize> {
     // The released cluster (6,742 GPUs): the sample is a small one.
     let dir = common::scratch_dir("bytes-pai");
     tracetui::gen::pai::write(&tracetui::gen::pai::GenOptions::released(2000, 42), &dir).unwrap();
@@ -46,9 +56,12 @@ fn frame_bytes(depth: Depth, frames: usize) -> Vec<usize> {
         themes,
         Keymap::defaults(),
     );
-    app.update(Action::Resize(200, 60));
+    app.update(Action::Resize(size.0, size.1));
     app.update(Action::GoTo(app.engine().now() + 3600));
-    let area = Rect::new(0, 0, 200, 60);
+    if let Some(p) = split {
+        split_to(&mut app, p);
+    }
+    let area = Rect::new(0, 0, size.0, size.1);
     let counter = Counter::default();
     let mut term = Terminal::with_options(
         CrosstermBackend::new(counter.clone()),
@@ -77,5 +90,36 @@ fn steady_one_minute_replay_of_the_pai_cluster_costs_under_10_kb_a_frame() {
         eprintln!("{depth:?}: bytes per frame mean {mean}, max {max}");
         assert!(max <= 10 * 1024, "{depth:?}: a frame took {max} bytes");
         assert!(mean > 0, "frames change something");
+    }
+}
+
+/// `A` and the picker moved to `p`, Enter.
+fn split_to(app: &mut App, p: Policy) {
+    app.update(Action::Command(Command::Split));
+    let Some(&tracetui::ui::app::Popup::Picker { at, .. }) = app.popup() else {
+        panic!("A opens the picker");
+    };
+    let n = Policy::all().len();
+    let to = Policy::all().iter().position(|&q| q == p).unwrap();
+    for _ in 0..(to + n - at) % n {
+        app.update(Action::Command(Command::Down));
+    }
+    app.update(Action::Command(Command::Detail));
+    assert!(app.split().is_some());
+}
+
+/// The A/B split (recorded beside fifo, issue 12) keeps the single
+/// replay's budget: ≤ 10 KB a frame at 200×60 and at 80×24.
+#[test]
+fn steady_replay_split_in_two_costs_under_10_kb_a_frame() {
+    for size in [(200, 60), (80, 24)] {
+        for depth in [Depth::TrueColor, Depth::Ansi256] {
+            let bytes = frame_bytes_in(depth, 30, size, Some(Policy::Fifo));
+            let max = *bytes.iter().max().unwrap();
+            let mean = bytes.iter().sum::<usize>() / bytes.len();
+            eprintln!("split {size:?} {depth:?}: bytes per frame mean {mean}, max {max}");
+            assert!(max <= 10 * 1024, "{depth:?}: a frame took {max} bytes");
+            assert!(mean > 0, "frames change something");
+        }
     }
 }

@@ -234,7 +234,13 @@ fn the_what_if_fork_and_exports_are_effects_for_the_runner() {
     };
     assert_eq!(start.base.now(), app.replay().now());
     assert_eq!(start.runs.len(), app.what_if().unwrap().rows());
-    assert_eq!(app.popup(), Some(&Popup::WhatIf { at: 0 }));
+    assert_eq!(
+        app.popup(),
+        Some(&Popup::WhatIf {
+            at: 0,
+            charts: false
+        })
+    );
     cmd(&mut app, Command::Close);
     assert!(cmd(&mut app, Command::WhatIf).effects.is_empty());
     // `e` asks it to write the screen; a failed write comes back to the flash and the log.

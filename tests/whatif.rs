@@ -76,7 +76,13 @@ fn the_table_fills_in_and_enter_switches_live() {
     // sends the rows back in as they arrive.
     let mut fx = Effects::new(std::env::temp_dir());
     fx.dispatch(&mut app, Action::Command(Command::WhatIf));
-    assert_eq!(app.popup(), Some(&Popup::WhatIf { at: 0 }));
+    assert_eq!(
+        app.popup(),
+        Some(&Popup::WhatIf {
+            at: 0,
+            charts: false
+        })
+    );
     let deadline = Instant::now() + Duration::from_secs(60);
     while !app.what_if().unwrap().done() {
         assert!(Instant::now() < deadline, "what-if runs finish");

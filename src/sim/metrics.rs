@@ -134,9 +134,70 @@ pub struct Report {
     pub failed: Option<String>,
 }
 
+/// Points a distribution keeps (quantiles, evenly spaced in rank).
+pub const DIST_POINTS: usize = 257;
+
+/// A run's JCT and wait distributions, as at most `DIST_POINTS` quantiles
+/// each, ascending: what the what-if table's CDFs are drawn from.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Dists {
+    pub jct_s: Vec<f64>,
+    pub wait_s: Vec<f64>,
+}
+
+impl Dists {
+    pub fn of(t: &Tally) -> Dists {
+        Dists {
+            jct_s: quantiles(&t.jct),
+            wait_s: quantiles(&t.wait),
+        }
+    }
+
+    /// The share (0–1) of the distribution `q` at or below `x`.
+    pub fn share_at(q: &[f64], x: f64) -> f64 {
+        if q.is_empty() {
+            return 0.0;
+        }
+        q.partition_point(|&v| v <= x) as f64 / q.len() as f64
+    }
+}
+
+/// `v` sorted, thinned to `DIST_POINTS` values evenly spaced in rank (the
+/// smallest and largest kept).
+fn quantiles(v: &[f64]) -> Vec<f64> {
+    let mut s: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
+    s.sort_by(f64::total_cmp);
+    if s.len() <= DIST_POINTS {
+        return s;
+    }
+    (0..DIST_POINTS)
+        .map(|i| s[i * (s.len() - 1) / (DIST_POINTS - 1)])
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dists_keep_the_ends_and_read_shares() {
+        let t = Tally {
+            jct: (1..=1000).map(|x| x as f64).collect(),
+            wait: vec![0.0, 0.0, 5.0, 10.0],
+            ..Tally::default()
+        };
+        let d = Dists::of(&t);
+        assert_eq!(d.jct_s.len(), DIST_POINTS);
+        assert_eq!((d.jct_s[0], *d.jct_s.last().unwrap()), (1.0, 1000.0));
+        assert!(d.jct_s.windows(2).all(|w| w[0] <= w[1]));
+        assert_eq!(d.wait_s, vec![0.0, 0.0, 5.0, 10.0]);
+        assert_eq!(Dists::share_at(&d.wait_s, 0.0), 0.5);
+        assert_eq!(Dists::share_at(&d.wait_s, 9.9), 0.75);
+        assert_eq!(Dists::share_at(&d.wait_s, 10.0), 1.0);
+        let half = Dists::share_at(&d.jct_s, 500.0);
+        assert!((half - 0.5).abs() < 0.01, "{half}");
+        assert_eq!(Dists::share_at(&[], 1.0), 0.0);
+    }
 
     #[test]
     fn percentiles_match_numpy_linear() {

@@ -6,7 +6,7 @@
 //! so the rows differ only in what happens from the fork on.
 
 use super::engine::{Engine, Switch};
-use super::metrics::Report;
+use super::metrics::{Dists, Report};
 use super::policy::Policy;
 use crate::trace::model::Secs;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -34,7 +34,8 @@ impl Run {
 #[derive(Debug, Clone)]
 pub enum Msg {
     Progress(usize, f64),
-    Done(usize, Box<Report>),
+    /// A row's figures and its JCT and wait distributions.
+    Done(usize, Box<Report>, Box<Dists>),
 }
 
 /// A fork under way (or finished); dropping it stops the workers.
@@ -77,8 +78,8 @@ impl Fork {
                     if i >= runs.len() || cancel.load(Ordering::Relaxed) {
                         return;
                     }
-                    if let Some(r) = run_one(&base, &runs[i], i, &tx, &cancel) {
-                        if tx.send(Msg::Done(i, Box::new(r))).is_err() {
+                    if let Some((r, d)) = run_one(&base, &runs[i], i, &tx, &cancel) {
+                        if tx.send(Msg::Done(i, Box::new(r), Box::new(d))).is_err() {
                             return;
                         }
                     }
@@ -105,7 +106,7 @@ impl Fork {
         let mut out: Vec<Option<Report>> = vec![None; self.runs.len()];
         while out.iter().any(Option::is_none) {
             match self.rx.recv() {
-                Ok(Msg::Done(i, r)) => out[i] = Some(*r),
+                Ok(Msg::Done(i, r, _)) => out[i] = Some(*r),
                 Ok(Msg::Progress(..)) => {}
                 Err(_) => break,
             }
@@ -114,14 +115,15 @@ impl Fork {
     }
 }
 
-/// Runs one row to the end, reporting progress now and then; None if cancelled.
+/// Runs one row to the end, reporting progress now and then: its figures
+/// and distributions, or None if cancelled.
 fn run_one(
     base: &Engine,
     run: &Run,
     i: usize,
     tx: &Sender<Msg>,
     cancel: &AtomicBool,
-) -> Option<Report> {
+) -> Option<(Report, Dists)> {
     let mut e = base.fork();
     // The instant's pass, if the replay's policy still owes it.
     e.settle();
@@ -156,7 +158,7 @@ fn run_one(
     }
     let mut r = e.report();
     r.policy = run.label();
-    Some(r)
+    Some((r, Dists::of(e.tally())))
 }
 
 /// The rows a fork runs on this engine's trace: every policy it supports,

@@ -55,10 +55,12 @@ pub enum Action {
         row: usize,
         progress: f64,
     },
-    /// A what-if row's result, `secs` (wall time) after the fork started.
+    /// A what-if row's result and its JCT and wait distributions, `secs`
+    /// (wall time) after the fork started.
     WhatIfDone {
         row: usize,
         report: Box<Report>,
+        dists: Box<crate::sim::metrics::Dists>,
         secs: f64,
     },
     /// What became of an `Effect::Export`.

@@ -174,7 +174,12 @@ impl App {
                 true
             }
             Action::WhatIfProgress { row, progress } => self.what_if_progress(row, progress),
-            Action::WhatIfDone { row, report, secs } => self.what_if_done(row, *report, secs),
+            Action::WhatIfDone {
+                row,
+                report,
+                dists,
+                secs,
+            } => self.what_if_done(row, *report, *dists, secs),
             Action::Exported(e) => {
                 self.exported(e);
                 true

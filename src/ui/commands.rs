@@ -230,9 +230,10 @@ impl App {
                 let n = Policy::all().len();
                 *at = (*at + n - 1) % n
             }
-            (Popup::WhatIf { at }, Command::Down) => *at = (*at + 1) % whatif_rows,
-            (Popup::WhatIf { at }, Command::Up) => *at = (*at + whatif_rows - 1) % whatif_rows,
-            (Popup::WhatIf { at }, Command::Detail) => {
+            (Popup::WhatIf { at, .. }, Command::Down) => *at = (*at + 1) % whatif_rows,
+            (Popup::WhatIf { at, .. }, Command::Up) => *at = (*at + whatif_rows - 1) % whatif_rows,
+            (Popup::WhatIf { charts, .. }, Command::ColorBy) => *charts = !*charts,
+            (Popup::WhatIf { at, .. }, Command::Detail) => {
                 let at = *at;
                 self.what_if_choose(at)
             }

@@ -83,7 +83,12 @@ impl Effects {
         for m in msgs {
             let a = match m {
                 Msg::Progress(row, progress) => Action::WhatIfProgress { row, progress },
-                Msg::Done(row, report) => Action::WhatIfDone { row, report, secs },
+                Msg::Done(row, report, dists) => Action::WhatIfDone {
+                    row,
+                    report,
+                    dists,
+                    secs,
+                },
             };
             changed |= self.dispatch(app, a);
         }

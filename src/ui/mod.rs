@@ -7,6 +7,7 @@
 pub mod action;
 pub mod app;
 pub mod ascii;
+mod cdf;
 mod commands;
 pub mod draw;
 pub mod effects;

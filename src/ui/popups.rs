@@ -20,7 +20,7 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
             scroll,
         }) => detail(app, area, buf, title, lines, *scroll),
         Some(Popup::Picker { at, split }) => picker(app, area, buf, *at, *split),
-        Some(Popup::WhatIf { at }) => super::whatif::draw(app, area, buf, *at),
+        Some(Popup::WhatIf { at, charts }) => super::whatif::draw(app, area, buf, *at, *charts),
         Some(Popup::Prompt { .. }) | None => {}
     }
 }

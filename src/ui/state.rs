@@ -94,9 +94,11 @@ pub enum Popup {
         at: usize,
         split: bool,
     },
-    /// The what-if table, with the chosen row.
+    /// The what-if table, with the chosen row; `charts`: the CDFs alone,
+    /// full size (they show under the table where there is room).
     WhatIf {
         at: usize,
+        charts: bool,
     },
     Prompt {
         kind: PromptKind,

@@ -6,7 +6,7 @@
 use super::app::{App, Effect, Popup, WhatIfStart};
 use super::layout::centered;
 use crate::fmt::human_secs;
-use crate::sim::metrics::Report;
+use crate::sim::metrics::{Dists, Report};
 use crate::sim::whatif::Run;
 use crate::trace::model::Secs;
 use ratatui::buffer::Buffer;
@@ -20,6 +20,8 @@ pub struct WhatIf {
     pub(super) runs: Vec<Run>,
     /// Per row: progress (0–1) and the result once it is in.
     pub(super) rows: Vec<(f64, Option<Report>)>,
+    /// Per row: its JCT and wait distributions once it is in.
+    pub(super) dists: Vec<Option<Dists>>,
 }
 
 impl WhatIf {
@@ -30,6 +32,16 @@ impl WhatIf {
     /// How many runs it has (a row each).
     pub fn rows(&self) -> usize {
         self.rows.len()
+    }
+
+    /// Row `row`'s JCT and wait distributions, once it is in.
+    pub fn dists(&self, row: usize) -> Option<&Dists> {
+        self.dists.get(row)?.as_ref()
+    }
+
+    /// Row `row`'s run.
+    pub fn run(&self, row: usize) -> Option<&Run> {
+        self.runs.get(row)
     }
 }
 
@@ -44,11 +56,15 @@ impl App {
             self.sim.whatif = Some(WhatIf {
                 at: now,
                 rows: vec![(0.0, None); runs.len()],
+                dists: vec![None; runs.len()],
                 runs: runs.clone(),
             });
             self.emit(Effect::StartWhatIf(WhatIfStart { base, runs }));
         }
-        self.view.popup = Some(Popup::WhatIf { at: 0 });
+        self.view.popup = Some(Popup::WhatIf {
+            at: 0,
+            charts: false,
+        });
     }
 
     /// A row's progress arrived; whether it is shown.
@@ -63,13 +79,20 @@ impl App {
     }
 
     /// A row's result arrived, `secs` after the fork started; logged when it is the last.
-    pub(super) fn what_if_done(&mut self, row: usize, report: Report, secs: f64) -> bool {
+    pub(super) fn what_if_done(
+        &mut self,
+        row: usize,
+        report: Report,
+        dists: Dists,
+        secs: f64,
+    ) -> bool {
         let Some(w) = self.sim.whatif.as_mut().filter(|w| row < w.rows.len()) else {
             return false;
         };
         let was_done = w.done();
         let failed = report.failed.clone();
         w.rows[row] = (1.0, Some(report));
+        w.dists[row] = Some(dists);
         if let Some(why) = failed {
             self.warn(format!("what-if row {}: {why}", row + 1));
         }
@@ -221,8 +244,11 @@ fn columns(w: &WhatIf, width: usize) -> (Vec<&'static Col>, usize) {
 }
 
 /// The comparison table, one row per run.
-pub fn draw(app: &App, area: Rect, buf: &mut Buffer, at: usize) {
+pub fn draw(app: &App, area: Rect, buf: &mut Buffer, at: usize, charts: bool) {
     let Some(w) = &app.sim.whatif else { return };
+    if charts {
+        return draw_charts(app, w, area, buf);
+    }
     let t = app.theme();
     let full: usize = NAME_W
         + columns(w, usize::MAX)
@@ -233,13 +259,22 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer, at: usize) {
     let box_w = area.width.saturating_sub(4).min(full as u16 + 2);
     let (cols, hidden) = columns(w, box_w.saturating_sub(2) as usize);
     let done = w.rows.iter().filter(|r| r.1.is_some()).count();
+    let key = app.view.keymap.first(super::keymap::Command::ColorBy);
     let foot = format!(
-        "{done} of {} done · bold: lowest mean JCT · ● the live policy · each row runs from this state to the end{}",
+        "{done} of {} done · bold: lowest mean JCT · ● the live policy · each row runs from this state to the end · {key}: the JCT and wait CDFs{}",
         w.rows.len(),
         if hidden > 0 { " · a wider window shows more columns" } else { "" }
     );
     let foot = super::logfmt::wrap_words(&foot, box_w.saturating_sub(2) as usize, 0);
-    let r = centered(area, box_w, w.rows.len() as u16 + 4 + foot.len() as u16);
+    let table_h = w.rows.len() as u16 + 4 + foot.len() as u16;
+    // The CDFs under the table where the screen has room for them.
+    let room = area.height.saturating_sub(table_h + 2);
+    let charts_h = if room > super::cdf::MIN_HEIGHT {
+        room.min(22)
+    } else {
+        0
+    };
+    let r = centered(area, box_w, table_h + charts_h);
     let title = format!(
         "what if from {} · enter switches · esc closes (runs go on)",
         app.clock(w.at)
@@ -290,6 +325,30 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer, at: usize) {
             buf.set_stringn(inner.x, y, line, inner.width as usize, t.dim);
         }
     }
+    if charts_h > 0 {
+        let y = inner.y + w.rows.len() as u16 + 3 + foot.len() as u16;
+        let below = Rect::new(inner.x, y, inner.width, inner.bottom().saturating_sub(y));
+        super::cdf::draw(app, w, below, buf);
+    }
+}
+
+/// The CDFs alone, as big as the screen allows.
+fn draw_charts(app: &App, w: &WhatIf, area: Rect, buf: &mut Buffer) {
+    let done = w.rows.iter().filter(|r| r.1.is_some()).count();
+    let key = app.view.keymap.first(super::keymap::Command::ColorBy);
+    let title = format!(
+        "what if from {} · CDFs, {done} of {} runs · {key} table · esc closes",
+        app.clock(w.at),
+        w.rows.len()
+    );
+    let r = Rect::new(
+        area.x + 1,
+        area.y + 1,
+        area.width.saturating_sub(2),
+        area.height.saturating_sub(2),
+    );
+    let inner = super::popups::frame(app, r, buf, &title);
+    super::cdf::draw(app, w, inner, buf);
 }
 
 /// The header line.

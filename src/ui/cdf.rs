@@ -1,0 +1,223 @@
+//! The what-if table's CDFs: the share of jobs (y) whose completion time,
+//! or wait, is at most a time (x, log-scaled), one curve per finished row,
+//! each drawn with its own glyph (never told apart by colour alone), the
+//! live policy's on top and in bold. Drawn cell by cell so that mono,
+//! NO_COLOR and `--ascii` read the same.
+
+use super::app::App;
+use super::whatif::WhatIf;
+use crate::sim::metrics::Dists;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+
+/// A glyph per row (cycled past ten): shapes, then their ASCII stand-ins.
+const GLYPHS: [char; 10] = ['■', '▲', '◆', '○', '□', '△', '◇', '×', '+', '▼'];
+const ASCII_GLYPHS: [char; 10] = ['o', '#', '^', '*', '@', '%', '&', '=', 'x', '+'];
+
+/// Rows the charts need to be worth drawing (title, plot, axis, legend).
+pub const MIN_HEIGHT: u16 = 10;
+
+pub fn glyph(i: usize, ascii: bool) -> char {
+    if ascii {
+        ASCII_GLYPHS[i % ASCII_GLYPHS.len()]
+    } else {
+        GLYPHS[i % GLYPHS.len()]
+    }
+}
+
+/// One curve: its glyph, style and distribution.
+struct Series<'a> {
+    glyph: char,
+    style: Style,
+    q: &'a [f64],
+}
+
+/// The JCT and wait CDFs side by side in `area`, the legend under them.
+pub fn draw(app: &App, w: &WhatIf, area: Rect, buf: &mut Buffer) {
+    let t = app.theme();
+    let live = app.engine().policy();
+    let ascii = app.view.ascii;
+    // (row, label, live?) of the rows that are in, in table order.
+    let rows: Vec<(usize, String, bool, &Dists)> = w
+        .runs
+        .iter()
+        .enumerate()
+        .filter_map(|(i, run)| {
+            let d = w.dists.get(i)?.as_ref()?;
+            let is_live = matches!(run, crate::sim::whatif::Run::Policy(p) if *p == live);
+            let label = match run {
+                crate::sim::whatif::Run::Policy(p) => p.label().to_string(),
+                other => other.label(),
+            };
+            Some((i, label, is_live, d))
+        })
+        .collect();
+    if rows.is_empty() {
+        let msg = "the CDFs draw as rows finish";
+        buf.set_stringn(area.x, area.y, msg, area.width as usize, t.dim);
+        return;
+    }
+    let style_of = |i: usize, is_live: bool| {
+        if is_live {
+            t.accent.add_modifier(Modifier::BOLD)
+        } else {
+            t.text.fg(t.palette(i as u64 * 7919 + 3))
+        }
+    };
+    let items: Vec<String> = rows
+        .iter()
+        .map(|(i, l, is_live, _)| {
+            let live = if *is_live { " (live)" } else { "" };
+            format!("{} {l}{live}", glyph(*i, ascii))
+        })
+        .collect();
+    let lines = pack(&items, area.width as usize);
+    let legend_h = (lines.len() as u16).min(area.height.saturating_sub(MIN_HEIGHT - 2));
+    let charts_h = area.height.saturating_sub(legend_h);
+    // The live policy's curve is drawn last: on top.
+    let mut order: Vec<&(usize, String, bool, &Dists)> = rows.iter().collect();
+    order.sort_by_key(|r| r.2);
+    let series = |pick: fn(&Dists) -> &[f64]| -> Vec<Series> {
+        order
+            .iter()
+            .map(|(i, _, is_live, d)| Series {
+                glyph: glyph(*i, ascii),
+                style: style_of(*i, *is_live),
+                q: pick(d),
+            })
+            .collect()
+    };
+    let half = area.width.saturating_sub(1) / 2;
+    let left = Rect::new(area.x, area.y, half, charts_h);
+    let right = Rect::new(area.x + half + 1, area.y, area.width - half - 1, charts_h);
+    chart(app, "JCT CDF", &series(|d| &d.jct_s), left, buf);
+    chart(app, "wait CDF", &series(|d| &d.wait_s), right, buf);
+    // The legend: each glyph in its curve's style.
+    for (k, line) in lines.iter().take(legend_h as usize).enumerate() {
+        let y = area.y + charts_h + k as u16;
+        let mut x = area.x;
+        for &n in line {
+            let (i, _, is_live, _) = rows[n];
+            let text = &items[n];
+            buf.set_string(x, y, glyph(i, ascii).to_string(), style_of(i, is_live));
+            let rest: String = text.chars().skip(1).collect();
+            let label = if is_live {
+                t.text.add_modifier(Modifier::BOLD)
+            } else {
+                t.text
+            };
+            buf.set_string(x + 1, y, rest, label);
+            x += text.chars().count() as u16 + 3;
+        }
+    }
+}
+
+/// Items packed on lines of `width`, three spaces apart, never split: the
+/// indices of each line's items.
+fn pack(items: &[String], width: usize) -> Vec<Vec<usize>> {
+    let mut lines: Vec<(usize, Vec<usize>)> = Vec::new();
+    for (n, item) in items.iter().enumerate() {
+        let w = item.chars().count();
+        match lines.last_mut() {
+            Some((used, l)) if *used + 3 + w <= width => {
+                *used += 3 + w;
+                l.push(n);
+            }
+            _ => lines.push((w, vec![n])),
+        }
+    }
+    lines.into_iter().map(|l| l.1).collect()
+}
+
+/// Where the time axis starts and ends, as powers of ten of seconds.
+fn log_range(series: &[Series]) -> (f64, f64) {
+    let positive = series
+        .iter()
+        .flat_map(|s| s.q.iter().copied())
+        .filter(|&v| v >= 1.0);
+    let (lo, hi) = positive.fold((f64::MAX, 0.0f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    if hi < 1.0 {
+        return (0.0, 1.0);
+    }
+    let (lo, hi) = (lo.log10().floor(), hi.log10().ceil());
+    (lo, hi.max(lo + 1.0))
+}
+
+/// Time labels for the axis, in seconds.
+const TICKS: [(f64, &str); 10] = [
+    (1.0, "1s"),
+    (10.0, "10s"),
+    (60.0, "1m"),
+    (600.0, "10m"),
+    (3600.0, "1h"),
+    (36_000.0, "10h"),
+    (86_400.0, "1d"),
+    (864_000.0, "10d"),
+    (8_640_000.0, "100d"),
+    (86_400_000.0, "1000d"),
+];
+
+/// One chart in `area`: a title line, the plot with a y axis of shares
+/// (0 %, 50 %, 100 %), and a time axis under it.
+fn chart(app: &App, title: &str, series: &[Series], area: Rect, buf: &mut Buffer) {
+    let t = app.theme();
+    if area.height < 4 || area.width < 12 {
+        return;
+    }
+    let head = format!("{title} (share of jobs, log time)");
+    let head = super::hints::fit(&head, area.width as usize);
+    buf.set_stringn(area.x, area.y, head, area.width as usize, t.title);
+    let (lo, hi) = log_range(series);
+    let axis_w = 5u16;
+    let plot = Rect::new(
+        area.x + axis_w,
+        area.y + 1,
+        area.width - axis_w,
+        area.height - 2,
+    );
+    let (pw, ph) = (plot.width as usize, plot.height as usize);
+    for (label, y) in [("100%", 0), (" 50%", (ph - 1) / 2), ("  0%", ph - 1)] {
+        buf.set_stringn(area.x, plot.y + y as u16, label, 4, t.dim);
+    }
+    let edge = if app.view.ascii { "|" } else { "│" };
+    for y in 0..ph as u16 {
+        buf.set_string(plot.x - 1, plot.y + y, edge, t.dim);
+    }
+    let x_of = |secs: f64| -> f64 { (secs.log10() - lo) / (hi - lo) * (pw - 1) as f64 };
+    let mut labels = String::new();
+    for (secs, label) in TICKS {
+        let x = x_of(secs).round();
+        if x < 0.0 || x > (pw - 1) as f64 {
+            continue;
+        }
+        let x = x as usize;
+        let at = x.saturating_sub(label.len() / 2);
+        if at >= labels.chars().count() + usize::from(!labels.is_empty()) && at + label.len() <= pw
+        {
+            while labels.chars().count() < at {
+                labels.push(' ');
+            }
+            labels.push_str(label);
+        }
+    }
+    buf.set_stringn(plot.x, plot.bottom(), &labels, pw, t.dim);
+    for s in series {
+        let mut prev: Option<usize> = None;
+        for x in 0..pw {
+            let secs = 10f64.powf(lo + (hi - lo) * x as f64 / (pw - 1).max(1) as f64);
+            let share = Dists::share_at(s.q, secs);
+            let y = ((1.0 - share) * (ph - 1) as f64).round() as usize;
+            // Steep rises drawn as a column, so a step reads as one.
+            let (a, b) = match prev {
+                Some(p) => (p.min(y), p.max(y)),
+                None => (y, y),
+            };
+            for yy in a..=b {
+                let cell = (plot.x + x as u16, plot.y + yy as u16);
+                buf.set_string(cell.0, cell.1, s.glyph.to_string(), s.style);
+            }
+            prev = Some(y);
+        }
+    }
+}
