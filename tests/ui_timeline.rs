@@ -89,3 +89,31 @@ fn ascii_keeps_the_series_and_the_time_shown_apart() {
     assert!(s.contains('#'), "the time shown: {s}");
     assert!(s.contains('.'), "the series: {s}");
 }
+
+/// A `g` jump a day ahead samples the timeline on its way: about a hundred
+/// points across the day, each what the engine shows at that time — not a
+/// straight line from the jump's start to its end.
+#[test]
+fn a_jump_fills_the_timeline_on_its_way() {
+    use tracetui::sim::{Engine, Placement};
+    let mut app = app_for(sample(), Policy::Fifo, (100, 30));
+    app.update(Action::GoTo(8 * 86_400));
+    app.update(Action::GoTo(9 * 86_400));
+    let between: Vec<(i64, f64)> = app
+        .timeline_util()
+        .into_iter()
+        .filter(|&(t, _)| t > 8 * 86_400 && t < 9 * 86_400)
+        .collect();
+    assert!(between.len() >= 90, "{} samples in the day", between.len());
+    let mut e = Engine::new(sample(), Policy::Fifo, Placement::Consolidate);
+    let gpus = app.trace().cluster.total_gpus() as f64;
+    for &(t, util) in &between {
+        e.advance_to(t);
+        let want = e.cluster().allocated_milli() as f64 / (gpus * 10.0);
+        assert!((util - want).abs() < 1e-9, "at {t}: {util} vs {want}");
+    }
+    // They are not on one line: the day had ups and downs.
+    let distinct: std::collections::BTreeSet<u64> =
+        between.iter().map(|&(_, u)| (u * 1000.0) as u64).collect();
+    assert!(distinct.len() > 3, "{distinct:?}");
+}

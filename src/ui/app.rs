@@ -260,6 +260,11 @@ impl App {
         (self.sim.speed, self.sim.tick)
     }
 
+    /// The timeline view's samples: (time, allocated GPUs in percent).
+    pub fn timeline_util(&self) -> Vec<(Secs, f64)> {
+        self.sim.timeline.util_at().collect()
+    }
+
     /// The headline figures (jobs done, mean JCT, p99 wait).
     pub fn figures(&self) -> &Figures {
         &self.sim.figures

@@ -129,6 +129,7 @@ impl App {
     /// Going back logs one line, not the events re-simulated on the way.
     pub(super) fn move_to(&mut self, t: Secs) {
         let from = self.sim.replay.now();
+        self.sample_on_the_way(from, t);
         self.sim.replay.seek(t);
         if t < from {
             self.sim.replay.engine_mut().take_events();
@@ -136,6 +137,33 @@ impl App {
             self.info(format!("back from {from} to {to}"));
         }
         self.after_move();
+    }
+
+    /// A long move forward (a `g` jump, fast play) stops on its way to
+    /// sample the timeline (up to `JUMP_SAMPLES` times, a minute apart at
+    /// least), so it shows what happened there rather than a straight line.
+    fn sample_on_the_way(&mut self, from: Secs, to: Secs) {
+        let step = ((to - from) / JUMP_SAMPLES).max(60);
+        let mut at = from + step;
+        while at < to && !self.sim.replay.waiting() {
+            self.sim.replay.seek(at);
+            self.record_sample();
+            at += step;
+        }
+    }
+
+    /// The timeline's sample of the state now.
+    fn record_sample(&mut self) {
+        let e = self.sim.replay.engine();
+        let gpus = self.trace().cluster.total_gpus().max(1);
+        let sample = super::timeline::Sample {
+            at: e.now(),
+            util: e.cluster().allocated_milli() as f64 / (gpus as f64 * 10.0),
+            queue: e.queue_len() as u64,
+            running: e.running().len() as u64,
+            watts: e.watts(),
+        };
+        self.sim.timeline.record(sample);
     }
 
     /// Refreshes what depends on the replay's state after it moved or switched.
@@ -149,14 +177,7 @@ impl App {
             push(&mut self.sim.power_hist, w.max(0.0) as u64);
         }
         push(&mut self.sim.queue_hist, queue);
-        let sample = super::timeline::Sample {
-            at: e.now(),
-            util: e.cluster().allocated_milli() as f64 / (gpus as f64 * 10.0),
-            queue,
-            running: e.running().len() as u64,
-            watts: e.watts(),
-        };
-        self.sim.timeline.record(sample);
+        self.record_sample();
         self.log_events();
         self.sync_split();
         self.refresh_figures();
@@ -297,6 +318,9 @@ impl App {
         }
     }
 }
+
+/// Samples a long move forward takes on its way, at most.
+const JUMP_SAMPLES: Secs = 100;
 
 fn push(h: &mut std::collections::VecDeque<u64>, v: u64) {
     if h.len() == HISTORY {

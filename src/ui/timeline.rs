@@ -59,6 +59,11 @@ impl Samples {
         }
     }
 
+    /// Sampled times and utilisation (percent), in time order.
+    pub fn util_at(&self) -> impl Iterator<Item = (Secs, f64)> + '_ {
+        self.t.iter().copied().zip(self.util.iter().copied())
+    }
+
     fn halve(&mut self) {
         fn every_other<T>(v: &mut Vec<T>) {
             let mut i = 0;
