@@ -117,3 +117,14 @@ fn a_jump_fills_the_timeline_on_its_way() {
         between.iter().map(|&(_, u)| (u * 1000.0) as u64).collect();
     assert!(distinct.len() > 3, "{distinct:?}");
 }
+
+/// `e` writes what the timeline shows (the export renders the screen).
+#[test]
+fn export_writes_the_timeline() {
+    let app = stepped((120, 40), "dark");
+    let dir = common::scratch_dir("timeline-export");
+    let (txt, _svg) = tracetui::ui::effects::export_to(&app, &dir).unwrap();
+    let txt = std::fs::read_to_string(txt).unwrap();
+    assert!(txt.contains("Timeline · 1 day · follows now"), "{txt}");
+    assert!(txt.contains("util %") && txt.contains("running"));
+}
