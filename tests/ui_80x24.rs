@@ -97,7 +97,7 @@ fn log_lines_carry_the_events_own_time_and_stepping_back_logs_one_line() {
     let first = &app.trace().jobs[0];
     let start = lines
         .iter()
-        .find(|l| l.contains(" started ") && l.contains(&first.id))
+        .find(|l| l.contains(" started ") && l.contains(first.id.as_str()))
         .unwrap_or_else(|| panic!("{lines:?}"));
     assert!(start.starts_with("day 1 00:03:43 started"), "{start}");
     assert!(
@@ -175,7 +175,7 @@ fn ids_that_share_a_prefix_are_cut_from_the_left() {
     let base = common::tiny(&[8], &[(0, 1000, 1), (10, 1000, 1), (20, 1000, 1)]);
     let mut t = (*base).clone();
     for (i, j) in t.jobs.iter_mut().enumerate() {
-        j.id = format!("application_1506638472019_1023{i}");
+        j.id = format!("application_1506638472019_1023{i}").into();
     }
     let mut app = app_for(Arc::new(t), Policy::Fifo, (80, 24));
     app.update(Action::GoTo(100));

@@ -75,6 +75,17 @@ impl InputError {
             message: message.into(),
         }
     }
+
+    /// The same error `by` lines further down: for a part of a file read
+    /// on its own, whose lines were numbered from its start.
+    pub fn shifted(mut self, by: u64) -> InputError {
+        if let Some(loc) = &mut self.at {
+            if !loc.byte {
+                loc.line += by;
+            }
+        }
+        self
+    }
 }
 
 impl fmt::Display for InputError {

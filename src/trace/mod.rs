@@ -9,11 +9,13 @@ pub mod fields;
 pub mod format;
 pub mod input;
 pub mod itp;
+pub mod job_id;
 pub mod limits;
 pub mod lines;
 pub mod model;
 pub mod native;
 pub mod pai;
+pub mod parts;
 pub mod philly;
 pub mod reader;
 pub mod sizing;
@@ -22,6 +24,7 @@ mod xz;
 pub mod zeus;
 
 pub use input::{InputError, LoadReport};
+pub use job_id::JobId;
 pub use model::{
     Cluster, Demand, Job, JobStatus, Machine, Milli, Secs, Segment, Trace, Unit, Zone,
 };

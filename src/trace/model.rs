@@ -189,7 +189,7 @@ pub struct Segment {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Job {
     /// The native id (ITP `job_id`, PAI `job_name`, Philly `jobid`).
-    pub id: String,
+    pub id: super::job_id::JobId,
     pub user: Option<Sym>,
     pub group: Option<Sym>,
     pub submit: Secs,

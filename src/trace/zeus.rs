@@ -154,7 +154,7 @@ impl Build {
             gpus: 0,
         });
         self.jobs.push(Job {
-            id,
+            id: id.into(),
             user: None,
             group: None,
             submit: start,

@@ -34,7 +34,7 @@ pub fn tiny(machines: &[u32], jobs: &[(i64, i64, u32)]) -> Arc<Trace> {
         .iter()
         .enumerate()
         .map(|(i, &(submit, runtime, gpus))| Job {
-            id: format!("j{i}"),
+            id: format!("j{i}").into(),
             user: None,
             group: None,
             submit,

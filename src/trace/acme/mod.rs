@@ -314,7 +314,7 @@ impl Build {
         let user = text("user");
         let ty = text("type");
         self.jobs.push(Job {
-            id,
+            id: id.into(),
             user: (!user.is_empty()).then(|| self.symbols.intern(&user)),
             group: None,
             submit: submit.0,

@@ -191,7 +191,7 @@ pub fn trace(
             pending_types.push((jobs.len(), ty));
         }
         jobs.push(Job {
-            id: t.texts.get(row.job_name),
+            id: t.texts.get(row.job_name).into(),
             user: row.user,
             // PAI's group tag marks repeated instances, not a share of the cluster.
             group: None,

@@ -5,7 +5,7 @@
 use super::tables::{parse_instance, sym, InstanceRow, INSTANCE, NONE_IDX, NONE_TIME};
 use crate::trace::archive::{self, Source};
 use crate::trace::fields::Row;
-use crate::trace::input::{sanitize, InputError, Location, RowPolicy, Skips};
+use crate::trace::input::{sanitize, InputError, RowPolicy, Skips};
 use crate::trace::lines::{Lines, Record};
 use crate::trace::model::{Sym, Symbols};
 use crate::trace::texts::{key, TextId, Texts};
@@ -138,25 +138,6 @@ fn read_chunk(
     })
 }
 
-/// Byte ranges of `path` split into `n` parts at line boundaries.
-fn split_points(path: &std::path::Path, n: usize) -> std::io::Result<Vec<(u64, u64)>> {
-    let mut f = std::fs::File::open(path)?;
-    let len = f.metadata()?.len();
-    let mut cuts = vec![0u64];
-    for k in 1..n as u64 {
-        let mut at = len * k / n as u64;
-        f.seek(SeekFrom::Start(at))?;
-        let mut r = BufReader::new(&mut f);
-        let mut skip = Vec::new();
-        at += r.read_until(b'\n', &mut skip)? as u64;
-        if at > *cuts.last().unwrap_or(&0) && at < len {
-            cuts.push(at);
-        }
-    }
-    cuts.push(len);
-    Ok(cuts.windows(2).map(|w| (w[0], w[1])).collect())
-}
-
 fn chunk_reader(
     path: &std::path::Path,
     (a, b): (u64, u64),
@@ -179,7 +160,7 @@ pub fn read(
             let workers = std::thread::available_parallelism()
                 .map_or(1, |n| n.get())
                 .clamp(1, 4);
-            split_points(p, workers)
+            crate::trace::parts::split_points(p, 0, workers)
                 .map_err(|e| InputError::file(&file, format!("cannot read: {e}")))?
         }
         Source::TarGz(_) => Vec::new(),
@@ -232,26 +213,9 @@ fn merge(
     let mut unknown_index: FxHashMap<u128, u32> = FxHashMap::default();
     let mut offset = 0u64;
     let mut errors: Vec<InputError> = Vec::new();
-    let shift = |e: InputError, by: u64| match e.at {
-        Some(Location {
-            file,
-            line,
-            column,
-            byte,
-        }) => InputError::at(
-            Location {
-                file,
-                line: line + by,
-                column,
-                byte,
-            },
-            e.message,
-        ),
-        None => e,
-    };
     for c in chunks {
-        let c = c.map_err(|e| shift(e, offset))?;
-        errors.extend(c.errors.into_iter().map(|e| shift(e, offset)));
+        let c = c.map_err(|e| e.shifted(offset))?;
+        errors.extend(c.errors.into_iter().map(|e| e.shifted(offset)));
         match &mut out {
             None => {
                 for (i, &k) in c.unknown_keys.iter().enumerate() {

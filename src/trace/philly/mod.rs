@@ -386,7 +386,7 @@ fn build(
             _ => None,
         };
         jobs.push(Job {
-            id: pj.jobid.clone(),
+            id: (&pj.jobid).into(),
             user: Some(symbols.intern(&pj.user)),
             group: Some(symbols.intern(&pj.vc)),
             submit: pj.submitted,

@@ -1,11 +1,13 @@
 //! Microsoft ITP job traces as released with ElasticFlow: one CSV per cluster,
 //! raw schema or ElasticFlow schema, detected from the header.
 
-use super::fields::Row;
+mod fast;
+mod seen;
+
+use super::fields::{Fields, Row};
 use super::input::{InputError, LoadReport, Location, RowPolicy};
 use super::model::{Demand, Job, JobStatus, Symbols, Trace, Zone};
 use super::LoadOptions;
-use rustc_hash::FxHashMap;
 
 /// `itp` on the command line.
 pub const FORMAT: super::Format = super::Format::new(&super::FormatSpec {
@@ -91,6 +93,9 @@ fn detect(header: &[String], file: &str) -> Result<Columns, InputError> {
 /// Reads one ITP CSV file.
 pub fn load(path: &std::path::Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), InputError> {
     let file = path.display().to_string();
+    if let Some(done) = fast::load(path, &file, opts)? {
+        return Ok(done);
+    }
     let f = super::reader::open_file(path)?;
     load_from(std::io::BufReader::with_capacity(1 << 20, f), &file, opts)
 }
@@ -118,11 +123,8 @@ pub fn load_from<R: std::io::Read>(
     let mut policy = RowPolicy::new(file, opts.strict);
     let mut jobs = Vec::new();
     let mut symbols = Symbols::default();
-    let mut seen: FxHashMap<String, u64> = FxHashMap::default();
-    let mut extra = ItpTables {
-        columns: cols.checked.iter().map(|c| c.1).collect(),
-        values: Vec::new(),
-    };
+    let mut seen = seen::Seen::default();
+    let mut values = Vec::new();
     loop {
         match read(&mut rdr, &mut record) {
             Ok(true) => {}
@@ -146,17 +148,30 @@ pub fn load_from<R: std::io::Read>(
         {
             continue; // a blank line
         }
-        match parse_row(&row, &cols, &mut symbols, &seen, jobs.len() as u32) {
-            Ok((job, values)) => {
-                extra
-                    .values
-                    .extend_from_slice(&values[..extra.columns.len()]);
-                seen.insert(job.id.clone(), line);
+        match parse_row(&row, &cols, &mut symbols, jobs.len() as u32) {
+            Ok((job, v)) => {
                 jobs.push(job);
+                if let Err(first) = seen.keep(&jobs, jobs.len() as u32 - 1, line) {
+                    let job = jobs.pop().expect("just pushed");
+                    policy.bad_row(seen::duplicate(file, line, &job.id, first))?;
+                } else {
+                    values.extend_from_slice(&v[..cols.checked.len()]);
+                }
             }
             Err(e) => policy.bad_row(e)?,
         }
     }
+    finish(file, &cols, opts, (jobs, symbols, values), policy)
+}
+
+/// The trace from its parsed jobs (either path), sized and noted.
+fn finish(
+    file: &str,
+    cols: &Columns,
+    opts: &LoadOptions,
+    (jobs, symbols, values): (Vec<Job>, Symbols, Vec<i64>),
+    policy: RowPolicy,
+) -> Result<(Trace, LoadReport), InputError> {
     if jobs.is_empty() {
         return Err(no_jobs(file, &policy));
     }
@@ -172,6 +187,10 @@ pub fn load_from<R: std::io::Read>(
     report.skips.push(policy.skips);
     let cluster = super::sizing::size_cluster(&jobs, opts, file)?;
     report.note(cluster.origin.clone());
+    let extra = ItpTables {
+        columns: cols.checked.iter().map(|c| c.1).collect(),
+        values,
+    };
     let trace = Trace {
         format: "itp",
         source: file.to_string(),
@@ -203,14 +222,15 @@ fn no_jobs(file: &str, policy: &RowPolicy) -> InputError {
     )
 }
 
-fn parse_row(
-    row: &Row,
+/// One row as a job (the caller checks its id is new), and its
+/// ElasticFlow extra values.
+fn parse_row<F: Fields>(
+    row: &Row<F>,
     cols: &Columns,
     symbols: &mut Symbols,
-    seen: &FxHashMap<String, u64>,
     index: u32,
 ) -> Result<(Job, [i64; 2]), InputError> {
-    if row.record.len() != cols.width {
+    if row.record.width() != cols.width {
         return Err(InputError::at(
             Location {
                 file: row.file.into(),
@@ -218,19 +238,10 @@ fn parse_row(
                 column: None,
                 byte: false,
             },
-            format!("{} columns, expected {}", row.record.len(), cols.width),
+            format!("{} columns, expected {}", row.record.width(), cols.width),
         ));
     }
     let id = row.required(cols.job_id, "job_id")?;
-    if let Some(first) = seen.get(id) {
-        return Err(row.error(
-            "job_id",
-            format!(
-                "duplicate job id '{}' (first on line {first})",
-                super::input::sanitize(id)
-            ),
-        ));
-    }
     let submit = row.secs(cols.submit, "submission_time")?;
     let duration = row.secs(cols.duration, "duration")?;
     if row.int(cols.num_gpu, "num_gpu", 0)? == 0 {
@@ -250,7 +261,7 @@ fn parse_row(
         values[k] = row.int(i, name, 0)?;
     }
     let job = Job {
-        id: id.to_string(),
+        id: id.into(),
         user: None,
         group: None,
         submit,

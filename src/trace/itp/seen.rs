@@ -1,0 +1,127 @@
+//! Duplicate job ids: the ids kept so far, found by hash, each entry the
+//! index of a job already kept (four bytes an entry; the ids themselves
+//! are compared where the jobs hold them, never copied).
+
+use crate::trace::input::{sanitize, InputError, Location};
+use crate::trace::model::Job;
+use std::hash::BuildHasher;
+
+#[derive(Default)]
+pub struct Seen {
+    table: hashbrown::HashTable<u32>,
+    /// Kept job → its line.
+    lines: Vec<u64>,
+}
+
+pub fn hash(id: &[u8]) -> u64 {
+    rustc_hash::FxBuildHasher.hash_one(id)
+}
+
+impl Seen {
+    /// Keeps `jobs[j]` unless a job with its id is kept; else the line of
+    /// that first one.
+    pub fn keep(&mut self, jobs: &[Job], j: u32, line: u64) -> Result<(), u64> {
+        let id = jobs[j as usize].id.as_bytes();
+        let h = hash(id);
+        match self.table.entry(
+            h,
+            |&k| jobs[k as usize].id.as_bytes() == id,
+            |&k| hash(jobs[k as usize].id.as_bytes()),
+        ) {
+            hashbrown::hash_table::Entry::Occupied(e) => Err(self.lines[*e.get() as usize]),
+            hashbrown::hash_table::Entry::Vacant(e) => {
+                e.insert(j);
+                self.lines.push(line);
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Jobs whose id an earlier job has, as (position, position of the
+/// first), in position order: `ids` and their `hashes` split by hash into
+/// a shard per core, each shard a table of its own on its own thread.
+pub fn repeats(ids: &[&[u8]], hashes: &[u64]) -> Vec<(u32, u32)> {
+    repeats_in(
+        ids,
+        hashes,
+        crate::trace::parts::workers(ids.len() as u64 * 64),
+    )
+}
+
+fn repeats_in(ids: &[&[u8]], hashes: &[u64], shards: usize) -> Vec<(u32, u32)> {
+    let shards = shards as u64;
+    let mut out: Vec<(u32, u32)> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..shards)
+            .map(|shard| {
+                s.spawn(move || {
+                    let mine = |h: u64| (h >> 32) % shards == shard;
+                    let mut table =
+                        hashbrown::HashTable::<u32>::with_capacity(ids.len() / shards as usize + 1);
+                    let mut found = Vec::new();
+                    for (i, &h) in hashes.iter().enumerate().filter(|(_, &h)| mine(h)) {
+                        match table.entry(
+                            h,
+                            |&k| ids[k as usize] == ids[i],
+                            |&k| hashes[k as usize],
+                        ) {
+                            hashbrown::hash_table::Entry::Occupied(e) => {
+                                found.push((i as u32, *e.get()))
+                            }
+                            hashbrown::hash_table::Entry::Vacant(e) => {
+                                e.insert(i as u32);
+                            }
+                        }
+                    }
+                    found
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_default())
+            .collect()
+    });
+    out.sort_unstable();
+    out
+}
+
+/// The error for a job id seen before.
+pub fn duplicate(file: &str, line: u64, id: &str, first: u64) -> InputError {
+    InputError::at(
+        Location {
+            file: file.to_string(),
+            line,
+            column: Some("job_id".to_string()),
+            byte: false,
+        },
+        format!(
+            "duplicate job id '{}' (first on line {first})",
+            sanitize(id)
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repeats_name_the_first_whatever_the_shards() {
+        let ids: Vec<String> = (0..5000)
+            .map(|i| format!("j{}", (i * 7919) % 3001))
+            .collect();
+        let ids: Vec<&[u8]> = ids.iter().map(|s| s.as_bytes()).collect();
+        let hashes: Vec<u64> = ids.iter().map(|id| hash(id)).collect();
+        let one = repeats_in(&ids, &hashes, 1);
+        assert_eq!(one.len(), 5000 - 3001);
+        for &(i, first) in &one {
+            assert_eq!(ids[i as usize], ids[first as usize]);
+            assert!(first < i);
+            assert!(!ids[..first as usize].contains(&ids[i as usize]));
+        }
+        for shards in [2, 3, 4] {
+            assert_eq!(repeats_in(&ids, &hashes, shards), one, "{shards} shards");
+        }
+    }
+}

@@ -1,0 +1,169 @@
+//! Reading one large plain file on every core: the file cut into parts at
+//! line starts, each part read in large blocks through one bounded buffer
+//! and handed out a line at a time, with its line number within the part.
+
+use super::input::InputError;
+use super::limits::MAX_LINE;
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
+use std::path::Path;
+
+/// Bytes read at a time by one part's reader.
+const BLOCK: usize = 4 << 20;
+
+/// Byte ranges of `path` from `from` to its end, split into at most `n`
+/// parts at line starts.
+pub fn split_points(path: &Path, from: u64, n: usize) -> std::io::Result<Vec<(u64, u64)>> {
+    let mut f = std::fs::File::open(path)?;
+    let len = f.metadata()?.len();
+    let mut cuts = vec![from];
+    let span = len.saturating_sub(from);
+    for k in 1..n as u64 {
+        let mut at = from + span * k / n as u64;
+        f.seek(SeekFrom::Start(at))?;
+        let mut r = BufReader::new((&mut f).take(MAX_LINE as u64 + 1));
+        let mut skip = Vec::new();
+        at += r.read_until(b'\n', &mut skip)? as u64;
+        if at > *cuts.last().unwrap_or(&0) && at < len {
+            cuts.push(at);
+        }
+    }
+    if len > from {
+        cuts.push(len);
+    }
+    Ok(cuts.windows(2).map(|w| (w[0], w[1])).collect())
+}
+
+/// How many parts a file of `bytes` is worth: one per core, at most four,
+/// and one for anything under 4 MiB (threads would cost more than they save).
+pub fn workers(bytes: u64) -> usize {
+    if bytes < 4 << 20 {
+        return 1;
+    }
+    std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 4)
+}
+
+/// Calls `each(line, number)` for every line of `path`'s bytes `a..b`
+/// (numbers from 1, the `\n` removed), and returns how many lines there
+/// were. `each` returns `false` to stop early. A line over `MAX_LINE`
+/// bytes is an error naming `file` and the line.
+pub fn for_each_line(
+    path: &Path,
+    (a, b): (u64, u64),
+    file: &str,
+    mut each: impl FnMut(&[u8], u64) -> bool,
+) -> Result<u64, InputError> {
+    let read_err = |e: std::io::Error| InputError::file(file, format!("cannot read: {e}"));
+    let mut f = std::fs::File::open(path).map_err(read_err)?;
+    f.seek(SeekFrom::Start(a)).map_err(read_err)?;
+    let mut f = f.take(b - a);
+    let mut buf = vec![0u8; BLOCK + MAX_LINE + 1];
+    let (mut filled, mut line) = (0usize, 0u64);
+    let mut eof = false;
+    while !eof || filled > 0 {
+        if !eof {
+            let n = read_some(&mut f, &mut buf[filled..]).map_err(read_err)?;
+            eof = n == 0;
+            filled += n;
+        }
+        let mut start = 0;
+        for nl in memchr::memchr_iter(b'\n', &buf[start..filled]) {
+            line += 1;
+            if nl - start > MAX_LINE {
+                return Err(too_long(file, line));
+            }
+            if !each(&buf[start..nl], line) {
+                return Ok(line);
+            }
+            start = nl + 1;
+        }
+        if eof && start < filled {
+            // The last line, without its `\n`.
+            line += 1;
+            if filled - start > MAX_LINE {
+                return Err(too_long(file, line));
+            }
+            each(&buf[start..filled], line);
+            start = filled;
+        }
+        if filled - start > MAX_LINE {
+            return Err(too_long(file, line + 1));
+        }
+        buf.copy_within(start..filled, 0);
+        filled -= start;
+    }
+    Ok(line)
+}
+
+/// Reads until `buf` is full or the input ends.
+fn read_some(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
+fn too_long(file: &str, line: u64) -> InputError {
+    InputError::on_line(
+        file,
+        line,
+        format!("a line longer than {MAX_LINE} bytes (1 MiB): not a trace table"),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines_of(bytes: &[u8], parts: usize) -> Vec<(Vec<u8>, u64)> {
+        let dir = std::env::temp_dir().join(format!("tracetui-parts-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join(format!("f{parts}-{}", bytes.len()));
+        std::fs::write(&p, bytes).unwrap();
+        let mut out = Vec::new();
+        let mut before = 0;
+        for part in split_points(&p, 2, parts).unwrap() {
+            let mut local = Vec::new();
+            let n = for_each_line(&p, part, "f", |l, n| {
+                local.push((l.to_vec(), n + before));
+                true
+            })
+            .unwrap();
+            before += n;
+            out.extend(local);
+        }
+        out
+    }
+
+    #[test]
+    fn every_line_once_in_order_whatever_the_parts() {
+        let text = b"h\na,1\n\nbb,22\r\nccc,333\nlast";
+        let one = lines_of(text, 1);
+        assert_eq!(one.len(), 5);
+        assert_eq!(one[0], (b"a,1".to_vec(), 1));
+        assert_eq!(one[4], (b"last".to_vec(), 5));
+        for n in 2..6 {
+            assert_eq!(lines_of(text, n), one, "{n} parts");
+        }
+    }
+
+    #[test]
+    fn a_line_over_the_limit_is_an_error_naming_it() {
+        let dir = std::env::temp_dir().join(format!("tracetui-parts-long-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("long");
+        let mut bytes = b"ok\n".to_vec();
+        bytes.extend(std::iter::repeat_n(b'x', MAX_LINE + 10));
+        std::fs::write(&p, &bytes).unwrap();
+        let len = bytes.len() as u64;
+        let e = for_each_line(&p, (0, len), "f", |_, _| true).unwrap_err();
+        assert!(e.to_string().starts_with("f:2: a line longer"), "{e}");
+    }
+}
