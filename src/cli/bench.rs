@@ -33,6 +33,26 @@ fn rss() -> String {
     peak_rss_mb().map_or("n/a".into(), |m| format!("{m:.0} MB"))
 }
 
+/// Bytes of the input: the file, or the files in the directory (a
+/// format's tables; not below it, so a symlink loop cannot recurse).
+fn input_bytes(path: &std::path::Path) -> f64 {
+    let size = |p: &std::path::Path| {
+        std::fs::metadata(p)
+            .ok()
+            .filter(|m| m.is_file())
+            .map_or(0.0, |m| m.len() as f64)
+    };
+    if !path.is_dir() {
+        return size(path);
+    }
+    std::fs::read_dir(path)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| size(&e.path()))
+        .sum()
+}
+
 /// `println!` made safe for a terminal (the trace's path is printed).
 macro_rules! say {
     ($($t:tt)*) => {
@@ -51,8 +71,11 @@ pub fn run(a: &BenchArgs) -> Result<()> {
         trace.jobs.len(),
         trace.cluster.total_gpus()
     );
+    let bytes = input_bytes(&a.load.path);
     say!(
-        "load           {load_s:.2} s to ready-to-replay; peak RSS {}",
+        "load           {load_s:.2} s to ready-to-replay ({:.0} MB read, {:.0} MB/s); peak RSS {}",
+        bytes / 1e6,
+        bytes / 1e6 / load_s.max(1e-9),
         rss()
     );
     for (phase, at) in &report.timings {

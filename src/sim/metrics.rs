@@ -75,6 +75,17 @@ pub struct Tally {
 }
 
 impl Tally {
+    /// A tally with room for `jobs` jobs' figures, so that growing never
+    /// copies them.
+    pub fn for_jobs(jobs: usize) -> Tally {
+        Tally {
+            jct: Vec::with_capacity(jobs),
+            wait: Vec::with_capacity(jobs),
+            slowdown: Vec::with_capacity(jobs),
+            ..Tally::default()
+        }
+    }
+
     pub fn on_start(&mut self, submit: Secs, start: Secs) {
         self.started += 1;
         self.started_wait_sum += start - submit;

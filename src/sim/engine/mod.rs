@@ -208,7 +208,7 @@ impl Engine {
             cluster,
             queue: Queue::new(classes),
             epoch: 0,
-            tally: Tally::default(),
+            tally: Tally::for_jobs(n),
             reservation: None,
             switches: Vec::new(),
             power: None,
@@ -326,13 +326,17 @@ impl Engine {
             st.end = self.now + rt.max(0);
             self.completions.insert((st.end, job));
         }
-        let mut machines: Vec<u32> = grants.iter().map(|g| g.machine).collect();
-        machines.dedup();
-        self.jobs[job as usize].machines = machines.len().min(u16::MAX as usize) as u16;
+        // Grants come grouped by machine: count the runs.
+        let machines = grants
+            .iter()
+            .enumerate()
+            .filter(|&(i, g)| i == 0 || grants[i - 1].machine != g.machine)
+            .count();
+        self.jobs[job as usize].machines = machines.min(u16::MAX as usize) as u16;
         self.emit(Event::Started {
             job,
             at: self.now,
-            machines: machines.len() as u32,
+            machines: machines as u32,
         });
         self.running.insert(job, grants);
         self.on_preemptive_start(job, milli);
