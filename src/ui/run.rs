@@ -395,8 +395,17 @@ fn event_loop(
     util_rx: &mpsc::Receiver<Result<Option<Arc<Vec<f32>>>, String>>,
 ) -> Result<()> {
     let backend = ratatui::backend::CrosstermBackend::new(std::io::stdout());
-    let mut term = ratatui::Terminal::new(backend)?;
     let (w, h) = terminal::size()?;
+    // A fixed viewport, resized on the terminal's resize events: a full-screen
+    // one asks the terminal's size before every frame, and crossterm opens
+    // /dev/tty to answer (6 % of the replay's CPU at 30 frames a second).
+    let area = |w, h| ratatui::layout::Rect::new(0, 0, w, h);
+    let mut term = ratatui::Terminal::with_options(
+        backend,
+        ratatui::TerminalOptions {
+            viewport: ratatui::Viewport::Fixed(area(w, h)),
+        },
+    )?;
     fx.dispatch(app, Action::Resize(w, h));
     let frame = Duration::from_secs_f64(1.0 / app.view.fps as f64);
     let mut last_tick = Instant::now();
@@ -451,7 +460,10 @@ fn event_loop(
                         }),
                         _ => None,
                     },
-                    Event::Resize(w, h) => Some(Action::Resize(w, h)),
+                    Event::Resize(w, h) => {
+                        term.resize(area(w, h))?;
+                        Some(Action::Resize(w, h))
+                    }
                     _ => None,
                 };
                 if let Some(a) = action {
