@@ -50,7 +50,11 @@ fn same_state(a: &Engine, b: &Engine) {
     assert_eq!(a.now(), b.now());
     assert_eq!(a.tally().jct, b.tally().jct);
     assert_eq!(a.queue_in_order(100), b.queue_in_order(100));
-    let running = |e: &Engine| e.running().keys().copied().collect::<Vec<_>>();
+    let running = |e: &Engine| {
+        let mut r = e.running().keys().copied().collect::<Vec<_>>();
+        r.sort_unstable();
+        r
+    };
     assert_eq!(running(a), running(b));
 }
 

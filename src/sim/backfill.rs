@@ -9,7 +9,7 @@
 use super::cluster::{ClusterState, Grant, TypeFilter};
 use super::placement::{place, Placement};
 use crate::trace::model::{Demand, Secs};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 #[derive(Debug, Clone)]
 pub struct Reservation {
@@ -45,7 +45,7 @@ impl Reservation {
         rule: Placement,
         cluster: &mut ClusterState,
         completions: &BTreeSet<(Secs, u32)>,
-        running: &BTreeMap<u32, Vec<Grant>>,
+        running: &rustc_hash::FxHashMap<u32, Vec<Grant>>,
     ) -> Reservation {
         let mut released: Vec<u32> = Vec::new();
         let mut found = None;

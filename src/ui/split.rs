@@ -123,11 +123,14 @@ impl Split {
 
 /// Running jobs of `here` that are not running in `there`.
 pub fn running_only_here(here: &crate::sim::Engine, there: &crate::sim::Engine) -> Vec<u32> {
-    here.running()
+    let mut only: Vec<u32> = here
+        .running()
         .keys()
         .copied()
         .filter(|&j| there.job_state(j).phase != Phase::Running)
-        .collect()
+        .collect();
+    only.sort_unstable();
+    only
 }
 
 /// Whether `job` is somewhere else in `there` than in `here`.

@@ -23,7 +23,7 @@ use super::queue::{MinTree, Queue, Shapes};
 use super::tuning::Tuning;
 use crate::trace::model::{Secs, Trace};
 use rustc_hash::FxHashMap;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 /// Where a job is in its life.
@@ -118,7 +118,7 @@ pub struct Engine {
     now: Secs,
     next_arrival: usize,
     jobs: Vec<JobState>,
-    running: BTreeMap<u32, Vec<Grant>>,
+    running: FxHashMap<u32, Vec<Grant>>,
     /// Recorded replay: (time, 0 = segment end | 1 = segment start, job, segment).
     timeline: BTreeSet<(Secs, u8, u32, u32)>,
     /// Held segments: segment → (when it started here, its GPUs).
@@ -200,7 +200,7 @@ impl Engine {
                 };
                 n
             ],
-            running: BTreeMap::new(),
+            running: Default::default(),
             timeline: BTreeSet::new(),
             seg_held: FxHashMap::default(),
             seg_left: FxHashMap::default(),

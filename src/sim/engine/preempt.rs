@@ -128,8 +128,9 @@ impl Engine {
         for j in waiting {
             self.with_books(|b, e| b.joined(e, j));
         }
-        // Jobs this engine started (not recorded holds) can be preempted.
-        let running: Vec<(u32, u64)> = self
+        // Jobs this engine started (not recorded holds) can be preempted;
+        // told in job order (the map's own order is a hash's).
+        let mut running: Vec<(u32, u64)> = self
             .running
             .iter()
             .filter(|(j, _)| {
@@ -138,6 +139,7 @@ impl Engine {
             })
             .map(|(&j, g)| (j, g.iter().map(|g| g.milli as u64).sum()))
             .collect();
+        running.sort_unstable();
         for (j, milli) in running {
             self.with_books(|b, e| b.joined(e, j));
             self.track_running(j);

@@ -8,7 +8,6 @@ use crate::sim::placement::Placement;
 use crate::sim::policy::Policy;
 use crate::sim::tuning::Tuning;
 use crate::trace::model::{Secs, Trace};
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 impl Engine {
@@ -48,8 +47,9 @@ impl Engine {
         self.jobs[job as usize]
     }
 
-    /// Running jobs and their GPUs, by job index.
-    pub fn running(&self) -> &BTreeMap<u32, Vec<Grant>> {
+    /// Running jobs and their GPUs, by job index: a hash map, so anything
+    /// whose order shows sorts what it takes from it.
+    pub fn running(&self) -> &rustc_hash::FxHashMap<u32, Vec<Grant>> {
         &self.running
     }
 

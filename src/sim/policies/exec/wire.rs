@@ -173,9 +173,11 @@ pub(super) fn start<'a>(e: &'a Engine, priority: impl Fn(u32) -> i64) -> Start<'
         .into_iter()
         .map(|j| job_info(e, j, Some(priority(j)), true))
         .collect();
-    let running = e
-        .running()
-        .iter()
+    // In job order (the map's own order is a hash's).
+    let mut held: Vec<(&u32, &Vec<crate::sim::cluster::Grant>)> = e.running().iter().collect();
+    held.sort_unstable_by_key(|(&j, _)| j);
+    let running = held
+        .into_iter()
         .filter(|(&j, _)| e.job_state(j).phase == Phase::Running)
         .map(|(&j, g)| Running {
             job: job_info(e, j, Some(priority(j)), true),
