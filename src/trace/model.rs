@@ -220,8 +220,26 @@ pub struct Symbols {
     index: rustc_hash::FxHashMap<u128, Sym>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Sym(pub u32);
+/// A symbol's index in its `Symbols`, held plus one so that `Option<Sym>`
+/// takes four bytes (three of them in every job).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Sym(std::num::NonZeroU32);
+
+impl Sym {
+    pub fn new(index: u32) -> Sym {
+        Sym(std::num::NonZeroU32::MIN.saturating_add(index))
+    }
+
+    pub fn index(self) -> u32 {
+        self.0.get() - 1
+    }
+}
+
+impl std::fmt::Debug for Sym {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Sym({})", self.index())
+    }
+}
 
 impl Symbols {
     pub fn intern(&mut self, s: &str) -> Sym {
@@ -229,7 +247,7 @@ impl Symbols {
         if let Some(&sym) = self.index.get(&k) {
             return sym;
         }
-        let sym = Sym(self.names.len() as u32);
+        let sym = Sym::new(self.names.len() as u32);
         self.names.push(s.to_string());
         self.index.insert(k, sym);
         sym
@@ -240,7 +258,7 @@ impl Symbols {
     }
 
     pub fn get(&self, sym: Sym) -> &str {
-        &self.names[sym.0 as usize]
+        &self.names[sym.index() as usize]
     }
 
     pub fn len(&self) -> usize {

@@ -191,7 +191,7 @@ fn holder_style(app: &App, job: Option<u32>, frac: f64, gpu_util: Option<f64>) -
         (_, None) => return t.free,
         (ColorBy::Job, Some(j)) => t.palette(j as u64),
         (ColorBy::User, Some(j)) => match trace.jobs[j as usize].user {
-            Some(u) => t.palette(u.0 as u64 ^ 0xA5A5_5A5A),
+            Some(u) => t.palette(u.index() as u64 ^ 0xA5A5_5A5A),
             None => t.palette(j as u64),
         },
         (ColorBy::Util, Some(j)) => {

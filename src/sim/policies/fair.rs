@@ -52,7 +52,7 @@ fn owner(e: &Engine, job: u32) -> u64 {
         FairBy::User => j.user,
         FairBy::Group => j.group,
     };
-    who.map_or(1 << 32 | job as u64, |s| s.0 as u64)
+    who.map_or(1 << 32 | job as u64, |s| s.index() as u64)
 }
 
 impl FairBooks {

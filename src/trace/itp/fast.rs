@@ -245,7 +245,7 @@ fn merge(
     let (mut before, mut at) = (1u64, 0usize);
     for part in got {
         let remap: Vec<_> = (0..part.symbols.len() as u32)
-            .map(|i| symbols.intern(part.symbols.get(crate::trace::model::Sym(i))))
+            .map(|i| symbols.intern(part.symbols.get(crate::trace::model::Sym::new(i))))
             .collect();
         let mut errors = part.errors.into_iter().peekable();
         let mut shown = 0u64;
@@ -264,7 +264,7 @@ fn merge(
             at += 1;
             job.native_row = jobs.len() as u32;
             if let Some(m) = &mut job.model {
-                *m = remap[m.0 as usize];
+                *m = remap[m.index() as usize];
             }
             jobs.push(job);
             values.extend_from_slice(&part.values[k * per..(k + 1) * per]);

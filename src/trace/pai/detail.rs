@@ -133,7 +133,7 @@ fn instance_json(
 ) -> Value {
     let isym = |s: u32| {
         opt_idx(s)
-            .map(|s| t.inst_symbols.get(Sym(s)).to_string())
+            .map(|s| t.inst_symbols.get(Sym::new(s)).to_string())
             .unwrap_or_default()
     };
     let mut m = Map::new();

@@ -99,8 +99,8 @@ fn read_chunk(
             rows.push(InstanceRow {
                 job,
                 task: NONE_IDX,
-                task_name: sym(&mut symbols, f.task_name).map_or(NONE_IDX, |s| s.0),
-                status: sym(&mut symbols, f.status).map_or(NONE_IDX, |s| s.0),
+                task_name: sym(&mut symbols, f.task_name).map_or(NONE_IDX, |s| s.index()),
+                status: sym(&mut symbols, f.status).map_or(NONE_IDX, |s| s.index()),
                 machine,
                 start_time: f.start_time.unwrap_or(NONE_TIME),
                 end_time: f.end_time.unwrap_or(NONE_TIME),
@@ -232,7 +232,7 @@ fn merge(
                 let base = o.texts.bytes_used() as u64;
                 o.texts.append(&c.inst.texts);
                 let syms: Vec<u32> = (0..c.inst.symbols.len() as u32)
-                    .map(|s| o.symbols.intern(c.inst.symbols.get(Sym(s))).0)
+                    .map(|s| o.symbols.intern(c.inst.symbols.get(Sym::new(s))).index())
                     .collect();
                 let machines: Vec<u32> = c
                     .unknown_keys

@@ -477,8 +477,8 @@ fn resolve_tasks(t: &mut PaiTables, symbols: &Symbols) {
     let map: Vec<Option<u32>> = (0..t.inst_symbols.len() as u32)
         .map(|i| {
             symbols
-                .lookup(t.inst_symbols.get(super::model::Sym(i)))
-                .map(|s| s.0)
+                .lookup(t.inst_symbols.get(super::model::Sym::new(i)))
+                .map(|s| s.index())
         })
         .collect();
     for inst in &mut t.instances {
@@ -489,7 +489,7 @@ fn resolve_tasks(t: &mut PaiTables, symbols: &Symbols) {
         inst.task = t.task_order[a as usize..b as usize]
             .iter()
             .copied()
-            .find(|&ti| t.tasks[ti as usize].task_name.map(|s| s.0) == Some(name))
+            .find(|&ti| t.tasks[ti as usize].task_name.map(|s| s.index()) == Some(name))
             .unwrap_or(NONE_IDX);
     }
 }
