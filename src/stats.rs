@@ -98,7 +98,7 @@ pub fn stats(trace: &Trace) -> Stats {
     }
     let runtimes: Vec<f64> = gpu_jobs
         .iter()
-        .filter_map(|j| j.runtime)
+        .filter_map(|j| j.runtime.get())
         .map(|r| r as f64)
         .collect();
     let queues: Vec<f64> = gpu_jobs

@@ -67,7 +67,7 @@ fn gen_elasticflow_loads_back_with_the_same_raw_columns() {
             (&x.id, x.submit, x.runtime, &x.demand),
             (&y.id, y.submit, y.runtime, &y.demand)
         );
-        assert!(y.deadline.unwrap() > y.submit);
+        assert!(y.deadline.get().unwrap() > y.submit);
     }
 }
 

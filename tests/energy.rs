@@ -357,7 +357,7 @@ fn alibaba_groups_load_as_single_gpu_jobs_of_named_workloads() {
         let st = e.job_state(j as u32);
         assert_eq!(
             (st.start, st.end - st.start),
-            (job.submit, job.runtime.unwrap())
+            (job.submit, job.runtime.get().unwrap())
         );
     }
     // 150 W per GPU-second of every job: Σ run times = 1000+1200+3600+2000+300+1000+600+800.

@@ -38,7 +38,7 @@ fn raw_schema_loads() {
     assert_eq!(
         (
             t.jobs[0].submit,
-            t.jobs[0].runtime,
+            t.jobs[0].runtime.get(),
             t.jobs[0].demand.total_milli()
         ),
         (10, Some(100), 2000)

@@ -76,11 +76,11 @@ fn loads_gpu_jobs_machines_and_the_unknown_machine() {
     assert_eq!(t.sym(j10.model), "bert");
     let j07 = &t.jobs[job(&t, "j07") as usize];
     assert_eq!(
-        (j07.runtime, j07.status),
+        (j07.runtime.get(), j07.status),
         (None, tracetui::trace::JobStatus::Unfinished)
     );
     let j12 = &t.jobs[job(&t, "j12") as usize];
-    assert_eq!((j12.runtime, t.job_segments(j12).len()), (None, 0));
+    assert_eq!((j12.runtime.get(), t.job_segments(j12).len()), (None, 0));
 }
 
 #[test]

@@ -49,7 +49,10 @@ fn loads_jobs_attempts_and_the_machine_list() {
     assert_eq!(t.cluster.total_gpus(), 18);
     assert_eq!(t.cluster.gpu_types, vec!["24GB GPU", "12GB GPU"]);
     let p2 = &t.jobs[job(&t, "p2") as usize];
-    assert_eq!((p2.runtime, p2.demand.total_milli()), (Some(2700), 1000));
+    assert_eq!(
+        (p2.runtime.get(), p2.demand.total_milli()),
+        (Some(2700), 1000)
+    );
     assert_eq!(t.sym(p2.group), "vc1");
     let p6 = &t.jobs[job(&t, "p6") as usize];
     assert_eq!(p6.demand.total_milli(), 13_000);

@@ -27,7 +27,7 @@ fn with(t: Arc<Trace>, users: &[&str], deadlines: &[Option<i64>]) -> Arc<Trace> 
         if let Some(u) = users.get(i) {
             j.user = Some(t.symbols.intern(u));
         }
-        j.deadline = deadlines.get(i).copied().flatten();
+        j.deadline = deadlines.get(i).copied().flatten().into();
     }
     Arc::new(t)
 }

@@ -170,7 +170,7 @@ pub fn workload_of(trace: &Trace, job: &Job) -> (usize, Mapped) {
             return (w, Mapped::ByName);
         }
     }
-    let hours = job.runtime.unwrap_or(0).max(0) as f64 * job.gpus_display() / 3600.0;
+    let hours = job.runtime.get().unwrap_or(0).max(0) as f64 * job.gpus_display() / 3600.0;
     let w = GPU_TIME_BUCKETS
         .iter()
         .find(|(b, _)| hours < *b)

@@ -33,7 +33,7 @@ impl Replay {
         let span = trace
             .jobs
             .iter()
-            .map(|j| j.submit + j.runtime.unwrap_or(0))
+            .map(|j| j.submit + j.runtime.get().unwrap_or(0))
             .max()
             .unwrap_or(first)
             .saturating_sub(first)

@@ -137,7 +137,7 @@ fn run_one(
         .trace()
         .jobs
         .iter()
-        .map(|j| j.submit + j.runtime.unwrap_or(0))
+        .map(|j| j.submit + j.runtime.get().unwrap_or(0))
         .max()
         .unwrap_or(from)
         .max(from + 1);

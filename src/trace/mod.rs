@@ -26,7 +26,7 @@ pub mod zeus;
 pub use input::{InputError, LoadReport};
 pub use job_id::JobId;
 pub use model::{
-    Cluster, Demand, Job, JobStatus, Machine, Milli, Secs, Segment, Trace, Unit, Zone,
+    Cluster, Demand, Job, JobStatus, Machine, MaybeSecs, Milli, Secs, Segment, Trace, Unit, Zone,
 };
 
 pub use format::{Format, FormatSpec};

@@ -193,12 +193,12 @@ pub struct Job {
     pub user: Option<Sym>,
     pub group: Option<Sym>,
     pub submit: Secs,
-    /// Run time used by simulated policies; `None` when the trace never saw it end.
-    pub runtime: Option<Secs>,
+    /// Run time used by simulated policies; none when the trace never saw it end.
+    pub runtime: MaybeSecs,
     pub demand: Demand,
     pub gpu_type: Option<TypeId>,
     pub status: JobStatus,
-    pub deadline: Option<Secs>,
+    pub deadline: MaybeSecs,
     pub model: Option<Sym>,
     /// Recorded holds, as a range into `Trace::segments` (empty when none).
     pub segments: Range<u32>,
@@ -209,6 +209,45 @@ pub struct Job {
 impl Job {
     pub fn gpus_display(&self) -> f64 {
         self.demand.total_milli() as f64 / MILLI_PER_GPU as f64
+    }
+}
+
+/// Seconds that may be unknown, in 8 bytes where `Option<Secs>` takes 16
+/// (two in every job). Times are bounded far from `i64::MIN`, which marks none.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct MaybeSecs(i64);
+
+impl MaybeSecs {
+    pub const NONE: MaybeSecs = MaybeSecs(i64::MIN);
+
+    pub fn get(self) -> Option<Secs> {
+        (self.0 != i64::MIN).then_some(self.0)
+    }
+
+    pub fn is_some(self) -> bool {
+        self.0 != i64::MIN
+    }
+
+    pub fn is_none(self) -> bool {
+        self.0 == i64::MIN
+    }
+}
+
+impl From<Option<Secs>> for MaybeSecs {
+    fn from(v: Option<Secs>) -> MaybeSecs {
+        MaybeSecs(v.map_or(i64::MIN, |s| s.max(i64::MIN + 1)))
+    }
+}
+
+impl PartialEq<Option<Secs>> for MaybeSecs {
+    fn eq(&self, other: &Option<Secs>) -> bool {
+        self.get() == *other
+    }
+}
+
+impl std::fmt::Debug for MaybeSecs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&self.get(), f)
     }
 }
 

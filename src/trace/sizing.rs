@@ -23,7 +23,7 @@ pub fn size_cluster(jobs: &[Job], opts: &LoadOptions, file: &str) -> Result<Clus
     let last: Secs = jobs.iter().map(|j| j.submit).max().unwrap_or(0);
     let gpu_seconds: f64 = jobs
         .iter()
-        .map(|j| j.runtime.unwrap_or(0) as f64 * j.demand.total_milli() as f64 / 1000.0)
+        .map(|j| j.runtime.get().unwrap_or(0) as f64 * j.demand.total_milli() as f64 / 1000.0)
         .sum();
     let span = (last - first).max(1) as f64;
     let offered = gpu_seconds / span;

@@ -43,7 +43,7 @@ impl App {
             "phase": phase,
             "submitted": when(j.submit),
             "gpus": super::queue::fmt_gpus(j.gpus_display()),
-            "run_time": j.runtime.map(dur),
+            "run_time": j.runtime.get().map(dur),
         });
         if matches!(
             st.phase,
@@ -75,7 +75,7 @@ impl App {
                 crate::sim::Phase::Running | crate::sim::Phase::Done => Some(st.end - st.start),
                 _ => None,
             };
-            if let (Some(ran), Some(rt)) = (ran, j.runtime) {
+            if let (Some(ran), Some(rt)) = (ran, j.runtime.get()) {
                 if ran != rt && e.policy() != crate::sim::Policy::Recorded {
                     replay["run_time_under_power_limit"] = json!(dur(ran));
                 }

@@ -212,6 +212,7 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
         let st = e.job_state(j);
         let ends = trace.jobs[j as usize]
             .runtime
+            .get()
             .map_or("open".into(), |_| human_secs((st.end - now).max(0) as f64));
         let started = human_secs((now - st.start) as f64);
         let right = format!("{started:>8} {ends:>8}");
@@ -250,8 +251,11 @@ impl QueueColumn {
         let job = &trace.jobs[j as usize];
         let e = app.engine();
         match self {
-            QueueColumn::Runtime => job.runtime.map_or("?".into(), |r| human_secs(r as f64)),
-            QueueColumn::DueIn => match job.deadline {
+            QueueColumn::Runtime => job
+                .runtime
+                .get()
+                .map_or("?".into(), |r| human_secs(r as f64)),
+            QueueColumn::DueIn => match job.deadline.get() {
                 Some(d) if d >= e.now() => human_secs((d - e.now()) as f64),
                 Some(d) => format!("-{}", human_secs((e.now() - d) as f64)),
                 None => "-".into(),

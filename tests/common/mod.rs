@@ -38,11 +38,11 @@ pub fn tiny(machines: &[u32], jobs: &[(i64, i64, u32)]) -> Arc<Trace> {
             user: None,
             group: None,
             submit,
-            runtime: Some(runtime),
+            runtime: Some(runtime).into(),
             demand: Demand::Gang { gpus },
             gpu_type: None,
             status: JobStatus::Unknown,
-            deadline: None,
+            deadline: None.into(),
             model: None,
             segments: 0..0,
             native_row: i as u32,
@@ -74,7 +74,7 @@ pub fn tiny_rich(
     for (i, j) in t.jobs.iter_mut().enumerate() {
         j.user = Some(t.symbols.intern(&format!("u{}", i % users.max(1))));
         if i % 2 == 0 {
-            j.deadline = Some(j.submit + slack * j.runtime.unwrap());
+            j.deadline = Some(j.submit + slack * j.runtime.get().unwrap()).into();
         }
     }
     Arc::new(t)
@@ -169,11 +169,11 @@ pub fn run_checked_with(mut e: Engine) -> Engine {
         );
         assert!(s.start >= job.submit);
         if preempted[j] == 0 {
-            assert_eq!(s.end - s.start, job.runtime.unwrap());
+            assert_eq!(s.end - s.start, job.runtime.get().unwrap());
         } else {
-            assert!(s.end - s.start >= job.runtime.unwrap());
+            assert!(s.end - s.start >= job.runtime.get().unwrap());
         }
-        busy += job.runtime.unwrap() as u128 * job.demand.total_milli() as u128;
+        busy += job.runtime.get().unwrap() as u128 * job.demand.total_milli() as u128;
     }
     assert_eq!(
         e.tally().busy_finished - e.tally().overhead_busy,

@@ -128,7 +128,7 @@ impl Naive<'_> {
     }
 
     fn rt(&self, j: usize) -> i64 {
-        self.trace.jobs[j].runtime.unwrap()
+        self.trace.jobs[j].runtime.get().unwrap()
     }
 
     /// Queue order: the policy's key, then arrival.
@@ -217,7 +217,7 @@ impl Naive<'_> {
             let j = self.queue[i];
             if let Some(g) = place(&self.free, self.rule, self.gpus(j)) {
                 let r = self.res.as_mut().unwrap();
-                let short = t + self.trace.jobs[j].runtime.unwrap() <= r.shadow;
+                let short = t + self.trace.jobs[j].runtime.get().unwrap() <= r.shadow;
                 let uses = per_machine(&g);
                 let fits_plan = uses
                     .iter()

@@ -363,7 +363,7 @@ impl Engine {
     /// Books a finished job: its phase, end, and metrics.
     fn mark_done(&mut self, job: u32) {
         let j = &self.trace.jobs[job as usize];
-        let (submit, deadline) = (j.submit, j.deadline);
+        let (submit, deadline) = (j.submit, j.deadline.get());
         // A preempted job's run time is its own, not first start to finish.
         let own = self
             .resumes

@@ -72,7 +72,7 @@ impl Engine {
 
     /// The job's run time under the current power policy.
     pub(super) fn runtime_of(&self, job: u32) -> Option<Secs> {
-        let rt = self.trace.jobs[job as usize].runtime?;
+        let rt = self.trace.jobs[job as usize].runtime.get()?;
         Some(match self.draw_of(job) {
             Some(d) if self.walk != crate::sim::policy::Walk::Recorded => {
                 (rt as f64 * d.time_factor).round() as Secs

@@ -34,7 +34,7 @@ impl Rule for Edf {
     fn books(&self, _e: &Engine) -> Box<dyn Books> {
         // Waiting and running jobs alike, by deadline.
         Box::new(Keyed(|e, job| {
-            deadline_key(e.trace().jobs[job as usize].deadline)
+            deadline_key(e.trace().jobs[job as usize].deadline.get())
         }))
     }
 }

@@ -318,7 +318,7 @@ impl Build {
             user: (!user.is_empty()).then(|| self.symbols.intern(&user)),
             group: None,
             submit: submit.0,
-            runtime: end.map(|e| e.0 - s.0),
+            runtime: end.map(|e| e.0 - s.0).into(),
             demand: Demand::Gang { gpus: gpus as u32 },
             gpu_type: None,
             status: if end.is_none() {
@@ -326,7 +326,7 @@ impl Build {
             } else {
                 status(&state)
             },
-            deadline: None,
+            deadline: crate::trace::model::MaybeSecs::NONE,
             model: (!ty.is_empty()).then(|| self.symbols.intern(&ty)),
             segments: seg_start..self.segments.len() as u32,
             native_row: row_index,

@@ -265,11 +265,11 @@ fn parse_row<F: Fields>(
         user: None,
         group: None,
         submit,
-        runtime: Some(duration),
+        runtime: Some(duration).into(),
         demand: Demand::Gang { gpus },
         gpu_type: None,
         status: JobStatus::Unknown,
-        deadline,
+        deadline: deadline.into(),
         model,
         segments: 0..0,
         native_row: index,
@@ -345,7 +345,7 @@ fn job_detail_with(trace: &Trace, job: &Job, extra: &[(&str, i64)]) -> serde_jso
     if let Some(model) = job.model {
         m.insert("model_name".into(), trace.symbols.get(model).into());
     }
-    if let Some(d) = job.deadline {
+    if let Some(d) = job.deadline.get() {
         m.insert("deadline".into(), d.into());
         m.insert(
             "deadline_local".into(),
@@ -354,6 +354,6 @@ fn job_detail_with(trace: &Trace, job: &Job, extra: &[(&str, i64)]) -> serde_jso
     }
     put_extra(&mut m, "batch_size");
     m.insert("num_gpu".into(), (job.demand.total_milli() / 1000).into());
-    m.insert("duration".into(), job.runtime.into());
-    serde_json::json!({ "job": m, "wait_s": null, "runtime_s": job.runtime })
+    m.insert("duration".into(), job.runtime.get().into());
+    serde_json::json!({ "job": m, "wait_s": null, "runtime_s": job.runtime.get() })
 }

@@ -196,7 +196,7 @@ pub fn trace(
             // PAI's group tag marks repeated instances, not a share of the cluster.
             group: None,
             submit: row.start_time,
-            runtime,
+            runtime: runtime.into(),
             demand: if units.is_empty() {
                 Demand::Gang { gpus: 0 }
             } else {
@@ -204,7 +204,7 @@ pub fn trace(
             },
             gpu_type: None,
             status,
-            deadline: None,
+            deadline: crate::trace::model::MaybeSecs::NONE,
             model: tag.and_then(|g| g.workload),
             segments: seg_start..segments.len() as u32,
             native_row: i as u32,

@@ -102,7 +102,7 @@ pub(super) fn job_info(e: &Engine, job: u32, priority: Option<i64>, snapshot: bo
         milli: j.demand.total_milli(),
         gpu_type: j.gpu_type.map(|g| t.cluster.gpu_types[g as usize].as_str()),
         runtime: e.policy_runtime(job),
-        deadline: j.deadline,
+        deadline: j.deadline.get(),
         model: j.model.map(|s| t.symbols.get(s)),
         priority,
         carried,
