@@ -21,7 +21,7 @@ pub struct BenchArgs {
     pub drill: usize,
 }
 
-/// Peak resident memory so far, in MB (Linux; `None` elsewhere).
+/// Peak resident memory so far, in MiB (Linux; `None` elsewhere).
 pub fn peak_rss_mb() -> Option<f64> {
     let s = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
@@ -30,7 +30,7 @@ pub fn peak_rss_mb() -> Option<f64> {
 }
 
 fn rss() -> String {
-    peak_rss_mb().map_or("n/a".into(), |m| format!("{m:.0} MB"))
+    peak_rss_mb().map_or("n/a".into(), |m| format!("{m:.0} MiB"))
 }
 
 /// Bytes of the input: the file, or the files in the directory (a
