@@ -388,6 +388,39 @@ fn terminal_hung_up() -> bool {
     false
 }
 
+/// The action a terminal event asks for; a resize also resizes the viewport.
+fn event_action(
+    app: &App,
+    term: &mut ratatui::Terminal<ratatui::backend::CrosstermBackend<std::io::Stdout>>,
+    ev: Event,
+) -> Result<Option<Action>> {
+    Ok(match ev {
+        Event::Key(k) => key_action(app, &k),
+        Event::Mouse(m) if app.view.mouse => match m.kind {
+            MouseEventKind::Down(MouseButton::Left) => Some(Action::Click {
+                column: m.column,
+                row: m.row,
+            }),
+            MouseEventKind::ScrollUp => Some(Action::Scroll {
+                column: m.column,
+                row: m.row,
+                lines: -3,
+            }),
+            MouseEventKind::ScrollDown => Some(Action::Scroll {
+                column: m.column,
+                row: m.row,
+                lines: 3,
+            }),
+            _ => None,
+        },
+        Event::Resize(w, h) => {
+            term.resize(ratatui::layout::Rect::new(0, 0, w, h))?;
+            Some(Action::Resize(w, h))
+        }
+        _ => None,
+    })
+}
+
 fn event_loop(
     app: &mut App,
     fx: &mut Effects,
@@ -399,11 +432,10 @@ fn event_loop(
     // A fixed viewport, resized on the terminal's resize events: a full-screen
     // one asks the terminal's size before every frame, and crossterm opens
     // /dev/tty to answer (6 % of the replay's CPU at 30 frames a second).
-    let area = |w, h| ratatui::layout::Rect::new(0, 0, w, h);
     let mut term = ratatui::Terminal::with_options(
         backend,
         ratatui::TerminalOptions {
-            viewport: ratatui::Viewport::Fixed(area(w, h)),
+            viewport: ratatui::Viewport::Fixed(ratatui::layout::Rect::new(0, 0, w, h)),
         },
     )?;
     fx.dispatch(app, Action::Resize(w, h));
@@ -441,31 +473,7 @@ fn event_loop(
             answer_by_next_frame(app, frame);
             // Drain everything queued, then draw once.
             loop {
-                let action = match event::read()? {
-                    Event::Key(k) => key_action(app, &k),
-                    Event::Mouse(m) if app.view.mouse => match m.kind {
-                        MouseEventKind::Down(MouseButton::Left) => Some(Action::Click {
-                            column: m.column,
-                            row: m.row,
-                        }),
-                        MouseEventKind::ScrollUp => Some(Action::Scroll {
-                            column: m.column,
-                            row: m.row,
-                            lines: -3,
-                        }),
-                        MouseEventKind::ScrollDown => Some(Action::Scroll {
-                            column: m.column,
-                            row: m.row,
-                            lines: 3,
-                        }),
-                        _ => None,
-                    },
-                    Event::Resize(w, h) => {
-                        term.resize(area(w, h))?;
-                        Some(Action::Resize(w, h))
-                    }
-                    _ => None,
-                };
+                let action = event_action(app, &mut term, event::read()?)?;
                 if let Some(a) = action {
                     dirty |= fx.dispatch(app, a);
                 }

@@ -9,7 +9,7 @@
 use super::{detect, finish, parse_row, seen, Columns};
 use crate::trace::fields::{Fields, Row};
 use crate::trace::input::{InputError, LoadReport, RowPolicy, FIRST_REASONS};
-use crate::trace::model::{Job, Symbols, Trace};
+use crate::trace::model::{Job, Sym, Symbols, Trace};
 use crate::trace::{parts, LoadOptions};
 use std::io::{BufRead, Read};
 use std::path::Path;
@@ -217,17 +217,11 @@ fn read_part(
 /// The parts in file order as one list of jobs: line numbers and symbols
 /// re-based, duplicate ids refused, every bad row counted in line order.
 fn merge(
-    got: Vec<Part>,
+    mut got: Vec<Part>,
     file: &str,
     cols: &Columns,
     policy: &mut RowPolicy,
 ) -> Result<(Vec<Job>, Symbols, Vec<i64>), InputError> {
-    let mut lines: Vec<u64> = Vec::new();
-    let mut before = 1u64;
-    for p in &got {
-        lines.extend(p.lines.iter().map(|l| l + before));
-        before += p.lines_read;
-    }
     let repeats = {
         let ids: Vec<&[u8]> = got
             .iter()
@@ -237,47 +231,126 @@ fn merge(
         let hashes: Vec<u64> = got.iter().flat_map(|p| p.hashes.iter().copied()).collect();
         seen::repeats(&ids, &hashes)
     };
-    let mut repeats = repeats.into_iter().peekable();
-    let per = cols.checked.len();
-    let mut jobs: Vec<Job> = Vec::with_capacity(lines.len() - repeats.len());
-    let mut values = Vec::with_capacity(jobs.capacity() * per);
+    count_bad_rows(&got, &repeats, file, policy)?;
+    // Each part's jobs made final on its own thread: repeats dropped, rows
+    // numbered, symbols re-based.
     let mut symbols = Symbols::default();
-    let (mut before, mut at) = (1u64, 0usize);
-    for part in got {
-        let remap: Vec<_> = (0..part.symbols.len() as u32)
-            .map(|i| symbols.intern(part.symbols.get(crate::trace::model::Sym::new(i))))
+    let mut plans = Vec::with_capacity(got.len());
+    let (mut first, mut kept) = (0usize, 0usize);
+    for p in &got {
+        let n = p.lines.len();
+        let (a, b) = (
+            repeats.partition_point(|r| (r.0 as usize) < first),
+            repeats.partition_point(|r| (r.0 as usize) < first + n),
+        );
+        let remap: Vec<_> = (0..p.symbols.len() as u32)
+            .map(|i| symbols.intern(p.symbols.get(crate::trace::model::Sym::new(i))))
             .collect();
-        let mut errors = part.errors.into_iter().peekable();
-        let mut shown = 0u64;
-        for (k, mut job) in part.blocks.into_iter().flatten().enumerate() {
-            let line = lines[at];
-            while let Some((_, e)) = errors.next_if(|(l, _)| *l + before < line) {
-                shown += 1;
-                policy.bad_row(e.shifted(before))?;
-            }
-            if let Some((_, first)) = repeats.next_if(|&(i, _)| i as usize == at) {
-                at += 1;
-                let first = lines[first as usize];
-                policy.bad_row(seen::duplicate(file, line, &job.id, first))?;
-                continue;
-            }
+        plans.push((first, kept, &repeats[a..b], remap));
+        kept += n - (b - a);
+        first += n;
+    }
+    let per = cols.checked.len();
+    std::thread::scope(|s| {
+        for (p, (first, kept, gone, remap)) in got.iter_mut().zip(&plans) {
+            s.spawn(move || finalise(p, *first, *kept, gone, remap, per));
+        }
+    });
+    let mut jobs: Vec<Job> = Vec::with_capacity(kept);
+    let mut values = Vec::with_capacity(kept * per);
+    for p in got {
+        values.extend_from_slice(&p.values);
+        for mut block in p.blocks {
+            jobs.append(&mut block);
+        }
+    }
+    Ok((jobs, symbols, values))
+}
+
+/// Part `p`'s jobs as they stay: those at the global positions `gone`
+/// removed (with their values), the rest numbered from `kept` on, their
+/// symbols re-based through `remap`.
+fn finalise(
+    p: &mut Part,
+    first: usize,
+    kept: usize,
+    gone: &[(u32, u32)],
+    remap: &[Sym],
+    per: usize,
+) {
+    let mut gone = gone.iter().map(|r| r.0 as usize - first).peekable();
+    let (mut at, mut row) = (0usize, kept as u32);
+    let mut values = Vec::with_capacity(p.values.len());
+    for block in &mut p.blocks {
+        block.retain_mut(|job| {
+            let k = at;
             at += 1;
-            job.native_row = jobs.len() as u32;
+            if gone.next_if_eq(&k).is_some() {
+                return false;
+            }
+            job.native_row = row;
+            row += 1;
             if let Some(m) = &mut job.model {
                 *m = remap[m.index() as usize];
             }
-            jobs.push(job);
-            values.extend_from_slice(&part.values[k * per..(k + 1) * per]);
-        }
-        for (_, e) in errors {
-            shown += 1;
-            policy.bad_row(e.shifted(before))?;
+            values.extend_from_slice(&p.values[k * per..(k + 1) * per]);
+            true
+        });
+    }
+    p.values = values;
+}
+
+/// Every bad row and repeated id, in line order, through `policy` (which
+/// stops at the first when strict).
+fn count_bad_rows(
+    got: &[Part],
+    repeats: &[(u32, u32)],
+    file: &str,
+    policy: &mut RowPolicy,
+) -> Result<(), InputError> {
+    // Global position → (line, id), for the repeats' messages.
+    let mut starts = Vec::with_capacity(got.len());
+    let (mut first, mut before) = (0usize, 1u64);
+    for p in got {
+        starts.push((first, before));
+        first += p.lines.len();
+        before += p.lines_read;
+    }
+    let at = |pos: u32| {
+        let k = starts.partition_point(|&(f, _)| f <= pos as usize) - 1;
+        let (f, before) = starts[k];
+        let local = pos as usize - f;
+        let job = &got[k].blocks[local / BLOCK_JOBS][local % BLOCK_JOBS];
+        (got[k].lines[local] + before, job.id.as_str())
+    };
+    let mut repeats = repeats.iter().peekable();
+    for (p, &(first, before)) in got.iter().zip(&starts) {
+        let end = first + p.lines.len();
+        let mut shown = 0u64;
+        let mut errors = p.errors.iter().peekable();
+        loop {
+            let dup = repeats
+                .peek()
+                .filter(|r| (r.0 as usize) < end)
+                .map(|r| at(r.0));
+            let err = errors.peek().map(|(l, _)| l + before);
+            match (dup, err) {
+                (Some((line, id)), e) if e.is_none_or(|e| line < e) => {
+                    let (_, first) = repeats.next().expect("peeked");
+                    policy.bad_row(seen::duplicate(file, line, id, at(*first).0))?;
+                }
+                (_, Some(_)) => {
+                    let (_, e) = errors.next().expect("peeked");
+                    shown += 1;
+                    policy.bad_row(e.clone().shifted(before))?;
+                }
+                _ => break,
+            }
         }
         // Rows past the first few reasons: counted, as the CSV reader counts them.
-        policy.skips.count += part.bad - shown;
-        before += part.lines_read;
+        policy.skips.count += p.bad - shown;
     }
-    Ok((jobs, symbols, values))
+    Ok(())
 }
 
 #[cfg(test)]
