@@ -111,6 +111,13 @@ impl<'a, F: Fields + ?Sized> Row<'a, F> {
 
     /// A whole number of at least `min`.
     pub fn int(&self, idx: usize, column: &str, min: i64) -> Result<i64, InputError> {
+        // The common shape, plain digits, read straight from the bytes;
+        // anything else (and any error) takes the checked path below.
+        if let Some(v) = plain_digits(self.record.field(idx).trim_ascii()) {
+            if v >= min {
+                return Ok(v);
+            }
+        }
         let t = self.required(idx, column)?;
         let v = parse_int(t).ok_or_else(|| {
             self.error(
@@ -194,6 +201,14 @@ impl<'a, F: Fields + ?Sized> Row<'a, F> {
 
 /// `123`, `123.0` or `123.000` as a non-negative whole number, quickly; `None`
 /// for anything else (which then takes the general path).
+/// Up to 18 ASCII digits as a number (no sign, no fraction).
+fn plain_digits(b: &[u8]) -> Option<i64> {
+    if b.is_empty() || b.len() > 18 || !b.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    Some(b.iter().fold(0i64, |v, &c| v * 10 + (c - b'0') as i64))
+}
+
 fn whole_seconds(b: &[u8]) -> Option<i64> {
     let (int, frac) = match memchr::memchr(b'.', b) {
         Some(i) => (&b[..i], &b[i + 1..]),
@@ -261,6 +276,32 @@ pub fn parse_int(t: &str) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plain_digits_agree_with_the_checked_parse() {
+        for t in [
+            "0",
+            "7",
+            "0012",
+            "123456789012345678",
+            "1234567890123456789",
+            "",
+            "-3",
+            "1.0",
+            "1 2",
+            "x1",
+        ] {
+            let fast = plain_digits(t.as_bytes());
+            if let Some(v) = fast {
+                assert_eq!(Some(v), parse_int(t), "{t}");
+            }
+            assert_eq!(
+                fast.is_some(),
+                !t.is_empty() && t.len() <= 18 && t.bytes().all(|b| b.is_ascii_digit()),
+                "{t}"
+            );
+        }
+    }
 
     #[test]
     fn ints() {
