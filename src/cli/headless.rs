@@ -71,7 +71,8 @@ impl Setup {
     fn run(&self, trace: &Arc<Trace>, policy: Policy) -> Result<Report> {
         let mut e = self.engine(trace, policy, None);
         e.run_to_end();
-        finished(&e, e.report())
+        let report = e.final_report();
+        finished(&e, report)
     }
 
     /// Runs a schedule; `policy` is the start when the schedule sets none.
@@ -179,7 +180,8 @@ fn sim_with_results(
         (None, None) => None,
     };
     let rows = results::run_sampled(&mut e, switches, tick)?;
-    let mut report = finished(&e, e.report())?;
+    let report = e.final_report();
+    let mut report = finished(&e, report)?;
     if let Some(s) = schedule {
         report.policy = s.label();
     }

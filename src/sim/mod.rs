@@ -42,7 +42,7 @@ pub fn run_with(trace: Arc<Trace>, policy: Policy, placement: Placement, energy:
         &Arc::new(Tuning::default()),
     );
     e.run_to_end();
-    e.report()
+    e.final_report()
 }
 
 /// An engine at the start of `trace`, set up with every option.

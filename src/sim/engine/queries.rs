@@ -88,6 +88,13 @@ impl Engine {
     }
 
     /// The headline numbers so far.
+    /// The report at the end of a run, the per-job figures sorted in place
+    /// first (a 1.26 M-job run then needs no 10 MB copies to summarise).
+    pub fn final_report(&mut self) -> Report {
+        self.tally.sort();
+        self.report()
+    }
+
     pub fn report(&self) -> Report {
         let c = &self.trace.cluster;
         let makespan = self.tally.makespan();
