@@ -207,6 +207,22 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_sorted_tally_summarises_as_the_unsorted_one() {
+        let jct: Vec<f64> = (0..1000)
+            .map(|i| ((i * 7919) % 1009) as f64 * 0.37)
+            .collect();
+        let mut t = Tally {
+            jct: jct.clone(),
+            wait: jct.iter().rev().copied().collect(),
+            ..Tally::default()
+        };
+        let before = (Summary::of(&t.jct), Summary::of(&t.wait));
+        t.sort();
+        assert!(t.jct.is_sorted_by(|a, b| a <= b));
+        assert_eq!((Summary::of(&t.jct), Summary::of(&t.wait)), before);
+    }
+
+    #[test]
     fn dists_keep_the_ends_and_read_shares() {
         let t = Tally {
             jct: (1..=1000).map(|x| x as f64).collect(),
