@@ -49,6 +49,10 @@ struct MachineState {
 struct TypeIndex {
     /// `by_free[f]`: machines with exactly `f > 0` free GPUs.
     by_free: Vec<BTreeSet<u32>>,
+    /// Bit `f` set when `by_free[f]` is not empty: a query walks the counts
+    /// some machine has, not every count up to the largest machine's
+    /// (1,024 on a single big node).
+    levels: Vec<u64>,
     /// Machines with every GPU free, largest first, then by order.
     whole: BTreeSet<(Reverse<u32>, u32)>,
     /// GPUs partly in use: (free milli, machine, gpu).
@@ -56,6 +60,47 @@ struct TypeIndex {
     free_gpus: u64,
     max_gpus: u32,
     total_gpus: u64,
+}
+
+impl TypeIndex {
+    fn add(&mut self, free: u32, m: u32) {
+        let set = &mut self.by_free[free as usize];
+        set.insert(m);
+        if set.len() == 1 {
+            self.levels[free as usize / 64] |= 1 << (free % 64);
+        }
+    }
+
+    fn remove(&mut self, free: u32, m: u32) {
+        let set = &mut self.by_free[free as usize];
+        set.remove(&m);
+        if set.is_empty() {
+            self.levels[free as usize / 64] &= !(1 << (free % 64));
+        }
+    }
+
+    /// The free counts from `k` up that some machine has, ascending.
+    fn levels_from(&self, k: u32) -> impl Iterator<Item = u32> + '_ {
+        let first = k as usize / 64;
+        self.levels
+            .iter()
+            .enumerate()
+            .skip(first)
+            .flat_map(move |(w, &bits)| {
+                let mut bits = if w == first {
+                    bits & (u64::MAX << (k % 64))
+                } else {
+                    bits
+                };
+                std::iter::from_fn(move || {
+                    (bits != 0).then(|| {
+                        let b = bits.trailing_zeros();
+                        bits &= bits - 1;
+                        (w * 64) as u32 + b
+                    })
+                })
+            })
+    }
 }
 
 /// The live occupancy of every GPU.
@@ -82,9 +127,10 @@ impl ClusterState {
             if indexed {
                 if t.by_free.len() <= m.gpus as usize {
                     t.by_free.resize(m.gpus as usize + 1, BTreeSet::new());
+                    t.levels.resize(m.gpus as usize / 64 + 1, 0);
                 }
                 if m.gpus > 0 {
-                    t.by_free[m.gpus as usize].insert(i as u32);
+                    t.add(m.gpus, i as u32);
                     t.whole.insert((Reverse(m.gpus), i as u32));
                 }
                 t.free_gpus += m.gpus as u64;
@@ -174,30 +220,30 @@ impl ClusterState {
     /// The machine with the fewest free GPUs that still has `k` (ties: machine
     /// order), skipping `skip`.
     pub fn best_fit(&self, f: TypeFilter, k: u32, skip: &[u32]) -> Option<u32> {
-        let k = k.max(1) as usize;
-        let top = self.max_gpus(f) as usize;
-        for free in k..=top {
-            let best = self
-                .allowed(f)
-                .filter_map(|t| t.by_free.get(free))
-                .filter_map(|set| set.iter().find(|m| !skip.contains(m)))
-                .min();
-            if best.is_some() {
-                return best.copied();
-            }
-        }
-        None
+        // Per type, its fewest free count from `k` with a machine not
+        // skipped; then the fewest over types, ties by machine order.
+        self.allowed(f)
+            .filter_map(|t| {
+                t.levels_from(k.max(1)).find_map(|free| {
+                    t.by_free[free as usize]
+                        .iter()
+                        .find(|m| !skip.contains(m))
+                        .map(|&m| (free, m))
+                })
+            })
+            .min()
+            .map(|(_, m)| m)
     }
 
     /// The machine with the most free GPUs (ties: machine order).
     pub fn most_free(&self, f: TypeFilter) -> Option<u32> {
-        let top = self.max_gpus(f) as usize;
-        (1..=top).rev().find_map(|free| {
-            self.allowed(f)
-                .filter_map(|t| t.by_free.get(free).and_then(|s| s.first()))
-                .min()
-                .copied()
-        })
+        self.allowed(f)
+            .filter_map(|t| {
+                let free = t.levels_from(1).last()?;
+                Some((Reverse(free), *t.by_free[free as usize].first()?))
+            })
+            .min()
+            .map(|(_, m)| m)
     }
 
     /// Entirely free machines, largest first, then by machine order.
@@ -212,11 +258,13 @@ impl ClusterState {
 
     /// Machines with free GPUs, fullest (fewest free) first, then by order.
     pub fn fullest_first(&self, f: TypeFilter) -> impl Iterator<Item = u32> + '_ {
-        let top = self.max_gpus(f) as usize;
-        (1..=top).flat_map(move |free| {
+        let mut levels: Vec<u32> = self.allowed(f).flat_map(|t| t.levels_from(1)).collect();
+        levels.sort_unstable();
+        levels.dedup();
+        levels.into_iter().flat_map(move |free| {
             let mut ms: Vec<u32> = self
                 .allowed(f)
-                .filter_map(|t| t.by_free.get(free))
+                .filter_map(|t| t.by_free.get(free as usize))
                 .flat_map(|s| s.iter().copied())
                 .collect();
             ms.sort_unstable();
@@ -319,7 +367,7 @@ impl ClusterState {
         }
         let t = &mut self.types[ms.gpu_type as usize];
         if ms.free > 0 {
-            t.by_free[ms.free as usize].remove(&m);
+            t.remove(ms.free, m);
         }
         if ms.free == ms.gpus && ms.gpus > 0 {
             t.whole.remove(&(Reverse(ms.gpus), m));
@@ -327,19 +375,16 @@ impl ClusterState {
         t.free_gpus -= ms.free as u64;
     }
 
+    /// Puts machine `m` back into the indexes, with its `free` count (kept
+    /// up to date by `change`, so a 1,024-GPU machine is not recounted).
     fn reindex(&mut self, m: u32) {
-        let ms = &mut self.machines[m as usize];
-        let base = ms.first_gpu as usize;
-        ms.free = (0..ms.gpus as usize)
-            .filter(|&g| self.used[base + g] == 0)
-            .count() as u32;
         let ms = &self.machines[m as usize];
         if !ms.indexed {
             return;
         }
         let t = &mut self.types[ms.gpu_type as usize];
         if ms.free > 0 {
-            t.by_free[ms.free as usize].insert(m);
+            t.add(ms.free, m);
         }
         if ms.free == ms.gpus && ms.gpus > 0 {
             t.whole.insert((Reverse(ms.gpus), m));
@@ -394,7 +439,13 @@ impl ClusterState {
                 let g = &grants[i];
                 self.set_partial(m, g.gpu, false);
                 let flat = self.machines[m as usize].first_gpu as usize + g.gpu as usize;
+                let was_free = self.used[flat] == 0;
                 f(self, flat, g);
+                match (was_free, self.used[flat] == 0) {
+                    (true, false) => self.machines[m as usize].free -= 1,
+                    (false, true) => self.machines[m as usize].free += 1,
+                    _ => {}
+                }
                 self.set_partial(m, g.gpu, true);
                 i += 1;
             }
@@ -404,75 +455,5 @@ impl ClusterState {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn cluster(sizes: &[u32]) -> ClusterState {
-        let mut c = Cluster::uniform(0, 8, String::new());
-        for (i, &g) in sizes.iter().enumerate() {
-            c.machines.push(crate::trace::Machine {
-                name: format!("m{i}"),
-                gpu_type: 0,
-                gpus: g,
-                cpus: 0,
-                mem_gb: 0,
-                recorded_only: false,
-            });
-        }
-        ClusterState::new(&c)
-    }
-
-    fn whole(m: u32, gpus: &[u16]) -> Vec<Grant> {
-        gpus.iter()
-            .map(|&gpu| Grant {
-                machine: m,
-                gpu,
-                milli: 1000,
-            })
-            .collect()
-    }
-
-    #[test]
-    fn indices_follow_acquire_and_release() {
-        let mut c = cluster(&[8, 8, 4]);
-        assert_eq!(c.best_fit(TypeFilter::Any, 3, &[]), Some(2));
-        assert_eq!(c.whole_free(TypeFilter::Any), vec![0, 1, 2]);
-        c.acquire(7, &whole(1, &[0, 1, 2, 3, 4, 5]));
-        assert_eq!(c.free(1), 2);
-        assert_eq!(c.best_fit(TypeFilter::Any, 2, &[]), Some(1));
-        assert_eq!(c.most_free(TypeFilter::Any), Some(0));
-        assert_eq!(c.whole_free(TypeFilter::Any), vec![0, 2]);
-        assert_eq!(c.free_gpus(TypeFilter::Any), 14);
-        assert_eq!(c.holders(8), &[(7, 1000)]);
-        c.release(7, &whole(1, &[0, 1, 2, 3, 4, 5]));
-        assert_eq!(c.free(1), 8);
-        assert_eq!(c.free_gpus(TypeFilter::Any), 20);
-        assert_eq!(c.allocated_milli(), 0);
-    }
-
-    #[test]
-    fn partial_gpus_are_indexed_by_room() {
-        let mut c = cluster(&[2]);
-        c.acquire(
-            1,
-            &[Grant {
-                machine: 0,
-                gpu: 1,
-                milli: 600,
-            }],
-        );
-        assert_eq!(c.free(0), 1);
-        assert_eq!(c.best_partial(TypeFilter::Any, 400), Some((0, 1)));
-        assert_eq!(c.best_partial(TypeFilter::Any, 500), None);
-        c.acquire(
-            2,
-            &[Grant {
-                machine: 0,
-                gpu: 1,
-                milli: 400,
-            }],
-        );
-        assert_eq!(c.best_partial(TypeFilter::Any, 1), None);
-        assert_eq!(c.holders(1), &[(1, 600), (2, 400)]);
-    }
-}
+#[path = "cluster_tests.rs"]
+mod tests;

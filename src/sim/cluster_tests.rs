@@ -1,0 +1,122 @@
+//! The cluster's occupancy and its free-capacity indexes.
+
+use super::*;
+
+fn cluster(sizes: &[u32]) -> ClusterState {
+    let mut c = Cluster::uniform(0, 8, String::new());
+    for (i, &g) in sizes.iter().enumerate() {
+        c.machines.push(crate::trace::Machine {
+            name: format!("m{i}"),
+            gpu_type: 0,
+            gpus: g,
+            cpus: 0,
+            mem_gb: 0,
+            recorded_only: false,
+        });
+    }
+    ClusterState::new(&c)
+}
+
+fn whole(m: u32, gpus: &[u16]) -> Vec<Grant> {
+    gpus.iter()
+        .map(|&gpu| Grant {
+            machine: m,
+            gpu,
+            milli: 1000,
+        })
+        .collect()
+}
+
+#[test]
+fn queries_over_free_counts_match_a_scan_of_every_machine() {
+    // One 1,024-GPU machine beside small ones: counts past 64 and gaps.
+    let sizes = [1024u32, 8, 8, 130, 4];
+    let mut c = cluster(&sizes);
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut held: Vec<(u32, Vec<Grant>)> = Vec::new();
+    for step in 0..400u32 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        if x % 3 == 0 && !held.is_empty() {
+            let (job, g) = held.swap_remove((x as usize / 3) % held.len());
+            c.release(job, &g);
+        } else {
+            let m = (x % sizes.len() as u64) as u32;
+            let gpus = c.free_gpus_of(m, 1 + (x >> 8) as u32 % 40);
+            if !gpus.is_empty() {
+                let g = whole(m, &gpus);
+                c.acquire(step, &g);
+                held.push((step, g));
+            }
+        }
+        let free: Vec<u32> = (0..sizes.len() as u32).map(|m| c.free(m)).collect();
+        for m in 0..sizes.len() as u32 {
+            let counted = c.free_gpus_of(m, 2048).len() as u32;
+            assert_eq!(free[m as usize], counted, "machine {m}'s kept count");
+        }
+        for k in [1, 2, 7, 8, 9, 64, 65, 100, 1024] {
+            let want = (0..sizes.len() as u32)
+                .filter(|&m| free[m as usize] >= k)
+                .min_by_key(|&m| (free[m as usize], m));
+            assert_eq!(
+                c.best_fit(TypeFilter::Any, k, &[]),
+                want,
+                "k {k}, free {free:?}"
+            );
+        }
+        let most = (0..sizes.len() as u32)
+            .filter(|&m| free[m as usize] > 0)
+            .min_by_key(|&m| (Reverse(free[m as usize]), m));
+        assert_eq!(c.most_free(TypeFilter::Any), most);
+        let mut order: Vec<u32> = (0..sizes.len() as u32)
+            .filter(|&m| free[m as usize] > 0)
+            .collect();
+        order.sort_by_key(|&m| (free[m as usize], m));
+        assert_eq!(c.fullest_first(TypeFilter::Any).collect::<Vec<_>>(), order);
+    }
+}
+
+#[test]
+fn indices_follow_acquire_and_release() {
+    let mut c = cluster(&[8, 8, 4]);
+    assert_eq!(c.best_fit(TypeFilter::Any, 3, &[]), Some(2));
+    assert_eq!(c.whole_free(TypeFilter::Any), vec![0, 1, 2]);
+    c.acquire(7, &whole(1, &[0, 1, 2, 3, 4, 5]));
+    assert_eq!(c.free(1), 2);
+    assert_eq!(c.best_fit(TypeFilter::Any, 2, &[]), Some(1));
+    assert_eq!(c.most_free(TypeFilter::Any), Some(0));
+    assert_eq!(c.whole_free(TypeFilter::Any), vec![0, 2]);
+    assert_eq!(c.free_gpus(TypeFilter::Any), 14);
+    assert_eq!(c.holders(8), &[(7, 1000)]);
+    c.release(7, &whole(1, &[0, 1, 2, 3, 4, 5]));
+    assert_eq!(c.free(1), 8);
+    assert_eq!(c.free_gpus(TypeFilter::Any), 20);
+    assert_eq!(c.allocated_milli(), 0);
+}
+
+#[test]
+fn partial_gpus_are_indexed_by_room() {
+    let mut c = cluster(&[2]);
+    c.acquire(
+        1,
+        &[Grant {
+            machine: 0,
+            gpu: 1,
+            milli: 600,
+        }],
+    );
+    assert_eq!(c.free(0), 1);
+    assert_eq!(c.best_partial(TypeFilter::Any, 400), Some((0, 1)));
+    assert_eq!(c.best_partial(TypeFilter::Any, 500), None);
+    c.acquire(
+        2,
+        &[Grant {
+            machine: 0,
+            gpu: 1,
+            milli: 400,
+        }],
+    );
+    assert_eq!(c.best_partial(TypeFilter::Any, 1), None);
+    assert_eq!(c.holders(1), &[(1, 600), (2, 400)]);
+}
