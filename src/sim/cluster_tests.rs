@@ -38,7 +38,7 @@ fn queries_over_free_counts_match_a_scan_of_every_machine() {
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;
-        if x % 3 == 0 && !held.is_empty() {
+        if x.is_multiple_of(3) && !held.is_empty() {
             let (job, g) = held.swap_remove((x as usize / 3) % held.len());
             c.release(job, &g);
         } else {
