@@ -120,16 +120,22 @@ fn the_parts_read_what_the_csv_reader_reads() {
     assert!(loaded > 200, "most cases load: {loaded}");
 }
 
-#[test]
-fn a_quote_anywhere_is_left_to_the_csv_reader() {
-    let dir = std::env::temp_dir().join(format!("tracetui-itp-quote-{}", std::process::id()));
+/// A raw-schema ITP file holding `rows`, in this test run's own folder.
+fn a_file(name: &str, rows: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("tracetui-itp-fast-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("q.csv");
+    let path = dir.join(name);
     std::fs::write(
         &path,
-        "job_id,submission_time,duration,num_gpu\na,1,2,1\n\"b,c\",1,2,1\n",
+        format!("job_id,submission_time,duration,num_gpu\n{rows}"),
     )
     .unwrap();
+    path
+}
+
+#[test]
+fn a_quote_anywhere_is_left_to_the_csv_reader() {
+    let path = a_file("q.csv", "a,1,2,1\n\"b,c\",1,2,1\n");
     let opts = LoadOptions::default();
     assert!(load_by(&path, "q", &opts, &|_| 2).unwrap().is_none());
     let (t, _) = super::super::load(&path, &opts).unwrap();
@@ -138,14 +144,7 @@ fn a_quote_anywhere_is_left_to_the_csv_reader() {
 
 #[test]
 fn empty_lines_are_counted() {
-    let dir = std::env::temp_dir().join(format!("tracetui-itp-empty-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("e.csv");
-    std::fs::write(
-        &path,
-        "job_id,submission_time,duration,num_gpu\na,1,2,1\n\n\nb,x,2,1\n",
-    )
-    .unwrap();
+    let path = a_file("e.csv", "a,1,2,1\n\n\nb,x,2,1\n");
     let opts = LoadOptions {
         strict: true,
         ..LoadOptions::default()
