@@ -111,6 +111,9 @@ pub struct ClusterState {
     used: Vec<u32>,
     /// Every holder of each GPU and its share.
     holders: Vec<Vec<(u32, u16)>>,
+    /// Bit `g` set while GPU `g` has nothing on it: a machine's lowest free
+    /// GPUs without a scan of all of them (1,024 on a single big node).
+    free_bits: Vec<u64>,
     types: Vec<TypeIndex>,
     allocated_milli: u64,
 }
@@ -150,6 +153,16 @@ impl ClusterState {
             machines,
             used: vec![0; first as usize],
             holders: vec![Vec::new(); first as usize],
+            free_bits: (0..(first as usize).div_ceil(64))
+                .map(|w| {
+                    let left = first as usize - w * 64;
+                    if left >= 64 {
+                        u64::MAX
+                    } else {
+                        (1u64 << left) - 1
+                    }
+                })
+                .collect(),
             types,
             allocated_milli: 0,
         }
@@ -284,12 +297,23 @@ impl ClusterState {
     /// The lowest-numbered free GPUs of machine `m`, `k` of them.
     pub fn free_gpus_of(&self, m: u32, k: u32) -> Vec<u16> {
         let ms = &self.machines[m as usize];
-        let base = ms.first_gpu as usize;
-        (0..ms.gpus as usize)
-            .filter(|&g| self.used[base + g] == 0)
-            .take(k as usize)
-            .map(|g| g as u16)
-            .collect()
+        let (base, end) = (ms.first_gpu as usize, (ms.first_gpu + ms.gpus) as usize);
+        let k = k as usize;
+        let mut out = Vec::with_capacity(k.min(ms.gpus as usize));
+        let mut g = base;
+        while g < end && out.len() < k {
+            let span = (64 - g % 64).min(end - g);
+            let mut bits = self.free_bits[g / 64] >> (g % 64);
+            if span < 64 {
+                bits &= (1u64 << span) - 1;
+            }
+            while bits != 0 && out.len() < k {
+                out.push((g + bits.trailing_zeros() as usize - base) as u16);
+                bits &= bits - 1;
+            }
+            g += span;
+        }
+        out
     }
 
     /// The GPU of machine `m` with the least room left that still takes
@@ -442,8 +466,14 @@ impl ClusterState {
                 let was_free = self.used[flat] == 0;
                 f(self, flat, g);
                 match (was_free, self.used[flat] == 0) {
-                    (true, false) => self.machines[m as usize].free -= 1,
-                    (false, true) => self.machines[m as usize].free += 1,
+                    (true, false) => {
+                        self.machines[m as usize].free -= 1;
+                        self.free_bits[flat / 64] &= !(1 << (flat % 64));
+                    }
+                    (false, true) => {
+                        self.machines[m as usize].free += 1;
+                        self.free_bits[flat / 64] |= 1 << (flat % 64);
+                    }
                     _ => {}
                 }
                 self.set_partial(m, g.gpu, true);
