@@ -4,6 +4,9 @@
 //!
 //! Run: `cargo bench --bench ui`.
 
+#[path = "../tests/common/split.rs"]
+mod split;
+
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -90,19 +93,24 @@ fn big() -> Arc<Trace> {
     .clone()
 }
 
-/// Playing one 1-minute tick, mid-trace on the 1.26 M-job trace: the engine
-/// step plus the app's bookkeeping (history, log, figures when due).
-#[divan::bench(sample_count = 200)]
-fn played_tick_one_minute_mid_trace(bencher: divan::Bencher) {
-    let t = big();
-    let mut app = App::new(
+/// A first-fit replay of the 1.26 M-job trace.
+fn big_app(t: &Arc<Trace>) -> App {
+    App::new(
         t.clone(),
         Policy::FirstFit,
         Placement::Consolidate,
         "big".into(),
         themes(),
         Keymap::defaults(),
-    );
+    )
+}
+
+/// Playing one 1-minute tick, mid-trace on the 1.26 M-job trace: the engine
+/// step plus the app's bookkeeping (history, log, figures when due).
+#[divan::bench(sample_count = 200)]
+fn played_tick_one_minute_mid_trace(bencher: divan::Bencher) {
+    let t = big();
+    let mut app = big_app(&t);
     app.update(Action::Resize(200, 60));
     let mid = (t.first_submit().unwrap() + t.last_submit().unwrap()) / 2;
     app.update(Action::GoTo(mid));
@@ -144,14 +152,7 @@ fn step_back_anywhere_on_the_1m26_trace(bencher: divan::Bencher) {
 #[divan::bench(sample_count = 200)]
 fn played_tick_during_what_if(bencher: divan::Bencher) {
     let t = big();
-    let mut app = App::new(
-        t.clone(),
-        Policy::FirstFit,
-        Placement::Consolidate,
-        "big".into(),
-        themes(),
-        Keymap::defaults(),
-    );
+    let mut app = big_app(&t);
     app.update(Action::Resize(200, 60));
     let mid = (t.first_submit().unwrap() + t.last_submit().unwrap()) / 2;
     app.update(Action::GoTo(mid));
@@ -172,40 +173,19 @@ fn played_tick_during_what_if(bencher: divan::Bencher) {
     });
 }
 
-/// `A` and the picker moved to `p`, Enter: the A/B split with `p` on the B side.
-fn split_to(app: &mut App, p: Policy) {
-    app.update(Action::Command(Command::Split));
-    let Some(&tracetui::ui::app::Popup::Picker { at, .. }) = app.popup() else {
-        panic!("A opens the picker");
-    };
-    let n = Policy::all().len();
-    let to = Policy::all().iter().position(|&q| q == p).unwrap();
-    for _ in 0..(to + n - at) % n {
-        app.update(Action::Command(Command::Down));
-    }
-    app.update(Action::Command(Command::Detail));
-    assert!(app.split().is_some(), "{:?}", app.flash());
-}
-
 /// A frame while playing mid-trace on the 1.26 M-job trace: one 1-minute
 /// tick (x60, a second of wall time) then the whole screen drawn at
 /// `size`; with `split`, first-fit beside sjf (issue 12), else first-fit
 /// alone — the two measured in one run.
 fn played_frame(bencher: divan::Bencher, size: (u16, u16), split: bool) {
     let t = big();
-    let mut app = App::new(
-        t.clone(),
-        Policy::FirstFit,
-        Placement::Consolidate,
-        "big".into(),
-        themes(),
-        Keymap::defaults(),
-    );
+    let mut app = big_app(&t);
     app.update(Action::Resize(size.0, size.1));
     let mid = (t.first_submit().unwrap() + t.last_submit().unwrap()) / 2;
     app.update(Action::GoTo(mid));
     if split {
-        split_to(&mut app, Policy::Sjf);
+        split::split_with(&mut app, Policy::Sjf);
+        assert!(app.split().is_some());
     }
     app.update(Action::Command(Command::TogglePlay));
     let app = Mutex::new(app);
@@ -238,7 +218,8 @@ fn frame_split_200x60(bencher: divan::Bencher) {
 #[divan::bench(sample_count = 50)]
 fn draw_pai_cluster_split_200x60(bencher: divan::Bencher) {
     let mut app = pai_app(200, 60);
-    split_to(&mut app, Policy::Fifo);
+    split::split_with(&mut app, Policy::Fifo);
+    assert!(app.split().is_some());
     let area = Rect::new(0, 0, 200, 60);
     bencher.bench_local(|| {
         let mut buf = Buffer::empty(area);

@@ -59,7 +59,8 @@ fn frame_bytes_in(
     app.update(Action::Resize(size.0, size.1));
     app.update(Action::GoTo(app.engine().now() + 3600));
     if let Some(p) = split {
-        split_to(&mut app, p);
+        common::split::split_with(&mut app, p);
+        assert!(app.split().is_some(), "{:?}", app.flash());
     }
     let area = Rect::new(0, 0, size.0, size.1);
     let counter = Counter::default();
@@ -91,21 +92,6 @@ fn steady_one_minute_replay_of_the_pai_cluster_costs_under_10_kb_a_frame() {
         assert!(max <= 10 * 1024, "{depth:?}: a frame took {max} bytes");
         assert!(mean > 0, "frames change something");
     }
-}
-
-/// `A` and the picker moved to `p`, Enter.
-fn split_to(app: &mut App, p: Policy) {
-    app.update(Action::Command(Command::Split));
-    let Some(&tracetui::ui::app::Popup::Picker { at, .. }) = app.popup() else {
-        panic!("A opens the picker");
-    };
-    let n = Policy::all().len();
-    let to = Policy::all().iter().position(|&q| q == p).unwrap();
-    for _ in 0..(to + n - at) % n {
-        app.update(Action::Command(Command::Down));
-    }
-    app.update(Action::Command(Command::Detail));
-    assert!(app.split().is_some());
 }
 
 /// The A/B split (recorded beside fifo, issue 12) keeps the single

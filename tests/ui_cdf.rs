@@ -6,29 +6,19 @@
 
 mod common;
 
-use common::ui::{app_for, cmd, render, sample, text, theme_index};
+use common::ui::{app_for, cmd, render, sample, text, theme_index, what_if_done};
 use ratatui::style::Modifier;
-use std::time::{Duration, Instant};
 use tracetui::sim::metrics::{Dists, Tally};
 use tracetui::sim::whatif::Run;
 use tracetui::sim::{Placement, Policy};
 use tracetui::ui::app::{Action, App, Popup};
-use tracetui::ui::effects::Effects;
 use tracetui::ui::keymap::Command;
 
 /// The sample at day 9 00:00 under FIFO, the what-if table in, at `size`.
 fn with_what_if(size: (u16, u16), theme: &str) -> App {
     let mut app = app_for(sample(), Policy::Fifo, size).with_theme(theme_index(theme));
     app.update(Action::GoTo(8 * 86_400));
-    let mut fx = Effects::new(std::env::temp_dir());
-    fx.dispatch(&mut app, Action::Command(Command::WhatIf));
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while !app.what_if().unwrap().done() {
-        assert!(Instant::now() < deadline, "what-if runs finish");
-        fx.poll(&mut app);
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    fx.poll(&mut app);
+    what_if_done(&mut app);
     app
 }
 

@@ -4,9 +4,8 @@
 
 mod common;
 
-use common::ui::{app_for, sample};
+use common::ui::{app_for, sample, what_if_done};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 use tracetui::lesson;
 use tracetui::sim::{Placement, Policy};
 use tracetui::ui::app::{Action, App};
@@ -51,15 +50,7 @@ fn what_if_at_every_size() {
     for size in SIZES {
         let (w, h) = size;
         let mut app = busy(size, &[]);
-        let mut fx = Effects::new(std::env::temp_dir());
-        fx.dispatch(&mut app, Action::Command(Command::WhatIf));
-        let deadline = Instant::now() + Duration::from_secs(120);
-        while !app.what_if().unwrap().done() {
-            assert!(Instant::now() < deadline, "what-if runs finish");
-            fx.poll(&mut app);
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        fx.poll(&mut app);
+        what_if_done(&mut app);
         // Its log line names the wall time taken: not part of the picture.
         let s = screen(&app, size);
         let s: String = s

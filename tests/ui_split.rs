@@ -5,30 +5,16 @@
 
 mod common;
 
+use common::split::split_with;
 use common::ui::{act, app_for, cmd, render, sample, text, theme_index};
 use tracetui::sim::engine::Switch;
 use tracetui::sim::replay::Replay;
 use tracetui::sim::{Engine, Placement, Policy};
-use tracetui::ui::app::{Action, App, Popup};
+use tracetui::ui::app::{Action, App};
 use tracetui::ui::keymap::Command;
 
 /// Day 12 09:30 of the sample (its clock's day 1 is the first submission's day).
 const DAY12: i64 = 11 * 86_400 + 9 * 3600 + 30 * 60;
-
-/// `A`, the picker moved to `p`, Enter.
-fn split_with(app: &mut App, p: Policy) {
-    cmd(app, Command::Split);
-    let Some(&Popup::Picker { at, split: true }) = app.popup() else {
-        panic!("A opens the picker for B: {:?}", app.popup());
-    };
-    let to = Policy::all().iter().position(|&q| q == p).unwrap();
-    let n = Policy::all().len();
-    for _ in 0..(to + n - at) % n {
-        cmd(app, Command::Down);
-    }
-    cmd(app, Command::Detail);
-    assert!(app.popup().is_none());
-}
 
 /// FIFO beside SJF from the start, gone to day 12 09:30.
 fn fifo_sjf(size: (u16, u16), theme: &str) -> App {

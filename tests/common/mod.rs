@@ -7,6 +7,7 @@ use tracetui::trace::model::{Cluster, Demand, Job, JobStatus, Machine, Symbols, 
 
 pub mod cli;
 pub mod reference;
+pub mod split;
 pub mod tmux;
 pub mod ui;
 

@@ -111,3 +111,17 @@ pub fn gpu_cell<'a>(app: &App, buf: &'a Buffer, pos: usize, k: u16) -> &'a Cell 
     let p = lay.cells[pos];
     &buf[(inner.x + p.x + 1 + k * lay.cell_w, inner.y + p.row as u16)]
 }
+
+/// `w` through the effects runner, then its rows run to the end (at most
+/// two minutes) and their results taken in.
+pub fn what_if_done(app: &mut App) {
+    let mut fx = Effects::new(std::env::temp_dir());
+    fx.dispatch(app, Action::Command(Command::WhatIf));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while !app.what_if().unwrap().done() {
+        assert!(std::time::Instant::now() < deadline, "what-if runs finish");
+        fx.poll(app);
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    fx.poll(app);
+}
