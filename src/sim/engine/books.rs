@@ -159,7 +159,7 @@ impl Engine {
     /// gave it (a recorded hold keeps its recorded end).
     pub(crate) fn policy_preemptable(&self, job: u32) -> bool {
         let st = self.jobs[job as usize];
-        st.phase == Phase::Running && self.completions.contains(&(st.end, job))
+        st.phase == Phase::Running && self.completions.has(job)
     }
 
     /// Checks `a` against the state now: jobs exist and are in the state

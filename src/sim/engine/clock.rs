@@ -20,7 +20,7 @@ impl Engine {
             .arrival
             .get(self.next_arrival)
             .map(|&j| self.trace.jobs[j as usize].submit);
-        let completion = self.completions.first().map(|&(t, _)| t);
+        let completion = self.completions.first().map(|(t, _)| t);
         let recorded = self.timeline.first().map(|e| e.0);
         // A policy's wake-up matters only while something is left to do.
         let idle = arrival.is_none() && completion.is_none() && self.queue.is_empty();
@@ -93,11 +93,7 @@ impl Engine {
     pub(super) fn process_instant(&mut self, t: Secs) {
         self.now = t;
         let mut released = self.recorded_ends(t);
-        while let Some(&(end, job)) = self.completions.first() {
-            if end != t {
-                break;
-            }
-            self.completions.pop_first();
+        while let Some(job) = self.completions.pop_at(t) {
             self.finish(job);
             released = true;
         }

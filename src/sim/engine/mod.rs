@@ -3,6 +3,7 @@
 
 mod books;
 mod clock;
+mod ends;
 mod power;
 mod preempt;
 mod queries;
@@ -125,7 +126,8 @@ pub struct Engine {
     seg_held: FxHashMap<u32, (Secs, Box<[Grant]>)>,
     /// job → recorded segments not yet ended.
     seg_left: FxHashMap<u32, u32>,
-    completions: BTreeSet<(Secs, u32)>,
+    /// When the jobs this engine started end.
+    completions: ends::Ends,
     cluster: ClusterState,
     queue: Queue,
     /// Bumped whenever capacity is released; a class that failed to fit in
@@ -204,7 +206,7 @@ impl Engine {
             timeline: BTreeSet::new(),
             seg_held: FxHashMap::default(),
             seg_left: FxHashMap::default(),
-            completions: BTreeSet::new(),
+            completions: ends::Ends::for_jobs(n),
             cluster,
             queue: Queue::new(classes),
             epoch: 0,
@@ -324,7 +326,7 @@ impl Engine {
         }
         if let Some(rt) = runtime {
             st.end = self.now + rt.max(0);
-            self.completions.insert((st.end, job));
+            self.completions.push(st.end, job);
         }
         // Grants come grouped by machine: count the runs.
         let machines = grants
@@ -420,6 +422,7 @@ impl Engine {
             .collect();
         self.queue.clear();
         self.reservation = None;
+        self.completions.keep_ordered(self.walk == Walk::Backfill);
         if self.walk == Walk::Backfill {
             for (c, members) in self.shapes.members.iter().enumerate() {
                 self.queue.classes[c].short = Some(MinTree::new(members.len()));

@@ -133,10 +133,7 @@ impl Engine {
         let mut running: Vec<(u32, u64)> = self
             .running
             .iter()
-            .filter(|(j, _)| {
-                self.completions
-                    .contains(&(self.jobs[**j as usize].end, **j))
-            })
+            .filter(|(j, _)| self.completions.has(**j))
             .map(|(&j, g)| (j, g.iter().map(|g| g.milli as u64).sum()))
             .collect();
         running.sort_unstable();
@@ -223,7 +220,7 @@ impl Engine {
         r.overhead = 0;
         self.resumes.insert(job, r);
         let end = self.jobs[job as usize].end;
-        self.completions.remove(&(end, job));
+        self.completions.remove(end, job);
         self.power_off(job as u64);
         self.jobs[job as usize].phase = Phase::Queued;
         self.tally.preemptions += 1;

@@ -100,7 +100,7 @@ impl Engine {
                 self.shapes.shapes[self.shapes.class_of[head as usize] as usize].1,
                 self.placement,
                 &mut self.cluster,
-                &self.completions,
+                self.completions.ordered(),
                 &self.running,
             ));
         }
