@@ -10,6 +10,12 @@ pub trait Fields {
     fn all_utf8(&self) -> bool {
         false
     }
+
+    /// Field `i` as text when it is known to be UTF-8 already (checked once
+    /// for the whole line), untrimmed.
+    fn text(&self, _i: usize) -> Option<&str> {
+        None
+    }
 }
 
 impl Fields for csv::ByteRecord {
@@ -67,6 +73,9 @@ impl<'a, F: Fields + ?Sized> Row<'a, F> {
 
     /// The raw bytes of a field (trimmed), checked to be UTF-8.
     pub fn bytes(&self, idx: usize, column: &str) -> Result<&'a [u8], InputError> {
+        if let Some(t) = self.record.text(idx) {
+            return Ok(t.as_bytes().trim_ascii());
+        }
         let raw = self.record.field(idx).trim_ascii();
         if self.record.all_utf8() {
             return Ok(raw);
@@ -91,6 +100,9 @@ impl<'a, F: Fields + ?Sized> Row<'a, F> {
 
     /// The field as text, trimmed; an error for bytes that are not UTF-8.
     pub fn text(&self, idx: usize, column: &str) -> Result<&'a str, InputError> {
+        if let Some(t) = self.record.text(idx) {
+            return Ok(t.trim());
+        }
         let raw = self.record.field(idx);
         if self.record.all_utf8() {
             // Checked for the whole line at once.

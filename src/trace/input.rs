@@ -208,7 +208,10 @@ fn unsafe_char(c: char, keep_lines: bool) -> bool {
 }
 
 fn escaped(s: &str, keep_lines: bool) -> std::borrow::Cow<'_, str> {
-    if !s.chars().any(|c| unsafe_char(c, keep_lines)) {
+    // Printable ASCII, the common case, without decoding characters.
+    if s.bytes().all(|b| (0x20..0x7f).contains(&b))
+        || !s.chars().any(|c| unsafe_char(c, keep_lines))
+    {
         return std::borrow::Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);

@@ -5,6 +5,8 @@ pub mod archive;
 pub mod clock;
 pub mod detail;
 pub mod energy;
+#[cfg(test)]
+mod fast_check;
 pub mod fields;
 pub mod format;
 pub mod input;
@@ -18,6 +20,7 @@ pub mod pai;
 pub mod parts;
 pub mod philly;
 pub mod reader;
+pub mod seen;
 pub mod sizing;
 pub mod texts;
 mod xz;

@@ -2,6 +2,7 @@
 //! line starts, each part read in large blocks through one bounded buffer
 //! and handed out a line at a time, with its line number within the part.
 
+use super::fields::Fields;
 use super::input::InputError;
 use super::limits::MAX_LINE;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
@@ -42,6 +43,82 @@ pub fn workers(bytes: u64) -> usize {
     std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .clamp(1, 4)
+}
+
+/// One line's fields, found by byte search (a line with a quote is left
+/// to the CSV reader, which understands quoting).
+pub struct Split<'a> {
+    line: &'a [u8],
+    ends: &'a [(u32, u32)],
+    /// The line, when it is UTF-8 (checked once for all its fields).
+    text: Option<&'a str>,
+}
+
+impl<'a> Split<'a> {
+    /// `line` cut at its commas; `ends` is the caller's, reused line to line.
+    pub fn of(line: &'a [u8], ends: &'a mut Vec<(u32, u32)>) -> Split<'a> {
+        ends.clear();
+        let mut start = 0u32;
+        for c in memchr::memchr_iter(b',', line) {
+            ends.push((start, c as u32));
+            start = c as u32 + 1;
+        }
+        ends.push((start, line.len() as u32));
+        Split {
+            line,
+            ends,
+            text: std::str::from_utf8(line).ok(),
+        }
+    }
+}
+
+impl Fields for Split<'_> {
+    fn field(&self, i: usize) -> &[u8] {
+        self.ends
+            .get(i)
+            .map_or(b"", |&(a, b)| &self.line[a as usize..b as usize])
+    }
+
+    fn width(&self) -> usize {
+        self.ends.len()
+    }
+
+    fn all_utf8(&self) -> bool {
+        self.text.is_some()
+    }
+
+    fn text(&self, i: usize) -> Option<&str> {
+        // Cut at commas, so always at character boundaries.
+        let (a, b) = *self.ends.get(i).unwrap_or(&(0, 0));
+        self.text?.get(a as usize..b as usize)
+    }
+}
+
+/// A plain file's header names (trimmed, without a byte-order mark) and
+/// where its rows start, or `None` for anything the CSV reader should
+/// judge (no header line, a blank first line, a quote).
+pub fn plain_header(path: &Path) -> Option<(Vec<String>, u64)> {
+    let f = std::fs::File::open(path).ok()?;
+    let mut r = BufReader::new(f.take(MAX_LINE as u64));
+    let mut line = Vec::new();
+    let n = r.read_until(b'\n', &mut line).ok()?;
+    if line.last() != Some(&b'\n')
+        || line.iter().all(u8::is_ascii_whitespace)
+        || line.contains(&b'"')
+    {
+        return None;
+    }
+    line.pop();
+    let names = line
+        .split(|&b| b == b',')
+        .map(|h| {
+            String::from_utf8_lossy(h)
+                .trim()
+                .trim_start_matches('\u{feff}')
+                .to_string()
+        })
+        .collect();
+    Some((names, n as u64))
 }
 
 /// Calls `each(line, number)` for every line of `path`'s bytes `a..b`
@@ -94,6 +171,62 @@ pub fn for_each_line(
         filled -= start;
     }
     Ok(line)
+}
+
+/// What the merge of parts needs of one part to report its bad rows.
+pub struct PartRows<'a> {
+    /// Rows it kept (repeated ids still among them).
+    pub kept: usize,
+    pub lines_read: u64,
+    /// Its first bad rows, by line within the part.
+    pub errors: &'a [(u64, InputError)],
+    /// All its bad rows.
+    pub bad: u64,
+}
+
+/// Every bad row and repeated id of `parts`, in line order, through
+/// `policy` (which stops at the first when strict). `repeats` are global
+/// positions of kept rows, (repeat, first), in order; `line_of` gives a
+/// position's line in the file and `duplicate(position, line, first line)`
+/// the error for a repeat.
+pub fn count_bad_rows(
+    parts: &[PartRows],
+    repeats: &[(u32, u32)],
+    line_of: impl Fn(u32) -> u64,
+    duplicate: impl Fn(u32, u64, u64) -> InputError,
+    policy: &mut super::input::RowPolicy,
+) -> Result<(), InputError> {
+    let mut repeats = repeats.iter().peekable();
+    let (mut first, mut before) = (0usize, 1u64); // after the header
+    for p in parts {
+        let end = first + p.kept;
+        let mut shown = 0u64;
+        let mut errors = p.errors.iter().peekable();
+        loop {
+            let dup = repeats
+                .peek()
+                .filter(|r| (r.0 as usize) < end)
+                .map(|r| line_of(r.0));
+            let err = errors.peek().map(|(l, _)| l + before);
+            match (dup, err) {
+                (Some(line), e) if e.is_none_or(|e| line < e) => {
+                    let &(at, was) = repeats.next().expect("peeked");
+                    policy.bad_row(duplicate(at, line, line_of(was)))?;
+                }
+                (_, Some(_)) => {
+                    let (_, e) = errors.next().expect("peeked");
+                    shown += 1;
+                    policy.bad_row(e.clone().shifted(before))?;
+                }
+                _ => break,
+            }
+        }
+        // Rows past the first few reasons: counted, as the CSV reader counts them.
+        policy.skips.count += p.bad - shown;
+        first = end;
+        before += p.lines_read;
+    }
+    Ok(())
 }
 
 /// Reads until `buf` is full or the input ends.

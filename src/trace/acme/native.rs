@@ -19,8 +19,10 @@ impl crate::trace::native::NativeTables for AcmeTables {
         _trace: &Trace,
         id: &str,
     ) -> Result<Option<(serde_json::Value, Vec<String>)>, InputError> {
-        match self.by_id.get(id) {
-            Some(&r) => job_detail(self, r)
+        // A one-off lookup: a scan of the ids costs less than a map held
+        // all session.
+        match self.ids.iter().position(|x| *x == id).map(|r| r as u32) {
+            Some(r) => job_detail(self, r)
                 .map(|v| Some((v, Vec::new())))
                 .ok_or_else(|| {
                     InputError::file(

@@ -6,40 +6,17 @@
 //! with a quote anywhere is left to the CSV reader, which understands
 //! quoting.
 
-use super::{detect, finish, parse_row, seen, Columns};
-use crate::trace::fields::{Fields, Row};
+use super::{detect, finish, parse_row, Columns};
+use crate::trace::fields::Row;
 use crate::trace::input::{InputError, LoadReport, RowPolicy, FIRST_REASONS};
 use crate::trace::model::{Job, Sym, Symbols, Trace};
+use crate::trace::seen;
 use crate::trace::{parts, LoadOptions};
-use std::io::{BufRead, Read};
 use std::path::Path;
 
 /// Jobs a part collects per block: the merge frees each block as it moves
 /// it, so the jobs are never held twice.
 const BLOCK_JOBS: usize = 1 << 16;
-
-/// One line's fields, found by byte search.
-struct Split<'a> {
-    line: &'a [u8],
-    ends: &'a [(u32, u32)],
-    utf8: bool,
-}
-
-impl Fields for Split<'_> {
-    fn field(&self, i: usize) -> &[u8] {
-        self.ends
-            .get(i)
-            .map_or(b"", |&(a, b)| &self.line[a as usize..b as usize])
-    }
-
-    fn width(&self) -> usize {
-        self.ends.len()
-    }
-
-    fn all_utf8(&self) -> bool {
-        self.utf8
-    }
-}
 
 /// What one part of the file holds.
 #[derive(Default)]
@@ -81,7 +58,7 @@ fn load_by(
     if !meta.is_file() {
         return Ok(None);
     }
-    let Some((header, from)) = header(path) else {
+    let Some((header, from)) = parts::plain_header(path) else {
         return Ok(None);
     };
     let cols = detect(&header, file)?;
@@ -119,32 +96,6 @@ fn load_by(
     finish(file, &cols, opts, merged, policy).map(Some)
 }
 
-/// The header's names and where the rows start, or `None` for anything
-/// the CSV reader should judge (no header line, a blank first line, a quote).
-fn header(path: &Path) -> Option<(Vec<String>, u64)> {
-    let f = std::fs::File::open(path).ok()?;
-    let mut r = std::io::BufReader::new(f.take(crate::trace::limits::MAX_LINE as u64));
-    let mut line = Vec::new();
-    let n = r.read_until(b'\n', &mut line).ok()?;
-    if line.last() != Some(&b'\n')
-        || line.iter().all(u8::is_ascii_whitespace)
-        || line.contains(&b'"')
-    {
-        return None;
-    }
-    line.pop();
-    let names = line
-        .split(|&b| b == b',')
-        .map(|h| {
-            String::from_utf8_lossy(h)
-                .trim()
-                .trim_start_matches('\u{feff}')
-                .to_string()
-        })
-        .collect();
-    Some((names, n as u64))
-}
-
 fn read_part(
     path: &Path,
     range: (u64, u64),
@@ -169,18 +120,7 @@ fn read_part(
         if line.iter().all(u8::is_ascii_whitespace) {
             return true; // a blank line
         }
-        ends.clear();
-        let mut start = 0u32;
-        for c in memchr::memchr_iter(b',', line) {
-            ends.push((start, c as u32));
-            start = c as u32 + 1;
-        }
-        ends.push((start, line.len() as u32));
-        let split = Split {
-            line,
-            ends: &ends,
-            utf8: line.is_ascii() || std::str::from_utf8(line).is_ok(),
-        };
+        let split = parts::Split::of(line, &mut ends);
         let row = Row {
             file,
             line: n,
@@ -300,15 +240,14 @@ fn finalise(
     p.values = values;
 }
 
-/// Every bad row and repeated id, in line order, through `policy` (which
-/// stops at the first when strict).
+/// Every bad row and repeated id, in line order, through `policy`.
 fn count_bad_rows(
     got: &[Part],
     repeats: &[(u32, u32)],
     file: &str,
     policy: &mut RowPolicy,
 ) -> Result<(), InputError> {
-    // Global position → (line, id), for the repeats' messages.
+    // Global position → (part, first position, lines before it).
     let mut starts = Vec::with_capacity(got.len());
     let (mut first, mut before) = (0usize, 1u64);
     for p in got {
@@ -323,34 +262,22 @@ fn count_bad_rows(
         let job = &got[k].blocks[local / BLOCK_JOBS][local % BLOCK_JOBS];
         (got[k].lines[local] + before, job.id.as_str())
     };
-    let mut repeats = repeats.iter().peekable();
-    for (p, &(first, before)) in got.iter().zip(&starts) {
-        let end = first + p.lines.len();
-        let mut shown = 0u64;
-        let mut errors = p.errors.iter().peekable();
-        loop {
-            let dup = repeats
-                .peek()
-                .filter(|r| (r.0 as usize) < end)
-                .map(|r| at(r.0));
-            let err = errors.peek().map(|(l, _)| l + before);
-            match (dup, err) {
-                (Some((line, id)), e) if e.is_none_or(|e| line < e) => {
-                    let (_, first) = repeats.next().expect("peeked");
-                    policy.bad_row(seen::duplicate(file, line, id, at(*first).0))?;
-                }
-                (_, Some(_)) => {
-                    let (_, e) = errors.next().expect("peeked");
-                    shown += 1;
-                    policy.bad_row(e.clone().shifted(before))?;
-                }
-                _ => break,
-            }
-        }
-        // Rows past the first few reasons: counted, as the CSV reader counts them.
-        policy.skips.count += p.bad - shown;
-    }
-    Ok(())
+    let rows: Vec<parts::PartRows> = got
+        .iter()
+        .map(|p| parts::PartRows {
+            kept: p.lines.len(),
+            lines_read: p.lines_read,
+            errors: &p.errors,
+            bad: p.bad,
+        })
+        .collect();
+    parts::count_bad_rows(
+        &rows,
+        repeats,
+        |pos| at(pos).0,
+        |pos, line, first| seen::duplicate(file, line, at(pos).1, first),
+        policy,
+    )
 }
 
 #[cfg(test)]

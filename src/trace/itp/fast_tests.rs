@@ -3,20 +3,7 @@
 
 use super::*;
 
-/// A small deterministic generator.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+use crate::trace::fast_check::{self, Rng};
 
 /// A file of good rows mixed with every kind of bad one.
 fn file(rng: &mut Rng, elastic: bool) -> Vec<u8> {
@@ -66,65 +53,22 @@ fn file(rng: &mut Rng, elastic: bool) -> Vec<u8> {
     out
 }
 
-fn summary(r: &Result<(Trace, LoadReport), InputError>) -> String {
-    match r {
-        Err(e) => format!("error: {e}"),
-        Ok((t, rep)) => {
-            let details: Vec<String> = t
-                .jobs
-                .iter()
-                .map(|j| crate::trace::detail::of_job(t, j, false).to_string())
-                .collect();
-            format!(
-                "{:?}\n{:?}\n{:?}\n{:?}\n{details:?}",
-                t.jobs, t.symbols, rep.skips, rep.notes
-            )
-        }
-    }
-}
-
 #[test]
 fn the_parts_read_what_the_csv_reader_reads() {
-    let dir = std::env::temp_dir().join(format!("tracetui-itp-fast-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-    let mut loaded = 0;
-    for case in 0..240 {
-        let bytes = file(&mut rng, case % 3 == 0);
-        let path = dir.join(format!("c{case}.csv"));
-        std::fs::write(&path, &bytes).unwrap();
-        for strict in [false, true] {
-            let opts = LoadOptions {
-                strict,
-                ..LoadOptions::default()
-            };
-            let want = super::super::load_from(&bytes[..], "f.csv", &opts);
-            for workers in [1usize, 2, 3, 7] {
-                let got = match load_by(&path, "f.csv", &opts, &move |_| workers) {
-                    Ok(Some(t)) => Ok(t),
-                    Ok(None) => panic!("case {case}: the fast path declined a plain file"),
-                    Err(e) => Err(e),
-                };
-                let (g, w) = (summary(&got), summary(&want));
-                if g != w {
-                    let first = g.split(", ").zip(w.split(", ")).find(|(a, b)| a != b);
-                    panic!(
-                        "case {case}, strict {strict}, {workers} parts: {first:?}\n{:?}",
-                        String::from_utf8_lossy(&bytes[..bytes.len().min(400)])
-                    );
-                }
-            }
-            loaded += want.is_ok() as usize;
-        }
-    }
+    let loaded = fast_check::parts_read_what_the_csv_reader_reads(
+        "itp-fast",
+        240,
+        &mut |rng, case| file(rng, case % 3 == 0),
+        &|path, opts| super::super::load_from(&std::fs::read(path).unwrap()[..], "f.csv", opts),
+        &|path, opts, workers| load_by(path, "f.csv", opts, &move |_| workers),
+        &|_| String::new(),
+    );
     assert!(loaded > 200, "most cases load: {loaded}");
 }
 
 /// A raw-schema ITP file holding `rows`, in this test run's own folder.
 fn a_file(name: &str, rows: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("tracetui-itp-fast-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
+    let path = fast_check::folder("itp-fast-one").join(name);
     std::fs::write(
         &path,
         format!("job_id,submission_time,duration,num_gpu\n{rows}"),

@@ -2,11 +2,11 @@
 //! raw schema or ElasticFlow schema, detected from the header.
 
 mod fast;
-mod seen;
 
 use super::fields::{Fields, Row};
 use super::input::{InputError, LoadReport, Location, RowPolicy};
 use super::model::{Demand, Job, JobStatus, Symbols, Trace, Zone};
+use super::seen;
 use super::LoadOptions;
 
 /// `itp` on the command line.
@@ -151,7 +151,11 @@ pub fn load_from<R: std::io::Read>(
         match parse_row(&row, &cols, &mut symbols, jobs.len() as u32) {
             Ok((job, v)) => {
                 jobs.push(job);
-                if let Err(first) = seen.keep(&jobs, jobs.len() as u32 - 1, line) {
+                if let Err(first) = seen.keep(
+                    |k| jobs[k as usize].id.as_bytes(),
+                    jobs.len() as u32 - 1,
+                    line,
+                ) {
                     let job = jobs.pop().expect("just pushed");
                     policy.bad_row(seen::duplicate(file, line, &job.id, first))?;
                 } else {

@@ -1,9 +1,9 @@
 //! Duplicate job ids: the ids kept so far, found by hash, each entry the
-//! index of a job already kept (four bytes an entry; the ids themselves
-//! are compared where the jobs hold them, never copied).
+//! index of a row already kept (four bytes an entry; the ids themselves
+//! are compared where the rows hold them, never copied). One id at a time
+//! for a stream (`Seen`), or all at once, a shard per core (`repeats`).
 
 use crate::trace::input::{sanitize, InputError, Location};
-use crate::trace::model::Job;
 use std::hash::BuildHasher;
 
 #[derive(Default)]
@@ -18,16 +18,20 @@ pub fn hash(id: &[u8]) -> u64 {
 }
 
 impl Seen {
-    /// Keeps `jobs[j]` unless a job with its id is kept; else the line of
-    /// that first one.
-    pub fn keep(&mut self, jobs: &[Job], j: u32, line: u64) -> Result<(), u64> {
-        let id = jobs[j as usize].id.as_bytes();
+    /// Keeps row `j` (its id `id_of(j)`) unless a row with its id is kept;
+    /// else the line of that first one.
+    pub fn keep<'a>(
+        &mut self,
+        id_of: impl Fn(u32) -> &'a [u8],
+        j: u32,
+        line: u64,
+    ) -> Result<(), u64> {
+        let id = id_of(j);
         let h = hash(id);
-        match self.table.entry(
-            h,
-            |&k| jobs[k as usize].id.as_bytes() == id,
-            |&k| hash(jobs[k as usize].id.as_bytes()),
-        ) {
+        match self
+            .table
+            .entry(h, |&k| id_of(k) == id, |&k| hash(id_of(k)))
+        {
             hashbrown::hash_table::Entry::Occupied(e) => Err(self.lines[*e.get() as usize]),
             hashbrown::hash_table::Entry::Vacant(e) => {
                 e.insert(j);
