@@ -173,6 +173,51 @@ pub fn for_each_line(
     Ok(line)
 }
 
+/// What a loader reads from one part of a file.
+pub trait PartRead: Send {
+    /// Lines the part holds.
+    fn lines_read(&self) -> u64;
+    /// It met a quote (the whole file is left to the CSV reader).
+    fn quoted(&self) -> bool;
+}
+
+/// `path`'s rows from byte `from` on, cut at line starts into
+/// `workers(bytes)` parts, each read by `read` on its own thread; in file
+/// order, an error's line counted from the file's start. `None` when a
+/// part met a quote.
+pub fn read_parts<P: PartRead>(
+    path: &Path,
+    from: u64,
+    file: &str,
+    workers: usize,
+    read: impl Fn((u64, u64)) -> Result<P, InputError> + Sync,
+) -> Result<Option<Vec<P>>, InputError> {
+    let ranges = split_points(path, from, workers)
+        .map_err(|e| InputError::file(file, format!("cannot read: {e}")))?;
+    let read = &read;
+    let parts: Vec<Result<P, InputError>> = std::thread::scope(|s| {
+        let handles: Vec<_> = ranges.iter().map(|&r| s.spawn(move || read(r))).collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(InputError::file(file, "reader panicked")))
+            })
+            .collect()
+    });
+    let mut got = Vec::with_capacity(parts.len());
+    let mut before = 1; // the header
+    for p in parts {
+        let p = p.map_err(|e| e.shifted(before))?;
+        if p.quoted() {
+            return Ok(None);
+        }
+        before += p.lines_read();
+        got.push(p);
+    }
+    Ok(Some(got))
+}
+
 /// What the merge of parts needs of one part to report its bad rows.
 pub struct PartRows<'a> {
     /// Rows it kept (repeated ids still among them).

@@ -92,8 +92,9 @@ fn repeats_in(ids: &[&[u8]], hashes: &[u64], shards: usize) -> Vec<(u32, u32)> {
     out
 }
 
-/// The error for a job id seen before.
-pub fn duplicate(file: &str, line: u64, id: &str, first: u64) -> InputError {
+/// The error for a job id seen before: `what` names it as the format's
+/// CSV reader does ("duplicate job id", "duplicate job").
+pub fn duplicate(file: &str, line: u64, what: &str, id: &str, first: u64) -> InputError {
     InputError::at(
         Location {
             file: file.to_string(),
@@ -101,10 +102,7 @@ pub fn duplicate(file: &str, line: u64, id: &str, first: u64) -> InputError {
             column: Some("job_id".to_string()),
             byte: false,
         },
-        format!(
-            "duplicate job id '{}' (first on line {first})",
-            sanitize(id)
-        ),
+        format!("{what} '{}' (first on line {first})", sanitize(id)),
     )
 }
 

@@ -9,7 +9,7 @@
 use super::build::Build;
 use super::{schema, tables, AcmeTables, Cols};
 use crate::trace::fields::Row;
-use crate::trace::input::{sanitize, InputError, Location, RowPolicy, FIRST_REASONS};
+use crate::trace::input::{InputError, RowPolicy, FIRST_REASONS};
 use crate::trace::model::Sym;
 use crate::trace::{parts, seen, LoadOptions};
 use std::path::Path;
@@ -24,6 +24,16 @@ struct Part {
     bad: u64,
     lines_read: u64,
     quoted: bool,
+}
+
+impl parts::PartRead for Part {
+    fn lines_read(&self) -> u64 {
+        self.lines_read
+    }
+
+    fn quoted(&self) -> bool {
+        self.quoted
+    }
 }
 
 /// Files `path` in `workers(bytes)` parts, or `None` when it is not a
@@ -45,34 +55,10 @@ pub(super) fn load_by(
     };
     let (name, names, header) = schema(file, header)?;
     let cols = Cols::new(names);
-    let ranges = parts::split_points(path, from, workers(meta.len() - from))
-        .map_err(|e| InputError::file(file, format!("cannot read: {e}")))?;
-    let read: Vec<Result<Part, InputError>> = std::thread::scope(|s| {
-        let handles: Vec<_> = ranges
-            .iter()
-            .map(|&r| {
-                let cols = &cols;
-                s.spawn(move || read_part(path, r, file, cols, opts))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err(InputError::file(file, "reader panicked")))
-            })
-            .collect()
-    });
-    let mut got = Vec::with_capacity(read.len());
-    let mut before = 1; // the header
-    for p in read {
-        let p = p.map_err(|e| e.shifted(before))?;
-        if p.quoted {
-            return Ok(None);
-        }
-        before += p.lines_read;
-        got.push(p);
-    }
+    let read = |r| read_part(path, r, file, &cols, opts);
+    let Some(got) = parts::read_parts(path, from, file, workers(meta.len() - from), read)? else {
+        return Ok(None);
+    };
     let mut policy = RowPolicy::new(file, opts.strict);
     let b = join(got, file, tables(path, name, header), &mut policy)?;
     Ok(Some((b, policy)))
@@ -207,20 +193,7 @@ fn report_bad_rows(
         &rows,
         repeats,
         |pos| at(pos).0,
-        |pos, line, first| {
-            InputError::at(
-                Location {
-                    file: file.to_string(),
-                    line,
-                    column: Some("job_id".to_string()),
-                    byte: false,
-                },
-                format!(
-                    "duplicate job '{}' (first on line {first})",
-                    sanitize(at(pos).1)
-                ),
-            )
-        },
+        |pos, line, first| seen::duplicate(file, line, "duplicate job", at(pos).1, first),
         policy,
     )
 }

@@ -35,6 +35,16 @@ struct Part {
     quoted: bool,
 }
 
+impl parts::PartRead for Part {
+    fn lines_read(&self) -> u64 {
+        self.lines_read
+    }
+
+    fn quoted(&self) -> bool {
+        self.quoted
+    }
+}
+
 /// Loads `path` by parts, or `None` when it is not a plain file or holds a
 /// quote (the CSV reader then reads it).
 pub fn load(
@@ -62,35 +72,11 @@ fn load_by(
         return Ok(None);
     };
     let cols = detect(&header, file)?;
-    let ranges = parts::split_points(path, from, workers(meta.len() - from))
-        .map_err(|e| InputError::file(file, format!("cannot read: {e}")))?;
     let strict = opts.strict;
-    let read: Vec<Result<Part, InputError>> = std::thread::scope(|s| {
-        let handles: Vec<_> = ranges
-            .iter()
-            .map(|&r| {
-                let cols = &cols;
-                s.spawn(move || read_part(path, r, file, cols, strict))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err(InputError::file(file, "reader panicked")))
-            })
-            .collect()
-    });
-    let mut got = Vec::with_capacity(read.len());
-    let mut before = 1; // the header
-    for p in read {
-        let p = p.map_err(|e| e.shifted(before))?;
-        if p.quoted {
-            return Ok(None);
-        }
-        before += p.lines_read;
-        got.push(p);
-    }
+    let read = |r| read_part(path, r, file, &cols, strict);
+    let Some(got) = parts::read_parts(path, from, file, workers(meta.len() - from), read)? else {
+        return Ok(None);
+    };
     let mut policy = RowPolicy::new(file, opts.strict);
     let merged = merge(got, file, &cols, &mut policy)?;
     finish(file, &cols, opts, merged, policy).map(Some)
@@ -275,7 +261,7 @@ fn count_bad_rows(
         &rows,
         repeats,
         |pos| at(pos).0,
-        |pos, line, first| seen::duplicate(file, line, at(pos).1, first),
+        |pos, line, first| seen::duplicate(file, line, "duplicate job id", at(pos).1, first),
         policy,
     )
 }

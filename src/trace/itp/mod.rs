@@ -157,7 +157,13 @@ pub fn load_from<R: std::io::Read>(
                     line,
                 ) {
                     let job = jobs.pop().expect("just pushed");
-                    policy.bad_row(seen::duplicate(file, line, &job.id, first))?;
+                    policy.bad_row(seen::duplicate(
+                        file,
+                        line,
+                        "duplicate job id",
+                        &job.id,
+                        first,
+                    ))?;
                 } else {
                     values.extend_from_slice(&v[..cols.checked.len()]);
                 }
