@@ -23,6 +23,22 @@ impl Rng {
     }
 }
 
+/// Appends `line` as a row, now and then with bytes that are not UTF-8.
+pub fn row(rng: &mut Rng, out: &mut Vec<u8>, line: &str) {
+    out.extend_from_slice(line.as_bytes());
+    if rng.below(40) == 0 {
+        out.extend_from_slice(b"\xff\xfe"); // not UTF-8
+    }
+    out.push(b'\n');
+}
+
+/// Ends a file, half the time without a newline after its last row.
+pub fn end(rng: &mut Rng, out: &mut Vec<u8>) {
+    if rng.below(2) == 0 {
+        out.pop();
+    }
+}
+
 pub type Loaded = Result<(Trace, LoadReport), InputError>;
 
 /// A fast path's answer: `None` when it leaves the file to the CSV reader.

@@ -173,16 +173,71 @@ pub fn for_each_line(
     Ok(line)
 }
 
-/// What a loader reads from one part of a file.
-pub trait PartRead: Send {
+/// What reading one part's rows gave, besides what its loader kept.
+#[derive(Default)]
+pub struct RowsRead {
     /// Lines the part holds.
-    fn lines_read(&self) -> u64;
+    pub lines_read: u64,
+    /// Its first bad rows (the first only, when strict), by line within the part.
+    pub errors: Vec<(u64, InputError)>,
+    /// All its bad rows.
+    pub bad: u64,
     /// It met a quote (the whole file is left to the CSV reader).
-    fn quoted(&self) -> bool;
+    pub quoted: bool,
+}
+
+/// Calls `each(row, byte offset)` for every row of `path`'s bytes `range`
+/// (lines `blank` calls blank are skipped); a row `each` refuses is counted
+/// among the bad ones, the first few kept, and stops the read when
+/// `strict`. A quote stops it too (`quoted`).
+pub fn for_each_row(
+    path: &Path,
+    range: (u64, u64),
+    file: &str,
+    strict: bool,
+    blank: fn(&[u8]) -> bool,
+    mut each: impl FnMut(&super::fields::Row<Split>, u64) -> Result<(), InputError>,
+) -> Result<RowsRead, InputError> {
+    let mut r = RowsRead::default();
+    let mut ends: Vec<(u32, u32)> = Vec::new();
+    let mut at = range.0;
+    r.lines_read = for_each_line(path, range, file, |line, n| {
+        let byte = at;
+        at += line.len() as u64 + 1;
+        if memchr::memchr(b'"', line).is_some() {
+            r.quoted = true;
+            return false;
+        }
+        if blank(line) {
+            return true;
+        }
+        let split = Split::of(line, &mut ends);
+        let row = super::fields::Row {
+            file,
+            line: n,
+            record: &split,
+        };
+        match each(&row, byte) {
+            Ok(()) => true,
+            Err(e) => {
+                r.bad += 1;
+                if r.errors.len() < super::input::FIRST_REASONS {
+                    r.errors.push((n, e));
+                }
+                !strict
+            }
+        }
+    })?;
+    Ok(r)
+}
+
+/// A loader's part of a file.
+pub trait PartRead: Send {
+    fn rows(&self) -> &RowsRead;
 }
 
 /// `path`'s rows from byte `from` on, cut at line starts into
-/// `workers(bytes)` parts, each read by `read` on its own thread; in file
+/// `workers` parts, each read by `read` on its own thread; in file
 /// order, an error's line counted from the file's start. `None` when a
 /// part met a quote.
 pub fn read_parts<P: PartRead>(
@@ -209,54 +264,59 @@ pub fn read_parts<P: PartRead>(
     let mut before = 1; // the header
     for p in parts {
         let p = p.map_err(|e| e.shifted(before))?;
-        if p.quoted() {
+        if p.rows().quoted {
             return Ok(None);
         }
-        before += p.lines_read();
+        before += p.rows().lines_read;
         got.push(p);
     }
     Ok(Some(got))
 }
 
-/// What the merge of parts needs of one part to report its bad rows.
-pub struct PartRows<'a> {
-    /// Rows it kept (repeated ids still among them).
-    pub kept: usize,
-    pub lines_read: u64,
-    /// Its first bad rows, by line within the part.
-    pub errors: &'a [(u64, InputError)],
-    /// All its bad rows.
-    pub bad: u64,
-}
-
-/// Every bad row and repeated id of `parts`, in line order, through
-/// `policy` (which stops at the first when strict). `repeats` are global
-/// positions of kept rows, (repeat, first), in order; `line_of` gives a
-/// position's line in the file and `duplicate(position, line, first line)`
-/// the error for a repeat.
-pub fn count_bad_rows(
-    parts: &[PartRows],
+/// Every bad row and repeated id of `parts` (each with the rows it kept,
+/// repeats still among them), in line order, through `policy` (which
+/// stops at the first when strict). `repeats` are global positions of kept
+/// rows, (repeat, first), in order; `row(part, index)` gives a kept row's
+/// line within its part and its id, and `what` names a repeat as the
+/// format's CSV reader does ("duplicate job id").
+pub fn count_bad_rows<'a>(
+    parts: &[(usize, &RowsRead)],
     repeats: &[(u32, u32)],
-    line_of: impl Fn(u32) -> u64,
-    duplicate: impl Fn(u32, u64, u64) -> InputError,
+    file: &str,
+    what: &str,
+    row: impl Fn(usize, usize) -> (u64, &'a str),
     policy: &mut super::input::RowPolicy,
 ) -> Result<(), InputError> {
+    // Each part's first position and the lines before it (the header's too).
+    let mut starts = Vec::with_capacity(parts.len());
+    let (mut first, mut before) = (0usize, 1u64);
+    for &(kept, p) in parts {
+        starts.push((first, before));
+        first += kept;
+        before += p.lines_read;
+    }
+    let at = |pos: u32| {
+        let k = starts.partition_point(|&(f, _)| f <= pos as usize) - 1;
+        let (f, before) = starts[k];
+        let (line, id) = row(k, pos as usize - f);
+        (line + before, id)
+    };
     let mut repeats = repeats.iter().peekable();
-    let (mut first, mut before) = (0usize, 1u64); // after the header
-    for p in parts {
-        let end = first + p.kept;
+    for (&(kept, p), &(first, before)) in parts.iter().zip(&starts) {
+        let end = first + kept;
         let mut shown = 0u64;
         let mut errors = p.errors.iter().peekable();
         loop {
             let dup = repeats
                 .peek()
                 .filter(|r| (r.0 as usize) < end)
-                .map(|r| line_of(r.0));
+                .map(|r| at(r.0));
             let err = errors.peek().map(|(l, _)| l + before);
             match (dup, err) {
-                (Some(line), e) if e.is_none_or(|e| line < e) => {
-                    let &(at, was) = repeats.next().expect("peeked");
-                    policy.bad_row(duplicate(at, line, line_of(was)))?;
+                (Some((line, id)), e) if e.is_none_or(|e| line < e) => {
+                    let &(_, was) = repeats.next().expect("peeked");
+                    let e = super::seen::duplicate(file, line, what, id, at(was).0);
+                    policy.bad_row(e)?;
                 }
                 (_, Some(_)) => {
                     let (_, e) = errors.next().expect("peeked");
@@ -268,8 +328,6 @@ pub fn count_bad_rows(
         }
         // Rows past the first few reasons: counted, as the CSV reader counts them.
         policy.skips.count += p.bad - shown;
-        first = end;
-        before += p.lines_read;
     }
     Ok(())
 }

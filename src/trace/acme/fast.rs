@@ -8,8 +8,7 @@
 
 use super::build::Build;
 use super::{schema, tables, AcmeTables, Cols};
-use crate::trace::fields::Row;
-use crate::trace::input::{InputError, RowPolicy, FIRST_REASONS};
+use crate::trace::input::{InputError, RowPolicy};
 use crate::trace::model::Sym;
 use crate::trace::{parts, seen, LoadOptions};
 use std::path::Path;
@@ -19,20 +18,12 @@ struct Part {
     b: Build,
     /// Hash of each row's id.
     hashes: Vec<u64>,
-    /// The first bad rows (the first only, when strict), by line.
-    errors: Vec<(u64, InputError)>,
-    bad: u64,
-    lines_read: u64,
-    quoted: bool,
+    rows: parts::RowsRead,
 }
 
 impl parts::PartRead for Part {
-    fn lines_read(&self) -> u64 {
-        self.lines_read
-    }
-
-    fn quoted(&self) -> bool {
-        self.quoted
+    fn rows(&self) -> &parts::RowsRead {
+        &self.rows
     }
 }
 
@@ -71,53 +62,27 @@ fn read_part(
     cols: &Cols,
     opts: &LoadOptions,
 ) -> Result<Part, InputError> {
-    let mut p = Part {
-        b: Build::new(AcmeTables::default(), false),
-        hashes: Vec::new(),
-        errors: Vec::new(),
-        bad: 0,
-        lines_read: 0,
-        quoted: false,
-    };
-    let mut ends: Vec<(u32, u32)> = Vec::with_capacity(cols.width + 1);
-    let mut at = range.0;
-    p.lines_read = parts::for_each_line(path, range, file, |line, n| {
-        let byte = at;
-        at += line.len() as u64 + 1;
-        if memchr::memchr(b'"', line).is_some() {
-            p.quoted = true;
-            return false;
-        }
-        if line.is_empty() {
-            return true; // the CSV reader skips an empty line
-        }
-        let split = parts::Split::of(line, &mut ends);
-        let row = Row {
-            file,
-            line: n,
-            record: &split,
-        };
-        match p.b.check(&row, cols) {
-            Ok(f) => {
-                p.b.add(&row, cols, f, byte, opts);
-                true
-            }
-            Err(e) => {
-                p.bad += 1;
-                if p.errors.len() < FIRST_REASONS {
-                    p.errors.push((n, e));
-                }
-                !opts.strict
-            }
-        }
-    })?;
-    p.hashes =
-        p.b.tables
-            .ids
-            .iter()
-            .map(|id| seen::hash(id.as_bytes()))
-            .collect();
-    Ok(p)
+    let mut b = Build::new(AcmeTables::default(), false);
+    // The CSV reader skips only an empty line.
+    let rows = parts::for_each_row(
+        path,
+        range,
+        file,
+        opts.strict,
+        <[u8]>::is_empty,
+        |row, byte| {
+            let f = b.check(row, cols)?;
+            b.add(row, cols, f, byte, opts);
+            Ok(())
+        },
+    )?;
+    let hashes = b
+        .tables
+        .ids
+        .iter()
+        .map(|id| seen::hash(id.as_bytes()))
+        .collect();
+    Ok(Part { b, hashes, rows })
 }
 
 /// The parts in file order as one `Build`: repeated ids refused (and taken
@@ -165,37 +130,12 @@ fn report_bad_rows(
     file: &str,
     policy: &mut RowPolicy,
 ) -> Result<(), InputError> {
-    // Global position → (part, first position, lines before it).
-    let mut starts = Vec::with_capacity(got.len());
-    let (mut first, mut before) = (0usize, 1u64);
-    for p in got {
-        starts.push((first, before));
-        first += p.b.tables.ids.len();
-        before += p.lines_read;
-    }
-    let at = |pos: u32| {
-        let k = starts.partition_point(|&(f, _)| f <= pos as usize) - 1;
-        let (f, before) = starts[k];
-        let local = pos as usize - f;
-        let b = &got[k].b;
-        (b.row_lines[local] + before, b.tables.ids[local].as_str())
-    };
-    let rows: Vec<parts::PartRows> = got
+    let rows: Vec<_> = got
         .iter()
-        .map(|p| parts::PartRows {
-            kept: p.b.tables.ids.len(),
-            lines_read: p.lines_read,
-            errors: &p.errors,
-            bad: p.bad,
-        })
+        .map(|p| (p.b.tables.ids.len(), &p.rows))
         .collect();
-    parts::count_bad_rows(
-        &rows,
-        repeats,
-        |pos| at(pos).0,
-        |pos, line, first| seen::duplicate(file, line, "duplicate job", at(pos).1, first),
-        policy,
-    )
+    let row = |k: usize, i: usize| (got[k].b.row_lines[i], got[k].b.tables.ids[i].as_str());
+    parts::count_bad_rows(&rows, repeats, file, "duplicate job", row, policy)
 }
 
 /// Takes rows `gone` (in order, within the part) back out of `b`: their

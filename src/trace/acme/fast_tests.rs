@@ -54,15 +54,9 @@ fn file(rng: &mut Rng) -> Vec<u8> {
             8 => line = line.replacen(",8,", ",x,", 1),
             _ => {}
         }
-        out.extend_from_slice(line.as_bytes());
-        if rng.below(40) == 0 {
-            out.extend_from_slice(b"\xff\xfe"); // not UTF-8
-        }
-        out.push(b'\n');
+        fast_check::row(rng, &mut out, &line);
     }
-    if rng.below(2) == 0 {
-        out.pop(); // no newline at the end
-    }
+    fast_check::end(rng, &mut out);
     out
 }
 

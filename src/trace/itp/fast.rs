@@ -7,8 +7,7 @@
 //! quoting.
 
 use super::{detect, finish, parse_row, Columns};
-use crate::trace::fields::Row;
-use crate::trace::input::{InputError, LoadReport, RowPolicy, FIRST_REASONS};
+use crate::trace::input::{InputError, LoadReport, RowPolicy};
 use crate::trace::model::{Job, Sym, Symbols, Trace};
 use crate::trace::seen;
 use crate::trace::{parts, LoadOptions};
@@ -28,20 +27,12 @@ struct Part {
     hashes: Vec<u64>,
     values: Vec<i64>,
     symbols: Symbols,
-    /// The first bad rows (the first only, when strict), by line.
-    errors: Vec<(u64, InputError)>,
-    bad: u64,
-    lines_read: u64,
-    quoted: bool,
+    rows: parts::RowsRead,
 }
 
 impl parts::PartRead for Part {
-    fn lines_read(&self) -> u64 {
-        self.lines_read
-    }
-
-    fn quoted(&self) -> bool {
-        self.quoted
+    fn rows(&self) -> &parts::RowsRead {
+        &self.rows
     }
 }
 
@@ -96,45 +87,23 @@ fn read_part(
     p.hashes.reserve(estimate);
     p.values.reserve(estimate * cols.checked.len());
     let mut block: Vec<Job> = Vec::with_capacity(BLOCK_JOBS.min(estimate + 1));
-    let mut ends: Vec<(u32, u32)> = Vec::with_capacity(cols.width + 1);
     let mut index = 0u32;
-    p.lines_read = parts::for_each_line(path, range, file, |line, n| {
-        if memchr::memchr(b'"', line).is_some() {
-            p.quoted = true;
-            return false;
+    // A line of spaces is blank here, as the CSV path has it.
+    let blank = |l: &[u8]| l.iter().all(u8::is_ascii_whitespace);
+    p.rows = parts::for_each_row(path, range, file, strict, blank, |row, _| {
+        let (job, v) = parse_row(row, cols, &mut p.symbols, index)?;
+        if block.len() == BLOCK_JOBS {
+            p.blocks.push(std::mem::replace(
+                &mut block,
+                Vec::with_capacity(BLOCK_JOBS),
+            ));
         }
-        if line.iter().all(u8::is_ascii_whitespace) {
-            return true; // a blank line
-        }
-        let split = parts::Split::of(line, &mut ends);
-        let row = Row {
-            file,
-            line: n,
-            record: &split,
-        };
-        match parse_row(&row, cols, &mut p.symbols, index) {
-            Ok((job, v)) => {
-                if block.len() == BLOCK_JOBS {
-                    p.blocks.push(std::mem::replace(
-                        &mut block,
-                        Vec::with_capacity(BLOCK_JOBS),
-                    ));
-                }
-                p.hashes.push(seen::hash(job.id.as_bytes()));
-                block.push(job);
-                p.lines.push(n);
-                p.values.extend_from_slice(&v[..cols.checked.len()]);
-                index += 1;
-                true
-            }
-            Err(e) => {
-                p.bad += 1;
-                if p.errors.len() < FIRST_REASONS {
-                    p.errors.push((n, e));
-                }
-                !strict
-            }
-        }
+        p.hashes.push(seen::hash(job.id.as_bytes()));
+        block.push(job);
+        p.lines.push(row.line);
+        p.values.extend_from_slice(&v[..cols.checked.len()]);
+        index += 1;
+        Ok(())
     })?;
     p.blocks.push(block);
     Ok(p)
@@ -233,37 +202,12 @@ fn count_bad_rows(
     file: &str,
     policy: &mut RowPolicy,
 ) -> Result<(), InputError> {
-    // Global position → (part, first position, lines before it).
-    let mut starts = Vec::with_capacity(got.len());
-    let (mut first, mut before) = (0usize, 1u64);
-    for p in got {
-        starts.push((first, before));
-        first += p.lines.len();
-        before += p.lines_read;
-    }
-    let at = |pos: u32| {
-        let k = starts.partition_point(|&(f, _)| f <= pos as usize) - 1;
-        let (f, before) = starts[k];
-        let local = pos as usize - f;
-        let job = &got[k].blocks[local / BLOCK_JOBS][local % BLOCK_JOBS];
-        (got[k].lines[local] + before, job.id.as_str())
+    let rows: Vec<_> = got.iter().map(|p| (p.lines.len(), &p.rows)).collect();
+    let row = |k: usize, i: usize| {
+        let job = &got[k].blocks[i / BLOCK_JOBS][i % BLOCK_JOBS];
+        (got[k].lines[i], job.id.as_str())
     };
-    let rows: Vec<parts::PartRows> = got
-        .iter()
-        .map(|p| parts::PartRows {
-            kept: p.lines.len(),
-            lines_read: p.lines_read,
-            errors: &p.errors,
-            bad: p.bad,
-        })
-        .collect();
-    parts::count_bad_rows(
-        &rows,
-        repeats,
-        |pos| at(pos).0,
-        |pos, line, first| seen::duplicate(file, line, "duplicate job id", at(pos).1, first),
-        policy,
-    )
+    parts::count_bad_rows(&rows, repeats, file, "duplicate job id", row, policy)
 }
 
 #[cfg(test)]
