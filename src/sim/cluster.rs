@@ -1,9 +1,9 @@
 //! Which job holds which GPU, and indices over free capacity that make
 //! placement queries logarithmic instead of a scan of every machine.
 
+use super::free_index::TypeIndex;
 use crate::trace::model::{Cluster, TypeId, MILLI_PER_GPU};
 use std::cmp::Reverse;
-use std::collections::BTreeSet;
 
 /// One job's share of one GPU.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -44,65 +44,6 @@ struct MachineState {
     indexed: bool,
 }
 
-/// Free-capacity indices for the machines of one GPU type.
-#[derive(Debug, Clone, Default)]
-struct TypeIndex {
-    /// `by_free[f]`: machines with exactly `f > 0` free GPUs.
-    by_free: Vec<BTreeSet<u32>>,
-    /// Bit `f` set when `by_free[f]` is not empty: a query walks the counts
-    /// some machine has, not every count up to the largest machine's
-    /// (1,024 on a single big node).
-    levels: Vec<u64>,
-    /// Machines with every GPU free, largest first, then by order.
-    whole: BTreeSet<(Reverse<u32>, u32)>,
-    /// GPUs partly in use: (free milli, machine, gpu).
-    partial: BTreeSet<(u16, u32, u16)>,
-    free_gpus: u64,
-    max_gpus: u32,
-    total_gpus: u64,
-}
-
-impl TypeIndex {
-    fn add(&mut self, free: u32, m: u32) {
-        let set = &mut self.by_free[free as usize];
-        set.insert(m);
-        if set.len() == 1 {
-            self.levels[free as usize / 64] |= 1 << (free % 64);
-        }
-    }
-
-    fn remove(&mut self, free: u32, m: u32) {
-        let set = &mut self.by_free[free as usize];
-        set.remove(&m);
-        if set.is_empty() {
-            self.levels[free as usize / 64] &= !(1 << (free % 64));
-        }
-    }
-
-    /// The free counts from `k` up that some machine has, ascending.
-    fn levels_from(&self, k: u32) -> impl Iterator<Item = u32> + '_ {
-        let first = k as usize / 64;
-        self.levels
-            .iter()
-            .enumerate()
-            .skip(first)
-            .flat_map(move |(w, &bits)| {
-                let mut bits = if w == first {
-                    bits & (u64::MAX << (k % 64))
-                } else {
-                    bits
-                };
-                std::iter::from_fn(move || {
-                    (bits != 0).then(|| {
-                        let b = bits.trailing_zeros();
-                        bits &= bits - 1;
-                        (w * 64) as u32 + b
-                    })
-                })
-            })
-    }
-}
-
 /// The live occupancy of every GPU.
 #[derive(Debug, Clone)]
 pub struct ClusterState {
@@ -128,13 +69,9 @@ impl ClusterState {
             let t = &mut types[m.gpu_type as usize];
             let indexed = !m.recorded_only;
             if indexed {
-                if t.by_free.len() <= m.gpus as usize {
-                    t.by_free.resize(m.gpus as usize + 1, BTreeSet::new());
-                    t.levels.resize(m.gpus as usize / 64 + 1, 0);
-                }
+                t.fit(m.gpus);
                 if m.gpus > 0 {
                     t.add(m.gpus, i as u32);
-                    t.whole.insert((Reverse(m.gpus), i as u32));
                 }
                 t.free_gpus += m.gpus as u64;
                 t.total_gpus += m.gpus as u64;
@@ -241,7 +178,7 @@ impl ClusterState {
                     t.by_free[free as usize]
                         .iter()
                         .find(|m| !skip.contains(m))
-                        .map(|&m| (free, m))
+                        .map(|m| (free, m))
                 })
             })
             .min()
@@ -253,20 +190,40 @@ impl ClusterState {
         self.allowed(f)
             .filter_map(|t| {
                 let free = t.levels_from(1).last()?;
-                Some((Reverse(free), *t.by_free[free as usize].first()?))
+                Some((Reverse(free), t.by_free[free as usize].lowest()?))
             })
             .min()
             .map(|(_, m)| m)
     }
 
-    /// Entirely free machines, largest first, then by machine order.
-    pub fn whole_free(&self, f: TypeFilter) -> Vec<u32> {
-        let mut v: Vec<(Reverse<u32>, u32)> = self
+    /// Entirely free machines, largest first, then by machine order
+    /// (lazily: a caller that needs two reads two).
+    pub fn whole_free(&self, f: TypeFilter) -> impl Iterator<Item = u32> + '_ {
+        let mut sizes: Vec<u32> = self
             .allowed(f)
-            .flat_map(|t| t.whole.iter().copied())
+            .flat_map(|t| t.sizes.iter().copied())
             .collect();
-        v.sort_unstable();
-        v.into_iter().map(|(_, m)| m).collect()
+        sizes.sort_unstable_by(|a, b| b.cmp(a));
+        sizes.dedup();
+        sizes.into_iter().flat_map(move |g| {
+            // A whole machine of g GPUs is one with g free; each type's
+            // are in order, so merge them.
+            let mut heads: Vec<_> = self
+                .allowed(f)
+                .filter_map(|t| t.by_free.get(g as usize))
+                .map(|s| {
+                    s.iter()
+                        .filter(move |&m| self.machines[m as usize].gpus == g)
+                        .peekable()
+                })
+                .collect();
+            std::iter::from_fn(move || {
+                let (_, i) = (0..heads.len())
+                    .filter_map(|i| heads[i].peek().map(|&m| (m, i)))
+                    .min()?;
+                heads[i].next()
+            })
+        })
     }
 
     /// Machines with free GPUs, fullest (fewest free) first, then by order.
@@ -278,7 +235,7 @@ impl ClusterState {
             let mut ms: Vec<u32> = self
                 .allowed(f)
                 .filter_map(|t| t.by_free.get(free as usize))
-                .flat_map(|s| s.iter().copied())
+                .flat_map(|s| s.iter())
                 .collect();
             ms.sort_unstable();
             ms
@@ -393,9 +350,6 @@ impl ClusterState {
         if ms.free > 0 {
             t.remove(ms.free, m);
         }
-        if ms.free == ms.gpus && ms.gpus > 0 {
-            t.whole.remove(&(Reverse(ms.gpus), m));
-        }
         t.free_gpus -= ms.free as u64;
     }
 
@@ -409,9 +363,6 @@ impl ClusterState {
         let t = &mut self.types[ms.gpu_type as usize];
         if ms.free > 0 {
             t.add(ms.free, m);
-        }
-        if ms.free == ms.gpus && ms.gpus > 0 {
-            t.whole.insert((Reverse(ms.gpus), m));
         }
         t.free_gpus += ms.free as u64;
     }

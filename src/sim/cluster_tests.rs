@@ -74,19 +74,57 @@ fn queries_over_free_counts_match_a_scan_of_every_machine() {
             .collect();
         order.sort_by_key(|&m| (free[m as usize], m));
         assert_eq!(c.fullest_first(TypeFilter::Any).collect::<Vec<_>>(), order);
+        let mut whole: Vec<u32> = (0..sizes.len() as u32)
+            .filter(|&m| free[m as usize] == sizes[m as usize])
+            .collect();
+        whole.sort_by_key(|&m| (Reverse(sizes[m as usize]), m));
+        assert_eq!(c.whole_free(TypeFilter::Any).collect::<Vec<_>>(), whole);
     }
+}
+
+/// Whole machines of two GPU types come merged: largest first, then by
+/// machine order, whatever their type.
+#[test]
+fn whole_machines_of_two_types_merge_in_order() {
+    let mut c = Cluster::uniform(0, 8, String::new());
+    c.gpu_types = vec!["A".into(), "B".into()];
+    for (i, (t, g)) in [(1, 8), (0, 8), (1, 4), (0, 8), (1, 8), (0, 4)]
+        .into_iter()
+        .enumerate()
+    {
+        c.machines.push(crate::trace::Machine {
+            name: format!("m{i}"),
+            gpu_type: t,
+            gpus: g,
+            cpus: 0,
+            mem_gb: 0,
+            recorded_only: false,
+        });
+    }
+    let mut c = ClusterState::new(&c);
+    let all = |c: &ClusterState, f| c.whole_free(f).collect::<Vec<_>>();
+    assert_eq!(all(&c, TypeFilter::Any), vec![0, 1, 3, 4, 2, 5]);
+    assert_eq!(all(&c, TypeFilter::Only(1)), vec![0, 4, 2]);
+    c.acquire(1, &whole(3, &[0]));
+    assert_eq!(all(&c, TypeFilter::Any), vec![0, 1, 4, 2, 5]);
 }
 
 #[test]
 fn indices_follow_acquire_and_release() {
     let mut c = cluster(&[8, 8, 4]);
     assert_eq!(c.best_fit(TypeFilter::Any, 3, &[]), Some(2));
-    assert_eq!(c.whole_free(TypeFilter::Any), vec![0, 1, 2]);
+    assert_eq!(
+        c.whole_free(TypeFilter::Any).collect::<Vec<_>>(),
+        vec![0, 1, 2]
+    );
     c.acquire(7, &whole(1, &[0, 1, 2, 3, 4, 5]));
     assert_eq!(c.free(1), 2);
     assert_eq!(c.best_fit(TypeFilter::Any, 2, &[]), Some(1));
     assert_eq!(c.most_free(TypeFilter::Any), Some(0));
-    assert_eq!(c.whole_free(TypeFilter::Any), vec![0, 2]);
+    assert_eq!(
+        c.whole_free(TypeFilter::Any).collect::<Vec<_>>(),
+        vec![0, 2]
+    );
     assert_eq!(c.free_gpus(TypeFilter::Any), 14);
     assert_eq!(c.holders(8), &[(7, 1000)]);
     c.release(7, &whole(1, &[0, 1, 2, 3, 4, 5]));

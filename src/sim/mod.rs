@@ -4,6 +4,7 @@ pub mod backfill;
 pub mod cluster;
 pub mod energy;
 pub mod engine;
+mod free_index;
 pub mod metrics;
 pub mod placement;
 pub mod policies;
