@@ -253,24 +253,42 @@ impl ClusterState {
 
     /// The lowest-numbered free GPUs of machine `m`, `k` of them.
     pub fn free_gpus_of(&self, m: u32, k: u32) -> Vec<u16> {
+        let mut out = Vec::new();
+        self.each_free_gpu(m, k, |g| out.push(g));
+        out
+    }
+
+    /// Whole grants of the lowest-numbered free GPUs of machine `m`, `k`
+    /// of them, added to `out`.
+    pub fn grant_free_gpus(&self, m: u32, k: u32, out: &mut Vec<Grant>) {
+        out.reserve(k as usize);
+        self.each_free_gpu(m, k, |gpu| {
+            out.push(Grant {
+                machine: m,
+                gpu,
+                milli: MILLI_PER_GPU as u16,
+            })
+        });
+    }
+
+    fn each_free_gpu(&self, m: u32, k: u32, mut each: impl FnMut(u16)) {
         let ms = &self.machines[m as usize];
         let (base, end) = (ms.first_gpu as usize, (ms.first_gpu + ms.gpus) as usize);
-        let k = k as usize;
-        let mut out = Vec::with_capacity(k.min(ms.gpus as usize));
+        let mut left = k as usize;
         let mut g = base;
-        while g < end && out.len() < k {
+        while g < end && left > 0 {
             let span = (64 - g % 64).min(end - g);
             let mut bits = self.free_bits[g / 64] >> (g % 64);
             if span < 64 {
                 bits &= (1u64 << span) - 1;
             }
-            while bits != 0 && out.len() < k {
-                out.push((g + bits.trailing_zeros() as usize - base) as u16);
+            while bits != 0 && left > 0 {
+                each((g + bits.trailing_zeros() as usize - base) as u16);
+                left -= 1;
                 bits &= bits - 1;
             }
             g += span;
         }
-        out
     }
 
     /// The GPU of machine `m` with the least room left that still takes

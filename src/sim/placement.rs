@@ -69,15 +69,9 @@ pub fn place(
 }
 
 fn on_machine(state: &ClusterState, m: u32, k: u32) -> Vec<Grant> {
-    state
-        .free_gpus_of(m, k)
-        .into_iter()
-        .map(|gpu| Grant {
-            machine: m,
-            gpu,
-            milli: MILLI_PER_GPU as u16,
-        })
-        .collect()
+    let mut out = Vec::new();
+    state.grant_free_gpus(m, k, &mut out);
+    out
 }
 
 fn gang(state: &ClusterState, rule: Placement, k: u32, f: TypeFilter) -> Option<Vec<Grant>> {
@@ -120,10 +114,10 @@ fn whole_machines(state: &ClusterState, k: u32, f: TypeFilter) -> Option<Vec<Gra
     let mut grants: Vec<Grant> = Vec::with_capacity(k as usize);
     if rem > 0 {
         let r = state.best_fit(f, rem, &taken)?;
-        grants.extend(on_machine(state, r, rem));
+        state.grant_free_gpus(r, rem, &mut grants);
     }
     for &m in &taken {
-        grants.extend(on_machine(state, m, state.cap(m)));
+        state.grant_free_gpus(m, state.cap(m), &mut grants);
     }
     grants.sort_unstable();
     Some(grants)
@@ -135,7 +129,7 @@ fn relaxed(state: &ClusterState, k: u32, f: TypeFilter) -> Option<Vec<Grant>> {
     let mut grants = Vec::with_capacity(k as usize);
     for m in state.fullest_first(f) {
         let take = state.free(m).min(rem);
-        grants.extend(on_machine(state, m, take));
+        state.grant_free_gpus(m, take, &mut grants);
         rem -= take;
         if rem == 0 {
             grants.sort_unstable();
