@@ -81,6 +81,17 @@ pub fn run(a: &BenchArgs) -> Result<()> {
     for (phase, at) in &report.timings {
         say!("  {phase:<22} done at {at:.2} s");
     }
+    let mut held = trace.held_bytes();
+    held.extend(trace.native.iter().flat_map(|n| n.held_bytes()));
+    let parts: Vec<String> = held
+        .iter()
+        .map(|(what, b)| format!("{what} {:.0} MB", *b as f64 / 1e6))
+        .collect();
+    say!(
+        "held           {:.0} MB: {}",
+        held.iter().map(|p| p.1).sum::<usize>() as f64 / 1e6,
+        parts.join(", ")
+    );
     let trace = Arc::new(trace);
     for p in crate::sim::policy::parse_list(&a.policies).map_err(color_eyre::eyre::Report::msg)? {
         if p.available(&trace).is_err() {

@@ -175,15 +175,18 @@ impl JobStatus {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Segment {
     pub start: Secs,
-    /// `None`: still running when the trace was cut.
-    pub end: Option<Secs>,
-    /// Index into `Cluster::machines`; `None` where the trace names no machine.
-    pub machine: Option<u32>,
+    /// None: still running when the trace was cut.
+    pub end: MaybeSecs,
+    /// Index into `Cluster::machines`; none where the trace names no machine.
+    pub machine: MaybeIndex,
     pub milli: Milli,
     /// The exact GPUs of the machine, as a bit set (Philly records them);
     /// 0 lets the replay choose (lowest index with room).
     pub gpus: u64,
 }
+
+// Millions of segments at released scale: keep them at 32 bytes.
+const _: () = assert!(std::mem::size_of::<Segment>() == 32);
 
 /// A job as the engine sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -209,6 +212,33 @@ pub struct Job {
 impl Job {
     pub fn gpus_display(&self) -> f64 {
         self.demand.total_milli() as f64 / MILLI_PER_GPU as f64
+    }
+}
+
+/// An index that may be missing, in 4 bytes where `Option<u32>` takes 8
+/// (millions of recorded segments); `u32::MAX` marks none.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct MaybeIndex(u32);
+
+impl MaybeIndex {
+    pub const NONE: MaybeIndex = MaybeIndex(u32::MAX);
+
+    pub fn get(self) -> Option<u32> {
+        (self.0 != u32::MAX).then_some(self.0)
+    }
+}
+
+impl From<Option<u32>> for MaybeIndex {
+    /// `Some(u32::MAX)` cannot be held: no trace has 4 billion machines
+    /// (`limits` caps them far below), so it is read as none.
+    fn from(v: Option<u32>) -> MaybeIndex {
+        MaybeIndex(v.unwrap_or(u32::MAX))
+    }
+}
+
+impl std::fmt::Debug for MaybeIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.get().fmt(f)
     }
 }
 
@@ -364,6 +394,23 @@ impl Trace {
     /// The format's own tables as their concrete type, when they are `T`.
     pub fn native_as<T: 'static>(&self) -> Option<&T> {
         self.native.as_deref()?.as_any().downcast_ref()
+    }
+
+    /// The bytes the model holds, by part (allocated capacity).
+    pub fn held_bytes(&self) -> Vec<(&'static str, usize)> {
+        use std::mem::size_of;
+        let units: usize = self
+            .jobs
+            .iter()
+            .map(|j| match &j.demand {
+                Demand::Instances(u) => u.len() * size_of::<Unit>(),
+                Demand::Gang { .. } => 0,
+            })
+            .sum();
+        vec![
+            ("jobs", self.jobs.capacity() * size_of::<Job>() + units),
+            ("segments", self.segments.capacity() * size_of::<Segment>()),
+        ]
     }
 
     pub fn first_submit(&self) -> Option<Secs> {

@@ -84,6 +84,12 @@ pub trait NativeTables: Send + Sync + std::fmt::Debug + Any {
         None
     }
 
+    /// The bytes these tables hold, by part (measured from what is
+    /// allocated: lengths of arenas and tables, not an estimate per row).
+    fn held_bytes(&self) -> Vec<(&'static str, usize)> {
+        Vec::new()
+    }
+
     /// A name for the thread that builds the background indexes, or `None`
     /// when the format has none.
     fn background_index(&self) -> Option<&'static str> {

@@ -19,6 +19,32 @@ impl TextId {
     }
 }
 
+/// Up to three strings stored one after another in a `Texts` arena: their
+/// offset, with which of them are not empty in the top bits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TextRun(u64);
+
+const RUN_SHIFT: u32 = 61;
+const RUN_OFFSET: u64 = (1 << RUN_SHIFT) - 1;
+
+impl TextRun {
+    pub const EMPTY: TextRun = TextRun(0);
+
+    /// Whether string `i` of the run is not empty.
+    pub fn has(self, i: usize) -> bool {
+        self.0 >> RUN_SHIFT & (1 << i) != 0
+    }
+
+    /// This run after its arena was appended to another of `base` bytes.
+    pub fn rebased(self, base: u64) -> TextRun {
+        if self == TextRun::EMPTY {
+            self
+        } else {
+            TextRun(self.0 + base)
+        }
+    }
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct Texts {
     bytes: Vec<u8>,
@@ -97,6 +123,42 @@ impl Texts {
         }
     }
 
+    /// Stores up to three strings one after another and names them all by
+    /// one offset (8 bytes for the three, where three ids take 24).
+    pub fn add_run(&mut self, strings: [&[u8]; 3]) -> TextRun {
+        let at = self.bytes.len() as u64;
+        let mut present = 0u64;
+        for (i, s) in strings.iter().enumerate() {
+            if self.add(s) != TextId::EMPTY {
+                present |= 1 << i;
+            }
+        }
+        if present == 0 {
+            return TextRun::EMPTY;
+        }
+        TextRun(at | present << RUN_SHIFT)
+    }
+
+    /// String `i` of a run (empty when it was empty).
+    pub fn get_in(&self, run: TextRun, i: usize) -> String {
+        if run.0 >> RUN_SHIFT & (1 << i) == 0 {
+            return String::new();
+        }
+        let mut at = (run.0 & RUN_OFFSET) as usize;
+        for skip in 0..i {
+            if run.0 >> RUN_SHIFT & (1 << skip) != 0 {
+                at += self.entry_len(at);
+            }
+        }
+        self.get(TextId(at as u64))
+    }
+
+    /// The bytes of the entry at `at`, its header included.
+    fn entry_len(&self, at: usize) -> usize {
+        let len = u16::from_le_bytes([self.bytes[at + 1], self.bytes[at + 2]]) as usize;
+        3 + if self.bytes[at] == 1 { len / 2 } else { len }
+    }
+
     /// Appends another arena; its ids become `id.rebased(self.bytes_used() before)`.
     pub fn append(&mut self, other: &Texts) {
         self.bytes.extend_from_slice(&other.bytes);
@@ -104,6 +166,11 @@ impl Texts {
 
     pub fn bytes_used(&self) -> usize {
         self.bytes.len()
+    }
+
+    /// The arena's allocated size.
+    pub fn bytes_held(&self) -> usize {
+        self.bytes.capacity()
     }
 }
 
@@ -143,6 +210,34 @@ pub fn key(s: &[u8]) -> u128 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each string of a run comes back, empty ones included, after the
+    /// arena was appended to another.
+    #[test]
+    fn runs_round_trip_with_empty_members() {
+        let mut t = Texts::default();
+        let cases: [[&[u8]; 3]; 5] = [
+            [b"", b"ab12", b"worker-1"],
+            [b"ff", b"", b""],
+            [b"", b"", b""],
+            [b"x y", b"00", b"deadbeef"],
+            [b"", b"", b"only the last"],
+        ];
+        let mut other = Texts::default();
+        other.add(b"something first");
+        let base = other.bytes_used() as u64;
+        let runs: Vec<TextRun> = cases.iter().map(|c| t.add_run(*c)).collect();
+        other.append(&t);
+        for (c, run) in cases.iter().zip(&runs) {
+            for (i, s) in c.iter().enumerate() {
+                let want = String::from_utf8_lossy(s).into_owned();
+                assert_eq!(t.get_in(*run, i), want);
+                assert_eq!(other.get_in(run.rebased(base), i), want);
+                assert_eq!(run.has(i), !s.is_empty());
+            }
+        }
+        assert_eq!(runs[2], TextRun::EMPTY);
+    }
 
     #[test]
     fn round_trips_hex_and_plain() {

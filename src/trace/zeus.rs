@@ -9,7 +9,7 @@
 
 use super::fields::Row;
 use super::input::{sanitize, InputError, LoadReport, RowPolicy};
-use super::model::{Cluster, Demand, Job, JobStatus, Segment, Symbols, Trace};
+use super::model::{Cluster, Demand, Job, JobStatus, MaybeIndex, Segment, Symbols, Trace};
 use super::LoadOptions;
 use rustc_hash::FxHashMap;
 use std::path::{Path, PathBuf};
@@ -148,8 +148,8 @@ impl Build {
         ]);
         self.segments.push(Segment {
             start,
-            end: Some(end),
-            machine: None,
+            end: Some(end).into(),
+            machine: MaybeIndex::NONE,
             milli: 1000,
             gpus: 0,
         });

@@ -53,7 +53,7 @@ impl Engine {
         if s.milli == 0 {
             return (Vec::new(), false);
         }
-        let Some(m) = s.machine else {
+        let Some(m) = s.machine.get() else {
             // A record with no machine (Acme): any free GPUs, fullest machines
             // first; whole GPUs may span machines, a fraction stays on one.
             let d = if s.milli.is_multiple_of(MILLI_PER_GPU) {
@@ -101,7 +101,7 @@ impl Engine {
         if over {
             self.tally.overflow_segments += 1;
             if self.tally.overflow_segments <= 3 {
-                let name = s.machine.map_or("(none)".to_string(), |m| {
+                let name = s.machine.get().map_or("(none)".to_string(), |m| {
                     self.trace.cluster.machines[m as usize].name.clone()
                 });
                 log::warn!(
@@ -127,7 +127,7 @@ impl Engine {
                 .trace
                 .job_segments(&self.trace.jobs[job as usize])
                 .iter()
-                .filter_map(|s| s.machine)
+                .filter_map(|s| s.machine.get())
                 .collect();
             let st = &mut self.jobs[job as usize];
             st.phase = Phase::Running;
@@ -135,14 +135,14 @@ impl Engine {
             st.machines = named.len().min(u16::MAX as usize) as u16;
             self.tally
                 .on_start(self.trace.jobs[job as usize].submit, self.now);
-            let machines = s.machine.map_or(0, |_| 1);
+            let machines = s.machine.get().map_or(0, |_| 1);
             self.emit(Event::Started {
                 job,
                 at: self.now,
                 machines,
             });
         }
-        if let Some(end) = s.end {
+        if let Some(end) = s.end.get() {
             // The recorded duration, from when the hold actually began here.
             let began = self.now;
             let dur = (end - s.start).max(0);

@@ -7,7 +7,7 @@ use super::{time, AcmeTables, Cols};
 use crate::trace::fields::{Fields, Row};
 use crate::trace::input::{sanitized, InputError, LoadReport};
 use crate::trace::job_id::JobId;
-use crate::trace::model::{Demand, Job, JobStatus, MaybeSecs, Secs, Segment, Symbols};
+use crate::trace::model::{Demand, Job, JobStatus, MaybeIndex, MaybeSecs, Secs, Segment, Symbols};
 use crate::trace::seen::Seen;
 use crate::trace::LoadOptions;
 use rustc_hash::FxHashMap;
@@ -212,8 +212,8 @@ impl Build {
         let seg_start = self.segments.len() as u32;
         self.segments.push(Segment {
             start: s.0,
-            end: end.map(|e| e.0),
-            machine: None,
+            end: end.map(|e| e.0).into(),
+            machine: MaybeIndex::NONE,
             milli: gpus as u32 * 1000,
             gpus: 0,
         });

@@ -157,7 +157,13 @@ pub(super) fn peak_demand(jobs: &[Job], segments: &[Segment]) -> u64 {
         v
     };
     let (starts, ends) = std::thread::scope(|s| {
-        let ends = s.spawn(|| sorted(held().filter_map(|s| Some((s.end?, s.milli))).collect()));
+        let ends = s.spawn(|| {
+            sorted(
+                held()
+                    .filter_map(|s| Some((s.end.get()?, s.milli)))
+                    .collect(),
+            )
+        });
         let starts = sorted(held().map(|s| (s.start, s.milli)).collect());
         (starts, ends.join().unwrap_or_default())
     });

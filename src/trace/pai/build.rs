@@ -124,8 +124,8 @@ fn push_segments(t: &PaiTables, job: u32, segments: &mut Vec<Segment>) {
         let milli = opt_idx(inst.task).map_or(0, |ti| plan_milli(&t.tasks[ti as usize]));
         segments.push(Segment {
             start,
-            end: opt_time(inst.end_time),
-            machine: opt_idx(inst.machine),
+            end: opt_time(inst.end_time).into(),
+            machine: opt_idx(inst.machine).into(),
             milli,
             gpus: 0,
         });

@@ -137,15 +137,16 @@ fn instance_json(
             .unwrap_or_default()
     };
     let mut m = Map::new();
-    let worker = t.inst_texts.get(inst.worker_name);
+    let text = |i| t.inst_texts.get_in(inst.texts, i);
+    let worker = text(InstanceRow::WORKER_NAME);
     put_text(&mut m, "job_name", job_name.to_string());
     put_text(&mut m, "task_name", isym(inst.task_name));
-    put_text(&mut m, "inst_name", t.inst_texts.get(inst.inst_name));
+    put_text(&mut m, "inst_name", text(InstanceRow::INST_NAME));
     put_text(&mut m, "worker_name", worker.clone());
-    let inst_id = if inst.inst_id == crate::trace::texts::TextId::EMPTY {
-        t.texts.get(r.inst_id)
+    let inst_id = if inst.texts.has(InstanceRow::INST_ID) {
+        text(InstanceRow::INST_ID)
     } else {
-        t.inst_texts.get(inst.inst_id)
+        t.texts.get(r.inst_id)
     };
     put_text(&mut m, "inst_id", inst_id);
     put_text(&mut m, "status", isym(inst.status));
@@ -227,6 +228,11 @@ pub fn side_rows(t: &PaiTables, workers: &FxHashSet<u128>) -> Result<SideRows, I
 /// The workers of job-table row `job`, as join keys.
 pub fn workers_of(t: &PaiTables, job: u32) -> FxHashSet<u128> {
     t.instances_of(job)
-        .map(|i| key(t.inst_texts.get(i.worker_name).as_bytes()))
+        .map(|i| {
+            key(t
+                .inst_texts
+                .get_in(i.texts, InstanceRow::WORKER_NAME)
+                .as_bytes())
+        })
         .collect()
 }

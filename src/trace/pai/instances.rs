@@ -8,7 +8,7 @@ use crate::trace::fields::Row;
 use crate::trace::input::{sanitize, InputError, RowPolicy, Skips};
 use crate::trace::lines::{Lines, Record};
 use crate::trace::model::{Sym, Symbols};
-use crate::trace::texts::{key, TextId, Texts};
+use crate::trace::texts::{key, Texts};
 use rustc_hash::FxHashMap;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::sync::{mpsc, Arc};
@@ -92,9 +92,9 @@ fn read_chunk(
                 }
             };
             let inst_id = if key(f.inst_id) == joins.job_inst_ids[job as usize] {
-                TextId::EMPTY
+                &[][..]
             } else {
-                texts.add(f.inst_id)
+                f.inst_id
             };
             rows.push(InstanceRow {
                 job,
@@ -104,9 +104,7 @@ fn read_chunk(
                 machine,
                 start_time: f.start_time.unwrap_or(NONE_TIME),
                 end_time: f.end_time.unwrap_or(NONE_TIME),
-                inst_name: texts.add(f.inst_name),
-                worker_name: texts.add(f.worker_name),
-                inst_id,
+                texts: texts.add_run([inst_id, f.inst_name, f.worker_name]),
                 line: row.line,
             });
             Ok(())
@@ -214,7 +212,7 @@ fn merge(
     let mut offset = 0u64;
     let mut errors: Vec<InputError> = Vec::new();
     for c in chunks {
-        let c = c.map_err(|e| e.shifted(offset))?;
+        let mut c = c.map_err(|e| e.shifted(offset))?;
         errors.extend(c.errors.into_iter().map(|e| e.shifted(offset)));
         match &mut out {
             None => {
@@ -231,6 +229,9 @@ fn merge(
             Some(o) => {
                 let base = o.texts.bytes_used() as u64;
                 o.texts.append(&c.inst.texts);
+                // Freed before the rows are moved: the two copies of a
+                // part's texts and rows are not held at once.
+                c.inst.texts = Texts::default();
                 let syms: Vec<u32> = (0..c.inst.symbols.len() as u32)
                     .map(|s| o.symbols.intern(c.inst.symbols.get(Sym::new(s))).index())
                     .collect();
@@ -245,12 +246,9 @@ fn merge(
                         })
                     })
                     .collect();
-                let re = |t: TextId| t.rebased(base);
                 let resym = |s: u32| if s == NONE_IDX { s } else { syms[s as usize] };
                 o.rows.extend(c.inst.rows.into_iter().map(|mut r| {
-                    r.inst_name = re(r.inst_name);
-                    r.worker_name = re(r.worker_name);
-                    r.inst_id = re(r.inst_id);
+                    r.texts = r.texts.rebased(base);
                     r.task_name = resym(r.task_name);
                     r.status = resym(r.status);
                     if r.machine != NONE_IDX && r.machine >= spec_machines {

@@ -74,6 +74,29 @@ impl PaiTables {
         self.side.get_or_init(|| side::build(self, self.strict))
     }
 
+    /// The bytes held, by table (allocated capacity).
+    pub fn held(&self) -> Vec<(&'static str, usize)> {
+        fn of<T>(v: &Vec<T>) -> usize {
+            v.capacity() * std::mem::size_of::<T>()
+        }
+        let map = self.job_index.capacity() * (16 + 4 + 1);
+        vec![
+            (
+                "job rows",
+                of(&self.jobs) + of(&self.job_keys) + map + of(&self.job_tag),
+            ),
+            ("job texts", self.texts.bytes_held()),
+            (
+                "task rows",
+                of(&self.tasks) + of(&self.task_order) + of(&self.tasks_of),
+            ),
+            ("instance rows", of(&self.instances)),
+            ("instance order", of(&self.inst_order) + of(&self.insts_of)),
+            ("instance texts", self.inst_texts.bytes_held()),
+            ("group tags", of(&self.group_tags)),
+        ]
+    }
+
     /// Whether the side index is built yet.
     pub fn side_ready(&self) -> bool {
         self.side.get().is_some()

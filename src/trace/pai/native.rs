@@ -71,6 +71,10 @@ impl NativeTables for PaiTables {
         Some(by_status)
     }
 
+    fn held_bytes(&self) -> Vec<(&'static str, usize)> {
+        self.held()
+    }
+
     fn background_index(&self) -> Option<&'static str> {
         Some("side index")
     }

@@ -6,7 +6,7 @@
 //! workers (seconds at released scale; gunzip the two tables for instant
 //! drill-down).
 
-use super::tables::{MACHINE_METRIC, SENSOR};
+use super::tables::{InstanceRow, MACHINE_METRIC, SENSOR};
 use super::{read_table, PaiTables};
 use crate::trace::archive::Source;
 use crate::trace::fields::Row;
@@ -156,7 +156,10 @@ pub fn build(t: &PaiTables, strict: bool) -> Result<SideIndex, InputError> {
         .iter()
         .map(|i| {
             (
-                short(key(t.inst_texts.get(i.worker_name).as_bytes())),
+                short(key(t
+                    .inst_texts
+                    .get_in(i.texts, InstanceRow::WORKER_NAME)
+                    .as_bytes())),
                 i.job,
             )
         })

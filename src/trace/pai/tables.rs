@@ -5,7 +5,7 @@ use crate::trace::fields::Row;
 use crate::trace::input::InputError;
 use crate::trace::lines::Record;
 use crate::trace::model::{Secs, Sym, Symbols};
-use crate::trace::texts::{TextId, Texts};
+use crate::trace::texts::{TextId, TextRun, Texts};
 
 pub const JOB: (&str, &[&str]) = (
     "pai_job_table",
@@ -156,12 +156,21 @@ pub struct InstanceRow {
     pub machine: u32,
     pub start_time: Secs,
     pub end_time: Secs,
-    pub inst_name: TextId,
-    pub worker_name: TextId,
-    /// `TextId::EMPTY` when it equals the job's `inst_id`, as it should.
-    pub inst_id: TextId,
+    /// Its `inst_id` (empty when it equals the job's, as it should),
+    /// `inst_name` and `worker_name`, in the instance texts.
+    pub texts: TextRun,
     pub line: u64,
 }
+
+impl InstanceRow {
+    /// Where each of its strings is in `texts`.
+    pub const INST_ID: usize = 0;
+    pub const INST_NAME: usize = 1;
+    pub const WORKER_NAME: usize = 2;
+}
+
+// Millions of instances at released scale: keep them at 56 bytes.
+const _: () = assert!(std::mem::size_of::<InstanceRow>() == 56);
 
 #[derive(Debug, Clone)]
 pub struct SpecRow {

@@ -336,8 +336,8 @@ fn push_attempts(pj: &PhillyJob, segments: &mut Vec<Segment>, tally: &mut Tally)
         for &(m, mask) in &a.detail {
             segments.push(Segment {
                 start,
-                end: a.end,
-                machine: Some(m),
+                end: a.end.into(),
+                machine: Some(m).into(),
                 milli: mask.count_ones() * 1000,
                 gpus: mask,
             });
