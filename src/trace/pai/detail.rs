@@ -3,14 +3,14 @@
 //! → group tag. Field names exactly as the released headers; every time
 //! field `X` also as `X_local` in Asia/Shanghai.
 
-use super::side::{METRIC_T, SENSOR_T};
+use super::side::{WorkerRows, METRIC_T, SENSOR_T};
 use super::tables::{opt_idx, opt_time, InstanceRow, JobRow, MACHINE_METRIC, SENSOR};
 use super::PaiTables;
 use crate::trace::clock::{clock, PAI_ZONE};
 use crate::trace::input::{InputError, Skips};
 use crate::trace::model::{Secs, Sym, Symbols};
 use crate::trace::texts::key;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
 use serde_json::{json, Map, Value};
 
@@ -216,7 +216,7 @@ pub fn job_detail(t: &PaiTables, symbols: &Symbols, job: u32, side: &SideRows) -
 
 /// The sensor and machine-metric rows of `workers`, through the side index
 /// (built on first use).
-pub fn side_rows(t: &PaiTables, workers: &FxHashSet<u128>) -> Result<SideRows, InputError> {
+pub fn side_rows(t: &PaiTables, workers: &WorkerRows) -> Result<SideRows, InputError> {
     let idx = t.side_index().as_ref().map_err(Clone::clone)?;
     Ok(SideRows {
         sensor: idx.sensor.lookup(SENSOR_T, workers)?,
@@ -225,14 +225,14 @@ pub fn side_rows(t: &PaiTables, workers: &FxHashSet<u128>) -> Result<SideRows, I
     })
 }
 
-/// The workers of job-table row `job`, as join keys.
-pub fn workers_of(t: &PaiTables, job: u32) -> FxHashSet<u128> {
-    t.instances_of(job)
-        .map(|i| {
-            key(t
-                .inst_texts
-                .get_in(i.texts, InstanceRow::WORKER_NAME)
-                .as_bytes())
-        })
-        .collect()
+/// The workers of job-table row `job`: the join key of each name, with an
+/// instance on it, one per worker.
+pub fn workers_of(t: &PaiTables, job: u32) -> Vec<(u128, u32)> {
+    let mut v: Vec<(u128, u32)> = t
+        .instances_of_indexed(job)
+        .map(|(i, r)| (t.inst_texts.key_in(r.texts, InstanceRow::WORKER_NAME), i))
+        .collect();
+    v.sort_unstable();
+    v.dedup_by_key(|w| w.0);
+    v
 }

@@ -11,6 +11,7 @@ mod instances;
 mod native;
 pub mod side;
 pub mod tables;
+mod workers;
 
 use super::archive::{self, Source};
 use super::fields::Row;
@@ -119,6 +120,14 @@ impl PaiTables {
         self.task_order[a as usize..b as usize]
             .iter()
             .map(|&i| &self.tasks[i as usize])
+    }
+
+    /// The instances of `job` with their numbers.
+    pub fn instances_of_indexed(&self, job: u32) -> impl Iterator<Item = (u32, &InstanceRow)> {
+        let (a, b) = self.insts_of[job as usize];
+        self.inst_order[a as usize..b as usize]
+            .iter()
+            .map(|&i| (i, &self.instances[i as usize]))
     }
 
     pub fn instances_of(&self, job: u32) -> impl Iterator<Item = &InstanceRow> {

@@ -1,12 +1,14 @@
 //! The sensor and machine-metric tables, indexed by worker for drill-down.
 //!
-//! A plain `.csv` is indexed once (worker → byte offset of its row, every row
-//! checked on the way), then each lookup is a seek and one line. A `.tar.gz`
+//! A plain `.csv` is indexed once (per instance, the byte offset of its
+//! worker's row; every row checked on the way), then each lookup is a seek
+//! and one line. A `.tar.gz`
 //! cannot be sought in, so its lookups stream the archive for the wanted
 //! workers (seconds at released scale; gunzip the two tables for instant
 //! drill-down).
 
-use super::tables::{InstanceRow, MACHINE_METRIC, SENSOR};
+use super::tables::{MACHINE_METRIC, SENSOR};
+use super::workers::{short, Workers};
 use super::{read_table, PaiTables};
 use crate::trace::archive::Source;
 use crate::trace::fields::Row;
@@ -41,24 +43,22 @@ pub const METRIC_T: Table = Table {
     text_columns: 2,
 };
 
-/// A short key for the index: 64 bits of the worker name's key (a collision
-/// is caught at lookup, where the row's own worker name is compared).
-fn short(k: u128) -> u64 {
-    (k >> 64) as u64 ^ k as u64
-}
-
 #[derive(Debug)]
 pub enum Index {
     /// Not in the directory.
     Absent,
-    /// worker → byte offset of its first row.
-    Offsets {
-        path: PathBuf,
-        at: FxHashMap<u64, u64>,
-    },
+    /// Per instance: the byte offset of its worker's first row (`NO_ROW`
+    /// when none). Found by a 64-bit key: a collision is caught at lookup,
+    /// where the row's own worker name is compared.
+    Offsets { path: PathBuf, at: Vec<u64> },
     /// An archive: looked up by streaming it.
     Streamed(Source),
 }
+
+const NO_ROW: u64 = u64::MAX;
+
+/// A job's workers to look up: (join key of the name, an instance on it).
+pub type WorkerRows = [(u128, u32)];
 
 #[derive(Debug)]
 pub struct SideIndex {
@@ -90,11 +90,8 @@ impl UtilSums {
     }
 }
 
-fn check_row(
-    row: &Row<Record>,
-    t: Table,
-    known: &FxHashMap<u64, u32>,
-) -> Result<(u128, u32), InputError> {
+/// Checks a row; its worker's key and first instance.
+fn check_row(row: &Row<Record>, t: Table, known: &Workers) -> Result<(u128, u32), InputError> {
     row.expect_width(t.columns.len())?;
     for (i, c) in t.columns.iter().enumerate().skip(t.text_columns) {
         if *c != "start_time" && *c != "end_time" {
@@ -105,8 +102,8 @@ fn check_row(
     }
     let w = row.bytes(t.worker, "worker_name")?;
     let k = key(w);
-    match known.get(&short(k)) {
-        Some(&job) => Ok((k, job)),
+    match known.find(short(k)) {
+        Some(inst) => Ok((k, inst)),
         None => Err(row.error(
             "worker_name",
             format!(
@@ -120,7 +117,8 @@ fn check_row(
 fn index_csv(
     path: PathBuf,
     t: Table,
-    known: &FxHashMap<u64, u32>,
+    pai: &PaiTables,
+    known: &Workers,
     strict: bool,
     mut util: Option<&mut UtilSums>,
 ) -> Result<(Index, Skips), InputError> {
@@ -129,7 +127,7 @@ fn index_csv(
     let mut lines = Lines::new(BufReader::with_capacity(1 << 20, f), file.clone());
     let mut policy = RowPolicy::new(&file, strict);
     let mut rec = Record::default();
-    let mut at: FxHashMap<u64, u64> = FxHashMap::default();
+    let mut at: Vec<u64> = vec![NO_ROW; pai.instances.len()];
     while lines.next(&mut rec)? {
         let row = Row {
             file: &file,
@@ -137,13 +135,22 @@ fn index_csv(
             record: &rec,
         };
         match check_row(&row, t, known) {
-            Ok((k, job)) => {
-                at.entry(short(k)).or_insert(rec.offset);
+            Ok((_, inst)) => {
+                if at[inst as usize] == NO_ROW {
+                    at[inst as usize] = rec.offset;
+                }
                 if let Some(u) = util.as_deref_mut() {
-                    u.add(job, &row);
+                    u.add(pai.instances[inst as usize].job, &row);
                 }
             }
             Err(e) => policy.bad_row(e)?,
+        }
+    }
+    // Every instance of a worker finds its row, not only the first.
+    for i in 0..at.len() as u32 {
+        let first = known.first_of(i);
+        if first != i {
+            at[i as usize] = at[first as usize];
         }
     }
     Ok((Index::Offsets { path, at }, policy.skips))
@@ -151,30 +158,18 @@ fn index_csv(
 
 /// Builds the index of both side tables (each on its own thread).
 pub fn build(t: &PaiTables, strict: bool) -> Result<SideIndex, InputError> {
-    let known: FxHashMap<u64, u32> = t
-        .instances
-        .iter()
-        .map(|i| {
-            (
-                short(key(t
-                    .inst_texts
-                    .get_in(i.texts, InstanceRow::WORKER_NAME)
-                    .as_bytes())),
-                i.job,
-            )
-        })
-        .collect();
+    let known = Workers::of(t);
     let one =
         |table: Table, mut util: Option<&mut UtilSums>| -> Result<(Index, Skips), InputError> {
             match t.source(table.name) {
                 None => Ok((Index::Absent, Skips::default())),
-                Some(Source::Csv(p)) => index_csv(p.clone(), table, &known, strict, util),
+                Some(Source::Csv(p)) => index_csv(p.clone(), table, t, &known, strict, util),
                 Some(src @ Source::TarGz(_)) => {
                     // Check every row now; keep nothing (lookups stream the archive).
                     let (_, skips) = read_table(src, table.name, strict, |row| {
-                        let (_, job) = check_row(row, table, &known)?;
+                        let (_, inst) = check_row(row, table, &known)?;
                         if let Some(u) = util.as_deref_mut() {
-                            u.add(job, row);
+                            u.add(t.instances[inst as usize].job, row);
                         }
                         Ok(())
                     })?;
@@ -192,6 +187,7 @@ pub fn build(t: &PaiTables, strict: bool) -> Result<SideIndex, InputError> {
                 .unwrap_or_else(|_| Err(InputError::file(METRIC_T.name, "indexing panicked"))),
         )
     });
+    drop(known);
     let (sensor, s1) = sensor?;
     let (metric, s2) = metric?;
     let job_util =
@@ -215,7 +211,7 @@ impl Index {
     pub fn lookup(
         &self,
         t: Table,
-        workers: &FxHashSet<u128>,
+        workers: &WorkerRows,
     ) -> Result<FxHashMap<u128, Vec<String>>, InputError> {
         let mut out = FxHashMap::default();
         match self {
@@ -224,10 +220,11 @@ impl Index {
                 let file = path.display().to_string();
                 let mut f = std::fs::File::open(path)
                     .map_err(|e| InputError::file(&file, format!("cannot open: {e}")))?;
-                for &w in workers {
-                    let Some(&off) = at.get(&short(w)) else {
+                for &(w, inst) in workers {
+                    let off = at[inst as usize];
+                    if off == NO_ROW {
                         continue;
-                    };
+                    }
                     f.seek(SeekFrom::Start(off))
                         .map_err(|e| InputError::file(&file, format!("cannot seek: {e}")))?;
                     let mut lines =
@@ -239,6 +236,7 @@ impl Index {
                 }
             }
             Index::Streamed(src) => {
+                let workers: FxHashSet<u128> = workers.iter().map(|w| w.0).collect();
                 read_table(src, t.name, false, |row| {
                     let k = key(row.record.get(t.worker));
                     if workers.contains(&k)
