@@ -76,6 +76,8 @@ proptest! {
             }
             let want = fresh(&t, Policy::Fifo, r.switches(), r.now());
             prop_assert_eq!(fingerprint(r.engine()), fingerprint(&want));
+            // What a checkpoint keeps of the jobs is found without a scan.
+            prop_assert!(r.engine().open_jobs_are_found());
         }
     }
 }
@@ -146,6 +148,7 @@ fn stepping_back_through_a_recorded_replay_and_a_switch_away_from_it() {
         r.seek(back);
         let want = fresh(&t, Policy::Recorded, r.switches(), back);
         assert_eq!(fingerprint(r.engine()), fingerprint(&want), "at {back}");
+        assert!(r.engine().open_jobs_are_found(), "at {back}");
     }
     r.seek(t0 + 30_000);
     assert_eq!(

@@ -105,6 +105,17 @@ impl ClusterState {
         }
     }
 
+    /// Bytes held: per-GPU use and holders, per-machine state, the indexes.
+    pub fn held_bytes(&self) -> usize {
+        let holders: usize = self.holders.iter().map(|h| 24 + h.capacity() * 8).sum();
+        let index: usize = self.types.iter().map(|t| t.held_bytes()).sum();
+        self.machines.capacity() * std::mem::size_of::<MachineState>()
+            + self.used.capacity() * 4
+            + holders
+            + self.free_bits.capacity() * 8
+            + index
+    }
+
     pub fn machine_count(&self) -> usize {
         self.machines.len()
     }

@@ -97,6 +97,16 @@ pub(super) struct TypeIndex {
 }
 
 impl TypeIndex {
+    /// Bytes held.
+    pub fn held_bytes(&self) -> usize {
+        let sets: usize = self
+            .by_free
+            .iter()
+            .map(|m| 32 + m.words.capacity() * 8)
+            .sum();
+        sets + self.levels.capacity() * 8 + self.sizes.capacity() * 4 + self.partial.len() * 16
+    }
+
     /// Makes room for machines of `gpus` GPUs.
     pub fn fit(&mut self, gpus: u32) {
         if let Err(at) = self.sizes.binary_search(&gpus) {

@@ -143,6 +143,16 @@ impl Queue {
         self.len
     }
 
+    /// Bytes held (trees counted by entries).
+    pub fn held_bytes(&self) -> usize {
+        let classes: usize = self
+            .classes
+            .iter()
+            .map(|c| 64 + c.order.len() * 24 + c.short.as_ref().map_or(0, |t| t.v.capacity() * 8))
+            .sum();
+        classes + self.active.len() * 8
+    }
+
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }

@@ -3,22 +3,30 @@
 //! the replay. Going back to t and forward again reapplies the switches
 //! made after t; a new switch made after going back replaces them.
 
-use super::engine::{Engine, Switch};
+use super::engine::{Engine, Snapshot, Switch};
 use super::policy::Policy;
 use crate::trace::model::Secs;
 
-/// Checkpoints are kept within this many bytes (estimated), thinned by
-/// dropping every other one when full.
-const CHECKPOINT_BUDGET: usize = 1 << 30;
+/// Checkpoints are kept within this many bytes, as each one measures what
+/// it holds; when full, every other one is dropped and the next ones are
+/// spaced twice as wide.
+const CHECKPOINT_BUDGET: usize = 192 << 20;
+/// At most this many checkpoints, so a step back re-simulates at most
+/// 1/128th of the trace (before any thinning).
+const MAX_CHECKPOINTS: usize = 256;
 
 #[derive(Debug, Clone)]
 pub struct Replay {
     engine: Engine,
-    /// Engine states after processing their time, oldest first; the first is the start.
-    checkpoints: Vec<Engine>,
+    /// The engine at the start, whole.
+    start: Engine,
+    /// Snapshots after processing their time, oldest first (see
+    /// `engine::Snapshot`: each holds only what the live history does not).
+    checkpoints: Vec<Snapshot>,
+    /// Their bytes, measured.
+    held: usize,
     /// Trace seconds between checkpoints.
     interval: Secs,
-    max_checkpoints: usize,
     /// Every switch of this replay, in time order: (time, policy).
     switches: Vec<(Secs, Switch)>,
     /// Where the replay was last asked to go (it stops short while an
@@ -38,13 +46,11 @@ impl Replay {
             .unwrap_or(first)
             .saturating_sub(first)
             .max(1);
-        // Roughly what one checkpoint costs: per-job state, per-GPU holders.
-        let size = trace.jobs.len() * 40 + trace.cluster.total_gpus() as usize * 48 + 4096;
-        let max_checkpoints = (CHECKPOINT_BUDGET / size).clamp(8, 256);
         Replay {
-            interval: (span / max_checkpoints as Secs).max(60),
-            max_checkpoints,
-            checkpoints: vec![engine.clone()],
+            interval: (span / (MAX_CHECKPOINTS / 2) as Secs).max(60),
+            start: engine.clone(),
+            checkpoints: Vec::new(),
+            held: 0,
             target: engine.now(),
             engine,
             switches: Vec::new(),
@@ -76,7 +82,7 @@ impl Replay {
 
     /// The replay at its start (policies as they began).
     pub fn start_engine(&self) -> &Engine {
-        &self.checkpoints[0]
+        &self.start
     }
 
     /// Switches to make as the replay reaches their times (a policy
@@ -89,8 +95,14 @@ impl Replay {
         self.forward(now);
     }
 
+    /// Checkpoints held, the start included.
     pub fn checkpoint_count(&self) -> usize {
-        self.checkpoints.len()
+        1 + self.checkpoints.len()
+    }
+
+    /// The bytes the checkpoints after the start hold, measured.
+    pub fn checkpoint_bytes(&self) -> usize {
+        self.held
     }
 
     /// Switches the policy now; switches recorded later than now (from
@@ -130,6 +142,7 @@ impl Replay {
         let now = self.now();
         self.switches.retain(|&(t, _)| t <= now);
         self.checkpoints.retain(|c| c.now() <= now);
+        self.held = self.checkpoints.iter().map(|c| c.held_bytes()).sum();
         self.switches.push((now, s));
         // Where it was going, it goes on to (a switch while waiting).
         self.target = self.target.max(now);
@@ -164,13 +177,11 @@ impl Replay {
     pub fn seek(&mut self, t: Secs) {
         self.target = t;
         if t < self.now() {
-            let i = self
-                .checkpoints
-                .iter()
-                .rposition(|c| c.now() <= t)
-                .unwrap_or(0);
             let by = self.engine.policy_answer_by();
-            self.engine = self.checkpoints[i].clone();
+            match self.checkpoints.iter().rposition(|c| c.now() <= t) {
+                Some(i) => self.engine.restore(&self.checkpoints[i]),
+                None => self.engine = self.start.clone(),
+            }
             self.engine.set_answer_by(by);
             self.engine.take_events();
         }
@@ -200,7 +211,7 @@ impl Replay {
         }
         self.apply_due();
         while self.now() < t && !self.engine.owed() {
-            let last = self.checkpoints.last().map_or(Secs::MIN, |c| c.now());
+            let last = self.last_checkpoint();
             let next_cp = last.saturating_add(self.interval);
             let mut stop = t.min(next_cp);
             if let Some((s, _)) = self.next_switch() {
@@ -219,22 +230,29 @@ impl Replay {
         }
     }
 
-    fn checkpoint(&mut self) {
-        if self
-            .checkpoints
+    fn last_checkpoint(&self) -> Secs {
+        self.checkpoints
             .last()
-            .is_some_and(|c| c.now() == self.now())
-        {
+            .map_or(self.start.now(), |c| c.now())
+    }
+
+    fn checkpoint(&mut self) {
+        if self.last_checkpoint() == self.now() {
             return;
         }
-        self.checkpoints.push(self.engine.clone());
-        if self.checkpoints.len() > self.max_checkpoints {
-            // Keep the start and every other one; space the next ones wider.
+        let s = self.engine.snapshot();
+        self.held += s.held_bytes();
+        self.checkpoints.push(s);
+        while self.checkpoints.len() > 1
+            && (self.checkpoints.len() > MAX_CHECKPOINTS || self.held > CHECKPOINT_BUDGET)
+        {
+            // Keep every other one; space the next ones wider.
             let mut i = 0;
             self.checkpoints.retain(|_| {
                 i += 1;
-                i % 2 == 1
+                i % 2 == 0
             });
+            self.held = self.checkpoints.iter().map(|c| c.held_bytes()).sum();
             self.interval *= 2;
         }
     }

@@ -36,6 +36,14 @@ impl Ends {
         }
     }
 
+    /// Bytes held (the ordered copy counted by entries).
+    pub fn held_bytes(&self) -> usize {
+        self.heap.capacity() * 16
+            + self.cancelled.capacity() * 24
+            + self.live.capacity() * 8
+            + self.ordered.as_ref().map_or(0, |o| o.len() * 24)
+    }
+
     /// Whether `job` has an end here (a job the engine started with a
     /// known run time, not a recorded hold).
     pub fn has(&self, job: u32) -> bool {

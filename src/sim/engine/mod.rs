@@ -8,12 +8,14 @@ mod power;
 mod preempt;
 mod queries;
 mod recorded;
+mod snapshot;
 mod victims;
 mod walks;
 
 pub use books::{Answer, Checked, NoAnswer};
 pub use power::{JobPower, Switch};
 pub(crate) use preempt::Resume;
+pub use snapshot::Snapshot;
 
 use super::backfill::Reservation;
 use super::cluster::{ClusterState, Grant};

@@ -31,6 +31,13 @@ pub(super) struct Power {
     per_job: FxHashMap<u32, (u32, f64)>,
 }
 
+impl Power {
+    /// Bytes held.
+    pub fn held_bytes(&self) -> usize {
+        self.held.capacity() * 40 + self.per_job.capacity() * 24
+    }
+}
+
 /// A job's power in the replay so far.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct JobPower {
