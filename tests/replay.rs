@@ -79,6 +79,9 @@ proptest! {
             // What a checkpoint keeps of the jobs is found without a scan.
             prop_assert!(r.engine().open_jobs_are_found());
         }
+        // The start, rebuilt from the live engine and its snapshot.
+        let start = Engine::new(t.clone(), Policy::Fifo, Placement::Consolidate);
+        prop_assert_eq!(fingerprint(&r.start_engine()), fingerprint(&start));
     }
 }
 

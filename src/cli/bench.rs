@@ -23,8 +23,13 @@ pub struct BenchArgs {
 
 /// Peak resident memory so far, in MiB (Linux; `None` elsewhere).
 pub fn peak_rss_mb() -> Option<f64> {
+    status_mb("VmHWM:")
+}
+
+/// A memory figure of this process from /proc, in MiB.
+fn status_mb(field: &str) -> Option<f64> {
     let s = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let line = s.lines().find(|l| l.starts_with(field))?;
     let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb / 1024.0)
 }
@@ -88,15 +93,18 @@ pub fn run(a: &BenchArgs) -> Result<()> {
         .map(|(what, b)| format!("{what} {:.0} MB", *b as f64 / 1e6))
         .collect();
     say!(
-        "held           {:.0} MB: {}",
+        "held           {:.0} MB in use: {}; RSS now {}",
         held.iter().map(|p| p.1).sum::<usize>() as f64 / 1e6,
-        parts.join(", ")
+        parts.join(", "),
+        status_mb("VmRSS:").map_or("n/a".into(), |m| format!("{m:.0} MiB"))
     );
     let trace = Arc::new(trace);
-    for p in crate::sim::policy::parse_list(&a.policies).map_err(color_eyre::eyre::Report::msg)? {
-        if p.available(&trace).is_err() {
-            continue;
-        }
+    let policies: Vec<sim::Policy> = crate::sim::policy::parse_list(&a.policies)
+        .map_err(color_eyre::eyre::Report::msg)?
+        .into_iter()
+        .filter(|p| p.available(&trace).is_ok())
+        .collect();
+    for &p in &policies {
         let t = Instant::now();
         let r = sim::run(trace.clone(), p, Placement::Consolidate);
         say!(
@@ -105,6 +113,9 @@ pub fn run(a: &BenchArgs) -> Result<()> {
             t.elapsed().as_secs_f64(),
             r.jobs_done
         );
+    }
+    if let Some(&p) = policies.first() {
+        replay_probe(&trace, p);
     }
     if let Some(n) = &trace.native {
         let mut print = |line: String| say!("{line}");
@@ -117,4 +128,47 @@ pub fn run(a: &BenchArgs) -> Result<()> {
     }
     say!("peak RSS       {}", rss());
     Ok(())
+}
+
+/// The replay's jumps and steps back as the TUI makes them, engine only
+/// (no drawing): `g` a month on from the start, then a `b` (a minute
+/// back); `g` to days 10, 20, 35 and 50 each followed by a `b`; three more
+/// `b` in a row; and what the checkpoints hold, measured.
+fn replay_probe(trace: &Arc<crate::trace::Trace>, policy: sim::Policy) {
+    use crate::sim::replay::Replay;
+    let ms = |t: Instant| t.elapsed().as_secs_f64() * 1000.0;
+    let day = 86_400;
+    let first = trace.first_submit().unwrap_or(0);
+    let mut r = Replay::new(sim::Engine::new(
+        trace.clone(),
+        policy,
+        Placement::Consolidate,
+    ));
+    let t = Instant::now();
+    r.seek(first + 30 * day);
+    say!(
+        "g a month      {:.0} ms ({}, from the start)",
+        ms(t),
+        policy.name()
+    );
+    let mut backs = Vec::new();
+    for d in [30, 10, 20, 35, 50] {
+        if d != 30 {
+            r.seek(first + d * day);
+        }
+        let t = Instant::now();
+        r.seek(r.now() - 60);
+        backs.push(format!("day {d} {:.1}", ms(t)));
+    }
+    for _ in 0..3 {
+        let t = Instant::now();
+        r.seek(r.now() - 60);
+        backs.push(format!("again {:.1}", ms(t)));
+    }
+    say!("b after a g    {} ms", backs.join(", "));
+    say!(
+        "checkpoints    {} held, {:.1} MB measured (after the start)",
+        r.checkpoint_count(),
+        r.checkpoint_bytes() as f64 / 1e6
+    );
 }

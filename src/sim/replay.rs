@@ -18,8 +18,8 @@ const MAX_CHECKPOINTS: usize = 256;
 #[derive(Debug, Clone)]
 pub struct Replay {
     engine: Engine,
-    /// The engine at the start, whole.
-    start: Engine,
+    /// The start, as a snapshot (the jobs not arrived, no figures).
+    start: Snapshot,
     /// Snapshots after processing their time, oldest first (see
     /// `engine::Snapshot`: each holds only what the live history does not).
     checkpoints: Vec<Snapshot>,
@@ -35,7 +35,7 @@ pub struct Replay {
 }
 
 impl Replay {
-    pub fn new(engine: Engine) -> Replay {
+    pub fn new(mut engine: Engine) -> Replay {
         let trace = engine.trace().clone();
         let first = trace.first_submit().unwrap_or(0);
         let span = trace
@@ -48,7 +48,7 @@ impl Replay {
             .max(1);
         Replay {
             interval: (span / (MAX_CHECKPOINTS / 2) as Secs).max(60),
-            start: engine.clone(),
+            start: engine.snapshot(),
             checkpoints: Vec::new(),
             held: 0,
             target: engine.now(),
@@ -81,8 +81,13 @@ impl Replay {
     }
 
     /// The replay at its start (policies as they began).
-    pub fn start_engine(&self) -> &Engine {
-        &self.start
+    pub fn start_engine(&self) -> Engine {
+        self.engine.restored(&self.start)
+    }
+
+    /// The policies in force at the start: (policy, power-limit policy).
+    pub fn start_policies(&self) -> (Policy, Option<crate::sim::energy::PowerPolicy>) {
+        (self.start.policy(), self.start.power_policy())
     }
 
     /// Switches to make as the replay reaches their times (a policy
@@ -180,7 +185,7 @@ impl Replay {
             let by = self.engine.policy_answer_by();
             match self.checkpoints.iter().rposition(|c| c.now() <= t) {
                 Some(i) => self.engine.restore(&self.checkpoints[i]),
-                None => self.engine = self.start.clone(),
+                None => self.engine.restore(&self.start),
             }
             self.engine.set_answer_by(by);
             self.engine.take_events();

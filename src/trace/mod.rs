@@ -12,6 +12,7 @@ pub mod format;
 pub mod input;
 pub mod itp;
 pub mod job_id;
+pub mod key_table;
 pub mod limits;
 pub mod lines;
 pub mod model;

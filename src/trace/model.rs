@@ -408,8 +408,8 @@ impl Trace {
             })
             .sum();
         vec![
-            ("jobs", self.jobs.capacity() * size_of::<Job>() + units),
-            ("segments", self.segments.capacity() * size_of::<Segment>()),
+            ("jobs", self.jobs.len() * size_of::<Job>() + units),
+            ("segments", self.segments.len() * size_of::<Segment>()),
         ]
     }
 

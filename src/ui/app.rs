@@ -73,7 +73,7 @@ impl App {
         tuning: Arc<crate::sim::Tuning>,
         schedule: Option<&crate::sim::schedule::Schedule>,
     ) -> App {
-        let engine = self.sim.replay.start_engine().clone().with_tuning(tuning);
+        let engine = self.sim.replay.start_engine().with_tuning(tuning);
         let mut replay = Replay::new(engine);
         if let Some(s) = schedule {
             let e = replay.engine();
@@ -325,10 +325,10 @@ impl App {
     /// The schedule that replays this session's switches headless
     /// (`--policy-schedule`), as text.
     pub fn session_schedule(&self) -> String {
-        let start = self.sim.replay.start_engine();
+        let (policy, power) = self.sim.replay.start_policies();
         crate::sim::schedule::Schedule {
-            start: Some(start.policy()),
-            start_power: start.power_policy(),
+            start: Some(policy),
+            start_power: power,
             switches: self.sim.replay.switches().to_vec(),
         }
         .text()

@@ -122,7 +122,7 @@ impl Effects {
                     self.workers
                 );
                 // The fork before (if any) stops when dropped.
-                self.fork = Some((Fork::start(&base, runs, self.workers), Instant::now()));
+                self.fork = Some((Fork::start_from(*base, runs, self.workers), Instant::now()));
                 None
             }
             Effect::Log(level, text) => {

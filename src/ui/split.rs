@@ -62,7 +62,7 @@ impl App {
             .copied()
             .collect();
         switches.push((now, Switch::Policy(p)));
-        let mut b = Replay::new(a.start_engine().fork());
+        let mut b = Replay::new(a.start_engine().forked());
         b.set_answer_by(a.engine().policy_answer_by());
         b.schedule(switches);
         self.sim.split = Some(Box::new(Split {

@@ -128,10 +128,14 @@ impl Engine {
     /// policy shares nothing with this engine's (an external policy starts
     /// its own process), and it waits for answers as long as they take.
     pub fn fork(&self) -> Engine {
-        let mut e = self.clone();
-        e.books = Some(self.books().fork_box());
-        e.answer_by = None;
-        e
+        self.clone().forked()
+    }
+
+    /// This engine made a fork (see `fork`), without a copy.
+    pub fn forked(mut self) -> Engine {
+        self.books = Some(self.books().fork_box());
+        self.answer_by = None;
+        self
     }
 
     pub(super) fn books(&self) -> &dyn Books {

@@ -37,6 +37,16 @@ impl Snapshot {
         self.engine.now
     }
 
+    /// The policy in force then.
+    pub fn policy(&self) -> crate::sim::Policy {
+        self.engine.policy
+    }
+
+    /// The power-limit policy in force then (with an energy model).
+    pub fn power_policy(&self) -> Option<crate::sim::energy::PowerPolicy> {
+        self.engine.power_policy()
+    }
+
     /// Its size in bytes, measured from what it holds.
     pub fn held_bytes(&self) -> usize {
         self.bytes
@@ -47,6 +57,9 @@ impl Engine {
     /// A snapshot of now (see the module's notes).
     pub fn snapshot(&mut self) -> Snapshot {
         let jobs = std::mem::take(&mut self.jobs);
+        // Events not yet taken are the live engine's to report, not part
+        // of a state to go back to (a jump forward gathers millions).
+        let events = std::mem::take(&mut self.events);
         let t = &mut self.tally;
         let figures = [t.jct.len(), t.wait.len(), t.slowdown.len()];
         let kept = (
@@ -56,6 +69,7 @@ impl Engine {
         );
         let engine = self.clone();
         (self.tally.jct, self.tally.wait, self.tally.slowdown) = kept;
+        self.events = events;
         self.jobs = jobs;
         let open: Vec<(u32, JobState)> = self
             .open_jobs()
@@ -69,6 +83,25 @@ impl Engine {
             figures,
             bytes,
         }
+    }
+
+    /// A new engine at `s`, a snapshot this engine's history passed
+    /// through (this one stays where it is).
+    pub fn restored(&self, s: &Snapshot) -> Engine {
+        let mut e = s.engine.clone();
+        let mut jobs = self.jobs.clone();
+        for &j in &self.shapes.arrival[s.engine.next_arrival..self.next_arrival] {
+            jobs[j as usize] = NOT_ARRIVED;
+        }
+        for &(j, st) in &s.open {
+            jobs[j as usize] = st;
+        }
+        e.jobs = jobs;
+        let t = &self.tally;
+        e.tally.jct = t.jct[..s.figures[0]].to_vec();
+        e.tally.wait = t.wait[..s.figures[1]].to_vec();
+        e.tally.slowdown = t.slowdown[..s.figures[2]].to_vec();
+        e
     }
 
     /// Goes back to `s`, a snapshot this engine's history passed through.

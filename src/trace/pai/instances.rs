@@ -105,7 +105,6 @@ fn read_chunk(
                 start_time: f.start_time.unwrap_or(NONE_TIME),
                 end_time: f.end_time.unwrap_or(NONE_TIME),
                 texts: texts.add_run([inst_id, f.inst_name, f.worker_name]),
-                line: row.line,
             });
             Ok(())
         })();
@@ -220,11 +219,6 @@ fn merge(
                     unknown_index.insert(k, spec_machines + i as u32);
                 }
                 out = Some(c.inst);
-                if let Some(o) = &mut out {
-                    for r in &mut o.rows {
-                        r.line += offset;
-                    }
-                }
             }
             Some(o) => {
                 let base = o.texts.bytes_used() as u64;
@@ -254,7 +248,6 @@ fn merge(
                     if r.machine != NONE_IDX && r.machine >= spec_machines {
                         r.machine = machines[(r.machine - spec_machines) as usize];
                     }
-                    r.line += offset;
                     r
                 }));
                 o.read += c.inst.read;

@@ -16,6 +16,7 @@ mod workers;
 use super::archive::{self, Source};
 use super::fields::Row;
 use super::input::{InputError, LoadReport, RowPolicy, Skips};
+use super::key_table::KeyTable;
 use super::lines::{Lines, Record};
 use super::model::{Symbols, Trace};
 use super::texts::{key, Texts};
@@ -44,7 +45,8 @@ pub struct PaiTables {
     pub sources: Vec<(&'static str, Option<Source>)>,
     pub texts: Texts,
     pub jobs: Vec<JobRow>,
-    pub job_index: FxHashMap<u128, u32>,
+    /// Each job's place by the key of its name (over `job_keys`).
+    pub job_index: KeyTable,
     /// job → the key of its name (the other way round from `job_index`).
     pub job_keys: Vec<u128>,
     pub tasks: Vec<TaskRow>,
@@ -77,23 +79,23 @@ impl PaiTables {
 
     /// The bytes held, by table (allocated capacity).
     pub fn held(&self) -> Vec<(&'static str, usize)> {
-        fn of<T>(v: &Vec<T>) -> usize {
-            v.capacity() * std::mem::size_of::<T>()
+        fn of<T>(v: &[T]) -> usize {
+            std::mem::size_of_val(v)
         }
-        let map = self.job_index.capacity() * (16 + 4 + 1);
+        let map = self.job_index.held_bytes();
         vec![
             (
                 "job rows",
                 of(&self.jobs) + of(&self.job_keys) + map + of(&self.job_tag),
             ),
-            ("job texts", self.texts.bytes_held()),
+            ("job texts", self.texts.bytes_used()),
             (
                 "task rows",
                 of(&self.tasks) + of(&self.task_order) + of(&self.tasks_of),
             ),
             ("instance rows", of(&self.instances)),
             ("instance order", of(&self.inst_order) + of(&self.insts_of)),
-            ("instance texts", self.inst_texts.bytes_held()),
+            ("instance texts", self.inst_texts.bytes_used()),
             ("group tags", of(&self.group_tags)),
         ]
     }
@@ -111,7 +113,7 @@ impl PaiTables {
     }
 
     pub fn job_by_name(&self, name: &str) -> Option<u32> {
-        let row = *self.job_index.get(&key(name.as_bytes()))?;
+        let row = self.job_index.find(&self.job_keys, key(name.as_bytes()))?;
         (self.texts.get(self.jobs[row as usize].job_name) == name).then_some(row)
     }
 
@@ -213,17 +215,15 @@ pub fn read_table(
 /// always hits and the hash map (a cache miss at this size) is the fallback.
 pub struct JoinIndex {
     pub keys: Vec<u128>,
-    pub index: FxHashMap<u128, u32>,
+    pub index: KeyTable,
 }
 
 impl JoinIndex {
     pub fn new(keys: Vec<u128>) -> JoinIndex {
-        let index = keys
-            .iter()
-            .enumerate()
-            .map(|(j, &k)| (k, j as u32))
-            .collect();
-        JoinIndex { keys, index }
+        JoinIndex {
+            index: KeyTable::of(&keys),
+            keys,
+        }
     }
 
     pub fn find(&self, k: u128, guess: &mut usize) -> Option<u32> {
@@ -233,7 +233,7 @@ impl JoinIndex {
                 return Some(g as u32);
             }
         }
-        let j = *self.index.get(&k)?;
+        let j = self.index.find(&self.keys, k)?;
         *guess = j as usize;
         Some(j)
     }
@@ -308,7 +308,7 @@ impl Loading {
         let (n, skips) = read_table(src, JOB.0, self.strict, |row| {
             let name = row.bytes(0, "job_name")?;
             let k = key(name);
-            if let Some(&first) = t.job_index.get(&k) {
+            if let Some(first) = t.job_index.find(&t.job_keys, k) {
                 let line = t.jobs[first as usize].line;
                 let name = crate::trace::input::sanitize(&String::from_utf8_lossy(name));
                 return Err(row.error(
@@ -317,8 +317,8 @@ impl Loading {
                 ));
             }
             let r = parse_job(row, &mut t.texts, symbols)?;
-            t.job_index.insert(k, t.jobs.len() as u32);
             t.job_keys.push(k);
+            let _ = t.job_index.insert(&t.job_keys, t.jobs.len() as u32);
             job_inst_ids.push(key(row.bytes(1, "inst_id")?));
             t.jobs.push(r);
             Ok(())

@@ -50,12 +50,62 @@ pub enum Index {
     /// Per instance: the byte offset of its worker's first row (`NO_ROW`
     /// when none). Found by a 64-bit key: a collision is caught at lookup,
     /// where the row's own worker name is compared.
-    Offsets { path: PathBuf, at: Vec<u64> },
+    Offsets { path: PathBuf, at: RowOffsets },
     /// An archive: looked up by streaming it.
     Streamed(Source),
 }
 
-const NO_ROW: u64 = u64::MAX;
+/// Per instance, the byte offset of its worker's row: 4 bytes each while
+/// the table is under 4 GiB, 8 past that; the largest value marks none.
+#[derive(Debug)]
+pub enum RowOffsets {
+    Narrow(Vec<u32>),
+    Wide(Vec<u64>),
+}
+
+impl RowOffsets {
+    fn new(instances: usize, file_len: u64) -> RowOffsets {
+        if file_len < u32::MAX as u64 {
+            RowOffsets::Narrow(vec![u32::MAX; instances])
+        } else {
+            RowOffsets::Wide(vec![u64::MAX; instances])
+        }
+    }
+
+    fn get(&self, i: u32) -> Option<u64> {
+        let off = match self {
+            RowOffsets::Narrow(v) => Some(v[i as usize]).filter(|&o| o != u32::MAX)? as u64,
+            RowOffsets::Wide(v) => Some(v[i as usize]).filter(|&o| o != u64::MAX)?,
+        };
+        Some(off)
+    }
+
+    /// Sets instance `i`'s offset unless it has one.
+    fn set_first(&mut self, i: u32, off: u64) {
+        if let RowOffsets::Narrow(v) = self {
+            if off >= u32::MAX as u64 {
+                // The file grew past 4 GiB while read: widen.
+                let wide = v
+                    .iter()
+                    .map(|&o| if o == u32::MAX { u64::MAX } else { o as u64 })
+                    .collect();
+                *self = RowOffsets::Wide(wide);
+            }
+        }
+        match self {
+            RowOffsets::Narrow(v) if v[i as usize] == u32::MAX => v[i as usize] = off as u32,
+            RowOffsets::Wide(v) if v[i as usize] == u64::MAX => v[i as usize] = off,
+            _ => {}
+        }
+    }
+
+    fn copy(&mut self, to: u32, from: u32) {
+        match self {
+            RowOffsets::Narrow(v) => v[to as usize] = v[from as usize],
+            RowOffsets::Wide(v) => v[to as usize] = v[from as usize],
+        }
+    }
+}
 
 /// A job's workers to look up: (join key of the name, an instance on it).
 pub type WorkerRows = [(u128, u32)];
@@ -124,10 +174,11 @@ fn index_csv(
 ) -> Result<(Index, Skips), InputError> {
     let file = path.display().to_string();
     let f = crate::trace::reader::open_file(&path)?;
+    let file_len = f.metadata().map_or(u64::MAX, |m| m.len());
     let mut lines = Lines::new(BufReader::with_capacity(1 << 20, f), file.clone());
     let mut policy = RowPolicy::new(&file, strict);
     let mut rec = Record::default();
-    let mut at: Vec<u64> = vec![NO_ROW; pai.instances.len()];
+    let mut at = RowOffsets::new(pai.instances.len(), file_len);
     while lines.next(&mut rec)? {
         let row = Row {
             file: &file,
@@ -136,9 +187,7 @@ fn index_csv(
         };
         match check_row(&row, t, known) {
             Ok((_, inst)) => {
-                if at[inst as usize] == NO_ROW {
-                    at[inst as usize] = rec.offset;
-                }
+                at.set_first(inst, rec.offset);
                 if let Some(u) = util.as_deref_mut() {
                     u.add(pai.instances[inst as usize].job, &row);
                 }
@@ -147,10 +196,10 @@ fn index_csv(
         }
     }
     // Every instance of a worker finds its row, not only the first.
-    for i in 0..at.len() as u32 {
+    for i in 0..pai.instances.len() as u32 {
         let first = known.first_of(i);
         if first != i {
-            at[i as usize] = at[first as usize];
+            at.copy(i, first);
         }
     }
     Ok((Index::Offsets { path, at }, policy.skips))
@@ -221,10 +270,9 @@ impl Index {
                 let mut f = std::fs::File::open(path)
                     .map_err(|e| InputError::file(&file, format!("cannot open: {e}")))?;
                 for &(w, inst) in workers {
-                    let off = at[inst as usize];
-                    if off == NO_ROW {
+                    let Some(off) = at.get(inst) else {
                         continue;
-                    }
+                    };
                     f.seek(SeekFrom::Start(off))
                         .map_err(|e| InputError::file(&file, format!("cannot seek: {e}")))?;
                     let mut lines =
@@ -250,5 +298,25 @@ impl Index {
             }
         }
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RowOffsets;
+
+    /// Offsets held in 4 bytes widen when one does not fit (a file that
+    /// grew past 4 GiB while read); the first offset of an instance stays.
+    #[test]
+    fn offsets_keep_the_first_and_widen_when_needed() {
+        let mut at = RowOffsets::new(4, 1000);
+        assert!(matches!(at, RowOffsets::Narrow(_)));
+        at.set_first(0, 10);
+        at.set_first(0, 20);
+        at.set_first(2, 5_000_000_000);
+        assert!(matches!(at, RowOffsets::Wide(_)));
+        at.copy(3, 0);
+        let got: Vec<Option<u64>> = (0..4).map(|i| at.get(i)).collect();
+        assert_eq!(got, [Some(10), None, Some(5_000_000_000), Some(10)]);
     }
 }

@@ -128,7 +128,6 @@ pub struct TaskRow {
     /// Percent of one GPU (50 = half); `None` when empty (a CPU task).
     pub plan_gpu: Option<f64>,
     pub gpu_type: Option<Sym>,
-    pub line: u64,
 }
 
 /// Marks a missing time or index in the compact rows.
@@ -159,7 +158,6 @@ pub struct InstanceRow {
     /// Its `inst_id` (empty when it equals the job's, as it should),
     /// `inst_name` and `worker_name`, in the instance texts.
     pub texts: TextRun,
-    pub line: u64,
 }
 
 impl InstanceRow {
@@ -169,8 +167,8 @@ impl InstanceRow {
     pub const WORKER_NAME: usize = 2;
 }
 
-// Millions of instances at released scale: keep them at 56 bytes.
-const _: () = assert!(std::mem::size_of::<InstanceRow>() == 56);
+// Millions of instances at released scale: keep them at 48 bytes.
+const _: () = assert!(std::mem::size_of::<InstanceRow>() == 48);
 
 #[derive(Debug, Clone)]
 pub struct SpecRow {
@@ -268,7 +266,6 @@ pub fn parse_task(
         plan_mem: row.opt_num(7, "plan_mem", 0.0)?,
         plan_gpu,
         gpu_type: sym(symbols, row.bytes(9, "gpu_type")?),
-        line: row.line,
     })
 }
 
