@@ -15,20 +15,26 @@ impl Engine {
         if self.owed.is_some() {
             return Some(self.now);
         }
-        let arrival = self
-            .shapes
-            .arrival
-            .get(self.next_arrival)
-            .map(|&j| self.trace.jobs[j as usize].submit);
-        let completion = self.completions.first().map(|(t, _)| t);
-        let recorded = self.timeline.first().map(|e| e.0);
+        let arrival = self.next_submit;
+        let completion = self.completions.first().map_or(Secs::MAX, |(t, _)| t);
+        let mut next = arrival.min(completion);
         // A policy's wake-up matters only while something is left to do.
-        let idle = arrival.is_none() && completion.is_none() && self.queue.is_empty();
-        let wakeup = self.books().next_wakeup().filter(|_| !idle);
-        [arrival, completion, recorded, wakeup]
-            .into_iter()
-            .flatten()
-            .min()
+        let idle = next == Secs::MAX && self.queue.is_empty();
+        if let Some(e) = self.timeline.first() {
+            next = next.min(e.0);
+        }
+        if let Some(w) = self.books().next_wakeup().filter(|_| !idle) {
+            next = next.min(w);
+        }
+        (next != Secs::MAX).then_some(next)
+    }
+
+    /// When the job of arrival rank `rank` is submitted (`Secs::MAX`: none).
+    pub(super) fn submit_at(&self, rank: usize) -> Secs {
+        self.shapes
+            .arrival
+            .get(rank)
+            .map_or(Secs::MAX, |&j| self.trace.jobs[j as usize].submit)
     }
 
     /// Processes every instant up to and including `t`, then sets the clock to `t`.
@@ -108,6 +114,7 @@ impl Engine {
                 break;
             }
             self.next_arrival += 1;
+            self.next_submit = self.submit_at(self.next_arrival);
             self.arrive(job);
             arrived = true;
         }

@@ -9,7 +9,9 @@ use std::collections::{BTreeSet, BinaryHeap};
 
 #[derive(Debug, Clone, Default)]
 pub(super) struct Ends {
-    heap: BinaryHeap<Reverse<(Secs, u32)>>,
+    /// (end, job) packed into one number in the same order (`pack`): a
+    /// sift compares two integers instead of a pair.
+    heap: BinaryHeap<Reverse<u128>>,
     /// Entries taken out (a preemption) but still in the heap, with how
     /// many times (a job may be taken out twice with the same end); dropped
     /// when they reach its top, which is never one of them.
@@ -29,7 +31,7 @@ impl Ends {
     }
 
     pub fn push(&mut self, end: Secs, job: u32) {
-        self.heap.push(Reverse((end, job)));
+        self.heap.push(Reverse(pack(end, job)));
         self.live[job as usize / 64] |= 1 << (job % 64);
         if let Some(o) = &mut self.ordered {
             o.insert((end, job));
@@ -52,7 +54,7 @@ impl Ends {
 
     /// The first end, if any.
     pub fn first(&self) -> Option<(Secs, u32)> {
-        self.heap.peek().map(|r| r.0)
+        self.heap.peek().map(|r| unpack(r.0))
     }
 
     /// Takes the first end if it is at `t`.
@@ -82,7 +84,7 @@ impl Ends {
     }
 
     fn drop_cancelled(&mut self) {
-        while let Some(&Reverse(top)) = self.heap.peek() {
+        while let Some(top) = self.first() {
             if !uncancel(&mut self.cancelled, top) {
                 break;
             }
@@ -95,7 +97,7 @@ impl Ends {
         if !on {
             self.ordered = None;
         } else if self.ordered.is_none() {
-            let mut live: Vec<(Secs, u32)> = self.heap.iter().map(|r| r.0).collect();
+            let mut live: Vec<(Secs, u32)> = self.heap.iter().map(|r| unpack(r.0)).collect();
             live.sort_unstable();
             // A cancelled entry may sit beside a live twin (same end, job
             // started again): count each cancellation once.
@@ -111,6 +113,15 @@ impl Ends {
             .as_ref()
             .expect("ends are kept in order while a backfill walk is in force")
     }
+}
+
+/// (end, job) as one number ordered as the pair is.
+fn pack(end: Secs, job: u32) -> u128 {
+    (((end as u64) ^ (1 << 63)) as u128) << 32 | job as u128
+}
+
+fn unpack(k: u128) -> (Secs, u32) {
+    ((((k >> 32) as u64) ^ (1 << 63)) as Secs, k as u32)
 }
 
 /// Counts one cancellation of `e` off; whether there was one.
@@ -141,7 +152,7 @@ mod tests {
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
             let job = ((x >> 33) % 200) as u32;
-            let end = ((x >> 20) % 50) as Secs;
+            let end = ((x >> 20) % 50) as Secs - 25; // negative times too
             if step == 700 {
                 e.keep_ordered(true);
             }

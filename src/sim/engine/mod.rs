@@ -120,6 +120,8 @@ pub struct Engine {
     halted: bool,
     now: Secs,
     next_arrival: usize,
+    /// When the job at `next_arrival` is submitted (`Secs::MAX`: none left).
+    next_submit: Secs,
     jobs: Vec<JobState>,
     running: FxHashMap<u32, Vec<Grant>>,
     /// Recorded replay: (time, 0 = segment end | 1 = segment start, job, segment).
@@ -195,6 +197,7 @@ impl Engine {
             halted: false,
             now,
             next_arrival: 0,
+            next_submit: Secs::MAX,
             jobs: vec![
                 JobState {
                     phase: Phase::Future,
@@ -225,6 +228,7 @@ impl Engine {
             answer_by: None,
             applied: 0,
         };
+        e.next_submit = e.submit_at(0);
         e.enter_policy();
         e.rebuild_queue();
         e
