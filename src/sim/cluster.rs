@@ -183,17 +183,27 @@ impl ClusterState {
     pub fn best_fit(&self, f: TypeFilter, k: u32, skip: &[u32]) -> Option<u32> {
         // Per type, its fewest free count from `k` with a machine not
         // skipped; then the fewest over types, ties by machine order.
-        self.allowed(f)
-            .filter_map(|t| {
-                t.levels_from(k.max(1)).find_map(|free| {
-                    t.by_free[free as usize]
-                        .iter()
-                        .find(|m| !skip.contains(m))
-                        .map(|m| (free, m))
-                })
-            })
-            .min()
-            .map(|(_, m)| m)
+        let mut best: Option<(u32, u32)> = None;
+        for t in self.allowed(f) {
+            for free in t.levels_from(k.max(1)) {
+                if best.is_some_and(|(b, _)| free > b) {
+                    break;
+                }
+                let set = &t.by_free[free as usize];
+                let m = if skip.is_empty() {
+                    set.lowest()
+                } else {
+                    set.iter().find(|m| !skip.contains(m))
+                };
+                if let Some(m) = m {
+                    if best.is_none_or(|b| (free, m) < b) {
+                        best = Some((free, m));
+                    }
+                    break;
+                }
+            }
+        }
+        best.map(|(_, m)| m)
     }
 
     /// The machine with the most free GPUs (ties: machine order).

@@ -64,6 +64,16 @@ fn queries_over_free_counts_match_a_scan_of_every_machine() {
                 want,
                 "k {k}, free {free:?}"
             );
+            // Skipping the best one (and machine 1) finds the next best.
+            let skip: Vec<u32> = want.into_iter().chain([1]).collect();
+            let next = (0..sizes.len() as u32)
+                .filter(|&m| free[m as usize] >= k && !skip.contains(&m))
+                .min_by_key(|&m| (free[m as usize], m));
+            assert_eq!(
+                c.best_fit(TypeFilter::Any, k, &skip),
+                next,
+                "k {k}, skip {skip:?}"
+            );
         }
         let most = (0..sizes.len() as u32)
             .filter(|&m| free[m as usize] > 0)

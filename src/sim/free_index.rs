@@ -62,7 +62,8 @@ impl Machines {
         if self.len == 0 {
             return None;
         }
-        self.iter().next()
+        let (i, w) = self.words.iter().enumerate().find(|(_, &w)| w != 0)?;
+        Some((self.first + i as u32) * 64 + w.trailing_zeros())
     }
 }
 
