@@ -396,7 +396,7 @@ impl Trace {
         self.native.as_deref()?.as_any().downcast_ref()
     }
 
-    /// The bytes the model holds, by part (allocated capacity).
+    /// The bytes the model holds in use, by part (lengths, not spare capacity).
     pub fn held_bytes(&self) -> Vec<(&'static str, usize)> {
         use std::mem::size_of;
         let units: usize = self

@@ -77,7 +77,7 @@ impl PaiTables {
         self.side.get_or_init(|| side::build(self, self.strict))
     }
 
-    /// The bytes held, by table (allocated capacity).
+    /// The bytes in use, by table (lengths, not spare capacity).
     pub fn held(&self) -> Vec<(&'static str, usize)> {
         fn of<T>(v: &[T]) -> usize {
             std::mem::size_of_val(v)
