@@ -118,3 +118,22 @@ fn the_table_fills_in_and_enter_switches_live() {
     assert!(u);
     assert!(app.what_if().unwrap().done());
 }
+
+/// Rows run one a core, but no more than fit in the memory given, and at
+/// least one: a row is the engine's measured bytes plus three figures for
+/// each job still to finish.
+#[test]
+fn rows_at_once_fit_the_room_given() {
+    use tracetui::sim::whatif::rows_at_once;
+    let t = trace();
+    let mut base = Engine::new(t.clone(), Policy::Fifo, Placement::Consolidate);
+    base.advance_to(100);
+    let left = t.jobs.len() - base.jobs_done() as usize;
+    let row = (base.held_bytes() + left * 24) as u64;
+    assert_eq!(rows_at_once(8, &base, None), 8);
+    assert_eq!(rows_at_once(8, &base, Some(u64::MAX)), 8);
+    assert_eq!(rows_at_once(8, &base, Some(0)), 1);
+    assert_eq!(rows_at_once(8, &base, Some(3 * row)), 3);
+    assert_eq!(rows_at_once(8, &base, Some(3 * row - 1)), 2);
+    assert_eq!(rows_at_once(2, &base, Some(3 * row)), 2);
+}

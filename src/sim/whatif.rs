@@ -167,6 +167,21 @@ fn run_one(
     Some((r, Dists::of(e.tally())))
 }
 
+/// How many rows run at once: one per core, but no more than fit in
+/// `room` bytes (when known) at `row` bytes a row, and at least one. A row
+/// is a copy of the engine, measured (`Engine::held_bytes`), that grows by
+/// three figures for each job still to finish.
+pub fn rows_at_once(cores: usize, base: &Engine, room: Option<u64>) -> usize {
+    let left = base
+        .trace()
+        .jobs
+        .len()
+        .saturating_sub(base.jobs_done() as usize);
+    let row = (base.held_bytes() + left * 3 * 8).max(1) as u64;
+    let fit = room.map_or(usize::MAX, |r| (r / row) as usize);
+    cores.min(fit).max(1)
+}
+
 /// The rows a fork runs on this engine's trace: every policy it supports,
 /// and the replay's scheduled switches if any are still ahead.
 pub fn runs_for(e: &Engine, ahead: &[(Secs, Switch)]) -> Vec<Run> {

@@ -115,14 +115,17 @@ impl Effects {
                 },
             })),
             Effect::StartWhatIf(WhatIfStart { base, runs }) => {
+                // The fork before (if any) stops when dropped: its rows'
+                // memory is back before the new ones are counted.
+                self.fork = None;
+                let at_once = crate::sim::whatif::rows_at_once(self.workers, &base, room());
                 log::info!(
                     "{} what-if: {} runs to the end on {} threads",
                     app.clock(base.now()),
                     runs.len(),
-                    self.workers
+                    at_once
                 );
-                // The fork before (if any) stops when dropped.
-                self.fork = Some((Fork::start_from(*base, runs, self.workers), Instant::now()));
+                self.fork = Some((Fork::start_from(*base, runs, at_once), Instant::now()));
                 None
             }
             Effect::Log(level, text) => {
@@ -199,4 +202,14 @@ pub fn export_to(app: &App, dir: &Path) -> std::io::Result<(PathBuf, PathBuf)> {
     let image = super::lecture::buffer_svg(&buf);
     crate::outfile::write_atomic(&svg, |f| std::io::Write::write_all(f, image.as_bytes()))?;
     Ok((txt, svg))
+}
+
+/// The memory the what-if's rows may take: half of what the system has
+/// available now (Linux `MemAvailable`; unknown elsewhere), so a head node
+/// with many cores and little free memory runs fewer rows at once.
+fn room() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024 / 2)
 }
