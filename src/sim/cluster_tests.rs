@@ -3,11 +3,18 @@
 use super::*;
 
 fn cluster(sizes: &[u32]) -> ClusterState {
+    let typed: Vec<(TypeId, u32)> = sizes.iter().map(|&g| (0, g)).collect();
+    typed_cluster(&typed, 1)
+}
+
+/// Machines of (GPU type, GPUs), with `types` GPU types.
+fn typed_cluster(machines: &[(TypeId, u32)], types: usize) -> ClusterState {
     let mut c = Cluster::uniform(0, 8, String::new());
-    for (i, &g) in sizes.iter().enumerate() {
+    c.gpu_types = (0..types).map(|t| format!("T{t}")).collect();
+    for (i, &(t, g)) in machines.iter().enumerate() {
         c.machines.push(crate::trace::Machine {
             name: format!("m{i}"),
-            gpu_type: 0,
+            gpu_type: t,
             gpus: g,
             cpus: 0,
             mem_gb: 0,
@@ -96,22 +103,7 @@ fn queries_over_free_counts_match_a_scan_of_every_machine() {
 /// machine order, whatever their type.
 #[test]
 fn whole_machines_of_two_types_merge_in_order() {
-    let mut c = Cluster::uniform(0, 8, String::new());
-    c.gpu_types = vec!["A".into(), "B".into()];
-    for (i, (t, g)) in [(1, 8), (0, 8), (1, 4), (0, 8), (1, 8), (0, 4)]
-        .into_iter()
-        .enumerate()
-    {
-        c.machines.push(crate::trace::Machine {
-            name: format!("m{i}"),
-            gpu_type: t,
-            gpus: g,
-            cpus: 0,
-            mem_gb: 0,
-            recorded_only: false,
-        });
-    }
-    let mut c = ClusterState::new(&c);
+    let mut c = typed_cluster(&[(1, 8), (0, 8), (1, 4), (0, 8), (1, 8), (0, 4)], 2);
     let all = |c: &ClusterState, f| c.whole_free(f).collect::<Vec<_>>();
     assert_eq!(all(&c, TypeFilter::Any), vec![0, 1, 3, 4, 2, 5]);
     assert_eq!(all(&c, TypeFilter::Only(1)), vec![0, 4, 2]);

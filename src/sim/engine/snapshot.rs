@@ -47,6 +47,18 @@ impl Snapshot {
         self.engine.power_policy()
     }
 
+    /// Makes the per-job states of an engine whose history passed through
+    /// this snapshot, and that has seen jobs up to arrival rank `arrived`,
+    /// what they were then.
+    fn put_back(&self, jobs: &mut [JobState], arrived: usize) {
+        for &j in &self.engine.shapes.arrival[self.engine.next_arrival..arrived] {
+            jobs[j as usize] = NOT_ARRIVED;
+        }
+        for &(j, st) in &self.open {
+            jobs[j as usize] = st;
+        }
+    }
+
     /// Its size in bytes, measured from what it holds.
     pub fn held_bytes(&self) -> usize {
         self.bytes
@@ -90,12 +102,7 @@ impl Engine {
     pub fn restored(&self, s: &Snapshot) -> Engine {
         let mut e = s.engine.clone();
         let mut jobs = self.jobs.clone();
-        for &j in &self.shapes.arrival[s.engine.next_arrival..self.next_arrival] {
-            jobs[j as usize] = NOT_ARRIVED;
-        }
-        for &(j, st) in &s.open {
-            jobs[j as usize] = st;
-        }
+        s.put_back(&mut jobs, self.next_arrival);
         e.jobs = jobs;
         let t = &self.tally;
         e.tally.jct = t.jct[..s.figures[0]].to_vec();
@@ -114,12 +121,7 @@ impl Engine {
         );
         let arrived = self.next_arrival;
         *self = s.engine.clone();
-        for &j in &self.shapes.arrival[self.next_arrival..arrived] {
-            jobs[j as usize] = NOT_ARRIVED;
-        }
-        for &(j, st) in &s.open {
-            jobs[j as usize] = st;
-        }
+        s.put_back(&mut jobs, arrived);
         debug_assert!(
             figures.0.len() >= s.figures[0] && figures.1.len() >= s.figures[1],
             "a snapshot from this engine's past"
