@@ -5,6 +5,7 @@
 //! touched only in `run`.
 
 pub mod action;
+mod ansi;
 pub mod app;
 pub mod ascii;
 mod cdf;

@@ -77,29 +77,6 @@ impl PaiTables {
         self.side.get_or_init(|| side::build(self, self.strict))
     }
 
-    /// The bytes in use, by table (lengths, not spare capacity).
-    pub fn held(&self) -> Vec<(&'static str, usize)> {
-        fn of<T>(v: &[T]) -> usize {
-            std::mem::size_of_val(v)
-        }
-        let map = self.job_index.held_bytes();
-        vec![
-            (
-                "job rows",
-                of(&self.jobs) + of(&self.job_keys) + map + of(&self.job_tag),
-            ),
-            ("job texts", self.texts.bytes_used()),
-            (
-                "task rows",
-                of(&self.tasks) + of(&self.task_order) + of(&self.tasks_of),
-            ),
-            ("instance rows", of(&self.instances)),
-            ("instance order", of(&self.inst_order) + of(&self.insts_of)),
-            ("instance texts", self.inst_texts.bytes_used()),
-            ("group tags", of(&self.group_tags)),
-        ]
-    }
-
     /// Whether the side index is built yet.
     pub fn side_ready(&self) -> bool {
         self.side.get().is_some()
@@ -133,10 +110,7 @@ impl PaiTables {
     }
 
     pub fn instances_of(&self, job: u32) -> impl Iterator<Item = &InstanceRow> {
-        let (a, b) = self.insts_of[job as usize];
-        self.inst_order[a as usize..b as usize]
-            .iter()
-            .map(|&i| &self.instances[i as usize])
+        self.instances_of_indexed(job).map(|(_, r)| r)
     }
 
     /// The first start of any instance of `job`.
@@ -237,24 +211,6 @@ impl JoinIndex {
         *guess = j as usize;
         Some(j)
     }
-}
-
-/// Rows grouped by an owner index: (order, ranges per owner).
-fn group_by(owners: impl Iterator<Item = u32>, n_owners: usize) -> (Vec<u32>, Vec<(u32, u32)>) {
-    let owners: Vec<u32> = owners.collect();
-    let mut order: Vec<u32> = (0..owners.len() as u32).collect();
-    order.sort_by_key(|&i| owners[i as usize]); // stable: file order within an owner
-    let mut ranges = vec![(0u32, 0u32); n_owners];
-    let mut i = 0;
-    while i < order.len() {
-        let o = owners[order[i] as usize];
-        let start = i;
-        while i < order.len() && owners[order[i] as usize] == o {
-            i += 1;
-        }
-        ranges[o as usize] = (start as u32, i as u32);
-    }
-    (order, ranges)
 }
 
 fn missing_required(dir: &Path, table: &str) -> InputError {

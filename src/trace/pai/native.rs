@@ -71,8 +71,24 @@ impl NativeTables for PaiTables {
         Some(by_status)
     }
 
+    /// The bytes in use, by table (lengths, not spare capacity).
     fn held_bytes(&self) -> Vec<(&'static str, usize)> {
-        self.held()
+        fn of<T>(v: &[T]) -> usize {
+            std::mem::size_of_val(v)
+        }
+        let keys = of(&self.job_keys) + self.job_index.held_bytes();
+        vec![
+            ("job rows", of(&self.jobs) + keys + of(&self.job_tag)),
+            ("job texts", self.texts.bytes_used()),
+            (
+                "task rows",
+                of(&self.tasks) + of(&self.task_order) + of(&self.tasks_of),
+            ),
+            ("instance rows", of(&self.instances)),
+            ("instance order", of(&self.inst_order) + of(&self.insts_of)),
+            ("instance texts", self.inst_texts.bytes_used()),
+            ("group tags", of(&self.group_tags)),
+        ]
     }
 
     fn background_index(&self) -> Option<&'static str> {

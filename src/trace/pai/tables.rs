@@ -339,3 +339,21 @@ pub fn parse_group_tag(
         workload: sym(symbols, row.bytes(4, "workload")?),
     })
 }
+
+/// Rows grouped by an owner index: (order, ranges per owner).
+pub fn group_by(owners: impl Iterator<Item = u32>, n_owners: usize) -> (Vec<u32>, Vec<(u32, u32)>) {
+    let owners: Vec<u32> = owners.collect();
+    let mut order: Vec<u32> = (0..owners.len() as u32).collect();
+    order.sort_by_key(|&i| owners[i as usize]); // stable: file order within an owner
+    let mut ranges = vec![(0u32, 0u32); n_owners];
+    let mut i = 0;
+    while i < order.len() {
+        let o = owners[order[i] as usize];
+        let start = i;
+        while i < order.len() && owners[order[i] as usize] == o {
+            i += 1;
+        }
+        ranges[o as usize] = (start as u32, i as u32);
+    }
+    (order, ranges)
+}
