@@ -94,10 +94,12 @@ impl Fields for Split<'_> {
     }
 }
 
-/// A plain file's header names (trimmed, without a byte-order mark) and
-/// where its rows start, or `None` for anything the CSV reader should
-/// judge (no header line, a blank first line, a quote).
-pub fn plain_header(path: &Path) -> Option<(Vec<String>, u64)> {
+/// A plain file's header names (trimmed, without a byte-order mark),
+/// where its rows start and how many bytes they take, or `None` for
+/// anything the CSV reader should judge (not a regular file, no header
+/// line, a blank first line, a quote).
+pub fn plain_header(path: &Path) -> Option<(Vec<String>, u64, u64)> {
+    let len = std::fs::metadata(path).ok().filter(|m| m.is_file())?.len();
     let f = std::fs::File::open(path).ok()?;
     let mut r = BufReader::new(f.take(MAX_LINE as u64));
     let mut line = Vec::new();
@@ -118,7 +120,7 @@ pub fn plain_header(path: &Path) -> Option<(Vec<String>, u64)> {
                 .to_string()
         })
         .collect();
-    Some((names, n as u64))
+    Some((names, n as u64, len.saturating_sub(n as u64)))
 }
 
 /// Calls `each(line, number)` for every line of `path`'s bytes `a..b`

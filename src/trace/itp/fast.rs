@@ -53,19 +53,13 @@ fn load_by(
     opts: &LoadOptions,
     workers: &dyn Fn(u64) -> usize,
 ) -> Result<Option<(Trace, LoadReport)>, InputError> {
-    let Ok(meta) = std::fs::metadata(path) else {
-        return Ok(None);
-    };
-    if !meta.is_file() {
-        return Ok(None);
-    }
-    let Some((header, from)) = parts::plain_header(path) else {
+    let Some((header, from, bytes)) = parts::plain_header(path) else {
         return Ok(None);
     };
     let cols = detect(&header, file)?;
     let strict = opts.strict;
     let read = |r| read_part(path, r, file, &cols, strict);
-    let Some(got) = parts::read_parts(path, from, file, workers(meta.len() - from), read)? else {
+    let Some(got) = parts::read_parts(path, from, file, workers(bytes), read)? else {
         return Ok(None);
     };
     let mut policy = RowPolicy::new(file, opts.strict);
