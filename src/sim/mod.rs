@@ -6,6 +6,7 @@ pub mod energy;
 pub mod engine;
 mod free_index;
 pub mod metrics;
+mod order;
 pub mod placement;
 pub mod policies;
 pub mod policy;

@@ -8,6 +8,7 @@
 //! walking the whole queue in order.
 
 use super::cluster::TypeFilter;
+use super::order::Order;
 use crate::trace::model::{Demand, Trace};
 use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
@@ -114,7 +115,7 @@ impl MinTree {
 #[derive(Debug, Clone, Default)]
 pub struct ClassQueue {
     /// (policy key, rank), in walk order.
-    pub order: BTreeSet<(u64, u32)>,
+    pub order: Order,
     /// The capacity epoch in which this class's head last failed to fit.
     pub failed_epoch: Option<u64>,
     /// Run times of waiting members (backfill only).
@@ -148,7 +149,7 @@ impl Queue {
         let classes: usize = self
             .classes
             .iter()
-            .map(|c| 64 + c.order.len() * 24 + c.short.as_ref().map_or(0, |t| t.v.capacity() * 8))
+            .map(|c| 64 + c.order.held_bytes() + c.short.as_ref().map_or(0, |t| t.v.capacity() * 8))
             .sum();
         classes + self.active.len() * 8
     }
@@ -175,7 +176,7 @@ impl Queue {
     }
 
     pub fn head(&self, class: u32) -> Option<(u64, u32)> {
-        self.classes[class as usize].order.first().copied()
+        self.classes[class as usize].order.first()
     }
 
     /// Every waiting (key, rank), class by class.

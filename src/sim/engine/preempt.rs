@@ -167,11 +167,9 @@ impl Engine {
                         let order = &self.queue.classes[c as usize].order;
                         let e = match cursor {
                             None => order.first(),
-                            Some(cur) => order
-                                .range((std::ops::Bound::Excluded(cur), std::ops::Bound::Unbounded))
-                                .next(),
+                            Some(cur) => order.after(cur, false),
                         };
-                        e.map(|&(k, r)| (k, r, c))
+                        e.map(|(k, r)| (k, r, c))
                     })
                     // A class that failed at this key or lower, with neither
                     // capacity released nor new victims since, fails again.

@@ -115,7 +115,7 @@ impl Engine {
                 let res = self.reservation.as_ref().expect("computed above");
                 let class = &self.queue.classes[c as usize];
                 let rank = if res.admits(&g, &self.cluster) {
-                    class.order.range((0, cursor + 1)..).next().map(|&(_, r)| r)
+                    class.order.after((0, cursor + 1), true).map(|(_, r)| r)
                 } else if res.shadow >= self.now {
                     let members = &self.shapes.members[c as usize];
                     let from = members.partition_point(|&r| r <= cursor);
