@@ -8,52 +8,46 @@ use rustc_hash::FxHashMap;
 
 /// Where preempting could make room for a one-machine gang.
 enum Freed {
-    /// On this machine, with this many of the victims (lowest first).
-    On(u32, usize),
+    /// On this machine, with the victims walked so far.
+    On(u32),
     Never,
     Unsure,
 }
 
 impl Engine {
-    /// Running jobs `job` may preempt, lowest priority first.
-    pub(super) fn victims(&self, job: u32, key: u64) -> Vec<u32> {
+    /// Running jobs `job` may preempt, lowest priority first, found as
+    /// they are asked for (a one-machine gang usually needs only the first few).
+    fn victims(&self, job: u32, key: u64) -> Box<dyn Iterator<Item = u32> + '_> {
         let books = self.books();
         if !books.ranks_running() {
-            return books.victims(self, job);
+            return Box::new(books.victims(self, job).into_iter());
         }
-        let mut out = Vec::new();
-        for &(k, r) in self.pre.by_key.iter().rev() {
+        Box::new(self.pre.by_key.iter().rev().map_while(move |&(k, r)| {
             let v = self.shapes.arrival[r as usize];
-            if !books.below(self, v, k, key) {
-                break;
-            }
-            out.push(v);
-        }
-        out
+            books.below(self, v, k, key).then_some(v)
+        }))
     }
 
     /// Frees the GPUs of lower-priority jobs until `job` fits; the placement, or
     /// None (and nothing preempted) if no set of victims makes room.
     pub(super) fn preempt_for(&mut self, job: u32, class: u32, key: u64) -> Option<Vec<Grant>> {
-        let mut victims = self.victims(job, key);
-        if victims.is_empty() {
-            return None;
-        }
         let (demand, filter) = self.shapes.shapes[class as usize].clone();
+        let mut victims = Vec::new();
         if let crate::trace::model::Demand::Gang { gpus } = demand {
             if gpus <= self.cluster.max_gpus(filter) {
                 // It goes on one machine: walk the victims lowest first until
                 // some machine's free GPUs plus those its victims so far hold
                 // alone make `gpus`; only those victims there matter.
-                match self.first_machine_freed(&victims, gpus, filter) {
-                    Freed::On(m, upto) => {
-                        victims.truncate(upto);
+                let found = self.victims(job, key).inspect(|&v| victims.push(v));
+                match self.first_machine_freed(found, gpus, filter) {
+                    Freed::On(m) => {
                         victims.retain(|v| self.running[v].iter().any(|g| g.machine == m));
                     }
                     Freed::Never => return None,
-                    Freed::Unsure => {}
+                    Freed::Unsure => victims = self.victims(job, key).collect(),
                 }
             } else {
+                victims = self.victims(job, key).collect();
                 // Not even every victim's GPUs plus the free ones would do.
                 let theirs: u64 = victims.iter().map(|v| self.running[v].len() as u64).sum();
                 if self.cluster.free_gpus(filter) + theirs < gpus as u64 {
@@ -67,6 +61,11 @@ impl Engine {
                 }
                 victims.retain(|v| self.running[v].iter().any(|g| machines[g.machine as usize]));
             }
+        } else {
+            victims = self.victims(job, key).collect();
+        }
+        if victims.is_empty() {
+            return None;
         }
         let mut taken = Vec::new();
         for v in victims {
@@ -107,14 +106,14 @@ impl Engine {
     /// `Unsure` when a shared (fractional) GPU makes the count unreliable.
     fn first_machine_freed(
         &self,
-        victims: &[u32],
+        victims: impl Iterator<Item = u32>,
         gpus: u32,
         filter: crate::sim::cluster::TypeFilter,
     ) -> Freed {
         let c = &self.cluster;
         let mut per: FxHashMap<u32, u32> = FxHashMap::default();
-        for (i, v) in victims.iter().enumerate() {
-            for g in &self.running[v] {
+        for v in victims {
+            for g in &self.running[&v] {
                 if !filter.allows(c.machine_type(g.machine)) {
                     continue;
                 }
@@ -125,7 +124,7 @@ impl Engine {
                 let n = per.entry(g.machine).or_insert(0);
                 *n += 1;
                 if c.free(g.machine) + *n >= gpus {
-                    return Freed::On(g.machine, i + 1);
+                    return Freed::On(g.machine);
                 }
             }
         }
