@@ -55,11 +55,15 @@ impl Engine {
                 }
                 // Which machines could hold part of it once victims leave:
                 // only victims there need be considered.
-                let machines = self.machines_freeable(&victims, gpus, filter);
-                if machines.is_empty() {
+                if !self.may_free_enough(&victims, gpus, filter) {
                     return None;
                 }
-                victims.retain(|v| self.running[v].iter().any(|g| machines[g.machine as usize]));
+                let c = &self.cluster;
+                victims.retain(|v| {
+                    self.running[v]
+                        .iter()
+                        .any(|g| filter.allows(c.machine_type(g.machine)))
+                });
             }
         } else {
             victims = self.victims(job, key).collect();
@@ -131,66 +135,86 @@ impl Engine {
         Freed::Never
     }
 
-    /// For a gang larger than a machine: a mask of the machines the victims
-    /// touch (of an allowed type), or empty if the machines that would be
-    /// wholly free plus the best remainder could not make `gpus` (not
-    /// checked under `pack`, which may use any free GPUs).
-    fn machines_freeable(
+    /// For a gang larger than a machine: whether the machines that would be
+    /// wholly free, plus the best remainder, could make `gpus` once some
+    /// prefix of `victims` (lowest first) leaves (always, under `pack`, which
+    /// may use any free GPUs). The bound only grows as victims are added, so
+    /// it is checked after 1, 2, 4, … victims and the walk stops once it holds:
+    /// the same answer as over all of them, without touching every victim's
+    /// GPUs when the first few free enough.
+    fn may_free_enough(
         &self,
         victims: &[u32],
         gpus: u32,
         filter: crate::sim::cluster::TypeFilter,
-    ) -> Vec<bool> {
+    ) -> bool {
+        if self.placement == crate::sim::Placement::Pack {
+            return true;
+        }
         let c = &self.cluster;
-        let n = self.trace.cluster.machines.len();
-        // machine → GPUs that would be free once the victims leave.
-        let mut per = vec![0u32; n];
-        let mut touched = vec![false; n];
+        // machine → GPUs that would be free once the victims so far leave.
+        let mut per: FxHashMap<u32, u32> = FxHashMap::default();
         let mut shared: Vec<(u32, u16)> = Vec::new();
-        for v in victims {
+        let mut check_at = 1;
+        for (i, v) in victims.iter().enumerate() {
             for g in &self.running[v] {
                 if !filter.allows(c.machine_type(g.machine)) {
                     continue;
                 }
                 let flat = c.first_gpu(g.machine) + g.gpu as usize;
-                touched[g.machine as usize] = true;
+                let n = per.entry(g.machine).or_insert(0);
                 if c.holders(flat).len() == 1 {
-                    per[g.machine as usize] += 1;
+                    *n += 1;
                 } else {
                     shared.push((g.machine, g.gpu));
                 }
             }
+            if i + 1 == check_at || i + 1 == victims.len() {
+                check_at *= 2;
+                if self.bound_holds(&per, &shared, &victims[..=i], gpus, filter) {
+                    return true;
+                }
+            }
         }
+        false
+    }
+
+    /// Whole machines (free already, or freed by `victims`) and the largest
+    /// other remainder make `gpus`. (All free GPUs bound the wholly free
+    /// machines: a cheap upper bound.)
+    fn bound_holds(
+        &self,
+        per: &FxHashMap<u32, u32>,
+        shared: &[(u32, u16)],
+        victims: &[u32],
+        gpus: u32,
+        filter: crate::sim::cluster::TypeFilter,
+    ) -> bool {
+        let c = &self.cluster;
+        let mut per = per.clone();
         if !shared.is_empty() {
             // A shared GPU frees only if every holder is a victim.
             let who: rustc_hash::FxHashSet<u32> = victims.iter().copied().collect();
+            let mut shared = shared.to_vec();
             shared.sort_unstable();
             shared.dedup();
             for (m, g) in shared {
                 let flat = c.first_gpu(m) + g as usize;
                 if c.holders(flat).iter().all(|h| who.contains(&h.0)) {
-                    per[m as usize] += 1;
+                    *per.entry(m).or_insert(0) += 1;
                 }
             }
         }
-        let room = |m: usize| c.free(m as u32) + per[m];
-        if self.placement != crate::sim::Placement::Pack {
-            // Whole machines (free already, or freed by victims) and the
-            // largest other remainder must make it. (All free GPUs bound the
-            // wholly free machines: a cheap upper bound.)
-            let mut whole = c.free_gpus(filter);
-            let mut best_part = 0u64;
-            for m in (0..n).filter(|&m| touched[m]) {
-                if room(m) == c.cap(m as u32) {
-                    whole += c.cap(m as u32) as u64;
-                } else {
-                    best_part = best_part.max(room(m) as u64);
-                }
-            }
-            if whole + best_part < gpus as u64 {
-                return Vec::new();
+        let mut whole = c.free_gpus(filter);
+        let mut best_part = 0u64;
+        for (&m, &freed) in &per {
+            let room = c.free(m) + freed;
+            if room == c.cap(m) {
+                whole += c.cap(m) as u64;
+            } else {
+                best_part = best_part.max(room as u64);
             }
         }
-        touched
+        whole + best_part >= gpus as u64
     }
 }
