@@ -116,6 +116,7 @@ pub fn run(a: &BenchArgs) -> Result<()> {
     }
     if let Some(&p) = policies.first() {
         replay_probe(&trace, p);
+        ui_probe(&trace, p);
     }
     if let Some(n) = &trace.native {
         let mut print = |line: String| say!("{line}");
@@ -171,4 +172,52 @@ fn replay_probe(trace: &Arc<crate::trace::Trace>, policy: sim::Policy) {
         r.checkpoint_count(),
         r.checkpoint_bytes() as f64 / 1e6
     );
+}
+
+/// The same jumps as a key press makes them in the TUI: the action through
+/// the app's `update` (the timeline sampled on the way, the log line, the
+/// panels refreshed) and then a 120×40 frame drawn. Effects the update asks
+/// for (background reads) are not waited for: the frame does not wait for
+/// them either.
+fn ui_probe(trace: &Arc<crate::trace::Trace>, policy: sim::Policy) {
+    use crate::ui::app::{Action, App};
+    use crate::ui::keymap::{Command, Keymap};
+    use crate::ui::theme::{Depth, Theme};
+    use ratatui::{buffer::Buffer, layout::Rect};
+    let Some(theme) = Theme::embedded("dark", Depth::TrueColor) else {
+        return say!("drawn          skipped: no embedded theme");
+    };
+    let (area, day) = (Rect::new(0, 0, 120, 40), 86_400);
+    let first = trace.first_submit().unwrap_or(0);
+    let mut app = App::new(
+        trace.clone(),
+        policy,
+        Placement::Consolidate,
+        "bench".into(),
+        vec![theme],
+        Keymap::defaults(),
+    );
+    app.update(Action::Resize(area.width, area.height));
+    let key = |app: &mut App, action: Action| {
+        let t = Instant::now();
+        app.update(action);
+        let mut buf = Buffer::empty(area);
+        crate::ui::draw::render(app, area, &mut buf);
+        t.elapsed().as_secs_f64() * 1000.0
+    };
+    let g = key(&mut app, Action::GoTo(first + 30 * day));
+    say!("g a month, drawn {g:.0} ms (update and a 120x40 frame)");
+    let mut backs = Vec::new();
+    for d in [30, 10, 20, 35, 50] {
+        if d != 30 {
+            app.update(Action::GoTo(first + d * day));
+        }
+        let ms = key(&mut app, Action::Command(Command::StepBack));
+        backs.push(format!("day {d} {ms:.1}"));
+    }
+    for _ in 0..3 {
+        let ms = key(&mut app, Action::Command(Command::StepBack));
+        backs.push(format!("again {ms:.1}"));
+    }
+    say!("b after g, drawn {} ms", backs.join(", "));
 }
