@@ -30,8 +30,15 @@ impl Ends {
         }
     }
 
+    #[cfg(test)]
     pub fn push(&mut self, end: Secs, job: u32) {
-        self.heap.push(Reverse(pack(end, job)));
+        self.push_noted(end, job, 0);
+    }
+
+    /// `push`, with a note the clock gets back with the job when it ends
+    /// (the engine's: the job's wait, so its record need not be read then).
+    pub fn push_noted(&mut self, end: Secs, job: u32, note: u32) {
+        self.heap.push(Reverse(pack(end, job) | note as u128));
         self.live[job as usize / 64] |= 1 << (job % 64);
         if let Some(o) = &mut self.ordered {
             o.insert((end, job));
@@ -58,12 +65,18 @@ impl Ends {
     }
 
     /// Takes the first end if it is at `t`.
+    #[cfg(test)]
     pub fn pop_at(&mut self, t: Secs) -> Option<u32> {
+        self.pop_noted_at(t).map(|(job, _)| job)
+    }
+
+    /// `pop_at`, with the note pushed with the job (0 if none).
+    pub fn pop_noted_at(&mut self, t: Secs) -> Option<(u32, u32)> {
         let (end, job) = self.first().filter(|&(end, _)| end == t)?;
-        self.heap.pop();
+        let note = self.heap.pop().map_or(0, |r| r.0 as u32);
         self.forget(end, job);
         self.drop_cancelled();
-        Some(job)
+        Some((job, note))
     }
 
     /// Takes `job`'s end (at `end`) out.
@@ -115,13 +128,14 @@ impl Ends {
     }
 }
 
-/// (end, job) as one number ordered as the pair is.
+/// (end, job) as one number ordered as the pair is, with 32 low bits left
+/// for a note.
 fn pack(end: Secs, job: u32) -> u128 {
-    (((end as u64) ^ (1 << 63)) as u128) << 32 | job as u128
+    (((end as u64) ^ (1 << 63)) as u128) << 64 | (job as u128) << 32
 }
 
 fn unpack(k: u128) -> (Secs, u32) {
-    ((((k >> 32) as u64) ^ (1 << 63)) as Secs, k as u32)
+    ((((k >> 64) as u64) ^ (1 << 63)) as Secs, (k >> 32) as u32)
 }
 
 /// Counts one cancellation of `e` off; whether there was one.

@@ -174,7 +174,7 @@ impl Engine {
         if left == Some(0) {
             self.seg_left.remove(&job);
             self.running.remove(&job);
-            self.mark_done(job);
+            self.mark_done(job, 0);
             self.with_books(|b, e| b.hold_ended(e, job));
         }
     }
