@@ -53,8 +53,8 @@ impl Engine {
                 if self.cluster.free_gpus(filter) + theirs < gpus as u64 {
                     return None;
                 }
-                // Which machines could hold part of it once victims leave:
-                // only victims there need be considered.
+                // Whether the machines victims leave could hold it at all;
+                // only victims on a machine of an allowed type matter.
                 if !self.may_free_enough(&victims, gpus, filter) {
                     return None;
                 }
@@ -104,9 +104,9 @@ impl Engine {
         None
     }
 
-    /// For a gang that fits one machine: the first machine (and how many of
-    /// `victims`, lowest first, it takes) whose free GPUs plus those held by
-    /// these victims alone make `gpus`. `Never` when no prefix does;
+    /// For a gang that fits one machine: the first machine whose free GPUs
+    /// plus those held by `victims` alone (walked lowest first, and no
+    /// further than that machine) make `gpus`. `Never` when no prefix does;
     /// `Unsure` when a shared (fractional) GPU makes the count unreliable.
     fn first_machine_freed(
         &self,
