@@ -10,11 +10,13 @@
 //! Python reference can be at all here.
 //!
 //! Run: `cargo bench --bench floor` (RUNS=5 by default; the trace is made
-//! by `cargo bench --bench reference`).
+//! on first use, as for `cargo bench --bench reference`).
 
+#[path = "ratio_common.rs"]
+mod ratio_common;
+
+use ratio_common::{median_range, runs, timed, trace, tracetui_mean, tracetui_sim};
 use std::collections::{BinaryHeap, VecDeque};
-use std::path::Path;
-use std::process::Command;
 use std::time::Instant;
 
 const GPUS: i64 = 6744;
@@ -79,47 +81,25 @@ fn simulate(jobs: &[(i64, i64, i64)], first_fit: bool) -> f64 {
     jct as f64 / done.max(1) as f64
 }
 
-fn median_range(mut v: Vec<f64>) -> String {
-    v.sort_by(f64::total_cmp);
-    format!(
-        "{:.3} s ({:.3} – {:.3})",
-        v[v.len() / 2],
-        v[0],
-        v[v.len() - 1]
-    )
+/// "median s (low – high)" of `v`.
+fn spread(mut v: Vec<f64>) -> String {
+    let (m, lo, hi) = median_range(&mut v);
+    format!("{m:.3} s ({lo:.3} – {hi:.3})")
 }
 
 fn main() {
-    let runs: usize = std::env::var("RUNS")
-        .ok()
-        .and_then(|r| r.parse().ok())
-        .unwrap_or(5);
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let file = root.join("target/bench-data/itp-1260000-seed1-6744-0.9.csv");
-    assert!(
-        file.exists(),
-        "run `cargo bench --bench reference` first to make {file:?}"
-    );
+    let file = trace();
     for (policy, first_fit) in [("fifo", false), ("first-fit", true)] {
         let (mut read, mut sim, mut whole, mut ours) = (vec![], vec![], vec![], vec![]);
-        for _ in 0..runs {
+        for _ in 0..runs() {
             let t = Instant::now();
             let jobs = parse(&std::fs::read(&file).unwrap());
             let parsed = t.elapsed().as_secs_f64();
             let mean = simulate(&jobs, first_fit);
             let all = t.elapsed().as_secs_f64();
             println!("floor {policy}: {} jobs, mean JCT {mean:.6} s", jobs.len());
-            let t = Instant::now();
-            let o = Command::new(env!("CARGO_BIN_EXE_tracetui"))
-                .args(["sim", "itp"])
-                .arg(&file)
-                .args(["--gpus", "6744", "--placement", "pack", "--policy", policy])
-                .args(["--format", "json"])
-                .output()
-                .unwrap();
-            ours.push(t.elapsed().as_secs_f64());
-            let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-            let theirs = v["jct_s"]["mean"].as_f64().unwrap();
+            let (secs, theirs) = timed(&mut tracetui_sim(&file, policy), tracetui_mean);
+            ours.push(secs);
             assert!(
                 (theirs - mean).abs() < 1e-6,
                 "mean JCT {theirs} vs the floor's {mean}"
@@ -128,12 +108,9 @@ fn main() {
             sim.push(all - parsed);
             whole.push(all);
         }
-        println!("{policy}: floor read+parse+sort {}", median_range(read));
-        println!("{policy}: floor simulate        {}", median_range(sim));
-        println!(
-            "{policy}: floor whole           {}",
-            median_range(whole.clone())
-        );
-        println!("{policy}: tracetui sim whole    {}", median_range(ours));
+        println!("{policy}: floor read+parse+sort {}", spread(read));
+        println!("{policy}: floor simulate        {}", spread(sim));
+        println!("{policy}: floor whole           {}", spread(whole));
+        println!("{policy}: tracetui sim whole    {}", spread(ours));
     }
 }

@@ -8,43 +8,12 @@
 //!
 //! Run: `cargo bench --bench reference` (RUNS=5 by default).
 
-use std::path::{Path, PathBuf};
+#[path = "ratio_common.rs"]
+mod ratio_common;
+
+use ratio_common::{median_range, runs, timed, trace, tracetui_mean, tracetui_sim, GPUS};
+use std::path::Path;
 use std::process::Command;
-use std::time::Instant;
-
-const GPUS: &str = "6744";
-
-fn trace() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join("itp-1260000-seed1-6744-0.9.csv");
-    if !p.exists() {
-        let o = Command::new(env!("CARGO_BIN_EXE_tracetui"))
-            .args([
-                "gen", "itp", "--jobs", "1260000", "--seed", "1", "--gpus", GPUS, "--load", "0.9",
-            ])
-            .arg("--out")
-            .arg(&p)
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    }
-    p
-}
-
-/// Seconds the command took, and its mean JCT.
-fn timed(cmd: &mut Command, mean_of: fn(&str) -> f64) -> (f64, f64) {
-    let t = Instant::now();
-    let o = cmd.output().unwrap();
-    let secs = t.elapsed().as_secs_f64();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    (secs, mean_of(&String::from_utf8_lossy(&o.stdout)))
-}
-
-fn tracetui_mean(out: &str) -> f64 {
-    let v: serde_json::Value = serde_json::from_str(out).unwrap();
-    v["jct_s"]["mean"].as_f64().unwrap()
-}
 
 fn python_mean(out: &str) -> f64 {
     out.split("mean JCT ")
@@ -54,29 +23,14 @@ fn python_mean(out: &str) -> f64 {
         .unwrap()
 }
 
-fn median_range(v: &mut [f64]) -> (f64, f64, f64) {
-    v.sort_by(f64::total_cmp);
-    (v[v.len() / 2], v[0], v[v.len() - 1])
-}
-
 fn main() {
-    let runs: usize = std::env::var("RUNS")
-        .ok()
-        .and_then(|r| r.parse().ok())
-        .unwrap_or(5);
+    let runs = runs();
     let file = trace();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     for policy in ["fifo", "first-fit"] {
         let (mut ours, mut theirs) = (Vec::new(), Vec::new());
         for _ in 0..runs {
-            let (s, a) = timed(
-                Command::new(env!("CARGO_BIN_EXE_tracetui"))
-                    .args(["sim", "itp"])
-                    .arg(&file)
-                    .args(["--gpus", GPUS, "--placement", "pack", "--policy", policy])
-                    .args(["--format", "json"]),
-                tracetui_mean,
-            );
+            let (s, a) = timed(&mut tracetui_sim(&file, policy), tracetui_mean);
             ours.push(s);
             let (p, b) = timed(
                 Command::new("python3")
