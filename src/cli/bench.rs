@@ -108,7 +108,7 @@ pub fn run(a: &BenchArgs) -> Result<()> {
         let t = Instant::now();
         let r = sim::run(trace.clone(), p, Placement::Consolidate);
         say!(
-            "{:<14} {:.2} s to the end ({} jobs done)",
+            "{:<14} {:.3} s to the end ({} jobs done)",
             p.name(),
             t.elapsed().as_secs_f64(),
             r.jobs_done

@@ -154,6 +154,13 @@ pub trait Books: fmt::Debug + Send + Sync {
     fn fork_box(&self) -> Box<dyn Books> {
         self.clone_box()
     }
+    /// Whether these books keep no state and answer nothing: every hook
+    /// above is the default, only the keys (and `below`) are their own.
+    /// The engine then skips the hooks (a few calls per job it would make
+    /// for nothing). Say yes only when that is true.
+    fn passive(&self) -> bool {
+        false
+    }
 }
 
 impl Clone for Box<dyn Books> {

@@ -23,7 +23,10 @@ impl Engine {
         if let Some(e) = self.timeline.first() {
             next = next.min(e.0);
         }
-        if let Some(w) = self.books().next_wakeup().filter(|_| !idle) {
+        if let Some(w) = (!self.passive && !idle)
+            .then(|| self.books().next_wakeup())
+            .flatten()
+        {
             next = next.min(w);
         }
         (next != Secs::MAX).then_some(next)
@@ -118,7 +121,7 @@ impl Engine {
             arrived = true;
         }
         self.recorded_starts(t);
-        let woke = self.with_books(|b, e| b.wake(e, t));
+        let woke = !self.passive && self.with_books(|b, e| b.wake(e, t));
         if released || woke {
             self.epoch += 1;
         }

@@ -111,6 +111,8 @@ pub struct Engine {
     walk: Walk,
     /// The policy's state and order; out only while a hook runs.
     books: Option<Box<dyn Books>>,
+    /// The books say they are `passive`: their hooks are not called.
+    passive: bool,
     policy_since: Secs,
     /// The policy in force before the current one, to fall back to.
     policy_before: Option<Policy>,
@@ -190,6 +192,7 @@ impl Engine {
             policy,
             walk: policy.walk(),
             books: None,
+            passive: false,
             policy_since: now,
             policy_before: None,
             failures: Vec::new(),
@@ -261,7 +264,9 @@ impl Engine {
             return;
         }
         self.jobs[job as usize].phase = Phase::Queued;
-        self.with_books(|b, e| b.joined(e, job));
+        if !self.passive {
+            self.with_books(|b, e| b.joined(e, job));
+        }
         self.enqueue(job);
     }
 
@@ -295,7 +300,9 @@ impl Engine {
     fn enqueue(&mut self, job: u32) {
         let class = self.shapes.class_of[job as usize];
         let rank = self.shapes.rank[job as usize];
-        self.with_books(|b, e| b.waiting(e, job, true));
+        if !self.passive {
+            self.with_books(|b, e| b.waiting(e, job, true));
+        }
         self.queue.insert(class, self.key(job), rank);
         let short = self
             .time_left(job)
@@ -309,7 +316,9 @@ impl Engine {
         let class = self.shapes.class_of[job as usize];
         let rank = self.shapes.rank[job as usize];
         self.queue.remove(class, self.key(job), rank);
-        self.with_books(|b, e| b.waiting(e, job, false));
+        if !self.passive {
+            self.with_books(|b, e| b.waiting(e, job, false));
+        }
         if let Some(t) = &mut self.queue.classes[class as usize].short {
             t.set(self.shapes.pos[job as usize] as usize, u64::MAX);
         }
@@ -321,7 +330,7 @@ impl Engine {
         let j = &self.trace.jobs[job as usize];
         let (submit, no_deadline) = (j.submit, j.deadline.get().is_none());
         let runtime = self.time_left(job);
-        let resumed = self.resumes.contains_key(&job);
+        let resumed = self.resumed(job).is_some();
         let milli: u64 = grants.iter().map(|g| g.milli as u64).sum();
         self.power_on(job as u64, job, milli as f64 / 1000.0, false);
         let st = &mut self.jobs[job as usize];
@@ -366,7 +375,9 @@ impl Engine {
             self.tally.busy_finished += milli as u128 * held as u128;
             self.tally.overhead_busy += milli as u128 * held.min(overhead) as u128;
         }
-        self.with_books(|b, e| b.left(e, job));
+        if !self.passive {
+            self.with_books(|b, e| b.left(e, job));
+        }
         self.power_off(job as u64);
         self.mark_done(job, note);
     }
@@ -384,8 +395,8 @@ impl Engine {
         };
         // A preempted job's run time is its own, not first start to finish.
         let own = self
-            .resumes
-            .contains_key(&job)
+            .resumed(job)
+            .is_some()
             .then(|| self.runtime_of(job))
             .flatten();
         let st = &mut self.jobs[job as usize];

@@ -49,8 +49,17 @@ pub struct Resume {
 }
 
 impl Engine {
+    /// The work `job` carries if it was ever preempted (no hash lookup
+    /// while no job ever was, as under a policy that never preempts).
+    pub(super) fn resumed(&self, job: u32) -> Option<&Resume> {
+        match self.resumes.is_empty() {
+            true => None,
+            false => self.resumes.get(&job),
+        }
+    }
+
     pub(super) fn resume(&self, job: u32) -> Resume {
-        self.resumes.get(&job).copied().unwrap_or(Resume {
+        self.resumed(job).copied().unwrap_or(Resume {
             run_from: self.jobs[job as usize].start,
             ..Resume::default()
         })
@@ -60,7 +69,7 @@ impl Engine {
     /// the work done, plus the restart cost if it was preempted.
     pub(super) fn time_left(&self, job: u32) -> Option<Secs> {
         let rt = self.runtime_of(job)?;
-        Some(match self.resumes.get(&job) {
+        Some(match self.resumed(job) {
             Some(r) => (rt - r.done).max(0) + self.tuning.preempt_cost,
             None => rt,
         })
@@ -81,14 +90,21 @@ impl Engine {
     /// Book-keeping when a job starts under a preemptive policy (or any
     /// policy, for a resumed job).
     pub(super) fn on_preemptive_start(&mut self, job: u32, milli: u64) {
-        if let Some(r) = self.resumes.get_mut(&job) {
+        if let Some(r) = self
+            .resumed(job)
+            .is_some()
+            .then(|| self.resumes.get_mut(&job))
+            .flatten()
+        {
             r.run_from = self.now;
             r.overhead = self.tuning.preempt_cost;
         }
         if self.walk == Walk::Preemptive {
             self.track_running(job);
         }
-        self.with_books(|b, e| b.started(e, job, milli));
+        if !self.passive {
+            self.with_books(|b, e| b.started(e, job, milli));
+        }
     }
 
     pub(super) fn track_running(&mut self, job: u32) {
@@ -102,11 +118,15 @@ impl Engine {
 
     /// A running job stops (finishes or is preempted): forget its priority.
     pub(super) fn untrack_running(&mut self, job: u32, milli: u64) {
-        let rank = self.shapes.rank[job as usize];
-        if let Some(k) = self.pre.key_of.remove(&job) {
-            self.pre.by_key.remove(&(k, rank));
+        if !self.pre.key_of.is_empty() {
+            if let Some(k) = self.pre.key_of.remove(&job) {
+                let rank = self.shapes.rank[job as usize];
+                self.pre.by_key.remove(&(k, rank));
+            }
         }
-        self.with_books(|b, e| b.stopped(e, job, milli));
+        if !self.passive {
+            self.with_books(|b, e| b.stopped(e, job, milli));
+        }
     }
 
     /// New books for the policy now in force; under a preemptive walk they
@@ -117,6 +137,7 @@ impl Engine {
         self.pre.by_key.clear();
         self.pre.key_of.clear();
         self.books = Some(self.policy.rule().books(self));
+        self.passive = self.books().passive();
         if self.walk != Walk::Preemptive {
             return;
         }
@@ -234,8 +255,6 @@ impl Engine {
 
     /// Useful seconds a preempted job has done before its current run.
     pub(super) fn done_before(&self, job: u32) -> Option<(Secs, Secs, Secs)> {
-        self.resumes
-            .get(&job)
-            .map(|r| (r.done, r.run_from, r.overhead))
+        self.resumed(job).map(|r| (r.done, r.run_from, r.overhead))
     }
 }

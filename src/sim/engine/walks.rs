@@ -8,7 +8,11 @@ use crate::sim::policy::Walk;
 
 impl Engine {
     pub(super) fn pass(&mut self) {
-        match self.with_books(|b, e| b.decide(e)) {
+        let decided = match self.passive {
+            true => Ok(None),
+            false => self.with_books(|b, e| b.decide(e)),
+        };
+        match decided {
             Ok(Some(answer)) => self.policy_apply(answer),
             Ok(None) => {}
             Err(NoAnswer::Later) => {
@@ -38,6 +42,9 @@ impl Engine {
 
     /// The policy's word on what the walk did (an external policy's keys).
     pub(super) fn after_pass(&mut self) {
+        if self.passive {
+            return;
+        }
         match self.with_books(|b, e| b.after_pass(e)) {
             Ok(Some(keys)) => self.policy_apply(keys),
             Ok(None) => {}

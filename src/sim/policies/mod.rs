@@ -71,4 +71,8 @@ impl super::policy::Books for Keyed {
     fn queued_key(&self, e: &super::Engine, job: u32) -> u64 {
         (self.0)(e, job)
     }
+
+    fn passive(&self) -> bool {
+        true
+    }
 }

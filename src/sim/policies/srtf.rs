@@ -47,4 +47,8 @@ impl Books for SrtfBooks {
     fn below(&self, e: &Engine, victim: u32, _running: u64, waiting: u64) -> bool {
         (e.job_state(victim).end - e.now()).max(0) as u64 > waiting
     }
+
+    fn passive(&self) -> bool {
+        true
+    }
 }
