@@ -102,12 +102,12 @@ impl Engine {
     pub(super) fn process_instant(&mut self, t: Secs) {
         self.now = t;
         let mut released = self.recorded_ends(t);
-        while let Some((job, note)) = self.completions.pop_noted_at(t) {
+        while let Some(job) = self.completions.pop_at(t) {
             // The next job to end is read soon: ask for its state now.
             if let Some((_, next)) = self.completions.first() {
                 prefetch(&self.jobs[next as usize]);
             }
-            self.finish(job, note);
+            self.finish(job);
             released = true;
         }
         let mut arrived = false;

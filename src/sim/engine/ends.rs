@@ -1,17 +1,19 @@
-//! When the running jobs end: a binary heap of (end, job) for the clock
+//! When the running jobs end: a binary min-heap of (end, job) for the clock
 //! (a push and a pop per job, no tree to rebalance), with the same entries
 //! in order only while a backfill walk needs them for its reservation.
 
 use crate::trace::model::Secs;
 use rustc_hash::FxHashMap;
-use std::cmp::Reverse;
-use std::collections::{BTreeSet, BinaryHeap};
+use std::collections::BTreeSet;
 
 #[derive(Debug, Clone, Default)]
 pub(super) struct Ends {
-    /// (end, job) packed into one number in the same order (`pack`): a
-    /// sift compares two integers instead of a pair.
-    heap: BinaryHeap<Reverse<u128>>,
+    /// Ends from `base` to 2^32 s after it, as `(end - base) << 32 | job`:
+    /// a min-heap of one integer per entry, in (end, job) order.
+    heap: MinHeap,
+    base: Secs,
+    /// Ends outside that span (a hostile trace's run times), in order.
+    far: BTreeSet<(Secs, u32)>,
     /// Entries taken out (a preemption) but still in the heap, with how
     /// many times (a job may be taken out twice with the same end); dropped
     /// when they reach its top, which is never one of them.
@@ -23,34 +25,34 @@ pub(super) struct Ends {
 }
 
 impl Ends {
-    pub fn for_jobs(n: usize) -> Ends {
+    /// Ends for `n` jobs, none before `base` (the engine's clock at its start).
+    pub fn for_jobs(n: usize, base: Secs) -> Ends {
         Ends {
             live: vec![0; n.div_ceil(64)],
+            base,
             ..Ends::default()
         }
     }
 
-    #[cfg(test)]
     pub fn push(&mut self, end: Secs, job: u32) {
-        self.push_noted(end, job, 0);
-    }
-
-    /// `push`, with a note the clock gets back with the job when it ends
-    /// (the engine's: the job's wait, so its record need not be read then).
-    pub fn push_noted(&mut self, end: Secs, job: u32, note: u32) {
-        self.heap.push(Reverse(pack(end, job) | note as u128));
+        match self.pack(end, job) {
+            Some(k) => self.heap.push(k),
+            None => {
+                self.far.insert((end, job));
+            }
+        }
         self.live[job as usize / 64] |= 1 << (job % 64);
         if let Some(o) = &mut self.ordered {
             o.insert((end, job));
         }
     }
 
-    /// Bytes held (the ordered copy counted by entries).
+    /// Bytes held (the ordered and far copies counted by entries).
     pub fn held_bytes(&self) -> usize {
-        self.heap.capacity() * 16
+        self.heap.0.capacity() * 8
             + self.cancelled.capacity() * 24
             + self.live.capacity() * 8
-            + self.ordered.as_ref().map_or(0, |o| o.len() * 24)
+            + (self.far.len() + self.ordered.as_ref().map_or(0, |o| o.len())) * 24
     }
 
     /// Whether `job` has an end here (a job the engine started with a
@@ -61,22 +63,26 @@ impl Ends {
 
     /// The first end, if any.
     pub fn first(&self) -> Option<(Secs, u32)> {
-        self.heap.peek().map(|r| unpack(r.0))
+        let near = self.heap.peek().map(|k| self.unpack(k));
+        match self.far.first() {
+            Some(&f) if near.is_none_or(|n| f < n) => Some(f),
+            _ => near,
+        }
     }
 
     /// Takes the first end if it is at `t`.
-    #[cfg(test)]
     pub fn pop_at(&mut self, t: Secs) -> Option<u32> {
-        self.pop_noted_at(t).map(|(job, _)| job)
-    }
-
-    /// `pop_at`, with the note pushed with the job (0 if none).
-    pub fn pop_noted_at(&mut self, t: Secs) -> Option<(u32, u32)> {
         let (end, job) = self.first().filter(|&(end, _)| end == t)?;
-        let note = self.heap.pop().map_or(0, |r| r.0 as u32);
+        if self.far.first() == Some(&(end, job)) {
+            self.far.pop_first();
+        } else {
+            self.heap.pop();
+        }
         self.forget(end, job);
-        self.drop_cancelled();
-        Some((job, note))
+        if !self.cancelled.is_empty() {
+            self.drop_cancelled();
+        }
+        Some(job)
     }
 
     /// Takes `job`'s end (at `end`) out.
@@ -85,6 +91,9 @@ impl Ends {
             return;
         }
         self.forget(end, job);
+        if self.far.remove(&(end, job)) {
+            return;
+        }
         *self.cancelled.entry((end, job)).or_default() += 1;
         self.drop_cancelled();
     }
@@ -97,7 +106,7 @@ impl Ends {
     }
 
     fn drop_cancelled(&mut self) {
-        while let Some(top) = self.first() {
+        while let Some(top) = self.heap.peek().map(|k| self.unpack(k)) {
             if !uncancel(&mut self.cancelled, top) {
                 break;
             }
@@ -110,12 +119,13 @@ impl Ends {
         if !on {
             self.ordered = None;
         } else if self.ordered.is_none() {
-            let mut live: Vec<(Secs, u32)> = self.heap.iter().map(|r| unpack(r.0)).collect();
+            let mut live: Vec<(Secs, u32)> = self.heap.0.iter().map(|&k| self.unpack(k)).collect();
             live.sort_unstable();
             // A cancelled entry may sit beside a live twin (same end, job
             // started again): count each cancellation once.
             let mut cancelled = self.cancelled.clone();
             live.retain(|&e| !uncancel(&mut cancelled, e));
+            live.extend(self.far.iter().copied());
             self.ordered = Some(live.into_iter().collect());
         }
     }
@@ -126,20 +136,81 @@ impl Ends {
             .as_ref()
             .expect("ends are kept in order while a backfill walk is in force")
     }
+
+    /// (end, job) as one number ordered as the pair is, if the end is in
+    /// the heap's span.
+    fn pack(&self, end: Secs, job: u32) -> Option<u64> {
+        let off = u32::try_from(end.checked_sub(self.base)?).ok()?;
+        Some((off as u64) << 32 | job as u64)
+    }
+
+    fn unpack(&self, k: u64) -> (Secs, u32) {
+        (self.base + (k >> 32) as Secs, k as u32)
+    }
 }
 
-/// (end, job) as one number ordered as the pair is, with 32 low bits left
-/// for a note.
-fn pack(end: Secs, job: u32) -> u128 {
-    (((end as u64) ^ (1 << 63)) as u128) << 64 | (job as u128) << 32
-}
+/// A binary min-heap of integers. A pop walks the hole down the smaller
+/// children to a leaf (one comparison a level, no branch on it) and then
+/// lifts the last entry into it, which rarely climbs: the bottom-up pop.
+#[derive(Debug, Clone, Default)]
+struct MinHeap(Vec<u64>);
 
-fn unpack(k: u128) -> (Secs, u32) {
-    ((((k >> 64) as u64) ^ (1 << 63)) as Secs, (k >> 32) as u32)
+impl MinHeap {
+    fn peek(&self) -> Option<u64> {
+        self.0.first().copied()
+    }
+
+    fn push(&mut self, k: u64) {
+        self.0.push(k);
+        let v = &mut self.0;
+        let mut hole = v.len() - 1;
+        while hole > 0 {
+            let parent = (hole - 1) / 2;
+            if v[parent] <= k {
+                break;
+            }
+            v[hole] = v[parent];
+            hole = parent;
+        }
+        v[hole] = k;
+    }
+
+    fn pop(&mut self) -> Option<u64> {
+        let last = self.0.pop()?;
+        let v = &mut self.0[..];
+        let Some(&top) = v.first() else {
+            return Some(last);
+        };
+        let n = v.len();
+        let (mut hole, mut child) = (0, 1);
+        while child + 1 < n {
+            child += (v[child + 1] < v[child]) as usize;
+            v[hole] = v[child];
+            hole = child;
+            child = 2 * hole + 1;
+        }
+        if child < n {
+            v[hole] = v[child];
+            hole = child;
+        }
+        while hole > 0 {
+            let parent = (hole - 1) / 2;
+            if v[parent] <= last {
+                break;
+            }
+            v[hole] = v[parent];
+            hole = parent;
+        }
+        v[hole] = last;
+        Some(top)
+    }
 }
 
 /// Counts one cancellation of `e` off; whether there was one.
 fn uncancel(cancelled: &mut FxHashMap<(Secs, u32), u32>, e: (Secs, u32)) -> bool {
+    if cancelled.is_empty() {
+        return false;
+    }
     match cancelled.get_mut(&e) {
         Some(1) => cancelled.remove(&e).is_some(),
         Some(n) => {
@@ -158,7 +229,8 @@ mod tests {
     /// order kept for the backfill equals the heap's.
     #[test]
     fn ends_come_out_in_order_without_cancelled_ones() {
-        let mut e = Ends::for_jobs(200);
+        // Ends below the base go to the far set, the rest to the heap.
+        let mut e = Ends::for_jobs(200, 0);
         let mut model: BTreeSet<(Secs, u32)> = BTreeSet::new();
         let mut x: u64 = 7;
         for step in 0..2000u32 {

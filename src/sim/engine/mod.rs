@@ -47,6 +47,9 @@ pub struct JobState {
     /// How many machines its current (or last) run holds GPUs on; for a
     /// recorded run, the machines its recorded segments name.
     pub machines: u16,
+    /// Its wait as `wait_note` packs it (0: none), so that finishing it
+    /// need not read its record (a cache miss at completion order).
+    pub(crate) wait_note: u32,
     pub start: Secs,
     pub end: Secs,
 }
@@ -205,6 +208,7 @@ impl Engine {
                 JobState {
                     phase: Phase::Future,
                     machines: 0,
+                    wait_note: 0,
                     start: 0,
                     end: 0
                 };
@@ -214,7 +218,7 @@ impl Engine {
             timeline: BTreeSet::new(),
             seg_held: FxHashMap::default(),
             seg_left: FxHashMap::default(),
-            completions: ends::Ends::for_jobs(n),
+            completions: ends::Ends::for_jobs(n, now),
             cluster,
             queue: Queue::new(classes),
             epoch: 0,
@@ -342,8 +346,8 @@ impl Engine {
         }
         if let Some(rt) = runtime {
             st.end = self.now + rt.max(0);
-            let note = wait_note(st.start - submit, no_deadline);
-            self.completions.push_noted(st.end, job, note);
+            st.wait_note = wait_note(st.start - submit, no_deadline);
+            self.completions.push(st.end, job);
         }
         // Grants come grouped by machine: count the runs.
         let machines = grants
@@ -361,8 +365,8 @@ impl Engine {
         self.on_preemptive_start(job, milli);
     }
 
-    /// Ends `job` now; `note` is what its end was pushed with (0: none).
-    fn finish(&mut self, job: u32, note: u32) {
+    /// Ends `job` now.
+    fn finish(&mut self, job: u32) {
         if let Some(grants) = self.running.remove(&job) {
             self.cluster.release(job, &grants);
             let milli: u64 = grants.iter().map(|g| g.milli as u64).sum();
@@ -379,14 +383,12 @@ impl Engine {
             self.with_books(|b, e| b.left(e, job));
         }
         self.power_off(job as u64);
-        self.mark_done(job, note);
+        self.mark_done(job);
     }
 
-    /// Books a finished job: its phase, end, and metrics. A `note` from
-    /// `wait_note` gives its submit time without reading its record (a
-    /// cache miss at completion order).
-    fn mark_done(&mut self, job: u32, note: u32) {
-        let (submit, deadline) = match note_wait(note) {
+    /// Books a finished job: its phase, end, and metrics.
+    fn mark_done(&mut self, job: u32) {
+        let (submit, deadline) = match note_wait(self.jobs[job as usize].wait_note) {
             Some(wait) => (self.jobs[job as usize].start - wait, None),
             None => {
                 let j = &self.trace.jobs[job as usize];
@@ -461,7 +463,7 @@ impl Engine {
     }
 }
 
-/// A job's wait (first start − submit) as the note its end is pushed with,
+/// A job's wait (first start − submit) as its state keeps it,
 /// when it has no deadline and the wait fits in 31 bits; else 0 (none).
 fn wait_note(wait: Secs, no_deadline: bool) -> u32 {
     match u32::try_from(wait) {

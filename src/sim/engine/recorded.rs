@@ -132,6 +132,7 @@ impl Engine {
             let st = &mut self.jobs[job as usize];
             st.phase = Phase::Running;
             st.start = self.now;
+            st.wait_note = 0;
             st.machines = named.len().min(u16::MAX as usize) as u16;
             self.tally
                 .on_start(self.trace.jobs[job as usize].submit, self.now);
@@ -174,7 +175,7 @@ impl Engine {
         if left == Some(0) {
             self.seg_left.remove(&job);
             self.running.remove(&job);
-            self.mark_done(job, 0);
+            self.mark_done(job);
             self.with_books(|b, e| b.hold_ended(e, job));
         }
     }

@@ -28,6 +28,7 @@ pub struct Snapshot {
 const NOT_ARRIVED: JobState = JobState {
     phase: Phase::Future,
     machines: 0,
+    wait_note: 0,
     start: 0,
     end: 0,
 };
