@@ -162,17 +162,8 @@ impl MinHeap {
 
     fn push(&mut self, k: u64) {
         self.0.push(k);
-        let v = &mut self.0;
-        let mut hole = v.len() - 1;
-        while hole > 0 {
-            let parent = (hole - 1) / 2;
-            if v[parent] <= k {
-                break;
-            }
-            v[hole] = v[parent];
-            hole = parent;
-        }
-        v[hole] = k;
+        let hole = self.0.len() - 1;
+        lift(&mut self.0, hole, k);
     }
 
     fn pop(&mut self) -> Option<u64> {
@@ -193,17 +184,24 @@ impl MinHeap {
             v[hole] = v[child];
             hole = child;
         }
-        while hole > 0 {
-            let parent = (hole - 1) / 2;
-            if v[parent] <= last {
-                break;
-            }
-            v[hole] = v[parent];
-            hole = parent;
-        }
-        v[hole] = last;
+        lift(v, hole, last);
         Some(top)
     }
+}
+
+/// Puts `k` into the heap `v` at the hole `hole`, moving it up past the
+/// parents greater than it.
+#[inline(always)]
+fn lift(v: &mut [u64], mut hole: usize, k: u64) {
+    while hole > 0 {
+        let parent = (hole - 1) / 2;
+        if v[parent] <= k {
+            break;
+        }
+        v[hole] = v[parent];
+        hole = parent;
+    }
+    v[hole] = k;
 }
 
 /// Counts one cancellation of `e` off; whether there was one.
