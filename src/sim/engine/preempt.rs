@@ -90,14 +90,11 @@ impl Engine {
     /// Book-keeping when a job starts under a preemptive policy (or any
     /// policy, for a resumed job).
     pub(super) fn on_preemptive_start(&mut self, job: u32, milli: u64) {
-        if let Some(r) = self
-            .resumed(job)
-            .is_some()
-            .then(|| self.resumes.get_mut(&job))
-            .flatten()
-        {
-            r.run_from = self.now;
-            r.overhead = self.tuning.preempt_cost;
+        if !self.resumes.is_empty() {
+            if let Some(r) = self.resumes.get_mut(&job) {
+                r.run_from = self.now;
+                r.overhead = self.tuning.preempt_cost;
+            }
         }
         if self.walk == Walk::Preemptive {
             self.track_running(job);
