@@ -2,6 +2,7 @@
 //! placement queries logarithmic instead of a scan of every machine.
 
 use super::free_index::TypeIndex;
+use super::holders::Holders;
 use crate::trace::model::{Cluster, TypeId, MILLI_PER_GPU};
 use std::cmp::Reverse;
 
@@ -51,7 +52,7 @@ pub struct ClusterState {
     /// Milli-GPUs in use per GPU (may exceed 1000 when a recorded replay overflows).
     used: Vec<u32>,
     /// Every holder of each GPU and its share.
-    holders: Vec<Vec<(u32, u16)>>,
+    holders: Holders,
     /// Bit `g` set while GPU `g` has nothing on it: a machine's lowest free
     /// GPUs without a scan of all of them (1,024 on a single big node).
     free_bits: Vec<u64>,
@@ -89,7 +90,7 @@ impl ClusterState {
         ClusterState {
             machines,
             used: vec![0; first as usize],
-            holders: vec![Vec::new(); first as usize],
+            holders: Holders::new(first as usize),
             free_bits: (0..(first as usize).div_ceil(64))
                 .map(|w| {
                     let left = first as usize - w * 64;
@@ -107,7 +108,7 @@ impl ClusterState {
 
     /// Bytes held: per-GPU use and holders, per-machine state, the indexes.
     pub fn held_bytes(&self) -> usize {
-        let holders: usize = self.holders.iter().map(|h| 24 + h.capacity() * 8).sum();
+        let holders = self.holders.held_bytes();
         let index: usize = self.types.iter().map(|t| t.held_bytes()).sum();
         self.machines.capacity() * std::mem::size_of::<MachineState>()
             + self.used.capacity() * 4
@@ -151,7 +152,7 @@ impl ClusterState {
 
     /// Every job holding GPU `flat_gpu`, with its share in milli-GPUs.
     pub fn holders(&self, flat_gpu: usize) -> &[(u32, u16)] {
-        &self.holders[flat_gpu]
+        self.holders.of(flat_gpu)
     }
 
     pub fn allocated_milli(&self) -> u64 {
@@ -312,74 +313,6 @@ impl ClusterState {
         }
     }
 
-    /// The GPU of machine `m` with the least room left that still takes
-    /// `milli` (lowest index among equals), counting free GPUs as full room.
-    pub fn gpu_with_room(&self, m: u32, milli: u32) -> Option<u16> {
-        let ms = &self.machines[m as usize];
-        let base = ms.first_gpu as usize;
-        (0..ms.gpus as usize)
-            .filter(|&g| self.used[base + g] + milli <= MILLI_PER_GPU)
-            .min_by_key(|&g| (MILLI_PER_GPU - self.used[base + g], g))
-            .map(|g| g as u16)
-    }
-
-    /// The least used GPU of machine `m` (for replaying a record that overflows it).
-    pub fn least_used_gpu(&self, m: u32) -> Option<u16> {
-        let ms = &self.machines[m as usize];
-        let base = ms.first_gpu as usize;
-        (0..ms.gpus as usize)
-            .min_by_key(|&g| (self.used[base + g], g))
-            .map(|g| g as u16)
-    }
-
-    /// GPUs for `milli` on machine `m` as a record puts it there: whole GPUs
-    /// on the lowest-numbered free GPUs, a fraction on the lowest-numbered GPU
-    /// with room. `true` when it does not fit and was put over capacity on
-    /// the least used GPUs (a recorded replay keeps what was recorded).
-    pub fn grants_on(&self, m: u32, milli: u32) -> (Vec<Grant>, bool) {
-        let cap = self.cap(m);
-        if cap == 0 || milli == 0 {
-            return (Vec::new(), milli > 0);
-        }
-        let base = self.first_gpu(m);
-        let mut taken: Vec<u16> = Vec::new();
-        let mut over = false;
-        let mut pick = |need: u32, taken: &mut Vec<u16>| -> u16 {
-            let free = (0..cap as u16).find(|g| {
-                !taken.contains(g) && self.used[base + *g as usize] + need <= MILLI_PER_GPU
-            });
-            let gpu = free.unwrap_or_else(|| {
-                over = true;
-                (0..cap as u16)
-                    .filter(|g| !taken.contains(g))
-                    .min_by_key(|g| (self.used[base + *g as usize], *g))
-                    .unwrap_or(0)
-            });
-            taken.push(gpu);
-            gpu
-        };
-        let mut grants = Vec::new();
-        for _ in 0..milli / MILLI_PER_GPU {
-            let gpu = pick(MILLI_PER_GPU, &mut taken);
-            grants.push(Grant {
-                machine: m,
-                gpu,
-                milli: MILLI_PER_GPU as u16,
-            });
-        }
-        let frac = milli % MILLI_PER_GPU;
-        if frac > 0 {
-            let gpu = pick(frac, &mut taken);
-            grants.push(Grant {
-                machine: m,
-                gpu,
-                milli: frac as u16,
-            });
-        }
-        grants.sort_unstable();
-        (grants, over)
-    }
-
     fn unindex(&mut self, m: u32) {
         let ms = &self.machines[m as usize];
         if !ms.indexed {
@@ -406,73 +339,97 @@ impl ClusterState {
         t.free_gpus += ms.free as u64;
     }
 
-    fn set_partial(&mut self, m: u32, gpu: u16, add: bool) {
-        let flat = self.machines[m as usize].first_gpu as usize + gpu as usize;
-        let used = self.used[flat];
-        if used > 0 && used < MILLI_PER_GPU && self.machines[m as usize].indexed {
-            let key = ((MILLI_PER_GPU - used) as u16, m, gpu);
-            let t = &mut self.types[self.machines[m as usize].gpu_type as usize];
-            if add {
-                t.partial.insert(key);
-            } else {
-                t.partial.remove(&key);
-            }
-        }
-    }
-
     /// Gives `grants` to `job`.
     pub fn acquire(&mut self, job: u32, grants: &[Grant]) {
-        self.change(grants, |state, flat, g| {
-            state.used[flat] += g.milli as u32;
+        self.each_machine(grants, |state, g, flat| {
+            let before = state.used[flat];
+            state.used[flat] = before + g.milli as u32;
             // Holders stay sorted by job, so the order never depends on history.
-            let h = &mut state.holders[flat];
-            let at = h.partition_point(|&(j, _)| j < job);
-            h.insert(at, (job, g.milli));
+            state.holders.add(flat, job, g.milli);
             state.allocated_milli += g.milli as u64;
+            before
         });
     }
 
     /// Takes `grants` back from `job`.
     pub fn release(&mut self, job: u32, grants: &[Grant]) {
-        self.change(grants, |state, flat, g| {
-            state.used[flat] -= g.milli as u32;
-            let h = &mut state.holders[flat];
-            if let Some(i) = h.iter().position(|&(j, mi)| j == job && mi == g.milli) {
-                h.remove(i);
-            }
+        self.each_machine(grants, |state, g, flat| {
+            let before = state.used[flat];
+            state.used[flat] = before - g.milli as u32;
+            state.holders.remove(flat, job, g.milli);
             state.allocated_milli -= g.milli as u64;
+            before
         });
     }
 
-    fn change(&mut self, grants: &[Grant], mut f: impl FnMut(&mut Self, usize, &Grant)) {
+    /// Applies `f` to each grant (it returns the GPU's use before), with
+    /// each machine out of the indexes while its grants change, and keeps
+    /// free counts, free bits and the partly used GPUs up to date.
+    #[inline(always)]
+    fn each_machine(
+        &mut self,
+        grants: &[Grant],
+        mut f: impl FnMut(&mut Self, &Grant, usize) -> u32,
+    ) {
         let mut i = 0;
         while i < grants.len() {
             let m = grants[i].machine;
             self.unindex(m);
+            let first = self.machines[m as usize].first_gpu as usize;
             while i < grants.len() && grants[i].machine == m {
                 let g = &grants[i];
-                self.set_partial(m, g.gpu, false);
-                let flat = self.machines[m as usize].first_gpu as usize + g.gpu as usize;
-                let was_free = self.used[flat] == 0;
-                f(self, flat, g);
-                match (was_free, self.used[flat] == 0) {
-                    (true, false) => {
-                        self.machines[m as usize].free -= 1;
-                        self.free_bits[flat / 64] &= !(1 << (flat % 64));
-                    }
-                    (false, true) => {
-                        self.machines[m as usize].free += 1;
-                        self.free_bits[flat / 64] |= 1 << (flat % 64);
-                    }
-                    _ => {}
-                }
-                self.set_partial(m, g.gpu, true);
+                let flat = first + g.gpu as usize;
+                let before = f(self, g, flat);
+                self.note_use(m, g.gpu, flat, before);
                 i += 1;
             }
             self.reindex(m);
         }
     }
+
+    /// GPU `gpu` of machine `m` (flat `flat`) went from `before` milli in
+    /// use to what `used` says now.
+    #[inline(always)]
+    fn note_use(&mut self, m: u32, gpu: u16, flat: usize, before: u32) {
+        let after = self.used[flat];
+        let partial = |u: u32| u > 0 && u < MILLI_PER_GPU;
+        if partial(before) || partial(after) {
+            self.note_partial(m, gpu, before, after);
+        }
+        match (before == 0, after == 0) {
+            (true, false) => {
+                self.machines[m as usize].free -= 1;
+                self.free_bits[flat / 64] &= !(1 << (flat % 64));
+            }
+            (false, true) => {
+                self.machines[m as usize].free += 1;
+                self.free_bits[flat / 64] |= 1 << (flat % 64);
+            }
+            _ => {}
+        }
+    }
+
+    /// Moves GPU `gpu` of machine `m` in the partly used index from its
+    /// `before` use to its `after` use (either may be whole or none).
+    #[inline(never)]
+    fn note_partial(&mut self, m: u32, gpu: u16, before: u32, after: u32) {
+        let ms = &self.machines[m as usize];
+        if !ms.indexed {
+            return;
+        }
+        let t = &mut self.types[ms.gpu_type as usize];
+        let key = |u: u32| ((MILLI_PER_GPU - u) as u16, m, gpu);
+        if before > 0 && before < MILLI_PER_GPU {
+            t.partial.remove(&key(before));
+        }
+        if after > 0 && after < MILLI_PER_GPU {
+            t.partial.insert(key(after));
+        }
+    }
 }
+
+#[path = "cluster_records.rs"]
+mod records;
 
 #[cfg(test)]
 #[path = "cluster_tests.rs"]

@@ -1,10 +1,12 @@
 //! The simulation engine: no terminal code here.
 
 pub mod backfill;
+pub mod class_set;
 pub mod cluster;
 pub mod energy;
 pub mod engine;
 mod free_index;
+mod holders;
 pub mod metrics;
 mod order;
 pub mod placement;

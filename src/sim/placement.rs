@@ -2,7 +2,7 @@
 //! cluster's free-capacity indices.
 
 use super::cluster::{ClusterState, Grant, TypeFilter};
-use crate::trace::model::{Demand, MILLI_PER_GPU};
+use crate::trace::model::{Demand, Unit, MILLI_PER_GPU};
 
 /// How GPUs are chosen for a job.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, clap::ValueEnum, serde::Serialize)]
@@ -35,37 +35,62 @@ pub fn place(
     demand: &Demand,
     filter: TypeFilter,
 ) -> Option<Vec<Grant>> {
+    let mut out = Vec::new();
+    place_into(state, rule, demand, filter, &mut out).then_some(out)
+}
+
+/// `place`, into `out` (emptied first; a caller that keeps it allocates
+/// nothing for a gang on one machine): whether the demand fits now.
+pub fn place_into(
+    state: &mut ClusterState,
+    rule: Placement,
+    demand: &Demand,
+    filter: TypeFilter,
+    out: &mut Vec<Grant>,
+) -> bool {
+    out.clear();
     match demand {
-        Demand::Gang { gpus } => gang(state, rule, *gpus, filter),
-        Demand::Instances(units) => {
-            let whole_needed: u64 = units
-                .iter()
-                .map(|u| u.count as u64 * (u.milli / MILLI_PER_GPU) as u64)
-                .sum();
-            if whole_needed > state.free_gpus(filter) {
-                return None;
-            }
-            // Each instance sees the ones placed before it: place tentatively, then undo.
-            let mut all: Vec<Grant> = Vec::new();
-            let mut ok = true;
-            'units: for u in units.iter() {
-                for _ in 0..u.count {
-                    match instance(state, rule, u.milli, filter) {
-                        Some(g) => {
-                            state.acquire(u32::MAX, &g);
-                            all.extend(g);
-                        }
-                        None => {
-                            ok = false;
-                            break 'units;
-                        }
-                    }
+        Demand::Gang { gpus } => gang(state, rule, *gpus, filter, out),
+        Demand::Instances(units) => instances(state, rule, units, filter, out),
+    }
+}
+
+/// Instances of `units`, into `out` (empty): whether they all fit now.
+fn instances(
+    state: &mut ClusterState,
+    rule: Placement,
+    units: &[Unit],
+    filter: TypeFilter,
+    out: &mut Vec<Grant>,
+) -> bool {
+    let whole_needed: u64 = units
+        .iter()
+        .map(|u| u.count as u64 * (u.milli / MILLI_PER_GPU) as u64)
+        .sum();
+    if whole_needed > state.free_gpus(filter) {
+        return false;
+    }
+    // Each instance sees the ones placed before it: place tentatively, then undo.
+    let mut ok = true;
+    'units: for u in units.iter() {
+        for _ in 0..u.count {
+            match instance(state, rule, u.milli, filter) {
+                Some(g) => {
+                    state.acquire(u32::MAX, &g);
+                    out.extend(g);
+                }
+                None => {
+                    ok = false;
+                    break 'units;
                 }
             }
-            state.release(u32::MAX, &all);
-            ok.then_some(all)
         }
     }
+    state.release(u32::MAX, out);
+    if !ok {
+        out.clear();
+    }
+    ok
 }
 
 fn on_machine(state: &ClusterState, m: u32, k: u32) -> Vec<Grant> {
@@ -74,26 +99,36 @@ fn on_machine(state: &ClusterState, m: u32, k: u32) -> Vec<Grant> {
     out
 }
 
-fn gang(state: &ClusterState, rule: Placement, k: u32, f: TypeFilter) -> Option<Vec<Grant>> {
+/// A gang of `k` whole GPUs, into `out` (empty): whether it fits now.
+fn gang(
+    state: &ClusterState,
+    rule: Placement,
+    k: u32,
+    f: TypeFilter,
+    out: &mut Vec<Grant>,
+) -> bool {
     if k == 0 {
-        return Some(Vec::new());
+        return true;
     }
     if (k as u64) > state.free_gpus(f) {
-        return None;
+        return false;
     }
-    let local = if k <= state.max_gpus(f) {
+    if k <= state.max_gpus(f) {
         let m = match rule {
             Placement::Spread => state.most_free(f).filter(|&m| state.free(m) >= k),
             _ => state.best_fit(f, k, &[]),
         };
-        m.map(|m| on_machine(state, m, k))
-    } else {
-        whole_machines(state, k, f)
-    };
-    match (local, rule) {
-        (Some(g), _) => Some(g),
-        (None, Placement::Pack) => relaxed(state, k, f),
-        (None, _) => None,
+        if let Some(m) = m {
+            state.grant_free_gpus(m, k, out);
+            return true;
+        }
+    } else if let Some(g) = whole_machines(state, k, f) {
+        *out = g;
+        return true;
+    }
+    match rule {
+        Placement::Pack => relaxed(state, k, f).map(|g| *out = g).is_some(),
+        _ => false,
     }
 }
 

@@ -7,12 +7,13 @@
 //! thousands to a handful of placement queries, with exactly the result of
 //! walking the whole queue in order.
 
+use super::class_set::ClassSet;
 use super::cluster::TypeFilter;
 use super::order::Order;
 use crate::trace::model::{Demand, Trace};
 use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
-use std::collections::{BTreeSet, BinaryHeap};
+use std::collections::BinaryHeap;
 
 /// Shape classes, fixed for a trace.
 #[derive(Debug)]
@@ -127,7 +128,7 @@ pub struct ClassQueue {
 pub struct Queue {
     pub classes: Vec<ClassQueue>,
     /// Classes with at least one waiting job.
-    pub active: BTreeSet<u32>,
+    pub active: ClassSet,
     len: usize,
 }
 
@@ -135,7 +136,7 @@ impl Queue {
     pub fn new(classes: usize) -> Queue {
         Queue {
             classes: vec![ClassQueue::default(); classes],
-            active: BTreeSet::new(),
+            active: ClassSet::with_room(classes),
             len: 0,
         }
     }
@@ -170,7 +171,7 @@ impl Queue {
         if c.order.remove(&(key, rank)) {
             self.len -= 1;
             if c.order.is_empty() {
-                self.active.remove(&class);
+                self.active.remove(class);
             }
         }
     }
@@ -181,7 +182,7 @@ impl Queue {
 
     /// Every waiting (key, rank), class by class.
     pub fn entries(&self) -> impl Iterator<Item = (u32, u64, u32)> + '_ {
-        self.active.iter().flat_map(move |&c| {
+        self.active.iter().flat_map(move |c| {
             self.classes[c as usize]
                 .order
                 .iter()
@@ -194,7 +195,7 @@ impl Queue {
         let mut iters: Vec<_> = self
             .active
             .iter()
-            .map(|&c| self.classes[c as usize].order.iter().peekable())
+            .map(|c| self.classes[c as usize].order.iter().peekable())
             .collect();
         let mut heap = BinaryHeap::new();
         for (i, it) in iters.iter_mut().enumerate() {
@@ -218,7 +219,7 @@ impl Queue {
 
     /// Empties the queue, keeping the class slots.
     pub fn clear(&mut self) {
-        for &c in &self.active {
+        for c in self.active.iter() {
             let c = &mut self.classes[c as usize];
             c.order.clear();
         }

@@ -334,14 +334,14 @@ impl Engine {
         }
         if !c.preempt.is_empty() {
             for v in c.preempt {
-                let g = self.running[&v].clone();
+                let g = self.running[&v].to_vec();
                 self.cluster.release(v, &g);
                 self.preempt(v);
             }
             self.epoch += 1;
         }
         for (j, g) in c.start {
-            self.start(j, g);
+            self.start(j, &g);
         }
     }
 

@@ -8,6 +8,7 @@ mod power;
 mod preempt;
 mod queries;
 mod recorded;
+mod running;
 mod snapshot;
 mod victims;
 mod walks;
@@ -15,6 +16,7 @@ mod walks;
 pub use books::{Answer, Checked, NoAnswer};
 pub use power::{JobPower, Switch};
 pub(crate) use preempt::Resume;
+pub use running::Running;
 pub use snapshot::Snapshot;
 
 use super::backfill::Reservation;
@@ -128,7 +130,9 @@ pub struct Engine {
     /// When the job at `next_arrival` is submitted (`Secs::MAX`: none left).
     next_submit: Secs,
     jobs: Vec<JobState>,
-    running: FxHashMap<u32, Vec<Grant>>,
+    running: Running,
+    /// Where a pass's placement puts its grants (kept: no allocation per start).
+    placed: Vec<Grant>,
     /// Recorded replay: (time, 0 = segment end | 1 = segment start, job, segment).
     timeline: BTreeSet<(Secs, u8, u32, u32)>,
     /// Held segments: segment → (when it started here, its GPUs).
@@ -214,7 +218,8 @@ impl Engine {
                 };
                 n
             ],
-            running: Default::default(),
+            running: Running::default(),
+            placed: Vec::new(),
             timeline: BTreeSet::new(),
             seg_held: FxHashMap::default(),
             seg_left: FxHashMap::default(),
@@ -328,9 +333,9 @@ impl Engine {
         }
     }
 
-    fn start(&mut self, job: u32, grants: Vec<Grant>) {
+    fn start(&mut self, job: u32, grants: &[Grant]) {
         self.dequeue(job);
-        self.cluster.acquire(job, &grants);
+        self.cluster.acquire(job, grants);
         let j = &self.trace.jobs[job as usize];
         let (submit, no_deadline) = (j.submit, j.deadline.get().is_none());
         let runtime = self.time_left(job);
@@ -367,9 +372,11 @@ impl Engine {
 
     /// Ends `job` now.
     fn finish(&mut self, job: u32) {
-        if let Some(grants) = self.running.remove(&job) {
-            self.cluster.release(job, &grants);
-            let milli: u64 = grants.iter().map(|g| g.milli as u64).sum();
+        let released = self.running.end(job).map(|grants| {
+            self.cluster.release(job, grants);
+            grants.iter().map(|g| g.milli as u64).sum::<u64>()
+        });
+        if let Some(milli) = released {
             self.untrack_running(job, milli);
             let (from, overhead) = match self.done_before(job) {
                 Some((_, from, overhead)) => (from, overhead),

@@ -180,8 +180,8 @@ impl Engine {
                 self.queue
                     .active
                     .iter()
-                    .filter(|&&c| !failed.contains(&c))
-                    .filter_map(|&c| {
+                    .filter(|c| !failed.contains(c))
+                    .filter_map(|c| {
                         let order = &self.queue.classes[c as usize].order;
                         let e = match cursor {
                             None => order.first(),
@@ -203,9 +203,9 @@ impl Engine {
             cursor = Some((key, rank));
             let job = self.shapes.arrival[rank as usize];
             if let Some(g) = self.try_class(class) {
-                self.start(job, g);
+                self.start(job, &g);
             } else if let Some(g) = self.preempt_for(job, class, key) {
-                self.start(job, g);
+                self.start(job, &g);
             } else {
                 failed.insert(class);
                 self.pre

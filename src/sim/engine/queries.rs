@@ -2,7 +2,7 @@
 //! holds what, the queue in order, the tally and the headline report.
 
 use super::{Engine, Event, JobState, Switch};
-use crate::sim::cluster::{ClusterState, Grant};
+use crate::sim::cluster::ClusterState;
 use crate::sim::metrics::{Report, Summary, Tally};
 use crate::sim::placement::Placement;
 use crate::sim::policy::Policy;
@@ -49,7 +49,7 @@ impl Engine {
 
     /// Running jobs and their GPUs, by job index: a hash map, so anything
     /// whose order shows sorts what it takes from it.
-    pub fn running(&self) -> &rustc_hash::FxHashMap<u32, Vec<Grant>> {
+    pub fn running(&self) -> &super::Running {
         &self.running
     }
 

@@ -112,10 +112,7 @@ impl Engine {
             }
         }
         self.cluster.acquire(job, &grants);
-        self.running
-            .entry(job)
-            .or_default()
-            .extend_from_slice(&grants);
+        self.running.extend(job, &grants);
         let gpus = grants.iter().map(|g| g.milli as f64).sum::<f64>() / 1000.0;
         self.seg_held
             .insert(seg, (self.now, grants.into_boxed_slice()));
@@ -160,13 +157,7 @@ impl Engine {
             self.cluster.release(job, &grants);
             let milli: u64 = grants.iter().map(|g| g.milli as u64).sum();
             self.tally.busy_finished += milli as u128 * (self.now - began).max(0) as u128;
-            if let Some(held) = self.running.get_mut(&job) {
-                for g in grants.iter() {
-                    if let Some(i) = held.iter().position(|h| h == g) {
-                        held.remove(i);
-                    }
-                }
-            }
+            self.running.drop_each(job, &grants);
         }
         let left = self.seg_left.get_mut(&job).map(|l| {
             *l -= 1;

@@ -168,12 +168,10 @@ impl Engine {
         use std::mem::size_of;
         let t = &self.tally;
         let figures = (t.jct.capacity() + t.wait.capacity() + t.slowdown.capacity()) * 8;
-        let grants: usize = self.running.values().map(|g| 16 + g.capacity() * 8).sum();
         let held: usize = self.seg_held.values().map(|g| 32 + g.1.len() * 8).sum();
         self.jobs.capacity() * size_of::<JobState>()
             + figures
-            + self.running.capacity() * 40
-            + grants
+            + self.running.held_bytes()
             + held
             + self.seg_left.capacity() * 8
             + self.timeline.len() * 40

@@ -73,7 +73,7 @@ impl Engine {
         }
         let mut taken = Vec::new();
         for v in victims {
-            let grants = self.running[&v].clone();
+            let grants = self.running[&v].to_vec();
             self.cluster.release(v, &grants);
             taken.push(v);
             if let Some(g) = place(&mut self.cluster, self.placement, &demand, filter) {
@@ -88,7 +88,7 @@ impl Engine {
                     if hit {
                         self.preempt(v);
                     } else {
-                        let grants = self.running[&v].clone();
+                        let grants = self.running[&v].to_vec();
                         self.cluster.acquire(v, &grants);
                     }
                 }
@@ -98,7 +98,7 @@ impl Engine {
             }
         }
         for &v in taken.iter().rev() {
-            let grants = self.running[&v].clone();
+            let grants = self.running[&v].to_vec();
             self.cluster.acquire(v, &grants);
         }
         None

@@ -3,7 +3,7 @@
 use super::{Engine, NoAnswer, Owed};
 use crate::sim::backfill::Reservation;
 use crate::sim::cluster::Grant;
-use crate::sim::placement::place;
+use crate::sim::placement::place_into;
 use crate::sim::policy::Walk;
 
 impl Engine {
@@ -55,15 +55,29 @@ impl Engine {
 
     /// The placement for class `c` now, remembering a failure for this epoch.
     pub(super) fn try_class(&mut self, c: u32) -> Option<Vec<Grant>> {
+        self.fits(c).then(|| self.placed.clone())
+    }
+
+    /// Whether class `c` fits now (its grants in `placed`), remembering a
+    /// failure for this epoch.
+    fn fits(&mut self, c: u32) -> bool {
         if self.queue.classes[c as usize].failed_epoch == Some(self.epoch) {
-            return None;
+            return false;
         }
         let (demand, filter) = &self.shapes.shapes[c as usize];
-        let got = place(&mut self.cluster, self.placement, demand, *filter);
-        if got.is_none() {
+        let placed = &mut self.placed;
+        let fits = place_into(&mut self.cluster, self.placement, demand, *filter, placed);
+        if !fits {
             self.queue.classes[c as usize].failed_epoch = Some(self.epoch);
         }
-        got
+        fits
+    }
+
+    /// Starts `job` on the grants `fits` left in `placed`.
+    fn start_placed(&mut self, job: u32) {
+        let placed = std::mem::take(&mut self.placed);
+        self.start(job, &placed);
+        self.placed = placed;
     }
 
     /// The first waiting job in policy order: (key, rank, class).
@@ -71,26 +85,26 @@ impl Engine {
         self.queue
             .active
             .iter()
-            .filter(|&&c| {
+            .filter(|&c| {
                 !skip_failed || self.queue.classes[c as usize].failed_epoch != Some(self.epoch)
             })
-            .filter_map(|&c| self.queue.head(c).map(|(k, r)| (k, r, c)))
+            .filter_map(|c| self.queue.head(c).map(|(k, r)| (k, r, c)))
             .min()
     }
 
     fn walk_strict(&mut self) {
         while let Some((_, rank, class)) = self.global_head(false) {
-            match self.try_class(class) {
-                Some(g) => self.start(self.shapes.arrival[rank as usize], g),
-                None => break,
+            match self.fits(class) {
+                true => self.start_placed(self.shapes.arrival[rank as usize]),
+                false => break,
             }
         }
     }
 
     pub(super) fn walk_greedy(&mut self) {
         while let Some((_, rank, class)) = self.global_head(true) {
-            if let Some(g) = self.try_class(class) {
-                self.start(self.shapes.arrival[rank as usize], g);
+            if self.fits(class) {
+                self.start_placed(self.shapes.arrival[rank as usize]);
             }
         }
     }
@@ -116,7 +130,7 @@ impl Engine {
         let mut cursor = head_rank;
         loop {
             let mut best: Option<(u32, Vec<Grant>)> = None;
-            let active: Vec<u32> = self.queue.active.iter().copied().collect();
+            let active: Vec<u32> = self.queue.active.iter().collect();
             for c in active {
                 let Some(g) = self.try_class(c) else { continue };
                 let res = self.reservation.as_ref().expect("computed above");
@@ -146,7 +160,7 @@ impl Engine {
             if ends.is_none_or(|e| e > res.shadow) {
                 res.consume(&g, &self.cluster);
             }
-            self.start(job, g);
+            self.start(job, &g);
         }
     }
 }

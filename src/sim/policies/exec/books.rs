@@ -282,7 +282,7 @@ impl Books for ExecBooks {
             let g = e
                 .running()
                 .get(&job)
-                .map(|g| wire::gpus(g))
+                .map(wire::gpus)
                 .unwrap_or_default();
             self.events.push(wire::Change::Started {
                 job,

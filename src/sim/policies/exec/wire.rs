@@ -174,7 +174,7 @@ pub(super) fn start<'a>(e: &'a Engine, priority: impl Fn(u32) -> i64) -> Start<'
         .map(|j| job_info(e, j, Some(priority(j)), true))
         .collect();
     // In job order (the map's own order is a hash's).
-    let mut held: Vec<(&u32, &Vec<crate::sim::cluster::Grant>)> = e.running().iter().collect();
+    let mut held: Vec<(&u32, &[crate::sim::cluster::Grant])> = e.running().iter().collect();
     held.sort_unstable_by_key(|(&j, _)| j);
     let running = held
         .into_iter()
