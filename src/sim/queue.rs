@@ -26,9 +26,18 @@ pub struct Shapes {
     pub class_of: Vec<u32>,
     /// class → (demand, type filter).
     pub shapes: Vec<(Demand, TypeFilter)>,
+    /// Each class's members in arrival order, built the first time a
+    /// backfill walk needs them (10 MB at 1.26 M jobs the other walks
+    /// never touch).
+    members: std::sync::OnceLock<Members>,
+}
+
+/// The members of every class, for backfill.
+#[derive(Debug)]
+pub struct Members {
     /// class → its jobs' ranks in arrival order.
-    pub members: Vec<Vec<u32>>,
-    /// job → position within its class's `members`.
+    pub of: Vec<Vec<u32>>,
+    /// job → position within its class's members.
     pub pos: Vec<u32>,
 }
 
@@ -43,29 +52,37 @@ impl Shapes {
         }
         let mut index: FxHashMap<(&Demand, TypeFilter), u32> = FxHashMap::default();
         let mut shapes = Vec::new();
-        let mut members: Vec<Vec<u32>> = Vec::new();
         let mut class_of = vec![0u32; n];
-        let mut pos = vec![0u32; n];
-        for (r, &j) in arrival.iter().enumerate() {
+        for &j in &arrival {
             let job = &trace.jobs[j as usize];
             let key = (&job.demand, TypeFilter::from(job.gpu_type));
             let c = *index.entry(key).or_insert_with(|| {
                 shapes.push((job.demand.clone(), key.1));
-                members.push(Vec::new());
                 (shapes.len() - 1) as u32
             });
             class_of[j as usize] = c;
-            pos[j as usize] = members[c as usize].len() as u32;
-            members[c as usize].push(r as u32);
         }
         Shapes {
             arrival,
             rank,
             class_of,
             shapes,
-            members,
-            pos,
+            members: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Each class's members in arrival order (built on first use).
+    pub fn members(&self) -> &Members {
+        self.members.get_or_init(|| {
+            let mut of: Vec<Vec<u32>> = vec![Vec::new(); self.shapes.len()];
+            let mut pos = vec![0u32; self.class_of.len()];
+            for (r, &j) in self.arrival.iter().enumerate() {
+                let c = self.class_of[j as usize] as usize;
+                pos[j as usize] = of[c].len() as u32;
+                of[c].push(r as u32);
+            }
+            Members { of, pos }
+        })
     }
 }
 

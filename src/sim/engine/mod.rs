@@ -11,6 +11,7 @@ mod recorded;
 mod running;
 mod snapshot;
 mod victims;
+mod waiting;
 mod walks;
 
 pub use books::{Answer, Checked, NoAnswer};
@@ -218,7 +219,7 @@ impl Engine {
                 };
                 n
             ],
-            running: Running::default(),
+            running: Running::for_jobs(n),
             placed: Vec::new(),
             timeline: BTreeSet::new(),
             seg_held: FxHashMap::default(),
@@ -260,81 +261,13 @@ impl Engine {
         }
     }
 
-    fn arrive(&mut self, job: u32) {
-        let submit = self.trace.jobs[job as usize].submit;
-        self.tally.on_arrival(submit);
-        if self.walk == Walk::Recorded {
-            self.jobs[job as usize].phase = Phase::Queued;
-            self.enqueue(job);
-            self.schedule_segments(job, 0);
-            return;
-        }
-        if !self.admit(job) {
-            return;
-        }
-        self.jobs[job as usize].phase = Phase::Queued;
-        if !self.passive {
-            self.with_books(|b, e| b.joined(e, job));
-        }
-        self.enqueue(job);
-    }
-
-    /// Rejects `job` (counted, logged) if it could never fit; `true` if it can.
-    fn admit(&mut self, job: u32) -> bool {
-        let class = self.shapes.class_of[job as usize];
-        if !self.feasible[class as usize] {
-            self.jobs[job as usize].phase = Phase::Rejected;
-            self.tally.rejected += 1;
-            if self.tally.rejected <= 5 {
-                let j = &self.trace.jobs[job as usize];
-                log::warn!(
-                    "rejected job {}: needs {} GPUs{}, more than the cluster can ever give",
-                    crate::trace::input::sanitize(&j.id),
-                    j.gpus_display(),
-                    j.gpu_type
-                        .map(|t| format!(" of type {}", self.trace.cluster.gpu_types[t as usize]))
-                        .unwrap_or_default()
-                );
-            }
-            self.emit(Event::Rejected { job, at: self.now });
-            return false;
-        }
-        true
-    }
-
-    fn key(&self, job: u32) -> u64 {
-        self.books().queued_key(self, job)
-    }
-
-    fn enqueue(&mut self, job: u32) {
-        let class = self.shapes.class_of[job as usize];
-        let rank = self.shapes.rank[job as usize];
-        if !self.passive {
-            self.with_books(|b, e| b.waiting(e, job, true));
-        }
-        self.queue.insert(class, self.key(job), rank);
-        let short = self
-            .time_left(job)
-            .map_or(u64::MAX - 1, |r| r.max(0) as u64);
-        if let Some(t) = &mut self.queue.classes[class as usize].short {
-            t.set(self.shapes.pos[job as usize] as usize, short);
-        }
-    }
-
-    fn dequeue(&mut self, job: u32) {
-        let class = self.shapes.class_of[job as usize];
-        let rank = self.shapes.rank[job as usize];
-        self.queue.remove(class, self.key(job), rank);
-        if !self.passive {
-            self.with_books(|b, e| b.waiting(e, job, false));
-        }
-        if let Some(t) = &mut self.queue.classes[class as usize].short {
-            t.set(self.shapes.pos[job as usize] as usize, u64::MAX);
-        }
-    }
-
     fn start(&mut self, job: u32, grants: &[Grant]) {
         self.dequeue(job);
+        self.launch(job, grants);
+    }
+
+    /// Runs `job`, out of the queue already, on `grants`.
+    fn launch(&mut self, job: u32, grants: &[Grant]) {
         self.cluster.acquire(job, grants);
         let j = &self.trace.jobs[job as usize];
         let (submit, no_deadline) = (j.submit, j.deadline.get().is_none());
@@ -460,7 +393,7 @@ impl Engine {
         self.reservation = None;
         self.completions.keep_ordered(self.walk == Walk::Backfill);
         if self.walk == Walk::Backfill {
-            for (c, members) in self.shapes.members.iter().enumerate() {
+            for (c, members) in self.shapes.members().of.iter().enumerate() {
                 self.queue.classes[c].short = Some(MinTree::new(members.len()));
             }
         }

@@ -70,6 +70,7 @@ impl Engine {
     /// A snapshot of now (see the module's notes).
     pub fn snapshot(&mut self) -> Snapshot {
         let jobs = std::mem::take(&mut self.jobs);
+        let places = self.running.take_places();
         // Events not yet taken are the live engine's to report, not part
         // of a state to go back to (a jump forward gathers millions).
         let events = std::mem::take(&mut self.events);
@@ -84,6 +85,7 @@ impl Engine {
         (self.tally.jct, self.tally.wait, self.tally.slowdown) = kept;
         self.events = events;
         self.jobs = jobs;
+        self.running.give_places(places);
         let open: Vec<(u32, JobState)> = self
             .open_jobs()
             .into_iter()
@@ -105,6 +107,8 @@ impl Engine {
         let mut jobs = self.jobs.clone();
         s.put_back(&mut jobs, self.next_arrival);
         e.jobs = jobs;
+        e.running
+            .put_places(self.running.places_copy(), &self.running);
         let t = &self.tally;
         e.tally.jct = t.jct[..s.figures[0]].to_vec();
         e.tally.wait = t.wait[..s.figures[1]].to_vec();
@@ -121,7 +125,10 @@ impl Engine {
             std::mem::take(&mut self.tally.slowdown),
         );
         let arrived = self.next_arrival;
+        let mut was = std::mem::take(&mut self.running);
+        let places = was.take_places();
         *self = s.engine.clone();
+        self.running.put_places(places, &was);
         s.put_back(&mut jobs, arrived);
         debug_assert!(
             figures.0.len() >= s.figures[0] && figures.1.len() >= s.figures[1],

@@ -73,10 +73,13 @@ impl Engine {
         fits
     }
 
-    /// Starts `job` on the grants `fits` left in `placed`.
-    fn start_placed(&mut self, job: u32) {
+    /// Starts the waiting job of rank `rank` and key `key` on the grants
+    /// `fits` left in `placed`.
+    fn start_placed(&mut self, key: u64, rank: u32) {
+        let job = self.shapes.arrival[rank as usize];
+        self.dequeue_keyed(job, key);
         let placed = std::mem::take(&mut self.placed);
-        self.start(job, &placed);
+        self.launch(job, &placed);
         self.placed = placed;
     }
 
@@ -93,18 +96,18 @@ impl Engine {
     }
 
     fn walk_strict(&mut self) {
-        while let Some((_, rank, class)) = self.global_head(false) {
+        while let Some((key, rank, class)) = self.global_head(false) {
             match self.fits(class) {
-                true => self.start_placed(self.shapes.arrival[rank as usize]),
+                true => self.start_placed(key, rank),
                 false => break,
             }
         }
     }
 
     pub(super) fn walk_greedy(&mut self) {
-        while let Some((_, rank, class)) = self.global_head(true) {
+        while let Some((key, rank, class)) = self.global_head(true) {
             if self.fits(class) {
-                self.start_placed(self.shapes.arrival[rank as usize]);
+                self.start_placed(key, rank);
             }
         }
     }
@@ -138,7 +141,7 @@ impl Engine {
                 let rank = if res.admits(&g, &self.cluster) {
                     class.order.after((0, cursor + 1), true).map(|(_, r)| r)
                 } else if res.shadow >= self.now {
-                    let members = &self.shapes.members[c as usize];
+                    let members = &self.shapes.members().of[c as usize];
                     let from = members.partition_point(|&r| r <= cursor);
                     let tree = class.short.as_ref().expect("backfill trees");
                     tree.first_at_most(from, (res.shadow - self.now) as u64)

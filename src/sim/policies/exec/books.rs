@@ -279,11 +279,7 @@ impl Books for ExecBooks {
 
     fn started(&mut self, e: &mut Engine, job: u32, _milli: u64) {
         if self.live() {
-            let g = e
-                .running()
-                .get(&job)
-                .map(wire::gpus)
-                .unwrap_or_default();
+            let g = e.running().get(&job).map(wire::gpus).unwrap_or_default();
             self.events.push(wire::Change::Started {
                 job,
                 at: e.now(),
