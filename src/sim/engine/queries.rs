@@ -47,8 +47,9 @@ impl Engine {
         self.jobs[job as usize]
     }
 
-    /// Running jobs and their GPUs, by job index: a hash map, so anything
-    /// whose order shows sorts what it takes from it.
+    /// Running jobs and their GPUs, by job index; listed in an order that
+    /// follows starts and ends, so anything whose order shows sorts what it
+    /// takes from it.
     pub fn running(&self) -> &super::Running {
         &self.running
     }
