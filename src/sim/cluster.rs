@@ -392,8 +392,7 @@ impl ClusterState {
     #[inline(always)]
     fn note_use(&mut self, m: u32, gpu: u16, flat: usize, before: u32) {
         let after = self.used[flat];
-        let partial = |u: u32| u > 0 && u < MILLI_PER_GPU;
-        if partial(before) || partial(after) {
+        if partly_used(before) || partly_used(after) {
             self.note_partial(m, gpu, before, after);
         }
         match (before == 0, after == 0) {
@@ -419,13 +418,19 @@ impl ClusterState {
         }
         let t = &mut self.types[ms.gpu_type as usize];
         let key = |u: u32| ((MILLI_PER_GPU - u) as u16, m, gpu);
-        if before > 0 && before < MILLI_PER_GPU {
+        if partly_used(before) {
             t.partial.remove(&key(before));
         }
-        if after > 0 && after < MILLI_PER_GPU {
+        if partly_used(after) {
             t.partial.insert(key(after));
         }
     }
+}
+
+/// Whether a GPU with `milli` in use is partly used (some room, not none).
+#[inline(always)]
+fn partly_used(milli: u32) -> bool {
+    milli > 0 && milli < MILLI_PER_GPU
 }
 
 #[path = "cluster_records.rs"]

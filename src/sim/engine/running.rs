@@ -60,10 +60,6 @@ impl Running {
         (p != 0).then(|| self.live[p as usize - 1])
     }
 
-    pub fn contains_key(&self, job: &u32) -> bool {
-        self.span(*job).is_some()
-    }
-
     /// The grants `job` holds, if it is running.
     pub fn get(&self, job: &u32) -> Option<&[Grant]> {
         self.span(*job).map(|s| self.slice(s))

@@ -97,10 +97,10 @@ impl Engine {
 
     fn walk_strict(&mut self) {
         while let Some((key, rank, class)) = self.global_head(false) {
-            match self.fits(class) {
-                true => self.start_placed(key, rank),
-                false => break,
+            if !self.fits(class) {
+                break;
             }
+            self.start_placed(key, rank);
         }
     }
 
