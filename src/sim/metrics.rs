@@ -34,7 +34,7 @@ impl Summary {
         if values.is_empty() {
             return Summary::default();
         }
-        // Copied only when not sorted already (see `Engine::sort_figures`).
+        // Copied only when not sorted already (see `Engine::final_report_sorted`).
         let copy;
         let v = if values.is_sorted_by(|a, b| a.total_cmp(b).is_le()) {
             values

@@ -162,7 +162,7 @@ fn run_one(
         return None;
     }
     // Sorted in place: no copies of a million figures at the end.
-    let mut r = e.final_report();
+    let mut r = e.final_report_sorted();
     r.policy = run.label();
     Some((r, Dists::of(e.tally())))
 }

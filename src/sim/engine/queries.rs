@@ -89,14 +89,28 @@ impl Engine {
     }
 
     /// The headline numbers so far.
-    /// The report at the end of a run, the per-job figures sorted in place
-    /// first (a 1.26 M-job run then needs no 10 MB copies to summarise).
+    /// The report at the end of a run, summarised without copies or sorts
+    /// where it can be (the per-job figures are left reordered; see
+    /// `Tally::summarise_reordering`).
     pub fn final_report(&mut self) -> Report {
+        let summaries = self.tally.summarise_reordering();
+        self.report_of(summaries)
+    }
+
+    /// As `final_report`, the per-job figures left sorted, for reading
+    /// their distributions after (`Dists::of` then copies nothing).
+    pub fn final_report_sorted(&mut self) -> Report {
         self.tally.sort();
         self.report()
     }
 
     pub fn report(&self) -> Report {
+        let t = &self.tally;
+        self.report_of([&t.jct, &t.wait, &t.slowdown].map(|v| Summary::of(v)))
+    }
+
+    /// The report with [JCT, wait, slowdown] summarised already.
+    fn report_of(&self, [jct, wait, slowdown]: [Summary; 3]) -> Report {
         let c = &self.trace.cluster;
         let makespan = self.tally.makespan();
         let gpus = c.total_gpus();
@@ -109,9 +123,9 @@ impl Engine {
             jobs_done: self.jobs_done(),
             jobs_rejected: self.tally.rejected,
             makespan_s: makespan,
-            jct_s: Summary::of(&self.tally.jct),
-            wait_s: Summary::of(&self.tally.wait),
-            slowdown: Summary::of(&self.tally.slowdown),
+            jct_s: jct,
+            wait_s: wait,
+            slowdown,
             peak_queue: self.tally.peak_queue,
             overflow_segments: self.tally.overflow_segments,
             gpu_util: makespan
