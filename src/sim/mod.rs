@@ -15,6 +15,7 @@ pub mod policy;
 pub mod queue;
 pub mod replay;
 pub mod schedule;
+mod shape_classes;
 mod summarise;
 pub mod tuning;
 pub mod whatif;

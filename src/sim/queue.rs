@@ -11,7 +11,6 @@ use super::class_set::ClassSet;
 use super::cluster::TypeFilter;
 use super::order::Order;
 use crate::trace::model::{Demand, Trace};
-use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -43,30 +42,12 @@ pub struct Members {
 
 impl Shapes {
     pub fn new(trace: &Trace) -> Shapes {
-        let n = trace.jobs.len();
-        let mut arrival: Vec<u32> = (0..n as u32).collect();
-        arrival.sort_by_key(|&j| (trace.jobs[j as usize].submit, j));
-        let mut rank = vec![0u32; n];
-        for (r, &j) in arrival.iter().enumerate() {
-            rank[j as usize] = r as u32;
-        }
-        let mut index: FxHashMap<(&Demand, TypeFilter), u32> = FxHashMap::default();
-        let mut shapes = Vec::new();
-        let mut class_of = vec![0u32; n];
-        for &j in &arrival {
-            let job = &trace.jobs[j as usize];
-            let key = (&job.demand, TypeFilter::from(job.gpu_type));
-            let c = *index.entry(key).or_insert_with(|| {
-                shapes.push((job.demand.clone(), key.1));
-                (shapes.len() - 1) as u32
-            });
-            class_of[j as usize] = c;
-        }
+        let c = super::shape_classes::classes(trace);
         Shapes {
-            arrival,
-            rank,
-            class_of,
-            shapes,
+            arrival: c.arrival,
+            rank: c.rank,
+            class_of: c.class_of,
+            shapes: c.shapes,
             members: std::sync::OnceLock::new(),
         }
     }

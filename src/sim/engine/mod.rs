@@ -189,7 +189,12 @@ impl Engine {
             .collect();
         let cluster = empty;
         // Nothing has happened yet: every event is strictly after `now`.
-        let now = trace.first_submit().unwrap_or(0) - 1;
+        // (The first to arrive has the first submit: no pass over the jobs.)
+        let first = shapes
+            .arrival
+            .first()
+            .map(|&j| trace.jobs[j as usize].submit);
+        let now = first.unwrap_or(0) - 1;
         let n = trace.jobs.len();
         let classes = shapes.shapes.len();
         let mut e = Engine {
