@@ -159,12 +159,16 @@ impl ClusterState {
         self.allocated_milli
     }
 
-    fn allowed(&self, f: TypeFilter) -> impl Iterator<Item = &TypeIndex> + '_ {
-        self.types
-            .iter()
-            .enumerate()
-            .filter(move |(t, _)| f.allows(*t as TypeId))
-            .map(|(_, ix)| ix)
+    /// The indexes of the GPU types `f` allows.
+    fn allowed(&self, f: TypeFilter) -> std::slice::Iter<'_, TypeIndex> {
+        match f {
+            TypeFilter::Any => self.types.iter(),
+            TypeFilter::Only(t) => self
+                .types
+                .get(t as usize)
+                .map_or(&[][..], std::slice::from_ref)
+                .iter(),
+        }
     }
 
     pub fn max_gpus(&self, f: TypeFilter) -> u32 {
@@ -185,6 +189,20 @@ impl ClusterState {
         // Per type, its fewest free count from `k` with a machine not
         // skipped; then the fewest over types, ties by machine order.
         let mut best: Option<(u32, u32)> = None;
+        if skip.is_empty() {
+            // Every count a type has holds a machine: its first from `k`.
+            for t in self.allowed(f) {
+                let Some(free) = t.first_level_from(k.max(1)) else {
+                    continue;
+                };
+                if let Some(m) = t.by_free[free as usize].lowest() {
+                    if best.is_none_or(|b| (free, m) < b) {
+                        best = Some((free, m));
+                    }
+                }
+            }
+            return best.map(|(_, m)| m);
+        }
         for t in self.allowed(f) {
             for free in t.levels_from(k.max(1)) {
                 if best.is_some_and(|(b, _)| free > b) {

@@ -135,6 +135,18 @@ impl TypeIndex {
         }
     }
 
+    /// The lowest free count from `k` up that some machine has.
+    #[inline]
+    pub fn first_level_from(&self, k: u32) -> Option<u32> {
+        let mut w = k as usize / 64;
+        let mut bits = self.levels.get(w)? & (u64::MAX << (k % 64));
+        while bits == 0 {
+            w += 1;
+            bits = *self.levels.get(w)?;
+        }
+        Some((w * 64) as u32 + bits.trailing_zeros())
+    }
+
     /// The free counts from `k` up that some machine has, ascending.
     pub fn levels_from(&self, k: u32) -> impl Iterator<Item = u32> + '_ {
         let first = k as usize / 64;
