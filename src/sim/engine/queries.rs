@@ -88,7 +88,6 @@ impl Engine {
         std::mem::take(&mut self.events)
     }
 
-    /// The headline numbers so far.
     /// The report at the end of a run, summarised without copies or sorts
     /// where it can be (the per-job figures are left reordered; see
     /// `Tally::summarise_reordering`).
@@ -104,6 +103,7 @@ impl Engine {
         self.report()
     }
 
+    /// The headline numbers so far.
     pub fn report(&self) -> Report {
         let t = &self.tally;
         self.report_of([&t.jct, &t.wait, &t.slowdown].map(|v| Summary::of(v)))
