@@ -32,7 +32,7 @@ pub(super) fn classes(trace: &Trace) -> Classes {
         last = job.submit;
         class_of.push(numbering.class(job));
     }
-    let mut shapes = numbering.shapes;
+    let shapes = numbering.shapes;
     if in_order {
         let arrival: Vec<u32> = (0..n as u32).collect();
         let rank = arrival.clone();
@@ -60,8 +60,7 @@ pub(super) fn classes(trace: &Trace) -> Classes {
     for c in &mut class_of {
         *c = renumbered[*c as usize];
     }
-    let mut by_new: Vec<(u32, (Demand, TypeFilter))> =
-        renumbered.into_iter().zip(shapes.drain(..)).collect();
+    let mut by_new: Vec<(u32, (Demand, TypeFilter))> = renumbered.into_iter().zip(shapes).collect();
     by_new.sort_unstable_by_key(|(c, _)| *c);
     Classes {
         arrival,

@@ -65,13 +65,14 @@ fn select_percentiles<const N: usize>(values: &mut [f64], qs: [f64; N]) -> [f64;
         // selection), and lo >= from: select within the rest.
         let (_, &mut at_lo, above) =
             values[from..].select_nth_unstable_by(lo - from, f64::total_cmp);
-        let at_hi = match hi > lo {
-            true => above
+        let at_hi = if hi > lo {
+            above
                 .iter()
                 .copied()
                 .min_by(f64::total_cmp)
-                .unwrap_or(at_lo),
-            false => at_lo,
+                .unwrap_or(at_lo)
+        } else {
+            at_lo
         };
         from = lo;
         at_lo + (at_hi - at_lo) * (pos - lo as f64)

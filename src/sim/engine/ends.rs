@@ -72,12 +72,13 @@ impl Ends {
 
     /// Takes the first end if it is at `t`.
     pub fn pop_at(&mut self, t: Secs) -> Option<u32> {
-        let (end, job) = match self.far.is_empty() {
-            // Ends all within 2^32 s of the start: the heap alone.
-            true => self.heap.peek().map(|k| self.unpack(k)),
-            false => self.first(),
-        }
-        .filter(|&(end, _)| end == t)?;
+        // Ends all within 2^32 s of the start: the heap alone.
+        let first = if self.far.is_empty() {
+            self.heap.peek().map(|k| self.unpack(k))
+        } else {
+            self.first()
+        };
+        let (end, job) = first.filter(|&(end, _)| end == t)?;
         if !self.far.is_empty() && self.far.first() == Some(&(end, job)) {
             self.far.pop_first();
         } else {
