@@ -113,9 +113,13 @@ pub fn run(a: &BenchArgs) -> Result<()> {
         e.run_to_end();
         let ran = t.elapsed();
         let r = e.final_report();
-        let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+        let ms = |d: std::time::Duration| {
+            // Whole milliseconds, or hundredths on a small trace.
+            let ms = d.as_secs_f64() * 1e3;
+            format!("{:.*}", if ms < 10.0 { 2 } else { 0 }, ms)
+        };
         say!(
-            "{:<14} {:.3} s to the end ({} jobs done; set-up {:.0} ms, run {:.0} ms, report {:.0} ms)",
+            "{:<14} {:.3} s to the end ({} jobs done; set-up {} ms, run {} ms, report {} ms)",
             p.name(),
             t.elapsed().as_secs_f64(),
             r.jobs_done,

@@ -3,6 +3,7 @@
 
 use super::free_index::TypeIndex;
 use super::holders::Holders;
+use super::summed_bits::SummedBits;
 use crate::trace::model::{Cluster, TypeId, MILLI_PER_GPU};
 use std::cmp::Reverse;
 
@@ -55,7 +56,7 @@ pub struct ClusterState {
     holders: Holders,
     /// Bit `g` set while GPU `g` has nothing on it: a machine's lowest free
     /// GPUs without a scan of all of them (1,024 on a single big node).
-    free_bits: Vec<u64>,
+    free_bits: SummedBits,
     types: Vec<TypeIndex>,
     allocated_milli: u64,
 }
@@ -91,16 +92,7 @@ impl ClusterState {
             machines,
             used: vec![0; first as usize],
             holders: Holders::new(first as usize),
-            free_bits: (0..(first as usize).div_ceil(64))
-                .map(|w| {
-                    let left = first as usize - w * 64;
-                    if left >= 64 {
-                        u64::MAX
-                    } else {
-                        (1u64 << left) - 1
-                    }
-                })
-                .collect(),
+            free_bits: SummedBits::new(first as usize, true),
             types,
             allocated_milli: 0,
         }
@@ -113,7 +105,7 @@ impl ClusterState {
         self.machines.capacity() * std::mem::size_of::<MachineState>()
             + self.used.capacity() * 4
             + holders
-            + self.free_bits.capacity() * 8
+            + self.free_bits.capacity_bytes()
             + index
     }
 
@@ -318,9 +310,18 @@ impl ClusterState {
         let mut g = base;
         while g < end && left > 0 {
             let span = (64 - g % 64).min(end - g);
-            let mut bits = self.free_bits[g / 64] >> (g % 64);
+            let mut bits = self.free_bits.word(g / 64) >> (g % 64);
             if span < 64 {
                 bits &= (1u64 << span) - 1;
+            }
+            if bits == 0 && end - g > span {
+                // Nothing free here: the next word with a free GPU through
+                // the summary, past the busy words of a 1,024-GPU machine.
+                match self.free_bits.next_word_from(g / 64 + 1) {
+                    Some(w) if w * 64 < end => g = w * 64,
+                    _ => return,
+                }
+                continue;
             }
             while bits != 0 && left > 0 {
                 each((g + bits.trailing_zeros() as usize - base) as u16);
@@ -416,11 +417,11 @@ impl ClusterState {
         match (before == 0, after == 0) {
             (true, false) => {
                 self.machines[m as usize].free -= 1;
-                self.free_bits[flat / 64] &= !(1 << (flat % 64));
+                self.free_bits.clear(flat);
             }
             (false, true) => {
                 self.machines[m as usize].free += 1;
-                self.free_bits[flat / 64] |= 1 << (flat % 64);
+                self.free_bits.set(flat);
             }
             _ => {}
         }

@@ -2,6 +2,7 @@
 //! have free, as bitsets over machine numbers (a change flips a bit; a query
 //! reads the lowest set bit), and the partly used GPUs for fractions.
 
+use super::summed_bits::SummedBits;
 use std::collections::BTreeSet;
 
 /// A set of machine numbers as bits, over the span of words it ever held
@@ -86,7 +87,7 @@ pub(super) struct TypeIndex {
     /// Bit `f` set when `by_free[f]` is not empty: a query walks the counts
     /// some machine has, not every count up to the largest machine's
     /// (1,024 on a single big node).
-    levels: Vec<u64>,
+    levels: SummedBits,
     /// The machine sizes (GPUs) of this type, ascending: a whole free
     /// machine of `g` GPUs is one in `by_free[g]`.
     pub sizes: Vec<u32>,
@@ -105,7 +106,7 @@ impl TypeIndex {
             .iter()
             .map(|m| 32 + m.words.capacity() * 8)
             .sum();
-        sets + self.levels.capacity() * 8 + self.sizes.capacity() * 4 + self.partial.len() * 16
+        sets + self.levels.capacity_bytes() + self.sizes.capacity() * 4 + self.partial.len() * 16
     }
 
     /// Makes room for machines of `gpus` GPUs.
@@ -117,51 +118,33 @@ impl TypeIndex {
         }
         if self.by_free.len() <= gpus as usize {
             self.by_free.resize(gpus as usize + 1, Machines::default());
-            self.levels.resize(gpus as usize / 64 + 1, 0);
+            self.levels.grow(gpus as usize + 1);
         }
     }
 
     pub fn add(&mut self, free: u32, m: u32) {
         let set = &mut self.by_free[free as usize];
         set.insert(m);
-        self.levels[free as usize / 64] |= 1 << (free % 64);
+        self.levels.set(free as usize);
     }
 
     pub fn remove(&mut self, free: u32, m: u32) {
         let set = &mut self.by_free[free as usize];
         set.remove(m);
         if set.is_empty() {
-            self.levels[free as usize / 64] &= !(1 << (free % 64));
+            self.levels.clear(free as usize);
         }
     }
 
     /// The lowest free count from `k` up that some machine has.
     #[inline]
     pub fn first_level_from(&self, k: u32) -> Option<u32> {
-        let mut w = k as usize / 64;
-        let mut bits = self.levels.get(w)? & (u64::MAX << (k % 64));
-        while bits == 0 {
-            w += 1;
-            bits = *self.levels.get(w)?;
-        }
-        Some((w * 64) as u32 + bits.trailing_zeros())
+        self.levels.next_from(k as usize).map(|f| f as u32)
     }
 
     /// The free counts from `k` up that some machine has, ascending.
     pub fn levels_from(&self, k: u32) -> impl Iterator<Item = u32> + '_ {
-        let first = k as usize / 64;
-        self.levels
-            .iter()
-            .enumerate()
-            .skip(first)
-            .flat_map(move |(w, &bits)| {
-                let bits = if w == first {
-                    bits & (u64::MAX << (k % 64))
-                } else {
-                    bits
-                };
-                set_bits(bits).map(move |b| (w * 64) as u32 + b)
-            })
+        self.levels.iter_from(k as usize).map(|f| f as u32)
     }
 }
 

@@ -17,6 +17,7 @@ pub mod replay;
 pub mod schedule;
 mod shape_classes;
 mod summarise;
+mod summed_bits;
 pub mod tuning;
 pub mod whatif;
 

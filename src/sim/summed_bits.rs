@@ -1,0 +1,128 @@
+//! A bit set with a summary word per 64 of its words: bit `w` of the
+//! summary is set while word `w` holds a set bit, so the next set bit is
+//! found in two reads however many empty words lie between (the free GPUs
+//! of a 1,024-GPU machine that is mostly busy, the free counts of a type
+//! whose machines have up to 1,024 GPUs).
+
+#[derive(Debug, Clone, Default)]
+pub(super) struct SummedBits {
+    words: Vec<u64>,
+    summary: Vec<u64>,
+}
+
+impl SummedBits {
+    /// `n` bits, all set (`full`) or all clear.
+    pub fn new(n: usize, full: bool) -> SummedBits {
+        let mut b = SummedBits::default();
+        b.grow(n);
+        if full {
+            for i in 0..n {
+                b.set(i);
+            }
+        }
+        b
+    }
+
+    /// Room for `n` bits (the new ones clear).
+    pub fn grow(&mut self, n: usize) {
+        let words = n.div_ceil(64);
+        if words > self.words.len() {
+            self.words.resize(words, 0);
+            self.summary.resize(words.div_ceil(64), 0);
+        }
+    }
+
+    pub fn capacity_bytes(&self) -> usize {
+        (self.words.capacity() + self.summary.capacity()) * 8
+    }
+
+    /// Word `w` (bits `64 w` to `64 w + 63`).
+    #[inline(always)]
+    pub fn word(&self, w: usize) -> u64 {
+        self.words[w]
+    }
+
+    #[inline(always)]
+    pub fn set(&mut self, i: usize) {
+        let w = i / 64;
+        self.words[w] |= 1 << (i % 64);
+        self.summary[w / 64] |= 1 << (w % 64);
+    }
+
+    #[inline(always)]
+    pub fn clear(&mut self, i: usize) {
+        let w = i / 64;
+        self.words[w] &= !(1 << (i % 64));
+        if self.words[w] == 0 {
+            self.summary[w / 64] &= !(1 << (w % 64));
+        }
+    }
+
+    /// The first word from `w` on that holds a set bit.
+    #[inline]
+    pub fn next_word_from(&self, w: usize) -> Option<usize> {
+        let mut s = w / 64;
+        let mut bits = self.summary.get(s)? & (u64::MAX << (w % 64));
+        while bits == 0 {
+            s += 1;
+            bits = *self.summary.get(s)?;
+        }
+        Some(s * 64 + bits.trailing_zeros() as usize)
+    }
+
+    /// The lowest set bit from `i` on.
+    #[inline]
+    pub fn next_from(&self, i: usize) -> Option<usize> {
+        let w = i / 64;
+        let here = self.words.get(w)? & (u64::MAX << (i % 64));
+        if here != 0 {
+            return Some(w * 64 + here.trailing_zeros() as usize);
+        }
+        let w = self.next_word_from(w + 1)?;
+        Some(w * 64 + self.words[w].trailing_zeros() as usize)
+    }
+
+    /// The set bits from `i` on, ascending.
+    pub fn iter_from(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
+        let mut at = Some(i);
+        std::iter::from_fn(move || {
+            let found = self.next_from(at?)?;
+            at = found.checked_add(1);
+            Some(found)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::BTreeSet;
+
+    proptest! {
+        /// Set and clear in any order, over any span: the next set bit from
+        /// anywhere is what a tree set says, and the words agree.
+        #[test]
+        fn matches_a_tree_set(
+            n in 1usize..9000,
+            ops in prop::collection::vec((any::<bool>(), 0usize..9000), 0..400),
+            probes in prop::collection::vec(0usize..9100, 1..40),
+            full in any::<bool>(),
+        ) {
+            let mut b = SummedBits::new(n, full);
+            let mut model: BTreeSet<usize> = if full { (0..n).collect() } else { BTreeSet::new() };
+            for (on, i) in ops {
+                let i = i % n;
+                if on { b.set(i); model.insert(i); } else { b.clear(i); model.remove(&i); }
+            }
+            for p in probes {
+                prop_assert_eq!(b.next_from(p), model.range(p..).next().copied());
+            }
+            prop_assert_eq!(b.iter_from(0).collect::<Vec<_>>(), model.iter().copied().collect::<Vec<_>>());
+            for w in 0..n.div_ceil(64) {
+                let expect = model.range(w * 64..(w + 1) * 64).fold(0u64, |a, &i| a | 1 << (i % 64));
+                prop_assert_eq!(b.word(w), expect);
+            }
+        }
+    }
+}
