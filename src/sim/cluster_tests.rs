@@ -36,8 +36,9 @@ fn whole(m: u32, gpus: &[u16]) -> Vec<Grant> {
 
 #[test]
 fn queries_over_free_counts_match_a_scan_of_every_machine() {
-    // One 1,024-GPU machine beside small ones: counts past 64 and gaps.
-    let sizes = [1024u32, 8, 8, 130, 4];
+    // One 1,024-GPU machine beside small ones: counts past 64 and gaps;
+    // machines of 60 and 130 GPUs across word boundaries.
+    let sizes = [1024u32, 8, 60, 130, 4, 90];
     let mut c = cluster(&sizes);
     let mut x: u64 = 0x2545_f491_4f6c_dd1d;
     let mut held: Vec<(u32, Vec<Grant>)> = Vec::new();
@@ -61,6 +62,16 @@ fn queries_over_free_counts_match_a_scan_of_every_machine() {
         for m in 0..sizes.len() as u32 {
             let counted = c.free_gpus_of(m, 2048).len() as u32;
             assert_eq!(free[m as usize], counted, "machine {m}'s kept count");
+            // The lowest free GPUs, as a scan of every GPU's use finds them
+            // (the 1,024- and 130-GPU machines search past busy words).
+            let first = c.machines[m as usize].first_gpu as usize;
+            let scan: Vec<u16> = (0..sizes[m as usize] as u16)
+                .filter(|&g| c.used[first + g as usize] == 0)
+                .collect();
+            for k in [1usize, 3, 8, 65, 2048] {
+                let want = &scan[..k.min(scan.len())];
+                assert_eq!(c.free_gpus_of(m, k as u32), want, "machine {m}, k {k}");
+            }
         }
         for k in [1, 2, 7, 8, 9, 64, 65, 100, 1024] {
             let want = (0..sizes.len() as u32)
@@ -159,4 +170,23 @@ fn partial_gpus_are_indexed_by_room() {
     );
     assert_eq!(c.best_partial(TypeFilter::Any, 1), None);
     assert_eq!(c.holders(1), &[(1, 600), (2, 400)]);
+}
+
+/// A small machine across a word boundary, between two big ones whose
+/// words went busy and free again: each finds its free GPU whether it
+/// lies in its first word or past a busy one (through the summary).
+#[test]
+fn a_small_machine_between_big_ones_finds_its_free_gpu() {
+    // GPUs 0..100, 100..160 (words 1 and 2), 160..260.
+    let mut c = cluster(&[100, 60, 100]);
+    let all = |m: u32, n: u16| whole(m, &(0..n).collect::<Vec<_>>());
+    c.acquire(1, &all(1, 60));
+    c.acquire(2, &all(2, 100));
+    c.acquire(0, &all(0, 100));
+    assert_eq!(c.free_gpus_of(1, 1), Vec::<u16>::new());
+    c.release(1, &whole(1, &[40]));
+    assert_eq!(c.free_gpus_of(1, 5), vec![40]);
+    c.release(2, &whole(2, &[99]));
+    assert_eq!(c.free_gpus_of(2, 5), vec![99]);
+    assert_eq!(c.free_gpus_of(0, 5), Vec::<u16>::new());
 }
