@@ -23,6 +23,7 @@ pub mod philly;
 pub mod reader;
 pub mod seen;
 pub mod sizing;
+pub mod slots;
 pub mod texts;
 mod xz;
 pub mod zeus;

@@ -5,6 +5,7 @@
 use super::fields::Fields;
 use super::input::InputError;
 use super::limits::MAX_LINE;
+use super::slots::Slots;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
@@ -238,6 +239,13 @@ pub trait PartRead: Send {
     fn rows(&self) -> &RowsRead;
 }
 
+/// A part with the count of items it pushed.
+impl<P: PartRead> PartRead for (P, usize) {
+    fn rows(&self) -> &RowsRead {
+        self.0.rows()
+    }
+}
+
 /// `path`'s rows from byte `from` on, cut at line starts into
 /// `workers` parts, each read by `read` on its own thread; in file
 /// order, an error's line counted from the file's start. `None` when a
@@ -262,6 +270,35 @@ pub fn read_parts<P: PartRead>(
             })
             .collect()
     });
+    in_file_order(parts)
+}
+
+/// The same, each part's items pushed into its own stretch of `out`
+/// (`room(range)` slots reserved for it) and `out` their list in file
+/// order; each part with how many items it pushed.
+pub fn read_parts_into<T: Send, P: PartRead>(
+    path: &Path,
+    (from, file, workers): (u64, &str, usize),
+    out: &mut Vec<T>,
+    room: impl Fn((u64, u64)) -> usize,
+    read: impl Fn((u64, u64), &mut Slots<T>) -> Result<P, InputError> + Sync,
+) -> Result<Option<Vec<(P, usize)>>, InputError> {
+    let ranges = split_points(path, from, workers)
+        .map_err(|e| InputError::file(file, format!("cannot read: {e}")))?;
+    let sizes: Vec<usize> = ranges.iter().map(|&r| room(r)).collect();
+    let done = super::slots::fill(out, &sizes, |k, slots| {
+        read(ranges[k], slots).map(|p| (p, slots.len()))
+    })
+    .ok_or_else(|| InputError::file(file, "reader panicked"))?;
+    let parts = done.into_iter().map(|(r, _)| r).collect();
+    in_file_order(parts)
+}
+
+/// The parts read, in file order, an error's line counted from the
+/// file's start; `None` when a part met a quote.
+fn in_file_order<P: PartRead>(
+    parts: Vec<Result<P, InputError>>,
+) -> Result<Option<Vec<P>>, InputError> {
     let mut got = Vec::with_capacity(parts.len());
     let mut before = 1; // the header
     for p in parts {

@@ -94,7 +94,7 @@ fn join(
             .flat_map(|p| p.b.tables.ids.iter().map(|id| id.as_bytes()))
             .collect();
         let hashes: Vec<u64> = got.iter().flat_map(|p| p.hashes.iter().copied()).collect();
-        seen::repeats(&ids, &hashes)
+        seen::repeats(&|i| ids[i], &hashes)
     };
     report_bad_rows(&got, &repeats, file, policy)?;
     let mut first = 0u32;

@@ -1,7 +1,8 @@
 //! The fast path for a plain ITP file: the file cut at line starts into a
 //! part per core, each part parsed on its own thread straight from large
-//! reads (fields found by byte search, one UTF-8 check per line), then the
-//! parts merged in file order, where duplicate ids are found. The result —
+//! reads (fields found by byte search, one UTF-8 check per line) into its
+//! own stretch of the one job list (`slots`), then the parts merged in
+//! file order, where duplicate ids are found. The result —
 //! jobs, errors, skips, messages — is exactly the CSV reader's; a file
 //! with a quote anywhere is left to the CSV reader, which understands
 //! quoting.
@@ -10,17 +11,17 @@ use super::{detect, finish, parse_row, Columns};
 use crate::trace::input::{InputError, LoadReport, RowPolicy};
 use crate::trace::model::{Job, Sym, Symbols, Trace};
 use crate::trace::seen;
+use crate::trace::slots::Slots;
 use crate::trace::{parts, LoadOptions};
 use std::path::Path;
 
-/// Jobs a part collects per block: the merge frees each block as it moves
-/// it, so the jobs are never held twice.
-const BLOCK_JOBS: usize = 1 << 16;
+/// Jobs reserved per byte of a part: one a 24-byte row (the released
+/// rows are about 53 bytes); a part of shorter rows spills past its room.
+const ROW_BYTES: u64 = 24;
 
-/// What one part of the file holds.
+/// What one part of the file holds besides its jobs.
 #[derive(Default)]
 struct Part {
-    blocks: Vec<Vec<Job>>,
     /// Line of each job, within the part.
     lines: Vec<u64>,
     /// Hash of each job's id.
@@ -58,12 +59,17 @@ fn load_by(
     };
     let cols = detect(&header, file)?;
     let strict = opts.strict;
-    let read = |r| read_part(path, r, file, &cols, strict);
-    let Some(got) = parts::read_parts(path, from, file, workers(bytes), read)? else {
+    // Each part parses its jobs straight into its stretch of one list.
+    let mut jobs = Vec::new();
+    let room = |(a, b): (u64, u64)| ((b - a) / ROW_BYTES) as usize + 1;
+    let read = |r, slots: &mut Slots<Job>| read_part(path, r, file, &cols, strict, slots);
+    let how = (from, file, workers(bytes));
+    let Some(got) = parts::read_parts_into(path, how, &mut jobs, room, read)? else {
         return Ok(None);
     };
+    jobs.shrink_to_fit();
     let mut policy = RowPolicy::new(file, opts.strict);
-    let merged = merge(got, file, &cols, &mut policy)?;
+    let merged = merge(got, jobs, file, &cols, &mut policy)?;
     finish(file, &cols, opts, merged, policy).map(Some)
 }
 
@@ -73,6 +79,7 @@ fn read_part(
     file: &str,
     cols: &Columns,
     strict: bool,
+    jobs: &mut Slots<Job>,
 ) -> Result<Part, InputError> {
     let mut p = Part::default();
     // About 53 bytes a row in the released files.
@@ -80,54 +87,44 @@ fn read_part(
     p.lines.reserve(estimate);
     p.hashes.reserve(estimate);
     p.values.reserve(estimate * cols.checked.len());
-    let mut block: Vec<Job> = Vec::with_capacity(BLOCK_JOBS.min(estimate + 1));
     let mut index = 0u32;
     // A line of spaces is blank here, as the CSV path has it.
     let blank = |l: &[u8]| l.iter().all(u8::is_ascii_whitespace);
     p.rows = parts::for_each_row(path, range, file, strict, blank, |row, _| {
         let (job, v) = parse_row(row, cols, &mut p.symbols, index)?;
-        if block.len() == BLOCK_JOBS {
-            p.blocks.push(std::mem::replace(
-                &mut block,
-                Vec::with_capacity(BLOCK_JOBS),
-            ));
-        }
         p.hashes.push(seen::hash(job.id.as_bytes()));
-        block.push(job);
+        jobs.push(job);
         p.lines.push(row.line);
         p.values.extend_from_slice(&v[..cols.checked.len()]);
         index += 1;
         Ok(())
     })?;
-    p.blocks.push(block);
     Ok(p)
 }
 
 /// The parts in file order as one list of jobs: line numbers and symbols
 /// re-based, duplicate ids refused, every bad row counted in line order.
 fn merge(
-    mut got: Vec<Part>,
+    mut got: Vec<(Part, usize)>,
+    mut jobs: Vec<Job>,
     file: &str,
     cols: &Columns,
     policy: &mut RowPolicy,
 ) -> Result<(Vec<Job>, Symbols, Vec<i64>), InputError> {
     let repeats = {
-        let ids: Vec<&[u8]> = got
+        let hashes: Vec<u64> = got
             .iter()
-            .flat_map(|p| p.blocks.iter().flatten())
-            .map(|j| j.id.as_bytes())
+            .flat_map(|p| p.0.hashes.iter().copied())
             .collect();
-        let hashes: Vec<u64> = got.iter().flat_map(|p| p.hashes.iter().copied()).collect();
-        seen::repeats(&ids, &hashes)
+        seen::repeats(&|i| jobs[i].id.as_bytes(), &hashes)
     };
-    count_bad_rows(&got, &repeats, file, policy)?;
-    // Each part's jobs made final on its own thread: repeats dropped, rows
-    // numbered, symbols re-based.
+    count_bad_rows(&got, &jobs, &repeats, file, policy)?;
+    // Each part's jobs made final on its own thread: rows numbered,
+    // symbols re-based, the values of repeats dropped.
     let mut symbols = Symbols::default();
     let mut plans = Vec::with_capacity(got.len());
     let (mut first, mut kept) = (0usize, 0usize);
-    for p in &got {
-        let n = p.lines.len();
+    for (p, n) in &got {
         let (a, b) = (
             repeats.partition_point(|r| (r.0 as usize) < first),
             repeats.partition_point(|r| (r.0 as usize) < first + n),
@@ -141,25 +138,33 @@ fn merge(
     }
     let per = cols.checked.len();
     std::thread::scope(|s| {
-        for (p, (first, kept, gone, remap)) in got.iter_mut().zip(&plans) {
-            s.spawn(move || finalise(p, *first, *kept, gone, remap, per));
+        let mut rest = &mut jobs[..];
+        for ((p, n), (first, kept, gone, remap)) in got.iter_mut().zip(&plans) {
+            let (mine, after) = rest.split_at_mut(*n);
+            rest = after;
+            s.spawn(move || finalise(mine, p, *first, *kept, gone, remap, per));
         }
     });
-    let mut jobs: Vec<Job> = Vec::with_capacity(kept);
+    if !repeats.is_empty() {
+        let mut gone = repeats.iter().map(|r| r.0 as usize).peekable();
+        let mut at = 0usize;
+        jobs.retain(|_| {
+            at += 1;
+            gone.next_if_eq(&(at - 1)).is_none()
+        });
+    }
     let mut values = Vec::with_capacity(kept * per);
-    for p in got {
+    for (p, _) in got {
         values.extend_from_slice(&p.values);
-        for mut block in p.blocks {
-            jobs.append(&mut block);
-        }
     }
     Ok((jobs, symbols, values))
 }
 
 /// Part `p`'s jobs as they stay: those at the global positions `gone`
-/// removed (with their values), the rest numbered from `kept` on, their
-/// symbols re-based through `remap`.
+/// skipped (the caller drops them) with their values, the rest numbered
+/// from `kept` on, their symbols re-based through `remap`.
 fn finalise(
+    jobs: &mut [Job],
     p: &mut Part,
     first: usize,
     kept: usize,
@@ -167,40 +172,47 @@ fn finalise(
     remap: &[Sym],
     per: usize,
 ) {
-    let mut gone = gone.iter().map(|r| r.0 as usize - first).peekable();
-    let (mut at, mut row) = (0usize, kept as u32);
-    let mut values = Vec::with_capacity(p.values.len());
-    for block in &mut p.blocks {
-        block.retain_mut(|job| {
-            let k = at;
-            at += 1;
-            if gone.next_if_eq(&k).is_some() {
-                return false;
+    if !gone.is_empty() && per > 0 {
+        let mut skip = gone.iter().map(|r| r.0 as usize - first).peekable();
+        let mut values = Vec::with_capacity(p.values.len());
+        for (at, chunk) in p.values.chunks(per).enumerate() {
+            if skip.next_if_eq(&at).is_none() {
+                values.extend_from_slice(chunk);
             }
-            job.native_row = row;
-            row += 1;
-            if let Some(m) = &mut job.model {
-                *m = remap[m.index() as usize];
-            }
-            values.extend_from_slice(&p.values[k * per..(k + 1) * per]);
-            true
-        });
+        }
+        p.values = values;
     }
-    p.values = values;
+    let mut skip = gone.iter().map(|r| r.0 as usize - first).peekable();
+    let mut row = kept as u32;
+    for (k, job) in jobs.iter_mut().enumerate() {
+        if skip.next_if_eq(&k).is_some() {
+            continue;
+        }
+        job.native_row = row;
+        row += 1;
+        if let Some(m) = &mut job.model {
+            *m = remap[m.index() as usize];
+        }
+    }
 }
 
 /// Every bad row and repeated id, in line order, through `policy`.
 fn count_bad_rows(
-    got: &[Part],
+    got: &[(Part, usize)],
+    jobs: &[Job],
     repeats: &[(u32, u32)],
     file: &str,
     policy: &mut RowPolicy,
 ) -> Result<(), InputError> {
-    let rows: Vec<_> = got.iter().map(|p| (p.lines.len(), &p.rows)).collect();
-    let row = |k: usize, i: usize| {
-        let job = &got[k].blocks[i / BLOCK_JOBS][i % BLOCK_JOBS];
-        (got[k].lines[i], job.id.as_str())
-    };
+    let rows: Vec<_> = got.iter().map(|(p, n)| (*n, &p.rows)).collect();
+    let starts: Vec<usize> = got
+        .iter()
+        .scan(0, |at, (_, n)| {
+            *at += n;
+            Some(*at - n)
+        })
+        .collect();
+    let row = |k: usize, i: usize| (got[k].0.lines[i], jobs[starts[k] + i].id.as_str());
     parts::count_bad_rows(&rows, repeats, file, "duplicate job id", row, policy)
 }
 
