@@ -45,36 +45,40 @@ impl Seen {
 /// Jobs whose id an earlier job has, as (position, position of the
 /// first), in position order: `ids` and their `hashes` split by hash into
 /// a shard per core, each shard a table of its own on its own thread.
-pub fn repeats<'a>(id_of: &(impl Fn(usize) -> &'a [u8] + Sync), hashes: &[u64]) -> Vec<(u32, u32)> {
+pub fn repeats<'a>(
+    id_of: &(impl Fn(usize) -> &'a [u8] + Sync),
+    hashes: &[&[u64]],
+) -> Vec<(u32, u32)> {
     // A shard per core, as for a file of about 64 bytes a row: one shard
     // below some 65,000 ids, where threads would cost more than they save.
     repeats_in(
         id_of,
         hashes,
-        crate::trace::parts::workers(hashes.len() as u64 * 64),
+        crate::trace::parts::workers(hashes.iter().map(|h| h.len() as u64).sum::<u64>() * 64),
     )
 }
 
 fn repeats_in<'a>(
     id_of: &(impl Fn(usize) -> &'a [u8] + Sync),
-    hashes: &[u64],
+    hashes: &[&[u64]],
     shards: usize,
 ) -> Vec<(u32, u32)> {
     let shards = shards as u64;
+    let n: usize = hashes.iter().map(|h| h.len()).sum();
     let mut out: Vec<(u32, u32)> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..shards)
             .map(|shard| {
                 s.spawn(move || {
                     let mine = |h: u64| (h >> 32) % shards == shard;
-                    let mut table = hashbrown::HashTable::<u32>::with_capacity(
-                        hashes.len() / shards as usize + 1,
-                    );
+                    let mut table =
+                        hashbrown::HashTable::<u32>::with_capacity(n / shards as usize + 1);
                     let mut found = Vec::new();
-                    for (i, &h) in hashes.iter().enumerate().filter(|(_, &h)| mine(h)) {
+                    let all = hashes.iter().flat_map(|h| h.iter()).enumerate();
+                    for (i, &h) in all.filter(|(_, &h)| mine(h)) {
                         match table.entry(
                             h,
                             |&k| id_of(k as usize) == id_of(i),
-                            |&k| hashes[k as usize],
+                            |&k| hash(id_of(k as usize)),
                         ) {
                             hashbrown::hash_table::Entry::Occupied(e) => {
                                 found.push((i as u32, *e.get()))
@@ -123,6 +127,9 @@ mod tests {
         let ids: Vec<&[u8]> = ids.iter().map(|s| s.as_bytes()).collect();
         let hashes: Vec<u64> = ids.iter().map(|id| hash(id)).collect();
         let id_of = |i: usize| ids[i];
+        // Given in pieces, as the parts of a file give them.
+        let (a, b) = hashes.split_at(1234);
+        let hashes = [a, b];
         let one = repeats_in(&id_of, &hashes, 1);
         assert_eq!(one.len(), 5000 - 3001);
         for &(i, first) in &one {

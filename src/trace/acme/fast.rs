@@ -93,7 +93,7 @@ fn join(
             .iter()
             .flat_map(|p| p.b.tables.ids.iter().map(|id| id.as_bytes()))
             .collect();
-        let hashes: Vec<u64> = got.iter().flat_map(|p| p.hashes.iter().copied()).collect();
+        let hashes: Vec<&[u64]> = got.iter().map(|p| &p.hashes[..]).collect();
         seen::repeats(&|i| ids[i], &hashes)
     };
     report_bad_rows(&got, &repeats, file, policy)?;

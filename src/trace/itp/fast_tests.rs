@@ -93,3 +93,20 @@ fn empty_lines_are_counted() {
         "e:5: column submission_time: not a whole number: 'x'"
     );
 }
+
+#[test]
+fn parts_get_room_for_a_little_more_than_the_rows_they_hold() {
+    let dir = std::env::temp_dir().join(format!("tracetui-room-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("f.csv");
+    let header = "job_id,submission_time,duration,num_gpu\n";
+    // Rows of 50 bytes (the newline counted): room for 50 / 47 of them.
+    let row = format!("{:0>39},100,200,8\n", "a");
+    assert_eq!(row.len(), 50);
+    std::fs::write(&path, format!("{header}{}", row.repeat(1000))).unwrap();
+    assert_eq!(row_bytes(&path, header.len() as u64), 47);
+    // Too few rows to judge by: generous room.
+    std::fs::write(&path, format!("{header}{}", row.repeat(10))).unwrap();
+    assert_eq!(row_bytes(&path, header.len() as u64), 16);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
