@@ -43,8 +43,10 @@ impl Seen {
 }
 
 /// Jobs whose id an earlier job has, as (position, position of the
-/// first), in position order: `ids` and their `hashes` split by hash into
-/// a shard per core, each shard a table of its own on its own thread.
+/// first), in position order: the ids (`id_of(position)`, read where the
+/// rows hold them) split by their `hashes` (given in pieces, a part's
+/// each, in order) into a shard per core, each shard a table of its own on
+/// its own thread.
 pub fn repeats<'a>(
     id_of: &(impl Fn(usize) -> &'a [u8] + Sync),
     hashes: &[&[u64]],

@@ -130,6 +130,8 @@ fn close_up<T>(out: &mut Vec<T>, sizes: &[usize], filled: Vec<(usize, Vec<T>)>) 
         // over a gap or an item already moved) or into `all`.
         unsafe {
             match &mut all {
+                // The first stretch, and any after a full one, is in place.
+                None if start == at => {}
                 None => std::ptr::copy(base.add(start), base.add(at), written),
                 Some(all) => {
                     for i in start..start + written {
