@@ -286,11 +286,9 @@ pub fn read_parts_into<T: Send, P: PartRead>(
     let ranges = split_points(path, from, workers)
         .map_err(|e| InputError::file(file, format!("cannot read: {e}")))?;
     let sizes: Vec<usize> = ranges.iter().map(|&r| room(r)).collect();
-    let done = super::slots::fill(out, &sizes, |k, slots| {
-        read(ranges[k], slots).map(|p| (p, slots.len()))
-    })
-    .ok_or_else(|| InputError::file(file, "reader panicked"))?;
-    let parts = done.into_iter().map(|(r, _)| r).collect();
+    let done = super::slots::fill(out, &sizes, |k, slots| read(ranges[k], slots))
+        .ok_or_else(|| InputError::file(file, "reader panicked"))?;
+    let parts = done.into_iter().map(|(r, n)| r.map(|p| (p, n))).collect();
     in_file_order(parts)
 }
 

@@ -96,8 +96,7 @@ fn empty_lines_are_counted() {
 
 #[test]
 fn parts_get_room_for_a_little_more_than_the_rows_they_hold() {
-    let dir = std::env::temp_dir().join(format!("tracetui-room-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fast_check::folder("itp-room");
     let path = dir.join("f.csv");
     let header = "job_id,submission_time,duration,num_gpu\n";
     // Rows of 50 bytes (the newline counted): room for 50 / 47 of them.
