@@ -34,9 +34,10 @@ use std::sync::Arc;
 
 /// Where a job is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
 pub enum Phase {
-    /// Not submitted yet.
-    Future,
+    /// Not submitted yet (0: a state of zero bytes is a job not submitted).
+    Future = 0,
     Queued,
     Running,
     Done,
@@ -55,6 +56,32 @@ pub struct JobState {
     pub(crate) wait_note: u32,
     pub start: Secs,
     pub end: Secs,
+}
+
+impl JobState {
+    /// `n` jobs not submitted yet, in memory the allocator gives zeroed
+    /// (fresh pages for a large list: nothing is written until a job
+    /// arrives, where `vec![..; n]` would write 24 bytes a job first).
+    fn futures(n: usize) -> Vec<JobState> {
+        let Ok(layout) = std::alloc::Layout::array::<JobState>(n) else {
+            panic!("{n} job states do not fit in memory");
+        };
+        if layout.size() == 0 {
+            return Vec::new();
+        }
+        // SAFETY: the layout is of `n` states and not empty; a null block
+        // is an allocation failure, reported as such. Zero bytes are a
+        // valid `JobState` (every field an integer, or `Phase` whose
+        // `Future` is 0 under `repr(u8)`), and the block comes from the
+        // global allocator with this layout, as `Vec` frees it.
+        unsafe {
+            let p = std::alloc::alloc_zeroed(layout).cast::<JobState>();
+            if p.is_null() {
+                std::alloc::handle_alloc_error(layout);
+            }
+            Vec::from_raw_parts(p, n, n)
+        }
+    }
 }
 
 /// Something that happened, for the TUI's log.
@@ -214,16 +241,7 @@ impl Engine {
             now,
             next_arrival: 0,
             next_submit: Secs::MAX,
-            jobs: vec![
-                JobState {
-                    phase: Phase::Future,
-                    machines: 0,
-                    wait_note: 0,
-                    start: 0,
-                    end: 0
-                };
-                n
-            ],
+            jobs: JobState::futures(n),
             running: Running::for_jobs(n),
             placed: Vec::new(),
             timeline: BTreeSet::new(),
@@ -424,7 +442,23 @@ fn note_wait(note: u32) -> Option<Secs> {
 
 #[cfg(test)]
 mod note_tests {
-    use super::{note_wait, wait_note};
+    use super::{note_wait, wait_note, JobState, Phase};
+
+    #[test]
+    fn job_states_start_zeroed_as_not_submitted() {
+        let future = JobState {
+            phase: Phase::Future,
+            machines: 0,
+            wait_note: 0,
+            start: 0,
+            end: 0,
+        };
+        for n in [0, 1, 3, 100_000] {
+            let states = JobState::futures(n);
+            assert_eq!((states.len(), states.capacity()), (n, n));
+            assert!(states.iter().all(|s| *s == future), "{n} states");
+        }
+    }
 
     #[test]
     fn a_wait_note_round_trips_and_refuses_what_it_cannot_hold() {
