@@ -41,24 +41,20 @@ fn render_text(v: &Value, indent: usize, out: &mut String) {
             for (k, v) in m {
                 match v {
                     Value::Object(_) => {
-                        let _ = writeln!(out, "{pad}{}:", crate::trace::input::sanitized(k));
+                        let _ = writeln!(out, "{pad}{}:", crate::text::sanitized(k));
                         render_text(v, indent + 2, out);
                     }
                     Value::Array(items)
                         if items.iter().all(|i| !i.is_object() && !i.is_array()) =>
                     {
-                        let _ = writeln!(out, "{pad}{}:", crate::trace::input::sanitized(k));
+                        let _ = writeln!(out, "{pad}{}:", crate::text::sanitized(k));
                         for item in items {
                             let _ = writeln!(out, "{pad}  - {}", scalar(item));
                         }
                     }
                     Value::Array(items) => {
-                        let _ = writeln!(
-                            out,
-                            "{pad}{} ({}):",
-                            crate::trace::input::sanitized(k),
-                            items.len()
-                        );
+                        let _ =
+                            writeln!(out, "{pad}{} ({}):", crate::text::sanitized(k), items.len());
                         for (i, item) in items.iter().enumerate() {
                             let _ = writeln!(out, "{pad}  [{}]", i + 1);
                             render_text(item, indent + 4, out);
@@ -68,7 +64,7 @@ fn render_text(v: &Value, indent: usize, out: &mut String) {
                         let _ = writeln!(
                             out,
                             "{pad}{:<width$}  {}",
-                            crate::trace::input::sanitized(k),
+                            crate::text::sanitized(k),
                             scalar(v)
                         );
                     }
@@ -84,7 +80,7 @@ fn render_text(v: &Value, indent: usize, out: &mut String) {
 fn scalar(v: &Value) -> String {
     match v {
         Value::Null => "-".into(),
-        Value::String(s) => crate::trace::input::sanitize(s),
+        Value::String(s) => crate::text::sanitize(s),
         other => other.to_string(),
     }
 }

@@ -4,7 +4,7 @@
 
 use crate::sim::Placement;
 use crate::trace::model::Secs;
-use crate::trace::{itp, LoadOptions, LoadReport, Trace};
+use crate::trace::{Format, LoadOptions, LoadReport, Trace};
 use std::fmt::Write as _;
 
 pub struct Lesson {
@@ -39,7 +39,8 @@ impl Lesson {
             };
             let _ = writeln!(csv, "{:02}·{g}g·{d},{s},{r},{g}", i + 1);
         }
-        itp::load_from(
+        let itp = Format::find("itp").expect("the ITP format is registered");
+        itp.load_text(
             csv.as_bytes(),
             &format!("lesson {}", self.name),
             &LoadOptions {

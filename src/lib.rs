@@ -13,6 +13,7 @@ pub mod plot;
 pub mod sample;
 pub mod sim;
 pub mod stats;
+pub mod text;
 pub mod trace;
 pub mod ui;
 

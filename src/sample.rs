@@ -1,6 +1,6 @@
 //! Sample traces compiled into the binary, so a first run needs no data.
 
-use crate::trace::{itp, InputError, LoadOptions, LoadReport, Trace};
+use crate::trace::{Format, InputError, LoadOptions, LoadReport, Trace};
 
 /// The committed sample ITP trace (`sample-traces/itp/sample.csv`).
 pub const ITP_CSV: &str = include_str!("../sample-traces/itp/sample.csv");
@@ -10,7 +10,8 @@ pub const ITP_NAME: &str = "sample-traces/itp/sample.csv (embedded)";
 pub const ITP_GPUS: u32 = 128;
 
 pub fn itp() -> Result<(Trace, LoadReport), InputError> {
-    itp::load_from(
+    let itp = Format::find("itp").expect("the ITP format is registered");
+    itp.load_text(
         ITP_CSV.as_bytes(),
         ITP_NAME,
         &LoadOptions {

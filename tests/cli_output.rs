@@ -101,6 +101,66 @@ fn same_command_same_bytes() {
 }
 
 #[test]
+fn every_file_the_program_cannot_read_or_write_says_why() {
+    let missing = "/no/such/dir/x.csv";
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec!["gen", "itp", "--jobs", "5", "--out", missing],
+            "cannot write /no/such/dir/x.csv: ",
+        ),
+        (
+            vec!["sim", "itp", SAMPLE, "--jobs-out", missing],
+            "/no/such/dir/x.csv: ",
+        ),
+        (
+            vec!["sim", "itp", SAMPLE, "--timeline-out", missing],
+            "/no/such/dir/x.csv: ",
+        ),
+        (
+            vec!["sim", "itp", SAMPLE, "--plot", missing],
+            "/no/such/dir/x.csv: ",
+        ),
+        (
+            vec!["sim", "itp", missing],
+            "/no/such/dir/x.csv: cannot open: ",
+        ),
+        (
+            vec!["sim", "acme", missing],
+            "/no/such/dir/x.csv: cannot open: ",
+        ),
+        (
+            vec!["sim", "pai", "/no/such/dir"],
+            "/no/such/dir: cannot open the directory of ",
+        ),
+        (
+            vec!["sim", "philly", "/no/such/dir"],
+            "/no/such/dir: cannot open the directory of ",
+        ),
+        (
+            vec!["sim", "zeus", "/no/such/dir"],
+            "/no/such/dir: cannot open: ",
+        ),
+        (
+            vec!["sim", "itp", SAMPLE, "--energy", "/no/such/dir"],
+            "/no/such/dir/summary_train.csv: cannot read: ",
+        ),
+    ];
+    for (args, says) in cases {
+        let out = tracetui(&args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let err = stderr(&out);
+        let line = err
+            .lines()
+            .find(|l| l.starts_with("tracetui: error:"))
+            .unwrap_or("");
+        assert!(
+            line.contains(says) && line.ends_with("No such file or directory (os error 2)"),
+            "{args:?} should say why:\n{err}"
+        );
+    }
+}
+
+#[test]
 fn exit_codes() {
     let usage = tracetui(&["sim", "itp", SAMPLE, "--policy", "lifo"]);
     assert_eq!(usage.status.code(), Some(2));

@@ -17,9 +17,6 @@ fn past_the_budget_old_answers_go_and_stepping_back_asks_again() {
     if !python() {
         return;
     }
-    sim::policies::exec::set_timeout(Duration::from_secs(5));
-    // A few hundred bytes: a handful of answers.
-    sim::policies::exec::set_answer_budget(600);
     let dir = scratch_dir("budget");
     let log = dir.join("said.log");
     let path = dir.join("keyed.py");
@@ -52,7 +49,14 @@ for line in sys.stdin:
     let states = |e: &Engine| -> Vec<JobState> {
         (0..t.jobs.len() as u32).map(|j| e.job_state(j)).collect()
     };
-    let mut r = Replay::new(Engine::new(t.clone(), p, Placement::Consolidate));
+    // A few hundred bytes of answers kept: a handful.
+    let tuning = sim::Tuning {
+        policy_timeout: Duration::from_secs(5),
+        answer_budget: 600,
+        ..sim::Tuning::default()
+    };
+    let e = Engine::new(t.clone(), p, Placement::Consolidate);
+    let mut r = Replay::new(e.with_tuning(std::sync::Arc::new(tuning)));
     r.seek(5000);
     let want = states(r.engine());
     let starts = |log: &std::path::Path| {

@@ -142,11 +142,19 @@ for line in sys.stdin:
     script(name, &body).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// `e` with 1.5 s for an external policy's answer.
+fn quick(e: Engine) -> Engine {
+    let tuning = sim::Tuning {
+        policy_timeout: Duration::from_millis(1500),
+        ..sim::Tuning::default()
+    };
+    e.with_tuning(std::sync::Arc::new(tuning))
+}
+
 /// Runs `p` headless on a small trace; the failure's message.
 fn failure(p: Policy) -> String {
-    sim::policies::exec::set_timeout(Duration::from_millis(1500));
     let t = tiny(&[4], &[(0, 100, 2), (10, 100, 2), (20, 100, 4)]);
-    let mut e = Engine::new(t, p, Placement::Consolidate);
+    let mut e = quick(Engine::new(t, p, Placement::Consolidate));
     e.set_halt_on_failure(true);
     e.run_to_end();
     assert!(e.halted(), "{p} should have failed");
@@ -411,11 +419,10 @@ fn two_failing_policies_fall_back_to_fifo_not_to_each_other() {
     if !python() {
         return;
     }
-    sim::policies::exec::set_timeout(Duration::from_millis(1500));
     let a = scripted("fails-a", "greedy", "answer = {'start': [99999]}");
     let b = scripted("fails-b", "greedy", "answer = {'start': [99998]}");
     let t = contended();
-    let mut e = Engine::new(t.clone(), Policy::Fifo, Placement::Consolidate);
+    let mut e = quick(Engine::new(t.clone(), Policy::Fifo, Placement::Consolidate));
     e.advance_to(500);
     e.set_policy(a);
     assert_eq!(e.policy(), Policy::Fifo);
@@ -483,4 +490,34 @@ fn compare_from_with_a_failing_policy_exits_1() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("is not in the trace"), "{err}");
+}
+
+#[test]
+fn two_engines_with_different_timeouts_run_side_by_side_in_one_process() {
+    if !python() {
+        return;
+    }
+    // Each answer takes 0.6 s: within 5 s, not within 0.2 s.
+    let p = scripted("sleepy", "greedy", "import time\ntime.sleep(0.6)");
+    let t = tiny(&[4], &[(0, 100, 2), (10, 100, 2)]);
+    let with_timeout = |secs: f64| {
+        let tuning = sim::Tuning {
+            policy_timeout: Duration::from_secs_f64(secs),
+            ..sim::Tuning::default()
+        };
+        let mut e = Engine::new(t.clone(), p, Placement::Consolidate).with_tuning(Arc::new(tuning));
+        e.set_halt_on_failure(true);
+        e
+    };
+    let (mut short, mut long) = (with_timeout(0.2), with_timeout(5.0));
+    std::thread::scope(|s| {
+        s.spawn(|| short.run_to_end());
+        s.spawn(|| long.run_to_end());
+    });
+    assert!(short.halted(), "0.2 s is too short for a 0.6 s answer");
+    let why = &short.failures()[0].why;
+    assert!(why.contains("did not answer within 0.2 s"), "{why}");
+    assert!(long.failures().is_empty(), "{:?}", long.failures());
+    assert!(!long.halted());
+    assert_eq!(long.jobs_done(), 2);
 }

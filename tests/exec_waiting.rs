@@ -33,7 +33,6 @@ fn slow(name: &str, delay: f64) -> Policy {
 /// `slow`, asked at every point (`always`) or only where jobs arrive
 /// (`arrivals`); every message's type and time go to the file returned.
 fn slow_asking(name: &str, delay: f64, ask: &str) -> (Policy, PathBuf) {
-    sim::policies::exec::set_timeout(Duration::from_secs(2));
     let dir = scratch_dir("waiting");
     let log = dir.join(format!("{name}.log"));
     let body = format!(
@@ -57,6 +56,15 @@ for line in sys.stdin:
         .parse()
         .unwrap_or_else(|e| panic!("{e}"));
     (p, log)
+}
+
+/// An engine on `t` under `p` whose external policies may take 2 s an answer.
+fn engine(t: &Arc<Trace>, p: Policy) -> Engine {
+    let tuning = sim::Tuning {
+        policy_timeout: Duration::from_secs(2),
+        ..sim::Tuning::default()
+    };
+    Engine::new(t.clone(), p, Placement::Consolidate).with_tuning(Arc::new(tuning))
 }
 
 fn trace() -> Arc<Trace> {
@@ -88,7 +96,7 @@ const END: Secs = 1000;
 
 /// The replay waiting as long as answers take, at `END`.
 fn blocking(t: &Arc<Trace>, p: Policy, switches: Vec<(Secs, Switch)>) -> (Vec<JobState>, String) {
-    let mut r = Replay::new(Engine::new(t.clone(), p, Placement::Consolidate));
+    let mut r = Replay::new(engine(t, p));
     r.schedule(switches);
     r.seek(END);
     assert!(!r.waiting());
@@ -98,7 +106,7 @@ fn blocking(t: &Arc<Trace>, p: Policy, switches: Vec<(Secs, Switch)>) -> (Vec<Jo
 /// The replay standing at the first arrival after `at` that asks the
 /// policy (its deadline already passed when the message went).
 fn waiting_after(t: &Arc<Trace>, p: Policy, at: Secs) -> Replay {
-    let mut r = Replay::new(Engine::new(t.clone(), p, Placement::Consolidate));
+    let mut r = Replay::new(engine(t, p));
     r.seek(at);
     r.set_answer_by(Some(Instant::now()));
     r.seek(END);
@@ -127,7 +135,7 @@ fn a_slow_policy_leaves_the_replay_standing_and_it_ends_where_waiting_ends() {
     let t = trace();
     let p = slow("slow", 0.05);
     let (want, report) = blocking(&t, p, Vec::new());
-    let mut r = Replay::new(Engine::new(t.clone(), p, Placement::Consolidate));
+    let mut r = Replay::new(engine(&t, p));
     r.set_answer_by(Some(Instant::now() + Duration::from_millis(5)));
     r.seek(END);
     assert!(r.waiting(), "a 50 ms answer cannot come within 5 ms");
@@ -158,7 +166,7 @@ fn a_policy_asked_only_at_arrivals_keeps_one_conversation_while_waited_for() {
     let (p, log) = slow_asking("slow_arrivals", 0.05, "arrivals");
     let (want, report) = blocking(&t, p, Vec::new());
     let before = received(&log).len();
-    let mut r = Replay::new(Engine::new(t.clone(), p, Placement::Consolidate));
+    let mut r = Replay::new(engine(&t, p));
     r.set_answer_by(Some(Instant::now()));
     r.seek(END);
     assert!(r.waiting());
@@ -237,7 +245,7 @@ fn a_what_if_forks_from_a_waiting_replay() {
     .wait();
     assert_eq!(rows.len(), 2);
     let to_end = |switch: bool| {
-        let mut e = Engine::new(t.clone(), p, Placement::Consolidate);
+        let mut e = engine(&t, p);
         e.set_halt_on_failure(true);
         e.advance_to(at);
         if switch {
@@ -259,7 +267,7 @@ fn a_policy_that_never_answers_times_out_while_frames_go_on() {
     }
     let t = trace();
     let hang = slow("hang_waiting", -1.0);
-    let mut r = Replay::new(Engine::new(t.clone(), Policy::Fifo, Placement::Consolidate));
+    let mut r = Replay::new(engine(&t, Policy::Fifo));
     r.seek(5);
     r.set_answer_by(Some(Instant::now() + Duration::from_millis(5)));
     r.set_policy(hang);
@@ -324,7 +332,7 @@ fn a_schedule_goes_on_after_a_policy_failed_and_the_replay_fell_back() {
     let quits: Policy = format!("exec:python3 {}", path.display())
         .parse()
         .unwrap_or_else(|e| panic!("{e}"));
-    let mut r = Replay::new(Engine::new(t.clone(), Policy::Fifo, Placement::Consolidate));
+    let mut r = Replay::new(engine(&t, Policy::Fifo));
     r.schedule(vec![
         (5, Switch::Policy(quits)),
         (25, Switch::Policy(Policy::Sjf)),

@@ -179,7 +179,7 @@ fn the_replay_shows_control_characters_escaped_and_never_raw() {
     assert!(text.contains("rtl\\u{202"), "{text}");
     for cell in buf.content() {
         assert!(
-            !cell.symbol().chars().any(tracetui::trace::input::is_unsafe),
+            !cell.symbol().chars().any(tracetui::text::is_unsafe),
             "a raw control character in a cell: {:?}",
             cell.symbol()
         );

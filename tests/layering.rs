@@ -38,6 +38,16 @@ const RULES: &[(&str, &[&str], &str)] = &[
         &["crate::sim"],
         "loading knows nothing of the engine",
     ),
+    (
+        "fmt.rs",
+        &["crate::trace"],
+        "formatting for people knows nothing of loading",
+    ),
+    (
+        "text.rs",
+        &["crate::"],
+        "terminal safety is a leaf every layer takes from",
+    ),
 ];
 
 /// Format modules and tables: named only inside src/trace (and src/gen).
@@ -101,8 +111,142 @@ fn names(code: &str, what: &str) -> Option<usize> {
     None
 }
 
+/// The module a file under src is: `trace/pai/mod.rs` is `crate::trace::pai`.
+fn module_of(rel: &Path) -> Vec<String> {
+    let mut parts = vec!["crate".to_string()];
+    for c in rel.components() {
+        let c = c.as_os_str().to_string_lossy();
+        let c = c.strip_suffix(".rs").unwrap_or(&c);
+        if c != "mod" && c != "lib" && c != "main" {
+            parts.push(c.to_string());
+        }
+    }
+    parts
+}
+
+/// Every `use` statement's body (what follows `use`, up to its `;`).
+fn use_bodies(code: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(i) = code[from..].find("use") {
+        let at = from + i;
+        from = at + 3;
+        let before = code[..at].chars().next_back();
+        let after = code[at + 3..].chars().next();
+        let word = before.is_none_or(|c| !(c.is_alphanumeric() || c == '_'))
+            && after.is_some_and(char::is_whitespace);
+        if !word {
+            continue;
+        }
+        if let Some(end) = code[at..].find(';') {
+            let line = code[..at].lines().count().max(1);
+            let words: Vec<&str> = code[at + 3..at + end].split_whitespace().collect();
+            let mut body = words.join(" ");
+            for p in ["::", "{", "}", ","] {
+                body = body
+                    .replace(&format!(" {p}"), p)
+                    .replace(&format!("{p} "), p);
+            }
+            out.push((line, body));
+        }
+    }
+    out
+}
+
+/// A use tree flattened into its paths: `a::{b, c::{d, self}}` is `a::b`,
+/// `a::c::d` and `a::c`; renames (`as x`) are dropped.
+fn flatten(prefix: &str, tree: &str, out: &mut Vec<String>) {
+    let join = |a: &str, b: &str| {
+        if a.is_empty() {
+            b.to_string()
+        } else if b == "self" {
+            a.to_string()
+        } else {
+            format!("{a}::{b}")
+        }
+    };
+    let tree = tree.trim_start_matches("::");
+    let Some(open) = tree.find('{') else {
+        out.push(join(prefix, tree.split(" as ").next().unwrap_or(tree)));
+        return;
+    };
+    let head = tree[..open].trim_end_matches("::");
+    let inner = &tree[open + 1..tree.rfind('}').unwrap_or(tree.len())];
+    let base = join(prefix, head);
+    let mut depth = 0;
+    let mut start = 0;
+    for (i, c) in inner.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                flatten(&base, &inner[start..i], out);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if !inner[start..].is_empty() {
+        flatten(&base, &inner[start..], out);
+    }
+}
+
+/// `super::` and `self::` made absolute from the module `at`.
+fn absolute(path: &str, at: &[String]) -> String {
+    let mut module = at.to_vec();
+    let mut rest = path;
+    let mut relative = false;
+    loop {
+        if let Some(r) = rest.strip_prefix("super::") {
+            module.pop();
+            rest = r;
+            relative = true;
+        } else if let Some(r) = rest.strip_prefix("self::") {
+            rest = r;
+            relative = true;
+        } else {
+            break;
+        }
+    }
+    if relative {
+        format!("{}::{rest}", module.join("::"))
+    } else {
+        path.to_string()
+    }
+}
+
+/// Every path the file's `use` statements import, made absolute, with its line.
+fn imports(rel: &Path, code: &str) -> Vec<(usize, String)> {
+    let at = module_of(rel);
+    let mut out = Vec::new();
+    for (line, body) in use_bodies(code) {
+        let mut paths = Vec::new();
+        flatten("", &body, &mut paths);
+        out.extend(paths.into_iter().map(|p| (line, absolute(&p, &at))));
+    }
+    out
+}
+
+/// Where the file names `what`: in code (any path), or in an import once
+/// its groups are spread out (`use crate::trace::{itp, Trace}` names
+/// `trace::itp`).
+fn named_at(rel: &Path, code: &str, what: &str) -> Option<usize> {
+    names(code, what).or_else(|| {
+        imports(rel, code)
+            .into_iter()
+            .find(|(_, p)| names(p, what).is_some())
+            .map(|(line, _)| line)
+    })
+}
+
 /// Every breach of the rules in the file `rel` (a path under src) holding `text`.
 fn breaches(rel: &Path, text: &str) -> Vec<String> {
+    // A file's own unit tests (`#[cfg(test)] mod tests`, at its end) are
+    // not part of the layering, and their `super::` is the file's module.
+    let text = match text.find("#[cfg(test)]\nmod ") {
+        Some(at) => &text[..at],
+        None => text,
+    };
     let code = code_only(text);
     let top = rel
         .components()
@@ -111,9 +255,10 @@ fn breaches(rel: &Path, text: &str) -> Vec<String> {
         .unwrap_or("");
     let mut out = Vec::new();
     for (dir, banned, why) in RULES {
-        if top == *dir {
+        let applies = top == *dir || rel == Path::new(dir);
+        if applies {
             for b in *banned {
-                if let Some(line) = names(&code, b) {
+                if let Some(line) = named_at(rel, &code, b) {
                     out.push(format!("src/{}:{line} names {b}: {why}", rel.display()));
                 }
             }
@@ -121,7 +266,7 @@ fn breaches(rel: &Path, text: &str) -> Vec<String> {
     }
     if top != "trace" && top != "gen" {
         for f in FORMAT_NAMES {
-            if let Some(line) = names(&code, f) {
+            if let Some(line) = named_at(rel, &code, f) {
                 out.push(format!(
                     "src/{}:{line} names {f}: format specifics stay behind trace's NativeTables",
                     rel.display()
@@ -186,6 +331,40 @@ fn a_forbidden_import_is_caught() {
     assert!(breaches(sim, "// ratatui draws the grid\nlet s = \"crate::ui\";").is_empty());
     assert!(breaches(sim, "use crate::simulator;").is_empty());
     assert!(breaches(trace, "use crate::trace::model::Trace;").is_empty());
+    // Grouped imports count, spread out, and `super::` is made absolute.
+    assert_eq!(
+        breaches(sim, "use crate::{trace::Trace, ui::app::App};").len(),
+        1,
+        "a grouped import of the UI from the engine"
+    );
+    assert_eq!(
+        breaches(sim, "use super::super::{cli::{self, output}};").len(),
+        1,
+        "the CLI reached through super from sim/engine"
+    );
+    assert_eq!(
+        breaches(ui, "use crate::trace::{itp, LoadOptions};").len(),
+        1
+    );
+    assert_eq!(
+        breaches(
+            ui,
+            "use crate::{\n    sim::Engine,\n    trace::{model::Trace, pai as p},\n};"
+        )
+        .len(),
+        1,
+        "a format module renamed inside a nested group"
+    );
+    let fmt = Path::new("fmt.rs");
+    assert_eq!(
+        breaches(fmt, "use crate::{text, trace::input::x};").len(),
+        1
+    );
+    assert!(breaches(fmt, "use crate::text::sanitized;").is_empty());
+    let text = Path::new("text.rs");
+    assert_eq!(breaches(text, "use crate::fmt::human_secs;").len(), 1);
+    assert!(breaches(ui, "use crate::trace::{model::Trace, Format};").is_empty());
+    assert!(breaches(sim, "use super::{books, clock as c};").is_empty());
     // The loaders may name their own tables.
     assert!(breaches(trace, "use crate::trace::pai::PaiTables;").is_empty());
 }

@@ -182,7 +182,20 @@ fn missing_required_table_names_the_layout() {
     let e = pai::load(Path::new("/no/such/dir"), &LoadOptions::default())
         .unwrap_err()
         .to_string();
-    assert!(e.contains("not a directory"), "{e}");
+    assert!(
+        e.contains(
+            "cannot open the directory of the PAI release's tables: No such file or directory"
+        ),
+        "{e}"
+    );
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml");
+    let e = pai::load(&file, &LoadOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("not a directory (expected the PAI release's tables)"),
+        "{e}"
+    );
 }
 
 fn tar_gz(member: &str, body: &[u8]) -> Vec<u8> {

@@ -148,7 +148,7 @@ pub fn job(a: &JobArgs) -> Result<()> {
     let Some((value, warnings)) = crate::trace::detail::by_id(&trace, &a.job)? else {
         bail!(
             "job '{}' is not in {}",
-            crate::trace::input::sanitize(&a.job),
+            crate::text::sanitize(&a.job),
             a.load.path.display()
         );
     };

@@ -98,14 +98,13 @@ impl PolicyArgs {
                 self.policy_timeout
             );
         }
-        crate::sim::policies::exec::set_timeout(std::time::Duration::from_secs_f64(
-            self.policy_timeout,
-        ));
         Ok(std::sync::Arc::new(crate::sim::Tuning {
             preempt_cost: self.preempt_cost as i64,
             las_thresholds: self.las_thresholds.0.clone(),
             las_starve: self.las_starve,
             fair_by: self.fair_by,
+            policy_timeout: std::time::Duration::from_secs_f64(self.policy_timeout),
+            ..crate::sim::Tuning::default()
         }))
     }
 
@@ -347,26 +346,18 @@ fn parse_tick(s: &str) -> Result<i64, String> {
         "m" => 60,
         "h" => 3600,
         "d" => 86_400,
-        _ => {
-            return Err(format!(
-                "'{}': use s, m, h or d",
-                crate::trace::input::sanitize(s)
-            ))
-        }
+        _ => return Err(format!("'{}': use s, m, h or d", crate::text::sanitize(s))),
     };
-    let n: i64 = num.parse().map_err(|_| {
-        format!(
-            "'{}' is not a tick such as 1m",
-            crate::trace::input::sanitize(s)
-        )
-    })?;
+    let n: i64 = num
+        .parse()
+        .map_err(|_| format!("'{}' is not a tick such as 1m", crate::text::sanitize(s)))?;
     let secs = n
         .checked_mul(mult)
         .filter(|t| (1..=366 * 86_400).contains(t));
     secs.ok_or_else(|| {
         format!(
             "'{}': a tick is from 1 s to 366 days",
-            crate::trace::input::sanitize(s)
+            crate::text::sanitize(s)
         )
     })
 }
@@ -415,7 +406,7 @@ fn parse_policies(s: &str) -> Result<PolicyList, String> {
 /// A reader that went away (`tracetui sim … | head`) ends the command quietly.
 pub(crate) fn print_out(s: &str) {
     use std::io::Write;
-    let text = crate::trace::input::sanitized_output(s);
+    let text = crate::text::sanitized_output(s);
     let mut out = std::io::stdout().lock();
     if out
         .write_all(text.as_bytes())
@@ -429,7 +420,7 @@ pub(crate) fn print_out(s: &str) {
 /// One message line to standard error, made safe the same way.
 pub(crate) fn print_err(s: &str) {
     use std::io::Write;
-    let text = crate::trace::input::sanitized_lines(s);
+    let text = crate::text::sanitized_lines(s);
     let _ = writeln!(std::io::stderr().lock(), "{text}");
 }
 
@@ -472,8 +463,23 @@ pub fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32 {
     match result {
         Ok(()) => 0,
         Err(e) => {
-            print_err(&format!("tracetui: error: {e}"));
+            print_err(&format!("tracetui: error: {}", with_causes(&e)));
             1
         }
     }
+}
+
+/// An error and every cause under it, `what: why: the OS's reason`; a
+/// cause its message already quotes is not said twice.
+pub fn with_causes(e: &color_eyre::eyre::Report) -> String {
+    let mut text = String::new();
+    for cause in e.chain() {
+        let said = cause.to_string();
+        if text.is_empty() {
+            text = said;
+        } else if !text.contains(&said) {
+            text = format!("{text}: {said}");
+        }
+    }
+    text
 }

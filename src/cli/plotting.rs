@@ -83,14 +83,14 @@ pub fn compare(
 
 /// The figure for `curves`, titled with the trace, written atomically.
 pub fn write(path: &Path, trace: &Trace, setup: &Setup, curves: &[Curves]) -> Result<()> {
-    let shown = crate::trace::input::sanitize(&path.display().to_string());
+    let shown = crate::text::sanitize(&path.display().to_string());
     let name = Path::new(&trace.source)
         .file_name()
         .map_or(trace.source.clone(), |n| n.to_string_lossy().into_owned());
     let title = format!(
         "{} {} · {} GPUs · placement {}",
         trace.format,
-        crate::trace::input::sanitize(&name),
+        crate::text::sanitize(&name),
         trace.cluster.total_gpus(),
         setup.placement.name()
     );

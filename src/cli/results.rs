@@ -142,7 +142,7 @@ fn json_lines(path: &Path) -> bool {
 }
 
 fn write_rows<T: Serialize>(path: &Path, rows: impl Iterator<Item = T>) -> Result<()> {
-    let shown = crate::trace::input::sanitize(&path.display().to_string());
+    let shown = crate::text::sanitize(&path.display().to_string());
     let jsonl = json_lines(path);
     write_atomic(path, |w| {
         if jsonl {

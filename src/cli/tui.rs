@@ -51,7 +51,7 @@ pub fn lesson(a: &super::LessonArgs, v: &ViewArgs) -> Result<()> {
     let Some(l) = lesson::find(name) else {
         color_eyre::eyre::bail!(
             "no lesson '{}'; there are: {}",
-            crate::trace::input::sanitize(name),
+            crate::text::sanitize(name),
             lesson::LESSONS
                 .iter()
                 .map(|l| l.name)

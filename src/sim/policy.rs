@@ -301,7 +301,7 @@ impl FromStr for Policy {
             .ok_or_else(|| {
                 format!(
                     "unknown policy '{}'; choose from {}",
-                    crate::trace::input::sanitize(&s),
+                    crate::text::sanitize(&s),
                     Policy::all()
                         .iter()
                         .map(|p| p.name())

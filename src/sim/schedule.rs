@@ -15,8 +15,8 @@ use super::engine::{Engine, Switch};
 use super::metrics::Report;
 use super::policy::Policy;
 use crate::sim::energy::PowerPolicy;
+use crate::text::sanitize;
 use crate::trace::clock::{parse_duration, parse_when};
-use crate::trace::input::sanitize;
 use crate::trace::model::{Secs, Trace};
 use std::ops::ControlFlow;
 

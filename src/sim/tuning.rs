@@ -4,6 +4,7 @@
 use crate::trace::model::Secs;
 use std::fmt;
 use std::str::FromStr;
+use std::time::Duration;
 
 /// Who `fair` shares the GPUs between.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -35,7 +36,16 @@ pub struct Tuning {
     /// it off).
     pub las_starve: f64,
     pub fair_by: FairBy,
+    /// How long an external policy may take to answer one message
+    /// (`--policy-timeout`); each engine has its own.
+    pub policy_timeout: Duration,
+    /// Bytes of an external policy's answers kept for step back; past it
+    /// the oldest go, and a copy that needs one asks the program again.
+    pub answer_budget: usize,
 }
+
+/// An external policy's time to answer one message when none is given.
+pub const DEFAULT_POLICY_TIMEOUT: Duration = Duration::from_secs(10);
 
 impl Default for Tuning {
     fn default() -> Tuning {
@@ -44,6 +54,8 @@ impl Default for Tuning {
             las_thresholds: vec![3600],
             las_starve: 2.0,
             fair_by: FairBy::User,
+            policy_timeout: DEFAULT_POLICY_TIMEOUT,
+            answer_budget: 64 << 20,
         }
     }
 }
@@ -79,7 +91,7 @@ impl FromStr for Thresholds {
                 x.trim().parse::<u64>().map_err(|_| {
                     format!(
                         "'{}' is not a whole number of GPU-seconds",
-                        crate::trace::input::sanitize(x.trim())
+                        crate::text::sanitize(x.trim())
                     )
                 })
             })

@@ -109,7 +109,7 @@ fn pump(path: PathBuf, member: String, tx: mpsc::SyncSender<std::io::Result<Vec<
         if name != member {
             let msg = format!(
                 "holds '{}', expected '{member}'",
-                super::input::sanitize(&name)
+                crate::text::sanitize(&name)
             );
             return send_err(
                 &tx,

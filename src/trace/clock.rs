@@ -170,7 +170,7 @@ pub fn parse_when(zone: Zone, first: Secs, now: Secs, input: &str) -> Result<Sec
     let bad = || {
         format!(
             "'{}': try +2h, -30m, day 3 14:00, 14:00 or trace seconds",
-            super::input::sanitize(input.trim())
+            crate::text::sanitize(input.trim())
         )
     };
     if let Some(rest) = s.strip_prefix('+') {

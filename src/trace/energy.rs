@@ -7,7 +7,8 @@
 //! `summary_train.csv` that the power trace measures (ties: the smaller).
 //! What a replay makes of the profiles is `sim::energy`.
 
-use super::input::{sanitize, InputError, Location};
+use super::input::{InputError, Location};
+use crate::text::sanitize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 

@@ -134,7 +134,7 @@ impl<'a, F: Fields + ?Sized> Row<'a, F> {
         let v = parse_int(t).ok_or_else(|| {
             self.error(
                 column,
-                format!("not a whole number: '{}'", super::input::sanitize(t)),
+                format!("not a whole number: '{}'", crate::text::sanitize(t)),
             )
         })?;
         if v < min {
@@ -205,7 +205,7 @@ impl<'a, F: Fields + ?Sized> Row<'a, F> {
             Ok(v) if v.is_finite() => Ok(Some(v)),
             _ => Err(self.error(
                 column,
-                format!("not a number: '{}'", super::input::sanitize(t)),
+                format!("not a number: '{}'", crate::text::sanitize(t)),
             )),
         }
     }

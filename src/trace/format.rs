@@ -11,6 +11,9 @@ use std::path::{Path, PathBuf};
 /// Reads a trace at a path (a file or a directory, as the format has it).
 pub type Loader = fn(&Path, &LoadOptions) -> Result<(Trace, LoadReport), InputError>;
 
+/// Reads a trace of one file held in memory, under a name for its messages.
+pub type TextLoader = fn(&[u8], &str, &LoadOptions) -> Result<(Trace, LoadReport), InputError>;
+
 #[derive(Debug)]
 pub struct FormatSpec {
     /// As typed: `tracetui NAME PATH`, `tracetui sim NAME PATH`.
@@ -24,6 +27,9 @@ pub struct FormatSpec {
     /// What its subcommand's PATH is.
     pub path_help: &'static str,
     pub load: Loader,
+    /// For a format of one file: the same read from memory (the embedded
+    /// sample, the lessons' generated traces).
+    pub load_text: Option<TextLoader>,
     /// A directory of power traces released with a trace at this path, used
     /// as the energy model when none is given.
     pub energy_beside: Option<fn(&Path) -> Option<PathBuf>>,
@@ -54,6 +60,26 @@ impl Format {
     /// Loads a trace of this format from `path`.
     pub fn load(self, path: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), InputError> {
         (self.0.load)(path, opts)
+    }
+
+    /// Loads a trace of this format from `text` held in memory, named
+    /// `name` in its messages; a format of several files says it cannot.
+    pub fn load_text(
+        self,
+        text: &[u8],
+        name: &str,
+        opts: &LoadOptions,
+    ) -> Result<(Trace, LoadReport), InputError> {
+        match self.0.load_text {
+            Some(load) => load(text, name, opts),
+            None => Err(InputError::file(
+                name,
+                format!(
+                    "a {} trace is not one file: it cannot be read from memory",
+                    self.name()
+                ),
+            )),
+        }
     }
 
     /// The energy model's directory released beside a trace at `path`.

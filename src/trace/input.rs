@@ -184,96 +184,9 @@ impl LoadReport {
     }
 }
 
-/// Text made safe for a terminal, visibly: every control, escape or
-/// bidirectional-override character is written as an escape (`\x07`,
-/// `\x1b`, `\u{202e}`), so nothing reaches the terminal raw and two ids that
-/// differ only by such a character still look different. Ids stay exact in
-/// the model; this is for showing them.
-pub fn sanitize(s: &str) -> String {
-    sanitized(s).into_owned()
-}
-
-/// Borrowing form of `sanitize` for the common case of clean text.
-pub fn sanitized(s: &str) -> std::borrow::Cow<'_, str> {
-    escaped(s, false)
-}
-
-/// Like `sanitize`, for messages of several lines: newlines and tabs are kept.
-pub fn sanitized_lines(s: &str) -> std::borrow::Cow<'_, str> {
-    escaped(s, true)
-}
-
-fn unsafe_char(c: char, keep_lines: bool) -> bool {
-    (c.is_control() && !(keep_lines && matches!(c, '\n' | '\t'))) || is_bidi_control(c)
-}
-
-fn escaped(s: &str, keep_lines: bool) -> std::borrow::Cow<'_, str> {
-    // Printable ASCII, the common case, without decoding characters.
-    if s.bytes().all(|b| (0x20..0x7f).contains(&b))
-        || !s.chars().any(|c| unsafe_char(c, keep_lines))
-    {
-        return std::borrow::Cow::Borrowed(s);
-    }
-    let mut out = String::with_capacity(s.len() + 8);
-    for c in s.chars() {
-        if !unsafe_char(c, keep_lines) {
-            out.push(c);
-        } else if (c as u32) < 0x80 {
-            out.push_str(&format!("\\x{:02x}", c as u32));
-        } else {
-            out.push_str(&format!("\\u{{{:x}}}", c as u32));
-        }
-    }
-    std::borrow::Cow::Owned(out)
-}
-
-/// A document for standard output (a table, CSV or JSON) made safe for a
-/// terminal: lines and tabs kept, every other unsafe character written as
-/// `\u0007` — readable in a table and a valid escape inside a JSON string
-/// (serde_json escapes the C0 controls itself, not DEL, C1 or bidi).
-pub fn sanitized_output(s: &str) -> std::borrow::Cow<'_, str> {
-    if !s.chars().any(|c| unsafe_char(c, true)) {
-        return std::borrow::Cow::Borrowed(s);
-    }
-    let mut out = String::with_capacity(s.len() + 8);
-    for c in s.chars() {
-        if unsafe_char(c, true) {
-            out.push_str(&format!("\\u{:04x}", c as u32));
-        } else {
-            out.push(c);
-        }
-    }
-    std::borrow::Cow::Owned(out)
-}
-
-/// Whether a character is one `sanitize` would escape.
-pub fn is_unsafe(c: char) -> bool {
-    unsafe_char(c, false)
-}
-
-fn is_bidi_control(c: char) -> bool {
-    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}')
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sanitize_strips_escapes_and_controls() {
-        assert_eq!(
-            sanitize("ab\x1b[31mc\x07d\u{202E}e\n\u{9b}"),
-            "ab\\x1b[31mc\\x07d\\u{202e}e\\x0a\\u{9b}"
-        );
-        assert_eq!(sanitized_lines("a\nb\tc\x07"), "a\nb\tc\\x07");
-        assert_ne!(sanitize("dup"), sanitize("dup\x07"));
-        let json = serde_json::to_string(&"a\x07\u{9b}\u{202e}").unwrap();
-        let out = sanitized_output(&json);
-        assert_eq!(out, r#""a\u0007\u009b\u202e""#);
-        let back: String = serde_json::from_str(&out).unwrap();
-        assert_eq!(back, "a\x07\u{9b}\u{202e}");
-        assert!(matches!(sanitized("plain"), std::borrow::Cow::Borrowed(_)));
-    }
 
     #[test]
     fn lenient_counts_and_keeps_first_reasons() {

@@ -22,6 +22,23 @@ pub fn open_file(path: &Path) -> Result<std::fs::File, InputError> {
     std::fs::File::open(path).map_err(|e| InputError::file(&shown, format!("cannot open: {e}")))
 }
 
+/// Checks that `path` is a directory holding `what`: a path that cannot be
+/// read says the OS's reason, a file says it is not a directory.
+pub fn open_dir(path: &Path, what: &str) -> Result<(), InputError> {
+    let shown = path.display().to_string();
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_dir() => Ok(()),
+        Ok(_) => Err(InputError::file(
+            &shown,
+            format!("not a directory (expected {what})"),
+        )),
+        Err(e) => Err(InputError::file(
+            &shown,
+            format!("cannot open the directory of {what}: {e}"),
+        )),
+    }
+}
+
 /// Whether anything is at `path` — a file, a directory, even a dangling or
 /// looping symlink — so that opening it says what is wrong rather than
 /// the table being reported missing.

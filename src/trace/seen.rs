@@ -3,7 +3,8 @@
 //! are compared where the rows hold them, never copied). One id at a time
 //! for a stream (`Seen`), or all at once, a shard per core (`repeats`).
 
-use crate::trace::input::{sanitize, InputError, Location};
+use crate::text::sanitize;
+use crate::trace::input::{InputError, Location};
 use std::hash::BuildHasher;
 
 #[derive(Default)]

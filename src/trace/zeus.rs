@@ -8,9 +8,10 @@
 //! - the cluster: the peak number of jobs running at once, in whole nodes.
 
 use super::fields::Row;
-use super::input::{sanitize, InputError, LoadReport, RowPolicy};
+use super::input::{InputError, LoadReport, RowPolicy};
 use super::model::{Cluster, Demand, Job, JobStatus, MaybeIndex, Segment, Symbols, Trace};
 use super::LoadOptions;
+use crate::text::sanitize;
 use rustc_hash::FxHashMap;
 use std::path::{Path, PathBuf};
 
@@ -23,6 +24,7 @@ pub const FORMAT: super::Format = super::Format::new(&super::FormatSpec {
     replay_about:
         "Replay Zeus's alibaba_groups.csv full screen, with energy from the same directory",
     load,
+    load_text: None,
     energy_beside: Some(power_traces_beside),
 });
 

@@ -44,7 +44,7 @@ pub fn scrub(buf: &mut Buffer, area: Rect) {
         for x in area.left()..area.right() {
             let sym = buf[(x, y)].symbol();
             let suspect = !sym.is_ascii() || sym.bytes().any(|b| b < 0x20 || b == 0x7f);
-            if suspect && sym.chars().any(crate::trace::input::is_unsafe) {
+            if suspect && sym.chars().any(crate::text::is_unsafe) {
                 buf[(x, y)].set_symbol("?");
             }
         }

@@ -108,7 +108,7 @@ pub fn draw(app: &App, w: &WhatIf, area: Rect, buf: &mut Buffer) {
                 t.text
             };
             buf.set_string(x + 1, y, rest, label);
-            x += text.chars().count() as u16 + 3;
+            x += crate::text::width(text) as u16 + 3;
         }
     }
 }
@@ -118,7 +118,7 @@ pub fn draw(app: &App, w: &WhatIf, area: Rect, buf: &mut Buffer) {
 fn pack(items: &[String], width: usize) -> Vec<Vec<usize>> {
     let mut lines: Vec<(usize, Vec<usize>)> = Vec::new();
     for (n, item) in items.iter().enumerate() {
-        let w = item.chars().count();
+        let w = crate::text::width(item);
         match lines.last_mut() {
             Some((used, l)) if *used + 3 + w <= width => {
                 *used += 3 + w;
@@ -166,7 +166,7 @@ fn chart(app: &App, title: &str, series: &[Series], area: Rect, buf: &mut Buffer
         return;
     }
     let head = format!("{title} (share of jobs, log time)");
-    let head = super::hints::fit(&head, area.width as usize);
+    let head = crate::text::fit(&head, area.width as usize);
     buf.set_stringn(area.x, area.y, head, area.width as usize, t.title);
     let (lo, hi) = log_range(series);
     let axis_w = 5u16;

@@ -5,8 +5,8 @@ use super::app::{App, Focus, Tick, SPEEDS};
 use super::layout::{self, too_small};
 use super::{grid, popups, queue};
 use crate::fmt::human_secs;
+use crate::text::sanitized;
 use crate::trace::clock;
-use crate::trace::input::sanitized;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
@@ -120,7 +120,7 @@ fn render_views(app: &App, area: Rect, buf: &mut Buffer) {
     // show on the last line.
     if let Some(f) = app.view.flash.as_ref().filter(|_| app.view.lecture) {
         let y = area.bottom().saturating_sub(1);
-        let text = super::hints::fit(&format!(" {} ", sanitized(f)), area.width as usize);
+        let text = crate::text::fit(&format!(" {} ", sanitized(f)), area.width as usize);
         buf.set_stringn(area.x, y, text, area.width as usize, app.theme().warn);
     }
 }
@@ -135,7 +135,7 @@ fn caption(app: &App, area: Rect, buf: &mut Buffer) {
     let text = sanitized(text);
     if !app.view.lecture {
         buf.set_style(area, t.cursor);
-        let lines = super::logfmt::wrap_words(&text, area.width.saturating_sub(3) as usize, 0);
+        let lines = crate::text::wrap_words(&text, area.width.saturating_sub(3) as usize, 0);
         for (i, line) in lines.iter().take(area.height as usize).enumerate() {
             let lead = if i == 0 { " ▶ " } else { "   " };
             let y = area.y + i as u16;
@@ -351,7 +351,7 @@ fn log_pane(app: &App, area: Rect, buf: &mut Buffer) {
 /// The trace's label in `room` columns: whole if it fits, else its path
 /// down to the file's name, then without the parts between, then cut.
 pub fn fit_label(label: &str, room: usize) -> String {
-    let width = |s: &str| s.chars().count();
+    let width = crate::text::width;
     if width(label) <= room {
         return label.to_string();
     }
@@ -374,7 +374,7 @@ pub fn fit_label(label: &str, room: usize) -> String {
     if room < 4 {
         return String::new();
     }
-    super::hints::fit(&joined, room)
+    crate::text::fit(&joined, room)
 }
 
 /// The replay's figures in the longest wording that fits `w` columns:
@@ -393,7 +393,7 @@ fn figures_line(app: &App, w: usize) -> String {
         format!("done {done} run {running} JCT {jct} p99w {p99}"),
     ]
     .into_iter()
-    .find(|l| l.chars().count() <= w)
+    .find(|l| crate::text::width(l) <= w)
     .unwrap_or_default()
 }
 

@@ -65,7 +65,7 @@ impl Filter {
                 if !["user", "group", "vc", "gpu", "state"].contains(&k.as_str()) {
                     return Err(format!(
                         "filter: '{}' is not one of user=, group=, gpu=, state=",
-                        crate::trace::input::sanitize(k)
+                        crate::text::sanitize(k)
                     ));
                 }
             }

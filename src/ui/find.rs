@@ -4,7 +4,7 @@
 
 use super::app::{App, Focus};
 use crate::sim::Phase;
-use crate::trace::input::sanitize;
+use crate::text::sanitize;
 
 /// Matches listed at most (the count said is exact up to it).
 const MAX_MATCHES: usize = 10_000;

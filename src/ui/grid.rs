@@ -275,7 +275,10 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
             (scroll + inner.height as usize).min(lay.rows),
             lay.rows
         );
-        let x = area.x + area.width.saturating_sub(more.chars().count() as u16 + 1);
+        let x = area.x
+            + area
+                .width
+                .saturating_sub(crate::text::width(&more) as u16 + 1);
         buf.set_string(x, area.y, more, t.dim);
     }
 }
@@ -313,9 +316,9 @@ fn frame(app: &App, area: Rect, buf: &mut Buffer) {
             used as f64 / 1000.0
         );
         let room = (area.width as usize)
-            .saturating_sub(2 + 3 + rest.chars().count())
+            .saturating_sub(2 + 3 + crate::text::width(&rest))
             .max(4);
-        let name = super::hints::fit(&crate::trace::input::sanitized(&mach.name), room);
+        let name = crate::text::fit(&crate::text::sanitized(&mach.name), room);
         status = format!(" {} {name}{rest}", g.marker);
     }
     let focused = app.view.focus == super::app::Focus::Grid;
@@ -331,7 +334,7 @@ fn frame(app: &App, area: Rect, buf: &mut Buffer) {
         .title_bottom(
             // Within the border: the corners stay.
             Line::from(Span::styled(
-                super::hints::fit(&status, area.width.saturating_sub(2) as usize),
+                crate::text::fit(&status, area.width.saturating_sub(2) as usize),
                 t.dim,
             ))
             .right_aligned(),
@@ -358,7 +361,7 @@ fn group_label(app: &App, gi: usize, line: Rect, buf: &mut Buffer) {
             c + gp as u64 * 1000,
         )
     });
-    let name = crate::trace::input::sanitized(&trace.cluster.gpu_types[*ty as usize]).into_owned();
+    let name = crate::text::sanitized(&trace.cluster.gpu_types[*ty as usize]).into_owned();
     let label = format!(
         "{name} · {} × {} · {:.0}/{} busy",
         crate::fmt::count(n as u64, "machine"),

@@ -3,7 +3,7 @@
 
 use super::app::App;
 use super::keymap::{Command, COMMANDS};
-use crate::trace::input::sanitized;
+use crate::text::sanitized;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
@@ -44,12 +44,12 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
     }
     let width = |v: &[(String, &str)]| -> usize {
         v.iter()
-            .map(|(k, w)| k.chars().count() + 1 + w.len() + 3)
+            .map(|(k, w)| crate::text::width(k) + 1 + w.len() + 3)
             .sum()
     };
     let room = (area.width as usize).saturating_sub(1 + width(&last));
     if let Some(f) = &app.view.flash {
-        let text = fit(&sanitized(f), room.saturating_sub(2));
+        let text = crate::text::fit(&sanitized(f), room.saturating_sub(2));
         let at = area.x + 1;
         buf.set_stringn(at, area.y, &text, room, t.warn);
         let spans = hint_spans(last, t);
@@ -93,15 +93,6 @@ fn hint_spans(items: Vec<(String, &str)>, t: &super::theme::Theme) -> Vec<Span<'
         spans.push(Span::styled(format!(" {word}"), t.header));
     }
     spans
-}
-
-/// `text` in at most `width` columns, cut with `…`.
-pub fn fit(text: &str, width: usize) -> String {
-    if text.chars().count() <= width {
-        return text.to_string();
-    }
-    let cut: String = text.chars().take(width.saturating_sub(1)).collect();
-    format!("{cut}…")
 }
 
 /// A command's word in the hint bar.

@@ -18,7 +18,7 @@ impl App {
             let mut i = 0;
             while i < grants.len() {
                 let m = grants[i].machine;
-                let name = crate::trace::input::sanitize(&trace.cluster.machines[m as usize].name);
+                let name = crate::text::sanitize(&trace.cluster.machines[m as usize].name);
                 let mut gpus = Vec::new();
                 while i < grants.len() && grants[i].machine == m {
                     let g = grants[i];

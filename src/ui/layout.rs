@@ -93,7 +93,7 @@ impl App {
             // As many lines as the caption needs, up to three: never cut.
             (false, false) => self.caption().map_or(1, |c| {
                 let w = area.width.saturating_sub(3) as usize;
-                super::logfmt::wrap_words(c, w, 0).len().clamp(1, 3) as u16
+                crate::text::wrap_words(c, w, 0).len().clamp(1, 3) as u16
             }),
             (false, true) => 4,
         };

@@ -76,7 +76,7 @@ impl App {
                 self.view.queue_pos = 0;
                 self.view.flash = Some(format!(
                     "filter '{}': {} waiting, {} running",
-                    crate::trace::input::sanitize(text),
+                    crate::text::sanitize(text),
                     l.queued_n,
                     l.running_n
                 ));
@@ -219,7 +219,7 @@ impl App {
             return false;
         }
         let lines = self.detail_lines(job, record);
-        let id = crate::trace::input::sanitize(&self.trace().jobs[job as usize].id);
+        let id = crate::text::sanitize(&self.trace().jobs[job as usize].id);
         // From the grid, on a machine several jobs share: which one this is.
         let mut of = String::new();
         if self.view.focus == Focus::Grid {
@@ -251,7 +251,7 @@ impl App {
             return false;
         }
         let lines = self.machine_lines(m, samples);
-        let name = crate::trace::input::sanitize(&self.trace().cluster.machines[m as usize].name);
+        let name = crate::text::sanitize(&self.trace().cluster.machines[m as usize].name);
         self.view.popup = Some(Popup::Detail {
             title: format!("machine {name}"),
             lines,
@@ -281,7 +281,7 @@ impl App {
                 .map(|&(j, mi)| {
                     format!(
                         "{} ({:.2})",
-                        crate::trace::input::sanitize(&trace.jobs[j as usize].id),
+                        crate::text::sanitize(&trace.jobs[j as usize].id),
                         mi as f64 / 1000.0
                     )
                 })
@@ -303,8 +303,8 @@ impl App {
             ));
         }
         let mut v = json!({
-            "machine": crate::trace::input::sanitize(&mach.name),
-            "gpu_type": crate::trace::input::sanitize(&trace.cluster.gpu_types[mach.gpu_type as usize]),
+            "machine": crate::text::sanitize(&mach.name),
+            "gpu_type": crate::text::sanitize(&trace.cluster.gpu_types[mach.gpu_type as usize]),
             "gpus": mach.gpus,
             "at": self.clock(now),
             "gpus_now": gpus,

@@ -81,7 +81,7 @@ impl App {
             self.view.flash = Some(format!(
                 "waiting for {} (timeout {:.0} s)",
                 who.label(),
-                crate::sim::policies::exec::timeout().as_secs_f64()
+                self.engine().tuning().policy_timeout.as_secs_f64()
             ));
         }
         if self.sim.replay.now() != before || !self.waiting() {
@@ -245,7 +245,7 @@ impl App {
             // One line each, at the event's own time.
             for e in events {
                 let trace = self.trace().clone();
-                let id = |j: u32| crate::trace::input::sanitize(&trace.jobs[j as usize].id);
+                let id = |j: u32| crate::text::sanitize(&trace.jobs[j as usize].id);
                 match e {
                     Event::Started { job, machines, at } => {
                         let on = if machines > 1 {

@@ -131,7 +131,7 @@ fn picker(app: &App, area: Rect, buf: &mut Buffer, at: usize, split: bool) {
     let policies = Policy::all();
     let box_w = area.width.saturating_sub(4).min(120);
     let text_w = box_w.saturating_sub(2) as usize;
-    let wrap = |s: &str| super::logfmt::wrap_words(s, text_w, 0);
+    let wrap = |s: &str| crate::text::wrap_words(s, text_w, 0);
     // Under the list: what the chosen row does, whole (rows are cut to fit).
     let chosen = policies.get(at).map(|&p| match p.available(app.trace()) {
         Ok(()) => format!("{}: {}", p.label(), p.describe()),
@@ -174,7 +174,7 @@ fn picker(app: &App, area: Rect, buf: &mut Buffer, at: usize, split: bool) {
             Some(why) => format!("{lead} {now} {:<14} not here: {why}", p.label()),
             None => format!("{lead} {now} {:<14} {}", p.label(), p.describe()),
         };
-        let text = super::hints::fit(&text, text_w);
+        let text = crate::text::fit(&text, text_w);
         buf.set_stringn(inner.x, inner.y + i as u16, text, text_w, style);
     }
     let mut y = inner.y + policies.len() as u16 + 1;

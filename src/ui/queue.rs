@@ -3,7 +3,7 @@
 use super::app::{App, Focus};
 use super::layout;
 use crate::fmt::human_secs;
-use crate::trace::input::sanitized;
+use crate::text::sanitized;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
@@ -130,28 +130,15 @@ impl Side {
     }
 }
 
+/// `s` made safe, in exactly `n` columns (cut with `…`).
 pub(super) fn clip(s: &str, n: usize) -> String {
-    let s = sanitized(s);
-    if s.chars().count() <= n {
-        format!("{s:<n$}")
-    } else {
-        let mut t: String = s.chars().take(n.saturating_sub(1)).collect();
-        t.push('…');
-        t
-    }
+    crate::text::fit_padded(&sanitized(s), n)
 }
 
-/// `s` in `n` columns, cut from the left (`…_10238`): for ids that differ
-/// only at their end.
+/// `s` made safe, in exactly `n` columns, cut from the left (`…_10238`):
+/// for ids that differ only at their end.
 pub(super) fn clip_left(s: &str, n: usize) -> String {
-    let s = sanitized(s);
-    let len = s.chars().count();
-    if len <= n {
-        format!("{s:<n$}")
-    } else {
-        let tail: String = s.chars().skip(len + 1 - n.max(1)).collect();
-        format!("…{tail}")
-    }
+    crate::text::fit_left_padded(&sanitized(s), n)
 }
 
 /// Rows for the queue list and the running list out of the pane's inner
@@ -334,10 +321,10 @@ fn title(app: &App, width: usize) -> Vec<Span<'static>> {
     ];
     // Inside the corners, after the focus mark; a trailing space may go.
     let mark = usize::from(app.view.focus == Focus::Queue);
-    let room = width.saturating_sub(head.chars().count() + 2 + mark);
+    let room = width.saturating_sub(crate::text::width(&head) + 2 + mark);
     let rest = rest
         .iter()
-        .find(|s| s.trim_end().chars().count() <= room)
+        .find(|s| crate::text::width(s.trim_end()) <= room)
         .unwrap_or(&rest[3])
         .clone();
     vec![Span::styled(head, t.title), Span::styled(rest, t.dim)]

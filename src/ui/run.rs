@@ -83,7 +83,7 @@ pub fn build_app(
         if let Err(e) = crate::sim::policies::exec::register_named(&cmd, &name) {
             log::warn!(
                 "config.toml [policies] {}: {e}",
-                crate::trace::input::sanitize(&name)
+                crate::text::sanitize(&name)
             );
         }
     }
@@ -285,7 +285,7 @@ pub fn run(
         // The session's switches, to replay it headless (as `S` logs them).
         eprintln!(
             "tracetui: this session as a schedule: --policy-schedule '{}'",
-            crate::trace::input::sanitized(&app.session_schedule())
+            crate::text::sanitized(&app.session_schedule())
         );
     }
     result

@@ -57,7 +57,7 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
         format!("B · {b_policy} since {short}"),
     ]
     .into_iter()
-    .find(|t| t.chars().count() <= room)
+    .find(|t| crate::text::width(t) <= room)
     .unwrap_or(format!("B · {b_policy}"));
     let sides = [
         (
@@ -86,7 +86,7 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
 
 fn pane(app: &App, side: &Side, area: Rect, buf: &mut Buffer) {
     let t = app.theme();
-    let title = super::hints::fit(&format!(" {} ", side.title), area.width as usize - 2);
+    let title = crate::text::fit(&format!(" {} ", side.title), area.width as usize - 2);
     let block = super::draw::pane(app, false).title(Span::styled(title, t.title));
     let inner = block.inner(area);
     block.render(area, buf);
@@ -100,7 +100,7 @@ fn pane(app: &App, side: &Side, area: Rect, buf: &mut Buffer) {
         .iter()
         .enumerate()
     {
-        let text = super::hints::fit(line, w);
+        let text = crate::text::fit(line, w);
         buf.set_stringn(inner.x, inner.y + i as u16, text, w, t.text);
     }
     // The grid gets what it needs up to all but four lines for the queue.
@@ -170,8 +170,10 @@ fn cells(app: &App, side: &Side, only_here: &[u32], area: Rect, buf: &mut Buffer
         if y >= area.height {
             let more = format!("+{} machines", machines.len() - i);
             let at = area.bottom() - 1;
-            let text = super::hints::fit(&more, w);
-            let x0 = area.right().saturating_sub(text.chars().count() as u16);
+            let text = crate::text::fit(&more, w);
+            let x0 = area
+                .right()
+                .saturating_sub(crate::text::width(&text) as u16);
             buf.set_string(x0, at, text, t.dim);
             return area.height;
         }
@@ -247,7 +249,7 @@ fn queue_head(app: &App, side: &Side, area: Rect, buf: &mut Buffer) {
     let w = area.width as usize;
     let e = side.here;
     let head = format!("queue head ({} order)", e.policy().label());
-    buf.set_stringn(area.x, area.y, super::hints::fit(&head, w), w, t.dim);
+    buf.set_stringn(area.x, area.y, crate::text::fit(&head, w), w, t.dim);
     let n = area.height.saturating_sub(1) as usize;
     let jobs = e.queue_in_order(n);
     if jobs.is_empty() {
@@ -262,7 +264,7 @@ fn queue_head(app: &App, side: &Side, area: Rect, buf: &mut Buffer) {
         let gpus = super::queue::fmt_gpus(job.gpus_display());
         let waited = human_secs((now - job.submit).max(0) as f64);
         let right = format!("{gpus:>4} GPU {waited:>6}");
-        let id_w = w.saturating_sub(right.chars().count() + 3);
+        let id_w = w.saturating_sub(crate::text::width(&right) + 3);
         let id = if app.sim.ids_share_prefix {
             super::queue::clip_left(&job.id, id_w)
         } else {

@@ -265,7 +265,7 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer, at: usize, charts: bool) {
         w.rows.len(),
         if hidden > 0 { " · a wider window shows more columns" } else { "" }
     );
-    let foot = super::logfmt::wrap_words(&foot, box_w.saturating_sub(2) as usize, 0);
+    let foot = crate::text::wrap_words(&foot, box_w.saturating_sub(2) as usize, 0);
     let table_h = w.rows.len() as u16 + 4 + foot.len() as u16;
     // The CDFs under the table where the screen has room for them.
     let room = area.height.saturating_sub(table_h + 2);

@@ -106,7 +106,7 @@ impl Engine {
                 });
                 log::warn!(
                     "recorded hold of job {} on machine {name} exceeds its free GPUs at {}; replayed anyway",
-                    crate::trace::input::sanitize(&self.trace.jobs[job as usize].id),
+                    crate::text::sanitize(&self.trace.jobs[job as usize].id),
                     self.now
                 );
             }

@@ -34,7 +34,7 @@ impl Engine {
                 let j = &self.trace.jobs[job as usize];
                 log::warn!(
                     "rejected job {}: needs {} GPUs{}, more than the cluster can ever give",
-                    crate::trace::input::sanitize(&j.id),
+                    crate::text::sanitize(&j.id),
                     j.gpus_display(),
                     j.gpu_type
                         .map(|t| format!(" of type {}", self.trace.cluster.gpu_types[t as usize]))

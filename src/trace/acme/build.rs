@@ -4,8 +4,9 @@
 //! path files each part of the file into its own and joins them (`join.rs`).
 
 use super::{time, AcmeTables, Cols};
+use crate::text::sanitized;
 use crate::trace::fields::{Fields, Row};
-use crate::trace::input::{sanitized, InputError, LoadReport};
+use crate::trace::input::{InputError, LoadReport};
 use crate::trace::job_id::JobId;
 use crate::trace::model::{Demand, Job, JobStatus, MaybeIndex, MaybeSecs, Secs, Segment, Symbols};
 use crate::trace::seen::Seen;

@@ -10,9 +10,10 @@ pub use native::job_detail;
 pub use time::parse_time;
 
 use super::fields::Row;
-use super::input::{sanitize, InputError, LoadReport, RowPolicy};
+use super::input::{InputError, LoadReport, RowPolicy};
 use super::model::{Cluster, Excluded, Job, JobStatus, Secs, Segment, Trace, Zone};
 use super::LoadOptions;
+use crate::text::sanitize;
 use build::Build;
 use std::path::{Path, PathBuf};
 
@@ -24,6 +25,7 @@ pub const FORMAT: super::Format = super::Format::new(&super::FormatSpec {
     path_help: "An AcmeTrace job file: trace_seren.csv or trace_kalos.csv",
     replay_about: "Replay an AcmeTrace file (trace_seren.csv, trace_kalos.csv) full screen",
     load,
+    load_text: None,
     energy_beside: None,
 });
 

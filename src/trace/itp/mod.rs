@@ -17,6 +17,7 @@ pub const FORMAT: super::Format = super::Format::new(&super::FormatSpec {
     path_help: "One ITP cluster's CSV (raw or ElasticFlow schema), e.g. cluster04.csv",
     replay_about: "Replay a Microsoft ITP / ElasticFlow trace (one CSV) full screen",
     load,
+    load_text: Some(load_text),
     energy_beside: None,
 });
 
@@ -67,7 +68,7 @@ fn detect(header: &[String], file: &str) -> Result<Columns, InputError> {
             1,
             format!(
                 "unknown header '{}': expected ITP raw ({}) or ElasticFlow ({})",
-                super::input::sanitize(&header.join(",")),
+                crate::text::sanitize(&header.join(",")),
                 RAW_HEADER.join(","),
                 ELASTICFLOW_HEADER.join(",")
             ),
@@ -98,6 +99,15 @@ pub fn load(path: &std::path::Path, opts: &LoadOptions) -> Result<(Trace, LoadRe
     }
     let f = super::reader::open_file(path)?;
     load_from(std::io::BufReader::with_capacity(1 << 20, f), &file, opts)
+}
+
+/// One ITP CSV held in memory.
+fn load_text(
+    text: &[u8],
+    file: &str,
+    opts: &LoadOptions,
+) -> Result<(Trace, LoadReport), InputError> {
+    load_from(text, file, opts)
 }
 
 pub fn load_from<R: std::io::Read>(

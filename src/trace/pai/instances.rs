@@ -3,9 +3,10 @@
 //! for a `.tar.gz`. Each chunk joins its rows to jobs and machines as it goes.
 
 use super::tables::{parse_instance, sym, InstanceRow, INSTANCE, NONE_IDX, NONE_TIME};
+use crate::text::sanitize;
 use crate::trace::archive::{self, Source};
 use crate::trace::fields::Row;
-use crate::trace::input::{sanitize, InputError, RowPolicy, Skips};
+use crate::trace::input::{InputError, RowPolicy, Skips};
 use crate::trace::lines::{Lines, Record};
 use crate::trace::model::{Sym, Symbols};
 use crate::trace::texts::{key, Texts};

@@ -34,6 +34,7 @@ pub const FORMAT: super::Format = super::Format::new(&super::FormatSpec {
     path_help: "The PAI 2020 directory (pai_job_table.csv and the other tables, .csv or .tar.gz)",
     replay_about: "Replay an Alibaba PAI 2020 directory full screen",
     load,
+    load_text: None,
     energy_beside: None,
 });
 
@@ -266,7 +267,7 @@ impl Loading {
             let k = key(name);
             if let Some(first) = t.job_index.find(&t.job_keys, k) {
                 let line = t.jobs[first as usize].line;
-                let name = crate::trace::input::sanitize(&String::from_utf8_lossy(name));
+                let name = crate::text::sanitize(&String::from_utf8_lossy(name));
                 return Err(row.error(
                     "job_name",
                     format!("duplicate job '{name}' (first on line {line})"),
@@ -385,12 +386,7 @@ type InstanceReader = std::thread::JoinHandle<Result<instances::Instances, Input
 
 /// Loads a PAI directory.
 pub fn load(dir: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), InputError> {
-    if !dir.is_dir() {
-        return Err(InputError::file(
-            &dir.display().to_string(),
-            "not a directory (expected the PAI release's tables)",
-        ));
-    }
+    crate::trace::reader::open_dir(dir, "the PAI release's tables")?;
     let mut t = PaiTables {
         dir: dir.to_path_buf(),
         ..PaiTables::default()

@@ -10,9 +10,10 @@
 use super::tables::{MACHINE_METRIC, SENSOR};
 use super::workers::{short, Workers};
 use super::{read_table, PaiTables};
+use crate::text::sanitize;
 use crate::trace::archive::Source;
 use crate::trace::fields::Row;
-use crate::trace::input::{sanitize, InputError, RowPolicy, Skips};
+use crate::trace::input::{InputError, RowPolicy, Skips};
 use crate::trace::lines::{Lines, Record};
 use crate::trace::texts::key;
 use rustc_hash::{FxHashMap, FxHashSet};

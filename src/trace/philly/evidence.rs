@@ -5,7 +5,8 @@
 //! of them shows, so no job is lost to the list.
 
 use super::joblog::Evidence;
-use crate::trace::input::{sanitize, LoadReport};
+use crate::text::sanitize;
+use crate::trace::input::LoadReport;
 use crate::trace::lines::{Lines, Record};
 use crate::trace::model::Cluster;
 use rustc_hash::FxHashMap;

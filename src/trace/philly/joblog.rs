@@ -5,7 +5,8 @@
 //! error with `--strict`), named by the byte where the element starts.
 
 use super::{parse_local_after, Attempt, PhillyJob};
-use crate::trace::input::{sanitize, InputError, Location, RowPolicy, Skips};
+use crate::text::sanitize;
+use crate::trace::input::{InputError, Location, RowPolicy, Skips};
 use crate::trace::model::Cluster;
 use rustc_hash::FxHashMap;
 use serde::de::{DeserializeSeed, SeqAccess, Visitor};

@@ -9,9 +9,10 @@ pub mod util;
 
 use super::clock;
 use super::fields::Row;
-use super::input::{sanitize, InputError, LoadReport, Location, RowPolicy};
+use super::input::{InputError, LoadReport, Location, RowPolicy};
 use super::model::{Cluster, Demand, Job, JobStatus, Machine, Secs, Segment, Symbols, Trace, Zone};
 use super::LoadOptions;
+use crate::text::sanitize;
 use chrono::{NaiveDateTime, TimeZone};
 use rustc_hash::FxHashMap;
 use std::path::{Path, PathBuf};
@@ -24,6 +25,7 @@ pub const FORMAT: super::Format = super::Format::new(&super::FormatSpec {
     path_help: "The Philly directory (cluster_job_log, cluster_machine_list, utilisation files)",
     replay_about: "Replay a Microsoft Philly directory full screen",
     load,
+    load_text: None,
     energy_beside: None,
 });
 
@@ -208,12 +210,7 @@ fn machines(path: &Path, strict: bool, report: &mut LoadReport) -> Result<Cluste
 
 /// Loads a Philly directory.
 pub fn load(dir: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), InputError> {
-    if !dir.is_dir() {
-        return Err(InputError::file(
-            &dir.display().to_string(),
-            "not a directory (expected the Philly release's files)",
-        ));
-    }
+    crate::trace::reader::open_dir(dir, "the Philly release's files")?;
     let mut report = LoadReport::default();
     let began = std::time::Instant::now();
     let ml = dir.join(MACHINES);

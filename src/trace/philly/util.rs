@@ -2,7 +2,8 @@
 //! (one scan noting where each minute's rows start), then read a minute at
 //! a time. Rows look like `2017-10-03 00:08:00 PDT,m29,60.8,NA,...,`.
 
-use crate::trace::input::{sanitize, InputError, Location, RowPolicy, Skips};
+use crate::text::sanitize;
+use crate::trace::input::{InputError, Location, RowPolicy, Skips};
 use crate::trace::lines::{Lines, Record};
 use crate::trace::model::Secs;
 use chrono::NaiveDateTime;

@@ -1,15 +1,14 @@
 //! One replay's external policy: `ExecBooks` and the conversation with
 //! its program that an engine's copies share.
 
-use super::conversation::{Conversation, Talk};
+use super::conversation::{Conversation, Limits, Talk};
 use super::{excerpt, wire, Spec};
 use crate::sim::engine::{Checked, Engine, NoAnswer};
 use crate::sim::policy::Books;
-use crate::trace::input::sanitize;
+use crate::text::sanitize;
 use crate::trace::model::Secs;
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
-use std::time::Instant;
 
 /// An answer that passed its checks, and what the books keep of it.
 struct Decided {
@@ -73,10 +72,15 @@ impl ExecBooks {
 
     /// One exchange of the conversation: the recorded answer if this copy's
     /// message is the one answered there, else the process's (by `by`).
-    fn talk(&mut self, msg: &[u8], by: Option<Instant>) -> Result<String, Talk> {
+    fn talk(&mut self, msg: &[u8], e: &Engine) -> Result<String, Talk> {
         let sharers = Arc::strong_count(&self.talk);
+        let limits = Limits {
+            timeout: e.tuning().policy_timeout,
+            budget: e.tuning().answer_budget,
+        };
+        let by = e.policy_answer_by();
         let mut c = self.talk.lock().unwrap_or_else(|p| p.into_inner());
-        let line = c.talk(&self.spec, self.pos, msg, sharers, by)?;
+        let line = c.talk(&self.spec, self.pos, msg, sharers, (by, limits))?;
         drop(c);
         self.pos += 1;
         Ok(line)
@@ -129,7 +133,7 @@ impl ExecBooks {
             let keys = &self.keys;
             let start = wire::start(e, |j| keys.get(&j).copied().unwrap_or(0));
             let msg = serde_json::to_vec(&start).map_err(|x| Talk::Failed(x.to_string()))?;
-            let line = self.talk(&msg, e.policy_answer_by())?;
+            let line = self.talk(&msg, e)?;
             if serde_json::from_str::<serde::de::IgnoredAny>(&line).is_err() {
                 return Err(Talk::Failed(format!(
                     "malformed answer to start: {}",
@@ -141,7 +145,7 @@ impl ExecBooks {
             self.events.clear();
         }
         let msg = build(self, e).map_err(Talk::Failed)?;
-        self.talk(&msg, e.policy_answer_by())
+        self.talk(&msg, e)
     }
 
     /// One scheduling point's exchange: the changes out, the answer back, checked.

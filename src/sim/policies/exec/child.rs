@@ -5,7 +5,7 @@
 //! line, made safe and cut to a bounded length. The process is killed when
 //! the session ends.
 
-use crate::trace::input::sanitize;
+use crate::text::sanitize;
 use std::io::{ErrorKind, Read, Write};
 use std::os::fd::AsRawFd;
 use std::os::unix::process::CommandExt;

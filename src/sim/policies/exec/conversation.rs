@@ -7,19 +7,19 @@
 //! leave without an answer (`Talk::Later`) to come back for it.
 
 use super::child::Child;
-use super::{hello_message, read_hello, timeout, Spec};
-use crate::trace::input::sanitize;
+use super::{hello_message, read_hello, Spec};
+use crate::text::sanitize;
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-/// Answers kept for copies to replay, in bytes (estimated); past it the
-/// oldest go, and a copy that needs one starts a conversation of its own.
-static ANSWER_BUDGET: AtomicUsize = AtomicUsize::new(64 << 20);
-
-/// Sets how many bytes of answers a conversation keeps for step back.
-pub fn set_answer_budget(bytes: usize) {
-    ANSWER_BUDGET.store(bytes, Ordering::Relaxed);
+/// The limits an engine gives its conversation: how long one answer may
+/// take, and how many bytes of answers (estimated) are kept for copies to
+/// replay — past it the oldest go, and a copy that needs one starts a
+/// conversation of its own.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Limits {
+    pub timeout: Duration,
+    pub budget: usize,
 }
 
 #[derive(Default)]
@@ -60,7 +60,7 @@ impl Conversation {
         pos: usize,
         msg: &[u8],
         sharers: usize,
-        by: Option<Instant>,
+        (by, limits): (Option<Instant>, Limits),
     ) -> Result<String, Talk> {
         let key = crate::trace::texts::key(msg);
         if pos < self.base {
@@ -76,9 +76,9 @@ impl Conversation {
         if pos != self.base + self.said.len() {
             return Err(Talk::Diverged);
         }
-        match self.frontier(spec, key, msg, by) {
+        match self.frontier(spec, key, msg, (by, limits.timeout)) {
             Ok(line) => {
-                self.keep(spec, key, &line, sharers);
+                self.keep(spec, key, &line, (sharers, limits.budget));
                 Ok(line)
             }
             Err(Talk::Failed(why)) => {
@@ -101,18 +101,18 @@ impl Conversation {
         spec: &Spec,
         key: u128,
         msg: &[u8],
-        by: Option<Instant>,
+        (by, timeout): (Option<Instant>, Duration),
     ) -> Result<String, Talk> {
         if self.child.is_none() {
             let mut c = Child::spawn(&spec.cmd, &spec.label).map_err(Talk::Failed)?;
             let hello = hello_message(&spec.cmd).map_err(Talk::Failed)?;
-            c.send(&hello, Instant::now() + timeout())
+            c.send(&hello, Instant::now() + timeout)
                 .map_err(Talk::Failed)?;
             self.child = Some(c);
             self.asked = Some((None, Instant::now()));
         }
         if let Some((None, since)) = self.asked {
-            let line = self.reply(since, by)?;
+            let line = self.reply(since, (by, timeout))?;
             self.asked = None;
             check_hello(spec, &line).map_err(Talk::Failed)?;
         }
@@ -122,28 +122,32 @@ impl Conversation {
             None => {
                 let child = self.child.as_mut().expect("started above");
                 child
-                    .send(msg, Instant::now() + timeout())
+                    .send(msg, Instant::now() + timeout)
                     .map_err(Talk::Failed)?;
                 let now = Instant::now();
                 self.asked = Some((Some(key), now));
                 now
             }
         };
-        let line = self.reply(since, by)?;
+        let line = self.reply(since, (by, timeout))?;
         self.asked = None;
         Ok(line)
     }
 
     /// The reply to what went at `since`, if it comes by `by` and within the timeout.
-    fn reply(&mut self, since: Instant, by: Option<Instant>) -> Result<String, Talk> {
-        let limit = since + timeout();
+    fn reply(
+        &mut self,
+        since: Instant,
+        (by, timeout): (Option<Instant>, Duration),
+    ) -> Result<String, Talk> {
+        let limit = since + timeout;
         let until = by.map_or(limit, |b| b.min(limit));
         let child = self.child.as_mut().expect("asked a process");
         match child.reply_by(until) {
             Ok(Some(line)) => Ok(line),
             Ok(None) if Instant::now() >= limit => Err(Talk::Failed(format!(
                 "did not answer within {:.1} s",
-                timeout().as_secs_f64()
+                timeout.as_secs_f64()
             ))),
             Ok(None) => Err(Talk::Later),
             Err(why) => Err(Talk::Failed(why)),
@@ -152,7 +156,7 @@ impl Conversation {
 
     /// Keeps an answer for the other copies (none: nothing is kept), the
     /// oldest dropped past the budget.
-    fn keep(&mut self, spec: &Spec, key: u128, line: &str, sharers: usize) {
+    fn keep(&mut self, spec: &Spec, key: u128, line: &str, (sharers, budget): (usize, usize)) {
         if sharers <= 1 {
             self.base += self.said.len() + 1;
             self.said.clear();
@@ -161,7 +165,6 @@ impl Conversation {
         }
         self.said_bytes += line.len() + 64;
         self.said.push_back((key, line.to_string()));
-        let budget = ANSWER_BUDGET.load(Ordering::Relaxed);
         while self.said_bytes > budget {
             let Some((_, old)) = self.said.pop_front() else {
                 break;

@@ -9,32 +9,19 @@ mod books;
 mod child;
 mod conversation;
 
-pub use conversation::set_answer_budget;
 mod wire;
 
 use super::super::engine::Engine;
 use super::super::policy::{Books, Policy, Rule, Walk};
-use crate::trace::input::sanitize;
+use crate::text::sanitize;
 use books::ExecBooks;
 use child::Child;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// How long a policy may take to answer one message (`--policy-timeout`).
-static TIMEOUT_MS: AtomicU64 = AtomicU64::new(10_000);
-
-pub fn set_timeout(t: Duration) {
-    TIMEOUT_MS.store(
-        t.as_millis().clamp(1, u64::MAX as u128) as u64,
-        Ordering::Relaxed,
-    );
-}
-
-/// How long a policy may take to answer one message.
-pub fn timeout() -> Duration {
-    Duration::from_millis(TIMEOUT_MS.load(Ordering::Relaxed))
-}
+/// How long the program may take to answer the hello when the policy is
+/// named (an engine's own messages wait up to its `Tuning::policy_timeout`).
+const PROBE_TIMEOUT: Duration = crate::sim::tuning::DEFAULT_POLICY_TIMEOUT;
 
 /// What the probe learned: the command, and who the program says it is.
 struct Spec {
@@ -98,7 +85,7 @@ fn register_as(cmd: &str, label: Option<&str>) -> Result<Policy, String> {
     }
     let mut spec = probe(cmd, &name)?;
     if let Some(l) = label.map(sanitize).filter(|l| !l.is_empty()) {
-        spec.label = l.chars().take(24).collect();
+        spec.label = crate::text::take_cols(&l, 24).to_string();
     }
     Ok(Policy::register(Box::new(ExecRule(Arc::new(spec)))))
 }
@@ -128,7 +115,7 @@ struct Hello {
 }
 
 fn hello(child: &mut Child, cmd: &str) -> Result<Hello, String> {
-    let line = child.ask(&hello_message(cmd)?, timeout())?;
+    let line = child.ask(&hello_message(cmd)?, PROBE_TIMEOUT)?;
     read_hello(&line, cmd)
 }
 
@@ -184,7 +171,7 @@ fn read_hello(line: &str, cmd: &str) -> Result<Hello, String> {
             "external: {cmd}{}{about}",
             if about.is_empty() { "" } else { " — " }
         )),
-        label: sanitize(&id.name).chars().take(24).collect(),
+        label: crate::text::take_cols(&sanitize(&id.name), 24).to_string(),
     })
 }
 

@@ -1,0 +1,267 @@
+//! Text for a terminal: made safe where it is shown, and measured, cut and
+//! wrapped by display columns (a CJK character or an emoji takes two).
+//!
+//! Ids stay exact in the model; every text that reaches the terminal passes
+//! through `sanitize` (or a borrowing form) where it is shown. This module
+//! names nothing else in the crate: loaders, the engine, the command line
+//! and the views all take their terminal safety from here.
+
+use std::borrow::Cow;
+use unicode_width::UnicodeWidthChar;
+
+/// Text made safe for a terminal, visibly: every control, escape or
+/// bidirectional-override character is written as an escape (`\x07`,
+/// `\x1b`, `\u{202e}`), so nothing reaches the terminal raw and two ids that
+/// differ only by such a character still look different.
+pub fn sanitize(s: &str) -> String {
+    sanitized(s).into_owned()
+}
+
+/// Borrowing form of `sanitize` for the common case of clean text.
+pub fn sanitized(s: &str) -> Cow<'_, str> {
+    escaped(s, false)
+}
+
+/// Like `sanitize`, for messages of several lines: newlines and tabs are kept.
+pub fn sanitized_lines(s: &str) -> Cow<'_, str> {
+    escaped(s, true)
+}
+
+fn unsafe_char(c: char, keep_lines: bool) -> bool {
+    (c.is_control() && !(keep_lines && matches!(c, '\n' | '\t'))) || is_bidi_control(c)
+}
+
+fn escaped(s: &str, keep_lines: bool) -> Cow<'_, str> {
+    // Printable ASCII, the common case, without decoding characters.
+    if s.bytes().all(|b| (0x20..0x7f).contains(&b))
+        || !s.chars().any(|c| unsafe_char(c, keep_lines))
+    {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if !unsafe_char(c, keep_lines) {
+            out.push(c);
+        } else if (c as u32) < 0x80 {
+            out.push_str(&format!("\\x{:02x}", c as u32));
+        } else {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// A document for standard output (a table, CSV or JSON) made safe for a
+/// terminal: lines and tabs kept, every other unsafe character written as
+/// `\u0007` — readable in a table and a valid escape inside a JSON string
+/// (serde_json escapes the C0 controls itself, not DEL, C1 or bidi).
+pub fn sanitized_output(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(|c| unsafe_char(c, true)) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if unsafe_char(c, true) {
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Whether a character is one `sanitize` would escape.
+pub fn is_unsafe(c: char) -> bool {
+    unsafe_char(c, false)
+}
+
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}')
+}
+
+/// Columns a character takes on a terminal (0 for a combining mark, 2 for
+/// a wide character).
+fn char_width(c: char) -> usize {
+    c.width().unwrap_or(0)
+}
+
+/// Columns `s` takes on a terminal.
+pub fn width(s: &str) -> usize {
+    s.chars().map(char_width).sum()
+}
+
+/// The longest start of `s` that takes at most `cols` columns.
+pub fn take_cols(s: &str, cols: usize) -> &str {
+    let mut used = 0;
+    for (i, c) in s.char_indices() {
+        used += char_width(c);
+        if used > cols {
+            return &s[..i];
+        }
+    }
+    s
+}
+
+/// The longest end of `s` that takes at most `cols` columns.
+fn tail(s: &str, cols: usize) -> &str {
+    let mut used = 0;
+    for (i, c) in s.char_indices().rev() {
+        used += char_width(c);
+        if used > cols {
+            return &s[i + c.len_utf8()..];
+        }
+    }
+    s
+}
+
+/// `s` in at most `cols` columns: whole if it fits, else cut with `…`.
+pub fn fit(s: &str, cols: usize) -> String {
+    if width(s) <= cols {
+        return s.to_string();
+    }
+    if cols == 0 {
+        return String::new();
+    }
+    format!("{}…", take_cols(s, cols - 1))
+}
+
+/// `s` in exactly `cols` columns: padded with spaces, or cut with `…`.
+pub fn fit_padded(s: &str, cols: usize) -> String {
+    let mut out = fit(s, cols);
+    let w = width(&out);
+    out.extend(std::iter::repeat_n(' ', cols.saturating_sub(w)));
+    out
+}
+
+/// `s` in exactly `cols` columns, cut from the left (`…_10238`) when it
+/// does not fit: for ids that differ only at their end.
+pub fn fit_left_padded(s: &str, cols: usize) -> String {
+    if width(s) <= cols {
+        return fit_padded(s, cols);
+    }
+    if cols == 0 {
+        return String::new();
+    }
+    let mut out = format!("…{}", tail(s, cols - 1));
+    let w = width(&out);
+    out.extend(std::iter::repeat_n(' ', cols.saturating_sub(w)));
+    out
+}
+
+/// `text` in lines of at most `cols` columns after an `indent` of columns
+/// each, broken at spaces (a word longer than a line is cut where it must).
+pub fn wrap_words(text: &str, cols: usize, indent: usize) -> Vec<String> {
+    let room = cols.saturating_sub(indent).max(1);
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    let mut used = 0;
+    for word in text.split(' ') {
+        let mut word = word;
+        loop {
+            let gap = usize::from(used > 0);
+            let w = width(word);
+            if used + gap + w <= room {
+                if gap == 1 {
+                    line.push(' ');
+                }
+                line.push_str(word);
+                used += gap + w;
+                break;
+            }
+            if used > 0 {
+                lines.push(std::mem::take(&mut line));
+                used = 0;
+                continue;
+            }
+            // A word longer than the line: as much as fits, the rest next
+            // (at least one character, so a wide one on a 1-column line moves on).
+            let mut first = take_cols(word, room);
+            if first.is_empty() {
+                first = &word[..word.chars().next().map_or(0, char::len_utf8)];
+            }
+            if first.len() == word.len() {
+                // Only a too-wide character on a too-narrow line: it stands alone.
+                line.push_str(first);
+                used = width(first);
+                break;
+            }
+            lines.push(first.to_string());
+            word = &word[first.len()..];
+        }
+    }
+    lines.push(line);
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sanitize_strips_escapes_and_controls() {
+        assert_eq!(
+            sanitize("ab\x1b[31mc\x07d\u{202E}e\n\u{9b}"),
+            "ab\\x1b[31mc\\x07d\\u{202e}e\\x0a\\u{9b}"
+        );
+        assert_eq!(sanitized_lines("a\nb\tc\x07"), "a\nb\tc\\x07");
+        assert_ne!(sanitize("dup"), sanitize("dup\x07"));
+        let json = serde_json::to_string(&"a\x07\u{9b}\u{202e}").unwrap();
+        let out = sanitized_output(&json);
+        assert_eq!(out, r#""a\u0007\u009b\u202e""#);
+        let back: String = serde_json::from_str(&out).unwrap();
+        assert_eq!(back, "a\x07\u{9b}\u{202e}");
+        assert!(matches!(sanitized("plain"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn widths_count_columns_not_characters() {
+        assert_eq!(width("abc"), 3);
+        assert_eq!(width("作业"), 4);
+        assert_eq!(width("e\u{301}"), 1);
+        assert_eq!(width("🚀x"), 3);
+    }
+
+    #[test]
+    fn fitting_cuts_by_columns() {
+        assert_eq!(fit("abcdef", 6), "abcdef");
+        assert_eq!(fit("abcdef", 4), "abc…");
+        assert_eq!(fit("作业调度器", 6), "作业…");
+        assert_eq!(width(&fit("作业调度器", 6)), 5);
+        assert_eq!(fit("作业调度器", 0), "");
+        assert_eq!(fit_padded("作业", 6), "作业  ");
+        assert_eq!(fit_padded("作业调度器", 5), "作业…");
+        assert_eq!(fit_left_padded("job_10238", 6), "…10238");
+        assert_eq!(fit_left_padded("任务_作业", 5), "…作业");
+        assert_eq!(fit_left_padded("ab", 4), "ab  ");
+        for s in [
+            "作业调度器",
+            "a🚀b🚀c",
+            "plain text",
+            "e\u{301}e\u{301}e\u{301}",
+        ] {
+            for cols in 0..12 {
+                assert!(width(&fit(s, cols)) <= cols, "{s:?} in {cols}");
+                assert!(
+                    width(&fit_padded(s, cols)) == cols || cols == 0,
+                    "{s:?} in {cols}"
+                );
+                assert!(
+                    width(&fit_left_padded(s, cols)) <= cols.max(1),
+                    "{s:?} in {cols}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn wrapping_breaks_between_words_and_cuts_only_longer_ones() {
+        assert_eq!(
+            wrap_words("day 1 00:41:42 started abcdef on 2 machines", 20, 2),
+            ["day 1 00:41:42", "started abcdef on", "2 machines"]
+        );
+        assert_eq!(wrap_words("abcdefghij", 6, 2), ["abcd", "efgh", "ij"]);
+        assert_eq!(wrap_words("", 10, 2), [""]);
+        assert_eq!(wrap_words("作业调度 ok", 6, 2), ["作业", "调度", "ok"]);
+        assert_eq!(wrap_words("作业", 3, 2), ["作", "业"]);
+    }
+}
