@@ -6,6 +6,7 @@ mod common;
 
 use common::{starts, tiny};
 use tracetui::sim::policy::{Books, Rule, Unavailable, Walk};
+use tracetui::sim::view::View;
 use tracetui::sim::{Engine, Phase, Placement, Policy};
 use tracetui::trace::model::Trace;
 
@@ -23,8 +24,8 @@ impl Books for NewestBooks {
         Box::new(*self)
     }
 
-    fn queued_key(&self, e: &Engine, job: u32) -> u64 {
-        (i64::MAX - e.trace().jobs[job as usize].submit) as u64
+    fn queued_key(&self, v: &dyn View, job: u32) -> u64 {
+        (i64::MAX - v.trace().jobs[job as usize].submit) as u64
     }
 }
 
@@ -52,7 +53,7 @@ impl Rule for NewestFirst {
         })
     }
 
-    fn books(&self, _e: &Engine) -> Box<dyn Books> {
+    fn books(&self, _v: &dyn View) -> Box<dyn Books> {
         Box::new(NewestBooks)
     }
 }

@@ -45,7 +45,7 @@ impl Reservation {
         rule: Placement,
         cluster: &mut ClusterState,
         completions: &BTreeSet<(Secs, u32)>,
-        running: &crate::sim::engine::Running,
+        running: &crate::sim::running::Running,
     ) -> Reservation {
         let mut released: Vec<u32> = Vec::new();
         let mut found = None;

@@ -7,7 +7,7 @@
 //! run time ([`Policy::register`]). A [`Policy`] is a small copyable handle
 //! naming a registered rule, so events, schedules and switches stay cheap.
 
-use super::engine::{Checked, Engine, NoAnswer};
+use super::view::{Acts, Checked, NoAnswer, View};
 use crate::trace::model::{Secs, Trace};
 use std::fmt;
 use std::str::FromStr;
@@ -77,27 +77,28 @@ pub trait Rule: Send + Sync + 'static {
     }
     /// The state this policy keeps for one replay, fresh (a live switch
     /// makes new books; the engine then tells them who waits and who runs).
-    /// `e` is the engine they are made for, at the time they take over.
-    fn books(&self, e: &Engine) -> Box<dyn Books>;
+    /// `v` is the simulation they are made for, at the time they take over.
+    fn books(&self, v: &dyn View) -> Box<dyn Books>;
 }
 
 /// A policy's state in one replay, and the order it imposes. The engine
-/// calls the hooks as jobs come and go; `Engine`'s `policy_*` methods are
-/// what books may read and change. Keys: lower goes first; ties break by
-/// submit time, then trace order.
+/// calls the hooks as jobs come and go, lending a read-only [`View`]; what
+/// a hook changes (keys, promotions) it says through [`Acts`], which the
+/// engine applies when the hook returns. Keys: lower goes first; ties
+/// break by submit time, then trace order.
 pub trait Books: fmt::Debug + Send + Sync {
     fn clone_box(&self) -> Box<dyn Books>;
     /// A waiting job's place in the order.
-    fn queued_key(&self, e: &Engine, job: u32) -> u64;
+    fn queued_key(&self, v: &dyn View, job: u32) -> u64;
     /// A running job's priority under a preemptive walk (a running job may be
     /// preempted by a waiting one of lower key).
-    fn running_key(&self, e: &Engine, job: u32) -> u64 {
-        self.queued_key(e, job)
+    fn running_key(&self, v: &dyn View, job: u32) -> u64 {
+        self.queued_key(v, job)
     }
     /// Whether running `victim`, kept at priority `running` (its
     /// `running_key` when it started or last changed), ranks strictly below a
     /// waiting job of key `waiting`.
-    fn below(&self, _e: &Engine, _victim: u32, running: u64, waiting: u64) -> bool {
+    fn below(&self, _v: &dyn View, _victim: u32, running: u64, waiting: u64) -> bool {
         running > waiting
     }
     /// Whether running jobs are indexed by `running_key` for victim search;
@@ -107,45 +108,45 @@ pub trait Books: fmt::Debug + Send + Sync {
     }
     /// The jobs `job` may preempt, lowest priority first, for books that
     /// choose victims themselves.
-    fn victims(&self, _e: &Engine, _job: u32) -> Vec<u32> {
+    fn victims(&self, _v: &dyn View, _job: u32) -> Vec<u32> {
         Vec::new()
     }
     /// A job becomes active (it arrived, or waits or runs when the books are made).
-    fn joined(&mut self, _e: &mut Engine, _job: u32) {}
+    fn joined(&mut self, _v: &dyn View, _acts: &mut Acts, _job: u32) {}
     /// A job finished.
-    fn left(&mut self, _e: &mut Engine, _job: u32) {}
+    fn left(&mut self, _v: &dyn View, _acts: &mut Acts, _job: u32) {}
     /// A job replayed as the trace recorded it (its GPUs were never the
     /// engine's to place or take) finished.
-    fn hold_ended(&mut self, _e: &Engine, _job: u32) {}
+    fn hold_ended(&mut self, _v: &dyn View, _job: u32) {}
     /// A job joins (`true`) or leaves the queue.
-    fn waiting(&mut self, _e: &Engine, _job: u32, _joins: bool) {}
+    fn waiting(&mut self, _v: &dyn View, _job: u32, _joins: bool) {}
     /// A job started running on `milli` milli-GPUs.
-    fn started(&mut self, _e: &mut Engine, _job: u32, _milli: u64) {}
+    fn started(&mut self, _v: &dyn View, _acts: &mut Acts, _job: u32, _milli: u64) {}
     /// A running job stopped (finished or preempted).
-    fn stopped(&mut self, _e: &mut Engine, _job: u32, _milli: u64) {}
+    fn stopped(&mut self, _v: &dyn View, _acts: &mut Acts, _job: u32, _milli: u64) {}
     /// A job was preempted and is back in the queue.
-    fn preempted(&mut self, _e: &Engine, _job: u32) {}
+    fn preempted(&mut self, _v: &dyn View, _job: u32) {}
     /// The next time the books want to change a priority.
     fn next_wakeup(&self) -> Option<Secs> {
         None
     }
     /// Priority changes due at `t`; whether any happened.
-    fn wake(&mut self, _e: &mut Engine, _t: Secs) -> bool {
+    fn wake(&mut self, _v: &dyn View, _acts: &mut Acts, _t: Secs) -> bool {
         false
     }
-    /// A scheduling point: a pass is about to run at `e.now()`. Books that
+    /// A scheduling point: a pass is about to run at `v.now()`. Books that
     /// decide here (an external policy) answer with key changes,
-    /// preemptions and starts, checked whole by `Engine::policy_check`; the
-    /// engine applies them, then walks. A failure changes nothing (the books
-    /// keep their state as it was) and the engine falls back to the policy
-    /// before; `NoAnswer::Later` (no answer by `e.policy_answer_by()`)
-    /// leaves the pass owed, to be asked again unchanged.
-    fn decide(&mut self, _e: &Engine) -> Result<Option<Checked>, NoAnswer> {
+    /// preemptions and starts, checked whole by `View::check`; the engine
+    /// applies them, then walks. A failure changes nothing (the books keep
+    /// their state as it was) and the engine falls back to the policy
+    /// before; `NoAnswer::Later` (no answer by `v.answer_by()`) leaves the
+    /// pass owed, to be asked again unchanged.
+    fn decide(&mut self, _v: &dyn View) -> Result<Option<Checked>, NoAnswer> {
         Ok(None)
     }
     /// After a pass's walk: books that decide may change keys (of any
     /// job) once they know what the walk started and preempted.
-    fn after_pass(&mut self, _e: &Engine) -> Result<Option<Checked>, NoAnswer> {
+    fn after_pass(&mut self, _v: &dyn View) -> Result<Option<Checked>, NoAnswer> {
         Ok(None)
     }
     /// The books for a copy of the engine that goes its own way (a what-if
@@ -169,26 +170,17 @@ impl Clone for Box<dyn Books> {
     }
 }
 
-/// A registered policy.
+/// A registered policy. The built-ins have named handles (`Policy::Fifo`
+/// …), declared with their list in `policies/mod.rs`.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Policy(u16);
 
-// The built-ins by name, as the variants they used to be.
-#[allow(non_upper_case_globals)]
 impl Policy {
-    pub const Recorded: Policy = Policy(0);
-    pub const Fifo: Policy = Policy(1);
-    pub const FirstFit: Policy = Policy(2);
-    pub const FifoBackfill: Policy = Policy(3);
-    pub const Sjf: Policy = Policy(4);
-    pub const Sgf: Policy = Policy(5);
-    pub const Srtf: Policy = Policy(6);
-    pub const Las: Policy = Policy(7);
-    pub const Fair: Policy = Policy(8);
-    pub const Edf: Policy = Policy(9);
-}
+    /// The handle of the registration at `index` (the registry's own).
+    pub(super) const fn at(index: u16) -> Policy {
+        Policy(index)
+    }
 
-impl Policy {
     pub fn rule(self) -> &'static dyn Rule {
         super::policies::rule(self.0)
     }

@@ -182,7 +182,7 @@ impl Replay {
     pub fn seek(&mut self, t: Secs) {
         self.target = t;
         if t < self.now() {
-            let by = self.engine.policy_answer_by();
+            let by = self.engine.answer_by();
             match self.checkpoints.iter().rposition(|c| c.now() <= t) {
                 Some(i) => self.engine.restore(&self.checkpoints[i]),
                 None => self.engine.restore(&self.start),

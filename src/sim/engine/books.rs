@@ -1,101 +1,121 @@
-//! The engine's side of the policy interface: what a policy's books may
-//! read and change, and how the engine lends them itself while they do.
+//! The engine's side of the policy interface: the [`View`] it lends a
+//! policy's books, the acts it takes back from them, and the check and
+//! application of a deciding policy's answer.
 
-use super::preempt::Resume;
 use super::{Engine, Event, Phase, PolicyFailure};
 use crate::sim::cluster::{ClusterState, Grant, TypeFilter};
-use crate::sim::placement::place;
+use crate::sim::job::{JobState, Resume};
+use crate::sim::placement::{place, Placement};
 use crate::sim::policy::{Books, Policy};
-use crate::trace::model::{Demand, Secs};
+use crate::sim::tuning::Tuning;
+use crate::sim::view::{Act, Acts, Answer, Checked, View};
+use crate::trace::model::{Demand, Secs, Trace};
 use rustc_hash::FxHashSet;
 
-/// What a deciding policy does at a scheduling point, checked whole
-/// against the engine's state before any of it is applied.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Answer {
-    /// Key changes: (job, old key, new key), for waiting or running jobs.
-    pub rekey: Vec<(u32, u64, u64)>,
-    /// Running jobs to preempt (back to the queue with their work).
-    pub preempt: Vec<u32>,
-    /// Waiting jobs to start, in order, on the GPUs given (checked) or,
-    /// without any, where the placement rule puts them.
-    pub start: Vec<(u32, Option<Vec<Grant>>)>,
-}
-
-/// Why a deciding policy gave nothing to apply.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum NoAnswer {
-    /// It failed (the reason, naming the policy and the time): the engine
-    /// falls back to the policy before, or halts.
-    Failed(String),
-    /// No answer yet by `Engine::policy_answer_by`: the pass is owed and
-    /// asked again, unchanged, by `Engine::settle`.
-    Later,
-}
-
-impl From<String> for NoAnswer {
-    fn from(why: String) -> NoAnswer {
-        NoAnswer::Failed(why)
+impl View for Engine {
+    fn now(&self) -> Secs {
+        self.now
     }
-}
 
-/// An answer that passed its check: every start with its GPUs.
-#[derive(Debug, Clone, Default)]
-pub struct Checked {
-    rekey: Vec<(u32, u64, u64)>,
-    preempt: Vec<u32>,
-    start: Vec<(u32, Vec<Grant>)>,
-}
+    fn trace(&self) -> &Trace {
+        &self.trace
+    }
 
-impl Engine {
-    /// The job's run time under the current power policy (oracle policies
-    /// may know it).
-    pub(crate) fn policy_runtime(&self, job: u32) -> Option<Secs> {
+    fn tuning(&self) -> &Tuning {
+        &self.tuning
+    }
+
+    fn placement(&self) -> Placement {
+        self.placement
+    }
+
+    fn job(&self, job: u32) -> JobState {
+        self.jobs[job as usize]
+    }
+
+    fn held(&self, job: u32) -> Option<&[Grant]> {
+        self.running.get(&job)
+    }
+
+    fn running_jobs(&self) -> Vec<u32> {
+        let mut v: Vec<u32> = self.running.keys().copied().collect();
+        v.sort_unstable();
+        v
+    }
+
+    fn queue_in_order(&self, limit: usize) -> Vec<u32> {
+        Engine::queue_in_order(self, limit)
+    }
+
+    fn free_gpus(&self, machine: u32) -> u32 {
+        self.cluster.free(machine)
+    }
+
+    fn runtime(&self, job: u32) -> Option<Secs> {
         self.runtime_of(job)
     }
 
-    /// Seconds the job still needs if it (re)starts now, restart cost included.
-    pub(crate) fn policy_time_left(&self, job: u32) -> Option<Secs> {
-        self.time_left(job)
+    fn time_left(&self, job: u32) -> Option<Secs> {
+        Engine::time_left(self, job)
     }
 
-    /// GPU-service attained so far, milli-GPU-seconds (the current run included).
-    pub(crate) fn policy_attained(&self, job: u32) -> u128 {
-        self.attained(job)
+    fn attained(&self, job: u32) -> u128 {
+        Engine::attained(self, job)
     }
 
-    /// When a deciding policy must have answered by for the engine to go
-    /// on now (None: wait as long as the policy's timeout allows).
-    pub(crate) fn policy_answer_by(&self) -> Option<std::time::Instant> {
-        self.answer_by
+    fn resume(&self, job: u32) -> Resume {
+        Engine::resume(self, job)
     }
 
-    /// The work a job carries (default for a job never preempted).
-    pub(crate) fn policy_resume(&self, job: u32) -> Resume {
-        self.resume(job)
-    }
-
-    /// The work a job carries, if it was ever preempted.
-    pub(crate) fn policy_preempted_before(&self, job: u32) -> Option<Resume> {
+    fn preempted_before(&self, job: u32) -> Option<Resume> {
         self.resumes.get(&job).copied()
     }
 
-    /// A running job's priority as indexed for victim search.
-    pub(crate) fn policy_priority(&self, job: u32) -> Option<u64> {
+    fn priority(&self, job: u32) -> Option<u64> {
         self.pre.key_of.get(&job).copied()
     }
 
-    /// The job's place in arrival order (submit, then trace order).
-    pub(crate) fn policy_rank(&self, job: u32) -> u32 {
+    fn rank(&self, job: u32) -> u32 {
         self.shapes.rank[job as usize]
     }
 
-    pub(crate) fn policy_job_at_rank(&self, rank: u32) -> u32 {
+    fn job_at_rank(&self, rank: u32) -> u32 {
         self.shapes.arrival[rank as usize]
     }
 
+    fn preemptable(&self, job: u32) -> bool {
+        let st = self.jobs[job as usize];
+        st.phase == Phase::Running && self.completions.has(job)
+    }
+
+    fn check(&self, a: &Answer) -> Result<Checked, String> {
+        self.check_answer(a)
+    }
+
+    fn answer_by(&self) -> Option<std::time::Instant> {
+        self.answer_by
+    }
+}
+
+impl Engine {
+    /// Applies what a hook did, in order, leaving `acts` empty.
+    fn apply_acts(&mut self, acts: &mut Acts) {
+        for act in acts.drain() {
+            match act {
+                Act::Requeue { job, old, new } => self.requeue(job, old, new),
+                Act::Reprioritize { job, old, new } => self.reprioritize(job, old, new),
+                Act::VictimsMayGrow => self.pre.vepoch += 1,
+                Act::Promote { job } => {
+                    if let Some(r) = self.resumes.get_mut(&job) {
+                        r.promoted = true;
+                    }
+                }
+            }
+        }
+    }
+
     /// A waiting job's key changed from `old` to `new`.
-    pub(crate) fn policy_requeue(&mut self, job: u32, old: u64, new: u64) {
+    fn requeue(&mut self, job: u32, old: u64, new: u64) {
         let class = self.shapes.class_of[job as usize];
         let rank = self.shapes.rank[job as usize];
         self.queue.remove(class, old, rank);
@@ -103,25 +123,12 @@ impl Engine {
     }
 
     /// A running job's priority changed from `old` to `new`.
-    pub(crate) fn policy_reprioritize(&mut self, job: u32, old: u64, new: u64) {
+    fn reprioritize(&mut self, job: u32, old: u64, new: u64) {
         let rank = self.shapes.rank[job as usize];
         self.pre.by_key.remove(&(old, rank));
         self.pre.by_key.insert((new, rank));
         self.pre.key_of.insert(job, new);
         self.pre.vepoch += 1;
-    }
-
-    /// Jobs that could not preempt before may be able to now.
-    pub(crate) fn policy_victims_may_grow(&mut self) {
-        self.pre.vepoch += 1;
-    }
-
-    /// The job keeps the first priority to the end (`las`'s starvation guard);
-    /// carried across policy switches like the rest of its work.
-    pub(crate) fn policy_promote(&mut self, job: u32) {
-        if let Some(r) = self.resumes.get_mut(&job) {
-            r.promoted = true;
-        }
     }
 
     /// A copy that goes its own way (a what-if row on another thread): its
@@ -144,33 +151,33 @@ impl Engine {
             .expect("books are lent out only inside a hook")
     }
 
-    /// Lends the engine to its policy's books for a hook. Inside it the
-    /// books are out: a hook changes keys through `policy_requeue` and
-    /// `policy_reprioritize`, never through `enqueue`.
-    pub(super) fn with_books<R>(&mut self, f: impl FnOnce(&mut dyn Books, &mut Engine) -> R) -> R {
+    /// Lends the engine's view to its policy's books for a hook, then
+    /// applies what the hook did (its `Acts`, in order).
+    pub(super) fn with_books<R>(
+        &mut self,
+        f: impl FnOnce(&mut dyn Books, &dyn View, &mut Acts) -> R,
+    ) -> R {
         let mut b = self.books.take().expect("books are not lent twice");
-        let r = f(&mut *b, self);
+        let mut acts = std::mem::take(&mut self.acts);
+        let r = f(&mut *b, &*self, &mut acts);
         self.books = Some(b);
+        if !acts.is_empty() {
+            self.apply_acts(&mut acts);
+        }
+        self.acts = acts;
         r
     }
 
     /// A job's demand and the GPU types it may use.
-    pub(crate) fn policy_shape(&self, job: u32) -> &(Demand, TypeFilter) {
+    fn shape_of(&self, job: u32) -> &(Demand, TypeFilter) {
         &self.shapes.shapes[self.shapes.class_of[job as usize] as usize]
-    }
-
-    /// Whether the engine may preempt `job`: running on GPUs this engine
-    /// gave it (a recorded hold keeps its recorded end).
-    pub(crate) fn policy_preemptable(&self, job: u32) -> bool {
-        let st = self.jobs[job as usize];
-        st.phase == Phase::Running && self.completions.has(job)
     }
 
     /// Checks `a` against the state now: jobs exist and are in the state
     /// each action needs, none is started twice, and every start fits —
     /// on the GPUs it names (after this answer's preemptions and earlier
     /// starts) or where the placement rule puts it.
-    pub fn policy_check(&self, a: &Answer) -> Result<Checked, String> {
+    fn check_answer(&self, a: &Answer) -> Result<Checked, String> {
         let n = self.jobs.len() as u32;
         let known = |j: u32| {
             if j < n {
@@ -198,7 +205,7 @@ impl Engine {
         };
         let mut seen = FxHashSet::default();
         for &v in &a.preempt {
-            if !self.policy_preemptable(known(v)?) || !seen.insert(v) {
+            if !self.preemptable(known(v)?) || !seen.insert(v) {
                 return Err(format!(
                     "preempt job {v}, which is not running here (or named twice)"
                 ));
@@ -220,7 +227,7 @@ impl Engine {
             let g = match gpus {
                 Some(g) => self.check_grants(s, j, g.clone())?,
                 None => {
-                    let (d, f) = self.policy_shape(j);
+                    let (d, f) = self.shape_of(j);
                     place(s, self.placement, d, *f).ok_or_else(|| {
                         format!(
                             "start job {j}: it does not fit now ({} placement)",
@@ -243,7 +250,7 @@ impl Engine {
         job: u32,
         mut g: Vec<Grant>,
     ) -> Result<Vec<Grant>, String> {
-        let (demand, filter) = self.policy_shape(job);
+        let (demand, filter) = self.shape_of(job);
         g.sort_by_key(|x| (x.machine, x.gpu));
         let mut total = 0u64;
         let machines = &self.trace.cluster.machines;
@@ -325,9 +332,9 @@ impl Engine {
     pub(super) fn policy_apply(&mut self, c: Checked) {
         for (j, old, new) in c.rekey {
             match self.jobs[j as usize].phase {
-                Phase::Queued => self.policy_requeue(j, old, new),
+                Phase::Queued => self.requeue(j, old, new),
                 Phase::Running if self.pre.key_of.contains_key(&j) => {
-                    self.policy_reprioritize(j, old, new)
+                    self.reprioritize(j, old, new)
                 }
                 _ => {}
             }

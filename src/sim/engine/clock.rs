@@ -123,7 +123,7 @@ impl Engine {
             arrived = true;
         }
         self.recorded_starts(t);
-        let woke = !self.passive && self.with_books(|b, e| b.wake(e, t));
+        let woke = !self.passive && self.with_books(|b, v, a| b.wake(v, a, t));
         if released || woke {
             self.epoch += 1;
         }

@@ -8,17 +8,16 @@ mod power;
 mod preempt;
 mod queries;
 mod recorded;
-mod running;
 mod snapshot;
 mod victims;
 mod waiting;
 mod walks;
 
-pub use books::{Answer, Checked, NoAnswer};
 pub use power::{JobPower, Switch};
-pub(crate) use preempt::Resume;
-pub use running::Running;
 pub use snapshot::Snapshot;
+
+pub use crate::sim::job::{JobState, Phase, Resume};
+pub use crate::sim::running::Running;
 
 use super::backfill::Reservation;
 use super::cluster::{ClusterState, Grant};
@@ -31,58 +30,6 @@ use crate::trace::model::{Secs, Trace};
 use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
 use std::sync::Arc;
-
-/// Where a job is in its life.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[repr(u8)]
-pub enum Phase {
-    /// Not submitted yet (0: a state of zero bytes is a job not submitted).
-    Future = 0,
-    Queued,
-    Running,
-    Done,
-    /// Needs more than the cluster could ever give it.
-    Rejected,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct JobState {
-    pub phase: Phase,
-    /// How many machines its current (or last) run holds GPUs on; for a
-    /// recorded run, the machines its recorded segments name.
-    pub machines: u16,
-    /// Its wait as `wait_note` packs it (0: none), so that finishing it
-    /// need not read its record (a cache miss at completion order).
-    pub(crate) wait_note: u32,
-    pub start: Secs,
-    pub end: Secs,
-}
-
-impl JobState {
-    /// `n` jobs not submitted yet, in memory the allocator gives zeroed
-    /// (fresh pages for a large list: nothing is written until a job
-    /// arrives, where `vec![..; n]` would write 24 bytes a job first).
-    fn futures(n: usize) -> Vec<JobState> {
-        let Ok(layout) = std::alloc::Layout::array::<JobState>(n) else {
-            panic!("{n} job states do not fit in memory");
-        };
-        if layout.size() == 0 {
-            return Vec::new();
-        }
-        // SAFETY: the layout is of `n` states and not empty; a null block
-        // is an allocation failure, reported as such. Zero bytes are a
-        // valid `JobState` (every field an integer, or `Phase` whose
-        // `Future` is 0 under `repr(u8)`), and the block comes from the
-        // global allocator with this layout, as `Vec` frees it.
-        unsafe {
-            let p = std::alloc::alloc_zeroed(layout).cast::<JobState>();
-            if p.is_null() {
-                std::alloc::handle_alloc_error(layout);
-            }
-            Vec::from_raw_parts(p, n, n)
-        }
-    }
-}
 
 /// Something that happened, for the TUI's log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -181,7 +128,7 @@ pub struct Engine {
     power: Option<power::Power>,
     tuning: Arc<Tuning>,
     /// Jobs preempted at least once: the work they carry.
-    resumes: FxHashMap<u32, preempt::Resume>,
+    resumes: FxHashMap<u32, Resume>,
     /// The preemptive walk's index of running jobs by priority.
     pre: preempt::Preemption,
     record_events: bool,
@@ -194,6 +141,8 @@ pub struct Engine {
     answer_by: Option<std::time::Instant>,
     /// Switches made through `apply` (a fallback after a failure is not one).
     applied: usize,
+    /// What the books' last hook did (kept empty between hooks, its room reused).
+    acts: crate::sim::view::Acts,
 }
 
 /// What is left of the current instant while a policy decides.
@@ -263,6 +212,7 @@ impl Engine {
             owed: None,
             answer_by: None,
             applied: 0,
+            acts: crate::sim::view::Acts::default(),
         };
         e.next_submit = e.submit_at(0);
         e.enter_policy();
@@ -343,7 +293,7 @@ impl Engine {
             self.tally.overhead_busy += milli as u128 * held.min(overhead) as u128;
         }
         if !self.passive {
-            self.with_books(|b, e| b.left(e, job));
+            self.with_books(|b, v, a| b.left(v, a, job));
         }
         self.power_off(job as u64);
         self.mark_done(job);

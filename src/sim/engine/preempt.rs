@@ -12,7 +12,7 @@
 //! and go back to the queue behind it, so a pass never preempts a job it
 //! started and always ends.
 
-use super::{Engine, Event, Phase};
+use super::{Engine, Event, Phase, Resume};
 use crate::sim::policy::Walk;
 use crate::trace::model::Secs;
 
@@ -27,25 +27,6 @@ pub(super) struct Preemption {
     pub vepoch: u64,
     /// class → (epoch, vepoch, key) of its last failure to start even by preempting.
     pub failed: rustc_hash::FxHashMap<u32, (u64, u64, u64)>,
-}
-
-/// What a preempted job carries back to the queue, across policy switches.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Resume {
-    /// Seconds of useful work done before the current run.
-    pub done: Secs,
-    /// Seconds held before the current run (useful or not), for the starvation guard.
-    pub held: Secs,
-    /// Attained service before the current run, milli-GPU-seconds.
-    pub attained: u128,
-    /// Promoted by `las`'s starvation guard: in the first queue to the end.
-    pub promoted: bool,
-    /// When the current run began, and the restart cost it pays first.
-    pub run_from: Secs,
-    pub overhead: Secs,
-    /// When it was last preempted.
-    pub since: Secs,
-    pub preemptions: u32,
 }
 
 impl Engine {
@@ -100,7 +81,7 @@ impl Engine {
             self.track_running(job);
         }
         if !self.passive {
-            self.with_books(|b, e| b.started(e, job, milli));
+            self.with_books(|b, v, a| b.started(v, a, job, milli));
         }
     }
 
@@ -122,7 +103,7 @@ impl Engine {
             }
         }
         if !self.passive {
-            self.with_books(|b, e| b.stopped(e, job, milli));
+            self.with_books(|b, v, a| b.stopped(v, a, job, milli));
         }
     }
 
@@ -144,7 +125,7 @@ impl Engine {
             .map(|(_, _, r)| self.shapes.arrival[r as usize])
             .collect();
         for j in waiting {
-            self.with_books(|b, e| b.joined(e, j));
+            self.with_books(|b, v, a| b.joined(v, a, j));
         }
         // Jobs this engine started (not recorded holds) can be preempted;
         // told in job order (the map's own order is a hash's).
@@ -156,9 +137,9 @@ impl Engine {
             .collect();
         running.sort_unstable();
         for (j, milli) in running {
-            self.with_books(|b, e| b.joined(e, j));
+            self.with_books(|b, v, a| b.joined(v, a, j));
             self.track_running(j);
-            self.with_books(|b, e| b.started(e, j, milli));
+            self.with_books(|b, v, a| b.started(v, a, j, milli));
         }
     }
 
@@ -242,7 +223,7 @@ impl Engine {
         self.tally.preemptions += 1;
         self.emit(Event::Preempted { job, at: now });
         self.enqueue(job);
-        self.with_books(|b, e| b.preempted(e, job));
+        self.with_books(|b, v, _| b.preempted(v, job));
     }
 
     /// How many times a job has been preempted so far.

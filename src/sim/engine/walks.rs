@@ -1,16 +1,17 @@
 //! Scheduling passes: how each policy walks the queue.
 
-use super::{Engine, NoAnswer, Owed};
+use super::{Engine, Owed};
 use crate::sim::backfill::Reservation;
 use crate::sim::cluster::Grant;
 use crate::sim::placement::place_into;
 use crate::sim::policy::Walk;
+use crate::sim::view::NoAnswer;
 
 impl Engine {
     pub(super) fn pass(&mut self) {
         let decided = match self.passive {
             true => Ok(None),
-            false => self.with_books(|b, e| b.decide(e)),
+            false => self.with_books(|b, v, _| b.decide(v)),
         };
         match decided {
             Ok(Some(answer)) => self.policy_apply(answer),
@@ -45,7 +46,7 @@ impl Engine {
         if self.passive {
             return;
         }
-        match self.with_books(|b, e| b.after_pass(e)) {
+        match self.with_books(|b, v, _| b.after_pass(v)) {
             Ok(Some(keys)) => self.policy_apply(keys),
             Ok(None) => {}
             Err(NoAnswer::Later) => self.owed = Some(Owed::AfterPass),

@@ -1,8 +1,8 @@
 //! `edf`: earliest deadline first, preemptive, for traces with deadlines.
 
 use super::Keyed;
-use crate::sim::engine::Engine;
 use crate::sim::policy::{deadline_key, Books, Rule, Unavailable, Walk};
+use crate::sim::view::View;
 use crate::trace::model::Trace;
 
 pub(super) struct Edf;
@@ -31,10 +31,10 @@ impl Rule for Edf {
         })
     }
 
-    fn books(&self, _e: &Engine) -> Box<dyn Books> {
+    fn books(&self, _v: &dyn View) -> Box<dyn Books> {
         // Waiting and running jobs alike, by deadline.
-        Box::new(Keyed(|e, job| {
-            deadline_key(e.trace().jobs[job as usize].deadline.get())
+        Box::new(Keyed(|v, job| {
+            deadline_key(v.trace().jobs[job as usize].deadline.get())
         }))
     }
 }

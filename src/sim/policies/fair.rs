@@ -2,9 +2,9 @@
 //! holds what and who waits, the queue keys that follow allocations, and
 //! the victims a job under its share may take.
 
-use crate::sim::engine::Engine;
 use crate::sim::policy::{Books, Rule, Walk};
 use crate::sim::tuning::FairBy;
+use crate::sim::view::{Acts, View};
 use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
 
@@ -23,7 +23,7 @@ impl Rule for Fair {
         Walk::Preemptive
     }
 
-    fn books(&self, _e: &Engine) -> Box<dyn Books> {
+    fn books(&self, _v: &dyn View) -> Box<dyn Books> {
         Box::<FairBooks>::default()
     }
 }
@@ -46,9 +46,9 @@ struct FairBooks {
 }
 
 /// The owner a job is booked under; a job without one is its own owner.
-fn owner(e: &Engine, job: u32) -> u64 {
-    let j = &e.trace().jobs[job as usize];
-    let who = match e.tuning().fair_by {
+fn owner(v: &dyn View, job: u32) -> u64 {
+    let j = &v.trace().jobs[job as usize];
+    let who = match v.tuning().fair_by {
         FairBy::User => j.user,
         FairBy::Group => j.group,
     };
@@ -57,8 +57,8 @@ fn owner(e: &Engine, job: u32) -> u64 {
 
 impl FairBooks {
     /// An owner's allocation changes: its waiting jobs move in the queue.
-    fn change(&mut self, e: &mut Engine, owner: u64, delta: i64) {
-        e.policy_victims_may_grow();
+    fn change(&mut self, acts: &mut Acts, owner: u64, delta: i64) {
+        acts.victims_may_grow();
         let old = self.alloc.get(&owner).copied().unwrap_or(0);
         let new = (old as i64 + delta).max(0) as u64;
         if new == 0 {
@@ -71,17 +71,17 @@ impl FairBooks {
             self.by_alloc.insert((new, owner));
         }
         for &j in self.waiting.get(&owner).into_iter().flatten() {
-            e.policy_requeue(j, old, new);
+            acts.requeue(j, old, new);
         }
     }
 
     /// An owner becomes active with its first job and inactive after its last.
-    fn active(&mut self, e: &mut Engine, job: u32, delta: i32) {
-        e.policy_victims_may_grow();
-        let n = self.active.entry(owner(e, job)).or_insert(0);
+    fn active(&mut self, v: &dyn View, acts: &mut Acts, job: u32, delta: i32) {
+        acts.victims_may_grow();
+        let n = self.active.entry(owner(v, job)).or_insert(0);
         *n = (*n as i32 + delta).max(0) as u32;
         if *n == 0 {
-            self.active.remove(&owner(e, job));
+            self.active.remove(&owner(v, job));
         }
     }
 }
@@ -91,8 +91,8 @@ impl Books for FairBooks {
         Box::new(self.clone())
     }
 
-    fn queued_key(&self, e: &Engine, job: u32) -> u64 {
-        self.alloc.get(&owner(e, job)).copied().unwrap_or(0)
+    fn queued_key(&self, v: &dyn View, job: u32) -> u64 {
+        self.alloc.get(&owner(v, job)).copied().unwrap_or(0)
     }
 
     fn ranks_running(&self) -> bool {
@@ -101,12 +101,12 @@ impl Books for FairBooks {
 
     /// Jobs of owners over their share, most over first (ties by owner id),
     /// newest first.
-    fn victims(&self, e: &Engine, job: u32) -> Vec<u32> {
-        let me = owner(e, job);
+    fn victims(&self, v: &dyn View, job: u32) -> Vec<u32> {
+        let me = owner(v, job);
         let active = self.active.len().max(1) as u64;
-        let share = e.trace().cluster.total_gpus() * 1000 / active;
+        let share = v.trace().cluster.total_gpus() * 1000 / active;
         let mine = self.alloc.get(&me).copied().unwrap_or(0);
-        let demand = e.trace().jobs[job as usize].demand.total_milli();
+        let demand = v.trace().jobs[job as usize].demand.total_milli();
         if mine >= share {
             return Vec::new();
         }
@@ -120,12 +120,17 @@ impl Books for FairBooks {
             }
             let mut a = a;
             for &r in self.running.get(&o).into_iter().flatten().rev() {
-                let v = e.policy_job_at_rank(r);
-                let g: u64 = e.running()[&v].iter().map(|g| g.milli as u64).sum();
+                let victim = v.job_at_rank(r);
+                let g: u64 = v
+                    .held(victim)
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|g| g.milli as u64)
+                    .sum();
                 // The swap must leave the victim's owner holding at least what
                 // the job's owner will: shares move towards equal, never back.
                 if a > share && a - g.min(a) >= mine + demand {
-                    out.push(v);
+                    out.push(victim);
                     a -= g;
                 }
             }
@@ -133,16 +138,16 @@ impl Books for FairBooks {
         out
     }
 
-    fn joined(&mut self, e: &mut Engine, job: u32) {
-        self.active(e, job, 1);
+    fn joined(&mut self, v: &dyn View, acts: &mut Acts, job: u32) {
+        self.active(v, acts, job, 1);
     }
 
-    fn left(&mut self, e: &mut Engine, job: u32) {
-        self.active(e, job, -1);
+    fn left(&mut self, v: &dyn View, acts: &mut Acts, job: u32) {
+        self.active(v, acts, job, -1);
     }
 
-    fn waiting(&mut self, e: &Engine, job: u32, joins: bool) {
-        let o = owner(e, job);
+    fn waiting(&mut self, v: &dyn View, job: u32, joins: bool) {
+        let o = owner(v, job);
         if joins {
             self.waiting.entry(o).or_default().insert(job);
         } else if let Some(s) = self.waiting.get_mut(&o) {
@@ -153,24 +158,21 @@ impl Books for FairBooks {
         }
     }
 
-    fn started(&mut self, e: &mut Engine, job: u32, milli: u64) {
-        let o = owner(e, job);
-        self.running
-            .entry(o)
-            .or_default()
-            .insert(e.policy_rank(job));
-        self.change(e, o, milli as i64);
+    fn started(&mut self, v: &dyn View, acts: &mut Acts, job: u32, milli: u64) {
+        let o = owner(v, job);
+        self.running.entry(o).or_default().insert(v.rank(job));
+        self.change(acts, o, milli as i64);
     }
 
-    fn stopped(&mut self, e: &mut Engine, job: u32, milli: u64) {
-        let o = owner(e, job);
-        let rank = e.policy_rank(job);
+    fn stopped(&mut self, v: &dyn View, acts: &mut Acts, job: u32, milli: u64) {
+        let o = owner(v, job);
+        let rank = v.rank(job);
         let had = self.running.get_mut(&o).is_some_and(|s| s.remove(&rank));
         if self.running.get(&o).is_some_and(|s| s.is_empty()) {
             self.running.remove(&o);
         }
         if had {
-            self.change(e, o, -(milli as i64));
+            self.change(acts, o, -(milli as i64));
         }
     }
 }

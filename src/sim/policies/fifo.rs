@@ -1,8 +1,8 @@
 //! `fifo`: strict arrival order; the head blocks the queue.
 
 use super::Keyed;
-use crate::sim::engine::Engine;
 use crate::sim::policy::{Books, Rule, Walk};
+use crate::sim::view::View;
 
 pub(super) struct Fifo;
 
@@ -19,7 +19,7 @@ impl Rule for Fifo {
         Walk::Strict
     }
 
-    fn books(&self, _e: &Engine) -> Box<dyn Books> {
+    fn books(&self, _v: &dyn View) -> Box<dyn Books> {
         Box::new(Keyed(|_, _| 0))
     }
 }

@@ -1,8 +1,8 @@
 //! `fifo-backfill`: EASY backfill: later jobs start if they do not delay the head (oracle run times).
 
 use super::Keyed;
-use crate::sim::engine::Engine;
 use crate::sim::policy::{Books, Rule, Walk};
+use crate::sim::view::View;
 
 pub(super) struct FifoBackfill;
 
@@ -23,7 +23,7 @@ impl Rule for FifoBackfill {
         Walk::Backfill
     }
 
-    fn books(&self, _e: &Engine) -> Box<dyn Books> {
+    fn books(&self, _v: &dyn View) -> Box<dyn Books> {
         Box::new(Keyed(|_, _| 0))
     }
 }

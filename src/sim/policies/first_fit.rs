@@ -1,8 +1,8 @@
 //! `first-fit`: arrival order; every job that fits starts.
 
 use super::Keyed;
-use crate::sim::engine::Engine;
 use crate::sim::policy::{Books, Rule, Walk};
+use crate::sim::view::View;
 
 pub(super) struct FirstFit;
 
@@ -23,7 +23,7 @@ impl Rule for FirstFit {
         Walk::Greedy
     }
 
-    fn books(&self, _e: &Engine) -> Box<dyn Books> {
+    fn books(&self, _v: &dyn View) -> Box<dyn Books> {
         Box::new(Keyed(|_, _| 0))
     }
 }

@@ -2,8 +2,9 @@
 //! demotion the moment a running job crosses a boundary, and the starvation
 //! guard's promotion, as timed wake-ups.
 
-use crate::sim::engine::{Engine, Resume};
+use crate::sim::job::Resume;
 use crate::sim::policy::{Books, Rule, Walk};
+use crate::sim::view::{Acts, View};
 use crate::trace::model::Secs;
 use std::collections::BTreeSet;
 
@@ -22,7 +23,7 @@ impl Rule for Las {
         Walk::Preemptive
     }
 
-    fn books(&self, _e: &Engine) -> Box<dyn Books> {
+    fn books(&self, _v: &dyn View) -> Box<dyn Books> {
         Box::<LasBooks>::default()
     }
 }
@@ -39,40 +40,41 @@ struct LasBooks {
 impl LasBooks {
     /// A job's queue: by attained service (counting the current run when
     /// `running`), or the first queue once promoted.
-    fn queue_of(e: &Engine, job: u32, running: bool) -> u8 {
-        let r = e.policy_resume(job);
+    fn queue_of(v: &dyn View, job: u32, running: bool) -> u8 {
+        let r = v.resume(job);
         if r.promoted {
             return 0;
         }
-        let att = if running {
-            e.policy_attained(job)
-        } else {
-            r.attained
-        };
-        e.tuning().las_queue(att)
+        let att = if running { v.attained(job) } else { r.attained };
+        v.tuning().las_queue(att)
     }
 
-    fn schedule_demotion(&mut self, e: &Engine, job: u32, milli: u64) {
-        if milli == 0 || e.policy_resume(job).promoted {
+    fn schedule_demotion(&mut self, v: &dyn View, job: u32, milli: u64) {
+        if milli == 0 || v.resume(job).promoted {
             return;
         }
-        let att = e.policy_attained(job);
-        if let Some(t) = e.tuning().next_threshold(att) {
+        let att = v.attained(job);
+        if let Some(t) = v.tuning().next_threshold(att) {
             let dt = (t - att).div_ceil(milli as u128);
-            let at = e.now() + (dt.min(i64::MAX as u128 / 4) as Secs).max(1);
+            let at = v.now() + (dt.min(i64::MAX as u128 / 4) as Secs).max(1);
             self.wakeups.insert((at, job, DEMOTE));
         }
     }
 
     /// A demotion due now: the running job moves to its new queue.
-    fn demote(&mut self, e: &mut Engine, job: u32) -> bool {
-        let Some(old) = e.policy_priority(job) else {
+    fn demote(&mut self, v: &dyn View, acts: &mut Acts, job: u32) -> bool {
+        let Some(old) = v.priority(job) else {
             return false;
         };
-        let new = self.running_key(e, job);
-        e.policy_reprioritize(job, old, new);
-        let milli = e.running()[&job].iter().map(|g| g.milli as u64).sum();
-        self.schedule_demotion(e, job, milli);
+        let new = self.running_key(v, job);
+        acts.reprioritize(job, old, new);
+        let milli = v
+            .held(job)
+            .unwrap_or_default()
+            .iter()
+            .map(|g| g.milli as u64)
+            .sum();
+        self.schedule_demotion(v, job, milli);
         new != old
     }
 
@@ -80,25 +82,25 @@ impl LasBooks {
     /// and is kept there to the end: a job demoted again after each
     /// promotion would be preempted over and over (each time paying the
     /// restart) on a busy cluster.
-    fn promote(&mut self, e: &mut Engine, job: u32, t: Secs) -> bool {
-        let Some(r) = e.policy_preempted_before(job) else {
+    fn promote(&mut self, v: &dyn View, acts: &mut Acts, job: u32, t: Secs) -> bool {
+        let Some(r) = v.preempted_before(job) else {
             return false;
         };
-        if starve_time(e, &r) != Some(t) || r.promoted {
+        if starve_time(v, &r) != Some(t) || r.promoted {
             return false;
         }
-        let old = self.queued_key(e, job);
-        e.policy_promote(job);
-        let new = self.queued_key(e, job);
-        e.policy_requeue(job, old, new);
+        let old = self.queued_key(v, job);
+        acts.promote(job);
+        // A promoted job is in the first queue.
+        acts.requeue(job, old, 0);
         true
     }
 }
 
 /// When a preempted job counts as starved: it has waited `las_starve` times
 /// what it has held.
-fn starve_time(e: &Engine, r: &Resume) -> Option<Secs> {
-    let s = e.tuning().las_starve;
+fn starve_time(v: &dyn View, r: &Resume) -> Option<Secs> {
+    let s = v.tuning().las_starve;
     (s > 0.0 && r.held > 0).then(|| r.since + ((r.held as f64 * s).ceil() as Secs).max(1))
 }
 
@@ -107,22 +109,22 @@ impl Books for LasBooks {
         Box::new(self.clone())
     }
 
-    fn queued_key(&self, e: &Engine, job: u32) -> u64 {
-        LasBooks::queue_of(e, job, false) as u64
+    fn queued_key(&self, v: &dyn View, job: u32) -> u64 {
+        LasBooks::queue_of(v, job, false) as u64
     }
 
-    fn running_key(&self, e: &Engine, job: u32) -> u64 {
-        LasBooks::queue_of(e, job, true) as u64
+    fn running_key(&self, v: &dyn View, job: u32) -> u64 {
+        LasBooks::queue_of(v, job, true) as u64
     }
 
-    fn started(&mut self, e: &mut Engine, job: u32, milli: u64) {
-        self.schedule_demotion(e, job, milli);
+    fn started(&mut self, v: &dyn View, _acts: &mut Acts, job: u32, milli: u64) {
+        self.schedule_demotion(v, job, milli);
     }
 
-    fn preempted(&mut self, e: &Engine, job: u32) {
-        if let Some(r) = e.policy_preempted_before(job) {
-            if let Some(t) = starve_time(e, &r) {
-                self.wakeups.insert((t.max(e.now() + 1), job, PROMOTE));
+    fn preempted(&mut self, v: &dyn View, job: u32) {
+        if let Some(r) = v.preempted_before(job) {
+            if let Some(t) = starve_time(v, &r) {
+                self.wakeups.insert((t.max(v.now() + 1), job, PROMOTE));
             }
         }
     }
@@ -131,18 +133,18 @@ impl Books for LasBooks {
         self.wakeups.first().map(|w| w.0)
     }
 
-    fn wake(&mut self, e: &mut Engine, t: Secs) -> bool {
+    fn wake(&mut self, v: &dyn View, acts: &mut Acts, t: Secs) -> bool {
         let mut woke = false;
         while let Some(&(at, job, kind)) = self.wakeups.first() {
             if at != t {
                 break;
             }
             self.wakeups.pop_first();
-            let phase = e.job_state(job).phase;
-            if kind == DEMOTE && phase == crate::sim::Phase::Running {
-                woke |= self.demote(e, job);
-            } else if kind == PROMOTE && phase == crate::sim::Phase::Queued {
-                woke |= self.promote(e, job, t);
+            let phase = v.job(job).phase;
+            if kind == DEMOTE && phase == crate::sim::job::Phase::Running {
+                woke |= self.demote(v, acts, job);
+            } else if kind == PROMOTE && phase == crate::sim::job::Phase::Queued {
+                woke |= self.promote(v, acts, job, t);
             }
         }
         woke

@@ -1,6 +1,7 @@
 //! The registered policies: the built-ins, one file each, and any added at
 //! run time. To add a built-in: write its file (a `Rule` and its `Books`),
-//! then add its `mod` line and its entry in `BUILT_IN` below.
+//! then add its `mod` line and its entry in `built_in!` below (which
+//! gives it a handle, `Policy::Name`, too).
 
 mod edf;
 pub mod exec;
@@ -14,23 +15,41 @@ mod sgf;
 mod sjf;
 mod srtf;
 
-use super::policy::Rule;
+use super::policy::{Policy, Rule};
+use super::view::View;
 use std::sync::RwLock;
 
-/// The built-ins, in the order lists show them. The handles
-/// `Policy::Recorded` … `Policy::Edf` are indices into this list.
-static BUILT_IN: &[&dyn Rule] = &[
-    &recorded::Recorded,
-    &fifo::Fifo,
-    &first_fit::FirstFit,
-    &fifo_backfill::FifoBackfill,
-    &sjf::Sjf,
-    &sgf::Sgf,
-    &srtf::Srtf,
-    &las::Las,
-    &fair::Fair,
-    &edf::Edf,
-];
+/// Declares the built-ins' list and, beside it, each one's named handle
+/// (`Policy::Fifo`), numbered by its place in the list — written once.
+macro_rules! built_in {
+    ($($handle:ident => $rule:expr,)*) => {
+        /// The built-ins, in the order lists show them.
+        static BUILT_IN: &[&dyn Rule] = &[$(&$rule),*];
+
+        #[allow(non_upper_case_globals)]
+        impl Policy {
+            built_in!(@handles 0u16, $($handle)*);
+        }
+    };
+    (@handles $at:expr, $first:ident $($rest:ident)*) => {
+        pub const $first: Policy = Policy::at($at);
+        built_in!(@handles $at + 1, $($rest)*);
+    };
+    (@handles $at:expr,) => {};
+}
+
+built_in! {
+    Recorded => recorded::Recorded,
+    Fifo => fifo::Fifo,
+    FirstFit => first_fit::FirstFit,
+    FifoBackfill => fifo_backfill::FifoBackfill,
+    Sjf => sjf::Sjf,
+    Sgf => sgf::Sgf,
+    Srtf => srtf::Srtf,
+    Las => las::Las,
+    Fair => fair::Fair,
+    Edf => edf::Edf,
+}
 
 /// Policies registered at run time (after the built-ins). They live for the
 /// rest of the process, as a handle may name them any time.
@@ -59,20 +78,45 @@ pub(super) fn register(rule: Box<dyn Rule>) -> u16 {
 }
 
 /// The order key of the policies that keep no state: one function of the
-/// engine and the job.
+/// simulation's view and the job.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Keyed(pub fn(&super::Engine, u32) -> u64);
+pub(super) struct Keyed(pub fn(&dyn View, u32) -> u64);
 
 impl super::policy::Books for Keyed {
     fn clone_box(&self) -> Box<dyn super::policy::Books> {
         Box::new(*self)
     }
 
-    fn queued_key(&self, e: &super::Engine, job: u32) -> u64 {
-        (self.0)(e, job)
+    fn queued_key(&self, v: &dyn View, job: u32) -> u64 {
+        (self.0)(v, job)
     }
 
     fn passive(&self) -> bool {
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Policy;
+
+    #[test]
+    fn each_named_handle_is_the_built_in_of_its_name() {
+        let named = [
+            (Policy::Recorded, "recorded"),
+            (Policy::Fifo, "fifo"),
+            (Policy::FirstFit, "first-fit"),
+            (Policy::FifoBackfill, "fifo-backfill"),
+            (Policy::Sjf, "sjf"),
+            (Policy::Sgf, "sgf"),
+            (Policy::Srtf, "srtf"),
+            (Policy::Las, "las"),
+            (Policy::Fair, "fair"),
+            (Policy::Edf, "edf"),
+        ];
+        for (p, name) in named {
+            assert_eq!(p.name(), name);
+        }
+        assert!(Policy::all().len() >= named.len());
     }
 }

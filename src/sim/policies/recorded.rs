@@ -1,8 +1,8 @@
 //! `recorded`: the trace's own start times and placements.
 
 use super::Keyed;
-use crate::sim::engine::Engine;
 use crate::sim::policy::{Books, Rule, Unavailable, Walk};
+use crate::sim::view::View;
 use crate::trace::model::Trace;
 
 pub(super) struct Recorded;
@@ -31,7 +31,7 @@ impl Rule for Recorded {
         })
     }
 
-    fn books(&self, _e: &Engine) -> Box<dyn Books> {
+    fn books(&self, _v: &dyn View) -> Box<dyn Books> {
         // Waiting jobs wait in arrival order for their recorded starts.
         Box::new(Keyed(|_, _| 0))
     }

@@ -1,8 +1,8 @@
 //! `sgf`: shortest GPU-time (run time × GPUs) first (oracle).
 
 use super::Keyed;
-use crate::sim::engine::Engine;
 use crate::sim::policy::{Books, Rule, Walk};
+use crate::sim::view::View;
 
 pub(super) struct Sgf;
 
@@ -19,10 +19,10 @@ impl Rule for Sgf {
         Walk::Greedy
     }
 
-    fn books(&self, _e: &Engine) -> Box<dyn Books> {
-        Box::new(Keyed(|e, job| {
-            let runtime = e.policy_runtime(job).map_or(u64::MAX, |r| r.max(0) as u64);
-            runtime.saturating_mul(e.trace().jobs[job as usize].demand.total_milli())
+    fn books(&self, _v: &dyn View) -> Box<dyn Books> {
+        Box::new(Keyed(|v, job| {
+            let runtime = v.runtime(job).map_or(u64::MAX, |r| r.max(0) as u64);
+            runtime.saturating_mul(v.trace().jobs[job as usize].demand.total_milli())
         }))
     }
 }

@@ -1,8 +1,8 @@
 //! `sjf`: shortest run time first (oracle).
 
 use super::Keyed;
-use crate::sim::engine::Engine;
 use crate::sim::policy::{Books, Rule, Walk};
+use crate::sim::view::View;
 
 pub(super) struct Sjf;
 
@@ -19,9 +19,9 @@ impl Rule for Sjf {
         Walk::Greedy
     }
 
-    fn books(&self, _e: &Engine) -> Box<dyn Books> {
-        Box::new(Keyed(|e, job| {
-            e.policy_runtime(job).map_or(u64::MAX, |r| r.max(0) as u64)
+    fn books(&self, _v: &dyn View) -> Box<dyn Books> {
+        Box::new(Keyed(|v, job| {
+            v.runtime(job).map_or(u64::MAX, |r| r.max(0) as u64)
         }))
     }
 }

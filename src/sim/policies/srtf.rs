@@ -1,7 +1,7 @@
 //! `srtf`: preemptive shortest remaining time first (oracle run times).
 
-use crate::sim::engine::Engine;
 use crate::sim::policy::{Books, Rule, Walk};
+use crate::sim::view::View;
 
 pub(super) struct Srtf;
 
@@ -18,7 +18,7 @@ impl Rule for Srtf {
         Walk::Preemptive
     }
 
-    fn books(&self, _e: &Engine) -> Box<dyn Books> {
+    fn books(&self, _v: &dyn View) -> Box<dyn Books> {
         Box::new(SrtfBooks)
     }
 }
@@ -32,20 +32,19 @@ impl Books for SrtfBooks {
     }
 
     /// The time the job still needs if it (re)starts now.
-    fn queued_key(&self, e: &Engine, job: u32) -> u64 {
-        e.policy_time_left(job)
-            .map_or(u64::MAX, |r| r.max(0) as u64)
+    fn queued_key(&self, v: &dyn View, job: u32) -> u64 {
+        v.time_left(job).map_or(u64::MAX, |r| r.max(0) as u64)
     }
 
     /// Running jobs are kept by end time: remaining time is end − now, the
     /// same order, without re-keying as time passes.
-    fn running_key(&self, e: &Engine, job: u32) -> u64 {
-        e.job_state(job).end as u64 ^ (1 << 63)
+    fn running_key(&self, v: &dyn View, job: u32) -> u64 {
+        v.job(job).end as u64 ^ (1 << 63)
     }
 
     /// Remaining time now against the waiting job's time left.
-    fn below(&self, e: &Engine, victim: u32, _running: u64, waiting: u64) -> bool {
-        (e.job_state(victim).end - e.now()).max(0) as u64 > waiting
+    fn below(&self, v: &dyn View, victim: u32, _running: u64, waiting: u64) -> bool {
+        (v.job(victim).end - v.now()).max(0) as u64 > waiting
     }
 
     fn passive(&self) -> bool {

@@ -3,8 +3,8 @@
 
 use super::conversation::{Conversation, Limits, Talk};
 use super::{excerpt, wire, Spec};
-use crate::sim::engine::{Checked, Engine, NoAnswer};
 use crate::sim::policy::Books;
+use crate::sim::view::{Acts, Checked, NoAnswer, View};
 use crate::text::sanitize;
 use crate::trace::model::Secs;
 use rustc_hash::FxHashMap;
@@ -72,13 +72,13 @@ impl ExecBooks {
 
     /// One exchange of the conversation: the recorded answer if this copy's
     /// message is the one answered there, else the process's (by `by`).
-    fn talk(&mut self, msg: &[u8], e: &Engine) -> Result<String, Talk> {
+    fn talk(&mut self, msg: &[u8], e: &dyn View) -> Result<String, Talk> {
         let sharers = Arc::strong_count(&self.talk);
         let limits = Limits {
             timeout: e.tuning().policy_timeout,
             budget: e.tuning().answer_budget,
         };
-        let by = e.policy_answer_by();
+        let by = e.answer_by();
         let mut c = self.talk.lock().unwrap_or_else(|p| p.into_inner());
         let line = c.talk(&self.spec, self.pos, msg, sharers, (by, limits))?;
         drop(c);
@@ -91,8 +91,8 @@ impl ExecBooks {
     /// its own, from a snapshot of now.
     fn exchange_with(
         &mut self,
-        e: &Engine,
-        build: impl Fn(&mut ExecBooks, &Engine) -> Result<Vec<u8>, String>,
+        e: &dyn View,
+        build: impl Fn(&mut ExecBooks, &dyn View) -> Result<Vec<u8>, String>,
     ) -> Result<wire::Reply, NoAnswer> {
         let r = self.exchange_once(e, build);
         self.asking = matches!(r, Err(NoAnswer::Later));
@@ -101,8 +101,8 @@ impl ExecBooks {
 
     fn exchange_once(
         &mut self,
-        e: &Engine,
-        build: impl Fn(&mut ExecBooks, &Engine) -> Result<Vec<u8>, String>,
+        e: &dyn View,
+        build: impl Fn(&mut ExecBooks, &dyn View) -> Result<Vec<u8>, String>,
     ) -> Result<wire::Reply, NoAnswer> {
         for _ in 0..2 {
             match self.converse(e, &build) {
@@ -126,8 +126,8 @@ impl ExecBooks {
 
     fn converse(
         &mut self,
-        e: &Engine,
-        build: &impl Fn(&mut ExecBooks, &Engine) -> Result<Vec<u8>, String>,
+        e: &dyn View,
+        build: &impl Fn(&mut ExecBooks, &dyn View) -> Result<Vec<u8>, String>,
     ) -> Result<String, Talk> {
         if !self.live() {
             let keys = &self.keys;
@@ -149,7 +149,7 @@ impl ExecBooks {
     }
 
     /// One scheduling point's exchange: the changes out, the answer back, checked.
-    fn exchange(&mut self, e: &Engine) -> Result<Decided, NoAnswer> {
+    fn exchange(&mut self, e: &dyn View) -> Result<Decided, NoAnswer> {
         let reply = self.exchange_with(e, |b, e| {
             let msg = wire::Schedule {
                 kind: "schedule",
@@ -168,7 +168,7 @@ impl ExecBooks {
     }
 
     /// Tells the policy what the pass just did; it may change keys and its wake-up.
-    fn passed(&mut self, e: &Engine) -> Result<Decided, NoAnswer> {
+    fn passed(&mut self, e: &dyn View) -> Result<Decided, NoAnswer> {
         let reply = self.exchange_with(e, |b, e| {
             let msg = wire::Passed {
                 kind: "passed",
@@ -184,7 +184,7 @@ impl ExecBooks {
     }
 
     /// A failure's reason, naming the policy and the scheduling point's time.
-    fn named(&self, n: NoAnswer, e: &Engine) -> NoAnswer {
+    fn named(&self, n: NoAnswer, e: &dyn View) -> NoAnswer {
         match n {
             NoAnswer::Failed(why) => NoAnswer::Failed(format!(
                 "policy '{}' at {} s: {why}",
@@ -197,7 +197,7 @@ impl ExecBooks {
 
     /// A reply checked against the engine now: keys (each job once), a
     /// later wake-up, actions that apply.
-    fn checked(&self, e: &Engine, reply: wire::Reply) -> Result<Decided, String> {
+    fn checked(&self, e: &dyn View, reply: wire::Reply) -> Result<Decided, String> {
         if let Some(w) = reply.wakeup.filter(|&w| w <= e.now()) {
             return Err(format!("asked to wake up at {w}, not after now"));
         }
@@ -218,7 +218,7 @@ impl ExecBooks {
                     "priority for job {j}, which is not in the trace ({n} jobs)"
                 ));
             }
-            let p = e.job_state(j).phase;
+            let p = e.job(j).phase;
             if p != crate::sim::Phase::Queued && p != crate::sim::Phase::Running {
                 return Err(format!(
                     "priority for job {j}, which is {p:?}, not waiting or running"
@@ -228,7 +228,7 @@ impl ExecBooks {
         let keys = reply.priority.clone();
         let answer = reply.answer(|j| self.key(j));
         Ok(Decided {
-            checked: e.policy_check(&answer)?,
+            checked: e.check(&answer)?,
             wakeup,
             keys,
         })
@@ -263,17 +263,17 @@ impl Books for ExecBooks {
         })
     }
 
-    fn queued_key(&self, _e: &Engine, job: u32) -> u64 {
+    fn queued_key(&self, _e: &dyn View, job: u32) -> u64 {
         wire::engine_key(self.key(job))
     }
 
-    fn joined(&mut self, _e: &mut Engine, job: u32) {
+    fn joined(&mut self, _e: &dyn View, _acts: &mut Acts, job: u32) {
         if self.live() {
             self.arrived.push(job);
         }
     }
 
-    fn left(&mut self, e: &mut Engine, job: u32) {
+    fn left(&mut self, e: &dyn View, _acts: &mut Acts, job: u32) {
         if self.live() {
             self.events
                 .push(wire::Change::Finished { job, at: e.now() });
@@ -281,9 +281,9 @@ impl Books for ExecBooks {
         self.keys.remove(&job);
     }
 
-    fn started(&mut self, e: &mut Engine, job: u32, _milli: u64) {
+    fn started(&mut self, e: &dyn View, _acts: &mut Acts, job: u32, _milli: u64) {
         if self.live() {
-            let g = e.running().get(&job).map(wire::gpus).unwrap_or_default();
+            let g = e.held(job).map(wire::gpus).unwrap_or_default();
             self.events.push(wire::Change::Started {
                 job,
                 at: e.now(),
@@ -292,7 +292,7 @@ impl Books for ExecBooks {
         }
     }
 
-    fn hold_ended(&mut self, e: &Engine, job: u32) {
+    fn hold_ended(&mut self, e: &dyn View, job: u32) {
         if self.live() {
             self.events
                 .push(wire::Change::Finished { job, at: e.now() });
@@ -300,7 +300,7 @@ impl Books for ExecBooks {
         self.keys.remove(&job);
     }
 
-    fn preempted(&mut self, e: &Engine, job: u32) {
+    fn preempted(&mut self, e: &dyn View, job: u32) {
         if self.live() {
             self.events
                 .push(wire::Change::Preempted { job, at: e.now() });
@@ -311,11 +311,11 @@ impl Books for ExecBooks {
         self.wakeup
     }
 
-    fn wake(&mut self, _e: &mut Engine, t: Secs) -> bool {
+    fn wake(&mut self, _e: &dyn View, _acts: &mut Acts, t: Secs) -> bool {
         self.wakeup == Some(t)
     }
 
-    fn after_pass(&mut self, e: &Engine) -> Result<Option<Checked>, NoAnswer> {
+    fn after_pass(&mut self, e: &dyn View) -> Result<Option<Checked>, NoAnswer> {
         if !self.asking
             && (!self.spec.notify || self.events.len() == self.pass_mark || !self.live())
         {
@@ -330,7 +330,7 @@ impl Books for ExecBooks {
         Ok(Some(r.checked))
     }
 
-    fn decide(&mut self, e: &Engine) -> Result<Option<Checked>, NoAnswer> {
+    fn decide(&mut self, e: &dyn View) -> Result<Option<Checked>, NoAnswer> {
         if self.spec.arrivals_only
             && !self.asking
             && self.live()

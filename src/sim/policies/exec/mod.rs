@@ -11,8 +11,8 @@ mod conversation;
 
 mod wire;
 
-use super::super::engine::Engine;
 use super::super::policy::{Books, Policy, Rule, Walk};
+use super::super::view::View;
 use crate::text::sanitize;
 use books::ExecBooks;
 use child::Child;
@@ -57,7 +57,7 @@ impl Rule for ExecRule {
         self.0.walk
     }
 
-    fn books(&self, _e: &Engine) -> Box<dyn Books> {
+    fn books(&self, _v: &dyn View) -> Box<dyn Books> {
         Box::new(ExecBooks::new(self.0.clone()))
     }
 }

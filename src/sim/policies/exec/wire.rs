@@ -2,7 +2,7 @@
 //! what tracetui sends, and the answer it reads back.
 
 use crate::sim::cluster::Grant;
-use crate::sim::engine::{Answer, Engine};
+use crate::sim::view::{Answer, View};
 use crate::sim::Phase;
 use crate::trace::model::{Demand, Secs, Trace, Zone};
 use serde::{Deserialize, Serialize};
@@ -74,7 +74,12 @@ pub(super) struct Carried {
     pub promoted: bool,
 }
 
-pub(super) fn job_info(e: &Engine, job: u32, priority: Option<i64>, snapshot: bool) -> JobInfo<'_> {
+pub(super) fn job_info(
+    e: &dyn View,
+    job: u32,
+    priority: Option<i64>,
+    snapshot: bool,
+) -> JobInfo<'_> {
     let t: &Trace = e.trace();
     let j = &t.jobs[job as usize];
     let (gpus, instances) = match &j.demand {
@@ -82,7 +87,7 @@ pub(super) fn job_info(e: &Engine, job: u32, priority: Option<i64>, snapshot: bo
         Demand::Instances(u) => (None, Some(u.iter().map(|u| (u.count, u.milli)).collect())),
     };
     let carried = snapshot
-        .then(|| e.policy_preempted_before(job))
+        .then(|| e.preempted_before(job))
         .flatten()
         .map(|r| Carried {
             preemptions: r.preemptions,
@@ -101,7 +106,7 @@ pub(super) fn job_info(e: &Engine, job: u32, priority: Option<i64>, snapshot: bo
         instances,
         milli: j.demand.total_milli(),
         gpu_type: j.gpu_type.map(|g| t.cluster.gpu_types[g as usize].as_str()),
-        runtime: e.policy_runtime(job),
+        runtime: e.runtime(job),
         deadline: j.deadline.get(),
         model: j.model.map(|s| t.symbols.get(s)),
         priority,
@@ -166,25 +171,24 @@ pub(super) fn zone_name(z: &Zone) -> String {
     }
 }
 
-pub(super) fn start<'a>(e: &'a Engine, priority: impl Fn(u32) -> i64) -> Start<'a> {
+pub(super) fn start<'a>(e: &'a dyn View, priority: impl Fn(u32) -> i64) -> Start<'a> {
     let t = e.trace();
     let queue = e
         .queue_in_order(usize::MAX)
         .into_iter()
         .map(|j| job_info(e, j, Some(priority(j)), true))
         .collect();
-    // In job order (the map's own order is a hash's).
-    let mut held: Vec<(&u32, &[crate::sim::cluster::Grant])> = e.running().iter().collect();
-    held.sort_unstable_by_key(|(&j, _)| j);
-    let running = held
+    // In job order.
+    let running = e
+        .running_jobs()
         .into_iter()
-        .filter(|(&j, _)| e.job_state(j).phase == Phase::Running)
-        .map(|(&j, g)| Running {
+        .filter(|&j| e.job(j).phase == Phase::Running)
+        .map(|j| Running {
             job: job_info(e, j, Some(priority(j)), true),
-            start: e.job_state(j).start,
-            run_from: e.policy_resume(j).run_from,
-            gpus_held: gpus(g),
-            preemptable: e.policy_preemptable(j),
+            start: e.job(j).start,
+            run_from: e.resume(j).run_from,
+            gpus_held: gpus(e.held(j).unwrap_or_default()),
+            preemptable: e.preemptable(j),
         })
         .collect();
     let tuning = e.tuning();

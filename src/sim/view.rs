@@ -1,0 +1,147 @@
+//! What a policy sees of a simulation, and what it may do to it.
+//!
+//! A policy's books never hold the engine: the engine lends them a
+//! read-only [`View`] (time, the trace and the knobs, each job's state and
+//! carried work, the queue in order, the running jobs and their GPUs, free
+//! GPUs per machine) and takes back what they do as [`Acts`] (a job's key
+//! changed, victims may have grown, a job promoted), applied when the hook
+//! returns. A policy that decides at a scheduling point answers with an
+//! [`Answer`], checked whole ([`View::check`]) into a [`Checked`] before
+//! the engine applies any of it. Nothing here names the engine: policies
+//! depend on this module, the engine implements it.
+
+use super::cluster::Grant;
+use super::job::{JobState, Resume};
+use super::placement::Placement;
+use super::tuning::Tuning;
+use crate::trace::model::{Secs, Trace};
+
+/// A simulation as a policy sees it: read-only.
+pub trait View {
+    /// The simulated time now.
+    fn now(&self) -> Secs;
+    fn trace(&self) -> &Trace;
+    /// The knobs of this run (preemption cost, `las` queues, `fair`'s owners, …).
+    fn tuning(&self) -> &Tuning;
+    /// The placement rule starts go by.
+    fn placement(&self) -> Placement;
+    /// Where `job` is in its life, and its current (or last) run.
+    fn job(&self, job: u32) -> JobState;
+    /// The GPUs `job` holds, while it runs.
+    fn held(&self, job: u32) -> Option<&[Grant]>;
+    /// The running jobs, in job order.
+    fn running_jobs(&self) -> Vec<u32>;
+    /// Up to `limit` waiting jobs, in the policy's order.
+    fn queue_in_order(&self, limit: usize) -> Vec<u32>;
+    /// Whole GPUs free on `machine`.
+    fn free_gpus(&self, machine: u32) -> u32;
+    /// The job's run time under the current power limit (oracle policies may know it).
+    fn runtime(&self, job: u32) -> Option<Secs>;
+    /// Seconds the job still needs if it (re)starts now, restart cost included.
+    fn time_left(&self, job: u32) -> Option<Secs>;
+    /// GPU-service attained so far, milli-GPU-seconds (the current run included).
+    fn attained(&self, job: u32) -> u128;
+    /// The work a job carries (the default for a job never preempted).
+    fn resume(&self, job: u32) -> Resume;
+    /// The work a job carries, if it was ever preempted.
+    fn preempted_before(&self, job: u32) -> Option<Resume>;
+    /// A running job's priority as indexed for victim search.
+    fn priority(&self, job: u32) -> Option<u64>;
+    /// The job's place in arrival order (submit, then trace order).
+    fn rank(&self, job: u32) -> u32;
+    /// The job at a place in arrival order.
+    fn job_at_rank(&self, rank: u32) -> u32;
+    /// Whether `job` may be preempted: running on GPUs the simulation gave
+    /// it (a recorded hold keeps its recorded end).
+    fn preemptable(&self, job: u32) -> bool;
+    /// Checks an answer against the state now: jobs exist and are in the
+    /// state each action needs, none is started twice, and every start
+    /// fits — on the GPUs it names or where the placement rule puts it.
+    fn check(&self, a: &Answer) -> Result<Checked, String>;
+    /// When a deciding policy must have answered by for the simulation to
+    /// go on now (None: as long as the policy's timeout allows).
+    fn answer_by(&self) -> Option<std::time::Instant>;
+}
+
+/// One thing a policy's hook did, applied by the engine when the hook returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Act {
+    /// A waiting job's key changed from `old` to `new`.
+    Requeue { job: u32, old: u64, new: u64 },
+    /// A running job's priority changed from `old` to `new`.
+    Reprioritize { job: u32, old: u64, new: u64 },
+    /// Jobs that could not preempt before may be able to now.
+    VictimsMayGrow,
+    /// The job keeps the first priority to the end (`las`'s starvation
+    /// guard), carried across policy switches like the rest of its work.
+    Promote { job: u32 },
+}
+
+/// What a hook did, in order.
+#[derive(Debug, Clone, Default)]
+pub struct Acts(Vec<Act>);
+
+impl Acts {
+    pub fn requeue(&mut self, job: u32, old: u64, new: u64) {
+        self.0.push(Act::Requeue { job, old, new });
+    }
+
+    pub fn reprioritize(&mut self, job: u32, old: u64, new: u64) {
+        self.0.push(Act::Reprioritize { job, old, new });
+    }
+
+    pub fn victims_may_grow(&mut self) {
+        self.0.push(Act::VictimsMayGrow);
+    }
+
+    pub fn promote(&mut self, job: u32) {
+        self.0.push(Act::Promote { job });
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The acts in order, leaving the list empty (its room kept).
+    pub(crate) fn drain(&mut self) -> std::vec::Drain<'_, Act> {
+        self.0.drain(..)
+    }
+}
+
+/// What a deciding policy does at a scheduling point, checked whole
+/// against the engine's state before any of it is applied.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Answer {
+    /// Key changes: (job, old key, new key), for waiting or running jobs.
+    pub rekey: Vec<(u32, u64, u64)>,
+    /// Running jobs to preempt (back to the queue with their work).
+    pub preempt: Vec<u32>,
+    /// Waiting jobs to start, in order, on the GPUs given (checked) or,
+    /// without any, where the placement rule puts them.
+    pub start: Vec<(u32, Option<Vec<Grant>>)>,
+}
+
+/// Why a deciding policy gave nothing to apply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NoAnswer {
+    /// It failed (the reason, naming the policy and the time): the engine
+    /// falls back to the policy before, or halts.
+    Failed(String),
+    /// No answer yet by `View::answer_by`: the pass is owed and asked
+    /// again, unchanged.
+    Later,
+}
+
+impl From<String> for NoAnswer {
+    fn from(why: String) -> NoAnswer {
+        NoAnswer::Failed(why)
+    }
+}
+
+/// An answer that passed its check: every start with its GPUs.
+#[derive(Debug, Clone, Default)]
+pub struct Checked {
+    pub(crate) rekey: Vec<(u32, u64, u64)>,
+    pub(crate) preempt: Vec<u32>,
+    pub(crate) start: Vec<(u32, Vec<Grant>)>,
+}
