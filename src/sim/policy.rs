@@ -112,18 +112,18 @@ pub trait Books: fmt::Debug + Send + Sync {
         Vec::new()
     }
     /// A job becomes active (it arrived, or waits or runs when the books are made).
-    fn joined(&mut self, _v: &dyn View, _acts: &mut Acts, _job: u32) {}
+    fn joined(&mut self, _v: &dyn View, _acts: &mut Acts<'_>, _job: u32) {}
     /// A job finished.
-    fn left(&mut self, _v: &dyn View, _acts: &mut Acts, _job: u32) {}
+    fn left(&mut self, _v: &dyn View, _acts: &mut Acts<'_>, _job: u32) {}
     /// A job replayed as the trace recorded it (its GPUs were never the
     /// engine's to place or take) finished.
     fn hold_ended(&mut self, _v: &dyn View, _job: u32) {}
     /// A job joins (`true`) or leaves the queue.
     fn waiting(&mut self, _v: &dyn View, _job: u32, _joins: bool) {}
     /// A job started running on `milli` milli-GPUs.
-    fn started(&mut self, _v: &dyn View, _acts: &mut Acts, _job: u32, _milli: u64) {}
+    fn started(&mut self, _v: &dyn View, _acts: &mut Acts<'_>, _job: u32, _milli: u64) {}
     /// A running job stopped (finished or preempted).
-    fn stopped(&mut self, _v: &dyn View, _acts: &mut Acts, _job: u32, _milli: u64) {}
+    fn stopped(&mut self, _v: &dyn View, _acts: &mut Acts<'_>, _job: u32, _milli: u64) {}
     /// A job was preempted and is back in the queue.
     fn preempted(&mut self, _v: &dyn View, _job: u32) {}
     /// The next time the books want to change a priority.
@@ -131,7 +131,7 @@ pub trait Books: fmt::Debug + Send + Sync {
         None
     }
     /// Priority changes due at `t`; whether any happened.
-    fn wake(&mut self, _v: &dyn View, _acts: &mut Acts, _t: Secs) -> bool {
+    fn wake(&mut self, _v: &dyn View, _acts: &mut Acts<'_>, _t: Secs) -> bool {
         false
     }
     /// A scheduling point: a pass is about to run at `v.now()`. Books that

@@ -77,34 +77,70 @@ pub enum Act {
     Promote { job: u32 },
 }
 
-/// What a hook did, in order.
-#[derive(Debug, Clone, Default)]
-pub struct Acts(Vec<Act>);
+/// Where a hook says what it did, in order: the simulation's own list,
+/// lent for the hook beside its view (and applied when the hook returns).
+pub struct Acts<'a>(&'a ActList);
 
-impl Acts {
+/// A simulation's list of acts, empty between hooks (its room kept). A
+/// hook pushes through a shared borrow while the view is lent; between
+/// hooks the engine reads it through `&mut`, without locking.
+#[derive(Debug, Default)]
+pub struct ActList(std::sync::Mutex<Vec<Act>>);
+
+impl Clone for ActList {
+    /// A copy's list starts empty, as every list is between hooks.
+    fn clone(&self) -> ActList {
+        ActList::default()
+    }
+}
+
+impl<'a> Acts<'a> {
+    pub(crate) fn on(list: &'a ActList) -> Acts<'a> {
+        Acts(list)
+    }
+
+    fn push(&mut self, act: Act) {
+        let mut list = self.0 .0.lock().unwrap_or_else(|p| p.into_inner());
+        list.push(act);
+    }
+
     pub fn requeue(&mut self, job: u32, old: u64, new: u64) {
-        self.0.push(Act::Requeue { job, old, new });
+        self.push(Act::Requeue { job, old, new });
     }
 
     pub fn reprioritize(&mut self, job: u32, old: u64, new: u64) {
-        self.0.push(Act::Reprioritize { job, old, new });
+        self.push(Act::Reprioritize { job, old, new });
     }
 
     pub fn victims_may_grow(&mut self) {
-        self.0.push(Act::VictimsMayGrow);
+        self.push(Act::VictimsMayGrow);
     }
 
     pub fn promote(&mut self, job: u32) {
-        self.0.push(Act::Promote { job });
+        self.push(Act::Promote { job });
+    }
+}
+
+impl ActList {
+    pub(crate) fn is_empty(&mut self) -> bool {
+        self.list().is_empty()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+    fn list(&mut self) -> &mut Vec<Act> {
+        self.0
+            .get_mut()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// The acts in order, leaving the list empty (its room kept).
-    pub(crate) fn drain(&mut self) -> std::vec::Drain<'_, Act> {
-        self.0.drain(..)
+    pub(crate) fn take(&mut self) -> Vec<Act> {
+        std::mem::take(self.list())
+    }
+
+    /// The list's room back after its acts were applied.
+    pub(crate) fn give_back(&mut self, mut room: Vec<Act>) {
+        room.clear();
+        *self.list() = room;
     }
 }
 

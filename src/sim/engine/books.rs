@@ -98,9 +98,10 @@ impl View for Engine {
 }
 
 impl Engine {
-    /// Applies what a hook did, in order, leaving `acts` empty.
-    fn apply_acts(&mut self, acts: &mut Acts) {
-        for act in acts.drain() {
+    /// Applies what the last hook did, in order, leaving the list empty.
+    fn apply_acts(&mut self) {
+        let acts = self.acts.take();
+        for &act in &acts {
             match act {
                 Act::Requeue { job, old, new } => self.requeue(job, old, new),
                 Act::Reprioritize { job, old, new } => self.reprioritize(job, old, new),
@@ -112,6 +113,7 @@ impl Engine {
                 }
             }
         }
+        self.acts.give_back(acts);
     }
 
     /// A waiting job's key changed from `old` to `new`.
@@ -158,13 +160,20 @@ impl Engine {
         f: impl FnOnce(&mut dyn Books, &dyn View, &mut Acts) -> R,
     ) -> R {
         let mut b = self.books.take().expect("books are not lent twice");
-        let mut acts = std::mem::take(&mut self.acts);
-        let r = f(&mut *b, &*self, &mut acts);
+        let r = f(&mut *b, &*self, &mut Acts::on(&self.acts));
         self.books = Some(b);
-        if !acts.is_empty() {
-            self.apply_acts(&mut acts);
+        if !self.acts.is_empty() {
+            self.apply_acts();
         }
-        self.acts = acts;
+        r
+    }
+
+    /// Lends the engine's view to its policy's books for a hook that only
+    /// reads it (and changes the books themselves).
+    pub(super) fn with_view<R>(&mut self, f: impl FnOnce(&mut dyn Books, &dyn View) -> R) -> R {
+        let mut b = self.books.take().expect("books are not lent twice");
+        let r = f(&mut *b, &*self);
+        self.books = Some(b);
         r
     }
 

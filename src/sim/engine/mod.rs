@@ -142,7 +142,7 @@ pub struct Engine {
     /// Switches made through `apply` (a fallback after a failure is not one).
     applied: usize,
     /// What the books' last hook did (kept empty between hooks, its room reused).
-    acts: crate::sim::view::Acts,
+    acts: crate::sim::view::ActList,
 }
 
 /// What is left of the current instant while a policy decides.
@@ -212,7 +212,7 @@ impl Engine {
             owed: None,
             answer_by: None,
             applied: 0,
-            acts: crate::sim::view::Acts::default(),
+            acts: crate::sim::view::ActList::default(),
         };
         e.next_submit = e.submit_at(0);
         e.enter_policy();

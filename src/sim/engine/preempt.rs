@@ -32,6 +32,7 @@ pub(super) struct Preemption {
 impl Engine {
     /// The work `job` carries if it was ever preempted (no hash lookup
     /// while no job ever was, as under a policy that never preempts).
+    #[inline]
     pub(super) fn resumed(&self, job: u32) -> Option<&Resume> {
         match self.resumes.is_empty() {
             true => None,
@@ -39,6 +40,7 @@ impl Engine {
         }
     }
 
+    #[inline]
     pub(super) fn resume(&self, job: u32) -> Resume {
         self.resumed(job).copied().unwrap_or(Resume {
             run_from: self.jobs[job as usize].start,
@@ -48,6 +50,7 @@ impl Engine {
 
     /// Seconds the job still needs if it (re)starts now: its run time less
     /// the work done, plus the restart cost if it was preempted.
+    #[inline]
     pub(super) fn time_left(&self, job: u32) -> Option<Secs> {
         let rt = self.runtime_of(job)?;
         Some(match self.resumed(job) {
@@ -57,6 +60,7 @@ impl Engine {
     }
 
     /// Attained service now, milli-GPU-seconds (running jobs included).
+    #[inline]
     pub(super) fn attained(&self, job: u32) -> u128 {
         let r = self.resume(job);
         match (self.jobs[job as usize].phase, self.running.get(&job)) {
@@ -223,7 +227,7 @@ impl Engine {
         self.tally.preemptions += 1;
         self.emit(Event::Preempted { job, at: now });
         self.enqueue(job);
-        self.with_books(|b, v, _| b.preempted(v, job));
+        self.with_view(|b, v| b.preempted(v, job));
     }
 
     /// How many times a job has been preempted so far.

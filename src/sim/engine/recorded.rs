@@ -167,7 +167,7 @@ impl Engine {
             self.seg_left.remove(&job);
             self.running.remove(&job);
             self.mark_done(job);
-            self.with_books(|b, v, _| b.hold_ended(v, job));
+            self.with_view(|b, v| b.hold_ended(v, job));
         }
     }
 

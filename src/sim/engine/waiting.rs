@@ -55,7 +55,7 @@ impl Engine {
         let class = self.shapes.class_of[job as usize];
         let rank = self.shapes.rank[job as usize];
         if !self.passive {
-            self.with_books(|b, v, _| b.waiting(v, job, true));
+            self.with_view(|b, v| b.waiting(v, job, true));
         }
         self.queue.insert(class, self.key(job), rank);
         // Run times are kept for a backfill walk only.
@@ -80,7 +80,7 @@ impl Engine {
         let rank = self.shapes.rank[job as usize];
         self.queue.remove(class, key, rank);
         if !self.passive {
-            self.with_books(|b, v, _| b.waiting(v, job, false));
+            self.with_view(|b, v| b.waiting(v, job, false));
         }
         if let Some(t) = &mut self.queue.classes[class as usize].short {
             t.set(self.shapes.members().pos[job as usize] as usize, u64::MAX);

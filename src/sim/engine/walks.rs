@@ -11,7 +11,7 @@ impl Engine {
     pub(super) fn pass(&mut self) {
         let decided = match self.passive {
             true => Ok(None),
-            false => self.with_books(|b, v, _| b.decide(v)),
+            false => self.with_view(|b, v| b.decide(v)),
         };
         match decided {
             Ok(Some(answer)) => self.policy_apply(answer),
@@ -46,7 +46,7 @@ impl Engine {
         if self.passive {
             return;
         }
-        match self.with_books(|b, v, _| b.after_pass(v)) {
+        match self.with_view(|b, v| b.after_pass(v)) {
             Ok(Some(keys)) => self.policy_apply(keys),
             Ok(None) => {}
             Err(NoAnswer::Later) => self.owed = Some(Owed::AfterPass),

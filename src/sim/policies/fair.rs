@@ -23,14 +23,19 @@ impl Rule for Fair {
         Walk::Preemptive
     }
 
-    fn books(&self, _v: &dyn View) -> Box<dyn Books> {
-        Box::<FairBooks>::default()
+    fn books(&self, v: &dyn View) -> Box<dyn Books> {
+        Box::new(FairBooks {
+            by: v.tuning().fair_by,
+            ..FairBooks::default()
+        })
     }
 }
 
 /// GPUs held and jobs waiting, per owner (user or group).
 #[derive(Debug, Clone, Default)]
 struct FairBooks {
+    /// Who shares: users or groups (the run's `--fair-by`).
+    by: FairBy,
     /// owner → milli-GPUs held by its simulated running jobs.
     alloc: FxHashMap<u64, u64>,
     /// owner → its waiting jobs.
@@ -45,10 +50,11 @@ struct FairBooks {
     by_alloc: BTreeSet<(u64, u64)>,
 }
 
-/// The owner a job is booked under; a job without one is its own owner.
-fn owner(v: &dyn View, job: u32) -> u64 {
+/// The owner a job is booked under, sharing `by` users or groups; a job
+/// without one is its own owner.
+fn owner(v: &dyn View, by: FairBy, job: u32) -> u64 {
     let j = &v.trace().jobs[job as usize];
-    let who = match v.tuning().fair_by {
+    let who = match by {
         FairBy::User => j.user,
         FairBy::Group => j.group,
     };
@@ -57,7 +63,7 @@ fn owner(v: &dyn View, job: u32) -> u64 {
 
 impl FairBooks {
     /// An owner's allocation changes: its waiting jobs move in the queue.
-    fn change(&mut self, acts: &mut Acts, owner: u64, delta: i64) {
+    fn change(&mut self, acts: &mut Acts<'_>, owner: u64, delta: i64) {
         acts.victims_may_grow();
         let old = self.alloc.get(&owner).copied().unwrap_or(0);
         let new = (old as i64 + delta).max(0) as u64;
@@ -76,12 +82,12 @@ impl FairBooks {
     }
 
     /// An owner becomes active with its first job and inactive after its last.
-    fn active(&mut self, v: &dyn View, acts: &mut Acts, job: u32, delta: i32) {
+    fn active(&mut self, v: &dyn View, acts: &mut Acts<'_>, job: u32, delta: i32) {
         acts.victims_may_grow();
-        let n = self.active.entry(owner(v, job)).or_insert(0);
+        let n = self.active.entry(owner(v, self.by, job)).or_insert(0);
         *n = (*n as i32 + delta).max(0) as u32;
         if *n == 0 {
-            self.active.remove(&owner(v, job));
+            self.active.remove(&owner(v, self.by, job));
         }
     }
 }
@@ -92,7 +98,10 @@ impl Books for FairBooks {
     }
 
     fn queued_key(&self, v: &dyn View, job: u32) -> u64 {
-        self.alloc.get(&owner(v, job)).copied().unwrap_or(0)
+        self.alloc
+            .get(&owner(v, self.by, job))
+            .copied()
+            .unwrap_or(0)
     }
 
     fn ranks_running(&self) -> bool {
@@ -102,7 +111,7 @@ impl Books for FairBooks {
     /// Jobs of owners over their share, most over first (ties by owner id),
     /// newest first.
     fn victims(&self, v: &dyn View, job: u32) -> Vec<u32> {
-        let me = owner(v, job);
+        let me = owner(v, self.by, job);
         let active = self.active.len().max(1) as u64;
         let share = v.trace().cluster.total_gpus() * 1000 / active;
         let mine = self.alloc.get(&me).copied().unwrap_or(0);
@@ -138,16 +147,16 @@ impl Books for FairBooks {
         out
     }
 
-    fn joined(&mut self, v: &dyn View, acts: &mut Acts, job: u32) {
+    fn joined(&mut self, v: &dyn View, acts: &mut Acts<'_>, job: u32) {
         self.active(v, acts, job, 1);
     }
 
-    fn left(&mut self, v: &dyn View, acts: &mut Acts, job: u32) {
+    fn left(&mut self, v: &dyn View, acts: &mut Acts<'_>, job: u32) {
         self.active(v, acts, job, -1);
     }
 
     fn waiting(&mut self, v: &dyn View, job: u32, joins: bool) {
-        let o = owner(v, job);
+        let o = owner(v, self.by, job);
         if joins {
             self.waiting.entry(o).or_default().insert(job);
         } else if let Some(s) = self.waiting.get_mut(&o) {
@@ -158,14 +167,14 @@ impl Books for FairBooks {
         }
     }
 
-    fn started(&mut self, v: &dyn View, acts: &mut Acts, job: u32, milli: u64) {
-        let o = owner(v, job);
+    fn started(&mut self, v: &dyn View, acts: &mut Acts<'_>, job: u32, milli: u64) {
+        let o = owner(v, self.by, job);
         self.running.entry(o).or_default().insert(v.rank(job));
         self.change(acts, o, milli as i64);
     }
 
-    fn stopped(&mut self, v: &dyn View, acts: &mut Acts, job: u32, milli: u64) {
-        let o = owner(v, job);
+    fn stopped(&mut self, v: &dyn View, acts: &mut Acts<'_>, job: u32, milli: u64) {
+        let o = owner(v, self.by, job);
         let rank = v.rank(job);
         let had = self.running.get_mut(&o).is_some_and(|s| s.remove(&rank));
         if self.running.get(&o).is_some_and(|s| s.is_empty()) {

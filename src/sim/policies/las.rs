@@ -62,7 +62,7 @@ impl LasBooks {
     }
 
     /// A demotion due now: the running job moves to its new queue.
-    fn demote(&mut self, v: &dyn View, acts: &mut Acts, job: u32) -> bool {
+    fn demote(&mut self, v: &dyn View, acts: &mut Acts<'_>, job: u32) -> bool {
         let Some(old) = v.priority(job) else {
             return false;
         };
@@ -82,7 +82,7 @@ impl LasBooks {
     /// and is kept there to the end: a job demoted again after each
     /// promotion would be preempted over and over (each time paying the
     /// restart) on a busy cluster.
-    fn promote(&mut self, v: &dyn View, acts: &mut Acts, job: u32, t: Secs) -> bool {
+    fn promote(&mut self, v: &dyn View, acts: &mut Acts<'_>, job: u32, t: Secs) -> bool {
         let Some(r) = v.preempted_before(job) else {
             return false;
         };
@@ -117,7 +117,7 @@ impl Books for LasBooks {
         LasBooks::queue_of(v, job, true) as u64
     }
 
-    fn started(&mut self, v: &dyn View, _acts: &mut Acts, job: u32, milli: u64) {
+    fn started(&mut self, v: &dyn View, _acts: &mut Acts<'_>, job: u32, milli: u64) {
         self.schedule_demotion(v, job, milli);
     }
 
@@ -133,7 +133,7 @@ impl Books for LasBooks {
         self.wakeups.first().map(|w| w.0)
     }
 
-    fn wake(&mut self, v: &dyn View, acts: &mut Acts, t: Secs) -> bool {
+    fn wake(&mut self, v: &dyn View, acts: &mut Acts<'_>, t: Secs) -> bool {
         let mut woke = false;
         while let Some(&(at, job, kind)) = self.wakeups.first() {
             if at != t {

@@ -267,13 +267,13 @@ impl Books for ExecBooks {
         wire::engine_key(self.key(job))
     }
 
-    fn joined(&mut self, _e: &dyn View, _acts: &mut Acts, job: u32) {
+    fn joined(&mut self, _e: &dyn View, _acts: &mut Acts<'_>, job: u32) {
         if self.live() {
             self.arrived.push(job);
         }
     }
 
-    fn left(&mut self, e: &dyn View, _acts: &mut Acts, job: u32) {
+    fn left(&mut self, e: &dyn View, _acts: &mut Acts<'_>, job: u32) {
         if self.live() {
             self.events
                 .push(wire::Change::Finished { job, at: e.now() });
@@ -281,7 +281,7 @@ impl Books for ExecBooks {
         self.keys.remove(&job);
     }
 
-    fn started(&mut self, e: &dyn View, _acts: &mut Acts, job: u32, _milli: u64) {
+    fn started(&mut self, e: &dyn View, _acts: &mut Acts<'_>, job: u32, _milli: u64) {
         if self.live() {
             let g = e.held(job).map(wire::gpus).unwrap_or_default();
             self.events.push(wire::Change::Started {
@@ -311,7 +311,7 @@ impl Books for ExecBooks {
         self.wakeup
     }
 
-    fn wake(&mut self, _e: &dyn View, _acts: &mut Acts, t: Secs) -> bool {
+    fn wake(&mut self, _e: &dyn View, _acts: &mut Acts<'_>, t: Secs) -> bool {
         self.wakeup == Some(t)
     }
 
