@@ -125,12 +125,16 @@ pub fn fit(s: &str, cols: usize) -> String {
     format!("{}…", take_cols(s, cols - 1))
 }
 
+/// `s` padded with spaces to `cols` columns (as it is if it is wider).
+fn padded(mut s: String, cols: usize) -> String {
+    let w = width(&s);
+    s.extend(std::iter::repeat_n(' ', cols.saturating_sub(w)));
+    s
+}
+
 /// `s` in exactly `cols` columns: padded with spaces, or cut with `…`.
 pub fn fit_padded(s: &str, cols: usize) -> String {
-    let mut out = fit(s, cols);
-    let w = width(&out);
-    out.extend(std::iter::repeat_n(' ', cols.saturating_sub(w)));
-    out
+    padded(fit(s, cols), cols)
 }
 
 /// `s` in exactly `cols` columns, cut from the left (`…_10238`) when it
@@ -142,10 +146,7 @@ pub fn fit_left_padded(s: &str, cols: usize) -> String {
     if cols == 0 {
         return String::new();
     }
-    let mut out = format!("…{}", tail(s, cols - 1));
-    let w = width(&out);
-    out.extend(std::iter::repeat_n(' ', cols.saturating_sub(w)));
-    out
+    padded(format!("…{}", tail(s, cols - 1)), cols)
 }
 
 /// `text` in lines of at most `cols` columns after an `indent` of columns

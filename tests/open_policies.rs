@@ -131,3 +131,27 @@ fn availability_is_the_rules_answer() {
         .contains("needs deadlines"));
     assert!(Policy::Sjf.check(&big).is_ok());
 }
+
+#[test]
+fn the_view_a_policy_sees_agrees_with_the_engine() {
+    // Two machines of 4; at t=5 jobs 0 (2 GPUs) and 1 (4 GPUs) run, job 2 (4) waits.
+    let t = tiny(&[4, 4], &[(0, 100, 2), (1, 100, 4), (2, 100, 4)]);
+    let mut e = Engine::new(t, Policy::Fifo, Placement::Consolidate);
+    e.advance_to(5);
+    let v: &dyn View = &e;
+    assert_eq!(v.now(), 5);
+    assert_eq!(v.running_jobs(), vec![0, 1]);
+    assert_eq!(v.queue_in_order(10), vec![2]);
+    assert_eq!(v.job(2).phase, Phase::Queued);
+    for j in [0u32, 1] {
+        let held: u32 = v.held(j).unwrap().iter().map(|g| g.milli as u32).sum();
+        assert_eq!(held, [2000, 4000][j as usize]);
+    }
+    assert_eq!(v.held(2), None);
+    let free: u32 = (0..2).map(|m| v.free_gpus(m)).sum();
+    assert_eq!(free, 2, "8 GPUs less the 6 held");
+    assert!(v.preemptable(0) && !v.preemptable(2));
+    assert_eq!((v.rank(2), v.job_at_rank(2)), (2, 2));
+    assert_eq!(v.runtime(1), Some(100));
+    assert!(v.preempted_before(0).is_none());
+}

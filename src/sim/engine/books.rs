@@ -68,7 +68,7 @@ impl View for Engine {
     }
 
     fn preempted_before(&self, job: u32) -> Option<Resume> {
-        self.resumes.get(&job).copied()
+        self.resumed(job).copied()
     }
 
     fn priority(&self, job: u32) -> Option<u64> {
