@@ -83,12 +83,13 @@ fn play(p: Policy, deadline: bool) -> (Vec<f64>, usize, i64) {
     }
     app.update(Action::Command(Command::TogglePlay));
     let start = app.engine().now();
+    let mut fx = tracetui::ui::effects::Effects::new(std::env::temp_dir());
     let mut buf = Buffer::empty(Rect::new(0, 0, 80, 24));
     let (mut times, mut waiting) = (Vec::with_capacity(FRAMES), 0);
     for _ in 0..FRAMES {
         let t = Instant::now();
-        app.give_policy_until(deadline.then(|| t + FRAME.mul_f64(0.6)));
-        app.update(Action::Elapsed(FRAME.as_secs_f64()));
+        fx.answer_by(deadline.then(|| t + FRAME.mul_f64(0.6)));
+        fx.dispatch(&mut app, Action::Elapsed(FRAME.as_secs_f64()));
         buf.reset();
         tracetui::ui::draw::render(&app, buf.area, &mut buf);
         let took = t.elapsed();

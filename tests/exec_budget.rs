@@ -57,7 +57,7 @@ for line in sys.stdin:
     };
     let e = Engine::new(t.clone(), p, Placement::Consolidate);
     let mut r = Replay::new(e.with_tuning(std::sync::Arc::new(tuning)));
-    r.seek(5000);
+    tracetui::sim::drive::seek(&mut r, 5000);
     let want = states(r.engine());
     let starts = |log: &std::path::Path| {
         std::fs::read_to_string(log)
@@ -68,8 +68,8 @@ for line in sys.stdin:
     };
     assert_eq!(starts(&log), 1);
     // Back to the beginning, whose answers are gone: a new conversation.
-    r.seek(10);
-    r.seek(5000);
+    tracetui::sim::drive::seek(&mut r, 10);
+    tracetui::sim::drive::seek(&mut r, 5000);
     assert!(r.engine().failures().is_empty());
     assert_eq!(states(r.engine()), want);
     assert_eq!(

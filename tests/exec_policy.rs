@@ -30,7 +30,7 @@ fn figures(mut r: Report) -> String {
 fn run(trace: &Arc<Trace>, p: Policy) -> Report {
     let mut e = Engine::new(trace.clone(), p, Placement::Consolidate);
     e.set_halt_on_failure(true);
-    e.run_to_end();
+    tracetui::sim::drive::run_to_end(&mut e);
     assert_eq!(e.failures(), &[], "{p} failed");
     e.report()
 }
@@ -156,7 +156,7 @@ fn failure(p: Policy) -> String {
     let t = tiny(&[4], &[(0, 100, 2), (10, 100, 2), (20, 100, 4)]);
     let mut e = quick(Engine::new(t, p, Placement::Consolidate));
     e.set_halt_on_failure(true);
-    e.run_to_end();
+    tracetui::sim::drive::run_to_end(&mut e);
     assert!(e.halted(), "{p} should have failed");
     let f = &e.failures()[0];
     assert_eq!(f.policy, p);
@@ -267,13 +267,14 @@ for line in sys.stdin:
     .unwrap();
     let t = contended();
     let mut e = Engine::new(t.clone(), Policy::Fifo, Placement::Consolidate);
-    e.advance_to(500);
+    tracetui::sim::drive::advance_to(&mut e, 500);
     assert!(e.queue_len() >= 2, "the test needs jobs waiting at 500");
     e.set_policy(p);
+    tracetui::sim::drive::settle(&mut e, None);
     assert_eq!(e.policy(), Policy::Fifo, "fell back at once");
     let f = &e.failures()[0];
     assert_eq!((f.at, f.fell_back_to), (500, Some(Policy::Fifo)));
-    e.run_to_end();
+    tracetui::sim::drive::run_to_end(&mut e);
     // As if the switch had never happened (fifo switching to fifo).
     let plain = run(&t, Policy::Fifo);
     assert_eq!(figures(e.report()), figures(plain));
@@ -327,7 +328,7 @@ fn timeslice_preempts_only_after_a_quantum_and_for_a_job_waiting_longer() {
     let mut last_start = std::collections::HashMap::new();
     let mut preempted = 0;
     while let Some(next) = e.next_event_time() {
-        e.advance_to(next);
+        tracetui::sim::drive::advance_to(&mut e, next);
         for ev in e.take_events() {
             match ev {
                 Event::Started { job, at, .. } => {
@@ -398,10 +399,10 @@ for line in sys.stdin:
     assert_ne!(runs[0], runs[1], "random keys should change the schedule");
 
     let mut r = Replay::new(Engine::new(t.clone(), p, Placement::Consolidate));
-    r.seek(6000);
+    tracetui::sim::drive::seek(&mut r, 6000);
     let (at_6000, report) = (states(r.engine()), figures(r.engine().report()));
-    r.seek(1500);
-    r.seek(6000);
+    tracetui::sim::drive::seek(&mut r, 1500);
+    tracetui::sim::drive::seek(&mut r, 6000);
     assert_eq!(
         states(r.engine()),
         at_6000,
@@ -409,7 +410,7 @@ for line in sys.stdin:
     );
     assert_eq!(figures(r.engine().report()), report);
     // Forward past where it had been: the program answers again.
-    r.seek(20_000);
+    tracetui::sim::drive::seek(&mut r, 20_000);
     assert!(r.engine().failures().is_empty());
     assert!(r.engine().jobs_done() > 0);
 }
@@ -423,10 +424,12 @@ fn two_failing_policies_fall_back_to_fifo_not_to_each_other() {
     let b = scripted("fails-b", "greedy", "answer = {'start': [99998]}");
     let t = contended();
     let mut e = quick(Engine::new(t.clone(), Policy::Fifo, Placement::Consolidate));
-    e.advance_to(500);
+    tracetui::sim::drive::advance_to(&mut e, 500);
     e.set_policy(a);
+    tracetui::sim::drive::settle(&mut e, None);
     assert_eq!(e.policy(), Policy::Fifo);
     e.set_policy(b);
+    tracetui::sim::drive::settle(&mut e, None);
     // b fails and would go back to a, which failed at this instant: fifo.
     assert_eq!(e.policy(), Policy::Fifo);
     let fell: Vec<_> = e.failures().iter().map(|f| f.fell_back_to).collect();
@@ -511,8 +514,8 @@ fn two_engines_with_different_timeouts_run_side_by_side_in_one_process() {
     };
     let (mut short, mut long) = (with_timeout(0.2), with_timeout(5.0));
     std::thread::scope(|s| {
-        s.spawn(|| short.run_to_end());
-        s.spawn(|| long.run_to_end());
+        s.spawn(|| tracetui::sim::drive::run_to_end(&mut short));
+        s.spawn(|| tracetui::sim::drive::run_to_end(&mut long));
     });
     assert!(short.halted(), "0.2 s is too short for a 0.6 s answer");
     let why = &short.failures()[0].why;

@@ -1,26 +1,29 @@
 //! A slow external policy never stalls the replay: the engine stops at the
-//! scheduling point whose answer has not come by the frame's deadline,
-//! the replay stands there (drawn, answering keys), and asks again on the
-//! next frame — ending exactly where waiting as long as it takes ends. A
-//! switch made meanwhile is made once the answer is in (as a schedule
-//! would), a step back leaves it, a what-if forks from it, and a policy
-//! that never answers times out while frames go on.
+//! scheduling point whose answer is the program's (a question, as data),
+//! the driver asks the program by the frame's deadline, the replay stands
+//! there meanwhile (drawn, answering keys) and is asked again on the next
+//! frame — ending exactly where waiting as long as it takes ends. A switch
+//! made meanwhile is made once the answer is in (as a schedule would), a
+//! step back leaves it, a what-if forks from it, and a policy that never
+//! answers times out while frames go on.
 
 mod common;
 
 use common::python;
 
-use common::ui::{act, app_for, cmd, render, text};
+use common::ui::{app_for, render, text};
 use common::{scratch_dir, tiny};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use tracetui::sim::drive;
 use tracetui::sim::engine::Switch;
 use tracetui::sim::replay::Replay;
 use tracetui::sim::whatif::{Fork, Run};
 use tracetui::sim::{self, Engine, JobState, Placement, Policy, Report};
 use tracetui::trace::model::{Secs, Trace};
-use tracetui::ui::action::Action;
+use tracetui::ui::action::{Action, Asker, Effect};
+use tracetui::ui::effects::Effects;
 use tracetui::ui::keymap::Command;
 
 /// A greedy policy that sleeps `delay` seconds before each answer (and
@@ -98,19 +101,18 @@ const END: Secs = 1000;
 fn blocking(t: &Arc<Trace>, p: Policy, switches: Vec<(Secs, Switch)>) -> (Vec<JobState>, String) {
     let mut r = Replay::new(engine(t, p));
     r.schedule(switches);
-    r.seek(END);
+    drive::seek(&mut r, END);
     assert!(!r.waiting());
     (states(r.engine()), figures(r.engine().report()))
 }
 
 /// The replay standing at the first arrival after `at` that asks the
-/// policy (its deadline already passed when the message went).
+/// policy (nobody answered: the engine never waits itself).
 fn waiting_after(t: &Arc<Trace>, p: Policy, at: Secs) -> Replay {
     let mut r = Replay::new(engine(t, p));
-    r.seek(at);
-    r.set_answer_by(Some(Instant::now()));
+    drive::seek(&mut r, at);
     r.seek(END);
-    assert!(r.waiting(), "the answer cannot have come at once");
+    assert!(r.waiting(), "an engine stands at its question");
     assert!(r.now() > at && r.now() < END, "stands at {}", r.now());
     r
 }
@@ -121,8 +123,7 @@ fn frames_until_answered(r: &mut Replay) -> usize {
     while r.waiting() {
         frames += 1;
         assert!(frames < 100_000, "the replay never stopped waiting");
-        r.set_answer_by(Some(Instant::now() + Duration::from_millis(5)));
-        r.resume();
+        drive::settle(r, Some(Instant::now() + Duration::from_millis(5)));
     }
     frames
 }
@@ -136,8 +137,8 @@ fn a_slow_policy_leaves_the_replay_standing_and_it_ends_where_waiting_ends() {
     let p = slow("slow", 0.05);
     let (want, report) = blocking(&t, p, Vec::new());
     let mut r = Replay::new(engine(&t, p));
-    r.set_answer_by(Some(Instant::now() + Duration::from_millis(5)));
     r.seek(END);
+    drive::settle(&mut r, Some(Instant::now() + Duration::from_millis(5)));
     assert!(r.waiting(), "a 50 ms answer cannot come within 5 ms");
     assert!(r.now() < END);
     assert_eq!(r.target(), END);
@@ -167,7 +168,6 @@ fn a_policy_asked_only_at_arrivals_keeps_one_conversation_while_waited_for() {
     let (want, report) = blocking(&t, p, Vec::new());
     let before = received(&log).len();
     let mut r = Replay::new(engine(&t, p));
-    r.set_answer_by(Some(Instant::now()));
     r.seek(END);
     assert!(r.waiting());
     frames_until_answered(&mut r);
@@ -199,8 +199,7 @@ fn a_switch_while_waiting_is_made_once_the_answer_is_in_as_a_schedule_would() {
     assert_eq!(r.policy_to_be(), Policy::Sjf);
     frames_until_answered(&mut r);
     assert_eq!(r.engine().policy(), Policy::Sjf);
-    r.set_answer_by(None);
-    r.seek(END);
+    drive::seek(&mut r, END);
     let switches = vec![
         (at, Switch::Policy(Policy::Fifo)),
         (at, Switch::Policy(Policy::Sjf)),
@@ -223,8 +222,7 @@ fn stepping_back_while_waiting_leaves_the_point_and_forward_again_ends_the_same(
     r.seek(5);
     assert!(!r.waiting(), "earlier points replay the recorded answers");
     assert_eq!(r.now(), 5);
-    r.set_answer_by(None);
-    r.seek(END);
+    drive::seek(&mut r, END);
     assert_eq!(states(r.engine()), want);
 }
 
@@ -247,11 +245,11 @@ fn a_what_if_forks_from_a_waiting_replay() {
     let to_end = |switch: bool| {
         let mut e = engine(&t, p);
         e.set_halt_on_failure(true);
-        e.advance_to(at);
+        drive::advance_to(&mut e, at);
         if switch {
             e.apply(Switch::Policy(Policy::Fifo));
         }
-        e.run_to_end();
+        drive::run_to_end(&mut e);
         assert_eq!(e.failures(), &[]);
         figures(e.report())
     };
@@ -269,7 +267,6 @@ fn a_policy_that_never_answers_times_out_while_frames_go_on() {
     let hang = slow("hang_waiting", -1.0);
     let mut r = Replay::new(engine(&t, Policy::Fifo));
     r.seek(5);
-    r.set_answer_by(Some(Instant::now() + Duration::from_millis(5)));
     r.set_policy(hang);
     r.seek(END);
     let frames = frames_until_answered(&mut r);
@@ -289,25 +286,34 @@ fn the_app_draws_and_answers_keys_while_a_policy_decides() {
     let t = trace();
     let p = slow("slow_app", 0.1);
     let mut app = app_for(t, p, (80, 24));
-    app.give_policy_until(Some(Instant::now()));
+    let mut fx = Effects::new(scratch_dir("waiting_app"));
+    let mut send = |app: &mut tracetui::ui::app::App, a: Action| {
+        // The runner's deadline: shortly before the next frame.
+        fx.answer_by(Some(Instant::now() + Duration::from_millis(5)));
+        fx.dispatch(app, a)
+    };
     // The first step reaches the first arrival, which asks the policy.
-    cmd(&mut app, Command::Step);
-    assert!(app.waiting(), "0.1 s answers come after the deadline");
+    let u = app.update(Action::Command(Command::Step));
+    assert!(
+        u.effects.iter().any(|e| matches!(e, Effect::Ask { .. })),
+        "update asks through an effect: {:?}",
+        u.effects
+    );
+    assert!(app.waiting(), "update never answers itself");
     let at = app.engine().now();
     // Frames go on: the header says so once half a second has passed.
     let mut shown = false;
     for _ in 0..5000 {
-        app.give_policy_until(Some(Instant::now() + Duration::from_millis(5)));
-        act(&mut app, Action::Elapsed(0.1));
+        send(&mut app, Action::Elapsed(0.1));
         if !app.waiting() {
             break;
         }
         let screen = text(&render(&app, 80, 24));
         shown |= screen.contains("WAIT");
         // Keys work meanwhile: help opens and closes.
-        cmd(&mut app, Command::Help);
+        send(&mut app, Action::Command(Command::Help));
         assert!(app.popup().is_some());
-        cmd(&mut app, Command::Close);
+        send(&mut app, Action::Command(Command::Close));
     }
     assert!(!app.waiting(), "the answer came");
     assert!(shown, "the header said the replay waits");
@@ -337,7 +343,7 @@ fn a_schedule_goes_on_after_a_policy_failed_and_the_replay_fell_back() {
         (5, Switch::Policy(quits)),
         (25, Switch::Policy(Policy::Sjf)),
     ]);
-    r.seek(END);
+    drive::seek(&mut r, END);
     let f = r.engine().failures();
     assert_eq!(f.len(), 1, "{f:?}");
     assert_eq!(
@@ -350,4 +356,46 @@ fn a_schedule_goes_on_after_a_policy_failed_and_the_replay_fell_back() {
         "the switch at 25 was made"
     );
     assert!(r.ahead().is_empty());
+}
+
+#[test]
+fn the_split_s_b_side_waits_for_its_own_policy_and_is_answered_through_effects() {
+    if !python() {
+        return;
+    }
+    let t = trace();
+    let p = slow("slow_split", 0.05);
+    let mut app = app_for(t.clone(), Policy::Fifo, (120, 40));
+    let mut fx = Effects::new(scratch_dir("waiting_split"));
+    fx.answer_by(Some(Instant::now()));
+    fx.dispatch(&mut app, Action::GoTo(5));
+    common::split::split_with(&mut app, p);
+    let u = app.update(Action::GoTo(END));
+    let asked: Vec<_> = u
+        .effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Ask { asker, .. } => Some(*asker),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        asked,
+        vec![Asker::Split],
+        "B stands at its policy's question"
+    );
+    for _ in 0..100_000 {
+        if !app.waiting() {
+            break;
+        }
+        fx.answer_by(Some(Instant::now() + Duration::from_millis(5)));
+        fx.dispatch(&mut app, Action::Elapsed(0.05));
+    }
+    assert!(!app.waiting(), "B's answers came");
+    let b = app.split().expect("split open").replay();
+    assert_eq!(b.now(), END);
+    // B ends where a schedule of the same switch, waited for, ends.
+    let (want, report) = blocking(&t, Policy::Fifo, vec![(5, Switch::Policy(p))]);
+    assert_eq!(states(b.engine()), want);
+    assert_eq!(figures(b.engine().report()), report);
 }

@@ -21,6 +21,23 @@ const ABOVE_THE_ENGINE: &[&str] = &[
     "color_eyre",
 ];
 
+/// What code that must do no I/O and read no clock may not name: the
+/// driver (`sim::drive`) is where processes, pipes and deadlines live.
+const NO_IO: &[&str] = &[
+    "std::process",
+    "libc",
+    "Instant",
+    "SystemTime",
+    "std::fs",
+    "std::thread",
+    "crate::sim::drive",
+];
+
+/// The UI's files that perform effects or read configuration at start-up
+/// (the runner, its effects, the key map and themes): every other UI file
+/// is `update` and the draw functions, and does no I/O.
+const UI_RUNNER: &[&str] = &["ui/run.rs", "ui/effects.rs", "ui/keymap.rs", "ui/theme.rs"];
+
 /// (directory under src, what its files must never name, why).
 const RULES: &[(&str, &[&str], &str)] = &[
     (
@@ -70,15 +87,20 @@ const RULES: &[(&str, &[&str], &str)] = &[
     ),
     (
         "sim/engine",
-        &[
-            "std::process",
-            "Command",
-            "libc",
-            "Instant::now",
-            "SystemTime",
-        ],
-        "the engine does no I/O and reads no clock: no process, pipe, poll or wall clock",
+        NO_IO,
+        "the engine does no I/O and reads no clock: it stands at a question, the driver answers",
     ),
+    (
+        "sim/policies",
+        NO_IO,
+        "a policy's books build messages and read answers; the driver talks to programs",
+    ),
+    (
+        "sim/replay.rs",
+        NO_IO,
+        "the replay stands at its engine's question; its runner answers",
+    ),
+    ("sim/view.rs", NO_IO, "the view is data and checks"),
     (
         "fmt.rs",
         &["crate::trace"],
@@ -305,6 +327,16 @@ fn breaches(rel: &Path, text: &str) -> Vec<String> {
             }
         }
     }
+    if top == "ui" && !UI_RUNNER.iter().any(|f| rel == Path::new(f)) {
+        for b in NO_IO {
+            if let Some(line) = named_at(rel, &code, b) {
+                out.push(format!(
+                    "src/{}:{line} names {b}: update and drawing do no I/O (they return effects)",
+                    rel.display()
+                ));
+            }
+        }
+    }
     if top != "trace" && top != "gen" {
         for f in FORMAT_NAMES {
             if let Some(line) = named_at(rel, &code, f) {
@@ -426,8 +458,22 @@ fn a_forbidden_import_is_caught() {
     );
     assert_eq!(
         breaches(sim, "use std::process::{Command, Stdio};").len(),
-        2
+        1
     );
+    // Policies, the replay and the UI's update talk to no program.
+    let books = Path::new("sim/policies/exec/books.rs");
+    assert_eq!(
+        breaches(books, "use crate::sim::drive::{ask, settle};").len(),
+        1
+    );
+    assert_eq!(
+        breaches(Path::new("sim/replay.rs"), "use std::{time::Instant, fs};").len(),
+        2,
+        "the wall clock and the file system, each named"
+    );
+    let play = Path::new("ui/play.rs");
+    assert_eq!(breaches(play, "use crate::sim::{drive, Engine};").len(), 1);
+    assert!(breaches(Path::new("ui/effects.rs"), "use crate::sim::drive;").is_empty());
     // The loaders may name their own tables.
     assert!(breaches(trace, "use crate::trace::pai::PaiTables;").is_empty());
 }

@@ -110,7 +110,7 @@ pub fn run(a: &BenchArgs) -> Result<()> {
         let t = Instant::now();
         let mut e = sim::engine(trace.clone(), p, Placement::Consolidate, None, &tuning);
         let set_up = t.elapsed();
-        e.run_to_end();
+        crate::sim::drive::run_to_end(&mut e);
         let ran = t.elapsed();
         let r = e.final_report();
         let ms = |d: std::time::Duration| {

@@ -70,7 +70,7 @@ impl Setup {
 
     fn run(&self, trace: &Arc<Trace>, policy: Policy) -> Result<Report> {
         let mut e = self.engine(trace, policy, None);
-        e.run_to_end();
+        crate::sim::drive::run_to_end(&mut e);
         let report = e.final_report();
         finished(&e, report)
     }
@@ -217,7 +217,7 @@ fn compare_from(
     }
     let t = crate::sim::schedule::parse_at(trace, from).map_err(|e| eyre!("--from: {e}"))?;
     let mut base = setup.engine(trace, Policy::Recorded, None);
-    base.advance_to(t);
+    crate::sim::drive::advance_to(&mut base, t);
     let mut runs: Vec<Run> = policies.iter().map(|&p| Run::Policy(p)).collect();
     if let Some(s) = schedule {
         runs.push(Run::Schedule(

@@ -3,6 +3,7 @@
 pub mod backfill;
 pub mod class_set;
 pub mod cluster;
+pub mod drive;
 pub mod energy;
 pub mod engine;
 mod free_index;
@@ -29,6 +30,7 @@ pub use engine::{Engine, Event, PolicyFailure};
 pub use job::{JobState, Phase, Resume};
 pub use metrics::{Report, Summary};
 pub use placement::Placement;
+pub use policies::exec::{Question, Reply};
 pub use policy::Policy;
 pub use tuning::{FairBy, Tuning};
 
@@ -52,7 +54,7 @@ pub fn run_with(trace: Arc<Trace>, policy: Policy, placement: Placement, energy:
         energy,
         &Arc::new(Tuning::default()),
     );
-    e.run_to_end();
+    drive::run_to_end(&mut e);
     e.final_report()
 }
 

@@ -139,8 +139,8 @@ pub trait Books: fmt::Debug + Send + Sync {
     /// preemptions and starts, checked whole by `View::check`; the engine
     /// applies them, then walks. A failure changes nothing (the books keep
     /// their state as it was) and the engine falls back to the policy
-    /// before; `NoAnswer::Later` (no answer by `v.answer_by()`) leaves the
-    /// pass owed, to be asked again unchanged.
+    /// before; `NoAnswer::Ask` stops the engine at a question for an
+    /// external program, and the hook is asked again once `answered`.
     fn decide(&mut self, _v: &dyn View) -> Result<Option<Checked>, NoAnswer> {
         Ok(None)
     }
@@ -149,6 +149,9 @@ pub trait Books: fmt::Debug + Send + Sync {
     fn after_pass(&mut self, _v: &dyn View) -> Result<Option<Checked>, NoAnswer> {
         Ok(None)
     }
+    /// The reply to the question a hook asked (`NoAnswer::Ask`), given
+    /// just before that hook is asked again.
+    fn answered(&mut self, _reply: crate::sim::policies::exec::Reply) {}
     /// The books for a copy of the engine that goes its own way (a what-if
     /// row on another thread): like `clone_box`, but sharing nothing that
     /// another copy uses (an external policy starts its own process).
@@ -281,7 +284,7 @@ impl FromStr for Policy {
     /// which registers the program CMD as a policy (asking it who it is).
     fn from_str(s: &str) -> Result<Policy, String> {
         if let Some(cmd) = s.trim().strip_prefix("exec:") {
-            return super::policies::exec::register(cmd);
+            return super::drive::register(cmd);
         }
         if let Some(p) = Policy::all().into_iter().find(|p| p.name() == s.trim()) {
             return Ok(p);

@@ -4,6 +4,7 @@
 //! made after t; a new switch made after going back replaces them.
 
 use super::engine::{Engine, Snapshot, Switch};
+use super::policies::exec::{Question, Reply};
 use super::policy::Policy;
 use crate::trace::model::Secs;
 
@@ -155,13 +156,20 @@ impl Replay {
     }
 
     /// Whether the replay waits for an external policy's answer (it stands
-    /// short of where it was asked to go; `resume` goes on).
+    /// short of where it was asked to go, at `question`; `answer` goes on).
     pub fn waiting(&self) -> bool {
-        self.engine.owed()
+        self.engine.question().is_some()
     }
 
-    /// Goes on toward where the replay was last asked to go.
-    pub fn resume(&mut self) {
+    /// The question its engine stands at, if any.
+    pub fn question(&self) -> Option<&Question> {
+        self.engine.question()
+    }
+
+    /// Resumes with the reply to its question, and goes on toward where
+    /// the replay was last asked to go (it may stand at the next question).
+    pub fn answer(&mut self, reply: Reply) {
+        self.engine.answer(reply);
         self.forward(self.target);
     }
 
@@ -170,24 +178,16 @@ impl Replay {
         self.target
     }
 
-    /// Gives an external policy until `by` to answer before the replay
-    /// stops short (None: wait up to its timeout, as headless runs do).
-    pub fn set_answer_by(&mut self, by: Option<std::time::Instant>) {
-        self.engine.set_answer_by(by);
-    }
-
     /// Goes to `t`: forward by simulating (taking checkpoints and applying
     /// recorded switches on the way), back by restoring the last checkpoint
     /// at or before `t` and simulating from there.
     pub fn seek(&mut self, t: Secs) {
         self.target = t;
         if t < self.now() {
-            let by = self.engine.answer_by();
             match self.checkpoints.iter().rposition(|c| c.now() <= t) {
                 Some(i) => self.engine.restore(&self.checkpoints[i]),
                 None => self.engine.restore(&self.start),
             }
-            self.engine.set_answer_by(by);
             self.engine.take_events();
         }
         self.forward(t);
@@ -202,20 +202,20 @@ impl Replay {
     /// Applies the switches due at the engine's current instant.
     fn apply_due(&mut self) {
         while let Some((s, p)) = self.next_switch() {
-            if s > self.now() || self.engine.owed() {
+            if s > self.now() || self.waiting() {
                 break;
             }
             self.engine.apply(p);
         }
     }
 
-    /// Stops short while the engine waits for a policy's answer.
+    /// Stops short while the engine stands at a question.
     fn forward(&mut self, t: Secs) {
-        if !self.engine.settle() {
+        if self.waiting() {
             return;
         }
         self.apply_due();
-        while self.now() < t && !self.engine.owed() {
+        while self.now() < t && !self.waiting() {
             let last = self.last_checkpoint();
             let next_cp = last.saturating_add(self.interval);
             let mut stop = t.min(next_cp);
@@ -223,10 +223,10 @@ impl Replay {
                 stop = stop.min(s);
             }
             self.engine.advance_to(stop);
-            if !self.engine.owed() {
+            if !self.waiting() {
                 self.apply_due();
             }
-            if self.engine.owed() {
+            if self.waiting() {
                 return;
             }
             if stop >= next_cp {

@@ -160,12 +160,13 @@ pub fn drive<B>(
             .flatten()
             .min()
             .unwrap_or(event);
-        e.advance_to(t);
+        super::drive::advance_to(e, t);
         while let Some(&(s, w)) = switches.get(next) {
             if s > e.now() || e.halted() {
                 break;
             }
             e.apply(w);
+            super::drive::settle(e, None);
             next += 1;
         }
         if e.halted() {

@@ -13,6 +13,7 @@
 use super::cluster::Grant;
 use super::job::{JobState, Resume};
 use super::placement::Placement;
+use super::policies::exec::Question;
 use super::tuning::Tuning;
 use crate::trace::model::{Secs, Trace};
 
@@ -58,9 +59,6 @@ pub trait View {
     /// state each action needs, none is started twice, and every start
     /// fits — on the GPUs it names or where the placement rule puts it.
     fn check(&self, a: &Answer) -> Result<Checked, String>;
-    /// When a deciding policy must have answered by for the simulation to
-    /// go on now (None: as long as the policy's timeout allows).
-    fn answer_by(&self) -> Option<std::time::Instant>;
 }
 
 /// One thing a policy's hook did, applied by the engine when the hook returns.
@@ -158,14 +156,15 @@ pub struct Answer {
 }
 
 /// Why a deciding policy gave nothing to apply.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub enum NoAnswer {
     /// It failed (the reason, naming the policy and the time): the engine
     /// falls back to the policy before, or halts.
     Failed(String),
-    /// No answer yet by `View::answer_by`: the pass is owed and asked
-    /// again, unchanged.
-    Later,
+    /// The answer is an external program's to give: the engine stands at
+    /// this question until resumed with the reply (`Engine::answer`), then
+    /// asks the hook again.
+    Ask(Box<Question>),
 }
 
 impl From<String> for NoAnswer {

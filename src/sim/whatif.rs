@@ -130,8 +130,8 @@ fn run_one(
     cancel: &AtomicBool,
 ) -> Option<(Report, Dists)> {
     let mut e = base.fork();
-    // The instant's pass, if the replay's policy still owes it.
-    e.settle();
+    // The question the replay stood at, asked of the fork's own program.
+    super::drive::settle(&mut e, None);
     let mut switches = Vec::new();
     match run {
         Run::Policy(p) => e.set_policy(*p),

@@ -1,9 +1,10 @@
 //! The app's inputs and outputs: every change is an `Action` through
 //! `App::update`, which returns whether anything visible changed and the
 //! `Effect`s for the runner to perform. `update` itself does no I/O, reads
-//! no environment, spawns nothing and logs nothing: exports, the what-if
-//! fork, reads of the trace's files (measured utilisation, drill-downs),
-//! log lines, the mouse capture and quitting are effects, performed by
+//! no environment or clock, spawns nothing and logs nothing: exports, the
+//! what-if fork, reads of the trace's files (measured utilisation,
+//! drill-downs), an external policy's answers, log lines, the mouse
+//! capture and quitting are effects, performed by
 //! `effects::Effects` (the event loop in `run.rs`, and tests), whose
 //! results come back as actions.
 
@@ -11,7 +12,7 @@ use super::keymap::Command;
 use super::state::Quit;
 use crate::sim::metrics::Report;
 use crate::sim::whatif::Run;
-use crate::sim::{Engine, Policy};
+use crate::sim::{Engine, Policy, Question, Reply};
 use crate::trace::model::Secs;
 use crate::trace::native::{MachineSample, MachineValues};
 use serde_json::Value;
@@ -87,6 +88,20 @@ pub enum Action {
         at: Secs,
         samples: Vec<(&'static str, MachineSample)>,
     },
+    /// The reply to `Effect::Ask`: the replay that asked goes on (ignored
+    /// if it no longer stands at that question).
+    Answered {
+        asker: Asker,
+        question: Question,
+        reply: Reply,
+    },
+}
+
+/// Which replay stands at a question: the live one, or the split's B side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Asker {
+    Replay,
+    Split,
 }
 
 /// The files an export wrote, or why it failed.
@@ -123,6 +138,14 @@ pub enum Effect {
     ReadMachine {
         machine: u32,
         at: Secs,
+    },
+    /// An external policy's program is to answer `question`, which the
+    /// replay (or the split's B side) stands at: answered with `Answered`
+    /// if the answer comes by the runner's deadline (shortly before the
+    /// next frame), else not at all (`update` asks again while it waits).
+    Ask {
+        asker: Asker,
+        question: Question,
     },
     /// A line for the log pane.
     Log(log::Level, String),

@@ -4,7 +4,7 @@
 //! to the `ui` module: drawing reads them, `update` alone writes them, and
 //! tests, benches and the command line read through the accessors below.
 
-pub use super::action::{Action, Effect, Exported, Update, WhatIfStart};
+pub use super::action::{Action, Asker, Effect, Exported, Update, WhatIfStart};
 pub use super::figures::Figures;
 use super::keymap::Keymap;
 pub use super::state::{
@@ -108,6 +108,11 @@ impl App {
     /// (`GpuUtilRead`, `JobDetailRead`, `MachineRead`) answering its effects.
     pub fn update(&mut self, action: Action) -> Update {
         let changed = self.handle(action);
+        // Standing at a question: the runner asks the program (again).
+        if let Some((asker, q)) = self.question() {
+            let question = q.clone();
+            self.emit(Effect::Ask { asker, question });
+        }
         Update {
             changed,
             effects: std::mem::take(&mut self.out),
@@ -191,6 +196,11 @@ impl App {
                 at,
                 samples,
             } => self.machine_read(machine, at, samples),
+            Action::Answered {
+                asker,
+                question,
+                reply,
+            } => self.answered(asker, question, reply),
         }
     }
 
@@ -217,15 +227,13 @@ impl App {
 
 /// Read-only access, for drawing, tests, benches and the command line.
 impl App {
-    /// How long an external policy's answer is waited for before the
-    /// replay stands at its scheduling point and the runner draws (the
-    /// event loop gives it until shortly before the next frame; None, as in
-    /// tests and headless runs, waits up to the policy's timeout). Not an
-    /// action: the time is the runner's, and `update` reads no clock.
-    pub fn give_policy_until(&mut self, by: Option<std::time::Instant>) {
-        self.sim.replay.set_answer_by(by);
-        if let Some(s) = self.sim.split.as_mut() {
-            s.replay.set_answer_by(by);
+    /// The question the replay (else the split's B side) stands at: an
+    /// external policy's program is to answer before it goes on.
+    pub fn question(&self) -> Option<(Asker, &crate::sim::Question)> {
+        let b = self.sim.split.as_ref().and_then(|s| s.replay.question());
+        match self.sim.replay.question() {
+            Some(q) => Some((Asker::Replay, q)),
+            None => b.map(|q| (Asker::Split, q)),
         }
     }
 

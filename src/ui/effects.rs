@@ -3,7 +3,9 @@
 //! which sends an action through `update`, performs its effects and feeds
 //! the actions they answer with back in. This is where exports are written,
 //! the what-if fork runs, the trace's files are read (measured utilisation,
-//! drill-downs: through `NativeTables`) and log lines are logged.
+//! drill-downs: through `NativeTables`), an external policy's program is
+//! asked (through `sim::drive`, by the runner's deadline) and log lines
+//! are logged.
 
 use super::app::{Action, App, Effect, Exported, Quit, WhatIfStart};
 use crate::sim::whatif::{Fork, Msg};
@@ -25,6 +27,9 @@ pub struct Effects {
     fork: Option<(Fork, Instant)>,
     quit: Option<Quit>,
     mouse: bool,
+    /// How long an external policy's answer is waited for (None: up to
+    /// its timeout, as in tests and headless runs).
+    answer_by: Option<Instant>,
 }
 
 impl Effects {
@@ -36,7 +41,16 @@ impl Effects {
             fork: None,
             quit: None,
             mouse: false,
+            answer_by: None,
         }
+    }
+
+    /// Answers an external policy gives after `by` wait for the next ask:
+    /// the replay stands at its question, drawn and answering keys (the
+    /// event loop gives each frame until shortly before the next is due;
+    /// None waits up to the policy's timeout).
+    pub fn answer_by(&mut self, by: Option<Instant>) {
+        self.answer_by = by;
     }
 
     /// Exports go to `$TRACETUI_EXPORT_DIR`, else the current directory.
@@ -127,6 +141,14 @@ impl Effects {
                 );
                 self.fork = Some((Fork::start_from(*base, runs, at_once), Instant::now()));
                 None
+            }
+            Effect::Ask { asker, question } => {
+                let reply = crate::sim::drive::ask(&question, self.answer_by)?;
+                Some(Action::Answered {
+                    asker,
+                    question,
+                    reply,
+                })
             }
             Effect::Log(level, text) => {
                 log::log!(level, "{text}");

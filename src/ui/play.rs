@@ -1,7 +1,7 @@
 //! Moving through time: playing, stepping, stepping back, going to a time.
 
-use super::app::{App, Effect, Tick, HISTORY, SPEEDS};
-use crate::sim::Event;
+use super::app::{App, Asker, Effect, Tick, HISTORY, SPEEDS};
+use crate::sim::{Event, Question, Reply};
 use crate::trace::model::Secs;
 use crate::trace::native::MachineValues;
 use std::sync::Arc;
@@ -56,23 +56,16 @@ impl App {
         true
     }
 
-    /// The replay waits for an external policy's answer: asks again (the
-    /// runner gave it until the next frame), refreshing what moved. Playing
-    /// owes no ticks for the wait.
+    /// The replay waits for an external policy's answer (the runner asks
+    /// the program, `answered` goes on): what moved meanwhile is shown once
+    /// a frame, and the header counts the wait of the point it stands at.
+    /// Playing owes no ticks for the wait.
     fn keep_waiting(&mut self, dt: f64) -> bool {
-        let before = self.sim.replay.now();
         let waited = self.sim.waited;
         self.sim.waited += dt;
-        self.sim.replay.resume();
-        if let Some(s) = self.sim.split.as_mut() {
-            s.replay.resume();
-        }
-        if !self.waiting() {
+        if std::mem::take(&mut self.sim.moved_waiting) {
             self.sim.waited = 0.0;
-            self.sim.debt = 0.0;
-        } else if self.sim.replay.now() != before {
-            // The header counts the wait of the point it stands at.
-            self.sim.waited = 0.0;
+            self.after_move();
         } else if waited < 1.0 && self.sim.waited >= 1.0 {
             let who = match &self.sim.split {
                 Some(s) if !self.sim.replay.waiting() => s.replay.engine().policy(),
@@ -83,11 +76,37 @@ impl App {
                 who.label(),
                 self.engine().tuning().policy_timeout.as_secs_f64()
             ));
-        }
-        if self.sim.replay.now() != before || !self.waiting() {
-            self.after_move();
+            self.sync_split();
         } else {
             self.sync_split();
+        }
+        true
+    }
+
+    /// The reply to the question a replay stood at: it goes on toward
+    /// where it was going. Ignored if that replay no longer stands there.
+    pub(super) fn answered(&mut self, asker: Asker, question: Question, reply: Reply) -> bool {
+        let before = self.sim.replay.now();
+        let replay = match asker {
+            Asker::Replay => &mut self.sim.replay,
+            Asker::Split => match self.sim.split.as_mut() {
+                Some(s) => &mut s.replay,
+                None => return false,
+            },
+        };
+        if replay.question() != Some(&question) {
+            return false;
+        }
+        // Its hold on the dialogue goes before the replay goes on.
+        drop(question);
+        replay.answer(reply);
+        if !self.waiting() {
+            self.sim.waited = 0.0;
+            self.sim.debt = 0.0;
+            self.sim.moved_waiting = false;
+            self.after_move();
+        } else if self.sim.replay.now() != before {
+            self.sim.moved_waiting = true;
         }
         true
     }

@@ -80,7 +80,7 @@ pub fn build_app(
     // External policies from config.toml: asked who they are now, so the
     // picker offers them by the names given there.
     for (name, cmd) in super::keymap::user_policies() {
-        if let Err(e) = crate::sim::policies::exec::register_named(&cmd, &name) {
+        if let Err(e) = crate::sim::drive::register_named(&cmd, &name) {
             log::warn!(
                 "config.toml [policies] {}: {e}",
                 crate::text::sanitize(&name)
@@ -384,8 +384,9 @@ fn event_loop(
             viewport: ratatui::Viewport::Fixed(ratatui::layout::Rect::new(0, 0, w, h)),
         },
     )?;
-    fx.dispatch(app, Action::Resize(w, h));
     let frame = Duration::from_secs_f64(1.0 / app.view.fps as f64);
+    answer_by_next_frame(fx, frame);
+    fx.dispatch(app, Action::Resize(w, h));
     let mut last_tick = Instant::now();
     let mut last_draw = Instant::now() - frame;
     let mut dirty = true;
@@ -416,7 +417,7 @@ fn event_loop(
                 .max(Duration::from_millis(5))
         };
         if event::poll(wait)? {
-            answer_by_next_frame(app, frame);
+            answer_by_next_frame(fx, frame);
             // Drain everything queued, then draw once.
             loop {
                 let action = event_action(app, &mut term, event::read()?)?;
@@ -430,7 +431,7 @@ fn event_loop(
         }
         let dt = last_tick.elapsed().as_secs_f64();
         last_tick = Instant::now();
-        answer_by_next_frame(app, frame);
+        answer_by_next_frame(fx, frame);
         dirty |= fx.poll(app);
         dirty |= fx.dispatch(app, Action::Elapsed(dt));
         if let Ok(u) = util_rx.try_recv() {
@@ -453,6 +454,6 @@ fn event_loop(
 /// An external policy's answer is waited for until shortly before the
 /// next frame is due; the replay then stands at that scheduling point,
 /// drawn and answering keys, and asks again on the next one.
-fn answer_by_next_frame(app: &mut App, frame: Duration) {
-    app.give_policy_until(Some(Instant::now() + frame.mul_f64(0.6)));
+fn answer_by_next_frame(fx: &mut Effects, frame: Duration) {
+    fx.answer_by(Some(Instant::now() + frame.mul_f64(0.6)));
 }

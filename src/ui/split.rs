@@ -63,7 +63,6 @@ impl App {
             .collect();
         switches.push((now, Switch::Policy(p)));
         let mut b = Replay::new(a.start_engine().forked());
-        b.set_answer_by(a.engine().answer_by());
         b.schedule(switches);
         self.sim.split = Some(Box::new(Split {
             replay: b,

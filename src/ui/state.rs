@@ -139,6 +139,9 @@ pub struct ReplayState {
     pub(super) debt: f64,
     /// Wall seconds the replay has waited for an external policy's answer.
     pub(super) waited: f64,
+    /// The replay moved while waiting (answers came, the next question
+    /// stands): shown on the next frame.
+    pub(super) moved_waiting: bool,
     /// Where steps came from, for stepping back in next-event mode.
     pub(super) back: Vec<Secs>,
     // Derived from the replay as it moves.
@@ -263,6 +266,7 @@ impl ReplayState {
             tick: 2,
             debt: 0.0,
             waited: 0.0,
+            moved_waiting: false,
             back: Vec::new(),
             util_hist: VecDeque::with_capacity(HISTORY),
             power_hist: VecDeque::with_capacity(HISTORY),

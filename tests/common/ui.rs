@@ -59,8 +59,9 @@ pub fn sample() -> Arc<Trace> {
 }
 
 /// `action` through `update`, then the trace reads among its effects
-/// (utilisation, drill-downs) performed by the runner at once, as the event
-/// loop does; the update (every effect listed, the others not performed),
+/// (utilisation, drill-downs) and an external policy's questions (waited
+/// for as long as its timeout allows) performed by the runner at once, as
+/// the event loop does; the update (every effect listed, the others not performed),
 /// `changed` counting the answers too.
 pub fn act(app: &mut App, action: Action) -> Update {
     let mut u = app.update(action);
@@ -73,6 +74,7 @@ pub fn act(app: &mut App, action: Action) -> Update {
                 Effect::ReadGpuUtil { .. }
                     | Effect::ReadJobDetail { .. }
                     | Effect::ReadMachine { .. }
+                    | Effect::Ask { .. }
             )
         })
         .cloned()

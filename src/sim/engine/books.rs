@@ -91,10 +91,6 @@ impl View for Engine {
     fn check(&self, a: &Answer) -> Result<Checked, String> {
         self.check_answer(a)
     }
-
-    fn answer_by(&self) -> Option<std::time::Instant> {
-        self.answer_by
-    }
 }
 
 impl Engine {
@@ -143,7 +139,12 @@ impl Engine {
     /// This engine made a fork (see `fork`), without a copy.
     pub fn forked(mut self) -> Engine {
         self.books = Some(self.books().fork_box());
-        self.answer_by = None;
+        // Its own books ask their own question (of their own program).
+        if let Some(asked) = self.asking.take() {
+            let hook = asked.hook;
+            drop(asked);
+            self.ask_again(hook);
+        }
         self
     }
 
@@ -200,7 +201,12 @@ impl Engine {
             if !keyed.insert(j) {
                 return Err(format!("priority for job {j} twice"));
             }
-            let p = self.jobs[known(j)? as usize].phase;
+            if j >= n {
+                return Err(format!(
+                    "priority for job {j}, which is not in the trace ({n} jobs)"
+                ));
+            }
+            let p = self.jobs[j as usize].phase;
             if p != Phase::Queued && p != Phase::Running {
                 return Err(format!(
                     "priority for job {j}, which is {p:?}, not waiting or running"
@@ -208,8 +214,9 @@ impl Engine {
             }
         }
         let mut scratch: Option<ClusterState> = None;
+        // Every key is checked, changed or not; the changes are applied.
         let mut out = Checked {
-            rekey: a.rekey.clone(),
+            rekey: a.rekey.iter().filter(|(_, o, k)| o != k).copied().collect(),
             ..Checked::default()
         };
         let mut seen = FxHashSet::default();

@@ -1,7 +1,8 @@
-//! The engine's clock: instants one at a time, and the work an instant
-//! owes while an external policy has not answered yet.
+//! The engine's clock: instants one at a time, and the question an
+//! instant stands at while an external policy's program is to answer.
 
-use super::{Engine, Owed};
+use super::{Engine, Hook};
+use crate::sim::policies::exec::{Question, Reply};
 use crate::trace::model::Secs;
 
 impl Engine {
@@ -12,7 +13,7 @@ impl Engine {
         if self.halted {
             return None;
         }
-        if self.owed.is_some() {
+        if self.asking.is_some() {
             return Some(self.now);
         }
         let arrival = self.next_submit;
@@ -42,10 +43,10 @@ impl Engine {
 
     /// Processes every instant up to and including `t`, then sets the clock to `t`.
     /// Times before the clock are ignored (the engine only goes forward).
-    /// Stops early, at the instant it reached, while a deciding policy owes
-    /// an answer (see `set_answer_by`).
+    /// Stops early, at the instant it reached, when it stands at a question
+    /// (see `question`; `sim::drive::advance_to` answers as it goes).
     pub fn advance_to(&mut self, t: Secs) {
-        if !self.settle() {
+        if self.asking.is_some() {
             return;
         }
         while let Some(next) = self.next_event_time() {
@@ -53,47 +54,60 @@ impl Engine {
                 break;
             }
             self.process_instant(next);
-            if self.owed.is_some() {
+            if self.asking.is_some() {
                 return;
             }
         }
         self.now = self.now.max(t);
     }
 
-    /// Runs until nothing is left to happen (never inlined: profiles and
-    /// benchmarks find the engine's whole run under this one name).
+    /// Runs until nothing is left to happen, or until it stands at a
+    /// question (`sim::drive::run_to_end` answers as it goes). Never
+    /// inlined: profiles and benchmarks find the engine's whole run under
+    /// this one name.
     #[inline(never)]
     pub fn run_to_end(&mut self) {
         while let Some(next) = self.next_event_time().filter(|_| !self.halted) {
-            if self.settle() {
-                self.process_instant(next);
+            if self.asking.is_some() {
+                return;
             }
+            self.process_instant(next);
         }
     }
 
-    /// Gives a deciding policy (an external program) until `by` to answer
-    /// before the engine stops and leaves the current instant's pass owed
-    /// (the replay draws meanwhile); None waits up to the policy's timeout.
-    pub fn set_answer_by(&mut self, by: Option<std::time::Instant>) {
-        self.answer_by = by;
+    /// The question the engine stands at: an external policy's program is
+    /// to answer before the current instant goes on. Data only; the
+    /// driver (`sim::drive`) asks the program, and `answer` resumes.
+    pub fn question(&self) -> Option<&Question> {
+        self.asking.as_ref().map(|a| &a.question)
     }
 
-    /// Whether the current instant's pass waits for a policy's answer.
-    pub fn owed(&self) -> bool {
-        self.owed.is_some()
-    }
-
-    /// Asks again for what the current instant owes; whether it is all done.
-    pub fn settle(&mut self) -> bool {
-        match self.owed.take() {
-            None => return true,
-            Some(Owed::Pass) => self.pass(),
-            Some(Owed::AfterPass) => self.after_pass(),
+    /// Resumes with the reply to the question it stands at: the hook that
+    /// asked is asked again, and finds the answer (or the failure, and the
+    /// engine falls back). It may stand at the next question then.
+    pub fn answer(&mut self, reply: Reply) {
+        let Some(asked) = self.asking.take() else {
+            return;
+        };
+        let hook = asked.hook;
+        // The question's hold on the dialogue goes before the hook runs.
+        drop(asked);
+        if let Some(b) = self.books.as_mut() {
+            b.answered(reply);
         }
-        if self.owed.is_none() {
+        self.ask_again(hook);
+    }
+
+    /// Runs the hook that asked the question just dropped (a fork asks its
+    /// own), and what follows it in the pass.
+    pub(super) fn ask_again(&mut self, hook: Hook) {
+        match hook {
+            Hook::Decide => self.pass(),
+            Hook::AfterPass => self.after_pass(),
+        }
+        if self.asking.is_none() {
             self.tally.peak_queue = self.tally.peak_queue.max(self.queue.len() as u64);
         }
-        self.owed.is_none()
     }
 
     /// Switches made through `apply`, in order (the replay's, not fallbacks).
@@ -130,7 +144,7 @@ impl Engine {
         if released || arrived || woke {
             self.pass();
         }
-        if self.owed.is_none() {
+        if self.asking.is_none() {
             self.tally.peak_queue = self.tally.peak_queue.max(self.queue.len() as u64);
         }
     }

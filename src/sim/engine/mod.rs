@@ -23,6 +23,7 @@ use super::backfill::Reservation;
 use super::cluster::{ClusterState, Grant};
 use super::metrics::Tally;
 use super::placement::{place, Placement};
+use super::policies::exec::Question;
 use super::policy::{Books, Policy, Walk};
 use super::queue::{MinTree, Queue, Shapes};
 use super::tuning::Tuning;
@@ -133,24 +134,29 @@ pub struct Engine {
     pre: preempt::Preemption,
     record_events: bool,
     events: Vec<Event>,
-    /// Work left at the current instant because a deciding policy had not
-    /// answered by `answer_by`.
-    owed: Option<Owed>,
-    /// When a deciding policy must answer by for the engine to go on now
-    /// (the replay's frame); None: block up to the policy's timeout.
-    answer_by: Option<std::time::Instant>,
+    /// The question the engine stands at: an external policy's program is
+    /// to answer before the current instant's pass goes on (`answer`).
+    asking: Option<Asking>,
     /// Switches made through `apply` (a fallback after a failure is not one).
     applied: usize,
     /// What the books' last hook did (kept empty between hooks, its room reused).
     acts: crate::sim::view::ActList,
 }
 
-/// What is left of the current instant while a policy decides.
+/// A question the engine stands at, and the hook that asked it (asked
+/// again once the reply is in).
+#[derive(Debug, Clone)]
+struct Asking {
+    question: Question,
+    hook: Hook,
+}
+
+/// The hooks of a pass that may ask a question.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Owed {
-    /// The whole pass (the policy is asked again, unchanged).
-    Pass,
-    /// The policy's after-pass hook (the walk is done).
+enum Hook {
+    /// `decide`, before the walk: the whole pass is still to come.
+    Decide,
+    /// `after_pass`, after the walk.
     AfterPass,
 }
 
@@ -209,8 +215,7 @@ impl Engine {
             pre: preempt::Preemption::default(),
             record_events: false,
             events: Vec::new(),
-            owed: None,
-            answer_by: None,
+            asking: None,
             applied: 0,
             acts: crate::sim::view::ActList::default(),
         };
@@ -328,13 +333,13 @@ impl Engine {
 
     /// Switches the policy now: the queue is reordered at once and a
     /// scheduling pass runs at the current time.
-    /// Work the current instant still owed the policy before is dropped:
-    /// the new policy's pass replaces it.
+    /// A question the policy before stood at is dropped: the new policy's
+    /// pass replaces it.
     pub fn set_policy(&mut self, policy: Policy) {
         if policy == self.policy {
             return;
         }
-        self.owed = None;
+        self.asking = None;
         let from = self.walk;
         self.policy_before = Some(self.policy);
         self.policy = policy;

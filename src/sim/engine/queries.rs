@@ -31,12 +31,6 @@ impl Engine {
         self.policy_since
     }
 
-    /// When a deciding policy must answer by for the engine to go on now
-    /// (None: as long as the policy's timeout allows).
-    pub fn answer_by(&self) -> Option<std::time::Instant> {
-        self.answer_by
-    }
-
     pub fn placement(&self) -> Placement {
         self.placement
     }

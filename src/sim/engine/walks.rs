@@ -1,6 +1,6 @@
 //! Scheduling passes: how each policy walks the queue.
 
-use super::{Engine, Owed};
+use super::{Asking, Engine, Hook};
 use crate::sim::backfill::Reservation;
 use crate::sim::cluster::Grant;
 use crate::sim::placement::place_into;
@@ -16,8 +16,11 @@ impl Engine {
         match decided {
             Ok(Some(answer)) => self.policy_apply(answer),
             Ok(None) => {}
-            Err(NoAnswer::Later) => {
-                self.owed = Some(Owed::Pass);
+            Err(NoAnswer::Ask(question)) => {
+                self.asking = Some(Asking {
+                    question: *question,
+                    hook: Hook::Decide,
+                });
                 return;
             }
             Err(NoAnswer::Failed(why)) => {
@@ -49,7 +52,12 @@ impl Engine {
         match self.with_view(|b, v| b.after_pass(v)) {
             Ok(Some(keys)) => self.policy_apply(keys),
             Ok(None) => {}
-            Err(NoAnswer::Later) => self.owed = Some(Owed::AfterPass),
+            Err(NoAnswer::Ask(question)) => {
+                self.asking = Some(Asking {
+                    question: *question,
+                    hook: Hook::AfterPass,
+                })
+            }
             Err(NoAnswer::Failed(why)) => self.policy_failed(why),
         }
     }

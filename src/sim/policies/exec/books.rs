@@ -1,7 +1,9 @@
-//! One replay's external policy: `ExecBooks` and the conversation with
-//! its program that an engine's copies share.
+//! One replay's external policy: `ExecBooks`, its place in the dialogue
+//! with its program that an engine's copies share. It builds messages and
+//! reads answers; it never talks to the program itself: at the frontier
+//! it asks a `Question` and the engine stops until resumed with the reply.
 
-use super::conversation::{Conversation, Limits, Talk};
+use super::dialogue::{self, Lookup, Question, Reply, Shared};
 use super::{excerpt, wire, Spec};
 use crate::sim::policy::Books;
 use crate::sim::view::{Acts, Checked, NoAnswer, View};
@@ -17,13 +19,22 @@ struct Decided {
     keys: Vec<(u32, i64)>,
 }
 
-/// One replay's external policy: its place in a conversation (exchanges
-/// had, the snapshot first), the keys it set, and what changed since it
-/// last answered.
+/// Why an exchange did not give an answer.
+enum Talk {
+    /// This copy's messages are not the dialogue's: it starts its own.
+    Diverged,
+    Failed(String),
+    /// The program is to answer: the engine stands at this question.
+    Ask(Question),
+}
+
+/// One replay's external policy: its place in a dialogue (exchanges had,
+/// the snapshot first), the keys it set, and what changed since it last
+/// answered.
 #[derive(Debug)]
 pub(super) struct ExecBooks {
     spec: Arc<Spec>,
-    talk: Arc<std::sync::Mutex<Conversation>>,
+    talk: Shared,
     /// Exchanges this copy has had (0: the snapshot is not sent yet).
     pos: usize,
     /// Events already there when the current pass began (a `passed`
@@ -33,10 +44,13 @@ pub(super) struct ExecBooks {
     wakeup: Option<Secs>,
     arrived: Vec<u32>,
     events: Vec<wire::Change>,
-    /// A hook's exchange is under way (its answer did not come in time):
-    /// the hook asks again whatever it would decide now, so the message is
-    /// the one already sent.
+    /// A hook asked and waits for its answer: asked again, it decides as
+    /// it did then (whatever it would skip now), so the message is the same.
     asking: bool,
+    /// The exchange and message key of the question out.
+    asked: Option<(usize, u128)>,
+    /// The answer to it, if it was not a line: the next exchange says so.
+    refused: Option<Reply>,
 }
 
 impl std::fmt::Debug for Spec {
@@ -57,6 +71,8 @@ impl ExecBooks {
             arrived: Vec::new(),
             events: Vec::new(),
             asking: false,
+            asked: None,
+            refused: None,
         }
     }
 
@@ -70,32 +86,46 @@ impl ExecBooks {
         self.pos > 0
     }
 
-    /// One exchange of the conversation: the recorded answer if this copy's
-    /// message is the one answered there, else the process's (by `by`).
-    fn talk(&mut self, msg: &[u8], e: &dyn View) -> Result<String, Talk> {
-        let sharers = Arc::strong_count(&self.talk);
-        let limits = Limits {
-            timeout: e.tuning().policy_timeout,
-            budget: e.tuning().answer_budget,
-        };
-        let by = e.answer_by();
-        let mut c = self.talk.lock().unwrap_or_else(|p| p.into_inner());
-        let line = c.talk(&self.spec, self.pos, msg, sharers, (by, limits))?;
-        drop(c);
-        self.pos += 1;
-        Ok(line)
+    /// One exchange of the dialogue: the answer it holds for this copy's
+    /// message, else a question for the program.
+    fn talk(&mut self, msg: Vec<u8>, e: &dyn View) -> Result<String, Talk> {
+        let key = crate::trace::texts::key(&msg);
+        match self.refused.take() {
+            Some(Reply::Failed(why)) => return Err(Talk::Failed(why)),
+            Some(Reply::Diverged) => return Err(Talk::Diverged),
+            _ => {}
+        }
+        let budget = e.tuning().answer_budget;
+        match dialogue::said(&self.talk, self.pos, key, budget, &self.spec.name) {
+            Lookup::Said(line) => {
+                self.pos += 1;
+                Ok(line)
+            }
+            Lookup::Diverged => Err(Talk::Diverged),
+            Lookup::Frontier => {
+                self.asked = Some((self.pos, key));
+                Err(Talk::Ask(Question {
+                    spec: self.spec.clone(),
+                    dialogue: self.talk.clone(),
+                    pos: self.pos,
+                    key,
+                    message: msg.into(),
+                    timeout: e.tuning().policy_timeout,
+                }))
+            }
+        }
     }
 
     /// Sends `msg` (built by `build`, after the snapshot if this copy has
-    /// not sent it); a copy whose history left the conversation's starts
-    /// its own, from a snapshot of now.
+    /// not sent it); a copy whose history left the dialogue's starts its
+    /// own, from a snapshot of now.
     fn exchange_with(
         &mut self,
         e: &dyn View,
         build: impl Fn(&mut ExecBooks, &dyn View) -> Result<Vec<u8>, String>,
     ) -> Result<wire::Reply, NoAnswer> {
         let r = self.exchange_once(e, build);
-        self.asking = matches!(r, Err(NoAnswer::Later));
+        self.asking = matches!(r, Err(NoAnswer::Ask(_)));
         r
     }
 
@@ -111,7 +141,7 @@ impl ExecBooks {
                     self.pos = 0;
                 }
                 Err(Talk::Failed(why)) => return Err(NoAnswer::Failed(why)),
-                Err(Talk::Later) => return Err(NoAnswer::Later),
+                Err(Talk::Ask(q)) => return Err(NoAnswer::Ask(Box::new(q))),
                 Ok(line) => {
                     return serde_json::from_str(&line).map_err(|x| {
                         NoAnswer::Failed(format!("malformed answer ({x}): {}", excerpt(&line)))
@@ -120,7 +150,7 @@ impl ExecBooks {
             }
         }
         Err(NoAnswer::Failed(
-            "could not start a conversation of its own".into(),
+            "could not start a dialogue of its own".into(),
         ))
     }
 
@@ -133,7 +163,7 @@ impl ExecBooks {
             let keys = &self.keys;
             let start = wire::start(e, |j| keys.get(&j).copied().unwrap_or(0));
             let msg = serde_json::to_vec(&start).map_err(|x| Talk::Failed(x.to_string()))?;
-            let line = self.talk(&msg, e)?;
+            let line = self.talk(msg, e)?;
             if serde_json::from_str::<serde::de::IgnoredAny>(&line).is_err() {
                 return Err(Talk::Failed(format!(
                     "malformed answer to start: {}",
@@ -145,7 +175,7 @@ impl ExecBooks {
             self.events.clear();
         }
         let msg = build(self, e).map_err(Talk::Failed)?;
-        self.talk(&msg, e)
+        self.talk(msg, e)
     }
 
     /// One scheduling point's exchange: the changes out, the answer back, checked.
@@ -195,8 +225,9 @@ impl ExecBooks {
         }
     }
 
-    /// A reply checked against the engine now: keys (each job once), a
-    /// later wake-up, actions that apply.
+    /// A reply checked: a later wake-up (the protocol's own), then the
+    /// answer against the engine now (`View::check`, the one check of keys,
+    /// preemptions and starts).
     fn checked(&self, e: &dyn View, reply: wire::Reply) -> Result<Decided, String> {
         if let Some(w) = reply.wakeup.filter(|&w| w <= e.now()) {
             return Err(format!("asked to wake up at {w}, not after now"));
@@ -206,25 +237,6 @@ impl ExecBooks {
             return Err(format!("asked to wake up at {w}, beyond any trace's time"));
         }
         let wakeup = reply.wakeup;
-        let mut seen = rustc_hash::FxHashSet::default();
-        if let Some(&(j, _)) = reply.priority.iter().find(|(j, _)| !seen.insert(*j)) {
-            return Err(format!("priority for job {j} twice"));
-        }
-        // Every key names a job waiting or running, changed or not.
-        let n = e.trace().jobs.len() as u32;
-        for &(j, _) in &reply.priority {
-            if j >= n {
-                return Err(format!(
-                    "priority for job {j}, which is not in the trace ({n} jobs)"
-                ));
-            }
-            let p = e.job(j).phase;
-            if p != crate::sim::Phase::Queued && p != crate::sim::Phase::Running {
-                return Err(format!(
-                    "priority for job {j}, which is {p:?}, not waiting or running"
-                ));
-            }
-        }
         let keys = reply.priority.clone();
         let answer = reply.answer(|j| self.key(j));
         Ok(Decided {
@@ -236,12 +248,8 @@ impl ExecBooks {
 }
 
 impl Books for ExecBooks {
-    /// A copy (a checkpoint, a fork) shares the conversation: it replays the
-    /// answers while its messages are the ones answered, asks the process at
-    /// the frontier, and starts its own conversation if its history leaves
-    /// this one.
-    /// A copy going its own way (a what-if row): a conversation of its
-    /// own, with a process of its own, from a snapshot of its state.
+    /// A copy going its own way (a what-if row): a dialogue of its own,
+    /// with a process of its own, from a snapshot of its state.
     fn fork_box(&self) -> Box<dyn Books> {
         let mut b = ExecBooks::new(self.spec.clone());
         b.keys = self.keys.clone();
@@ -249,6 +257,9 @@ impl Books for ExecBooks {
         Box::new(b)
     }
 
+    /// A copy (a checkpoint) shares the dialogue: it replays the answers
+    /// while its messages are the ones answered, asks the program at the
+    /// frontier, and starts its own dialogue if its history leaves this one.
     fn clone_box(&self) -> Box<dyn Books> {
         Box::new(ExecBooks {
             spec: self.spec.clone(),
@@ -260,7 +271,22 @@ impl Books for ExecBooks {
             arrived: self.arrived.clone(),
             events: self.events.clone(),
             asking: self.asking,
+            asked: self.asked,
+            refused: self.refused.clone(),
         })
+    }
+
+    /// The reply to the question out: a line goes into the dialogue (where
+    /// the asking hook, asked again, finds it); a failure or a dialogue
+    /// gone its own way is what that hook's exchange then says.
+    fn answered(&mut self, reply: Reply) {
+        let Some((pos, key)) = self.asked.take() else {
+            return;
+        };
+        match reply {
+            Reply::Line(line) => dialogue::lock(&self.talk).record(pos, key, line),
+            other => self.refused = Some(other),
+        }
     }
 
     fn queued_key(&self, _e: &dyn View, job: u32) -> u64 {

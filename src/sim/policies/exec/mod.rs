@@ -1,41 +1,51 @@
 //! `exec:CMD`: any program as a policy. The program speaks the policy
-//! protocol (docs/policy-protocol.md) on its stdin and stdout; tracetui
-//! asks it once who it is when the policy is named (the probe), then runs
-//! one process per replay that uses it, started at its first scheduling
-//! point with a snapshot of the state, so a live switch, a what-if fork or
-//! a copy of an engine each get their own.
+//! protocol (docs/policy-protocol.md) on its stdin and stdout. Here are
+//! the protocol's messages and books, as data: the driver (`sim::drive`)
+//! asks the program who it is when the policy is named (the probe), and
+//! answers the questions an engine stands at, one process per dialogue,
+//! started at its first scheduling point with a snapshot of the state, so
+//! a live switch, a what-if fork or a copy of an engine each get their own.
 
 mod books;
-mod child;
-mod conversation;
-
+mod dialogue;
 mod wire;
 
 use super::super::policy::{Books, Policy, Rule, Walk};
 use super::super::view::View;
 use crate::text::sanitize;
 use books::ExecBooks;
-use child::Child;
+pub(crate) use dialogue::{lock, Lookup};
+pub use dialogue::{Question, Reply};
 use std::sync::Arc;
-use std::time::Duration;
-
-/// How long the program may take to answer the hello when the policy is
-/// named (an engine's own messages wait up to its `Tuning::policy_timeout`).
-const PROBE_TIMEOUT: Duration = crate::sim::tuning::DEFAULT_POLICY_TIMEOUT;
 
 /// What the probe learned: the command, and who the program says it is.
-struct Spec {
+pub(crate) struct Spec {
     /// `exec:CMD`, the policy's name in tracetui.
-    name: String,
-    cmd: String,
+    pub(crate) name: String,
+    pub(crate) cmd: String,
     walk: Walk,
     /// Told right after each pass what it started and preempted.
     notify: bool,
     /// Asked only at points where jobs arrived (and at its wake-ups).
     arrivals_only: bool,
     describe: String,
-    /// The name the program gave itself.
-    label: String,
+    /// The name the program gave itself (or one from config.toml).
+    pub(crate) label: String,
+}
+
+impl Spec {
+    /// The policy `exec:{cmd}` as its hello describes it.
+    pub(crate) fn new(cmd: &str, hello: Hello) -> Spec {
+        Spec {
+            name: format!("exec:{cmd}"),
+            cmd: cmd.to_string(),
+            walk: hello.walk,
+            notify: hello.notify,
+            arrivals_only: hello.arrivals_only,
+            describe: hello.describe,
+            label: hello.label,
+        }
+    }
 }
 
 struct ExecRule(Arc<Spec>);
@@ -62,51 +72,18 @@ impl Rule for ExecRule {
     }
 }
 
-/// `exec:CMD` as a policy, shown as `label` (a name from config.toml)
-/// rather than the name the program gives.
-pub fn register_named(cmd: &str, label: &str) -> Result<Policy, String> {
-    register_as(cmd, Some(label))
+/// The policy already registered under `name`, if any.
+pub(crate) fn registered(name: &str) -> Option<Policy> {
+    Policy::all().into_iter().find(|p| p.name() == name)
 }
 
-/// `exec:CMD` as a policy: registered once per command (probing the
-/// program), or the registration it already has.
-pub fn register(cmd: &str) -> Result<Policy, String> {
-    register_as(cmd, None)
-}
-
-fn register_as(cmd: &str, label: Option<&str>) -> Result<Policy, String> {
-    let cmd = cmd.trim();
-    if cmd.is_empty() {
-        return Err("exec: needs a command, e.g. --policy 'exec:python3 policies/fifo.py'".into());
-    }
-    let name = format!("exec:{cmd}");
-    if let Some(p) = Policy::all().into_iter().find(|p| p.name() == name) {
-        return Ok(p);
-    }
-    let mut spec = probe(cmd, &name)?;
-    if let Some(l) = label.map(sanitize).filter(|l| !l.is_empty()) {
-        spec.label = crate::text::take_cols(&l, 24).to_string();
-    }
-    Ok(Policy::register(Box::new(ExecRule(Arc::new(spec)))))
-}
-
-fn probe(cmd: &str, name: &str) -> Result<Spec, String> {
-    let fail = |why: String| format!("policy '{}': {why}", sanitize(name));
-    let mut child = Child::spawn(cmd, name).map_err(fail)?;
-    let id = hello(&mut child, cmd).map_err(fail)?;
-    Ok(Spec {
-        name: name.to_string(),
-        cmd: cmd.to_string(),
-        walk: id.walk,
-        notify: id.notify,
-        arrivals_only: id.arrivals_only,
-        describe: id.describe,
-        label: id.label,
-    })
+/// Registers the program `spec` describes as a policy.
+pub(crate) fn register(spec: Spec) -> Policy {
+    Policy::register(Box::new(ExecRule(Arc::new(spec))))
 }
 
 /// What a program says of itself in its hello.
-struct Hello {
+pub(crate) struct Hello {
     walk: Walk,
     notify: bool,
     arrivals_only: bool,
@@ -114,13 +91,8 @@ struct Hello {
     label: String,
 }
 
-fn hello(child: &mut Child, cmd: &str) -> Result<Hello, String> {
-    let line = child.ask(&hello_message(cmd)?, PROBE_TIMEOUT)?;
-    read_hello(&line, cmd)
-}
-
 /// The hello tracetui sends first.
-fn hello_message(cmd: &str) -> Result<Vec<u8>, String> {
+pub(crate) fn hello_message(cmd: &str) -> Result<Vec<u8>, String> {
     serde_json::to_vec(&wire::Hello {
         kind: "hello",
         protocol: wire::PROTOCOL,
@@ -130,7 +102,7 @@ fn hello_message(cmd: &str) -> Result<Vec<u8>, String> {
 }
 
 /// What the program's answer to the hello says of it, checked.
-fn read_hello(line: &str, cmd: &str) -> Result<Hello, String> {
+pub(crate) fn read_hello(line: &str, cmd: &str) -> Result<Hello, String> {
     let id: wire::Identity = serde_json::from_str(line)
         .map_err(|e| format!("malformed answer to hello ({e}): {}", excerpt(line)))?;
     if id.protocol.is_some_and(|v| v != wire::PROTOCOL) {
@@ -180,4 +152,19 @@ fn excerpt(line: &str) -> String {
     let cut: String = line.chars().take(120).collect();
     let more = if cut.len() < line.len() { "…" } else { "" };
     format!("{}{more}", sanitize(&cut))
+}
+
+/// The program's hello, as the probe heard it when the policy was named.
+pub(crate) fn check_hello(spec: &Spec, line: &str) -> Result<(), String> {
+    let h = read_hello(line, &spec.cmd)?;
+    if (h.walk, h.notify, h.arrivals_only) != (spec.walk, spec.notify, spec.arrivals_only) {
+        return Err(format!(
+            "said walk {} (notify {}) when first asked and {} (notify {}) now",
+            spec.walk.name(),
+            spec.notify,
+            h.walk.name(),
+            h.notify
+        ));
+    }
+    Ok(())
 }

@@ -291,14 +291,14 @@ pub(super) struct Placed {
 }
 
 impl Reply {
-    /// The answer for the engine, with each key change's old key.
+    /// The answer for the engine, with each key's old key (every key the
+    /// policy sent, changed or not: the engine checks them all).
     pub fn answer(self, old: impl Fn(u32) -> i64) -> Answer {
         Answer {
             rekey: self
                 .priority
                 .into_iter()
                 .map(|(j, k)| (j, engine_key(old(j)), engine_key(k)))
-                .filter(|&(_, o, k)| o != k)
                 .collect(),
             preempt: self.preempt,
             start: self
