@@ -311,7 +311,7 @@ proptest::proptest! {
             let mut fresh = engine(&t, PowerPolicy::Max);
             for &(s, sw) in r.switches().iter().filter(|s| s.0 <= r.now()) {
                 fresh.advance_to(s);
-                fresh.apply(sw);
+                fresh.switch(sw);
             }
             fresh.advance_to(r.now());
             proptest::prop_assert_eq!(fingerprint(r.engine()), fingerprint(&fresh));

@@ -123,3 +123,43 @@ fn a_bad_answer_given_by_hand_is_refused_by_the_engine_s_one_check() {
         "{why}"
     );
 }
+
+#[test]
+fn a_fallback_is_no_switch_the_replay_keeps_the_one_history_and_remakes_it() {
+    use tracetui::sim::engine::Switch;
+    use tracetui::sim::replay::Replay;
+    let (p, heard) = listener("by-hand-history");
+    let t = tiny(&[4], &[(0, 100, 2), (10, 100, 2), (20, 50, 4)]);
+    let mut r = Replay::new(Engine::new(t, Policy::Fifo, Placement::Consolidate));
+    r.seek(5);
+    r.set_policy(p);
+    assert!(r.waiting(), "the new policy's first question");
+    r.answer(Reply::Failed("went away".into()));
+    assert!(!r.waiting());
+    assert_eq!(r.engine().policy(), Policy::Fifo, "fell back");
+    assert_eq!(r.engine().policy_since(), 5);
+    assert_eq!(
+        r.switches(),
+        &[(5, Switch::Policy(p))][..],
+        "the switch made, not the fallback"
+    );
+    assert!(r.ahead().is_empty());
+    r.seek(300);
+    let end = format!("{:?}", r.engine().report());
+    // Back before the switch and forward again: the switch is made again
+    // (the policy asked again, from a dialogue of its own), and fails again.
+    r.seek(2);
+    assert_eq!(r.ahead(), &[(5, Switch::Policy(p))][..]);
+    r.seek(300);
+    assert!(r.waiting(), "asked again at 5");
+    assert_eq!(r.now(), 5);
+    r.answer(Reply::Failed("went away".into()));
+    assert_eq!(r.now(), 300);
+    assert_eq!(format!("{:?}", r.engine().report()), end);
+    assert_eq!(
+        r.engine().failures().len(),
+        1,
+        "the failure of this history"
+    );
+    assert!(!heard.exists());
+}

@@ -247,7 +247,7 @@ fn a_what_if_forks_from_a_waiting_replay() {
         e.set_halt_on_failure(true);
         drive::advance_to(&mut e, at);
         if switch {
-            e.apply(Switch::Policy(Policy::Fifo));
+            e.switch(Switch::Policy(Policy::Fifo));
         }
         drive::run_to_end(&mut e);
         assert_eq!(e.failures(), &[]);

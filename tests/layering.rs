@@ -477,3 +477,38 @@ fn a_forbidden_import_is_caught() {
     // The loaders may name their own tables.
     assert!(breaches(trace, "use crate::trace::pai::PaiTables;").is_empty());
 }
+
+/// One path for a switch: the policy (or power-limit policy) in force is
+/// set, and a switch announced, only in `src/sim/engine/switch.rs`.
+#[test]
+fn a_switch_is_made_in_one_place() {
+    let mut files = Vec::new();
+    rust_files(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src/sim"),
+        &mut files,
+    );
+    let mut found = Vec::new();
+    for f in &files {
+        let code = code_only(&std::fs::read_to_string(f).unwrap());
+        for what in [
+            "self.policy = ",
+            "power.policy = ",
+            "emit(Event::PolicySwitched",
+            "emit(Event::PowerSwitched",
+        ] {
+            if code.contains(what) {
+                found.push((f.file_name().unwrap().to_string_lossy().into_owned(), what));
+            }
+        }
+    }
+    found.sort();
+    assert_eq!(
+        found,
+        vec![
+            ("switch.rs".to_string(), "emit(Event::PolicySwitched"),
+            ("switch.rs".to_string(), "emit(Event::PowerSwitched"),
+            ("switch.rs".to_string(), "power.policy = "),
+            ("switch.rs".to_string(), "self.policy = "),
+        ]
+    );
+}

@@ -17,7 +17,7 @@ fn run(name: &str, placement: Option<Placement>) -> (Arc<Trace>, Engine) {
     );
     for (at, w) in s.effective(e.policy(), None) {
         e.advance_to(at);
-        e.apply(w);
+        e.switch(w);
     }
     e.run_to_end();
     (t, e)

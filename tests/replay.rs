@@ -34,7 +34,7 @@ fn fresh(trace: &Arc<Trace>, first: Policy, switches: &[(i64, Switch)], t: i64) 
     let mut e = Engine::new(trace.clone(), first, Placement::Consolidate);
     for &(s, p) in switches.iter().filter(|(s, _)| *s <= t) {
         e.advance_to(s);
-        e.apply(p);
+        e.switch(p);
     }
     e.advance_to(t);
     e

@@ -81,6 +81,11 @@ impl Replay {
         &self.switches[done..]
     }
 
+    /// When the replay begins (just before the first submission).
+    pub fn start_time(&self) -> Secs {
+        self.start.now()
+    }
+
     /// The replay at its start (policies as they began).
     pub fn start_engine(&self) -> Engine {
         self.engine.restored(&self.start)
@@ -193,20 +198,14 @@ impl Replay {
         self.forward(t);
     }
 
-    /// The engine applies this replay's switches in order, so the ones it
-    /// has taken are a prefix: the next one to apply follows them.
+    /// The next of this replay's switches its engine has not made.
     fn next_switch(&self) -> Option<(Secs, Switch)> {
-        self.switches.get(self.engine.applied_switches()).copied()
+        self.engine.next_switch(&self.switches)
     }
 
-    /// Applies the switches due at the engine's current instant.
+    /// Makes the switches due at the engine's current instant.
     fn apply_due(&mut self) {
-        while let Some((s, p)) = self.next_switch() {
-            if s > self.now() || self.waiting() {
-                break;
-            }
-            self.engine.apply(p);
-        }
+        self.engine.make_due(&self.switches);
     }
 
     /// Stops short while the engine stands at a question.

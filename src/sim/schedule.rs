@@ -149,9 +149,8 @@ pub fn drive<B>(
     mut stop: Option<Secs>,
     mut visit: impl FnMut(&Engine, Option<Secs>) -> ControlFlow<B, Option<Secs>>,
 ) -> ControlFlow<B> {
-    let mut next = 0;
     loop {
-        let due = switches.get(next).map(|s| s.0);
+        let due = e.next_switch(switches).map(|s| s.0);
         let Some(event) = e.next_event_time().or(due.filter(|_| !e.halted())) else {
             return ControlFlow::Continue(());
         };
@@ -161,13 +160,9 @@ pub fn drive<B>(
             .min()
             .unwrap_or(event);
         super::drive::advance_to(e, t);
-        while let Some(&(s, w)) = switches.get(next) {
-            if s > e.now() || e.halted() {
-                break;
-            }
-            e.apply(w);
+        while e.next_switch(switches).is_some_and(|s| s.0 <= e.now()) && !e.halted() {
+            e.make_due(switches);
             super::drive::settle(e, None);
-            next += 1;
         }
         if e.halted() {
             return ControlFlow::Continue(());

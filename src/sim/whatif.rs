@@ -132,11 +132,11 @@ fn run_one(
     let mut e = base.fork();
     // The question the replay stood at, asked of the fork's own program.
     super::drive::settle(&mut e, None);
-    let mut switches = Vec::new();
-    match run {
-        Run::Policy(p) => e.set_policy(*p),
-        Run::Schedule(s) => switches = s.clone(),
-    }
+    // A row is a plan: one switch now, or a schedule's.
+    let switches = match run {
+        Run::Policy(p) => vec![(e.now(), super::engine::Switch::Policy(*p))],
+        Run::Schedule(s) => s.clone(),
+    };
     let from = e.now();
     let last = e
         .trace()

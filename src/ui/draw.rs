@@ -165,11 +165,8 @@ fn header(app: &App, area: Rect, buf: &mut Buffer) {
     let first = app.sim.first;
     let now = e.now().max(first - 1);
     // The policy comes first: the trace's label is what gives way on narrow screens.
-    let since = if !e
-        .switches()
-        .iter()
-        .any(|s| matches!(s.1, crate::sim::engine::Switch::Policy(_)))
-    {
+    // Since when, once the policy in force is not the one the replay began with.
+    let since = if e.policy_since() <= app.replay().start_time() {
         String::new()
     } else {
         format!(
@@ -247,8 +244,7 @@ fn header(app: &App, area: Rect, buf: &mut Buffer) {
 fn metrics(app: &App, area: Rect, buf: &mut Buffer) {
     let t = app.theme();
     let e = app.engine();
-    let gpus = app.trace().cluster.total_gpus().max(1);
-    let util = e.cluster().allocated_milli() as f64 / (gpus as f64 * 10.0);
+    let util = e.busy_percent();
     let spark_w = (area.width / 4).max(10);
     let label_w = 12u16;
     let row = |y: u16,

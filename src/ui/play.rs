@@ -174,10 +174,9 @@ impl App {
     /// The timeline's sample of the state now.
     fn record_sample(&mut self) {
         let e = self.sim.replay.engine();
-        let gpus = self.trace().cluster.total_gpus().max(1);
         let sample = super::timeline::Sample {
             at: e.now(),
-            util: e.cluster().allocated_milli() as f64 / (gpus as f64 * 10.0),
+            util: e.busy_percent(),
             queue: e.queue_len() as u64,
             running: e.running().len() as u64,
             watts: e.watts(),
@@ -188,8 +187,8 @@ impl App {
     /// Refreshes what depends on the replay's state after it moved or switched.
     pub(super) fn after_move(&mut self) {
         let e = self.sim.replay.engine();
-        let gpus = self.trace().cluster.total_gpus().max(1);
-        let util = e.cluster().allocated_milli() * 100 / (gpus * 1000);
+        // Whole percent (rounded down) for the sparkline.
+        let util = e.busy_percent() as u64;
         let queue = e.queue_len() as u64;
         push(&mut self.sim.util_hist, util);
         if let Some(w) = e.watts() {

@@ -96,10 +96,7 @@ fn pane(app: &App, side: &Side, area: Rect, buf: &mut Buffer) {
     let w = inner.width as usize;
     let only_here = running_only_here(side.here, side.there);
     let mark = differ_glyph(app.view.ascii);
-    for (i, line) in figure_lines(app, side, only_here.len(), mark)
-        .iter()
-        .enumerate()
-    {
+    for (i, line) in figure_lines(side, only_here.len(), mark).iter().enumerate() {
         let text = crate::text::fit(line, w);
         buf.set_stringn(inner.x, inner.y + i as u16, text, w, t.text);
     }
@@ -118,11 +115,10 @@ fn pane(app: &App, side: &Side, area: Rect, buf: &mut Buffer) {
 }
 
 /// The lines of headline figures.
-fn figure_lines(app: &App, side: &Side, only_here: usize, mark: char) -> [String; 3] {
+fn figure_lines(side: &Side, only_here: usize, mark: char) -> [String; 3] {
     let f = side.figures;
     let e = side.here;
-    let gpus = app.trace().cluster.total_gpus().max(1);
-    let util = e.cluster().allocated_milli() as f64 / (gpus as f64 * 10.0);
+    let util = e.busy_percent();
     let secs = |v: Option<f64>| v.map_or("-".to_string(), human_secs);
     [
         format!(

@@ -139,6 +139,8 @@ impl Engine {
     /// This engine made a fork (see `fork`), without a copy.
     pub fn forked(mut self) -> Engine {
         self.books = Some(self.books().fork_box());
+        // It follows a plan of its own (a what-if row's, B's).
+        self.applied = 0;
         // Its own books ask their own question (of their own program).
         if let Some(asked) = self.asking.take() {
             let hook = asked.hook;
@@ -393,7 +395,8 @@ impl Engine {
             policy: failed,
         });
         match back {
-            Some(p) => self.set_policy(p),
+            // Not a switch: the failure says it.
+            Some(p) => self.enter(p),
             None => self.halted = true,
         }
     }

@@ -110,11 +110,6 @@ impl Engine {
         }
     }
 
-    /// Switches made through `apply`, in order (the replay's, not fallbacks).
-    pub fn applied_switches(&self) -> usize {
-        self.applied
-    }
-
     pub(super) fn process_instant(&mut self, t: Secs) {
         self.now = t;
         let mut released = self.recorded_ends(t);

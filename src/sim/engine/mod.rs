@@ -9,12 +9,14 @@ mod preempt;
 mod queries;
 mod recorded;
 mod snapshot;
+mod switch;
 mod victims;
 mod waiting;
 mod walks;
 
-pub use power::{JobPower, Switch};
+pub use power::JobPower;
 pub use snapshot::Snapshot;
+pub use switch::Switch;
 
 pub use crate::sim::job::{JobState, Phase, Resume};
 pub use crate::sim::running::Running;
@@ -124,7 +126,6 @@ pub struct Engine {
     epoch: u64,
     tally: Tally,
     reservation: Option<Reservation>,
-    switches: Vec<(Secs, Switch)>,
     /// The energy model and its accounts, when one is given.
     power: Option<power::Power>,
     tuning: Arc<Tuning>,
@@ -137,7 +138,7 @@ pub struct Engine {
     /// The question the engine stands at: an external policy's program is
     /// to answer before the current instant's pass goes on (`answer`).
     asking: Option<Asking>,
-    /// Switches made through `apply` (a fallback after a failure is not one).
+    /// How many switches of the plan it follows it has made (`make_due`).
     applied: usize,
     /// What the books' last hook did (kept empty between hooks, its room reused).
     acts: crate::sim::view::ActList,
@@ -208,7 +209,6 @@ impl Engine {
             epoch: 0,
             tally: Tally::for_jobs(n),
             reservation: None,
-            switches: Vec::new(),
             power: None,
             tuning: Arc::new(Tuning::default()),
             resumes: FxHashMap::default(),
@@ -329,36 +329,6 @@ impl Engine {
             self.tally.deadlines_met += (self.now <= d) as u64;
         }
         self.emit(Event::Finished { job, at: self.now });
-    }
-
-    /// Switches the policy now: the queue is reordered at once and a
-    /// scheduling pass runs at the current time.
-    /// A question the policy before stood at is dropped: the new policy's
-    /// pass replaces it.
-    pub fn set_policy(&mut self, policy: Policy) {
-        if policy == self.policy {
-            return;
-        }
-        self.asking = None;
-        let from = self.walk;
-        self.policy_before = Some(self.policy);
-        self.policy = policy;
-        self.walk = policy.walk();
-        self.policy_since = self.now;
-        self.switches.push((self.now, Switch::Policy(policy)));
-        self.emit(Event::PolicySwitched {
-            at: self.now,
-            to: policy,
-        });
-        if from == Walk::Recorded {
-            self.leave_recorded();
-        }
-        self.enter_policy();
-        self.rebuild_queue();
-        if self.walk == Walk::Recorded {
-            self.enter_recorded();
-        }
-        self.pass();
     }
 
     fn rebuild_queue(&mut self) {

@@ -1,24 +1,16 @@
 //! Energy accounting and the live power-limit policy (with a Zeus model).
 
-use super::{Engine, Event};
+use super::Engine;
 use crate::sim::energy::{Draw, EnergyModel, PowerPolicy};
-use crate::sim::policy::Policy;
 use crate::trace::model::Secs;
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
-
-/// A change the replay can make at an instant.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Switch {
-    Policy(Policy),
-    Power(PowerPolicy),
-}
 
 #[derive(Debug, Clone)]
 pub(super) struct Power {
     model: Arc<EnergyModel>,
     workload: Arc<Vec<u8>>,
-    policy: PowerPolicy,
+    pub(super) policy: PowerPolicy,
     /// Watts drawn now, and Σ watts × start over the holds drawing them.
     draw: f64,
     draw_start: f64,
@@ -151,31 +143,5 @@ impl Engine {
             watts,
             joules: done + running,
         })
-    }
-
-    /// Switches the power-limit policy now: jobs started from now on get its
-    /// limits; running ones keep theirs.
-    pub fn set_power(&mut self, policy: PowerPolicy) {
-        let Some(p) = self.power.as_mut() else { return };
-        if p.policy == policy {
-            return;
-        }
-        p.policy = policy;
-        self.switches.push((self.now, Switch::Power(policy)));
-        self.emit(Event::PowerSwitched {
-            at: self.now,
-            to: policy,
-        });
-        self.rebuild_queue();
-        self.pass();
-    }
-
-    /// Applies a recorded switch.
-    pub fn apply(&mut self, s: Switch) {
-        self.applied += 1;
-        match s {
-            Switch::Policy(p) => self.set_policy(p),
-            Switch::Power(p) => self.set_power(p),
-        }
     }
 }

@@ -111,42 +111,6 @@ impl Engine {
         }
     }
 
-    /// New books for the policy now in force; under a preemptive walk they
-    /// are told who waits and who runs (called before the queue is rebuilt).
-    pub(super) fn enter_policy(&mut self) {
-        self.pre.failed.clear();
-        self.pre.vepoch += 1;
-        self.pre.by_key.clear();
-        self.pre.key_of.clear();
-        self.books = Some(self.policy.rule().books(self));
-        self.passive = self.books().passive();
-        if self.walk != Walk::Preemptive {
-            return;
-        }
-        let waiting: Vec<u32> = self
-            .queue
-            .entries()
-            .map(|(_, _, r)| self.shapes.arrival[r as usize])
-            .collect();
-        for j in waiting {
-            self.with_books(|b, v, a| b.joined(v, a, j));
-        }
-        // Jobs this engine started (not recorded holds) can be preempted;
-        // told in job order (the map's own order is a hash's).
-        let mut running: Vec<(u32, u64)> = self
-            .running
-            .iter()
-            .filter(|(j, _)| self.completions.has(**j))
-            .map(|(&j, g)| (j, g.iter().map(|g| g.milli as u64).sum()))
-            .collect();
-        running.sort_unstable();
-        for (j, milli) in running {
-            self.with_books(|b, v, a| b.joined(v, a, j));
-            self.track_running(j);
-            self.with_books(|b, v, a| b.started(v, a, j, milli));
-        }
-    }
-
     /// The preemptive walk (see the module notes).
     pub(super) fn walk_preemptive(&mut self) {
         let mut cursor: Option<(u64, u32)> = None;

@@ -1,7 +1,7 @@
 //! What the engine answers about the replay: the clock, the policy, who
 //! holds what, the queue in order, the tally and the headline report.
 
-use super::{Engine, Event, JobState, Switch};
+use super::{Engine, Event, JobState};
 use crate::sim::cluster::ClusterState;
 use crate::sim::metrics::{Report, Summary, Tally};
 use crate::sim::placement::Placement;
@@ -27,16 +27,19 @@ impl Engine {
         self.policy
     }
 
+    /// The share of the cluster's GPUs held now, in percent (0–100; the
+    /// one place the replay's utilisation is computed).
+    pub fn busy_percent(&self) -> f64 {
+        let gpus = self.trace.cluster.total_gpus().max(1);
+        self.cluster.allocated_milli() as f64 / (gpus as f64 * 10.0)
+    }
+
     pub fn policy_since(&self) -> Secs {
         self.policy_since
     }
 
     pub fn placement(&self) -> Placement {
         self.placement
-    }
-
-    pub fn switches(&self) -> &[(Secs, Switch)] {
-        &self.switches
     }
 
     pub fn cluster(&self) -> &ClusterState {
