@@ -5,7 +5,6 @@
 
 pub mod cli;
 pub mod fmt;
-pub mod fuzz;
 pub mod gen;
 pub mod lesson;
 pub mod outfile;

@@ -3,7 +3,11 @@
 //! the issue that asked for it — replayed: none may panic.
 
 use std::path::Path;
-use tracetui::fuzz::{self, Options, Target, TARGETS};
+/// The fuzzer lives with its example, outside the library.
+#[path = "../examples/fuzz/fuzzer/mod.rs"]
+mod fuzz;
+
+use fuzz::{Options, Target, TARGETS};
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -1,17 +1,19 @@
 //! An in-repo fuzzer on stable Rust: each loader run in-process on mutated
 //! seeds (the fixtures and samples), every panic saved as a regression
-//! fixture. `examples/fuzz.rs` adds the memory and time caps and runs it
-//! for a count or a time; `tests/fuzz.rs` runs it briefly and replays the
-//! saved fixtures.
+//! fixture. `examples/fuzz/main.rs` adds the memory and time caps and runs
+//! it for a count or a time; `tests/fuzz.rs` runs it briefly and replays
+//! the saved fixtures. It is not part of the library: both include it (each
+//! uses a part, so the rest is unused in one or the other).
+#![allow(dead_code)]
 
 pub mod mutate;
 mod targets;
 
 pub use targets::{Target, TARGETS};
 
-use crate::gen::rng::Rng;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+use tracetui::gen::rng::Rng;
 
 /// One fuzzing run.
 pub struct Options {

@@ -2,8 +2,8 @@
 //! mutations it reads, and — for what loads — the rest of the path a user's
 //! input takes (stats, drill-down, background indexes, a replay to the end).
 
-use crate::trace::{Format, LoadOptions};
 use std::path::Path;
+use tracetui::trace::{Format, LoadOptions};
 
 pub struct Target {
     pub name: &'static str,
@@ -114,18 +114,18 @@ impl Target {
         if !deep {
             return true;
         }
-        let _ = crate::stats::stats(&trace);
+        let _ = tracetui::stats::stats(&trace);
         if let Some(n) = &trace.native {
             let _ = n.build_indexes();
         }
         for job in trace.jobs.iter().take(3) {
-            let _ = crate::trace::detail::of_job(&trace, job, true);
-            let _ = crate::trace::detail::by_id(&trace, &job.id);
+            let _ = tracetui::trace::detail::of_job(&trace, job, true);
+            let _ = tracetui::trace::detail::by_id(&trace, &job.id);
         }
         if trace.jobs.len() <= 200 && trace.cluster.total_gpus() <= 1 << 16 {
             let trace = std::sync::Arc::new(trace);
-            for p in [crate::sim::Policy::Fifo, crate::sim::Policy::Las] {
-                let _ = crate::sim::run(trace.clone(), p, crate::sim::Placement::Consolidate);
+            for p in [tracetui::sim::Policy::Fifo, tracetui::sim::Policy::Las] {
+                let _ = tracetui::sim::run(trace.clone(), p, tracetui::sim::Placement::Consolidate);
             }
         }
         true

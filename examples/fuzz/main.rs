@@ -12,7 +12,11 @@ use std::ffi::CString;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
-use tracetui::fuzz::{self, Options, TARGETS};
+/// The fuzzer itself (shared with `tests/fuzz.rs`, which includes it by path:
+/// it is not part of the library).
+mod fuzzer;
+
+use fuzzer::{self as fuzz, Options, TARGETS};
 
 /// Bytes allocated now, and the cap (1 GiB: inputs are a few KB).
 static LIVE: AtomicUsize = AtomicUsize::new(0);
