@@ -66,7 +66,9 @@ impl App {
         if std::mem::take(&mut self.sim.moved_waiting) {
             self.sim.waited = 0.0;
             self.after_move();
-        } else if waited < 1.0 && self.sim.waited >= 1.0 {
+            return true;
+        }
+        if waited < 1.0 && self.sim.waited >= 1.0 {
             let who = match &self.sim.split {
                 Some(s) if !self.sim.replay.waiting() => s.replay.engine().policy(),
                 _ => self.engine().policy(),
@@ -76,10 +78,8 @@ impl App {
                 who.label(),
                 self.engine().tuning().policy_timeout.as_secs_f64()
             ));
-            self.sync_split();
-        } else {
-            self.sync_split();
         }
+        self.sync_split();
         true
     }
 

@@ -142,11 +142,7 @@ impl Engine {
         // It follows a plan of its own (a what-if row's, B's).
         self.applied = 0;
         // Its own books ask their own question (of their own program).
-        if let Some(asked) = self.asking.take() {
-            let hook = asked.hook;
-            drop(asked);
-            self.ask_again(hook);
-        }
+        self.ask_again(None);
         self
     }
 

@@ -86,21 +86,22 @@ impl Engine {
     /// asked is asked again, and finds the answer (or the failure, and the
     /// engine falls back). It may stand at the next question then.
     pub fn answer(&mut self, reply: Reply) {
+        self.ask_again(Some(reply));
+    }
+
+    /// Drops the question it stands at (its hold on the dialogue goes
+    /// first), gives the books `reply` if any (a fork has none: its own
+    /// books ask their own), and runs the hook that asked again, with what
+    /// follows it in the pass.
+    pub(super) fn ask_again(&mut self, reply: Option<Reply>) {
         let Some(asked) = self.asking.take() else {
             return;
         };
         let hook = asked.hook;
-        // The question's hold on the dialogue goes before the hook runs.
         drop(asked);
-        if let Some(b) = self.books.as_mut() {
-            b.answered(reply);
+        if let (Some(r), Some(b)) = (reply, self.books.as_mut()) {
+            b.answered(r);
         }
-        self.ask_again(hook);
-    }
-
-    /// Runs the hook that asked the question just dropped (a fork asks its
-    /// own), and what follows it in the pass.
-    pub(super) fn ask_again(&mut self, hook: Hook) {
         match hook {
             Hook::Decide => self.pass(),
             Hook::AfterPass => self.after_pass(),

@@ -147,18 +147,9 @@ pub struct Question {
 }
 
 impl Question {
-    /// The policy asked (`exec:CMD`).
-    pub fn policy(&self) -> &str {
-        &self.spec.name
-    }
-
     /// The message, one JSON object without its newline.
     pub fn message(&self) -> &[u8] {
         &self.message
-    }
-
-    pub fn timeout(&self) -> Duration {
-        self.timeout
     }
 }
 
