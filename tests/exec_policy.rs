@@ -117,7 +117,9 @@ fn script(name: &str, body: &str) -> Result<Policy, String> {
     let dir = scratch_dir("exec");
     let path = dir.join(format!("{name}.py"));
     std::fs::write(&path, body).unwrap();
-    format!("exec:python3 {}", path.display()).parse()
+    format!("exec:python3 {}", path.display())
+        .parse()
+        .map_err(|e: tracetui::sim::error::ArgError| e.to_string())
 }
 
 /// A policy that answers the hello as `walk`, then runs `schedule` (Python
@@ -282,9 +284,12 @@ for line in sys.stdin:
 
 #[test]
 fn a_program_that_is_no_policy_is_refused_when_named() {
-    let err = "exec:sh -c 'echo hello'".parse::<Policy>().unwrap_err();
+    let err = "exec:sh -c 'echo hello'"
+        .parse::<Policy>()
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("malformed answer to hello"), "{err}");
-    let err = "exec:".parse::<Policy>().unwrap_err();
+    let err = "exec:".parse::<Policy>().unwrap_err().to_string();
     assert!(err.contains("needs a command"), "{err}");
 }
 

@@ -512,3 +512,33 @@ fn a_switch_is_made_in_one_place() {
         ]
     );
 }
+
+/// Errors are typed per layer (`trace::input`, `sim::error`,
+/// `sim::drive::PolicyError`, `ui::error`, `plot::PlotError`): no function
+/// in the library says what went wrong as a bare `String`.
+#[test]
+fn no_error_is_a_bare_string() {
+    let mut files = Vec::new();
+    rust_files(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        &mut files,
+    );
+    let mut found = Vec::new();
+    for f in &files {
+        let code = code_only(&std::fs::read_to_string(f).unwrap());
+        for (i, line) in code.lines().enumerate() {
+            let bare = line.find("Result<").is_some_and(|at| {
+                let rest = &line[at..];
+                rest.contains(", String>") && !rest.contains("Map<")
+            });
+            if bare || line.contains("type Err = String") {
+                found.push(format!("{}:{}: {}", f.display(), i + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "errors as bare strings:\n{}",
+        found.join("\n")
+    );
+}

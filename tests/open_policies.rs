@@ -115,7 +115,7 @@ fn availability_is_the_rules_answer() {
     let jobs: Vec<(i64, i64, u32)> = (0..100).map(|i| (i, 10, 1)).collect();
     let big = tiny(&[1], &jobs);
     assert!(!Policy::available_on(&big).contains(&p));
-    let msg = p.check(&big).unwrap_err();
+    let msg = p.check(&big).unwrap_err().to_string();
     assert!(
         msg.contains("policy 'newest-first-small' needs fewer than 100 jobs"),
         "{msg}"
@@ -124,10 +124,12 @@ fn availability_is_the_rules_answer() {
     assert!(Policy::Recorded
         .check(&big)
         .unwrap_err()
+        .to_string()
         .contains("needs recorded start times"));
     assert!(Policy::Edf
         .check(&big)
         .unwrap_err()
+        .to_string()
         .contains("needs deadlines"));
     assert!(Policy::Sjf.check(&big).is_ok());
 }

@@ -305,7 +305,9 @@ fn a_truncated_sensor_archive_is_said_damaged_not_shown_empty() {
     let native = t.native.clone().unwrap();
     let e = native.build_indexes().unwrap_err();
     assert!(
-        e.contains("pai_sensor_table.tar.gz[pai_sensor_table.csv]:") && e.contains("read failed"),
+        e.to_string()
+            .contains("pai_sensor_table.tar.gz[pai_sensor_table.csv]:")
+            && e.to_string().contains("read failed"),
         "{e}"
     );
     // The drill-down says so instead of an empty sensor section.

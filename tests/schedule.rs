@@ -32,7 +32,9 @@ fn app(t: &Arc<tracetui::trace::Trace>, schedule: Option<&Schedule>) -> App {
 fn parses_every_time_form() {
     let t = Arc::new(tracetui::sample::itp().unwrap().0);
     let first = t.first_submit().unwrap();
-    let s = Schedule::parse(&t, "0:fifo, 2d:sjf, day 5 09:00:las, @100:srtf").unwrap_err();
+    let s = Schedule::parse(&t, "0:fifo, 2d:sjf, day 5 09:00:las, @100:srtf")
+        .unwrap_err()
+        .to_string();
     assert!(s.contains("before the item ahead of it"), "{s}");
     let s = Schedule::parse(&t, "0:fifo,2d:sjf,day 5 09:00:las").unwrap();
     assert_eq!(s.start, Some(Policy::Fifo));
@@ -52,7 +54,7 @@ fn parses_every_time_form() {
         ("1h:power=turbo", "unknown power policy"),
         ("", "empty policy schedule"),
     ] {
-        let e = Schedule::parse(&t, bad).unwrap_err();
+        let e = Schedule::parse(&t, bad).unwrap_err().to_string();
         assert!(e.contains(why), "{bad}: {e}");
     }
 }

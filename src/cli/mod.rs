@@ -10,6 +10,7 @@ mod plotting;
 mod results;
 pub mod tui;
 
+use crate::sim::error::ArgError;
 use crate::sim::{Placement, Policy};
 use crate::trace::{Format, LoadOptions};
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -123,7 +124,7 @@ impl PolicyArgs {
     }
 }
 
-fn parse_thresholds(s: &str) -> Result<crate::sim::tuning::Thresholds, String> {
+fn parse_thresholds(s: &str) -> Result<crate::sim::tuning::Thresholds, ArgError> {
     s.parse()
 }
 
@@ -335,7 +336,7 @@ pub struct SimArgs {
 }
 
 /// `30s`, `5m`, `1h`, `1d` or seconds: from 1 s to 366 days.
-fn parse_tick(s: &str) -> Result<i64, String> {
+fn parse_tick(s: &str) -> Result<i64, ArgError> {
     let s = s.trim();
     let (num, unit) = match s.char_indices().find(|(_, c)| c.is_ascii_alphabetic()) {
         Some((i, _)) => s.split_at(i),
@@ -346,20 +347,13 @@ fn parse_tick(s: &str) -> Result<i64, String> {
         "m" => 60,
         "h" => 3600,
         "d" => 86_400,
-        _ => return Err(format!("'{}': use s, m, h or d", crate::text::sanitize(s))),
+        _ => return Err(ArgError::TickUnit(s.to_string())),
     };
-    let n: i64 = num
-        .parse()
-        .map_err(|_| format!("'{}' is not a tick such as 1m", crate::text::sanitize(s)))?;
+    let n: i64 = num.parse().map_err(|_| ArgError::NotATick(s.to_string()))?;
     let secs = n
         .checked_mul(mult)
         .filter(|t| (1..=366 * 86_400).contains(t));
-    secs.ok_or_else(|| {
-        format!(
-            "'{}': a tick is from 1 s to 366 days",
-            crate::text::sanitize(s)
-        )
-    })
+    secs.ok_or_else(|| ArgError::TickRange(s.to_string()))
 }
 
 #[derive(Debug, Args)]
@@ -382,7 +376,7 @@ pub struct CompareArgs {
 #[derive(Debug, Clone)]
 pub struct PolicyList(pub Vec<Policy>);
 
-fn parse_policy(s: &str) -> Result<Policy, String> {
+fn parse_policy(s: &str) -> Result<Policy, ArgError> {
     s.parse()
 }
 
@@ -395,7 +389,7 @@ fn policy_help() -> String {
     )
 }
 
-fn parse_policies(s: &str) -> Result<PolicyList, String> {
+fn parse_policies(s: &str) -> Result<PolicyList, ArgError> {
     crate::sim::policy::parse_list(s).map(PolicyList)
 }
 

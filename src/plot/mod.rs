@@ -25,15 +25,18 @@ pub const SIZE: (u32, u32) = (1500, 480);
 
 type Panel<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
 
+/// A figure plotters could not draw, with its reason.
+#[derive(Debug, thiserror::Error)]
+#[error("could not draw the figure: {0}")]
+pub struct PlotError(#[from] DrawingAreaErrorKind<std::io::Error>);
+
 /// The figure for `curves` (one per policy) under `title`.
-pub fn svg(title: &str, curves: &[Curves]) -> Result<String, String> {
+pub fn svg(title: &str, curves: &[Curves]) -> Result<String, PlotError> {
     let mut out = String::new();
     {
         let root = SVGBackend::with_string(&mut out, SIZE).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| e.to_string())?;
-        let root = root
-            .titled(title, ("sans-serif", 22))
-            .map_err(|e| e.to_string())?;
+        root.fill(&WHITE)?;
+        let root = root.titled(title, ("sans-serif", 22))?;
         let panels = root.split_evenly((1, 3));
         cdf(
             &panels[0],
@@ -50,7 +53,7 @@ pub fn svg(title: &str, curves: &[Curves]) -> Result<String, String> {
             |c| &c.wait_s,
         )?;
         utilisation(&panels[2], curves)?;
-        root.present().map_err(|e| e.to_string())?;
+        root.present()?;
     }
     Ok(out)
 }
@@ -77,7 +80,7 @@ fn cdf(
     x_label: &str,
     curves: &[Curves],
     of: impl Fn(&Curves) -> &Vec<f64>,
-) -> Result<(), String> {
+) -> Result<(), PlotError> {
     let hi = curves
         .iter()
         .filter_map(|c| of(c).last().copied())
@@ -88,16 +91,14 @@ fn cdf(
         .margin(12)
         .x_label_area_size(44)
         .y_label_area_size(56)
-        .build_cartesian_2d((1.0f64..hi * 1.2).log_scale(), 0.0f64..1.0)
-        .map_err(|e| e.to_string())?;
+        .build_cartesian_2d((1.0f64..hi * 1.2).log_scale(), 0.0f64..1.0)?;
     chart
         .configure_mesh()
         .x_desc(x_label)
         .y_desc("fraction of jobs")
         .x_label_formatter(&|v| crate::fmt::human_secs(*v))
         .y_label_formatter(&|v| format!("{v:.1}"))
-        .draw()
-        .map_err(|e| e.to_string())?;
+        .draw()?;
     for (k, c) in curves.iter().enumerate() {
         let color = PALETTE[k % PALETTE.len()];
         let pts = cdf_points(of(c), 400);
@@ -107,8 +108,7 @@ fn cdf(
             .copied()
             .collect();
         chart
-            .draw_series(LineSeries::new(pts, color.stroke_width(2)))
-            .map_err(|e| e.to_string())?
+            .draw_series(LineSeries::new(pts, color.stroke_width(2)))?
             .label(c.label.clone())
             .legend(move |(x, y)| {
                 PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
@@ -133,18 +133,18 @@ fn cdf(
                 )
                 .map(|_| ()),
         };
-        drawn.map_err(|e| e.to_string())?;
+        drawn?;
     }
     chart
         .configure_series_labels()
         .position(SeriesLabelPosition::LowerRight)
         .background_style(WHITE.mix(0.9))
         .border_style(BLACK)
-        .draw()
-        .map_err(|e| e.to_string())
+        .draw()?;
+    Ok(())
 }
 
-fn utilisation(area: &Panel, curves: &[Curves]) -> Result<(), String> {
+fn utilisation(area: &Panel, curves: &[Curves]) -> Result<(), PlotError> {
     let end = curves
         .iter()
         .filter_map(|c| c.util.last().map(|p| p.0))
@@ -154,22 +154,19 @@ fn utilisation(area: &Panel, curves: &[Curves]) -> Result<(), String> {
         .margin(12)
         .x_label_area_size(44)
         .y_label_area_size(56)
-        .build_cartesian_2d(0.0f64..end, 0.0f64..100.0)
-        .map_err(|e| e.to_string())?;
+        .build_cartesian_2d(0.0f64..end, 0.0f64..100.0)?;
     chart
         .configure_mesh()
         .x_desc("hours from the first submission")
         .y_desc("GPUs allocated (%)")
         .x_label_formatter(&|v| format!("{v:.0}"))
         .y_label_formatter(&|v| format!("{v:.0}"))
-        .draw()
-        .map_err(|e| e.to_string())?;
+        .draw()?;
     for (k, c) in curves.iter().enumerate() {
         let color = PALETTE[k % PALETTE.len()];
         let pts: Vec<(f64, f64)> = c.util.iter().map(|&(h, u)| (h, u * 100.0)).collect();
         chart
-            .draw_series(LineSeries::new(pts, color.stroke_width(1)))
-            .map_err(|e| e.to_string())?
+            .draw_series(LineSeries::new(pts, color.stroke_width(1)))?
             .label(c.label.clone())
             .legend(move |(x, y)| {
                 PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
@@ -180,8 +177,8 @@ fn utilisation(area: &Panel, curves: &[Curves]) -> Result<(), String> {
         .position(SeriesLabelPosition::UpperRight)
         .background_style(WHITE.mix(0.9))
         .border_style(BLACK)
-        .draw()
-        .map_err(|e| e.to_string())
+        .draw()?;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ pub mod cluster;
 pub mod drive;
 pub mod energy;
 pub mod engine;
+pub mod error;
 mod free_index;
 mod holders;
 pub mod job;

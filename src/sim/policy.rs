@@ -7,6 +7,7 @@
 //! run time ([`Policy::register`]). A [`Policy`] is a small copyable handle
 //! naming a registered rule, so events, schedules and switches stay cheap.
 
+use super::error::ArgError;
 use super::view::{Acts, Checked, NoAnswer, View};
 use crate::trace::model::{Secs, Trace};
 use std::fmt;
@@ -245,7 +246,7 @@ impl Policy {
 
     /// Refuses a policy `trace` cannot support, saying what is missing and
     /// what would do instead.
-    pub fn check(self, trace: &Trace) -> Result<(), String> {
+    pub fn check(self, trace: &Trace) -> Result<(), ArgError> {
         let Err(u) = self.available(trace) else {
             return Ok(());
         };
@@ -254,14 +255,13 @@ impl Policy {
             .filter(|p| p.walk() != Walk::Recorded)
             .map(|p| p.name())
             .collect();
-        Err(format!(
-            "policy '{}' needs {}, and this {} trace has none{}; choose another policy ({})",
-            self.name(),
-            u.lacks,
-            trace.format,
-            u.hint.map(|h| format!(" ({h})")).unwrap_or_default(),
-            others.join(", ")
-        ))
+        Err(ArgError::Unavailable {
+            policy: self.name().to_string(),
+            lacks: u.lacks.to_string(),
+            format: trace.format.to_string(),
+            hint: u.hint.map(|h| format!(" ({h})")).unwrap_or_default(),
+            others: others.join(", "),
+        })
     }
 }
 
@@ -278,11 +278,11 @@ impl fmt::Display for Policy {
 }
 
 impl FromStr for Policy {
-    type Err = String;
+    type Err = ArgError;
 
     /// A built-in's name (or alias), any registered name, or `exec:CMD`,
     /// which registers the program CMD as a policy (asking it who it is).
-    fn from_str(s: &str) -> Result<Policy, String> {
+    fn from_str(s: &str) -> Result<Policy, ArgError> {
         if let Some(cmd) = s.trim().strip_prefix("exec:") {
             return super::drive::register(cmd);
         }
@@ -293,16 +293,13 @@ impl FromStr for Policy {
         Policy::all()
             .into_iter()
             .find(|p| p.name() == s || p.rule().aliases().contains(&s.as_str()))
-            .ok_or_else(|| {
-                format!(
-                    "unknown policy '{}'; choose from {}",
-                    crate::text::sanitize(&s),
-                    Policy::all()
-                        .iter()
-                        .map(|p| p.name())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
+            .ok_or_else(|| ArgError::UnknownPolicy {
+                name: s.clone(),
+                known: Policy::all()
+                    .iter()
+                    .map(|p| p.name())
+                    .collect::<Vec<_>>()
+                    .join(", "),
             })
     }
 }
@@ -313,15 +310,15 @@ pub fn deadline_key(d: Option<Secs>) -> u64 {
 }
 
 /// A comma-separated list of policies, for `compare --policies`.
-pub fn parse_list(s: &str) -> Result<Vec<Policy>, String> {
-    let v: Result<Vec<Policy>, String> = s
+pub fn parse_list(s: &str) -> Result<Vec<Policy>, ArgError> {
+    let v: Result<Vec<Policy>, ArgError> = s
         .split(',')
         .filter(|p| !p.trim().is_empty())
         .map(str::parse)
         .collect();
     let v = v?;
     if v.is_empty() {
-        return Err("no policies given".into());
+        return Err(ArgError::NoPolicies);
     }
     Ok(v)
 }
@@ -339,6 +336,7 @@ mod tests {
         assert!("lifo"
             .parse::<Policy>()
             .unwrap_err()
+            .to_string()
             .contains("choose from"));
         assert_eq!(
             parse_list("fifo, sjf").unwrap(),

@@ -15,7 +15,7 @@ use super::engine::{Engine, Switch};
 use super::metrics::Report;
 use super::policy::Policy;
 use crate::sim::energy::PowerPolicy;
-use crate::text::sanitize;
+use crate::sim::error::ArgError;
 use crate::trace::clock::{parse_duration, parse_when};
 use crate::trace::model::{Secs, Trace};
 use std::ops::ControlFlow;
@@ -31,7 +31,7 @@ pub struct Schedule {
 
 impl Schedule {
     /// Parses a schedule against a trace (its zone and first submission).
-    pub fn parse(trace: &Trace, text: &str) -> Result<Schedule, String> {
+    pub fn parse(trace: &Trace, text: &str) -> Result<Schedule, ArgError> {
         let first = trace.first_submit().unwrap_or(0);
         let mut s = Schedule {
             start: None,
@@ -46,23 +46,15 @@ impl Schedule {
                 Some(i) => Some((&item[..i], &item[i + 1..])),
                 None => item.rsplit_once(':'),
             };
-            let (when, what) = split.ok_or_else(|| {
-                format!("'{}': expected TIME:POLICY, e.g. 2d:sjf", sanitize(item))
-            })?;
+            let (when, what) = split.ok_or_else(|| ArgError::NoColon(item.to_string()))?;
             let switch = match what.trim().strip_prefix("power=") {
                 Some(p) => Switch::Power(parse_power(p)?),
-                None => Switch::Policy(
-                    what.parse()
-                        .map_err(|e| format!("'{}': {e}", sanitize(item)))?,
-                ),
+                None => Switch::Policy(what.parse().map_err(|e| ArgError::item(item, e))?),
             };
-            let (t, exact) = parse_time(trace, first, when.trim())
-                .map_err(|e| format!("'{}': {e}", sanitize(item)))?;
+            let (t, exact) =
+                parse_time(trace, first, when.trim()).map_err(|e| ArgError::item(item, e))?;
             if t < last {
-                return Err(format!(
-                    "'{}' comes before the item ahead of it; list switches in time order",
-                    sanitize(item)
-                ));
+                return Err(ArgError::OutOfOrder(item.to_string()));
             }
             last = t;
             match switch {
@@ -72,7 +64,7 @@ impl Schedule {
             }
         }
         if s.start.is_none() && s.start_power.is_none() && s.switches.is_empty() {
-            return Err("empty policy schedule".into());
+            return Err(ArgError::EmptySchedule);
         }
         Ok(s)
     }
@@ -176,7 +168,7 @@ pub fn drive<B>(
 }
 
 /// A time as a schedule item takes it (`2d`, `day 5 09:00`, `@4553000`, trace seconds).
-pub fn parse_at(trace: &Trace, s: &str) -> Result<Secs, String> {
+pub fn parse_at(trace: &Trace, s: &str) -> Result<Secs, ArgError> {
     let first = trace.first_submit().unwrap_or(0);
     parse_time(trace, first, s.trim()).map(|(t, _)| t)
 }
@@ -185,7 +177,7 @@ pub fn parse_at(trace: &Trace, s: &str) -> Result<Secs, String> {
 const START: &str = "start";
 
 /// The time of an item, and whether it is exact (`@T`).
-fn parse_time(trace: &Trace, first: Secs, s: &str) -> Result<(Secs, bool), String> {
+fn parse_time(trace: &Trace, first: Secs, s: &str) -> Result<(Secs, bool), ArgError> {
     if s.eq_ignore_ascii_case(START) {
         return Ok((first - 1, false));
     }
@@ -194,7 +186,7 @@ fn parse_time(trace: &Trace, first: Secs, s: &str) -> Result<(Secs, bool), Strin
             .trim()
             .parse::<i64>()
             .map(|t| (t, true))
-            .map_err(|_| "after @, trace seconds".to_string());
+            .map_err(|_| ArgError::AtSeconds);
     }
     // Bare numbers are trace seconds; `2d`, `+2h` offsets from the first
     // submission; `day 5 09:00` a clock time.
@@ -204,16 +196,13 @@ fn parse_time(trace: &Trace, first: Secs, s: &str) -> Result<(Secs, bool), Strin
             return Ok((first + d, false));
         }
     }
-    parse_when(trace.zone, first, first, s).map(|t| (t, false))
+    Ok((parse_when(trace.zone, first, first, s)?, false))
 }
 
-fn parse_power(s: &str) -> Result<PowerPolicy, String> {
+fn parse_power(s: &str) -> Result<PowerPolicy, ArgError> {
     match s.trim() {
         "max" => Ok(PowerPolicy::Max),
         "zeus" => Ok(PowerPolicy::Zeus),
-        other => Err(format!(
-            "unknown power policy '{}'; choose max or zeus",
-            sanitize(other)
-        )),
+        other => Err(ArgError::Power(other.to_string())),
     }
 }

@@ -1,6 +1,7 @@
 //! Knobs of the preemptive policies: the restart cost, Tiresias's queue
 //! thresholds and starvation guard, and what `fair` shares between.
 
+use crate::sim::error::ArgError;
 use crate::trace::model::Secs;
 use std::fmt;
 use std::str::FromStr;
@@ -83,22 +84,19 @@ impl Tuning {
 pub struct Thresholds(pub Vec<u64>);
 
 impl FromStr for Thresholds {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Thresholds, String> {
-        let v: Result<Vec<u64>, String> = s
+    type Err = ArgError;
+    fn from_str(s: &str) -> Result<Thresholds, ArgError> {
+        let v: Result<Vec<u64>, ArgError> = s
             .split(',')
             .map(|x| {
-                x.trim().parse::<u64>().map_err(|_| {
-                    format!(
-                        "'{}' is not a whole number of GPU-seconds",
-                        crate::text::sanitize(x.trim())
-                    )
-                })
+                x.trim()
+                    .parse::<u64>()
+                    .map_err(|_| ArgError::Threshold(x.trim().to_string()))
             })
             .collect();
         let v = v?;
         if v.is_empty() || v.len() > 8 || v.contains(&0) || v.windows(2).any(|w| w[0] >= w[1]) {
-            return Err("give 1 to 8 ascending, positive thresholds, e.g. 3600,36000".into());
+            return Err(ArgError::Thresholds);
         }
         Ok(Thresholds(v))
     }
@@ -133,6 +131,10 @@ mod tests {
             vec![3600, 36000]
         );
         assert!("36000,3600".parse::<Thresholds>().is_err());
-        assert!("x".parse::<Thresholds>().unwrap_err().contains("'x'"));
+        assert!("x"
+            .parse::<Thresholds>()
+            .unwrap_err()
+            .to_string()
+            .contains("'x'"));
     }
 }

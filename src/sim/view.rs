@@ -58,7 +58,7 @@ pub trait View {
     /// Checks an answer against the state now: jobs exist and are in the
     /// state each action needs, none is started twice, and every start
     /// fits — on the GPUs it names or where the placement rule puts it.
-    fn check(&self, a: &Answer) -> Result<Checked, String>;
+    fn check(&self, a: &Answer) -> Result<Checked, crate::sim::error::Refused>;
 }
 
 /// One thing a policy's hook did, applied by the engine when the hook returns.
@@ -167,9 +167,9 @@ pub enum NoAnswer {
     Ask(Box<Question>),
 }
 
-impl From<String> for NoAnswer {
-    fn from(why: String) -> NoAnswer {
-        NoAnswer::Failed(why)
+impl From<crate::sim::error::ProtocolError> for NoAnswer {
+    fn from(why: crate::sim::error::ProtocolError) -> NoAnswer {
+        NoAnswer::Failed(why.to_string())
     }
 }
 

@@ -163,15 +163,22 @@ pub fn parse_duration(s: &str) -> Option<Secs> {
     num.is_empty().then_some(total)
 }
 
+/// A time a user typed that is not one (the text, as typed).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "'{}': try +2h, -30m, day 3 14:00, 14:00 or trace seconds",
+    crate::text::sanitize(.input.trim())
+)]
+pub struct WhenError {
+    pub input: String,
+}
+
 /// A time typed by a user: `+2h` / `-30m` (from now), `day 3 14:00`, `day 3`,
 /// `14:00` (today), or raw trace seconds.
-pub fn parse_when(zone: Zone, first: Secs, now: Secs, input: &str) -> Result<Secs, String> {
+pub fn parse_when(zone: Zone, first: Secs, now: Secs, input: &str) -> Result<Secs, WhenError> {
     let s = input.trim().to_ascii_lowercase();
-    let bad = || {
-        format!(
-            "'{}': try +2h, -30m, day 3 14:00, 14:00 or trace seconds",
-            crate::text::sanitize(input.trim())
-        )
+    let bad = || WhenError {
+        input: input.to_string(),
     };
     if let Some(rest) = s.strip_prefix('+') {
         return parse_duration(rest.trim()).map(|d| now + d).ok_or_else(bad);
@@ -235,6 +242,7 @@ mod when_tests {
         );
         assert!(parse_when(PAI_ZONE, first, now, "tomorrow")
             .unwrap_err()
+            .to_string()
             .contains("try +2h"));
         assert!(parse_when(PAI_ZONE, first, now, "day 0").is_err());
         assert!(parse_when(PAI_ZONE, first, now, "25:99").is_err());

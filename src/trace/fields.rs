@@ -146,13 +146,13 @@ impl<'a, F: Fields + ?Sized> Row<'a, F> {
     /// A GPU count: a whole number from `min` to `limits::MAX_GPUS`.
     pub fn gpus(&self, idx: usize, column: &str, min: i64) -> Result<u32, InputError> {
         let v = self.int(idx, column, i64::MIN)?;
-        super::limits::gpus(v, min).map_err(|m| self.error(column, m))
+        super::limits::gpus(v, min).map_err(|m| self.error(column, m.to_string()))
     }
 
     /// A time in whole seconds, from 0 to `limits::MAX_SECS`.
     pub fn secs(&self, idx: usize, column: &str) -> Result<i64, InputError> {
         let v = self.int(idx, column, 0)?;
-        super::limits::secs(v).map_err(|m| self.error(column, m))
+        super::limits::secs(v).map_err(|m| self.error(column, m.to_string()))
     }
 
     /// A whole number of at least `min`, or `None` when empty.
@@ -190,7 +190,7 @@ impl<'a, F: Fields + ?Sized> Row<'a, F> {
         match v {
             Some(v) => super::limits::secs(v)
                 .map(Some)
-                .map_err(|m| self.error(column, m)),
+                .map_err(|m| self.error(column, m.to_string())),
             None => Ok(None),
         }
     }

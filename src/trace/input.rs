@@ -99,6 +99,24 @@ impl fmt::Display for InputError {
 
 impl std::error::Error for InputError {}
 
+/// Side tables whose index could not be built: each one's error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Damaged(pub Vec<InputError>);
+
+impl fmt::Display for Damaged {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, e) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            write!(f, "{e}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Damaged {}
+
 /// How many reasons per file are kept to be shown.
 pub const FIRST_REASONS: usize = 5;
 

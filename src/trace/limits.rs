@@ -21,34 +21,43 @@ pub const MAX_SECS: i64 = 4_102_444_800;
 /// longest line of any released table is a few hundred bytes.
 pub const MAX_LINE: usize = 1 << 20;
 
+/// Why a value read from a trace is refused (the caller names where).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ValueError {
+    #[error("{v} is below the minimum {min}")]
+    BelowMin { v: i64, min: i64 },
+    #[error("{v} GPUs is more than the {} a cluster may have", MAX_GPUS)]
+    TooManyGpus { v: i64 },
+    #[error("{v} is out of range (0 to {} s, the year 2100)", MAX_SECS)]
+    Secs { v: i64 },
+    #[error("is outside 1970 to 2100")]
+    Dated,
+}
+
 /// A GPU count read from a trace, checked: at least `min`, at most `MAX_GPUS`.
-pub fn gpus(v: i64, min: i64) -> Result<u32, String> {
+pub fn gpus(v: i64, min: i64) -> Result<u32, ValueError> {
     if v < min {
-        return Err(format!("{v} is below the minimum {min}"));
+        return Err(ValueError::BelowMin { v, min });
     }
     if v > MAX_GPUS as i64 {
-        return Err(format!(
-            "{v} GPUs is more than the {MAX_GPUS} a cluster may have"
-        ));
+        return Err(ValueError::TooManyGpus { v });
     }
     Ok(v as u32)
 }
 
 /// A time in seconds read from a trace, checked to be within 0 … `MAX_SECS`.
-pub fn secs(v: i64) -> Result<i64, String> {
+pub fn secs(v: i64) -> Result<i64, ValueError> {
     if !(0..=MAX_SECS).contains(&v) {
-        return Err(format!(
-            "{v} is out of range (0 to {MAX_SECS} s, the year 2100)"
-        ));
+        return Err(ValueError::Secs { v });
     }
     Ok(v)
 }
 
 /// A dated time (Acme, Philly) as Unix seconds, checked to fall between
 /// 1970 and 2100.
-pub fn dated(at: i64) -> Result<i64, String> {
+pub fn dated(at: i64) -> Result<i64, ValueError> {
     if !(0..=MAX_SECS).contains(&at) {
-        return Err("is outside 1970 to 2100".into());
+        return Err(ValueError::Dated);
     }
     Ok(at)
 }

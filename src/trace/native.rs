@@ -3,7 +3,7 @@
 //! files, measured utilisation, and what `tracetui bench` times. Each format
 //! implements it in its own module; nothing outside `src/trace` names one.
 
-use super::input::InputError;
+use super::input::{Damaged, InputError};
 use super::model::{Job, Secs, Trace};
 use rustc_hash::FxHashMap;
 use serde_json::Value;
@@ -100,7 +100,7 @@ pub trait NativeTables: Send + Sync + std::fmt::Debug + Any {
     /// Returns the mean measured GPU utilisation per native job row (NaN
     /// where none) where the indexes give one.
     /// An error says which table is damaged and where.
-    fn build_indexes(&self) -> Result<Option<Vec<f32>>, String> {
+    fn build_indexes(&self) -> Result<Option<Vec<f32>>, Damaged> {
         Ok(None)
     }
 

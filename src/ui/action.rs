@@ -50,7 +50,7 @@ pub enum Action {
     SwitchPolicy(Policy),
     /// A background index finished: PAI's per-job sensor utilisation (if any),
     /// or (None) Philly's utilisation files.
-    Indexed(Result<Option<Arc<Vec<f32>>>, String>),
+    Indexed(Result<Option<Arc<Vec<f32>>>, crate::trace::input::Damaged>),
     /// A what-if row's progress (0–1).
     WhatIfProgress {
         row: usize,

@@ -54,7 +54,7 @@ pub struct Filter {
 
 impl Filter {
     /// The filter in `text`, or why it cannot be one.
-    pub fn parse(text: &str) -> Result<Filter, String> {
+    pub fn parse(text: &str) -> Result<Filter, super::error::UiError> {
         let mut words = Vec::new();
         for w in text.split_whitespace() {
             let (key, value) = match w.split_once('=') {
@@ -63,10 +63,7 @@ impl Filter {
             };
             if let Some(k) = &key {
                 if !["user", "group", "vc", "gpu", "state"].contains(&k.as_str()) {
-                    return Err(format!(
-                        "filter: '{}' is not one of user=, group=, gpu=, state=",
-                        crate::text::sanitize(k)
-                    ));
+                    return Err(super::error::UiError::FilterKey(k.clone()));
                 }
             }
             words.push((key, value));

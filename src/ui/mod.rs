@@ -12,6 +12,7 @@ mod cdf;
 mod commands;
 pub mod draw;
 pub mod effects;
+pub mod error;
 pub mod figures;
 pub mod filter;
 mod find;

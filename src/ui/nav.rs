@@ -82,8 +82,8 @@ impl App {
                 ));
             }
             Err(e) => {
-                self.warn(e.clone());
-                self.view.flash = Some(e);
+                self.warn(e.to_string());
+                self.view.flash = Some(e.to_string());
             }
         }
     }
@@ -366,7 +366,7 @@ impl App {
                     }
                     Err(e) => {
                         self.warn(format!("go to: {e}"));
-                        self.view.flash = Some(e);
+                        self.view.flash = Some(e.to_string());
                     }
                 }
             }

@@ -371,7 +371,7 @@ fn event_loop(
     app: &mut App,
     fx: &mut Effects,
     stop: &AtomicBool,
-    util_rx: &mpsc::Receiver<Result<Option<Arc<Vec<f32>>>, String>>,
+    util_rx: &mpsc::Receiver<Result<Option<Arc<Vec<f32>>>, crate::trace::input::Damaged>>,
 ) -> Result<()> {
     let backend = ratatui::backend::CrosstermBackend::new(std::io::stdout());
     let (w, h) = terminal::size()?;

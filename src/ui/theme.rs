@@ -2,6 +2,7 @@
 //! embedded in the binary and loadable from a path or the user's config
 //! directory; colours reduced to what the terminal can show.
 
+use super::error::UiError;
 use ratatui::style::{Color, Modifier, Style};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -144,7 +145,7 @@ pub fn ansi16(c: Color) -> Option<u8> {
     })
 }
 
-pub fn parse_color(s: &str) -> Result<Color, String> {
+pub fn parse_color(s: &str) -> Result<Color, UiError> {
     let s = s.trim().to_ascii_lowercase();
     if s == "reset" || s == "default" {
         return Ok(Color::Reset);
@@ -161,8 +162,7 @@ pub fn parse_color(s: &str) -> Result<Color, String> {
             return Ok(Color::Indexed(i));
         }
     }
-    named(&s)
-        .ok_or_else(|| format!("'{s}' is not a colour (#rrggbb, reset, an ANSI name or idx:N)"))
+    named(&s).ok_or(UiError::Color(s))
 }
 
 const ANSI16: [(Color, (u8, u8, u8)); 16] = [
@@ -232,27 +232,28 @@ pub fn reduce(c: Color, depth: Depth) -> Color {
 
 impl Theme {
     /// Parses a theme file; every role must be present.
-    pub fn parse(text: &str, depth: Depth) -> Result<Theme, String> {
-        let f: ThemeFile = toml::from_str(text).map_err(|e| e.to_string())?;
+    pub fn parse(text: &str, depth: Depth) -> Result<Theme, UiError> {
+        let f: ThemeFile = toml::from_str(text)?;
         let missing: Vec<&str> = ROLES
             .iter()
             .copied()
             .filter(|r| !f.roles.contains_key(*r))
             .collect();
         if !missing.is_empty() {
-            return Err(format!("missing roles: {}", missing.join(", ")));
+            return Err(UiError::MissingRoles(missing.join(", ")));
         }
-        let role = |name: &str| -> Result<Color, String> {
+        let role = |name: &str| -> Result<Color, UiError> {
             let v = f
                 .roles
                 .get(name)
-                .ok_or_else(|| format!("missing role '{name}'"))?;
-            let s = v
-                .as_str()
-                .ok_or_else(|| format!("role '{name}' must be a colour string"))?;
+                .ok_or_else(|| UiError::MissingRole(name.into()))?;
+            let s = v.as_str().ok_or_else(|| UiError::NotAString(name.into()))?;
             parse_color(s)
                 .map(|c| reduce(c, depth))
-                .map_err(|e| format!("role '{name}': {e}"))
+                .map_err(|e| UiError::Role {
+                    name: name.into(),
+                    why: Box::new(e),
+                })
         };
         let fg = |name: &str| role(name).map(|c| Style::default().fg(c));
         let jobs: Vec<Color> = match f.roles.get("jobs") {
@@ -260,15 +261,15 @@ impl Theme {
                 .iter()
                 .map(|v| {
                     v.as_str()
-                        .ok_or("jobs: colours must be strings".to_string())
+                        .ok_or(UiError::JobsNotStrings)
                         .and_then(parse_color)
                 })
                 .map(|c| c.map(|c| reduce(c, depth)))
                 .collect::<Result<_, _>>()?,
-            _ => return Err("missing role 'jobs' (a list of colours)".into()),
+            _ => return Err(UiError::NoJobs),
         };
         if jobs.is_empty() {
-            return Err("role 'jobs' needs at least one colour".into());
+            return Err(UiError::EmptyJobs);
         }
         let colored = depth != Depth::None && f.name != "mono";
         let cursor = Style::default()
@@ -330,7 +331,7 @@ impl Theme {
 }
 
 /// `--theme NAME|PATH`: an embedded name, a file, or a theme in `user_dir`.
-pub fn resolve(spec: &str, depth: Depth, user_dir: Option<&Path>) -> Result<Theme, String> {
+pub fn resolve(spec: &str, depth: Depth, user_dir: Option<&Path>) -> Result<Theme, UiError> {
     if let Some(t) = Theme::embedded(spec, depth) {
         return Ok(t);
     }
@@ -341,14 +342,25 @@ pub fn resolve(spec: &str, depth: Depth, user_dir: Option<&Path>) -> Result<Them
     ];
     for p in candidates.into_iter().flatten() {
         if p.is_file() {
-            let text = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
-            return Theme::parse(&text, depth).map_err(|e| format!("{}: {e}", p.display()));
+            return read(&p, depth);
         }
     }
-    Err(format!(
-        "no theme '{spec}': choose {} or give a path to a theme file",
-        EMBEDDED.map(|e| e.0).join(", ")
-    ))
+    Err(UiError::NoTheme {
+        spec: spec.to_string(),
+        choices: EMBEDDED.map(|e| e.0).join(", "),
+    })
+}
+
+/// The theme in file `p`: what is wrong with it names the file.
+fn read(p: &Path, depth: Depth) -> Result<Theme, UiError> {
+    let text = std::fs::read_to_string(p).map_err(|source| UiError::Read {
+        path: p.to_path_buf(),
+        source,
+    })?;
+    Theme::parse(&text, depth).map_err(|e| UiError::InFile {
+        path: p.to_path_buf(),
+        why: Box::new(e),
+    })
 }
 
 /// Every theme to cycle through: the embedded ones, then the user's.
@@ -367,13 +379,10 @@ pub fn all(depth: Depth, user_dir: Option<&Path>) -> (Vec<Theme>, Vec<String>) {
             .into_iter()
             .filter(|p| p.extension().is_some_and(|x| x == "toml"))
         {
-            match std::fs::read_to_string(&p)
-                .map_err(|e| e.to_string())
-                .and_then(|t| Theme::parse(&t, depth))
-            {
+            match read(&p, depth) {
                 Ok(t) if !themes.iter().any(|x| x.name == t.name) => themes.push(t),
                 Ok(_) => {}
-                Err(e) => problems.push(format!("theme {}: {e}", p.display())),
+                Err(e) => problems.push(format!("theme {e}")),
             }
         }
     }
@@ -433,17 +442,30 @@ mod tests {
         let dark = EMBEDDED[0].1;
         let bad = dark.replace("text = \"#d0d0d0\"", "text = \"#fff\"");
         assert_eq!(
-            Theme::parse(&bad, Depth::TrueColor).unwrap_err(),
+            Theme::parse(&bad, Depth::TrueColor)
+                .unwrap_err()
+                .to_string(),
             "role 'text': '#fff' is not a colour (#rrggbb, reset, an ANSI name or idx:N)"
         );
         let short = "name = \"x\"\n[roles]\ntext = \"#ffffff\"";
         assert!(Theme::parse(short, Depth::TrueColor)
             .unwrap_err()
+            .to_string()
             .starts_with("missing roles: dim, accent"));
         assert!(resolve("nope", Depth::TrueColor, None)
             .unwrap_err()
+            .to_string()
             .contains("choose dark, light"));
         assert!(parse_color("#12345").is_err());
-        assert_eq!(parse_color("idx:42"), Ok(Color::Indexed(42)));
+        assert_eq!(parse_color("idx:42").ok(), Some(Color::Indexed(42)));
+    }
+
+    #[test]
+    fn a_theme_file_that_cannot_be_read_says_why() {
+        let e = read(Path::new("/no/such/dir/t.toml"), Depth::TrueColor).unwrap_err();
+        let said = e.to_string();
+        assert!(said.starts_with("/no/such/dir/t.toml: "), "{said}");
+        assert!(said.contains("No such file or directory"), "{said}");
+        assert!(std::error::Error::source(&e).is_some());
     }
 }

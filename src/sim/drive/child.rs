@@ -5,11 +5,12 @@
 //! line, made safe and cut to a bounded length. The process is killed when
 //! the session ends.
 
+use super::error::PolicyError;
 use crate::text::sanitize;
 use std::io::{ErrorKind, Read, Write};
 use std::os::fd::AsRawFd;
 use std::os::unix::process::CommandExt;
-use std::process::{ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 /// The longest reply line read (a priority for every job of a large trace fits).
@@ -32,7 +33,7 @@ pub(super) struct Child {
 
 impl Child {
     /// Starts `sh -c cmd` in the current directory; `label` prefixes its stderr lines.
-    pub fn spawn(cmd: &str, label: &str) -> Result<Child, String> {
+    pub fn spawn(cmd: &str, label: &str) -> Result<Child, PolicyError> {
         let mut process = Command::new("sh")
             .arg("-c")
             .arg(cmd)
@@ -43,14 +44,17 @@ impl Child {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
-            .map_err(|e| format!("could not start `sh -c {}`: {e}", sanitize(cmd)))?;
+            .map_err(|source| PolicyError::Spawn {
+                cmd: cmd.to_string(),
+                source,
+            })?;
         let (Some(stdin), Some(stdout), Some(stderr)) = (
             process.stdin.take(),
             process.stdout.take(),
             process.stderr.take(),
         ) else {
             let _ = process.kill();
-            return Err("could not open the policy's pipes".into());
+            return Err(PolicyError::Pipes);
         };
         nonblocking(stdin.as_raw_fd());
         nonblocking(stdout.as_raw_fd());
@@ -58,7 +62,7 @@ impl Child {
         std::thread::Builder::new()
             .name("policy-stderr".into())
             .spawn(move || log_stderr(stderr, &label))
-            .map_err(|e| format!("could not start the stderr reader: {e}"))?;
+            .map_err(PolicyError::StderrReader)?;
         Ok(Child {
             process,
             stdin: Some(stdin),
@@ -70,16 +74,16 @@ impl Child {
     }
 
     /// Sends one message (a JSON object without its newline) and reads one reply line.
-    pub fn ask(&mut self, message: &[u8], timeout: Duration) -> Result<String, String> {
+    pub fn ask(&mut self, message: &[u8], timeout: Duration) -> Result<String, PolicyError> {
         let deadline = Instant::now() + timeout;
         self.send(message, deadline)?;
         self.reply_by(deadline)?
-            .ok_or_else(|| format!("did not answer within {:.1} s", timeout.as_secs_f64()))
+            .ok_or(PolicyError::Timeout(timeout))
     }
 
     /// Sends one message, its newline with it (one write: two would wake
     /// the program twice); a program that stops reading fails at `deadline`.
-    pub fn send(&mut self, message: &[u8], deadline: Instant) -> Result<(), String> {
+    pub fn send(&mut self, message: &[u8], deadline: Instant) -> Result<(), PolicyError> {
         self.line.clear();
         self.line.extend_from_slice(message);
         self.line.push(b'\n');
@@ -89,20 +93,20 @@ impl Child {
         wrote
     }
 
-    fn write_all(&mut self, mut bytes: &[u8], deadline: Instant) -> Result<(), String> {
+    fn write_all(&mut self, mut bytes: &[u8], deadline: Instant) -> Result<(), PolicyError> {
         let Some(stdin) = self.stdin.as_mut() else {
-            return Err("its input is closed".into());
+            return Err(PolicyError::InputClosed);
         };
         while !bytes.is_empty() {
             match stdin.write(bytes) {
-                Ok(0) => return Err(self.gone("stopped reading its input")),
+                Ok(0) => return Err(PolicyError::StoppedReading(self.ended())),
                 Ok(n) => bytes = &bytes[n..],
                 Err(e) if e.kind() == ErrorKind::WouldBlock => {
                     wait(stdin.as_raw_fd(), libc::POLLOUT, deadline)
-                        .map_err(|_| "did not read its input in time".to_string())?;
+                        .map_err(|_| PolicyError::SlowReader)?;
                 }
                 Err(e) if e.kind() == ErrorKind::Interrupted => {}
-                Err(_) => return Err(self.gone("closed its input")),
+                Err(_) => return Err(PolicyError::ClosedInput(self.ended())),
             }
         }
         Ok(())
@@ -110,7 +114,7 @@ impl Child {
 
     /// The next reply line, if one comes by `until` (None: not yet; the
     /// bytes read so far are kept for the next call).
-    pub fn reply_by(&mut self, until: Instant) -> Result<Option<String>, String> {
+    pub fn reply_by(&mut self, until: Instant) -> Result<Option<String>, PolicyError> {
         loop {
             if let Some(i) = memchr::memchr(b'\n', &self.pending[self.scanned..]) {
                 let end = self.scanned + i;
@@ -118,15 +122,15 @@ impl Child {
                 self.scanned = 0;
                 return String::from_utf8(line[..end].to_vec())
                     .map(Some)
-                    .map_err(|_| "answered with a line that is not UTF-8".into());
+                    .map_err(|_| PolicyError::NotUtf8);
             }
             self.scanned = self.pending.len();
             if self.pending.len() > MAX_REPLY {
-                return Err(format!("answered with a line over {} MiB", MAX_REPLY >> 20));
+                return Err(PolicyError::TooLong(MAX_REPLY >> 20));
             }
             let mut buf = [0u8; 64 << 10];
             match self.stdout.read(&mut buf) {
-                Ok(0) => return Err(self.gone("closed its output without answering")),
+                Ok(0) => return Err(PolicyError::Closed(self.ended())),
                 Ok(n) => self.pending.extend_from_slice(&buf[..n]),
                 Err(e) if e.kind() == ErrorKind::WouldBlock => {
                     if wait(self.stdout.as_raw_fd(), libc::POLLIN, until).is_err() {
@@ -134,18 +138,15 @@ impl Child {
                     }
                 }
                 Err(e) if e.kind() == ErrorKind::Interrupted => {}
-                Err(e) => return Err(format!("could not be read: {e}")),
+                Err(e) => return Err(PolicyError::Read(e)),
             }
         }
     }
 
-    /// What to say when the process went away: how it ended, if it has.
-    fn gone(&mut self, what: &str) -> String {
+    /// How the process ended, if it has (asked when it went away).
+    fn ended(&mut self) -> Option<ExitStatus> {
         std::thread::sleep(Duration::from_millis(20));
-        match self.process.try_wait() {
-            Ok(Some(status)) => format!("{what} ({status})"),
-            _ => what.to_string(),
-        }
+        self.process.try_wait().ok().flatten()
     }
 }
 

@@ -3,6 +3,7 @@
 //! as long as some copy of an engine may still ask, on whichever thread.
 
 use super::child::Child;
+use super::error::PolicyError;
 use crate::sim::policies::exec::{self, Lookup, Question, Reply};
 use std::time::{Duration, Instant};
 
@@ -18,7 +19,7 @@ enum Miss {
     Later,
     /// Another message of the dialogue is out.
     Diverged,
-    Failed(String),
+    Failed(PolicyError),
 }
 
 pub(super) fn ask(q: &Question, by: Option<Instant>) -> Option<Reply> {
@@ -33,7 +34,7 @@ pub(super) fn ask(q: &Question, by: Option<Instant>) -> Option<Reply> {
             Ok(link) => d.link = Some(Box::new(link)),
             Err(why) => {
                 d.give_up();
-                return Some(Reply::Failed(why));
+                return Some(Reply::Failed(why.to_string()));
             }
         }
     }
@@ -53,13 +54,13 @@ pub(super) fn ask(q: &Question, by: Option<Instant>) -> Option<Reply> {
             // The process is out of step (a late answer may still come):
             // no copy may use it or its answers again.
             d.give_up();
-            Some(Reply::Failed(why))
+            Some(Reply::Failed(why.to_string()))
         }
     }
 }
 
 /// The dialogue's process, started and sent its hello (answered later).
-fn start(q: &Question) -> Result<Link, String> {
+fn start(q: &Question) -> Result<Link, PolicyError> {
     let mut child = Child::spawn(&q.spec.cmd, &q.spec.label)?;
     let hello = exec::hello_message(&q.spec.cmd)?;
     child.send(&hello, Instant::now() + q.timeout)?;
@@ -80,7 +81,7 @@ impl Link {
         if let Some((None, since)) = self.asked {
             let line = self.reply(since, (by, timeout))?;
             self.asked = None;
-            exec::check_hello(&q.spec, &line).map_err(Miss::Failed)?;
+            exec::check_hello(&q.spec, &line).map_err(|e| Miss::Failed(e.into()))?;
         }
         let since = match self.asked {
             Some((Some(k), _)) if k != q.key => return Err(Miss::Diverged),
@@ -109,10 +110,7 @@ impl Link {
         let until = by.map_or(limit, |b| b.min(limit));
         match self.child.reply_by(until) {
             Ok(Some(line)) => Ok(line),
-            Ok(None) if Instant::now() >= limit => Err(Miss::Failed(format!(
-                "did not answer within {:.1} s",
-                timeout.as_secs_f64()
-            ))),
+            Ok(None) if Instant::now() >= limit => Err(Miss::Failed(PolicyError::Timeout(timeout))),
             Ok(None) => Err(Miss::Later),
             Err(why) => Err(Miss::Failed(why)),
         }

@@ -9,6 +9,7 @@
 //! which gives each answer until shortly before the next frame.
 
 mod child;
+mod error;
 mod link;
 mod probe;
 
@@ -18,6 +19,7 @@ use crate::sim::Engine;
 use crate::trace::model::Secs;
 use std::time::Instant;
 
+pub use error::PolicyError;
 pub use probe::{register, register_named};
 
 /// The answer to `q`, if it comes by `by` (None: up to its timeout; a

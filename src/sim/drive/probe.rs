@@ -2,6 +2,8 @@
 //! it is (the probe), and registered as a policy.
 
 use super::child::Child;
+use super::error::PolicyError;
+use crate::sim::error::ArgError;
 use crate::sim::policies::exec::{self, Spec};
 use crate::sim::Policy;
 use crate::text::sanitize;
@@ -13,20 +15,20 @@ const PROBE_TIMEOUT: Duration = crate::sim::tuning::DEFAULT_POLICY_TIMEOUT;
 
 /// `exec:CMD` as a policy, shown as `label` (a name from config.toml)
 /// rather than the name the program gives.
-pub fn register_named(cmd: &str, label: &str) -> Result<Policy, String> {
+pub fn register_named(cmd: &str, label: &str) -> Result<Policy, ArgError> {
     register_as(cmd, Some(label))
 }
 
 /// `exec:CMD` as a policy: registered once per command (probing the
 /// program), or the registration it already has.
-pub fn register(cmd: &str) -> Result<Policy, String> {
+pub fn register(cmd: &str) -> Result<Policy, ArgError> {
     register_as(cmd, None)
 }
 
-fn register_as(cmd: &str, label: Option<&str>) -> Result<Policy, String> {
+fn register_as(cmd: &str, label: Option<&str>) -> Result<Policy, ArgError> {
     let cmd = cmd.trim();
     if cmd.is_empty() {
-        return Err("exec: needs a command, e.g. --policy 'exec:python3 policies/fifo.py'".into());
+        return Err(ArgError::NoCommand);
     }
     let name = format!("exec:{cmd}");
     if let Some(p) = exec::registered(&name) {
@@ -39,11 +41,33 @@ fn register_as(cmd: &str, label: Option<&str>) -> Result<Policy, String> {
     Ok(exec::register(spec))
 }
 
-fn probe(cmd: &str, name: &str) -> Result<Spec, String> {
-    let fail = |why: String| format!("policy '{}': {why}", sanitize(name));
-    let mut child = Child::spawn(cmd, name).map_err(fail)?;
-    let hello = exec::hello_message(cmd).map_err(fail)?;
-    let line = child.ask(&hello, PROBE_TIMEOUT).map_err(fail)?;
-    let said = exec::read_hello(&line, cmd).map_err(fail)?;
-    Ok(Spec::new(cmd, said))
+fn probe(cmd: &str, name: &str) -> Result<Spec, PolicyError> {
+    let hello = || -> Result<Spec, PolicyError> {
+        let mut child = Child::spawn(cmd, name)?;
+        let hello = exec::hello_message(cmd)?;
+        let line = child.ask(&hello, PROBE_TIMEOUT)?;
+        Ok(Spec::new(cmd, exec::read_hello(&line, cmd)?))
+    };
+    hello().map_err(|e| e.named(name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::error::Error as _;
+
+    #[test]
+    fn a_program_that_ends_says_how_and_keeps_the_cause() {
+        let e = register("exit 3").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "policy 'exec:exit 3': closed its output without answering (exit status: 3)"
+        );
+        let cause = e.source().expect("the policy's own error is the cause");
+        assert_eq!(
+            cause.to_string(),
+            "closed its output without answering (exit status: 3)"
+        );
+        assert!(matches!(register("  "), Err(ArgError::NoCommand)));
+    }
 }

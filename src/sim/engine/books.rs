@@ -4,6 +4,7 @@
 
 use super::{Engine, Event, Phase, PolicyFailure};
 use crate::sim::cluster::{ClusterState, Grant, TypeFilter};
+use crate::sim::error::Refused;
 use crate::sim::job::{JobState, Resume};
 use crate::sim::placement::{place, Placement};
 use crate::sim::policy::{Books, Policy};
@@ -88,7 +89,7 @@ impl View for Engine {
         st.phase == Phase::Running && self.completions.has(job)
     }
 
-    fn check(&self, a: &Answer) -> Result<Checked, String> {
+    fn check(&self, a: &Answer) -> Result<Checked, Refused> {
         self.check_answer(a)
     }
 }
@@ -185,30 +186,29 @@ impl Engine {
     /// each action needs, none is started twice, and every start fits —
     /// on the GPUs it names (after this answer's preemptions and earlier
     /// starts) or where the placement rule puts it.
-    fn check_answer(&self, a: &Answer) -> Result<Checked, String> {
+    fn check_answer(&self, a: &Answer) -> Result<Checked, Refused> {
         let n = self.jobs.len() as u32;
         let known = |j: u32| {
             if j < n {
                 Ok(j)
             } else {
-                Err(format!("job {j} is not in the trace ({n} jobs)"))
+                Err(Refused::NoSuchJob { job: j, n })
             }
         };
         let mut keyed = FxHashSet::default();
         for &(j, _, _) in &a.rekey {
             if !keyed.insert(j) {
-                return Err(format!("priority for job {j} twice"));
+                return Err(Refused::KeyTwice { job: j });
             }
             if j >= n {
-                return Err(format!(
-                    "priority for job {j}, which is not in the trace ({n} jobs)"
-                ));
+                return Err(Refused::KeyForNoJob { job: j, n });
             }
             let p = self.jobs[j as usize].phase;
             if p != Phase::Queued && p != Phase::Running {
-                return Err(format!(
-                    "priority for job {j}, which is {p:?}, not waiting or running"
-                ));
+                return Err(Refused::KeyPhase {
+                    job: j,
+                    phase: format!("{p:?}"),
+                });
             }
         }
         let mut scratch: Option<ClusterState> = None;
@@ -220,9 +220,7 @@ impl Engine {
         let mut seen = FxHashSet::default();
         for &v in &a.preempt {
             if !self.preemptable(known(v)?) || !seen.insert(v) {
-                return Err(format!(
-                    "preempt job {v}, which is not running here (or named twice)"
-                ));
+                return Err(Refused::Preempt { job: v });
             }
             let s = scratch.get_or_insert_with(|| self.cluster.clone());
             s.release(v, &self.running[&v]);
@@ -232,21 +230,19 @@ impl Engine {
         for (j, gpus) in &a.start {
             let j = known(*j)?;
             if self.jobs[j as usize].phase != Phase::Queued {
-                return Err(format!("start job {j}, which is not waiting"));
+                return Err(Refused::NotWaiting { job: j });
             }
             if !started.insert(j) {
-                return Err(format!("start job {j} twice"));
+                return Err(Refused::StartTwice { job: j });
             }
             let s = scratch.get_or_insert_with(|| self.cluster.clone());
             let g = match gpus {
                 Some(g) => self.check_grants(s, j, g.clone())?,
                 None => {
                     let (d, f) = self.shape_of(j);
-                    place(s, self.placement, d, *f).ok_or_else(|| {
-                        format!(
-                            "start job {j}: it does not fit now ({} placement)",
-                            self.placement.name()
-                        )
+                    place(s, self.placement, d, *f).ok_or(Refused::NoFit {
+                        job: j,
+                        placement: self.placement.name(),
                     })?
                 }
             };
@@ -263,7 +259,7 @@ impl Engine {
         s: &ClusterState,
         job: u32,
         mut g: Vec<Grant>,
-    ) -> Result<Vec<Grant>, String> {
+    ) -> Result<Vec<Grant>, Refused> {
         let (demand, filter) = self.shape_of(job);
         g.sort_by_key(|x| (x.machine, x.gpu));
         let mut total = 0u64;
@@ -282,33 +278,33 @@ impl Engine {
         sizes.sort_unstable();
         wanted.sort_unstable();
         if sizes != wanted && matches!(demand, Demand::Gang { .. }) {
-            return Err(format!(
-                "start job {job}: a gang of {} GPUs takes {} whole GPUs",
-                wanted.len(),
-                wanted.len()
-            ));
+            return Err(Refused::Gang {
+                job,
+                gpus: wanted.len(),
+            });
         }
         for (i, x) in g.iter().enumerate() {
             if machines
                 .get(x.machine as usize)
                 .is_some_and(|m| m.recorded_only)
             {
-                return Err(format!(
-                    "start job {job}: machine {} is known only from the trace's record",
-                    x.machine
-                ));
+                return Err(Refused::RecordedOnly {
+                    job,
+                    machine: x.machine,
+                });
             }
             if x.machine as usize >= s.machine_count() || x.gpu as u32 >= s.cap(x.machine) {
-                return Err(format!(
-                    "start job {job}: machine {} has no GPU {}",
-                    x.machine, x.gpu
-                ));
+                return Err(Refused::NoGpu {
+                    job,
+                    machine: x.machine,
+                    gpu: x.gpu as u32,
+                });
             }
             if !filter.allows(s.machine_type(x.machine)) {
-                return Err(format!(
-                    "start job {job}: machine {} has the wrong GPU type",
-                    x.machine
-                ));
+                return Err(Refused::GpuType {
+                    job,
+                    machine: x.machine,
+                });
             }
             if x.milli == 0
                 || x.milli > 1000
@@ -316,28 +312,31 @@ impl Engine {
                     .iter()
                     .any(|y| (y.machine, y.gpu) == (x.machine, x.gpu))
             {
-                return Err(format!(
-                    "start job {job}: GPU {}/{} named twice or with {} milli-GPUs",
-                    x.machine, x.gpu, x.milli
-                ));
+                return Err(Refused::GpuTwice {
+                    job,
+                    machine: x.machine,
+                    gpu: x.gpu as u32,
+                    milli: x.milli,
+                });
             }
             let used = s.used_milli(s.first_gpu(x.machine) + x.gpu as usize);
             if used + x.milli as u32 > 1000 {
-                return Err(format!(
-                    "start job {job}: over-allocation: GPU {}/{} has {} milli-GPUs free, {} asked",
-                    x.machine,
-                    x.gpu,
-                    1000 - used.min(1000),
-                    x.milli
-                ));
+                return Err(Refused::Over {
+                    job,
+                    machine: x.machine,
+                    gpu: x.gpu as u32,
+                    free: 1000 - used.min(1000),
+                    milli: x.milli,
+                });
             }
             total += x.milli as u64;
         }
         if total != demand.total_milli() {
-            return Err(format!(
-                "start job {job}: the GPUs named add up to {total} milli-GPUs; it needs {}",
-                demand.total_milli()
-            ));
+            return Err(Refused::Total {
+                job,
+                total,
+                needs: demand.total_milli(),
+            });
         }
         Ok(g)
     }

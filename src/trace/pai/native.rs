@@ -3,7 +3,7 @@
 
 use super::detail::{job_detail, side_rows, workers_of, SideRows};
 use super::PaiTables;
-use crate::trace::input::InputError;
+use crate::trace::input::{Damaged, InputError};
 use crate::trace::model::{Job, Trace};
 use crate::trace::native::{BenchProbe, Indexing, NativeTables};
 use serde_json::Value;
@@ -96,10 +96,10 @@ impl NativeTables for PaiTables {
     }
 
     /// The side index; the mean sensor GPU utilisation per job-table row.
-    fn build_indexes(&self) -> Result<Option<Vec<f32>>, String> {
+    fn build_indexes(&self) -> Result<Option<Vec<f32>>, Damaged> {
         match self.side_index() {
             Ok(idx) => Ok(idx.job_util.clone()),
-            Err(e) => Err(e.to_string()),
+            Err(e) => Err(Damaged(vec![e.clone()])),
         }
     }
 

@@ -4,7 +4,7 @@
 
 use super::util::UtilFile;
 use super::{job_detail, PhillyTables, CPU_UTIL, MEM_UTIL};
-use crate::trace::input::InputError;
+use crate::trace::input::{Damaged, InputError};
 use crate::trace::model::{Job, Secs, Trace};
 use crate::trace::native::{BenchProbe, Indexing, MachineSample, MachineValues, NativeTables};
 use serde_json::Value;
@@ -75,17 +75,17 @@ impl NativeTables for PhillyTables {
     }
 
     /// Indexes every utilisation file; none gives a per-job figure.
-    fn build_indexes(&self) -> Result<Option<Vec<f32>>, String> {
+    fn build_indexes(&self) -> Result<Option<Vec<f32>>, Damaged> {
         let mut damaged = Vec::new();
         for f in self.util_files() {
             if let Err(e) = f.index() {
-                damaged.push(e.to_string());
+                damaged.push(e.clone());
             }
         }
         if damaged.is_empty() {
             Ok(None)
         } else {
-            Err(damaged.join("; "))
+            Err(Damaged(damaged))
         }
     }
 

@@ -12,21 +12,42 @@ use std::io::{BufReader, Seek, SeekFrom};
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
+/// Why a utilisation file's time is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ZonedError {
+    #[error("'{}' has no time zone", sanitize(.0))]
+    NoZone(String),
+    #[error("time zone '{}' is not PDT or PST", sanitize(.0))]
+    Zone(String),
+    #[error("'{}' is not a time", sanitize(.0))]
+    NotATime(String),
+    #[error("'{}' {why}", sanitize(.text))]
+    Range {
+        text: String,
+        why: crate::trace::limits::ValueError,
+    },
+    #[error("not UTF-8")]
+    NotUtf8,
+}
+
 /// `2017-10-03 00:08:00 PDT` (or PST) as Unix seconds; other zones are refused.
-pub fn parse_zoned(s: &str) -> Result<Secs, String> {
+pub fn parse_zoned(s: &str) -> Result<Secs, ZonedError> {
     let s = s.trim();
     let (when, zone) = s
         .rsplit_once(' ')
-        .ok_or_else(|| format!("'{}' has no time zone", sanitize(s)))?;
+        .ok_or_else(|| ZonedError::NoZone(s.to_string()))?;
     let offset = match zone {
         "PDT" => -7 * 3600,
         "PST" => -8 * 3600,
-        z => return Err(format!("time zone '{}' is not PDT or PST", sanitize(z))),
+        z => return Err(ZonedError::Zone(z.to_string())),
     };
     let ndt = NaiveDateTime::parse_from_str(when, "%Y-%m-%d %H:%M:%S")
-        .map_err(|_| format!("'{}' is not a time", sanitize(when)))?;
+        .map_err(|_| ZonedError::NotATime(when.to_string()))?;
     let at = ndt.and_utc().timestamp() - offset;
-    crate::trace::limits::dated(at).map_err(|m| format!("'{}' {m}", sanitize(when)))?;
+    crate::trace::limits::dated(at).map_err(|m| ZonedError::Range {
+        text: when.to_string(),
+        why: m,
+    })?;
     Ok(at)
 }
 
@@ -223,7 +244,7 @@ impl Scan<'_> {
             return Ok(());
         }
         match std::str::from_utf8(text)
-            .map_err(|_| "not UTF-8".to_string())
+            .map_err(|_| ZonedError::NotUtf8)
             .and_then(parse_zoned)
         {
             Ok(t) => {
@@ -238,7 +259,7 @@ impl Scan<'_> {
                     column: Some("time".into()),
                     byte: false,
                 };
-                self.policy.bad_row(InputError::at(loc, m))?;
+                self.policy.bad_row(InputError::at(loc, m.to_string()))?;
             }
         }
         Ok(())
@@ -296,6 +317,7 @@ mod tests {
         assert_eq!(pst - pdt, 3600);
         assert!(parse_zoned("2017-11-05 01:30:00 UTC")
             .unwrap_err()
+            .to_string()
             .contains("not PDT or PST"));
         assert!(parse_zoned("2017-11-05 01:30:00").is_err());
     }

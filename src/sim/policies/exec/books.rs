@@ -4,7 +4,8 @@
 //! it asks a `Question` and the engine stops until resumed with the reply.
 
 use super::dialogue::{self, Lookup, Question, Reply, Shared};
-use super::{excerpt, wire, Spec};
+use super::{wire, Spec};
+use crate::sim::error::ProtocolError;
 use crate::sim::policy::Books;
 use crate::sim::view::{Acts, Checked, NoAnswer, View};
 use crate::text::sanitize;
@@ -122,7 +123,7 @@ impl ExecBooks {
     fn exchange_with(
         &mut self,
         e: &dyn View,
-        build: impl Fn(&mut ExecBooks, &dyn View) -> Result<Vec<u8>, String>,
+        build: impl Fn(&mut ExecBooks, &dyn View) -> Result<Vec<u8>, ProtocolError>,
     ) -> Result<wire::Reply, NoAnswer> {
         let r = self.exchange_once(e, build);
         self.asking = matches!(r, Err(NoAnswer::Ask(_)));
@@ -132,7 +133,7 @@ impl ExecBooks {
     fn exchange_once(
         &mut self,
         e: &dyn View,
-        build: impl Fn(&mut ExecBooks, &dyn View) -> Result<Vec<u8>, String>,
+        build: impl Fn(&mut ExecBooks, &dyn View) -> Result<Vec<u8>, ProtocolError>,
     ) -> Result<wire::Reply, NoAnswer> {
         for _ in 0..2 {
             match self.converse(e, &build) {
@@ -144,7 +145,13 @@ impl ExecBooks {
                 Err(Talk::Ask(q)) => return Err(NoAnswer::Ask(Box::new(q))),
                 Ok(line) => {
                     return serde_json::from_str(&line).map_err(|x| {
-                        NoAnswer::Failed(format!("malformed answer ({x}): {}", excerpt(&line)))
+                        NoAnswer::Failed(
+                            ProtocolError::Answer {
+                                why: x.to_string(),
+                                line,
+                            }
+                            .to_string(),
+                        )
                     })
                 }
             }
@@ -157,7 +164,7 @@ impl ExecBooks {
     fn converse(
         &mut self,
         e: &dyn View,
-        build: &impl Fn(&mut ExecBooks, &dyn View) -> Result<Vec<u8>, String>,
+        build: &impl Fn(&mut ExecBooks, &dyn View) -> Result<Vec<u8>, ProtocolError>,
     ) -> Result<String, Talk> {
         if !self.live() {
             let keys = &self.keys;
@@ -165,16 +172,13 @@ impl ExecBooks {
             let msg = serde_json::to_vec(&start).map_err(|x| Talk::Failed(x.to_string()))?;
             let line = self.talk(msg, e)?;
             if serde_json::from_str::<serde::de::IgnoredAny>(&line).is_err() {
-                return Err(Talk::Failed(format!(
-                    "malformed answer to start: {}",
-                    excerpt(&line)
-                )));
+                return Err(Talk::Failed(ProtocolError::Start(line).to_string()));
             }
             // What happened before the snapshot is in it.
             self.arrived.clear();
             self.events.clear();
         }
-        let msg = build(self, e).map_err(Talk::Failed)?;
+        let msg = build(self, e).map_err(|x| Talk::Failed(x.to_string()))?;
         self.talk(msg, e)
     }
 
@@ -192,7 +196,7 @@ impl ExecBooks {
                 events: &b.events,
                 wakeup: b.wakeup == Some(e.now()),
             };
-            serde_json::to_vec(&msg).map_err(|x| x.to_string())
+            serde_json::to_vec(&msg).map_err(|x| ProtocolError::Message(x.to_string()))
         })?;
         Ok(self.checked(e, reply)?)
     }
@@ -205,10 +209,10 @@ impl ExecBooks {
                 time: e.now(),
                 events: &b.events,
             };
-            serde_json::to_vec(&msg).map_err(|x| x.to_string())
+            serde_json::to_vec(&msg).map_err(|x| ProtocolError::Message(x.to_string()))
         })?;
         if !reply.start.is_empty() || !reply.preempt.is_empty() {
-            return Err(NoAnswer::Failed("answered 'passed' with starts or preemptions: only priority and wakeup may follow a pass".into()));
+            return Err(NoAnswer::Failed(ProtocolError::StartAfterPass.to_string()));
         }
         Ok(self.checked(e, reply)?)
     }
@@ -228,13 +232,13 @@ impl ExecBooks {
     /// A reply checked: a later wake-up (the protocol's own), then the
     /// answer against the engine now (`View::check`, the one check of keys,
     /// preemptions and starts).
-    fn checked(&self, e: &dyn View, reply: wire::Reply) -> Result<Decided, String> {
+    fn checked(&self, e: &dyn View, reply: wire::Reply) -> Result<Decided, ProtocolError> {
         if let Some(w) = reply.wakeup.filter(|&w| w <= e.now()) {
-            return Err(format!("asked to wake up at {w}, not after now"));
+            return Err(ProtocolError::WakeupPast(w));
         }
         // Far enough for any trace; later would overflow the clock.
         if let Some(w) = reply.wakeup.filter(|&w| w > Secs::MAX / 4) {
-            return Err(format!("asked to wake up at {w}, beyond any trace's time"));
+            return Err(ProtocolError::WakeupFar(w));
         }
         let wakeup = reply.wakeup;
         let keys = reply.priority.clone();

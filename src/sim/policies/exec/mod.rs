@@ -12,6 +12,7 @@ mod wire;
 
 use super::super::policy::{Books, Policy, Rule, Walk};
 use super::super::view::View;
+use crate::sim::error::ProtocolError;
 use crate::text::sanitize;
 use books::ExecBooks;
 pub(crate) use dialogue::{lock, Lookup};
@@ -92,47 +93,35 @@ pub(crate) struct Hello {
 }
 
 /// The hello tracetui sends first.
-pub(crate) fn hello_message(cmd: &str) -> Result<Vec<u8>, String> {
+pub(crate) fn hello_message(cmd: &str) -> Result<Vec<u8>, ProtocolError> {
     serde_json::to_vec(&wire::Hello {
         kind: "hello",
         protocol: wire::PROTOCOL,
         command: cmd,
     })
-    .map_err(|e| e.to_string())
+    .map_err(|e| ProtocolError::Message(e.to_string()))
 }
 
 /// What the program's answer to the hello says of it, checked.
-pub(crate) fn read_hello(line: &str, cmd: &str) -> Result<Hello, String> {
-    let id: wire::Identity = serde_json::from_str(line)
-        .map_err(|e| format!("malformed answer to hello ({e}): {}", excerpt(line)))?;
-    if id.protocol.is_some_and(|v| v != wire::PROTOCOL) {
-        return Err(format!(
-            "speaks protocol {}, tracetui speaks {}",
-            id.protocol.unwrap_or(0),
-            wire::PROTOCOL
-        ));
+pub(crate) fn read_hello(line: &str, cmd: &str) -> Result<Hello, ProtocolError> {
+    let id: wire::Identity = serde_json::from_str(line).map_err(|e| ProtocolError::Hello {
+        why: e.to_string(),
+        line: line.to_string(),
+    })?;
+    if let Some(v) = id.protocol.filter(|&v| v != wire::PROTOCOL) {
+        return Err(ProtocolError::Version(v, wire::PROTOCOL));
     }
     let walk = match id.walk.as_str() {
         "strict" => Walk::Strict,
         "greedy" => Walk::Greedy,
         "preemptive" => Walk::Preemptive,
         "explicit" => Walk::Explicit,
-        w => {
-            return Err(format!(
-                "walk '{}' in its hello: choose strict, greedy, preemptive or explicit",
-                sanitize(w)
-            ))
-        }
+        w => return Err(ProtocolError::Walk(w.to_string())),
     };
     let arrivals_only = match id.ask.as_deref() {
         None | Some("always") => false,
         Some("arrivals") => true,
-        Some(a) => {
-            return Err(format!(
-                "ask '{}' in its hello: choose always or arrivals",
-                sanitize(a)
-            ))
-        }
+        Some(a) => return Err(ProtocolError::Ask(a.to_string())),
     };
     let about = id.describe.unwrap_or_default();
     Ok(Hello {
@@ -147,24 +136,16 @@ pub(crate) fn read_hello(line: &str, cmd: &str) -> Result<Hello, String> {
     })
 }
 
-/// At most 120 characters of a line, made safe, for an error message.
-fn excerpt(line: &str) -> String {
-    let cut: String = line.chars().take(120).collect();
-    let more = if cut.len() < line.len() { "…" } else { "" };
-    format!("{}{more}", sanitize(&cut))
-}
-
 /// The program's hello, as the probe heard it when the policy was named.
-pub(crate) fn check_hello(spec: &Spec, line: &str) -> Result<(), String> {
+pub(crate) fn check_hello(spec: &Spec, line: &str) -> Result<(), ProtocolError> {
     let h = read_hello(line, &spec.cmd)?;
     if (h.walk, h.notify, h.arrivals_only) != (spec.walk, spec.notify, spec.arrivals_only) {
-        return Err(format!(
-            "said walk {} (notify {}) when first asked and {} (notify {}) now",
-            spec.walk.name(),
-            spec.notify,
-            h.walk.name(),
-            h.notify
-        ));
+        return Err(ProtocolError::Changed {
+            was: spec.walk.name(),
+            was_notify: spec.notify,
+            now: h.walk.name(),
+            now_notify: h.notify,
+        });
     }
     Ok(())
 }

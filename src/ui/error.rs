@@ -1,0 +1,42 @@
+//! What the screen's own inputs get wrong: a filter typed in the replay, a
+//! theme named or read from a file. A file that cannot be read keeps the
+//! OS's reason as its cause.
+
+use crate::text::sanitize;
+use std::io;
+use std::path::PathBuf;
+
+#[derive(Debug, thiserror::Error)]
+pub enum UiError {
+    #[error("filter: '{}' is not one of user=, group=, gpu=, state=", sanitize(.0))]
+    FilterKey(String),
+    #[error("'{}' is not a colour (#rrggbb, reset, an ANSI name or idx:N)", sanitize(.0))]
+    Color(String),
+    #[error(transparent)]
+    Toml(#[from] toml::de::Error),
+    #[error("missing roles: {0}")]
+    MissingRoles(String),
+    #[error("missing role '{0}'")]
+    MissingRole(String),
+    #[error("role '{0}' must be a colour string")]
+    NotAString(String),
+    #[error("role '{name}': {why}")]
+    Role { name: String, why: Box<UiError> },
+    #[error("jobs: colours must be strings")]
+    JobsNotStrings,
+    #[error("missing role 'jobs' (a list of colours)")]
+    NoJobs,
+    #[error("role 'jobs' needs at least one colour")]
+    EmptyJobs,
+    #[error("{}: {source}", sanitize(&.path.display().to_string()))]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    /// What is wrong inside a theme file.
+    #[error("{}: {why}", sanitize(&.path.display().to_string()))]
+    InFile { path: PathBuf, why: Box<UiError> },
+    #[error("no theme '{}': choose {choices} or give a path to a theme file", sanitize(.spec))]
+    NoTheme { spec: String, choices: String },
+}
