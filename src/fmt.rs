@@ -1,7 +1,7 @@
 //! Small formatting helpers shared by the tables and the TUI.
 
 /// Seconds as a short human duration: `45s`, `12m05s`, `3h02m`, `4d07h`.
-pub fn human_secs(s: f64) -> String {
+pub(crate) fn human_secs(s: f64) -> String {
     if !s.is_finite() {
         return "-".into();
     }
@@ -27,7 +27,7 @@ use serde_json::Value;
 use std::fmt::Write as _;
 
 /// A JSON value for people: objects as indented `key  value` lines.
-pub fn json_text(v: &Value) -> String {
+pub(crate) fn json_text(v: &Value) -> String {
     let mut out = String::new();
     render_text(v, 0, &mut out);
     out
@@ -86,7 +86,7 @@ fn scalar(v: &Value) -> String {
 }
 
 /// `1 machine`, `2 machines`: a count with its noun (plural in `s`).
-pub fn count(n: impl Into<u64>, noun: &str) -> String {
+pub(crate) fn count(n: impl Into<u64>, noun: &str) -> String {
     let n = n.into();
     format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }

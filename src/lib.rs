@@ -1,14 +1,15 @@
+#![warn(unreachable_pub)]
 //! tracetui: replay public GPU-cluster job traces through a deterministic
 //! scheduling simulation.
 //!
 //! Data flows one way: `trace` (load) → the model → `sim` (engine) → views.
 
 pub mod cli;
-pub mod fmt;
+pub(crate) mod fmt;
 pub mod gen;
 pub mod lesson;
-pub mod outfile;
-pub mod plot;
+pub(crate) mod outfile;
+pub(crate) mod plot;
 pub mod sample;
 pub mod sim;
 pub mod stats;

@@ -13,7 +13,7 @@ use unicode_width::UnicodeWidthChar;
 /// bidirectional-override character is written as an escape (`\x07`,
 /// `\x1b`, `\u{202e}`), so nothing reaches the terminal raw and two ids that
 /// differ only by such a character still look different.
-pub fn sanitize(s: &str) -> String {
+pub(crate) fn sanitize(s: &str) -> String {
     sanitized(s).into_owned()
 }
 
@@ -23,7 +23,7 @@ pub fn sanitized(s: &str) -> Cow<'_, str> {
 }
 
 /// Like `sanitize`, for messages of several lines: newlines and tabs are kept.
-pub fn sanitized_lines(s: &str) -> Cow<'_, str> {
+pub(crate) fn sanitized_lines(s: &str) -> Cow<'_, str> {
     escaped(s, true)
 }
 
@@ -55,7 +55,7 @@ fn escaped(s: &str, keep_lines: bool) -> Cow<'_, str> {
 /// terminal: lines and tabs kept, every other unsafe character written as
 /// `\u0007` — readable in a table and a valid escape inside a JSON string
 /// (serde_json escapes the C0 controls itself, not DEL, C1 or bidi).
-pub fn sanitized_output(s: &str) -> Cow<'_, str> {
+pub(crate) fn sanitized_output(s: &str) -> Cow<'_, str> {
     if !s.chars().any(|c| unsafe_char(c, true)) {
         return Cow::Borrowed(s);
     }
@@ -91,7 +91,7 @@ pub fn width(s: &str) -> usize {
 }
 
 /// The longest start of `s` that takes at most `cols` columns.
-pub fn take_cols(s: &str, cols: usize) -> &str {
+pub(crate) fn take_cols(s: &str, cols: usize) -> &str {
     let mut used = 0;
     for (i, c) in s.char_indices() {
         used += char_width(c);
@@ -133,13 +133,13 @@ fn padded(mut s: String, cols: usize) -> String {
 }
 
 /// `s` in exactly `cols` columns: padded with spaces, or cut with `…`.
-pub fn fit_padded(s: &str, cols: usize) -> String {
+pub(crate) fn fit_padded(s: &str, cols: usize) -> String {
     padded(fit(s, cols), cols)
 }
 
 /// `s` in exactly `cols` columns, cut from the left (`…_10238`) when it
 /// does not fit: for ids that differ only at their end.
-pub fn fit_left_padded(s: &str, cols: usize) -> String {
+pub(crate) fn fit_left_padded(s: &str, cols: usize) -> String {
     if width(s) <= cols {
         return fit_padded(s, cols);
     }
@@ -151,7 +151,7 @@ pub fn fit_left_padded(s: &str, cols: usize) -> String {
 
 /// `text` in lines of at most `cols` columns after an `indent` of columns
 /// each, broken at spaces (a word longer than a line is cut where it must).
-pub fn wrap_words(text: &str, cols: usize, indent: usize) -> Vec<String> {
+pub(crate) fn wrap_words(text: &str, cols: usize, indent: usize) -> Vec<String> {
     let room = cols.saturating_sub(indent).max(1);
     let mut lines = Vec::new();
     let mut line = String::new();

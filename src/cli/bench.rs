@@ -22,7 +22,7 @@ pub struct BenchArgs {
 }
 
 /// Peak resident memory so far, in MiB (Linux; `None` elsewhere).
-pub fn peak_rss_mb() -> Option<f64> {
+pub(super) fn peak_rss_mb() -> Option<f64> {
     status_mb("VmHWM:")
 }
 
@@ -65,7 +65,7 @@ macro_rules! say {
     };
 }
 
-pub fn run(a: &BenchArgs) -> Result<()> {
+pub(super) fn run(a: &BenchArgs) -> Result<()> {
     let t0 = Instant::now();
     let (trace, report) = crate::trace::load(a.load.format, &a.load.path, &a.load.options())?;
     let load_s = t0.elapsed().as_secs_f64();

@@ -59,7 +59,7 @@ macro_rules! tell {
     };
 }
 
-pub fn run(a: &GenArgs) -> Result<()> {
+pub(super) fn run(a: &GenArgs) -> Result<()> {
     if a.jobs == 0 {
         bail!("--jobs must be at least 1");
     }

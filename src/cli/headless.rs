@@ -11,13 +11,13 @@ use color_eyre::eyre::{bail, eyre, Result};
 use std::sync::Arc;
 
 /// Loads the trace, telling the user on stderr what was found and skipped.
-pub fn load(args: &LoadArgs) -> Result<Arc<Trace>> {
+pub(super) fn load(args: &LoadArgs) -> Result<Arc<Trace>> {
     let (trace, report) = trace::load(args.format, &args.path, &args.options())?;
     announce(&report);
     Ok(Arc::new(trace))
 }
 
-pub fn announce(report: &LoadReport) {
+pub(super) fn announce(report: &LoadReport) {
     for n in &report.notes {
         super::print_err(&format!("tracetui: {n}"));
     }
@@ -27,12 +27,12 @@ pub fn announce(report: &LoadReport) {
 }
 
 /// Refuses a policy the trace cannot support, with the reason.
-pub fn check_policy(trace: &Trace, policy: Policy) -> Result<()> {
+pub(super) fn check_policy(trace: &Trace, policy: Policy) -> Result<()> {
     policy.check(trace).map_err(color_eyre::eyre::Report::msg)
 }
 
 /// Every policy a schedule names, checked against the trace.
-pub fn check_schedule(trace: &Trace, s: &Schedule) -> Result<()> {
+pub(super) fn check_schedule(trace: &Trace, s: &Schedule) -> Result<()> {
     for p in s
         .start
         .into_iter()
@@ -48,7 +48,7 @@ pub fn check_schedule(trace: &Trace, s: &Schedule) -> Result<()> {
 
 /// What a run needs besides its policy.
 #[derive(Clone)]
-pub struct Setup {
+pub(super) struct Setup {
     pub placement: sim::Placement,
     pub energy: sim::Energy,
     pub tuning: Arc<Tuning>,
@@ -93,7 +93,7 @@ pub(super) fn finished(e: &sim::Engine, report: Report) -> Result<Report> {
 
 /// Runs each policy (and the schedule, if any, last) to the end, in
 /// parallel, keeping the given order.
-pub fn run_policies(
+pub(super) fn run_policies(
     trace: &Arc<Trace>,
     policies: &[Policy],
     setup: &Setup,
@@ -135,7 +135,7 @@ fn setup(t: &super::TraceArgs) -> Result<Setup> {
     })
 }
 
-pub fn sim(a: &SimArgs) -> Result<()> {
+pub(super) fn sim(a: &SimArgs) -> Result<()> {
     let trace = load(&a.trace.load)?;
     let setup = setup(&a.trace)?;
     let schedule = a.trace.policies.schedule(&trace)?;
@@ -242,7 +242,7 @@ fn compare_from(
     Ok(())
 }
 
-pub fn compare(a: &CompareArgs) -> Result<()> {
+pub(super) fn compare(a: &CompareArgs) -> Result<()> {
     let trace = load(&a.trace.load)?;
     // A policy this trace cannot run (recorded on a trace without starts)
     // is one row dropped, said on stderr; the others still run.

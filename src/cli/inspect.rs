@@ -8,7 +8,7 @@ use crate::stats::{stats as compute, MeanMedian, Stats};
 use color_eyre::eyre::{bail, Result};
 use std::fmt::Write as _;
 
-pub fn stats(a: &StatsArgs) -> Result<()> {
+pub(super) fn stats(a: &StatsArgs) -> Result<()> {
     let energy = a.energy.model_for(Some((a.load.format, &a.load.path)))?;
     let trace = load(&a.load)?;
     let s = compute(&trace);
@@ -143,7 +143,7 @@ fn workloads_text(o: &mut String, m: &EnergyModel, t: &[WorkloadRow]) {
     );
 }
 
-pub fn job(a: &JobArgs) -> Result<()> {
+pub(super) fn job(a: &JobArgs) -> Result<()> {
     let trace = load(&a.load)?;
     let Some((value, warnings)) = crate::trace::detail::by_id(&trace, &a.job)? else {
         bail!(

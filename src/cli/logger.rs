@@ -26,7 +26,7 @@ impl log::Log for Stderr {
 
 static LOGGER: Stderr = Stderr;
 
-pub fn init_stderr() {
+pub(crate) fn init_stderr() {
     if log::set_logger(&LOGGER).is_ok() {
         log::set_max_level(LevelFilter::Warn);
     }

@@ -4,7 +4,7 @@ mod bench;
 mod gen;
 mod headless;
 mod inspect;
-pub mod logger;
+pub(crate) mod logger;
 mod output;
 mod plotting;
 mod results;
@@ -209,7 +209,7 @@ pub struct LoadArgs {
 }
 
 impl LoadArgs {
-    pub fn options(&self) -> LoadOptions {
+    pub(crate) fn options(&self) -> LoadOptions {
         self.read.options()
     }
 }
@@ -236,7 +236,7 @@ pub struct ReadArgs {
 }
 
 impl ReadArgs {
-    pub fn options(&self) -> LoadOptions {
+    pub(crate) fn options(&self) -> LoadOptions {
         LoadOptions {
             strict: self.strict,
             gpus: self.gpus,
@@ -271,7 +271,7 @@ impl EnergyArgs {
 
     /// `model`; a format that releases power traces beside its jobs (Zeus)
     /// defaults to them.
-    pub fn model_for(
+    pub(crate) fn model_for(
         &self,
         source: Option<(crate::trace::Format, &std::path::Path)>,
     ) -> color_eyre::eyre::Result<crate::sim::Energy> {
@@ -335,25 +335,15 @@ pub struct SimArgs {
     pub plot: Option<std::path::PathBuf>,
 }
 
-/// `30s`, `5m`, `1h`, `1d` or seconds: from 1 s to 366 days.
+/// `30s`, `5m`, `1h`, `1d`, `1h30m` or seconds: from 1 s to 366 days.
 fn parse_tick(s: &str) -> Result<i64, ArgError> {
     let s = s.trim();
-    let (num, unit) = match s.char_indices().find(|(_, c)| c.is_ascii_alphabetic()) {
-        Some((i, _)) => s.split_at(i),
-        None => (s, "s"),
-    };
-    let mult = match unit {
-        "s" => 1,
-        "m" => 60,
-        "h" => 3600,
-        "d" => 86_400,
-        _ => return Err(ArgError::TickUnit(s.to_string())),
-    };
-    let n: i64 = num.parse().map_err(|_| ArgError::NotATick(s.to_string()))?;
-    let secs = n
-        .checked_mul(mult)
-        .filter(|t| (1..=366 * 86_400).contains(t));
-    secs.ok_or_else(|| ArgError::TickRange(s.to_string()))
+    let secs =
+        crate::trace::clock::parse_duration(s).ok_or_else(|| ArgError::NotATick(s.into()))?;
+    if !(1..=366 * 86_400).contains(&secs) {
+        return Err(ArgError::TickRange(s.into()));
+    }
+    Ok(secs)
 }
 
 #[derive(Debug, Args)]
@@ -418,7 +408,7 @@ pub(crate) fn print_err(s: &str) {
     let _ = writeln!(std::io::stderr().lock(), "{text}");
 }
 
-pub fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32 {
+pub(crate) fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32 {
     let cli = match Cli::try_parse_from(args) {
         Ok(c) => c,
         Err(e) => {
@@ -465,7 +455,7 @@ pub fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32 {
 
 /// An error and every cause under it, `what: why: the OS's reason`; a
 /// cause its message already quotes is not said twice.
-pub fn with_causes(e: &color_eyre::eyre::Report) -> String {
+pub(crate) fn with_causes(e: &color_eyre::eyre::Report) -> String {
     let mut text = String::new();
     for cause in e.chain() {
         let said = cause.to_string();

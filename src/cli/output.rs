@@ -5,11 +5,11 @@ use crate::sim::{Report, Summary};
 use std::fmt::Write as _;
 
 /// What every table names, so a number is never shown without its rules.
-pub const RULES: &str = "JCT = finish − submit; wait = first start − submit; slowdown = JCT / run time; \
+pub(super) const RULES: &str = "JCT = finish − submit; wait = first start − submit; slowdown = JCT / run time; \
 makespan = last finish − first submit; util = busy GPU-seconds / (GPUs × makespan); \
 percentiles interpolate linearly (numpy default); sjf, sgf and fifo-backfill use the trace's run times as oracle";
 
-pub use crate::fmt::human_secs;
+pub(super) use crate::fmt::human_secs;
 
 fn num(v: Option<f64>) -> String {
     v.map_or("-".into(), |x| format!("{x:.1}"))
@@ -43,7 +43,7 @@ fn util(r: &Report) -> String {
 }
 
 /// One run, for people.
-pub fn table_one(r: &Report, describe: &str) -> String {
+pub(super) fn table_one(r: &Report, describe: &str) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "policy    {} — {describe}", r.policy);
     let _ = writeln!(o, "placement {}", r.placement);
@@ -94,7 +94,7 @@ pub fn table_one(r: &Report, describe: &str) -> String {
 }
 
 /// Several runs, one row each, for people.
-pub fn table_many(rs: &[Report]) -> String {
+pub(super) fn table_many(rs: &[Report]) -> String {
     let mut o = String::new();
     let w = rs
         .iter()
@@ -172,12 +172,12 @@ pub fn table_many(rs: &[Report]) -> String {
     o
 }
 
-pub const CSV_HEADER: &str =
+pub(super) const CSV_HEADER: &str =
     "policy,placement,gpus,gpus_per_node,jobs,jobs_done,jobs_rejected,makespan_s,\
 jct_mean_s,jct_p50_s,jct_p95_s,jct_p99_s,wait_mean_s,wait_p50_s,wait_p95_s,wait_p99_s,\
 slowdown_mean,slowdown_p50,slowdown_p95,slowdown_p99,gpu_util,preemptions";
 
-pub fn csv_row(r: &Report) -> String {
+pub(super) fn csv_row(r: &Report) -> String {
     let s = |x: &Summary| [x.mean, x.p50, x.p95, x.p99].map(csv_num).join(",");
     format!(
         "{},{},{},{},{},{},{},{},{},{},{},{},{}",
@@ -199,7 +199,12 @@ pub fn csv_row(r: &Report) -> String {
 
 /// Prints reports in the chosen format: JSON is one object for one run and
 /// an array for several.
-pub fn render(reports: &[Report], fmt: OutputFormat, single: bool, describe: &str) -> String {
+pub(super) fn render(
+    reports: &[Report],
+    fmt: OutputFormat,
+    single: bool,
+    describe: &str,
+) -> String {
     match fmt {
         OutputFormat::Table if single => table_one(&reports[0], describe),
         OutputFormat::Table => table_many(reports),

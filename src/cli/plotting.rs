@@ -13,13 +13,13 @@ use std::sync::Arc;
 
 /// The utilisation sampling tick for a figure: about 500 samples over the
 /// submissions, never under a minute.
-pub fn tick(trace: &Trace) -> Secs {
+pub(super) fn tick(trace: &Trace) -> Secs {
     let first = trace.first_submit().unwrap_or(0);
     let last = trace.jobs.iter().map(|j| j.submit).max().unwrap_or(first);
     ((last - first) / 500).max(60)
 }
 
-pub fn curves(e: &Engine, label: String, rows: &[TimelineRow]) -> Curves {
+pub(super) fn curves(e: &Engine, label: String, rows: &[TimelineRow]) -> Curves {
     let samples: Vec<(Secs, f64)> = rows.iter().map(|r| (r.time_s, r.util)).collect();
     Curves::of(e, label, &samples)
 }
@@ -51,7 +51,7 @@ fn run_one(
 
 /// Every policy (and the schedule) run on all cores, the figure written;
 /// the reports in order.
-pub fn compare(
+pub(super) fn compare(
     trace: &Arc<Trace>,
     policies: &[Policy],
     setup: &Setup,
@@ -82,7 +82,7 @@ pub fn compare(
 }
 
 /// The figure for `curves`, titled with the trace, written atomically.
-pub fn write(path: &Path, trace: &Trace, setup: &Setup, curves: &[Curves]) -> Result<()> {
+pub(super) fn write(path: &Path, trace: &Trace, setup: &Setup, curves: &[Curves]) -> Result<()> {
     let shown = crate::text::sanitize(&path.display().to_string());
     let name = Path::new(&trace.source)
         .file_name()

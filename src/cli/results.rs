@@ -68,7 +68,7 @@ fn job_row(e: &Engine, job: u32) -> JobRow<'_> {
 
 /// The cluster at one tick.
 #[derive(Serialize)]
-pub struct TimelineRow {
+pub(super) struct TimelineRow {
     pub(super) time_s: Secs,
     /// The trace's clock (its zone), as the replay shows it.
     local: String,
@@ -99,7 +99,7 @@ fn timeline_row(e: &Engine, t: Secs) -> TimelineRow {
 
 /// Runs `e` to the end, applying `switches` at their times and, with a
 /// tick, sampling the timeline at every tick from the first submission.
-pub fn run_sampled(
+pub(super) fn run_sampled(
     e: &mut Engine,
     switches: Vec<(Secs, Switch)>,
     tick: Option<Secs>,
@@ -163,13 +163,13 @@ fn write_rows<T: Serialize>(path: &Path, rows: impl Iterator<Item = T>) -> Resul
 }
 
 /// Every job of the run, in trace order.
-pub fn write_jobs(path: &Path, e: &Engine) -> Result<()> {
+pub(super) fn write_jobs(path: &Path, e: &Engine) -> Result<()> {
     write_rows(
         path,
         (0..e.trace().jobs.len() as u32).map(|j| job_row(e, j)),
     )
 }
 
-pub fn write_timeline(path: &Path, rows: &[TimelineRow]) -> Result<()> {
+pub(super) fn write_timeline(path: &Path, rows: &[TimelineRow]) -> Result<()> {
     write_rows(path, rows.iter())
 }

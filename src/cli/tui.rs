@@ -210,7 +210,7 @@ pub fn open(format: Format, a: &TuiArgs, v: &ViewArgs) -> Result<()> {
 }
 
 /// `tracetui` alone: the embedded sample.
-pub fn demo(v: &ViewArgs) -> Result<()> {
+pub(crate) fn demo(v: &ViewArgs) -> Result<()> {
     let (trace, report) = crate::sample::itp()?;
     // Sized as it was generated (the file alone would be sized for its load).
     let (jobs, gpus) = (trace.jobs.len(), crate::sample::ITP_GPUS);

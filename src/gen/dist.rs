@@ -8,7 +8,7 @@
 use super::rng::Rng;
 
 /// The standard normal quantile (Acklam's rational approximation, relative error < 1.2e-9).
-pub fn normal_quantile(p: f64) -> f64 {
+pub(crate) fn normal_quantile(p: f64) -> f64 {
     const A: [f64; 6] = [
         -3.969_683_028_665_376e1,
         2.209_460_984_245_205e2,
@@ -56,7 +56,7 @@ pub fn normal_quantile(p: f64) -> f64 {
 }
 
 /// Fisher–Yates.
-pub fn shuffle<T>(v: &mut [T], rng: &mut Rng) {
+pub(crate) fn shuffle<T>(v: &mut [T], rng: &mut Rng) {
     for i in (1..v.len()).rev() {
         let j = rng.below(i as u64 + 1) as usize;
         v.swap(i, j);
@@ -66,7 +66,7 @@ pub fn shuffle<T>(v: &mut [T], rng: &mut Rng) {
 /// `n` whole-second values of a log-normal with this median, clipped to
 /// `[min, max]`, whose spread is chosen so that the values' mean is `mean`;
 /// stratified, in random order.
-pub fn lognormal_matching(
+pub(crate) fn lognormal_matching(
     n: usize,
     median: f64,
     mean: f64,
@@ -97,7 +97,7 @@ pub fn lognormal_matching(
 }
 
 /// `n` picks from `weights` in exact proportions (largest remainders), shuffled.
-pub fn exact_categorical(n: usize, weights: &[f64], rng: &mut Rng) -> Vec<usize> {
+pub(crate) fn exact_categorical(n: usize, weights: &[f64], rng: &mut Rng) -> Vec<usize> {
     let total: f64 = weights.iter().sum();
     let raw: Vec<f64> = weights.iter().map(|w| w / total * n as f64).collect();
     let mut counts: Vec<usize> = raw.iter().map(|x| x.floor() as usize).collect();

@@ -73,7 +73,7 @@ pub struct GenJob {
 }
 
 /// The jobs, in submission order.
-pub fn generate(opts: &GenOptions) -> Vec<GenJob> {
+pub(crate) fn generate(opts: &GenOptions) -> Vec<GenJob> {
     let mut rng = Rng::new(opts.seed);
     let weights: Vec<f64> = GPU_SHARES.iter().map(|g| g.1).collect();
     let mut sized: Vec<(u32, Secs)> = (0..opts.jobs)

@@ -1,7 +1,7 @@
 //! Synthetic traces in each format's native schema, deterministic for a seed.
 
 pub mod acme;
-pub mod dist;
+pub(crate) mod dist;
 pub mod itp;
 pub mod pai;
 pub mod philly;

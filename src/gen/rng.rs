@@ -28,7 +28,7 @@ impl Rng {
         }
     }
 
-    pub fn next_u64(&mut self) -> u64 {
+    pub(crate) fn next_u64(&mut self) -> u64 {
         let s = &mut self.s;
         let result = s[1].wrapping_mul(5).rotate_left(7).wrapping_mul(9);
         let t = s[1] << 17;
@@ -42,7 +42,7 @@ impl Rng {
     }
 
     /// Uniform in [0, 1).
-    pub fn uniform(&mut self) -> f64 {
+    pub(crate) fn uniform(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
     }
 
@@ -55,7 +55,7 @@ impl Rng {
         ((self.next_u64() as u128 * n as u128) >> 64) as u64
     }
 
-    pub fn exponential(&mut self, rate: f64) -> f64 {
+    pub(crate) fn exponential(&mut self, rate: f64) -> f64 {
         -(1.0 - self.uniform()).ln() / rate
     }
 
@@ -66,12 +66,12 @@ impl Rng {
     }
 
     /// Log-normal with the given median and log-space standard deviation.
-    pub fn lognormal(&mut self, median: f64, sigma: f64) -> f64 {
+    pub(crate) fn lognormal(&mut self, median: f64, sigma: f64) -> f64 {
         median * (sigma * self.normal()).exp()
     }
 
     /// An index drawn with the given weights.
-    pub fn weighted(&mut self, weights: &[f64]) -> usize {
+    pub(crate) fn weighted(&mut self, weights: &[f64]) -> usize {
         let total: f64 = weights.iter().sum();
         let mut x = self.uniform() * total;
         for (i, w) in weights.iter().enumerate() {
@@ -88,13 +88,13 @@ impl Rng {
     }
 
     /// Hex digits, for ids shaped like the released ones.
-    pub fn hex(&mut self, n: usize) -> String {
+    pub(crate) fn hex(&mut self, n: usize) -> String {
         const D: &[u8; 16] = b"0123456789abcdef";
         (0..n).map(|_| D[self.below(16) as usize] as char).collect()
     }
 
     /// A UUID-shaped id, as ITP job ids are.
-    pub fn uuid(&mut self) -> String {
+    pub(crate) fn uuid(&mut self) -> String {
         format!(
             "{}-{}-{}-{}-{}",
             self.hex(8),

@@ -6,7 +6,7 @@ use crate::trace::model::Secs;
 
 /// One run, ready to draw.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Curves {
+pub(crate) struct Curves {
     pub label: String,
     /// Finished jobs' completion times, seconds, ascending.
     pub jct_s: Vec<f64>,
@@ -18,12 +18,12 @@ pub struct Curves {
 }
 
 /// Points a utilisation line keeps (every k-th sample beyond that).
-pub const MAX_POINTS: usize = 2000;
+pub(super) const MAX_POINTS: usize = 2000;
 
 impl Curves {
     /// The curves of the run `e` (at its end), with its utilisation samples
     /// `(time, allocated fraction)`.
-    pub fn of(e: &Engine, label: String, samples: &[(Secs, f64)]) -> Curves {
+    pub(crate) fn of(e: &Engine, label: String, samples: &[(Secs, f64)]) -> Curves {
         let trace = e.trace();
         let mut jct = Vec::new();
         let mut wait = Vec::new();

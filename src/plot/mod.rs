@@ -4,12 +4,12 @@
 
 mod curves;
 
-pub use curves::Curves;
+pub(crate) use curves::Curves;
 
 use plotters::prelude::*;
 
 /// Okabe–Ito: told apart by people with any common colour-vision deficiency.
-pub const PALETTE: [RGBColor; 8] = [
+pub(crate) const PALETTE: [RGBColor; 8] = [
     RGBColor(0, 114, 178),   // blue
     RGBColor(230, 159, 0),   // orange
     RGBColor(0, 158, 115),   // bluish green
@@ -21,17 +21,17 @@ pub const PALETTE: [RGBColor; 8] = [
 ];
 
 /// Width and height of the figure in SVG pixels.
-pub const SIZE: (u32, u32) = (1500, 480);
+pub(crate) const SIZE: (u32, u32) = (1500, 480);
 
 type Panel<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
 
 /// A figure plotters could not draw, with its reason.
 #[derive(Debug, thiserror::Error)]
 #[error("could not draw the figure: {0}")]
-pub struct PlotError(#[from] DrawingAreaErrorKind<std::io::Error>);
+pub(crate) struct PlotError(#[from] DrawingAreaErrorKind<std::io::Error>);
 
 /// The figure for `curves` (one per policy) under `title`.
-pub fn svg(title: &str, curves: &[Curves]) -> Result<String, PlotError> {
+pub(crate) fn svg(title: &str, curves: &[Curves]) -> Result<String, PlotError> {
     let mut out = String::new();
     {
         let root = SVGBackend::with_string(&mut out, SIZE).into_drawing_area();

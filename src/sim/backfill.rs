@@ -12,7 +12,7 @@ use crate::trace::model::{Demand, Secs};
 use std::collections::BTreeSet;
 
 #[derive(Debug, Clone)]
-pub struct Reservation {
+pub(crate) struct Reservation {
     pub head: u32,
     /// When the head will start; `Secs::MAX` when it cannot be foreseen
     /// (it needs GPUs held by jobs with no known end), which reserves nothing.
@@ -38,7 +38,7 @@ fn whole_use(grants: &[Grant], cluster: &ClusterState) -> Vec<(u32, u32)> {
 }
 
 impl Reservation {
-    pub fn compute(
+    pub(crate) fn compute(
         head: u32,
         demand: &Demand,
         filter: TypeFilter,
@@ -89,7 +89,7 @@ impl Reservation {
 
     /// Whether a job given `grants` now and still running at the shadow time
     /// leaves the head's plan intact.
-    pub fn admits(&self, grants: &[Grant], cluster: &ClusterState) -> bool {
+    pub(crate) fn admits(&self, grants: &[Grant], cluster: &ClusterState) -> bool {
         whole_use(grants, cluster).iter().all(|&(m, n)| {
             self.avail
                 .iter()
@@ -99,7 +99,7 @@ impl Reservation {
     }
 
     /// Records that such a job started.
-    pub fn consume(&mut self, grants: &[Grant], cluster: &ClusterState) {
+    pub(crate) fn consume(&mut self, grants: &[Grant], cluster: &ClusterState) {
         for (m, n) in whole_use(grants, cluster) {
             if let Some((_, a)) = self.avail.iter_mut().find(|(am, _)| *am == m) {
                 *a = a.saturating_sub(n);

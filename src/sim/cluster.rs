@@ -109,7 +109,7 @@ impl ClusterState {
             + index
     }
 
-    pub fn machine_count(&self) -> usize {
+    pub(crate) fn machine_count(&self) -> usize {
         self.machines.len()
     }
 
@@ -125,12 +125,8 @@ impl ClusterState {
         self.machines[m as usize].free
     }
 
-    pub fn machine_type(&self, m: u32) -> TypeId {
+    pub(crate) fn machine_type(&self, m: u32) -> TypeId {
         self.machines[m as usize].gpu_type
-    }
-
-    pub fn type_count(&self) -> usize {
-        self.types.len()
     }
 
     /// The first GPU of machine `m` in the flat GPU numbering.
@@ -163,7 +159,7 @@ impl ClusterState {
         }
     }
 
-    pub fn max_gpus(&self, f: TypeFilter) -> u32 {
+    pub(crate) fn max_gpus(&self, f: TypeFilter) -> u32 {
         self.allowed(f).map(|t| t.max_gpus).max().unwrap_or(0)
     }
 
@@ -177,7 +173,7 @@ impl ClusterState {
 
     /// The machine with the fewest free GPUs that still has `k` (ties: machine
     /// order), skipping `skip`.
-    pub fn best_fit(&self, f: TypeFilter, k: u32, skip: &[u32]) -> Option<u32> {
+    pub(crate) fn best_fit(&self, f: TypeFilter, k: u32, skip: &[u32]) -> Option<u32> {
         // Per type, its fewest free count from `k` with a machine not
         // skipped; then the fewest over types, ties by machine order.
         let mut best: Option<(u32, u32)> = None;
@@ -218,7 +214,7 @@ impl ClusterState {
     }
 
     /// The machine with the most free GPUs (ties: machine order).
-    pub fn most_free(&self, f: TypeFilter) -> Option<u32> {
+    pub(crate) fn most_free(&self, f: TypeFilter) -> Option<u32> {
         self.allowed(f)
             .filter_map(|t| {
                 let free = t.levels_from(1).last()?;
@@ -230,7 +226,7 @@ impl ClusterState {
 
     /// Entirely free machines, largest first, then by machine order
     /// (lazily: a caller that needs two reads two).
-    pub fn whole_free(&self, f: TypeFilter) -> impl Iterator<Item = u32> + '_ {
+    pub(crate) fn whole_free(&self, f: TypeFilter) -> impl Iterator<Item = u32> + '_ {
         let mut sizes: Vec<u32> = self
             .allowed(f)
             .flat_map(|t| t.sizes.iter().copied())
@@ -259,7 +255,7 @@ impl ClusterState {
     }
 
     /// Machines with free GPUs, fullest (fewest free) first, then by order.
-    pub fn fullest_first(&self, f: TypeFilter) -> impl Iterator<Item = u32> + '_ {
+    pub(crate) fn fullest_first(&self, f: TypeFilter) -> impl Iterator<Item = u32> + '_ {
         let mut levels: Vec<u32> = self.allowed(f).flat_map(|t| t.levels_from(1)).collect();
         levels.sort_unstable();
         levels.dedup();
@@ -276,23 +272,24 @@ impl ClusterState {
 
     /// The partly used GPU with the least room that still has `milli`
     /// (ties: machine, then GPU order).
-    pub fn best_partial(&self, f: TypeFilter, milli: u16) -> Option<(u32, u16)> {
+    pub(crate) fn best_partial(&self, f: TypeFilter, milli: u16) -> Option<(u32, u16)> {
         self.allowed(f)
             .filter_map(|t| t.partial.range((milli, 0, 0)..).next())
             .min()
             .map(|&(_, m, g)| (m, g))
     }
 
+    /// Whole grants of the lowest-numbered free GPUs of machine `m`, `k`
+    /// of them, added to `out`.
     /// The lowest-numbered free GPUs of machine `m`, `k` of them.
-    pub fn free_gpus_of(&self, m: u32, k: u32) -> Vec<u16> {
+    #[cfg(test)]
+    pub(crate) fn free_gpus_of(&self, m: u32, k: u32) -> Vec<u16> {
         let mut out = Vec::new();
         self.each_free_gpu(m, k, |g| out.push(g));
         out
     }
 
-    /// Whole grants of the lowest-numbered free GPUs of machine `m`, `k`
-    /// of them, added to `out`.
-    pub fn grant_free_gpus(&self, m: u32, k: u32, out: &mut Vec<Grant>) {
+    pub(crate) fn grant_free_gpus(&self, m: u32, k: u32, out: &mut Vec<Grant>) {
         out.reserve(k as usize);
         self.each_free_gpu(m, k, |gpu| {
             out.push(Grant {
@@ -359,7 +356,7 @@ impl ClusterState {
     }
 
     /// Gives `grants` to `job`.
-    pub fn acquire(&mut self, job: u32, grants: &[Grant]) {
+    pub(crate) fn acquire(&mut self, job: u32, grants: &[Grant]) {
         self.each_machine(grants, |state, g, flat| {
             let before = state.used[flat];
             state.used[flat] = before + g.milli as u32;

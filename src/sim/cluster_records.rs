@@ -5,31 +5,11 @@ use super::{ClusterState, Grant};
 use crate::trace::model::MILLI_PER_GPU;
 
 impl ClusterState {
-    /// The GPU of machine `m` with the least room left that still takes
-    /// `milli` (lowest index among equals), counting free GPUs as full room.
-    pub fn gpu_with_room(&self, m: u32, milli: u32) -> Option<u16> {
-        let ms = &self.machines[m as usize];
-        let base = ms.first_gpu as usize;
-        (0..ms.gpus as usize)
-            .filter(|&g| self.used[base + g] + milli <= MILLI_PER_GPU)
-            .min_by_key(|&g| (MILLI_PER_GPU - self.used[base + g], g))
-            .map(|g| g as u16)
-    }
-
-    /// The least used GPU of machine `m` (for replaying a record that overflows it).
-    pub fn least_used_gpu(&self, m: u32) -> Option<u16> {
-        let ms = &self.machines[m as usize];
-        let base = ms.first_gpu as usize;
-        (0..ms.gpus as usize)
-            .min_by_key(|&g| (self.used[base + g], g))
-            .map(|g| g as u16)
-    }
-
     /// GPUs for `milli` on machine `m` as a record puts it there: whole GPUs
     /// on the lowest-numbered free GPUs, a fraction on the lowest-numbered GPU
     /// with room. `true` when it does not fit and was put over capacity on
     /// the least used GPUs (a recorded replay keeps what was recorded).
-    pub fn grants_on(&self, m: u32, milli: u32) -> (Vec<Grant>, bool) {
+    pub(crate) fn grants_on(&self, m: u32, milli: u32) -> (Vec<Grant>, bool) {
         let cap = self.cap(m);
         if cap == 0 || milli == 0 {
             return (Vec::new(), milli > 0);

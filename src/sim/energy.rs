@@ -82,7 +82,7 @@ impl PowerPolicy {
 }
 
 /// The limit a policy picks for a workload's profile.
-pub fn choose(profile: &Profile, p: PowerPolicy, eta: f64) -> u32 {
+pub(crate) fn choose(profile: &Profile, p: PowerPolicy, eta: f64) -> u32 {
     let max = profile.max_limit();
     match p {
         PowerPolicy::Max => max,
@@ -147,7 +147,7 @@ impl EnergyModel {
     }
 
     /// The most watts per GPU any workload draws at any limit (the colour scale's top).
-    pub fn max_watts(&self) -> f64 {
+    pub(crate) fn max_watts(&self) -> f64 {
         self.profiles
             .iter()
             .flat_map(|p| p.limits.iter().map(|l| l.2))
@@ -179,7 +179,7 @@ pub fn workload_of(trace: &Trace, job: &Job) -> (usize, Mapped) {
 }
 
 /// Every job's workload, for the engine (computed once per trace).
-pub fn workloads(trace: &Trace) -> Vec<u8> {
+pub(crate) fn workloads(trace: &Trace) -> Vec<u8> {
     trace
         .jobs
         .iter()
@@ -188,7 +188,7 @@ pub fn workloads(trace: &Trace) -> Vec<u8> {
 }
 
 /// The mapping table `stats` shows: per workload, jobs mapped by name and by GPU-time.
-pub fn mapping_table(trace: &Trace) -> Vec<(String, u64, u64)> {
+pub(crate) fn mapping_table(trace: &Trace) -> Vec<(String, u64, u64)> {
     let mut t = vec![(0u64, 0u64); WORKLOADS.len()];
     for j in &trace.jobs {
         match workload_of(trace, j) {
@@ -219,7 +219,7 @@ pub struct WorkloadRow {
 }
 
 /// The mapping table, with what each policy gives each workload.
-pub fn workload_table(trace: &Trace, m: &EnergyModel) -> Vec<WorkloadRow> {
+pub(crate) fn workload_table(trace: &Trace, m: &EnergyModel) -> Vec<WorkloadRow> {
     mapping_table(trace)
         .into_iter()
         .enumerate()

@@ -50,9 +50,7 @@ pub enum ArgError {
     Thresholds,
     #[error("no policies given")]
     NoPolicies,
-    #[error("'{}': use s, m, h or d", sanitize(.0))]
-    TickUnit(String),
-    #[error("'{}' is not a tick such as 1m", sanitize(.0))]
+    #[error("'{}' is not a tick such as 1m, 30s or 1h (units s, m, h, d, w)", sanitize(.0))]
     NotATick(String),
     #[error("'{}': a tick is from 1 s to 366 days", sanitize(.0))]
     TickRange(String),
@@ -156,7 +154,7 @@ pub enum ProtocolError {
 }
 
 /// At most 120 characters of a line, made safe, for an error message.
-pub fn excerpt(line: &str) -> String {
+pub(crate) fn excerpt(line: &str) -> String {
     let cut: String = line.chars().take(120).collect();
     let more = if cut.len() < line.len() { "…" } else { "" };
     format!("{}{more}", sanitize(&cut))

@@ -16,7 +16,7 @@ pub(super) struct Machines {
 }
 
 impl Machines {
-    pub fn insert(&mut self, m: u32) {
+    pub(super) fn insert(&mut self, m: u32) {
         let w = m / 64;
         if self.words.is_empty() {
             self.first = w;
@@ -34,7 +34,7 @@ impl Machines {
         *word |= bit;
     }
 
-    pub fn remove(&mut self, m: u32) {
+    pub(super) fn remove(&mut self, m: u32) {
         let Some(i) = (m / 64).checked_sub(self.first) else {
             return;
         };
@@ -45,12 +45,12 @@ impl Machines {
         }
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(super) fn is_empty(&self) -> bool {
         self.len == 0
     }
 
     /// The members, ascending.
-    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+    pub(super) fn iter(&self) -> impl Iterator<Item = u32> + '_ {
         let first = self.first;
         self.words.iter().enumerate().flat_map(move |(i, &w)| {
             let base = (first as usize + i) as u32 * 64;
@@ -59,7 +59,7 @@ impl Machines {
     }
 
     /// The lowest member.
-    pub fn lowest(&self) -> Option<u32> {
+    pub(super) fn lowest(&self) -> Option<u32> {
         if self.len == 0 {
             return None;
         }
@@ -100,7 +100,7 @@ pub(super) struct TypeIndex {
 
 impl TypeIndex {
     /// Bytes held.
-    pub fn held_bytes(&self) -> usize {
+    pub(super) fn held_bytes(&self) -> usize {
         let sets: usize = self
             .by_free
             .iter()
@@ -110,7 +110,7 @@ impl TypeIndex {
     }
 
     /// Makes room for machines of `gpus` GPUs.
-    pub fn fit(&mut self, gpus: u32) {
+    pub(super) fn fit(&mut self, gpus: u32) {
         if let Err(at) = self.sizes.binary_search(&gpus) {
             if gpus > 0 {
                 self.sizes.insert(at, gpus);
@@ -122,13 +122,13 @@ impl TypeIndex {
         }
     }
 
-    pub fn add(&mut self, free: u32, m: u32) {
+    pub(super) fn add(&mut self, free: u32, m: u32) {
         let set = &mut self.by_free[free as usize];
         set.insert(m);
         self.levels.set(free as usize);
     }
 
-    pub fn remove(&mut self, free: u32, m: u32) {
+    pub(super) fn remove(&mut self, free: u32, m: u32) {
         let set = &mut self.by_free[free as usize];
         set.remove(m);
         if set.is_empty() {
@@ -138,12 +138,12 @@ impl TypeIndex {
 
     /// The lowest free count from `k` up that some machine has.
     #[inline]
-    pub fn first_level_from(&self, k: u32) -> Option<u32> {
+    pub(super) fn first_level_from(&self, k: u32) -> Option<u32> {
         self.levels.next_from(k as usize).map(|f| f as u32)
     }
 
     /// The free counts from `k` up that some machine has, ascending.
-    pub fn levels_from(&self, k: u32) -> impl Iterator<Item = u32> + '_ {
+    pub(super) fn levels_from(&self, k: u32) -> impl Iterator<Item = u32> + '_ {
         self.levels.iter_from(k as usize).map(|f| f as u32)
     }
 }

@@ -22,7 +22,7 @@ pub(super) struct Holders {
 }
 
 impl Holders {
-    pub fn new(gpus: usize) -> Holders {
+    pub(super) fn new(gpus: usize) -> Holders {
         Holders {
             sole: vec![(0, NOBODY); gpus],
             shared: FxHashMap::default(),
@@ -30,13 +30,13 @@ impl Holders {
     }
 
     /// Bytes held.
-    pub fn held_bytes(&self) -> usize {
+    pub(super) fn held_bytes(&self) -> usize {
         let lists: usize = self.shared.values().map(|v| 40 + v.capacity() * 8).sum();
         self.sole.capacity() * 8 + self.shared.capacity() * 8 + lists
     }
 
     /// The holders of GPU `flat`, sorted by job.
-    pub fn of(&self, flat: usize) -> &[(u32, u16)] {
+    pub(super) fn of(&self, flat: usize) -> &[(u32, u16)] {
         match self.sole[flat].1 {
             NOBODY => &[],
             MANY => self.shared.get(&(flat as u32)).map_or(&[], |v| v),
@@ -46,7 +46,7 @@ impl Holders {
 
     /// Adds `job` with `milli` to GPU `flat` (before any holder with the same job).
     #[inline]
-    pub fn add(&mut self, flat: usize, job: u32, milli: u16) {
+    pub(super) fn add(&mut self, flat: usize, job: u32, milli: u16) {
         let sole = self.sole[flat];
         if sole.1 == NOBODY && milli != NOBODY && milli != MANY {
             self.sole[flat] = (job, milli);
@@ -63,7 +63,7 @@ impl Holders {
 
     /// Takes the first holding of `job` with `milli` off GPU `flat`, if it is there.
     #[inline]
-    pub fn remove(&mut self, flat: usize, job: u32, milli: u16) {
+    pub(super) fn remove(&mut self, flat: usize, job: u32, milli: u16) {
         let sole = self.sole[flat];
         if sole.1 != MANY {
             if sole.1 != NOBODY && sole == (job, milli) {

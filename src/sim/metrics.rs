@@ -18,7 +18,7 @@ pub struct Summary {
 }
 
 /// The `q`-th percentile (0–100) of sorted values, numpy's "linear" method.
-pub fn percentile_sorted(sorted: &[f64], q: f64) -> Option<f64> {
+pub(crate) fn percentile_sorted(sorted: &[f64], q: f64) -> Option<f64> {
     if sorted.is_empty() {
         return None;
     }
@@ -85,7 +85,7 @@ pub struct Tally {
 impl Tally {
     /// A tally with room for `jobs` jobs' figures, so that growing never
     /// copies them.
-    pub fn for_jobs(jobs: usize) -> Tally {
+    pub(crate) fn for_jobs(jobs: usize) -> Tally {
         Tally {
             jct: Vec::with_capacity(jobs),
             wait: Vec::with_capacity(jobs),
@@ -102,24 +102,24 @@ impl Tally {
         }
     }
 
-    pub fn on_start(&mut self, submit: Secs, start: Secs) {
+    pub(crate) fn on_start(&mut self, submit: Secs, start: Secs) {
         self.started += 1;
         self.started_wait_sum += start - submit;
         self.wait.push((start - submit) as f64);
     }
 
-    pub fn on_finish(&mut self, submit: Secs, runtime: Secs, finish: Secs) {
+    pub(crate) fn on_finish(&mut self, submit: Secs, runtime: Secs, finish: Secs) {
         let jct = finish - submit;
         self.jct.push(jct as f64);
         self.slowdown.push(jct as f64 / runtime.max(1) as f64);
         self.last_finish = Some(self.last_finish.map_or(finish, |l| l.max(finish)));
     }
 
-    pub fn on_arrival(&mut self, submit: Secs) {
+    pub(crate) fn on_arrival(&mut self, submit: Secs) {
         self.first_submit = Some(self.first_submit.map_or(submit, |f| f.min(submit)));
     }
 
-    pub fn makespan(&self) -> Option<Secs> {
+    pub(crate) fn makespan(&self) -> Option<Secs> {
         Some(self.last_finish? - self.first_submit?)
     }
 }
@@ -181,7 +181,7 @@ impl Dists {
     }
 
     /// The share (0–1) of the distribution `q` at or below `x`.
-    pub fn share_at(q: &[f64], x: f64) -> f64 {
+    pub(crate) fn share_at(q: &[f64], x: f64) -> f64 {
         if q.is_empty() {
             return 0.0;
         }

@@ -1,28 +1,27 @@
 //! The simulation engine: no terminal code here.
 
-pub mod backfill;
-pub mod class_set;
-pub mod cluster;
+pub(crate) mod backfill;
+pub(crate) mod cluster;
 pub mod drive;
 pub mod energy;
 pub mod engine;
 pub mod error;
 mod free_index;
 mod holders;
-pub mod job;
+pub(crate) mod job;
 pub mod metrics;
 mod order;
-pub mod placement;
-pub mod policies;
+pub(crate) mod placement;
+pub(crate) mod policies;
 pub mod policy;
-pub mod queue;
+pub(crate) mod queue;
 pub mod replay;
-pub mod running;
+pub(crate) mod running;
 pub mod schedule;
 mod shape_classes;
 mod summarise;
 mod summed_bits;
-pub mod tuning;
+pub(crate) mod tuning;
 pub mod view;
 pub mod whatif;
 
@@ -47,7 +46,12 @@ pub fn run(trace: Arc<Trace>, policy: Policy, placement: Placement) -> Report {
 pub type Energy = Option<(Arc<energy::EnergyModel>, energy::PowerPolicy)>;
 
 /// `run`, with an energy model.
-pub fn run_with(trace: Arc<Trace>, policy: Policy, placement: Placement, energy: Energy) -> Report {
+pub(crate) fn run_with(
+    trace: Arc<Trace>,
+    policy: Policy,
+    placement: Placement,
+    energy: Energy,
+) -> Report {
     let mut e = engine(
         trace,
         policy,

@@ -11,13 +11,13 @@
 use std::collections::{BTreeSet, VecDeque};
 use std::ops::Bound;
 
-pub type Entry = (u64, u32);
+pub(super) type Entry = (u64, u32);
 
 /// Entries a ring may shift for one join or leave before it becomes a tree.
 const SHIFT: usize = 32;
 
 #[derive(Debug, Clone)]
-pub enum Order {
+pub(crate) enum Order {
     Ring(VecDeque<Entry>),
     Tree(BTreeSet<Entry>),
 }
@@ -30,7 +30,7 @@ impl Default for Order {
 
 impl Order {
     /// Adds `e`; false if it was there.
-    pub fn insert(&mut self, e: Entry) -> bool {
+    pub(crate) fn insert(&mut self, e: Entry) -> bool {
         let ring = match self {
             Order::Tree(t) => return t.insert(e),
             Order::Ring(r) => r,
@@ -50,7 +50,7 @@ impl Order {
     }
 
     /// Takes `e` out; false if it was not there.
-    pub fn remove(&mut self, e: &Entry) -> bool {
+    pub(crate) fn remove(&mut self, e: &Entry) -> bool {
         let ring = match self {
             Order::Tree(t) => return t.remove(e),
             Order::Ring(r) => r,
@@ -79,7 +79,7 @@ impl Order {
         }
     }
 
-    pub fn first(&self) -> Option<Entry> {
+    pub(crate) fn first(&self) -> Option<Entry> {
         match self {
             Order::Ring(r) => r.front().copied(),
             Order::Tree(t) => t.first().copied(),
@@ -87,7 +87,7 @@ impl Order {
     }
 
     /// The first entry after `e` (`inclusive`: at or after).
-    pub fn after(&self, e: Entry, inclusive: bool) -> Option<Entry> {
+    pub(crate) fn after(&self, e: Entry, inclusive: bool) -> Option<Entry> {
         match self {
             Order::Ring(r) => {
                 let i = r.partition_point(|&x| x < e || (!inclusive && x == e));
@@ -104,19 +104,19 @@ impl Order {
         }
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         match self {
             Order::Ring(r) => r.len(),
             Order::Tree(t) => t.len(),
         }
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
     /// Every entry in order.
-    pub fn iter(&self) -> Box<dyn Iterator<Item = &Entry> + '_> {
+    pub(crate) fn iter(&self) -> Box<dyn Iterator<Item = &Entry> + '_> {
         match self {
             Order::Ring(r) => Box::new(r.iter()),
             Order::Tree(t) => Box::new(t.iter()),
@@ -124,7 +124,7 @@ impl Order {
     }
 
     /// Empties the order, back to a ring.
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         match self {
             Order::Ring(r) => r.clear(),
             Order::Tree(_) => *self = Order::default(),
@@ -132,7 +132,7 @@ impl Order {
     }
 
     /// Bytes held (a tree counted by entries).
-    pub fn held_bytes(&self) -> usize {
+    pub(crate) fn held_bytes(&self) -> usize {
         match self {
             Order::Ring(r) => r.capacity() * 16,
             Order::Tree(t) => t.len() * 24,

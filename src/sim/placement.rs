@@ -29,7 +29,7 @@ impl Placement {
 }
 
 /// The GPUs `demand` would get now, or `None` if it must wait. Leaves `state` as it was.
-pub fn place(
+pub(crate) fn place(
     state: &mut ClusterState,
     rule: Placement,
     demand: &Demand,
@@ -41,7 +41,7 @@ pub fn place(
 
 /// `place`, into `out` (emptied first; a caller that keeps it allocates
 /// nothing for a gang on one machine): whether the demand fits now.
-pub fn place_into(
+pub(crate) fn place_into(
     state: &mut ClusterState,
     rule: Placement,
     demand: &Demand,

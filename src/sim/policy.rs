@@ -305,12 +305,12 @@ impl FromStr for Policy {
 }
 
 /// Deadlines in key order; a job without one comes after every job with one.
-pub fn deadline_key(d: Option<Secs>) -> u64 {
+pub(crate) fn deadline_key(d: Option<Secs>) -> u64 {
     d.map_or(u64::MAX, |d| (d as u64) ^ (1 << 63))
 }
 
 /// A comma-separated list of policies, for `compare --policies`.
-pub fn parse_list(s: &str) -> Result<Vec<Policy>, ArgError> {
+pub(crate) fn parse_list(s: &str) -> Result<Vec<Policy>, ArgError> {
     let v: Result<Vec<Policy>, ArgError> = s
         .split(',')
         .filter(|p| !p.trim().is_empty())

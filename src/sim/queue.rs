@@ -7,16 +7,16 @@
 //! thousands to a handful of placement queries, with exactly the result of
 //! walking the whole queue in order.
 
-use super::class_set::ClassSet;
 use super::cluster::TypeFilter;
 use super::order::Order;
+use super::summed_bits::SummedBits;
 use crate::trace::model::{Demand, Trace};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 /// Shape classes, fixed for a trace.
 #[derive(Debug)]
-pub struct Shapes {
+pub(crate) struct Shapes {
     /// Jobs in arrival order (submit, then trace order): rank → job.
     pub arrival: Vec<u32>,
     /// job → rank.
@@ -33,7 +33,7 @@ pub struct Shapes {
 
 /// The members of every class, for backfill.
 #[derive(Debug)]
-pub struct Members {
+pub(crate) struct Members {
     /// class → its jobs' ranks in arrival order.
     pub of: Vec<Vec<u32>>,
     /// job → position within its class's members.
@@ -41,7 +41,7 @@ pub struct Members {
 }
 
 impl Shapes {
-    pub fn new(trace: &Trace) -> Shapes {
+    pub(crate) fn new(trace: &Trace) -> Shapes {
         let c = super::shape_classes::classes(trace);
         Shapes {
             arrival: c.arrival,
@@ -53,7 +53,7 @@ impl Shapes {
     }
 
     /// Each class's members in arrival order (built on first use).
-    pub fn members(&self) -> &Members {
+    pub(crate) fn members(&self) -> &Members {
         self.members.get_or_init(|| {
             let mut of: Vec<Vec<u32>> = vec![Vec::new(); self.shapes.len()];
             let mut pos = vec![0u32; self.class_of.len()];
@@ -70,13 +70,13 @@ impl Shapes {
 /// A min-tree over a class's members: the first waiting member with a run
 /// time at most X, for EASY backfill.
 #[derive(Debug, Clone)]
-pub struct MinTree {
+pub(crate) struct MinTree {
     size: usize,
     v: Vec<u64>,
 }
 
 impl MinTree {
-    pub fn new(n: usize) -> MinTree {
+    pub(crate) fn new(n: usize) -> MinTree {
         let size = n.next_power_of_two().max(1);
         MinTree {
             size,
@@ -84,7 +84,7 @@ impl MinTree {
         }
     }
 
-    pub fn set(&mut self, i: usize, value: u64) {
+    pub(crate) fn set(&mut self, i: usize, value: u64) {
         let mut k = i + self.size;
         self.v[k] = value;
         while k > 1 {
@@ -94,7 +94,7 @@ impl MinTree {
     }
 
     /// The lowest index at or after `from` whose value is at most `x`.
-    pub fn first_at_most(&self, from: usize, x: u64) -> Option<usize> {
+    pub(crate) fn first_at_most(&self, from: usize, x: u64) -> Option<usize> {
         self.search(1, 0, self.size, from, x)
     }
 
@@ -112,7 +112,7 @@ impl MinTree {
 }
 
 #[derive(Debug, Clone, Default)]
-pub struct ClassQueue {
+pub(crate) struct ClassQueue {
     /// (policy key, rank), in walk order.
     pub order: Order,
     /// The capacity epoch in which this class's head last failed to fit.
@@ -123,63 +123,63 @@ pub struct ClassQueue {
 
 /// The waiting jobs, by class.
 #[derive(Debug, Clone, Default)]
-pub struct Queue {
+pub(crate) struct Queue {
     pub classes: Vec<ClassQueue>,
     /// Classes with at least one waiting job.
-    pub active: ClassSet,
+    pub(super) active: SummedBits,
     len: usize,
 }
 
 impl Queue {
-    pub fn new(classes: usize) -> Queue {
+    pub(crate) fn new(classes: usize) -> Queue {
         Queue {
             classes: vec![ClassQueue::default(); classes],
-            active: ClassSet::with_room(classes),
+            active: SummedBits::new(classes, false),
             len: 0,
         }
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.len
     }
 
     /// Bytes held (trees counted by entries).
-    pub fn held_bytes(&self) -> usize {
+    pub(crate) fn held_bytes(&self) -> usize {
         let classes: usize = self
             .classes
             .iter()
             .map(|c| 64 + c.order.held_bytes() + c.short.as_ref().map_or(0, |t| t.v.capacity() * 8))
             .sum();
-        classes + self.active.len() * 8
+        classes + self.active.capacity_bytes()
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.len == 0
     }
 
-    pub fn insert(&mut self, class: u32, key: u64, rank: u32) {
+    pub(crate) fn insert(&mut self, class: u32, key: u64, rank: u32) {
         if self.classes[class as usize].order.insert((key, rank)) {
             self.len += 1;
-            self.active.insert(class);
+            self.active.insert(class as usize);
         }
     }
 
-    pub fn remove(&mut self, class: u32, key: u64, rank: u32) {
+    pub(crate) fn remove(&mut self, class: u32, key: u64, rank: u32) {
         let c = &mut self.classes[class as usize];
         if c.order.remove(&(key, rank)) {
             self.len -= 1;
             if c.order.is_empty() {
-                self.active.remove(class);
+                self.active.remove(class as usize);
             }
         }
     }
 
-    pub fn head(&self, class: u32) -> Option<(u64, u32)> {
+    pub(crate) fn head(&self, class: u32) -> Option<(u64, u32)> {
         self.classes[class as usize].order.first()
     }
 
     /// Every waiting (key, rank), class by class.
-    pub fn entries(&self) -> impl Iterator<Item = (u32, u64, u32)> + '_ {
+    pub(crate) fn entries(&self) -> impl Iterator<Item = (u32, u64, u32)> + '_ {
         self.active.iter().flat_map(move |c| {
             self.classes[c as usize]
                 .order
@@ -189,7 +189,7 @@ impl Queue {
     }
 
     /// The first `limit` waiting ranks in walk order (a merge of the class orders).
-    pub fn in_order(&self, limit: usize) -> Vec<u32> {
+    pub(crate) fn in_order(&self, limit: usize) -> Vec<u32> {
         let mut iters: Vec<_> = self
             .active
             .iter()
@@ -216,7 +216,7 @@ impl Queue {
     }
 
     /// Empties the queue, keeping the class slots.
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         for c in self.active.iter() {
             let c = &mut self.classes[c as usize];
             c.order.clear();
@@ -225,7 +225,7 @@ impl Queue {
             c.failed_epoch = None;
             c.short = None;
         }
-        self.active.clear();
+        self.active.clear_all();
         self.len = 0;
     }
 }

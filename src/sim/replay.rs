@@ -63,7 +63,7 @@ impl Replay {
     }
 
     /// The engine, for queries that need `&mut` (none change the replay).
-    pub fn engine_mut(&mut self) -> &mut Engine {
+    pub(crate) fn engine_mut(&mut self) -> &mut Engine {
         &mut self.engine
     }
 
@@ -92,7 +92,7 @@ impl Replay {
     }
 
     /// The policies in force at the start: (policy, power-limit policy).
-    pub fn start_policies(&self) -> (Policy, Option<crate::sim::energy::PowerPolicy>) {
+    pub(crate) fn start_policies(&self) -> (Policy, Option<crate::sim::energy::PowerPolicy>) {
         (self.start.policy(), self.start.power_policy())
     }
 
@@ -112,7 +112,7 @@ impl Replay {
     }
 
     /// The bytes the checkpoints after the start hold, measured.
-    pub fn checkpoint_bytes(&self) -> usize {
+    pub(crate) fn checkpoint_bytes(&self) -> usize {
         self.held
     }
 

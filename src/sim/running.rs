@@ -40,7 +40,7 @@ pub struct Running {
 
 impl Running {
     /// Room for jobs numbered below `n`.
-    pub fn for_jobs(n: usize) -> Running {
+    pub(crate) fn for_jobs(n: usize) -> Running {
         Running {
             places: vec![0; n],
             ..Running::default()
@@ -81,23 +81,23 @@ impl Running {
 
     /// The per-job places, taken out (for a compact checkpoint: this
     /// `Running` then answers nothing until `put_places`).
-    pub fn take_places(&mut self) -> Vec<u32> {
+    pub(crate) fn take_places(&mut self) -> Vec<u32> {
         std::mem::take(&mut self.places)
     }
 
     /// A copy of the per-job places (for an engine restored beside this one).
-    pub fn places_copy(&self) -> Vec<u32> {
+    pub(crate) fn places_copy(&self) -> Vec<u32> {
         self.places.clone()
     }
 
     /// Gives back the places `take_places` took from this `Running`.
-    pub fn give_places(&mut self, places: Vec<u32>) {
+    pub(crate) fn give_places(&mut self, places: Vec<u32>) {
         self.places = places;
     }
 
     /// Gives back per-job places taken from a `Running` whose running jobs
     /// were `was`'s: made this one's.
-    pub fn put_places(&mut self, mut places: Vec<u32>, was: &Running) {
+    pub(crate) fn put_places(&mut self, mut places: Vec<u32>, was: &Running) {
         for s in &was.live {
             places[s.job as usize] = 0;
         }
@@ -192,7 +192,7 @@ impl Running {
     }
 
     /// Takes one grant equal to each of `gone` off `job`, if it holds them.
-    pub fn drop_each(&mut self, job: u32, gone: &[Grant]) {
+    pub(crate) fn drop_each(&mut self, job: u32, gone: &[Grant]) {
         let Some(s) = self.span(job) else {
             return;
         };

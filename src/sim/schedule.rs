@@ -120,7 +120,7 @@ impl Schedule {
 
     /// `run`, leaving the engine to be asked (e.g. for failures); a halted
     /// engine takes no further switches.
-    pub fn run_on(&self, engine: &mut Engine) -> Report {
+    pub(crate) fn run_on(&self, engine: &mut Engine) -> Report {
         let switches = self.effective(engine.policy(), engine.power_policy());
         let _: ControlFlow<()> = drive(engine, &switches, None, |_, _| ControlFlow::Continue(None));
         let mut r = engine.report();
@@ -168,7 +168,7 @@ pub fn drive<B>(
 }
 
 /// A time as a schedule item takes it (`2d`, `day 5 09:00`, `@4553000`, trace seconds).
-pub fn parse_at(trace: &Trace, s: &str) -> Result<Secs, ArgError> {
+pub(crate) fn parse_at(trace: &Trace, s: &str) -> Result<Secs, ArgError> {
     let first = trace.first_submit().unwrap_or(0);
     parse_time(trace, first, s.trim()).map(|(t, _)| t)
 }
@@ -192,8 +192,8 @@ fn parse_time(trace: &Trace, first: Secs, s: &str) -> Result<(Secs, bool), ArgEr
     // submission; `day 5 09:00` a clock time.
     if s.parse::<i64>().is_err() {
         let rest = s.strip_prefix('+').unwrap_or(s);
-        if let Some(d) = parse_duration(rest.trim()) {
-            return Ok((first + d, false));
+        if let Some(t) = parse_duration(rest.trim()).and_then(|d| first.checked_add(d)) {
+            return Ok((t, false));
         }
     }
     Ok((parse_when(trace.zone, first, first, s)?, false))

@@ -17,7 +17,7 @@ impl Summary {
     /// 2^53 (seconds) are summed as integers, which is what the sorted sum
     /// is then exactly, and their percentiles are selected in linear time;
     /// any others are sorted.
-    pub fn of_reordering(values: &mut [f64]) -> Summary {
+    pub(crate) fn of_reordering(values: &mut [f64]) -> Summary {
         if values.is_empty() {
             return Summary::default();
         }
@@ -82,7 +82,7 @@ fn select_percentiles<const N: usize>(values: &mut [f64], qs: [f64; N]) -> [f64;
 impl Tally {
     /// [JCT, wait, slowdown] summarised, the figures reordered in place;
     /// for the end of a run (see `Summary::of_reordering`).
-    pub fn summarise_reordering(&mut self) -> [Summary; 3] {
+    pub(crate) fn summarise_reordering(&mut self) -> [Summary; 3] {
         let Tally {
             jct,
             wait,

@@ -1,8 +1,10 @@
-//! A bit set with a summary word per 64 of its words: bit `w` of the
-//! summary is set while word `w` holds a set bit, so the next set bit is
+//! The one bit set: a summary word per 64 of its words, bit `w` of the
+//! summary set while word `w` holds a set bit, so the next set bit is
 //! found in two reads however many empty words lie between (the free GPUs
 //! of a 1,024-GPU machine that is mostly busy, the free counts of a type
-//! whose machines have up to 1,024 GPUs).
+//! whose machines have up to 1,024 GPUs), and a walk over the members
+//! skips empty stretches 4,096 numbers at a time (the shape classes with
+//! waiting jobs).
 
 #[derive(Debug, Clone, Default)]
 pub(super) struct SummedBits {
@@ -12,7 +14,7 @@ pub(super) struct SummedBits {
 
 impl SummedBits {
     /// `n` bits, all set (`full`) or all clear.
-    pub fn new(n: usize, full: bool) -> SummedBits {
+    pub(super) fn new(n: usize, full: bool) -> SummedBits {
         let mut b = SummedBits::default();
         b.grow(n);
         if full {
@@ -24,7 +26,7 @@ impl SummedBits {
     }
 
     /// Room for `n` bits (the new ones clear).
-    pub fn grow(&mut self, n: usize) {
+    pub(super) fn grow(&mut self, n: usize) {
         let words = n.div_ceil(64);
         if words > self.words.len() {
             self.words.resize(words, 0);
@@ -32,25 +34,25 @@ impl SummedBits {
         }
     }
 
-    pub fn capacity_bytes(&self) -> usize {
+    pub(super) fn capacity_bytes(&self) -> usize {
         (self.words.capacity() + self.summary.capacity()) * 8
     }
 
     /// Word `w` (bits `64 w` to `64 w + 63`).
     #[inline(always)]
-    pub fn word(&self, w: usize) -> u64 {
+    pub(super) fn word(&self, w: usize) -> u64 {
         self.words[w]
     }
 
     #[inline(always)]
-    pub fn set(&mut self, i: usize) {
+    pub(super) fn set(&mut self, i: usize) {
         let w = i / 64;
         self.words[w] |= 1 << (i % 64);
         self.summary[w / 64] |= 1 << (w % 64);
     }
 
     #[inline(always)]
-    pub fn clear(&mut self, i: usize) {
+    pub(super) fn clear(&mut self, i: usize) {
         let w = i / 64;
         self.words[w] &= !(1 << (i % 64));
         if self.words[w] == 0 {
@@ -60,7 +62,7 @@ impl SummedBits {
 
     /// The first word from `w` on that holds a set bit.
     #[inline]
-    pub fn next_word_from(&self, w: usize) -> Option<usize> {
+    pub(super) fn next_word_from(&self, w: usize) -> Option<usize> {
         let mut s = w / 64;
         let mut bits = self.summary.get(s)? & (u64::MAX << (w % 64));
         while bits == 0 {
@@ -72,7 +74,7 @@ impl SummedBits {
 
     /// The lowest set bit from `i` on.
     #[inline]
-    pub fn next_from(&self, i: usize) -> Option<usize> {
+    pub(super) fn next_from(&self, i: usize) -> Option<usize> {
         let w = i / 64;
         let here = self.words.get(w)? & (u64::MAX << (i % 64));
         if here != 0 {
@@ -82,14 +84,85 @@ impl SummedBits {
         Some(w * 64 + self.words[w].trailing_zeros() as usize)
     }
 
+    /// Adds `i`, making room for it; false if it was there.
+    #[inline]
+    pub(super) fn insert(&mut self, i: usize) -> bool {
+        if i / 64 >= self.words.len() {
+            self.grow(i + 1);
+        }
+        let had = self.words[i / 64] & (1 << (i % 64)) != 0;
+        self.set(i);
+        !had
+    }
+
+    /// Takes `i` out; false if it was not there.
+    #[inline]
+    pub(super) fn remove(&mut self, i: usize) -> bool {
+        match self.words.get(i / 64) {
+            Some(w) if w & (1 << (i % 64)) != 0 => {
+                self.clear(i);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Clears every bit, keeping the room.
+    pub(super) fn clear_all(&mut self) {
+        self.words.fill(0);
+        self.summary.fill(0);
+    }
+
+    /// The set bits, ascending (a word and a summary word at a time).
+    pub(super) fn iter(&self) -> Members<'_> {
+        Members {
+            set: self,
+            top: 0,
+            top_bits: self.summary.first().copied().unwrap_or(0),
+            word: 0,
+            bits: 0,
+        }
+    }
+
     /// The set bits from `i` on, ascending.
-    pub fn iter_from(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
+    pub(super) fn iter_from(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
         let mut at = Some(i);
         std::iter::from_fn(move || {
             let found = self.next_from(at?)?;
             at = found.checked_add(1);
             Some(found)
         })
+    }
+}
+
+/// The set bits of a `SummedBits`, ascending.
+pub(super) struct Members<'a> {
+    set: &'a SummedBits,
+    /// The summary word being read, and its bits not yet visited.
+    top: usize,
+    top_bits: u64,
+    /// The word being read, and its bits not yet visited.
+    word: usize,
+    bits: u64,
+}
+
+impl Iterator for Members<'_> {
+    type Item = u32;
+
+    #[inline]
+    fn next(&mut self) -> Option<u32> {
+        while self.bits == 0 {
+            while self.top_bits == 0 {
+                self.top += 1;
+                self.top_bits = *self.set.summary.get(self.top)?;
+            }
+            self.word = self.top * 64 + self.top_bits.trailing_zeros() as usize;
+            self.top_bits &= self.top_bits - 1;
+            self.bits = self.set.words[self.word];
+        }
+        let c = self.word * 64 + self.bits.trailing_zeros() as usize;
+        self.bits &= self.bits - 1;
+        Some(c as u32)
     }
 }
 
@@ -119,10 +192,33 @@ mod tests {
                 prop_assert_eq!(b.next_from(p), model.range(p..).next().copied());
             }
             prop_assert_eq!(b.iter_from(0).collect::<Vec<_>>(), model.iter().copied().collect::<Vec<_>>());
+            prop_assert_eq!(b.iter().map(|i| i as usize).collect::<Vec<_>>(), model.iter().copied().collect::<Vec<_>>());
             for w in 0..n.div_ceil(64) {
                 let expect = model.range(w * 64..(w + 1) * 64).fold(0u64, |a, &i| a | 1 << (i % 64));
                 prop_assert_eq!(b.word(w), expect);
             }
+        }
+    }
+
+    proptest! {
+        /// Inserted and removed past the room given and across summary
+        /// words, it holds what a tree set holds, in its order.
+        #[test]
+        fn grows_as_a_tree_set_does(
+            ops in proptest::collection::vec((any::<bool>(), prop_oneof![0usize..70, 4000usize..4200, 9000usize..9100]), 1..300)
+        ) {
+            let mut bits = SummedBits::new(10, false);
+            let mut model = BTreeSet::new();
+            for (add, c) in ops {
+                if add {
+                    prop_assert_eq!(bits.insert(c), model.insert(c));
+                } else {
+                    prop_assert_eq!(bits.remove(c), model.remove(&c));
+                }
+                prop_assert_eq!(bits.iter().map(|i| i as usize).collect::<Vec<_>>(), model.iter().copied().collect::<Vec<_>>());
+            }
+            bits.clear_all();
+            prop_assert_eq!(bits.iter().next(), None);
         }
     }
 }

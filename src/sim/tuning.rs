@@ -46,7 +46,7 @@ pub struct Tuning {
 }
 
 /// An external policy's time to answer one message when none is given.
-pub const DEFAULT_POLICY_TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const DEFAULT_POLICY_TIMEOUT: Duration = Duration::from_secs(10);
 
 impl Default for Tuning {
     fn default() -> Tuning {
@@ -63,7 +63,7 @@ impl Default for Tuning {
 
 impl Tuning {
     /// The `las` queue (0 = first) for this much attained service (milli-GPU-seconds).
-    pub fn las_queue(&self, attained_milli_s: u128) -> u8 {
+    pub(crate) fn las_queue(&self, attained_milli_s: u128) -> u8 {
         self.las_thresholds
             .iter()
             .take_while(|&&t| attained_milli_s >= t as u128 * 1000)
@@ -71,7 +71,7 @@ impl Tuning {
     }
 
     /// The next boundary above this much attained service, in milli-GPU-seconds.
-    pub fn next_threshold(&self, attained_milli_s: u128) -> Option<u128> {
+    pub(crate) fn next_threshold(&self, attained_milli_s: u128) -> Option<u128> {
         self.las_thresholds
             .iter()
             .map(|&t| t as u128 * 1000)

@@ -102,19 +102,19 @@ impl<'a> Acts<'a> {
         list.push(act);
     }
 
-    pub fn requeue(&mut self, job: u32, old: u64, new: u64) {
+    pub(crate) fn requeue(&mut self, job: u32, old: u64, new: u64) {
         self.push(Act::Requeue { job, old, new });
     }
 
-    pub fn reprioritize(&mut self, job: u32, old: u64, new: u64) {
+    pub(crate) fn reprioritize(&mut self, job: u32, old: u64, new: u64) {
         self.push(Act::Reprioritize { job, old, new });
     }
 
-    pub fn victims_may_grow(&mut self) {
+    pub(crate) fn victims_may_grow(&mut self) {
         self.push(Act::VictimsMayGrow);
     }
 
-    pub fn promote(&mut self, job: u32) {
+    pub(crate) fn promote(&mut self, job: u32) {
         self.push(Act::Promote { job });
     }
 }

@@ -59,7 +59,7 @@ impl Fork {
     }
 
     /// `start`, from an engine given up for it (no copy of it is made).
-    pub fn start_from(base: Engine, runs: Vec<Run>, workers: usize) -> Fork {
+    pub(crate) fn start_from(base: Engine, runs: Vec<Run>, workers: usize) -> Fork {
         let (tx, rx) = channel();
         let cancel = Arc::new(AtomicBool::new(false));
         let next = Arc::new(AtomicUsize::new(0));

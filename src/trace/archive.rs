@@ -31,7 +31,7 @@ impl Source {
 }
 
 /// `dir/NAME.csv`, else `dir/NAME.tar.gz`.
-pub fn find(dir: &Path, name: &str) -> Option<Source> {
+pub(crate) fn find(dir: &Path, name: &str) -> Option<Source> {
     let csv = dir.join(format!("{name}.csv"));
     if super::reader::present(&csv) {
         return Some(Source::Csv(csv));
@@ -143,7 +143,7 @@ fn pump(path: PathBuf, member: String, tx: mpsc::SyncSender<std::io::Result<Vec<
 }
 
 /// Opens table `member` (e.g. `pai_job_table.csv`) from `src` for streaming.
-pub fn open(src: &Source, member: &str) -> Result<Box<dyn BufRead + Send>, InputError> {
+pub(crate) fn open(src: &Source, member: &str) -> Result<Box<dyn BufRead + Send>, InputError> {
     match src {
         Source::Csv(p) => {
             let f = super::reader::open_file(p)?;

@@ -36,7 +36,7 @@ pub fn weekday_time(zone: Zone, t: Secs) -> String {
 }
 
 /// Day number of `t`, counting the local day of `first` as day 1.
-pub fn day_number(zone: Zone, first: Secs, t: Secs) -> i64 {
+pub(crate) fn day_number(zone: Zone, first: Secs, t: Secs) -> i64 {
     match (local(zone, first), local(zone, t)) {
         (Some(a), Some(b)) => (b.date() - a.date()).num_days() + 1,
         _ => (t - first).div_euclid(86_400) + 1,
@@ -57,7 +57,7 @@ pub fn clock(zone: Zone, first: Secs, t: Secs) -> String {
 }
 
 /// The zone's short name at `t` (`CST`, `PDT`), for headers.
-pub fn zone_abbrev(zone: Zone, t: Secs) -> String {
+pub(crate) fn zone_abbrev(zone: Zone, t: Secs) -> String {
     match zone {
         Zone::Relative => String::new(),
         Zone::Tz(tz) => DateTime::from_timestamp(t, 0)
@@ -138,8 +138,9 @@ fn parse_hms(s: &str) -> Option<Secs> {
     (v[0] < 48 && v[1] < 60 && v[2] < 60).then_some(v[0] * 3600 + v[1] * 60 + v[2])
 }
 
-/// A duration like `2h`, `90m`, `1d12h`, `45s`, `3600`.
-pub fn parse_duration(s: &str) -> Option<Secs> {
+/// A duration like `2h`, `90m`, `1d12h`, `45s`, `3600`: the one duration
+/// parser (go-to offsets, schedules, `--tick`); None past `i64`.
+pub(crate) fn parse_duration(s: &str) -> Option<Secs> {
     if let Ok(v) = s.parse::<i64>() {
         return Some(v);
     }
@@ -157,7 +158,8 @@ pub fn parse_duration(s: &str) -> Option<Secs> {
             'w' => 7 * 86_400,
             _ => return None,
         };
-        total += num.parse::<i64>().ok()? * unit;
+        let n = num.parse::<i64>().ok()?.checked_mul(unit)?;
+        total = total.checked_add(n)?;
         num.clear();
     }
     num.is_empty().then_some(total)
@@ -175,16 +177,25 @@ pub struct WhenError {
 
 /// A time typed by a user: `+2h` / `-30m` (from now), `day 3 14:00`, `day 3`,
 /// `14:00` (today), or raw trace seconds.
-pub fn parse_when(zone: Zone, first: Secs, now: Secs, input: &str) -> Result<Secs, WhenError> {
+pub(crate) fn parse_when(
+    zone: Zone,
+    first: Secs,
+    now: Secs,
+    input: &str,
+) -> Result<Secs, WhenError> {
     let s = input.trim().to_ascii_lowercase();
     let bad = || WhenError {
         input: input.to_string(),
     };
     if let Some(rest) = s.strip_prefix('+') {
-        return parse_duration(rest.trim()).map(|d| now + d).ok_or_else(bad);
+        return parse_duration(rest.trim())
+            .and_then(|d| now.checked_add(d))
+            .ok_or_else(bad);
     }
     if let Some(rest) = s.strip_prefix('-') {
-        return parse_duration(rest.trim()).map(|d| now - d).ok_or_else(bad);
+        return parse_duration(rest.trim())
+            .and_then(|d| now.checked_sub(d))
+            .ok_or_else(bad);
     }
     if let Some(rest) = s.strip_prefix("day") {
         let mut it = rest.split_whitespace();
@@ -246,5 +257,10 @@ mod when_tests {
             .contains("try +2h"));
         assert!(parse_when(PAI_ZONE, first, now, "day 0").is_err());
         assert!(parse_when(PAI_ZONE, first, now, "25:99").is_err());
+        // Past i64: refused, not wrapped (or a panic in a debug build).
+        assert!(parse_when(PAI_ZONE, first, now, "+999999999999999d").is_err());
+        assert!(parse_when(PAI_ZONE, first, now, "+9223372036854775807").is_err());
+        assert_eq!(parse_duration("1d12h"), Some(129_600));
+        assert_eq!(parse_duration("99999999999999w"), None);
     }
 }

@@ -148,7 +148,7 @@ fn power_rows(
 
 /// Reads `summary_train.csv` and `summary_power_<gpu>.csv` from `dir`: one
 /// profile per workload of `WORKLOADS`, in that order.
-pub fn load_profiles(dir: &Path, gpu: &str) -> Result<Vec<Profile>, InputError> {
+pub(crate) fn load_profiles(dir: &Path, gpu: &str) -> Result<Vec<Profile>, InputError> {
     let train_path = dir.join("summary_train.csv");
     let power_path = dir.join(format!("summary_power_{gpu}.csv"));
     let train = read_csv(&train_path, &["dataset", "network", "batch_size"])?;

@@ -8,23 +8,23 @@ use super::LoadOptions;
 use std::path::{Path, PathBuf};
 
 /// A small deterministic generator.
-pub struct Rng(pub u64);
+pub(super) struct Rng(pub u64);
 
 impl Rng {
-    pub fn next(&mut self) -> u64 {
+    pub(super) fn next(&mut self) -> u64 {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;
         self.0
     }
 
-    pub fn below(&mut self, n: u64) -> u64 {
+    pub(super) fn below(&mut self, n: u64) -> u64 {
         self.next() % n
     }
 }
 
 /// Appends `line` as a row, now and then with bytes that are not UTF-8.
-pub fn row(rng: &mut Rng, out: &mut Vec<u8>, line: &str) {
+pub(super) fn row(rng: &mut Rng, out: &mut Vec<u8>, line: &str) {
     out.extend_from_slice(line.as_bytes());
     if rng.below(40) == 0 {
         out.extend_from_slice(b"\xff\xfe"); // not UTF-8
@@ -33,20 +33,20 @@ pub fn row(rng: &mut Rng, out: &mut Vec<u8>, line: &str) {
 }
 
 /// Ends a file, half the time without a newline after its last row.
-pub fn end(rng: &mut Rng, out: &mut Vec<u8>) {
+pub(super) fn end(rng: &mut Rng, out: &mut Vec<u8>) {
     if rng.below(2) == 0 {
         out.pop();
     }
 }
 
-pub type Loaded = Result<(Trace, LoadReport), InputError>;
+pub(super) type Loaded = Result<(Trace, LoadReport), InputError>;
 
 /// A fast path's answer: `None` when it leaves the file to the CSV reader.
-pub type MaybeLoaded = Result<Option<(Trace, LoadReport)>, InputError>;
+pub(super) type MaybeLoaded = Result<Option<(Trace, LoadReport)>, InputError>;
 
 /// Everything a load gives, as text: jobs, symbols, skips, notes, each
 /// job's drill-down, and `extra` (a format's own tables).
-pub fn summary(r: &Loaded, extra: &dyn Fn(&Trace) -> String) -> String {
+pub(super) fn summary(r: &Loaded, extra: &dyn Fn(&Trace) -> String) -> String {
     match r {
         Err(e) => format!("error: {e}"),
         Ok((t, rep)) => {
@@ -68,7 +68,7 @@ pub fn summary(r: &Loaded, extra: &dyn Fn(&Trace) -> String) -> String {
 }
 
 /// A folder of this test run's own, removed by `done`.
-pub fn folder(name: &str) -> PathBuf {
+pub(super) fn folder(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("tracetui-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     dir
@@ -77,7 +77,7 @@ pub fn folder(name: &str) -> PathBuf {
 /// For `cases` files made by `make`, lenient and strict: `by_parts(path,
 /// opts, n)` cut 1, 2, 3 and 7 ways gives what `csv(path, opts)` gives.
 /// Returns how many loads succeeded.
-pub fn parts_read_what_the_csv_reader_reads(
+pub(super) fn parts_read_what_the_csv_reader_reads(
     name: &str,
     cases: usize,
     make: &mut dyn FnMut(&mut Rng, usize) -> Vec<u8>,

@@ -3,7 +3,7 @@
 use super::input::{InputError, Location};
 
 /// Anything that hands out a row's fields by position.
-pub trait Fields {
+pub(crate) trait Fields {
     fn field(&self, i: usize) -> &[u8];
     fn width(&self) -> usize;
     /// Whether every field is known to be UTF-8 already.
@@ -43,7 +43,7 @@ impl Fields for super::lines::Record {
 }
 
 /// One row being read: where it is, for messages.
-pub struct Row<'a, F: Fields + ?Sized = csv::ByteRecord> {
+pub(crate) struct Row<'a, F: Fields + ?Sized = csv::ByteRecord> {
     pub file: &'a str,
     pub line: u64,
     pub record: &'a F,
@@ -51,7 +51,7 @@ pub struct Row<'a, F: Fields + ?Sized = csv::ByteRecord> {
 
 impl<'a, F: Fields + ?Sized> Row<'a, F> {
     /// An error about the whole row.
-    pub fn row_error(&self, message: impl Into<String>) -> InputError {
+    pub(crate) fn row_error(&self, message: impl Into<String>) -> InputError {
         InputError::at(
             Location {
                 file: self.file.to_string(),
@@ -64,7 +64,7 @@ impl<'a, F: Fields + ?Sized> Row<'a, F> {
     }
 
     /// The row must have exactly `n` fields.
-    pub fn expect_width(&self, n: usize) -> Result<(), InputError> {
+    pub(crate) fn expect_width(&self, n: usize) -> Result<(), InputError> {
         if self.record.width() != n {
             return Err(self.row_error(format!("{} columns, expected {n}", self.record.width())));
         }
@@ -72,7 +72,7 @@ impl<'a, F: Fields + ?Sized> Row<'a, F> {
     }
 
     /// The raw bytes of a field (trimmed), checked to be UTF-8.
-    pub fn bytes(&self, idx: usize, column: &str) -> Result<&'a [u8], InputError> {
+    pub(crate) fn bytes(&self, idx: usize, column: &str) -> Result<&'a [u8], InputError> {
         if let Some(t) = self.record.text(idx) {
             return Ok(t.as_bytes().trim_ascii());
         }
@@ -85,7 +85,7 @@ impl<'a, F: Fields + ?Sized> Row<'a, F> {
             .map_err(|e| self.error(column, format!("not UTF-8 text (byte {})", e.valid_up_to())))
     }
 
-    pub fn loc(&self, column: &str) -> Location {
+    pub(crate) fn loc(&self, column: &str) -> Location {
         Location {
             file: self.file.to_string(),
             line: self.line,
@@ -94,12 +94,12 @@ impl<'a, F: Fields + ?Sized> Row<'a, F> {
         }
     }
 
-    pub fn error(&self, column: &str, message: impl Into<String>) -> InputError {
+    pub(crate) fn error(&self, column: &str, message: impl Into<String>) -> InputError {
         InputError::at(self.loc(column), message)
     }
 
     /// The field as text, trimmed; an error for bytes that are not UTF-8.
-    pub fn text(&self, idx: usize, column: &str) -> Result<&'a str, InputError> {
+    pub(crate) fn text(&self, idx: usize, column: &str) -> Result<&'a str, InputError> {
         if let Some(t) = self.record.text(idx) {
             return Ok(t.trim());
         }
@@ -113,7 +113,7 @@ impl<'a, F: Fields + ?Sized> Row<'a, F> {
             .map_err(|e| self.error(column, format!("not UTF-8 text (byte {})", e.valid_up_to())))
     }
 
-    pub fn required(&self, idx: usize, column: &str) -> Result<&'a str, InputError> {
+    pub(crate) fn required(&self, idx: usize, column: &str) -> Result<&'a str, InputError> {
         let t = self.text(idx, column)?;
         if t.is_empty() {
             return Err(self.error(column, "empty"));
@@ -122,7 +122,7 @@ impl<'a, F: Fields + ?Sized> Row<'a, F> {
     }
 
     /// A whole number of at least `min`.
-    pub fn int(&self, idx: usize, column: &str, min: i64) -> Result<i64, InputError> {
+    pub(crate) fn int(&self, idx: usize, column: &str, min: i64) -> Result<i64, InputError> {
         // The common shape, plain digits, read straight from the bytes;
         // anything else (and any error) takes the checked path below.
         if let Some(v) = plain_digits(self.record.field(idx).trim_ascii()) {
@@ -144,19 +144,24 @@ impl<'a, F: Fields + ?Sized> Row<'a, F> {
     }
 
     /// A GPU count: a whole number from `min` to `limits::MAX_GPUS`.
-    pub fn gpus(&self, idx: usize, column: &str, min: i64) -> Result<u32, InputError> {
+    pub(crate) fn gpus(&self, idx: usize, column: &str, min: i64) -> Result<u32, InputError> {
         let v = self.int(idx, column, i64::MIN)?;
         super::limits::gpus(v, min).map_err(|m| self.error(column, m.to_string()))
     }
 
     /// A time in whole seconds, from 0 to `limits::MAX_SECS`.
-    pub fn secs(&self, idx: usize, column: &str) -> Result<i64, InputError> {
+    pub(crate) fn secs(&self, idx: usize, column: &str) -> Result<i64, InputError> {
         let v = self.int(idx, column, 0)?;
         super::limits::secs(v).map_err(|m| self.error(column, m.to_string()))
     }
 
     /// A whole number of at least `min`, or `None` when empty.
-    pub fn opt_int(&self, idx: usize, column: &str, min: i64) -> Result<Option<i64>, InputError> {
+    pub(crate) fn opt_int(
+        &self,
+        idx: usize,
+        column: &str,
+        min: i64,
+    ) -> Result<Option<i64>, InputError> {
         if self.text(idx, column)?.is_empty() {
             return Ok(None);
         }
@@ -164,7 +169,12 @@ impl<'a, F: Fields + ?Sized> Row<'a, F> {
     }
 
     /// A finite number of at least `min`, or `None` when empty.
-    pub fn opt_num(&self, idx: usize, column: &str, min: f64) -> Result<Option<f64>, InputError> {
+    pub(crate) fn opt_num(
+        &self,
+        idx: usize,
+        column: &str,
+        min: f64,
+    ) -> Result<Option<f64>, InputError> {
         let v = self.opt_float(idx, column)?;
         match v {
             Some(x) if x < min => {
@@ -175,13 +185,13 @@ impl<'a, F: Fields + ?Sized> Row<'a, F> {
     }
 
     /// A finite number of at least `min`; an error when empty.
-    pub fn num(&self, idx: usize, column: &str, min: f64) -> Result<f64, InputError> {
+    pub(crate) fn num(&self, idx: usize, column: &str, min: f64) -> Result<f64, InputError> {
         self.opt_num(idx, column, min)?
             .ok_or_else(|| self.error(column, "empty"))
     }
 
     /// A time in seconds written as a number (`4550879.0`), or `None` when empty.
-    pub fn opt_time(&self, idx: usize, column: &str) -> Result<Option<i64>, InputError> {
+    pub(crate) fn opt_time(&self, idx: usize, column: &str) -> Result<Option<i64>, InputError> {
         // The common shape, digits and an optional `.0`, without a float parse.
         let v = match whole_seconds(self.record.field(idx).trim_ascii()) {
             Some(v) => Some(v),
@@ -196,7 +206,7 @@ impl<'a, F: Fields + ?Sized> Row<'a, F> {
     }
 
     /// A finite decimal number, or `None` when empty.
-    pub fn opt_float(&self, idx: usize, column: &str) -> Result<Option<f64>, InputError> {
+    pub(crate) fn opt_float(&self, idx: usize, column: &str) -> Result<Option<f64>, InputError> {
         let t = self.text(idx, column)?;
         if t.is_empty() {
             return Ok(None);
@@ -240,13 +250,13 @@ fn whole_seconds(b: &[u8]) -> Option<i64> {
 }
 
 /// A trace file as `open_csv` reads it: buffered, its lines bounded.
-pub type CsvFile = super::reader::Capped<std::io::BufReader<std::fs::File>>;
+pub(crate) type CsvFile = super::reader::Capped<std::io::BufReader<std::fs::File>>;
 
 /// A whole number, also accepting a decimal with a zero fraction (`12.0`),
 /// which some exports write.
 /// A headerless, flexible CSV reader over a file (headers are checked by
 /// the caller, row by row), or an error naming the file.
-pub fn open_csv(path: &std::path::Path) -> Result<csv::Reader<CsvFile>, InputError> {
+pub(crate) fn open_csv(path: &std::path::Path) -> Result<csv::Reader<CsvFile>, InputError> {
     let f = super::reader::open_file(path)?;
     Ok(csv_over(std::io::BufReader::with_capacity(1 << 20, f)))
 }
@@ -254,7 +264,7 @@ pub fn open_csv(path: &std::path::Path) -> Result<csv::Reader<CsvFile>, InputErr
 /// A headerless, flexible CSV reader over any input, its lines bounded;
 /// lines end at `\n` (a `\r` before it is trimmed with the field), which
 /// keeps line numbers right in CRLF files.
-pub fn csv_over<R: std::io::Read>(r: R) -> csv::Reader<super::reader::Capped<R>> {
+pub(crate) fn csv_over<R: std::io::Read>(r: R) -> csv::Reader<super::reader::Capped<R>> {
     csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
@@ -263,7 +273,7 @@ pub fn csv_over<R: std::io::Read>(r: R) -> csv::Reader<super::reader::Capped<R>>
 }
 
 /// A CSV header row's names: trimmed, without a byte-order mark.
-pub fn header_names(rec: &csv::ByteRecord) -> Vec<String> {
+pub(crate) fn header_names(rec: &csv::ByteRecord) -> Vec<String> {
     rec.iter()
         .map(|h| {
             String::from_utf8_lossy(h)
@@ -274,7 +284,7 @@ pub fn header_names(rec: &csv::ByteRecord) -> Vec<String> {
         .collect()
 }
 
-pub fn parse_int(t: &str) -> Option<i64> {
+pub(crate) fn parse_int(t: &str) -> Option<i64> {
     if let Ok(v) = t.parse::<i64>() {
         return Some(v);
     }

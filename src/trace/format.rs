@@ -9,10 +9,11 @@ use super::LoadOptions;
 use std::path::{Path, PathBuf};
 
 /// Reads a trace at a path (a file or a directory, as the format has it).
-pub type Loader = fn(&Path, &LoadOptions) -> Result<(Trace, LoadReport), InputError>;
+pub(crate) type Loader = fn(&Path, &LoadOptions) -> Result<(Trace, LoadReport), InputError>;
 
 /// Reads a trace of one file held in memory, under a name for its messages.
-pub type TextLoader = fn(&[u8], &str, &LoadOptions) -> Result<(Trace, LoadReport), InputError>;
+pub(crate) type TextLoader =
+    fn(&[u8], &str, &LoadOptions) -> Result<(Trace, LoadReport), InputError>;
 
 #[derive(Debug)]
 pub struct FormatSpec {
@@ -64,7 +65,7 @@ impl Format {
 
     /// Loads a trace of this format from `text` held in memory, named
     /// `name` in its messages; a format of several files says it cannot.
-    pub fn load_text(
+    pub(crate) fn load_text(
         self,
         text: &[u8],
         name: &str,
@@ -83,7 +84,7 @@ impl Format {
     }
 
     /// The energy model's directory released beside a trace at `path`.
-    pub fn energy_beside(self, path: &Path) -> Option<PathBuf> {
+    pub(crate) fn energy_beside(self, path: &Path) -> Option<PathBuf> {
         self.0.energy_beside.and_then(|f| f(path))
     }
 }

@@ -56,7 +56,7 @@ impl InputError {
     }
 
     /// A problem with a whole line (a header, say) rather than one column.
-    pub fn on_line(file: &str, line: u64, message: impl Into<String>) -> InputError {
+    pub(crate) fn on_line(file: &str, line: u64, message: impl Into<String>) -> InputError {
         InputError::at(
             Location {
                 file: file.to_string(),
@@ -78,7 +78,7 @@ impl InputError {
 
     /// The same error `by` lines further down: for a part of a file read
     /// on its own, whose lines were numbered from its start.
-    pub fn shifted(mut self, by: u64) -> InputError {
+    pub(crate) fn shifted(mut self, by: u64) -> InputError {
         if let Some(loc) = &mut self.at {
             if !loc.byte {
                 loc.line += by;
@@ -118,7 +118,7 @@ impl fmt::Display for Damaged {
 impl std::error::Error for Damaged {}
 
 /// How many reasons per file are kept to be shown.
-pub const FIRST_REASONS: usize = 5;
+pub(crate) const FIRST_REASONS: usize = 5;
 
 /// Rows skipped in one file, with the first few reasons.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -130,13 +130,13 @@ pub struct Skips {
 
 /// Strict mode stops at the first bad row; lenient mode counts and keeps going.
 #[derive(Debug, Clone)]
-pub struct RowPolicy {
+pub(crate) struct RowPolicy {
     pub strict: bool,
     pub skips: Skips,
 }
 
 impl RowPolicy {
-    pub fn new(file: &str, strict: bool) -> RowPolicy {
+    pub(crate) fn new(file: &str, strict: bool) -> RowPolicy {
         RowPolicy {
             strict,
             skips: Skips {
@@ -147,7 +147,7 @@ impl RowPolicy {
     }
 
     /// A bad row: an error in strict mode, a counted skip otherwise.
-    pub fn bad_row(&mut self, err: InputError) -> Result<(), InputError> {
+    pub(crate) fn bad_row(&mut self, err: InputError) -> Result<(), InputError> {
         if self.strict {
             return Err(err);
         }

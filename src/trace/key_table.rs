@@ -1,10 +1,12 @@
 //! Keys (hashes already: `texts::key` and its 64-bit folds) to their first
-//! place in a list the caller keeps: an open-addressing table of 4-byte
-//! indexes, where a hash map would hold a copy of every key beside its
-//! index (36 bytes an entry for a 128-bit key, 4 here, at millions of
-//! PAI rows).
+//! place in a list the caller keeps: hashbrown's `HashTable` of 4-byte
+//! indexes (as `seen.rs` keeps ids), where a hash map would hold a copy of
+//! every key beside its index (36 bytes an entry for a 128-bit key, 4 and
+//! a control byte here, at millions of PAI rows).
 
-/// A key that is a hash already: its bits fold to a slot.
+use hashbrown::hash_table::{Entry, HashTable};
+
+/// A key that is a hash already: its bits fold to a table hash.
 pub trait HashKey: Copy + Eq {
     fn fold(self) -> u64;
 }
@@ -23,16 +25,15 @@ impl HashKey for u128 {
 
 #[derive(Debug, Clone, Default)]
 pub struct KeyTable {
-    /// Index + 1 (0: empty).
-    slots: Vec<u32>,
-    len: usize,
+    table: HashTable<u32>,
 }
 
 impl KeyTable {
     /// The table over `keys`, each key at its first place.
     pub fn of<K: HashKey>(keys: &[K]) -> KeyTable {
-        let mut t = KeyTable::default();
-        t.grow(keys, keys.len());
+        let mut t = KeyTable {
+            table: HashTable::with_capacity(keys.len()),
+        };
         for i in 0..keys.len() as u32 {
             let _ = t.insert(keys, i);
         }
@@ -42,62 +43,35 @@ impl KeyTable {
     /// Adds `keys[i]` unless its key is there; `Err(first)` with the place
     /// of the one there.
     pub fn insert<K: HashKey>(&mut self, keys: &[K], i: u32) -> Result<(), u32> {
-        if (self.len + 1) * 10 > self.slots.len() * 7 {
-            self.grow(keys, self.len + 1);
-        }
         let k = keys[i as usize];
-        let mut at = self.home(k);
-        loop {
-            match self.slots[at] {
-                0 => {
-                    self.slots[at] = i + 1;
-                    self.len += 1;
-                    return Ok(());
-                }
-                s if keys[s as usize - 1] == k => return Err(s - 1),
-                _ => at = (at + 1) & (self.slots.len() - 1),
+        let same = |&s: &u32| keys[s as usize] == k;
+        match self
+            .table
+            .entry(k.fold(), same, |&s| keys[s as usize].fold())
+        {
+            Entry::Occupied(e) => Err(*e.get()),
+            Entry::Vacant(e) => {
+                e.insert(i);
+                Ok(())
             }
         }
     }
 
     /// The place of key `k` in `keys`.
     pub fn find<K: HashKey>(&self, keys: &[K], k: K) -> Option<u32> {
-        if self.slots.is_empty() {
-            return None;
-        }
-        let mut at = self.home(k);
-        loop {
-            match self.slots[at] {
-                0 => return None,
-                s if keys[s as usize - 1] == k => return Some(s - 1),
-                _ => at = (at + 1) & (self.slots.len() - 1),
-            }
-        }
+        self.table
+            .find(k.fold(), |&s| keys[s as usize] == k)
+            .copied()
     }
 
-    /// Bytes held.
+    /// Bytes held: an index and a control byte a bucket.
     pub fn held_bytes(&self) -> usize {
-        self.slots.capacity() * 4
-    }
-
-    fn home<K: HashKey>(&self, k: K) -> usize {
-        k.fold() as usize & (self.slots.len() - 1)
-    }
-
-    /// Room for `n` keys at most 70 % full, the ones held placed again.
-    fn grow<K: HashKey>(&mut self, keys: &[K], n: usize) {
-        let size = (n * 10 / 7 + 1).next_power_of_two().max(16);
-        if size <= self.slots.len() {
-            return;
-        }
-        let old = std::mem::replace(&mut self.slots, vec![0; size]);
-        for s in old.into_iter().filter(|&s| s != 0) {
-            let mut at = self.home(keys[s as usize - 1]);
-            while self.slots[at] != 0 {
-                at = (at + 1) & (size - 1);
-            }
-            self.slots[at] = s;
-        }
+        let buckets = if self.table.capacity() == 0 {
+            0
+        } else {
+            (self.table.capacity() * 8 / 7).next_power_of_two()
+        };
+        buckets * 5
     }
 }
 

@@ -55,7 +55,7 @@ pub fn secs(v: i64) -> Result<i64, ValueError> {
 
 /// A dated time (Acme, Philly) as Unix seconds, checked to fall between
 /// 1970 and 2100.
-pub fn dated(at: i64) -> Result<i64, ValueError> {
+pub(crate) fn dated(at: i64) -> Result<i64, ValueError> {
     if !(0..=MAX_SECS).contains(&at) {
         return Err(ValueError::Dated);
     }

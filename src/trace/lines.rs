@@ -7,7 +7,7 @@ use std::io::{BufRead, Read};
 
 /// One line split into fields.
 #[derive(Debug, Default)]
-pub struct Record {
+pub(crate) struct Record {
     buf: Vec<u8>,
     fields: Vec<(u32, u32)>,
     pub line: u64,
@@ -18,23 +18,19 @@ pub struct Record {
 }
 
 impl Record {
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.fields.len()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.fields.is_empty()
-    }
-
     /// Field `i`, trimmed of spaces; empty when missing.
-    pub fn get(&self, i: usize) -> &[u8] {
+    pub(crate) fn get(&self, i: usize) -> &[u8] {
         self.fields
             .get(i)
             .map(|&(a, b)| self.buf[a as usize..b as usize].trim_ascii())
             .unwrap_or(b"")
     }
 
-    pub fn is_utf8(&self) -> bool {
+    pub(crate) fn is_utf8(&self) -> bool {
         self.utf8
     }
 
@@ -42,12 +38,7 @@ impl Record {
         self.fields.clear();
         self.utf8 = std::str::from_utf8(&self.buf).is_ok();
         if memchr::memchr(b'"', &self.buf).is_none() {
-            let mut start = 0u32;
-            for i in memchr::memchr_iter(b',', &self.buf) {
-                self.fields.push((start, i as u32));
-                start = i as u32 + 1;
-            }
-            self.fields.push((start, self.buf.len() as u32));
+            comma_ends(&self.buf, &mut self.fields);
             return;
         }
         let b = &self.buf;
@@ -87,8 +78,21 @@ impl Record {
     }
 }
 
+/// The one field splitter: `line` cut at its commas into `ends` (start,
+/// end), cleared first, by byte search. A line with a quote needs
+/// `Record`'s quoted path (or the CSV reader) instead.
+pub(crate) fn comma_ends(line: &[u8], ends: &mut Vec<(u32, u32)>) {
+    ends.clear();
+    let mut start = 0u32;
+    for c in memchr::memchr_iter(b',', line) {
+        ends.push((start, c as u32));
+        start = c as u32 + 1;
+    }
+    ends.push((start, line.len() as u32));
+}
+
 /// Lines of one input, with their numbers.
-pub struct Lines<R> {
+pub(crate) struct Lines<R> {
     r: R,
     pub file: String,
     line: u64,
@@ -96,7 +100,7 @@ pub struct Lines<R> {
 }
 
 impl<R: BufRead> Lines<R> {
-    pub fn new(r: R, file: String) -> Lines<R> {
+    pub(crate) fn new(r: R, file: String) -> Lines<R> {
         Lines {
             r,
             file,
@@ -106,12 +110,12 @@ impl<R: BufRead> Lines<R> {
     }
 
     /// Lines read so far, blank ones included.
-    pub fn line(&self) -> u64 {
+    pub(crate) fn line(&self) -> u64 {
         self.line
     }
 
     /// Reads the next non-blank line into `rec`; `false` at the end.
-    pub fn next(&mut self, rec: &mut Record) -> Result<bool, InputError> {
+    pub(crate) fn next(&mut self, rec: &mut Record) -> Result<bool, InputError> {
         loop {
             rec.buf.clear();
             let limit = super::limits::MAX_LINE as u64 + 1;

@@ -1,30 +1,30 @@
 //! Loading traces: one module per released format, all into one model.
 
 pub mod acme;
-pub mod archive;
+pub(crate) mod archive;
 pub mod clock;
 pub mod detail;
-pub mod energy;
+pub(crate) mod energy;
 #[cfg(test)]
 mod fast_check;
-pub mod fields;
-pub mod format;
-pub mod input;
+pub(crate) mod fields;
+pub(crate) mod format;
+pub(crate) mod input;
 pub mod itp;
-pub mod job_id;
-pub mod key_table;
+pub(crate) mod job_id;
+pub(crate) mod key_table;
 pub mod limits;
-pub mod lines;
+pub(crate) mod lines;
 pub mod model;
-pub mod native;
+pub(crate) mod native;
 pub mod pai;
-pub mod parts;
+pub(crate) mod parts;
 pub mod philly;
-pub mod reader;
-pub mod seen;
-pub mod sizing;
-pub mod slots;
-pub mod texts;
+pub(crate) mod reader;
+pub(crate) mod seen;
+pub(crate) mod sizing;
+pub(crate) mod slots;
+pub(crate) mod texts;
 mod xz;
 pub mod zeus;
 
@@ -104,7 +104,7 @@ pub fn load(
 /// Orders jobs by submission, ties by id (digits-only ids as numbers, as
 /// the PAI simulator reads them); returns how many changed place. A job's
 /// segments and native row go with it, so nothing else needs renumbering.
-pub fn order_ties_by_id(jobs: &mut [model::Job]) -> usize {
+pub(crate) fn order_ties_by_id(jobs: &mut [model::Job]) -> usize {
     fn key(id: &str) -> (bool, usize, &str) {
         let digits = !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit());
         let t = if digits {

@@ -46,7 +46,7 @@ pub struct Cluster {
 
 impl Cluster {
     /// `nodes` machines of `per_node` GPUs each, of one anonymous type.
-    pub fn uniform(total_gpus: u32, per_node: u32, origin: String) -> Cluster {
+    pub(crate) fn uniform(total_gpus: u32, per_node: u32, origin: String) -> Cluster {
         let per_node = per_node.max(1);
         let mut machines = Vec::new();
         let mut left = total_gpus;
@@ -83,24 +83,13 @@ impl Cluster {
         self.machines.iter().map(|m| m.gpus as u64).sum()
     }
 
-    pub fn max_machine_gpus(&self) -> u32 {
-        self.machines.iter().map(|m| m.gpus).max().unwrap_or(0)
-    }
-
     /// The id of GPU type `name`, adding it if new.
-    pub fn type_id(&mut self, name: &str) -> TypeId {
+    pub(crate) fn type_id(&mut self, name: &str) -> TypeId {
         if let Some(i) = self.gpu_types.iter().position(|t| t == name) {
             return i as TypeId;
         }
         self.gpu_types.push(name.to_string());
         (self.gpu_types.len() - 1) as TypeId
-    }
-
-    pub fn find_type(&self, name: &str) -> Option<TypeId> {
-        self.gpu_types
-            .iter()
-            .position(|t| t == name)
-            .map(|i| i as TypeId)
     }
 }
 
@@ -130,7 +119,7 @@ impl Demand {
     }
 
     /// Whole GPUs this demand would block if every fraction took a GPU of its own.
-    pub fn gpus_ceil(&self) -> u64 {
+    pub(crate) fn gpus_ceil(&self) -> u64 {
         match self {
             Demand::Gang { gpus } => *gpus as u64,
             Demand::Instances(units) => units
@@ -140,7 +129,7 @@ impl Demand {
         }
     }
 
-    pub fn is_zero(&self) -> bool {
+    pub(crate) fn is_zero(&self) -> bool {
         self.total_milli() == 0
     }
 }
@@ -210,7 +199,7 @@ pub struct Job {
 }
 
 impl Job {
-    pub fn gpus_display(&self) -> f64 {
+    pub(crate) fn gpus_display(&self) -> f64 {
         self.demand.total_milli() as f64 / MILLI_PER_GPU as f64
     }
 }
@@ -322,7 +311,7 @@ impl Symbols {
         sym
     }
 
-    pub fn lookup(&self, s: &str) -> Option<Sym> {
+    pub(crate) fn lookup(&self, s: &str) -> Option<Sym> {
         self.index.get(&super::texts::key(s.as_bytes())).copied()
     }
 
@@ -430,7 +419,7 @@ impl Trace {
     }
 
     /// Whether any job carries a recorded start, so `recorded` can replay it.
-    pub fn has_recorded(&self) -> bool {
+    pub(crate) fn has_recorded(&self) -> bool {
         !self.segments.is_empty()
     }
 }

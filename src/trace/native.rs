@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 /// Values measured on machines in one minute: machine index → one value
 /// per GPU or per column (`None` where the file says NA).
-pub type MachineValues = FxHashMap<u32, Vec<Option<f32>>>;
+pub(crate) type MachineValues = FxHashMap<u32, Vec<Option<f32>>>;
 
 /// A background index while it builds: what it indexes, and how far it has
 /// got (0–1) where that is known.
@@ -48,7 +48,7 @@ pub struct BenchProbe<'a> {
 
 impl BenchProbe<'_> {
     /// `label  N what: median M ms, max X ms` over `times` (milliseconds).
-    pub fn timings(&mut self, label: &str, what: &str, mut times: Vec<f64>) {
+    pub(crate) fn timings(&mut self, label: &str, what: &str, mut times: Vec<f64>) {
         times.sort_by(f64::total_cmp);
         if let (Some(med), Some(max)) = (times.get(times.len() / 2), times.last()) {
             (self.out)(format!(

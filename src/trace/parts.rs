@@ -14,7 +14,7 @@ const BLOCK: usize = 4 << 20;
 
 /// Byte ranges of `path` from `from` to its end, split into at most `n`
 /// parts at line starts.
-pub fn split_points(path: &Path, from: u64, n: usize) -> std::io::Result<Vec<(u64, u64)>> {
+pub(crate) fn split_points(path: &Path, from: u64, n: usize) -> std::io::Result<Vec<(u64, u64)>> {
     let mut f = std::fs::File::open(path)?;
     let len = f.metadata()?.len();
     let mut cuts = vec![from];
@@ -37,7 +37,7 @@ pub fn split_points(path: &Path, from: u64, n: usize) -> std::io::Result<Vec<(u6
 
 /// How many parts a file of `bytes` is worth: one per core, at most four,
 /// and one for anything under 4 MiB (threads would cost more than they save).
-pub fn workers(bytes: u64) -> usize {
+pub(crate) fn workers(bytes: u64) -> usize {
     if bytes < 4 << 20 {
         return 1;
     }
@@ -48,7 +48,7 @@ pub fn workers(bytes: u64) -> usize {
 
 /// One line's fields, found by byte search (a line with a quote is left
 /// to the CSV reader, which understands quoting).
-pub struct Split<'a> {
+pub(crate) struct Split<'a> {
     line: &'a [u8],
     ends: &'a [(u32, u32)],
     /// The line, when it is UTF-8 (checked once for all its fields).
@@ -57,14 +57,8 @@ pub struct Split<'a> {
 
 impl<'a> Split<'a> {
     /// `line` cut at its commas; `ends` is the caller's, reused line to line.
-    pub fn of(line: &'a [u8], ends: &'a mut Vec<(u32, u32)>) -> Split<'a> {
-        ends.clear();
-        let mut start = 0u32;
-        for c in memchr::memchr_iter(b',', line) {
-            ends.push((start, c as u32));
-            start = c as u32 + 1;
-        }
-        ends.push((start, line.len() as u32));
+    pub(crate) fn of(line: &'a [u8], ends: &'a mut Vec<(u32, u32)>) -> Split<'a> {
+        super::lines::comma_ends(line, ends);
         Split {
             line,
             ends,
@@ -99,7 +93,7 @@ impl Fields for Split<'_> {
 /// where its rows start and how many bytes they take, or `None` for
 /// anything the CSV reader should judge (not a regular file, no header
 /// line, a blank first line, a quote).
-pub fn plain_header(path: &Path) -> Option<(Vec<String>, u64, u64)> {
+pub(crate) fn plain_header(path: &Path) -> Option<(Vec<String>, u64, u64)> {
     let len = std::fs::metadata(path).ok().filter(|m| m.is_file())?.len();
     let f = std::fs::File::open(path).ok()?;
     let mut r = BufReader::new(f.take(MAX_LINE as u64));
@@ -128,7 +122,7 @@ pub fn plain_header(path: &Path) -> Option<(Vec<String>, u64, u64)> {
 /// (numbers from 1, the `\n` removed), and returns how many lines there
 /// were. `each` returns `false` to stop early. A line over `MAX_LINE`
 /// bytes is an error naming `file` and the line.
-pub fn for_each_line(
+pub(crate) fn for_each_line(
     path: &Path,
     (a, b): (u64, u64),
     file: &str,
@@ -178,7 +172,7 @@ pub fn for_each_line(
 
 /// What reading one part's rows gave, besides what its loader kept.
 #[derive(Default)]
-pub struct RowsRead {
+pub(crate) struct RowsRead {
     /// Lines the part holds.
     pub lines_read: u64,
     /// Its first bad rows (the first only, when strict), by line within the part.
@@ -193,7 +187,7 @@ pub struct RowsRead {
 /// (lines `blank` calls blank are skipped); a row `each` refuses is counted
 /// among the bad ones, the first few kept, and stops the read when
 /// `strict`. A quote stops it too (`quoted`).
-pub fn for_each_row(
+pub(crate) fn for_each_row(
     path: &Path,
     range: (u64, u64),
     file: &str,
@@ -235,7 +229,7 @@ pub fn for_each_row(
 }
 
 /// A loader's part of a file.
-pub trait PartRead: Send {
+pub(crate) trait PartRead: Send {
     fn rows(&self) -> &RowsRead;
 }
 
@@ -250,7 +244,7 @@ impl<P: PartRead> PartRead for (P, usize) {
 /// `workers` parts, each read by `read` on its own thread; in file
 /// order, an error's line counted from the file's start. `None` when a
 /// part met a quote.
-pub fn read_parts<P: PartRead>(
+pub(crate) fn read_parts<P: PartRead>(
     path: &Path,
     from: u64,
     file: &str,
@@ -276,7 +270,7 @@ pub fn read_parts<P: PartRead>(
 /// The same, each part's items pushed into its own stretch of `out`
 /// (`room(range)` slots reserved for it) and `out` their list in file
 /// order; each part with how many items it pushed.
-pub fn read_parts_into<T: Send, P: PartRead>(
+pub(crate) fn read_parts_into<T: Send, P: PartRead>(
     path: &Path,
     (from, file, workers): (u64, &str, usize),
     out: &mut Vec<T>,
@@ -316,7 +310,7 @@ fn in_file_order<P: PartRead>(
 /// rows, (repeat, first), in order; `row(part, index)` gives a kept row's
 /// line within its part and its id, and `what` names a repeat as the
 /// format's CSV reader does ("duplicate job id").
-pub fn count_bad_rows<'a>(
+pub(crate) fn count_bad_rows<'a>(
     parts: &[(usize, &RowsRead)],
     repeats: &[(u32, u32)],
     file: &str,

@@ -9,7 +9,7 @@ use std::io::Read;
 use std::path::Path;
 
 /// Opens `path` for reading, refusing a directory with a message that says so.
-pub fn open_file(path: &Path) -> Result<std::fs::File, InputError> {
+pub(crate) fn open_file(path: &Path) -> Result<std::fs::File, InputError> {
     let shown = path.display().to_string();
     if let Ok(m) = std::fs::metadata(path) {
         if m.is_dir() {
@@ -24,7 +24,7 @@ pub fn open_file(path: &Path) -> Result<std::fs::File, InputError> {
 
 /// Checks that `path` is a directory holding `what`: a path that cannot be
 /// read says the OS's reason, a file says it is not a directory.
-pub fn open_dir(path: &Path, what: &str) -> Result<(), InputError> {
+pub(crate) fn open_dir(path: &Path, what: &str) -> Result<(), InputError> {
     let shown = path.display().to_string();
     match std::fs::metadata(path) {
         Ok(m) if m.is_dir() => Ok(()),
@@ -42,13 +42,13 @@ pub fn open_dir(path: &Path, what: &str) -> Result<(), InputError> {
 /// Whether anything is at `path` — a file, a directory, even a dangling or
 /// looping symlink — so that opening it says what is wrong rather than
 /// the table being reported missing.
-pub fn present(path: &Path) -> bool {
+pub(crate) fn present(path: &Path) -> bool {
     std::fs::symlink_metadata(path).is_ok()
 }
 
 /// The error a `Capped` reader returns for a line over `MAX_LINE` bytes.
 #[derive(Debug)]
-pub struct LineTooLong {
+pub(crate) struct LineTooLong {
     pub line: u64,
 }
 
@@ -66,7 +66,7 @@ impl std::error::Error for LineTooLong {}
 
 impl LineTooLong {
     /// The `InputError` for `file`, when `e` is this error (however wrapped).
-    pub fn in_io(file: &str, e: &std::io::Error) -> Option<InputError> {
+    pub(crate) fn in_io(file: &str, e: &std::io::Error) -> Option<InputError> {
         let inner = e.get_ref()?.downcast_ref::<LineTooLong>()?;
         Some(InputError::on_line(
             file,
@@ -77,7 +77,7 @@ impl LineTooLong {
 }
 
 /// A reader that counts lines and refuses one longer than `MAX_LINE` bytes.
-pub struct Capped<R> {
+pub(crate) struct Capped<R> {
     inner: R,
     /// Newlines passed so far.
     lines: u64,
@@ -86,7 +86,7 @@ pub struct Capped<R> {
 }
 
 impl<R: Read> Capped<R> {
-    pub fn new(inner: R) -> Capped<R> {
+    pub(crate) fn new(inner: R) -> Capped<R> {
         Capped {
             inner,
             lines: 0,

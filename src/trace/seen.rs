@@ -8,20 +8,20 @@ use crate::trace::input::{InputError, Location};
 use std::hash::BuildHasher;
 
 #[derive(Default)]
-pub struct Seen {
+pub(crate) struct Seen {
     table: hashbrown::HashTable<u32>,
     /// Kept job → its line.
     lines: Vec<u64>,
 }
 
-pub fn hash(id: &[u8]) -> u64 {
+pub(crate) fn hash(id: &[u8]) -> u64 {
     rustc_hash::FxBuildHasher.hash_one(id)
 }
 
 impl Seen {
     /// Keeps row `j` (its id `id_of(j)`) unless a row with its id is kept;
     /// else the line of that first one.
-    pub fn keep<'a>(
+    pub(crate) fn keep<'a>(
         &mut self,
         id_of: impl Fn(u32) -> &'a [u8],
         j: u32,
@@ -48,7 +48,7 @@ impl Seen {
 /// rows hold them) split by their `hashes` (given in pieces, a part's
 /// each, in order) into a shard per core, each shard a table of its own on
 /// its own thread.
-pub fn repeats<'a>(
+pub(crate) fn repeats<'a>(
     id_of: &(impl Fn(usize) -> &'a [u8] + Sync),
     hashes: &[&[u64]],
 ) -> Vec<(u32, u32)> {
@@ -106,7 +106,7 @@ fn repeats_in<'a>(
 
 /// The error for a job id seen before: `what` names it as the format's
 /// CSV reader does ("duplicate job id", "duplicate job").
-pub fn duplicate(file: &str, line: u64, what: &str, id: &str, first: u64) -> InputError {
+pub(crate) fn duplicate(file: &str, line: u64, what: &str, id: &str, first: u64) -> InputError {
     InputError::at(
         Location {
             file: file.to_string(),

@@ -7,7 +7,11 @@ use super::LoadOptions;
 /// The cluster for a trace without a machine list: `--gpus`, or the smallest
 /// multiple of the node size that keeps offered load at most 80 % of
 /// capacity and fits the largest job.
-pub fn size_cluster(jobs: &[Job], opts: &LoadOptions, file: &str) -> Result<Cluster, InputError> {
+pub(crate) fn size_cluster(
+    jobs: &[Job],
+    opts: &LoadOptions,
+    file: &str,
+) -> Result<Cluster, InputError> {
     let g = opts.gpus_per_node.clamp(1, super::limits::MAX_MACHINE_GPUS);
     if let Some(n) = opts.gpus {
         let n = checked_size(n as u64, file, "--gpus")?;
@@ -47,7 +51,7 @@ pub fn size_cluster(jobs: &[Job], opts: &LoadOptions, file: &str) -> Result<Clus
 
 /// A cluster size, refused past `limits::MAX_GPUS` with a message naming the
 /// file and what asked for it.
-pub fn checked_size(n: u64, file: &str, why: &str) -> Result<u32, InputError> {
+pub(crate) fn checked_size(n: u64, file: &str, why: &str) -> Result<u32, InputError> {
     let max = super::limits::MAX_GPUS;
     if n > max as u64 {
         return Err(InputError::file(
@@ -60,7 +64,7 @@ pub fn checked_size(n: u64, file: &str, why: &str) -> Result<u32, InputError> {
 
 /// `peak` GPUs rounded up to whole nodes of `--gpus-per-node` (at least
 /// one), checked like any size: (GPUs, GPUs per node).
-pub fn whole_nodes(
+pub(crate) fn whole_nodes(
     peak: u64,
     opts: &LoadOptions,
     file: &str,

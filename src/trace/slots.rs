@@ -15,14 +15,14 @@
 use std::mem::MaybeUninit;
 
 /// One thread's stretch: its first `len` slots written.
-pub struct Slots<'a, T> {
+pub(crate) struct Slots<'a, T> {
     room: &'a mut [MaybeUninit<T>],
     len: usize,
     spill: Vec<T>,
 }
 
 impl<T> Slots<'_, T> {
-    pub fn push(&mut self, item: T) {
+    pub(crate) fn push(&mut self, item: T) {
         match self.room.get_mut(self.len) {
             Some(slot) => {
                 slot.write(item);
@@ -32,12 +32,9 @@ impl<T> Slots<'_, T> {
         }
     }
 
-    pub fn len(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
         self.len + self.spill.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 
     fn written(&mut self) -> &mut [T] {
@@ -63,7 +60,7 @@ impl<T> Drop for Slots<'_, T> {
 /// the stretches up into `out`, in order. Gives each result with how many
 /// items its thread pushed; `None` (and `out` empty) when a thread
 /// panicked.
-pub fn fill<T: Send, R: Send>(
+pub(crate) fn fill<T: Send, R: Send>(
     out: &mut Vec<T>,
     sizes: &[usize],
     each: impl Fn(usize, &mut Slots<T>) -> R + Sync,

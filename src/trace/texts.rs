@@ -8,15 +8,6 @@ pub struct TextId(u64);
 
 impl TextId {
     pub const EMPTY: TextId = TextId(u64::MAX);
-
-    /// This id after its arena was appended to another of `base` bytes.
-    pub fn rebased(self, base: u64) -> TextId {
-        if self == TextId::EMPTY {
-            self
-        } else {
-            TextId(self.0 + base)
-        }
-    }
 }
 
 /// Up to three strings stored one after another in a `Texts` arena: their
@@ -36,7 +27,7 @@ impl TextRun {
     }
 
     /// This run after its arena was appended to another of `base` bytes.
-    pub fn rebased(self, base: u64) -> TextRun {
+    pub(crate) fn rebased(self, base: u64) -> TextRun {
         if self == TextRun::EMPTY {
             self
         } else {
@@ -125,7 +116,7 @@ impl Texts {
 
     /// Stores up to three strings one after another and names them all by
     /// one offset (8 bytes for the three, where three ids take 24).
-    pub fn add_run(&mut self, strings: [&[u8]; 3]) -> TextRun {
+    pub(crate) fn add_run(&mut self, strings: [&[u8]; 3]) -> TextRun {
         let at = self.bytes.len() as u64;
         let mut present = 0u64;
         for (i, s) in strings.iter().enumerate() {
@@ -140,7 +131,7 @@ impl Texts {
     }
 
     /// String `i` of a run (empty when it was empty).
-    pub fn get_in(&self, run: TextRun, i: usize) -> String {
+    pub(crate) fn get_in(&self, run: TextRun, i: usize) -> String {
         if run.0 >> RUN_SHIFT & (1 << i) == 0 {
             return String::new();
         }
@@ -154,7 +145,7 @@ impl Texts {
     }
 
     /// The join key (`key`) of string `i` of a run, without making a String.
-    pub fn key_in(&self, run: TextRun, i: usize) -> u128 {
+    pub(crate) fn key_in(&self, run: TextRun, i: usize) -> u128 {
         if !run.has(i) {
             return key(b"");
         }
@@ -189,19 +180,14 @@ impl Texts {
         self.bytes.extend_from_slice(&other.bytes);
     }
 
-    pub fn bytes_used(&self) -> usize {
+    pub(crate) fn bytes_used(&self) -> usize {
         self.bytes.len()
-    }
-
-    /// The arena's allocated size.
-    pub fn bytes_held(&self) -> usize {
-        self.bytes.capacity()
     }
 }
 
 /// A 128-bit key for joining on a string column; distinct strings collide
 /// with probability ~n²/2¹²⁹, negligible for the tables' millions of rows.
-pub fn key(s: &[u8]) -> u128 {
+pub(crate) fn key(s: &[u8]) -> u128 {
     #[inline]
     fn mix(mut h: u64, x: u64, k: u64) -> u64 {
         h = (h ^ x).wrapping_mul(k);

@@ -37,7 +37,7 @@ impl Write for ChunkWriter {
 }
 
 /// The decompressed bytes of the `.xz` file at `path`.
-pub fn open(path: &Path) -> Result<ChannelReader, InputError> {
+pub(super) fn open(path: &Path) -> Result<ChannelReader, InputError> {
     let f = super::reader::open_file(path)?;
     let (tx, rx) = mpsc::sync_channel(8);
     std::thread::Builder::new()
@@ -72,7 +72,7 @@ pub fn open(path: &Path) -> Result<ChannelReader, InputError> {
 }
 
 /// Whether `path` names an `.xz` file.
-pub fn is_xz(path: &Path) -> bool {
+pub(super) fn is_xz(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "xz")
 }
 

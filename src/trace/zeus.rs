@@ -50,7 +50,7 @@ pub struct ZeusTables {
 
 /// The directory of a job file (or the directory given) when it also holds
 /// Zeus's power traces: the energy model a Zeus replay uses by default.
-pub fn power_traces_beside(path: &Path) -> Option<PathBuf> {
+pub(crate) fn power_traces_beside(path: &Path) -> Option<PathBuf> {
     let dir = if path.is_dir() {
         path
     } else {
@@ -60,7 +60,7 @@ pub fn power_traces_beside(path: &Path) -> Option<PathBuf> {
 }
 
 /// `DIR` (holding alibaba_groups.csv, or the released .csv.xz) or the file itself.
-pub fn file_of(path: &Path) -> PathBuf {
+pub(crate) fn file_of(path: &Path) -> PathBuf {
     if !path.is_dir() {
         return path.to_path_buf();
     }

@@ -9,7 +9,6 @@
 //! results come back as actions.
 
 use super::keymap::Command;
-use super::state::Quit;
 use crate::sim::metrics::Report;
 use crate::sim::whatif::Run;
 use crate::sim::{Engine, Policy, Question, Reply};
@@ -196,4 +195,11 @@ impl Update {
             _ => None,
         })
     }
+}
+
+/// How the replay ends: the screen cleared, or the last frame kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Quit {
+    Clear,
+    KeepFrame,
 }

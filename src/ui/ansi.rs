@@ -4,7 +4,7 @@ use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier};
 
 /// The buffer as text with SGR colour sequences (for `Q` and exports).
-pub fn buffer_to_ansi(buf: &Buffer) -> String {
+pub(super) fn buffer_to_ansi(buf: &Buffer) -> String {
     let mut out = String::new();
     let area = buf.area;
     for y in area.y..area.y + area.height {

@@ -4,12 +4,10 @@
 //! to the `ui` module: drawing reads them, `update` alone writes them, and
 //! tests, benches and the command line read through the accessors below.
 
-pub use super::action::{Action, Asker, Effect, Exported, Update, WhatIfStart};
+pub use super::action::{Action, Asker, Effect, Exported, Quit, Update, WhatIfStart};
 pub use super::figures::Figures;
 use super::keymap::Keymap;
-pub use super::state::{
-    ColorBy, Focus, Popup, PromptKind, Quit, Tick, Zoom, HISTORY, SPEEDS, TICKS,
-};
+pub use super::state::{ColorBy, Focus, Popup, PromptKind, Tick, Zoom, HISTORY, SPEEDS, TICKS};
 use super::state::{ReplayState, ViewState};
 use super::theme::Theme;
 use super::whatif::WhatIf;
@@ -259,7 +257,7 @@ impl App {
         &self.view.themes[self.view.theme]
     }
 
-    pub fn tick_size(&self) -> Tick {
+    pub(crate) fn tick_size(&self) -> Tick {
         TICKS[self.sim.tick]
     }
 
@@ -346,5 +344,55 @@ impl App {
     pub fn clock(&self, t: Secs) -> String {
         let tr = self.trace();
         crate::trace::clock::clock(tr.zone, self.sim.first, t)
+    }
+}
+
+/// The app's screen: what shows decides the parts' sizes.
+impl App {
+    fn screen(&self) -> ratatui::layout::Rect {
+        ratatui::layout::Rect::new(0, 0, self.view.size.0, self.view.size.1)
+    }
+
+    /// The side pane's lists as shown (sorted, filtered), at most `limit` of each.
+    pub(crate) fn lists(&self, limit: usize) -> super::filter::Lists {
+        super::filter::lists(
+            (self.trace(), self.engine()),
+            self.view.sort,
+            self.view.filter.as_ref(),
+            limit,
+        )
+    }
+
+    /// How its panels' frames are drawn (theme, ASCII).
+    pub(crate) fn chrome(&self) -> super::chrome::Chrome<'_> {
+        super::chrome::Chrome {
+            theme: self.theme(),
+            ascii: self.view.ascii,
+        }
+    }
+
+    /// The screen's parts at the current size (the metrics strip grows a
+    /// power row with an energy model).
+    pub fn areas(&self) -> super::layout::Areas {
+        self.areas_in(self.screen())
+    }
+
+    /// The screen's parts in `area`: metrics strip, caption, lecture layout.
+    pub(crate) fn areas_in(&self, area: ratatui::layout::Rect) -> super::layout::Areas {
+        let rows = if self.engine().power_policy().is_some() {
+            3
+        } else {
+            2
+        };
+        let caption = match (self.sim.captions.is_empty(), self.view.lecture) {
+            (true, _) => 0,
+            // As many lines as the caption needs, up to three: never cut.
+            (false, false) => self.caption().map_or(1, |c| {
+                let w = area.width.saturating_sub(3) as usize;
+                crate::text::wrap_words(c, w, 0).len().clamp(1, 3) as u16
+            }),
+            (false, true) => 4,
+        };
+        super::layout::areas_full(area, rows, caption, self.view.lecture)
     }
 }

@@ -16,9 +16,9 @@ const GLYPHS: [char; 10] = ['■', '▲', '◆', '○', '□', '△', '◇', '×
 const ASCII_GLYPHS: [char; 10] = ['o', '#', '^', '*', '@', '%', '&', '=', 'x', '+'];
 
 /// Rows the charts need to be worth drawing (title, plot, axis, legend).
-pub const MIN_HEIGHT: u16 = 10;
+pub(super) const MIN_HEIGHT: u16 = 10;
 
-pub fn glyph(i: usize, ascii: bool) -> char {
+pub(super) fn glyph(i: usize, ascii: bool) -> char {
     if ascii {
         ASCII_GLYPHS[i % ASCII_GLYPHS.len()]
     } else {
@@ -34,7 +34,7 @@ struct Series<'a> {
 }
 
 /// The JCT and wait CDFs side by side in `area`, the legend under them.
-pub fn draw(app: &App, w: &WhatIf, area: Rect, buf: &mut Buffer) {
+pub(super) fn draw(app: &App, w: &WhatIf, area: Rect, buf: &mut Buffer) {
     let t = app.theme();
     let live = app.engine().policy();
     let ascii = app.view.ascii;

@@ -1,9 +1,10 @@
 //! What each keymap command does (with no popup open, and in each popup),
 //! and the live switches (policy, power limits).
 
+use super::action::Quit;
 use super::app::{App, Effect};
 use super::keymap::Command;
-use super::state::{ColorBy, Focus, Popup, PromptKind, Quit, Zoom, SPEEDS, TICKS};
+use super::state::{ColorBy, Focus, Popup, PromptKind, Zoom, SPEEDS, TICKS};
 use crate::sim::Policy;
 
 impl App {

@@ -11,20 +11,8 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph, Sparkline, Widget};
+use ratatui::widgets::{Paragraph, Sparkline, Widget};
 use ratatui::Frame;
-
-/// Box borders drawn with ASCII characters (`--ascii`).
-const ASCII_BORDER: ratatui::symbols::border::Set = ratatui::symbols::border::Set {
-    top_left: "+",
-    top_right: "+",
-    bottom_left: "+",
-    bottom_right: "+",
-    vertical_left: "|",
-    vertical_right: "|",
-    horizontal_top: "-",
-    horizontal_bottom: "-",
-};
 
 /// Sparkline bars drawn with ASCII characters (`--ascii`).
 const ASCII_BARS: ratatui::symbols::bar::Set = ratatui::symbols::bar::Set {
@@ -38,30 +26,6 @@ const ASCII_BARS: ratatui::symbols::bar::Set = ratatui::symbols::bar::Set {
     one_eighth: ".",
     empty: " ",
 };
-
-/// A bordered pane in the theme's colours (accented when focused), ASCII when asked.
-/// A pane's title, marked `▶` when the pane has the focus: said in text
-/// too, as without colour a border's colour says nothing.
-pub fn focus_title<'a>(app: &App, focused: bool, title: impl Into<Line<'a>>) -> Line<'a> {
-    let mut line: Line<'a> = title.into();
-    if focused {
-        let mark = app.theme().accent.add_modifier(Modifier::BOLD);
-        line.spans.insert(0, Span::styled("▶", mark));
-    }
-    line
-}
-
-pub fn pane(app: &App, focused: bool) -> Block<'static> {
-    let t = app.theme();
-    let mut b = Block::default()
-        .borders(Borders::ALL)
-        .border_style(if focused { t.accent } else { t.border });
-
-    if app.view.ascii {
-        b = b.border_set(ASCII_BORDER);
-    }
-    b
-}
 
 pub fn draw(frame: &mut Frame, app: &App) {
     let area = frame.area();
@@ -149,7 +113,7 @@ fn caption(app: &App, area: Rect, buf: &mut Buffer) {
         }
         return;
     }
-    let block = pane(app, true);
+    let block = app.chrome().pane(true);
     Paragraph::new(text)
         .style(t.title.add_modifier(Modifier::BOLD))
         .wrap(ratatui::widgets::Wrap { trim: true })
@@ -327,7 +291,10 @@ fn log_pane(app: &App, area: Rect, buf: &mut Buffer) {
     } else {
         " Log "
     };
-    let block = pane(app, focused).title(focus_title(app, focused, Span::styled(title, t.title)));
+    let c = app.chrome();
+    let block = c
+        .pane(focused)
+        .title(c.focus_title(focused, Span::styled(title, t.title)));
     tui_logger::TuiLoggerWidget::default()
         .block(block)
         .formatter(Box::new(super::logfmt::WordWrap {

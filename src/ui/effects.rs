@@ -54,7 +54,7 @@ impl Effects {
     }
 
     /// Exports go to `$TRACETUI_EXPORT_DIR`, else the current directory.
-    pub fn from_env() -> Effects {
+    pub(crate) fn from_env() -> Effects {
         Effects::new(
             std::env::var_os("TRACETUI_EXPORT_DIR")
                 .map(PathBuf::from)
@@ -115,7 +115,7 @@ impl Effects {
     }
 
     /// Whether the mouse should be captured.
-    pub fn mouse(&self) -> bool {
+    pub(crate) fn mouse(&self) -> bool {
         self.mouse
     }
 

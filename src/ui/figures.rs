@@ -3,7 +3,7 @@
 //! so the cost per tick does not grow with the million jobs before it.
 //! Going back in time rebuilds them from the engine's tally.
 
-use crate::sim::metrics::{percentile_sorted, Tally};
+use crate::sim::metrics::Tally;
 use std::collections::BTreeMap;
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -67,10 +67,11 @@ impl Figures {
 }
 
 /// The same percentile computed the slow way, for tests.
-pub fn reference_p99(waits: &[f64]) -> Option<f64> {
+#[cfg(test)]
+fn reference_p99(waits: &[f64]) -> Option<f64> {
     let mut v = waits.to_vec();
     v.sort_by(f64::total_cmp);
-    percentile_sorted(&v, 99.0)
+    crate::sim::metrics::percentile_sorted(&v, 99.0)
 }
 
 #[cfg(test)]

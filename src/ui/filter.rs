@@ -3,13 +3,13 @@
 //! only the jobs of a user, group or VC, GPU type or state. The grid dims
 //! the machines whose jobs are filtered out.
 
-use super::app::App;
-use crate::sim::Phase;
+use crate::sim::{Engine, Phase};
+use crate::trace::model::Trace;
 
 /// The lists' order: the policy's (queue) and most recent first (running),
 /// or by one figure for both.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Sort {
+pub(crate) enum Sort {
     #[default]
     Policy,
     /// Longest waiting (queue) or running (running) first.
@@ -23,7 +23,7 @@ pub enum Sort {
 }
 
 impl Sort {
-    pub fn next(self) -> Sort {
+    pub(crate) fn next(self) -> Sort {
         match self {
             Sort::Policy => Sort::Wait,
             Sort::Wait => Sort::Gpus,
@@ -33,7 +33,7 @@ impl Sort {
         }
     }
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Sort::Policy => "policy order",
             Sort::Wait => "wait",
@@ -47,14 +47,14 @@ impl Sort {
 /// A filter as typed: words, each `user=…`, `group=…`, `gpu=…`, `state=…`
 /// or a bare word matching any of them; a job must match every word.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Filter {
+pub(crate) struct Filter {
     pub text: String,
     words: Vec<(Option<String>, String)>,
 }
 
 impl Filter {
     /// The filter in `text`, or why it cannot be one.
-    pub fn parse(text: &str) -> Result<Filter, super::error::UiError> {
+    pub(crate) fn parse(text: &str) -> Result<Filter, super::error::UiError> {
         let mut words = Vec::new();
         for w in text.split_whitespace() {
             let (key, value) = match w.split_once('=') {
@@ -75,8 +75,7 @@ impl Filter {
     }
 
     /// Whether job `j` passes.
-    pub fn matches(&self, app: &App, j: u32) -> bool {
-        let trace = app.trace();
+    pub(crate) fn matches(&self, trace: &Trace, e: &Engine, j: u32) -> bool {
         let job = &trace.jobs[j as usize];
         let user = trace.sym(job.user);
         let group = trace.sym(job.group);
@@ -85,14 +84,14 @@ impl Filter {
             .map_or("", |t| trace.cluster.gpu_types[t as usize].as_str());
         // A running job is also of the type of the GPUs it holds.
         let on_type = |v: &str| {
-            app.engine().running().get(&j).is_some_and(|grants| {
+            e.running().get(&j).is_some_and(|grants| {
                 grants.iter().any(|g| {
                     let t = trace.cluster.machines[g.machine as usize].gpu_type;
                     trace.cluster.gpu_types[t as usize].eq_ignore_ascii_case(v)
                 })
             })
         };
-        let state = match app.engine().job_state(j).phase {
+        let state = match e.job_state(j).phase {
             Phase::Queued => "queued",
             Phase::Running => "running",
             _ => "",
@@ -115,17 +114,32 @@ impl Filter {
 
 /// The side pane's two lists, as shown: the queue and the running jobs,
 /// filtered and sorted, each with its whole length; at most `limit` of each.
-pub struct Lists {
+pub(crate) struct Lists {
     pub queued: Vec<u32>,
     pub queued_n: usize,
     pub running: Vec<u32>,
     pub running_n: usize,
 }
 
-pub fn lists(app: &App, limit: usize) -> Lists {
-    let e = app.engine();
-    let (sort, filter) = (app.view.sort, app.view.filter.as_ref());
-    let mut running = super::queue::running_in_order(app);
+/// The running jobs, most recently started first.
+fn running_in_order(e: &Engine) -> Vec<u32> {
+    let mut running: Vec<(i64, u32)> = e
+        .running()
+        .keys()
+        .map(|&j| (e.job_state(j).start, j))
+        .collect();
+    running.sort_unstable_by(|a, b| b.cmp(a));
+    running.into_iter().map(|r| r.1).collect()
+}
+
+/// The lists in `e` under `sort` and `filter`, at most `limit` of each.
+pub(crate) fn lists(
+    (trace, e): (&Trace, &Engine),
+    sort: Sort,
+    filter: Option<&Filter>,
+    limit: usize,
+) -> Lists {
+    let mut running = running_in_order(e);
     if sort == Sort::Policy && filter.is_none() {
         let running_n = running.len();
         running.truncate(limit);
@@ -138,11 +152,11 @@ pub fn lists(app: &App, limit: usize) -> Lists {
     }
     let mut queued = e.queue_in_order(usize::MAX);
     if let Some(f) = filter {
-        queued.retain(|&j| f.matches(app, j));
-        running.retain(|&j| f.matches(app, j));
+        queued.retain(|&j| f.matches(trace, e, j));
+        running.retain(|&j| f.matches(trace, e, j));
     }
-    sort_jobs(app, sort, &mut queued);
-    sort_jobs(app, sort, &mut running);
+    sort_jobs((trace, e), sort, &mut queued);
+    sort_jobs((trace, e), sort, &mut running);
     let (queued_n, running_n) = (queued.len(), running.len());
     queued.truncate(limit);
     running.truncate(limit);
@@ -155,9 +169,7 @@ pub fn lists(app: &App, limit: usize) -> Lists {
 }
 
 /// Sorts a list (kept in its own order among equals).
-fn sort_jobs(app: &App, sort: Sort, jobs: &mut [u32]) {
-    let trace = app.trace();
-    let e = app.engine();
+fn sort_jobs((trace, e): (&Trace, &Engine), sort: Sort, jobs: &mut [u32]) {
     let now = e.now();
     match sort {
         Sort::Policy => {}

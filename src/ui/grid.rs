@@ -40,7 +40,7 @@ pub fn glyphs(ascii: bool) -> &'static Glyphs {
 }
 
 /// The glyph for `used` thousandths of `cap` thousandths.
-pub fn shade(g: &Glyphs, used: u64, cap: u64) -> char {
+pub(crate) fn shade(g: &Glyphs, used: u64, cap: u64) -> char {
     if used == 0 || cap == 0 {
         g.free
     } else if used > cap {
@@ -80,12 +80,12 @@ impl GridLayout {
         self.rows <= height as usize
     }
 
-    pub fn row_of(&self, pos: usize) -> Option<usize> {
+    pub(crate) fn row_of(&self, pos: usize) -> Option<usize> {
         self.cells.get(pos).map(|p| p.row)
     }
 
     /// The machine drawn at a screen cell of the grid's inner area.
-    pub fn machine_at(
+    pub(crate) fn machine_at(
         &self,
         app: &App,
         inner: Rect,
@@ -183,7 +183,7 @@ fn holder_style(app: &App, job: Option<u32>, frac: f64, gpu_util: Option<f64>) -
     let trace = app.trace();
     // Outside the lists' filter: dimmed, whatever the colouring.
     if let (Some(f), Some(j)) = (&app.view.filter, job) {
-        if !f.matches(app, j) {
+        if !f.matches(app.trace(), app.engine(), j) {
             return t.dim;
         }
     }
@@ -322,9 +322,9 @@ fn frame(app: &App, area: Rect, buf: &mut Buffer) {
         status = format!(" {} {name}{rest}", g.marker);
     }
     let focused = app.view.focus == super::app::Focus::Grid;
-    super::draw::pane(app, focused)
-        .title(super::draw::focus_title(
-            app,
+    app.chrome()
+        .pane(focused)
+        .title(app.chrome().focus_title(
             focused,
             vec![
                 Span::styled(" GPUs ", t.title),

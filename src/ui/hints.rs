@@ -10,7 +10,7 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 
 /// The bottom line: a prompt, a message, or the keys that matter most.
-pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
+pub(crate) fn draw(app: &App, area: Rect, buf: &mut Buffer) {
     let t = app.theme();
     buf.set_style(area, t.header);
     if let Some(super::app::Popup::Prompt { kind, input }) = &app.view.popup {

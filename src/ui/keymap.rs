@@ -237,7 +237,7 @@ pub const COMMANDS: [(Command, &str, &str, &[&str], bool); 36] = [
 ];
 
 /// A key as written in config and help: `space`, `n`, `Q`, `ctrl-c`, `enter`.
-pub fn key_name(k: &KeyEvent) -> Option<String> {
+pub(crate) fn key_name(k: &KeyEvent) -> Option<String> {
     let base = match k.code {
         KeyCode::Char(' ') => "space".to_string(),
         KeyCode::Char(c) => c.to_string(),
@@ -299,7 +299,7 @@ struct ConfigFile {
 /// The `[policies]` table of the user's config file: (name, command) of
 /// each external policy the picker offers. A config that does not parse
 /// gives none (its problem is reported with the keys).
-pub fn user_policies() -> Vec<(String, String)> {
+pub(crate) fn user_policies() -> Vec<(String, String)> {
     let Some(p) = config_dir().map(|d| d.join("config.toml")) else {
         return Vec::new();
     };
@@ -309,7 +309,7 @@ pub fn user_policies() -> Vec<(String, String)> {
     policies_in(&text)
 }
 
-pub fn policies_in(text: &str) -> Vec<(String, String)> {
+pub(crate) fn policies_in(text: &str) -> Vec<(String, String)> {
     toml::from_str::<ConfigFile>(text)
         .map(|c| c.policies.into_iter().collect())
         .unwrap_or_default()
@@ -394,7 +394,7 @@ impl Keymap {
     }
 
     /// `~/.config/tracetui/config.toml` (or `$XDG_CONFIG_HOME/tracetui/config.toml`), if present.
-    pub fn load_user() -> Keymap {
+    pub(crate) fn load_user() -> Keymap {
         match config_dir().map(|d| d.join("config.toml")) {
             Some(p) if p.is_file() => match std::fs::read_to_string(&p) {
                 Ok(t) => {
@@ -418,7 +418,7 @@ impl Keymap {
         self.by_key.get(&key_name(k)?).copied()
     }
 
-    pub fn keys_of(&self, c: Command) -> &[String] {
+    pub(crate) fn keys_of(&self, c: Command) -> &[String] {
         self.keys
             .iter()
             .find(|(x, _)| *x == c)
@@ -445,7 +445,7 @@ impl Keymap {
 }
 
 /// `$XDG_CONFIG_HOME/tracetui` or `~/.config/tracetui`.
-pub fn config_dir() -> Option<std::path::PathBuf> {
+pub(crate) fn config_dir() -> Option<std::path::PathBuf> {
     if let Some(x) = std::env::var_os("XDG_CONFIG_HOME").filter(|x| !x.is_empty()) {
         return Some(std::path::PathBuf::from(x).join("tracetui"));
     }

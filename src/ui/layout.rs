@@ -1,7 +1,6 @@
 //! Where each part of the screen goes: one pure function of the terminal
 //! size and what the app shows, shared by drawing and by mouse hit-testing.
 
-use super::app::App;
 use ratatui::layout::Rect;
 
 pub const MIN_WIDTH: u16 = 80;
@@ -31,14 +30,14 @@ pub fn areas(area: Rect) -> Areas {
 }
 
 /// `areas`, with a metrics strip of `metrics_h` lines (3 with an energy model).
-pub fn areas_for(area: Rect, metrics_h: u16) -> Areas {
+pub(crate) fn areas_for(area: Rect, metrics_h: u16) -> Areas {
     areas_full(area, metrics_h, 0, false)
 }
 
 /// `areas_for`, with a caption of `caption_h` lines under the header; the
 /// lecture layout drops the metrics strip, the log and the hint bar so the
 /// grid and the queue get the screen.
-pub fn areas_full(area: Rect, metrics_h: u16, caption_h: u16, lecture: bool) -> Areas {
+pub(crate) fn areas_full(area: Rect, metrics_h: u16, caption_h: u16, lecture: bool) -> Areas {
     let (metrics_h, log_h, hints_h) = if lecture {
         (0, 0, 0)
     } else {
@@ -69,38 +68,6 @@ pub fn areas_full(area: Rect, metrics_h: u16, caption_h: u16, lecture: bool) -> 
     }
 }
 
-/// The app's screen: what shows decides the parts' sizes.
-impl App {
-    fn screen(&self) -> Rect {
-        Rect::new(0, 0, self.view.size.0, self.view.size.1)
-    }
-
-    /// The screen's parts at the current size (the metrics strip grows a
-    /// power row with an energy model).
-    pub fn areas(&self) -> Areas {
-        self.areas_in(self.screen())
-    }
-
-    /// The screen's parts in `area`: metrics strip, caption, lecture layout.
-    pub fn areas_in(&self, area: Rect) -> Areas {
-        let rows = if self.engine().power_policy().is_some() {
-            3
-        } else {
-            2
-        };
-        let caption = match (self.sim.captions.is_empty(), self.view.lecture) {
-            (true, _) => 0,
-            // As many lines as the caption needs, up to three: never cut.
-            (false, false) => self.caption().map_or(1, |c| {
-                let w = area.width.saturating_sub(3) as usize;
-                crate::text::wrap_words(c, w, 0).len().clamp(1, 3) as u16
-            }),
-            (false, true) => 4,
-        };
-        areas_full(area, rows, caption, self.view.lecture)
-    }
-}
-
 /// The inside of a bordered block.
 pub fn inner(r: Rect) -> Rect {
     Rect::new(
@@ -112,7 +79,7 @@ pub fn inner(r: Rect) -> Rect {
 }
 
 /// A rectangle of `w` × `h` centred in `r` (clamped to it).
-pub fn centered(r: Rect, w: u16, h: u16) -> Rect {
+pub(crate) fn centered(r: Rect, w: u16, h: u16) -> Rect {
     let w = w.min(r.width);
     let h = h.min(r.height);
     Rect::new(r.x + (r.width - w) / 2, r.y + (r.height - h) / 2, w, h)

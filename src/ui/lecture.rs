@@ -77,7 +77,7 @@ const CH: u32 = 18;
 
 /// The frame as SVG: a rectangle per background run, text per cell, the
 /// colours and bold/reverse kept.
-pub fn buffer_svg(buf: &Buffer) -> String {
+pub(crate) fn buffer_svg(buf: &Buffer) -> String {
     let a = buf.area;
     let (bg0, fg0) = ("#101010", "#e0e0e0");
     let mut o = String::new();

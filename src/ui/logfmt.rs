@@ -6,7 +6,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use tui_logger::{ExtLogRecord, LogFormatter};
 
-pub struct WordWrap {
+pub(super) struct WordWrap {
     pub text: Style,
     pub warn: Style,
     pub error: Style,

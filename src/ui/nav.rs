@@ -51,13 +51,13 @@ impl App {
     /// How many jobs the side pane lists (queue, then running): every one
     /// is reachable with the cursor.
     pub(super) fn listed_len(&self) -> usize {
-        let l = super::filter::lists(self, 0);
+        let l = self.lists(0);
         l.queued_n + l.running_n
     }
 
     /// The job at list position `pos` (queue, then running).
     pub(super) fn listed_at(&self, pos: usize) -> Option<u32> {
-        let l = super::filter::lists(self, usize::MAX);
+        let l = self.lists(usize::MAX);
         if pos < l.queued_n {
             l.queued.get(pos).copied()
         } else {
@@ -71,7 +71,7 @@ impl App {
             Ok(f) => {
                 let l = {
                     self.view.filter = Some(f);
-                    super::filter::lists(self, 0)
+                    self.lists(0)
                 };
                 self.view.queue_pos = 0;
                 self.view.flash = Some(format!(
@@ -263,7 +263,7 @@ impl App {
     /// The machine drill-down: what it is, who holds each GPU now, and what
     /// the trace measured on it (Philly's utilisation files, PAI's spec;
     /// `samples` as `NativeTables::machine_samples` read them).
-    pub fn machine_lines(
+    pub(crate) fn machine_lines(
         &self,
         m: u32,
         samples: Vec<(&'static str, MachineSample)>,

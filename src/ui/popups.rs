@@ -9,9 +9,9 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Clear, Paragraph, Widget};
+use ratatui::widgets::{Paragraph, Widget};
 
-pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
+pub(crate) fn draw(app: &App, area: Rect, buf: &mut Buffer) {
     match &app.view.popup {
         Some(Popup::Help { scroll }) => help(app, area, buf, *scroll),
         Some(Popup::Detail {
@@ -25,18 +25,8 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
     }
 }
 
-pub(super) fn frame(app: &App, r: Rect, buf: &mut Buffer, title: &str) -> Rect {
-    let t = app.theme();
-    Clear.render(r, buf);
-    buf.set_style(r, t.text);
-    let block = super::draw::pane(app, true).title(Span::styled(format!(" {title} "), t.title));
-    let inner = block.inner(r);
-    block.render(r, buf);
-    inner
-}
-
 /// The help text: every command with its configured keys, and the glyph legend.
-pub fn help_lines(app: &App) -> Vec<Line<'static>> {
+pub(crate) fn help_lines(app: &App) -> Vec<Line<'static>> {
     let t = app.theme();
     let mut out = Vec::new();
     for (cmd, _, desc, _, _) in COMMANDS {
@@ -71,7 +61,7 @@ fn help(app: &App, area: Rect, buf: &mut Buffer, scroll: usize) {
     } else {
         "help · esc or ? closes"
     };
-    let inner = frame(app, r, buf, title);
+    let inner = app.chrome().popup(r, buf, title);
     let scroll = scroll.min(lines.len().saturating_sub(inner.height as usize));
     Paragraph::new(lines)
         .scroll((scroll as u16, 0))
@@ -89,7 +79,7 @@ fn detail_box(area: Rect) -> Rect {
 
 /// How far a drill-down of `lines` can scroll on a `size` screen: its last
 /// line at the bottom of the box, never into blank pages.
-pub fn detail_scroll_max(size: (u16, u16), lines: usize) -> usize {
+pub(crate) fn detail_scroll_max(size: (u16, u16), lines: usize) -> usize {
     let r = detail_box(Rect::new(0, 0, size.0, size.1));
     lines.saturating_sub(r.height.saturating_sub(2) as usize)
 }
@@ -97,8 +87,7 @@ pub fn detail_scroll_max(size: (u16, u16), lines: usize) -> usize {
 fn detail(app: &App, area: Rect, buf: &mut Buffer, title: &str, lines: &[String], scroll: usize) {
     let t = app.theme();
     let r = detail_box(area);
-    let inner = frame(
-        app,
+    let inner = app.chrome().popup(
         r,
         buf,
         &format!("{title} · ↑↓ PgUp PgDn scroll · esc closes"),
@@ -148,8 +137,7 @@ fn picker(app: &App, area: Rect, buf: &mut Buffer, at: usize, split: bool) {
     });
     let rows = policies.len() + 1 + about.len() + 1 + foot.len();
     let r = centered(area, box_w, rows as u16 + 2);
-    let inner = frame(
-        app,
+    let inner = app.chrome().popup(
         r,
         buf,
         if split {

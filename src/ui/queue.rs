@@ -10,23 +10,11 @@ use ratatui::style::Modifier;
 use ratatui::text::Span;
 use ratatui::widgets::Widget;
 
-/// The running jobs, most recently started first.
-pub fn running_in_order(app: &App) -> Vec<u32> {
-    let e = app.engine();
-    let mut running: Vec<(i64, u32)> = e
-        .running()
-        .keys()
-        .map(|&j| (e.job_state(j).start, j))
-        .collect();
-    running.sort_unstable_by(|a, b| b.cmp(a));
-    running.into_iter().map(|r| r.1).collect()
-}
-
 /// The part of a list of `n` rows a pane of `h` rows shows, keeping the
 /// cursor (`c`, if it is in this list) in view. A row says how many are
 /// above (`↑ 3 more`) or below (`↓ 12 more`) when the list is cut.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Window {
+pub(crate) struct Window {
     /// The first row shown.
     pub start: usize,
     /// Rows of jobs shown.
@@ -36,7 +24,7 @@ pub struct Window {
 }
 
 impl Window {
-    pub fn of(n: usize, h: usize, c: Option<usize>) -> Window {
+    pub(crate) fn of(n: usize, h: usize, c: Option<usize>) -> Window {
         if n <= h || h < 3 {
             return Window {
                 start: 0,
@@ -72,13 +60,13 @@ impl Window {
     }
 
     /// The screen row (from the list's first) of list row `i`, if shown.
-    pub fn row_of(&self, i: usize) -> Option<usize> {
+    pub(crate) fn row_of(&self, i: usize) -> Option<usize> {
         (i >= self.start && i < self.start + self.count)
             .then(|| i - self.start + self.above as usize)
     }
 
     /// The list row at screen row `r` (from the list's first), if a job is there.
-    pub fn at(&self, r: usize) -> Option<usize> {
+    pub(crate) fn at(&self, r: usize) -> Option<usize> {
         let r = r.checked_sub(self.above as usize)?;
         (r < self.count).then_some(self.start + r)
     }
@@ -86,7 +74,7 @@ impl Window {
 
 /// Where the side pane's two lists are: their windows (the cursor counted
 /// across the queue, then the running list) and their first rows.
-pub struct Side {
+pub(crate) struct Side {
     pub queue: Window,
     pub running: Window,
     /// Screen rows of each list's first row.
@@ -97,8 +85,8 @@ pub struct Side {
 }
 
 impl Side {
-    pub fn of(app: &App, inner: Rect) -> Side {
-        let l = super::filter::lists(app, 0);
+    pub(crate) fn of(app: &App, inner: Rect) -> Side {
+        let l = app.lists(0);
         let (queued, running_n) = (l.queued_n, l.running_n);
         let (qh, rh) = split(inner.height, queued);
         let pos = app.view.queue_pos;
@@ -118,7 +106,7 @@ impl Side {
     }
 
     /// The list position (queue, then running) of the job at screen row `y`.
-    pub fn pos_at(&self, y: u16) -> Option<usize> {
+    pub(crate) fn pos_at(&self, y: u16) -> Option<usize> {
         if let Some(i) = y
             .checked_sub(self.queue_y)
             .and_then(|r| self.queue.at(r as usize))
@@ -144,7 +132,7 @@ pub(super) fn clip_left(s: &str, n: usize) -> String {
 /// Rows for the queue list and the running list out of the pane's inner
 /// height (two header lines): the queue gets what it needs up to half,
 /// at least 3; the running list the rest.
-pub fn split(inner_h: u16, queued: usize) -> (u16, u16) {
+pub(crate) fn split(inner_h: u16, queued: usize) -> (u16, u16) {
     let avail = inner_h.saturating_sub(2);
     let queue_h = (queued.max(1) as u16).clamp(3.min(avail), (avail / 2).max(3.min(avail)));
     (queue_h, avail.saturating_sub(queue_h))
@@ -152,17 +140,17 @@ pub fn split(inner_h: u16, queued: usize) -> (u16, u16) {
 
 /// The pane: the queue in the policy's order, then the running jobs (most
 /// recently started first).
-pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
+pub(crate) fn draw(app: &App, area: Rect, buf: &mut Buffer) {
     let t = app.theme();
     let e = app.engine();
     let trace = app.trace();
     let focused = app.view.focus == Focus::Queue;
-    super::draw::pane(app, focused)
-        .title(super::draw::focus_title(
-            app,
-            focused,
-            title(app, area.width as usize),
-        ))
+    app.chrome()
+        .pane(focused)
+        .title(
+            app.chrome()
+                .focus_title(focused, title(app, area.width as usize)),
+        )
         .render(area, buf);
     let inner = layout::inner(area);
     if inner.height < 4 || inner.width < 20 {
@@ -170,7 +158,7 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
     }
     let side = Side::of(app, inner);
     let (q, r) = (side.queue, side.running);
-    let l = super::filter::lists(app, (q.start + q.count).max(r.start + r.count));
+    let l = app.lists((q.start + q.count).max(r.start + r.count));
     let (queued, running) = (l.queued, l.running);
     let table = Table::new(app, inner, focused);
     let column = QueueColumn::of(app);
@@ -281,7 +269,7 @@ fn title(app: &App, width: usize) -> Vec<Span<'static>> {
     let (all_q, all_r) = (e.queue_len(), e.running().len());
     let (q, r) = match &app.view.filter {
         Some(_) => {
-            let l = super::filter::lists(app, 0);
+            let l = app.lists(0);
             (
                 format!("{}/{all_q}", l.queued_n),
                 format!("{}/{all_r}", l.running_n),
@@ -421,7 +409,7 @@ impl Table {
     }
 }
 
-pub fn fmt_gpus(g: f64) -> String {
+pub(crate) fn fmt_gpus(g: f64) -> String {
     if g.fract() == 0.0 {
         format!("{g:.0}")
     } else {

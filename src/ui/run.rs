@@ -22,7 +22,7 @@ use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
 #[derive(Debug, Clone)]
-pub struct ViewOptions {
+pub(crate) struct ViewOptions {
     pub theme: Option<String>,
     pub ascii: bool,
     pub fps: u32,
@@ -40,7 +40,7 @@ pub struct ViewOptions {
 }
 
 /// Leaves the alternate screen and raw mode, shows the cursor; safe to call twice.
-pub fn restore() {
+pub(crate) fn restore() {
     let mut out = std::io::stdout();
     let _ = execute!(
         out,
@@ -53,7 +53,7 @@ pub fn restore() {
 }
 
 /// Builds the app: themes (NO_COLOR picks mono), the user's keymap, the load notes in the log.
-pub fn build_app(
+pub(crate) fn build_app(
     trace: Arc<Trace>,
     label: String,
     report: &LoadReport,
@@ -134,7 +134,7 @@ pub fn build_app(
 }
 
 /// The action for a key, given what has the keyboard (a prompt, the log pane, or the keymap).
-pub fn key_action(app: &App, key: &KeyEvent) -> Option<Action> {
+pub(crate) fn key_action(app: &App, key: &KeyEvent) -> Option<Action> {
     if key.kind == KeyEventKind::Release {
         return None;
     }
@@ -213,7 +213,7 @@ fn init_log_pane() {
     }
 }
 
-pub fn run(
+pub(crate) fn run(
     trace: Arc<Trace>,
     label: String,
     report: &LoadReport,

@@ -17,7 +17,7 @@ use ratatui::text::Span;
 use ratatui::widgets::Widget;
 
 /// The mark of a job in a different state on the other side.
-pub fn differ_glyph(ascii: bool) -> char {
+pub(super) fn differ_glyph(ascii: bool) -> char {
     if ascii {
         'x'
     } else {
@@ -34,7 +34,7 @@ struct Side<'a> {
 }
 
 /// Both sides into `area` (the grid and the lists' place), A on the left.
-pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
+pub(super) fn draw(app: &App, area: Rect, buf: &mut Buffer) {
     let Some(s) = app.split() else { return };
     let a = app.engine();
     let b = s.replay().engine();
@@ -87,7 +87,7 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
 fn pane(app: &App, side: &Side, area: Rect, buf: &mut Buffer) {
     let t = app.theme();
     let title = crate::text::fit(&format!(" {} ", side.title), area.width as usize - 2);
-    let block = super::draw::pane(app, false).title(Span::styled(title, t.title));
+    let block = app.chrome().pane(false).title(Span::styled(title, t.title));
     let inner = block.inner(area);
     block.render(area, buf);
     if inner.height < 3 || inner.width < 10 {

@@ -106,17 +106,11 @@ pub enum Popup {
     },
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Quit {
-    Clear,
-    KeepFrame,
-}
-
 /// Steps of history kept for the sparklines.
 pub const HISTORY: usize = 240;
 
 /// The replay: the simulation, how it is played, and what is derived from it.
-pub struct ReplayState {
+pub(super) struct ReplayState {
     pub(super) replay: Replay,
     /// What the header calls the trace: `pai ./data`.
     pub(super) label: String,
@@ -167,7 +161,7 @@ pub struct ReplayState {
 }
 
 /// The view: how the replay is shown and navigated.
-pub struct ViewState {
+pub(super) struct ViewState {
     pub(super) keymap: Keymap,
     pub(super) themes: Vec<Theme>,
     pub(super) theme: usize,

@@ -53,7 +53,7 @@ pub enum Depth {
 
 impl Depth {
     /// From `NO_COLOR`, `COLORTERM` and `TERM`.
-    pub fn detect() -> Depth {
+    pub(crate) fn detect() -> Depth {
         let var = |k: &str| std::env::var(k).unwrap_or_default();
         if !var("NO_COLOR").is_empty() {
             Depth::None
@@ -123,7 +123,7 @@ fn named(s: &str) -> Option<Color> {
 
 /// `#rrggbb`, `reset`, an ANSI name, or `idx:N`.
 /// A named colour's index in the 16-colour palette (black 0 … white 15).
-pub fn ansi16(c: Color) -> Option<u8> {
+pub(crate) fn ansi16(c: Color) -> Option<u8> {
     Some(match c {
         Color::Black => 0,
         Color::Red => 1,
@@ -145,7 +145,7 @@ pub fn ansi16(c: Color) -> Option<u8> {
     })
 }
 
-pub fn parse_color(s: &str) -> Result<Color, UiError> {
+pub(crate) fn parse_color(s: &str) -> Result<Color, UiError> {
     let s = s.trim().to_ascii_lowercase();
     if s == "reset" || s == "default" {
         return Ok(Color::Reset);
@@ -190,7 +190,7 @@ fn dist(a: (u8, u8, u8), b: (u8, u8, u8)) -> u32 {
 }
 
 /// The nearest xterm-256 index (the 6×6×6 cube or the grey ramp).
-pub fn to_256(r: u8, g: u8, b: u8) -> u8 {
+pub(crate) fn to_256(r: u8, g: u8, b: u8) -> u8 {
     let level = |v: u8| -> u8 {
         if v < 48 {
             0
@@ -218,7 +218,7 @@ pub fn to_256(r: u8, g: u8, b: u8) -> u8 {
 }
 
 /// A colour as the terminal can show it.
-pub fn reduce(c: Color, depth: Depth) -> Color {
+pub(crate) fn reduce(c: Color, depth: Depth) -> Color {
     match (c, depth) {
         (_, Depth::None) => Color::Reset,
         (Color::Rgb(r, g, b), Depth::Ansi256) => Color::Indexed(to_256(r, g, b)),
@@ -313,13 +313,13 @@ impl Theme {
     }
 
     /// The colour for `key` (a job or user), stable across runs.
-    pub fn palette(&self, key: u64) -> Color {
+    pub(crate) fn palette(&self, key: u64) -> Color {
         let h = key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32;
         self.jobs[(h % self.jobs.len() as u64) as usize]
     }
 
     /// Low / mid / high utilisation colour for a fraction in [0, 1].
-    pub fn util_color(&self, frac: f64) -> Color {
+    pub(crate) fn util_color(&self, frac: f64) -> Color {
         self.util[if frac < 0.34 {
             0
         } else if frac < 0.67 {
@@ -331,7 +331,7 @@ impl Theme {
 }
 
 /// `--theme NAME|PATH`: an embedded name, a file, or a theme in `user_dir`.
-pub fn resolve(spec: &str, depth: Depth, user_dir: Option<&Path>) -> Result<Theme, UiError> {
+pub(crate) fn resolve(spec: &str, depth: Depth, user_dir: Option<&Path>) -> Result<Theme, UiError> {
     if let Some(t) = Theme::embedded(spec, depth) {
         return Ok(t);
     }

@@ -18,7 +18,7 @@ const MAX_SAMPLES: usize = 20_000;
 
 /// What the replay looked like at each step, in time order.
 #[derive(Debug, Clone, Default)]
-pub struct Samples {
+pub(crate) struct Samples {
     t: Vec<Secs>,
     util: Vec<f64>,
     queue: Vec<f64>,
@@ -27,7 +27,7 @@ pub struct Samples {
 }
 
 /// One step's figures.
-pub struct Sample {
+pub(crate) struct Sample {
     pub at: Secs,
     /// Allocated GPUs, percent.
     pub util: f64,
@@ -38,7 +38,7 @@ pub struct Sample {
 
 impl Samples {
     /// Records a step; a step back first forgets what came after it.
-    pub fn record(&mut self, s: Sample) {
+    pub(crate) fn record(&mut self, s: Sample) {
         let keep = self.t.partition_point(|&x| x < s.at);
         if keep < self.t.len() {
             self.t.truncate(keep);
@@ -60,7 +60,7 @@ impl Samples {
     }
 
     /// Sampled times and utilisation (percent), in time order.
-    pub fn util_at(&self) -> impl Iterator<Item = (Secs, f64)> + '_ {
+    pub(crate) fn util_at(&self) -> impl Iterator<Item = (Secs, f64)> + '_ {
         self.t.iter().copied().zip(self.util.iter().copied())
     }
 
@@ -79,12 +79,9 @@ impl Samples {
         every_other(&mut self.watts);
     }
 
-    pub fn len(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
         self.t.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.t.is_empty()
     }
 
     fn series(&self, of: &[f64], from: Secs, to: Secs) -> Vec<(f64, f64)> {
@@ -98,11 +95,11 @@ impl Samples {
 }
 
 /// The windows `z` cycles through (seconds; 0: everything so far).
-pub const SPANS: [Secs; 6] = [3_600, 6 * 3_600, 86_400, 7 * 86_400, 30 * 86_400, 0];
+pub(crate) const SPANS: [Secs; 6] = [3_600, 6 * 3_600, 86_400, 7 * 86_400, 30 * 86_400, 0];
 
 /// How the timeline is looked at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct TimelineView {
+pub(crate) struct TimelineView {
     /// Index into `SPANS`.
     pub span: usize,
     /// How far the window's right edge is before the time shown (0: follows it).
@@ -110,13 +107,13 @@ pub struct TimelineView {
 }
 
 impl TimelineView {
-    pub fn zoom(&mut self) {
+    pub(crate) fn zoom(&mut self) {
         self.span = (self.span + 1) % SPANS.len();
         self.back = 0;
     }
 
     /// Scrolls by a quarter of the window (earlier when `earlier`).
-    pub fn scroll(&mut self, earlier: bool, shown_span: Secs) {
+    pub(crate) fn scroll(&mut self, earlier: bool, shown_span: Secs) {
         let step = (shown_span / 4).max(60);
         self.back = if earlier {
             self.back.saturating_add(step)
@@ -126,7 +123,7 @@ impl TimelineView {
     }
 
     /// The window [from, to] at `now`, with `first` the trace's start.
-    pub fn window(&self, first: Secs, now: Secs) -> (Secs, Secs) {
+    pub(crate) fn window(&self, first: Secs, now: Secs) -> (Secs, Secs) {
         let to = (now - self.back).max(first + 1);
         let span = SPANS[self.span];
         let from = if span == 0 {
@@ -137,13 +134,13 @@ impl TimelineView {
         (from, to.max(from + 1))
     }
 
-    pub fn span_name(&self) -> &'static str {
+    pub(crate) fn span_name(&self) -> &'static str {
         ["1 hour", "6 hours", "1 day", "1 week", "30 days", "all"][self.span]
     }
 }
 
 /// Draws the timeline in `area` (the grid and queue's place).
-pub fn draw(app: &App, view: &TimelineView, area: Rect, buf: &mut Buffer) {
+pub(crate) fn draw(app: &App, view: &TimelineView, area: Rect, buf: &mut Buffer) {
     let t = app.theme();
     let now = app.sim.replay.now();
     let first = app.sim.first;
@@ -157,7 +154,8 @@ pub fn draw(app: &App, view: &TimelineView, area: Rect, buf: &mut Buffer) {
         " Timeline · {} · {follow} · z zoom · T close ",
         view.span_name()
     );
-    let block = super::draw::pane(app, true).title(super::draw::focus_title(app, true, title));
+    let c = app.chrome();
+    let block = c.pane(true).title(c.focus_title(true, title));
     let inner = block.inner(area);
     block.render(area, buf);
     let s = &app.sim.timeline;

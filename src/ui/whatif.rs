@@ -244,7 +244,7 @@ fn columns(w: &WhatIf, width: usize) -> (Vec<&'static Col>, usize) {
 }
 
 /// The comparison table, one row per run.
-pub fn draw(app: &App, area: Rect, buf: &mut Buffer, at: usize, charts: bool) {
+pub(crate) fn draw(app: &App, area: Rect, buf: &mut Buffer, at: usize, charts: bool) {
     let Some(w) = &app.sim.whatif else { return };
     if charts {
         return draw_charts(app, w, area, buf);
@@ -279,7 +279,7 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer, at: usize, charts: bool) {
         "what if from {} · enter switches · esc closes (runs go on)",
         app.clock(w.at)
     );
-    let inner = super::popups::frame(app, r, buf, &title);
+    let inner = app.chrome().popup(r, buf, &title);
     buf.set_stringn(inner.x, inner.y, head(&cols), inner.width as usize, t.dim);
     let best_jct = w
         .rows
@@ -347,7 +347,7 @@ fn draw_charts(app: &App, w: &WhatIf, area: Rect, buf: &mut Buffer) {
         area.width.saturating_sub(2),
         area.height.saturating_sub(2),
     );
-    let inner = super::popups::frame(app, r, buf, &title);
+    let inner = app.chrome().popup(r, buf, &title);
     super::cdf::draw(app, w, inner, buf);
 }
 

@@ -7,20 +7,20 @@ use std::ops::Range;
 
 /// Monday 00:00:00 in Asia/Shanghai, in the release's shifted seconds (its
 /// own example 4550879 is Monday 00:07:59).
-pub const BASE: i64 = 4_550_400;
+pub(super) const BASE: i64 = 4_550_400;
 /// Published: 1,260,920 jobs over the two months of July and August 2020.
-pub const JOBS_PER_SECOND: f64 = 1_260_920.0 / (61.0 * 86_400.0);
+pub(super) const JOBS_PER_SECOND: f64 = 1_260_920.0 / (61.0 * 86_400.0);
 /// Relative submission rate per hour of the day, Asia/Shanghai.
-pub const HOURLY: [f64; 24] = [
+pub(super) const HOURLY: [f64; 24] = [
     0.55, 0.45, 0.35, 0.30, 0.30, 0.30, 0.35, 0.50, 0.80, 1.20, 1.45, 1.50, 1.30, 1.35, 1.50, 1.55,
     1.50, 1.40, 1.20, 1.10, 1.10, 1.15, 1.00, 0.80,
 ];
-pub const GPU_JOB_SHARE: f64 = 1_037_085.0 / 1_260_920.0;
-pub const RUNTIME: (f64, f64, f64) = (480.667, 4_787.109, 626_371.0); // median, mean, max
-pub const QUEUE: (f64, f64) = (9.0, 401.742); // median, mean
+pub(super) const GPU_JOB_SHARE: f64 = 1_037_085.0 / 1_260_920.0;
+pub(super) const RUNTIME: (f64, f64, f64) = (480.667, 4_787.109, 626_371.0); // median, mean, max
+pub(super) const QUEUE: (f64, f64) = (9.0, 401.742); // median, mean
 
 /// GPUs per GPU job and their shares: mean 0.674, median 0.5.
-pub const GPU_SHARES: [(f64, f64); 6] = [
+pub(super) const GPU_SHARES: [(f64, f64); 6] = [
     (0.25, 0.18),
     (0.5, 0.50),
     (1.0, 0.285),
@@ -29,7 +29,7 @@ pub const GPU_SHARES: [(f64, f64); 6] = [
     (8.0, 0.002),
 ];
 
-pub const WORKLOADS: [&str; 8] = [
+pub(super) const WORKLOADS: [&str; 8] = [
     "bert",
     "ctr",
     "graphlearn",
@@ -167,7 +167,7 @@ fn machines(scale: f64) -> Vec<(u8, u32, u32, u32)> {
 }
 
 /// The GPUs of the released cluster.
-pub const RELEASED_GPUS: u32 = 6_742;
+pub(super) const RELEASED_GPUS: u32 = 6_742;
 
 /// Submission times: Poisson at `pace` times the released rate, thinned by
 /// the hour-of-day curve.
@@ -290,7 +290,7 @@ fn cut_at_end(jobs: &mut [GJob], last: i64, rng: &mut Rng) {
     }
 }
 
-pub fn generate(opts: &GenOptions) -> Generated {
+pub(crate) fn generate(opts: &GenOptions) -> Generated {
     let scale = opts.gpus.map_or(1.0, |g| g as f64 / RELEASED_GPUS as f64);
     // Thinned by the hour of day, arrivals keep the released mean rate:
     // n jobs over `days` days is this pace.

@@ -25,7 +25,7 @@ mod jobs;
 mod place;
 mod write;
 
-pub use jobs::{generate, Generated, GpuShape};
+pub use jobs::{Generated, GpuShape};
 pub use write::write;
 
 /// What `gen pai` is asked for.
@@ -70,7 +70,7 @@ pub const SPEC: [(&str, u32, u32, Caps); 6] = [
 
 /// A hex id derived from (seed, kind, index): the same job name or worker
 /// name comes out in every table that joins on it, without storing it.
-pub fn hex_id(seed: u64, kind: u64, index: u64, len: usize) -> String {
+pub(crate) fn hex_id(seed: u64, kind: u64, index: u64, len: usize) -> String {
     let mut x =
         seed ^ kind.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ index.wrapping_mul(0xD1B5_4A32_D192_ED03);
     let mut s = String::with_capacity(len + 16);

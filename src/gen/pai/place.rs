@@ -49,7 +49,7 @@ fn overflow_machine(g: &Generated, pct: u32, filter: TypeFilter, rng: &mut Rng) 
     }
 }
 
-pub fn place(g: &mut Generated, rng: &mut Rng) {
+pub(super) fn place(g: &mut Generated, rng: &mut Rng) {
     let cluster = cluster_of(g);
     let mut state = ClusterState::new(&cluster);
     // GPU instances by start time (then index, for determinism).

@@ -33,7 +33,7 @@ pub(super) struct Child {
 
 impl Child {
     /// Starts `sh -c cmd` in the current directory; `label` prefixes its stderr lines.
-    pub fn spawn(cmd: &str, label: &str) -> Result<Child, PolicyError> {
+    pub(super) fn spawn(cmd: &str, label: &str) -> Result<Child, PolicyError> {
         let mut process = Command::new("sh")
             .arg("-c")
             .arg(cmd)
@@ -74,7 +74,7 @@ impl Child {
     }
 
     /// Sends one message (a JSON object without its newline) and reads one reply line.
-    pub fn ask(&mut self, message: &[u8], timeout: Duration) -> Result<String, PolicyError> {
+    pub(super) fn ask(&mut self, message: &[u8], timeout: Duration) -> Result<String, PolicyError> {
         let deadline = Instant::now() + timeout;
         self.send(message, deadline)?;
         self.reply_by(deadline)?
@@ -83,7 +83,7 @@ impl Child {
 
     /// Sends one message, its newline with it (one write: two would wake
     /// the program twice); a program that stops reading fails at `deadline`.
-    pub fn send(&mut self, message: &[u8], deadline: Instant) -> Result<(), PolicyError> {
+    pub(super) fn send(&mut self, message: &[u8], deadline: Instant) -> Result<(), PolicyError> {
         self.line.clear();
         self.line.extend_from_slice(message);
         self.line.push(b'\n');
@@ -114,7 +114,7 @@ impl Child {
 
     /// The next reply line, if one comes by `until` (None: not yet; the
     /// bytes read so far are kept for the next call).
-    pub fn reply_by(&mut self, until: Instant) -> Result<Option<String>, PolicyError> {
+    pub(super) fn reply_by(&mut self, until: Instant) -> Result<Option<String>, PolicyError> {
         loop {
             if let Some(i) = memchr::memchr(b'\n', &self.pending[self.scanned..]) {
                 let end = self.scanned + i;

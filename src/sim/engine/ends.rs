@@ -26,7 +26,7 @@ pub(super) struct Ends {
 
 impl Ends {
     /// Ends for `n` jobs, none before `base` (the engine's clock at its start).
-    pub fn for_jobs(n: usize, base: Secs) -> Ends {
+    pub(super) fn for_jobs(n: usize, base: Secs) -> Ends {
         Ends {
             live: vec![0; n.div_ceil(64)],
             base,
@@ -34,7 +34,7 @@ impl Ends {
         }
     }
 
-    pub fn push(&mut self, end: Secs, job: u32) {
+    pub(super) fn push(&mut self, end: Secs, job: u32) {
         match self.pack(end, job) {
             Some(k) => self.heap.push(k),
             None => {
@@ -48,7 +48,7 @@ impl Ends {
     }
 
     /// Bytes held (the ordered and far copies counted by entries).
-    pub fn held_bytes(&self) -> usize {
+    pub(super) fn held_bytes(&self) -> usize {
         self.heap.0.capacity() * 8
             + self.cancelled.capacity() * 24
             + self.live.capacity() * 8
@@ -57,12 +57,12 @@ impl Ends {
 
     /// Whether `job` has an end here (a job the engine started with a
     /// known run time, not a recorded hold).
-    pub fn has(&self, job: u32) -> bool {
+    pub(super) fn has(&self, job: u32) -> bool {
         self.live[job as usize / 64] & (1 << (job % 64)) != 0
     }
 
     /// The first end, if any.
-    pub fn first(&self) -> Option<(Secs, u32)> {
+    pub(super) fn first(&self) -> Option<(Secs, u32)> {
         let near = self.heap.peek().map(|k| self.unpack(k));
         match self.far.first() {
             Some(&f) if near.is_none_or(|n| f < n) => Some(f),
@@ -71,7 +71,7 @@ impl Ends {
     }
 
     /// Takes the first end if it is at `t`.
-    pub fn pop_at(&mut self, t: Secs) -> Option<u32> {
+    pub(super) fn pop_at(&mut self, t: Secs) -> Option<u32> {
         // Ends all within 2^32 s of the start: the heap alone.
         let first = if self.far.is_empty() {
             self.heap.peek().map(|k| self.unpack(k))
@@ -92,7 +92,7 @@ impl Ends {
     }
 
     /// Takes `job`'s end (at `end`) out.
-    pub fn remove(&mut self, end: Secs, job: u32) {
+    pub(super) fn remove(&mut self, end: Secs, job: u32) {
         if !self.has(job) {
             return;
         }
@@ -121,7 +121,7 @@ impl Ends {
     }
 
     /// Keeps (or stops keeping) the entries in order.
-    pub fn keep_ordered(&mut self, on: bool) {
+    pub(super) fn keep_ordered(&mut self, on: bool) {
         if !on {
             self.ordered = None;
         } else if self.ordered.is_none() {
@@ -137,7 +137,7 @@ impl Ends {
     }
 
     /// The entries in order; only while kept (see `keep_ordered`).
-    pub fn ordered(&self) -> &BTreeSet<(Secs, u32)> {
+    pub(super) fn ordered(&self) -> &BTreeSet<(Secs, u32)> {
         self.ordered
             .as_ref()
             .expect("ends are kept in order while a backfill walk is in force")

@@ -25,7 +25,7 @@ pub(super) struct Power {
 
 impl Power {
     /// Bytes held.
-    pub fn held_bytes(&self) -> usize {
+    pub(super) fn held_bytes(&self) -> usize {
         self.held.capacity() * 40 + self.per_job.capacity() * 24
     }
 }
@@ -64,7 +64,7 @@ impl Engine {
     }
 
     /// The limit, run-time factor and watts per GPU `job` gets under the current power policy.
-    pub fn draw_of(&self, job: u32) -> Option<Draw> {
+    pub(crate) fn draw_of(&self, job: u32) -> Option<Draw> {
         let p = self.power.as_ref()?;
         Some(p.model.draw(p.policy, p.workload[job as usize] as usize))
     }
@@ -81,7 +81,7 @@ impl Engine {
     }
 
     /// The most watts per GPU the model has (for colour scales).
-    pub fn max_watts(&self) -> Option<f64> {
+    pub(crate) fn max_watts(&self) -> Option<f64> {
         self.power.as_ref().map(|p| p.model.max_watts())
     }
 

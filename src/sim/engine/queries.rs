@@ -29,7 +29,7 @@ impl Engine {
 
     /// The share of the cluster's GPUs held now, in percent (0–100; the
     /// one place the replay's utilisation is computed).
-    pub fn busy_percent(&self) -> f64 {
+    pub(crate) fn busy_percent(&self) -> f64 {
         let gpus = self.trace.cluster.total_gpus().max(1);
         self.cluster.allocated_milli() as f64 / (gpus as f64 * 10.0)
     }
@@ -94,14 +94,14 @@ impl Engine {
     /// The report at the end of a run, summarised without copies or sorts
     /// where it can be (the per-job figures are left reordered; see
     /// `Tally::summarise_reordering`).
-    pub fn final_report(&mut self) -> Report {
+    pub(crate) fn final_report(&mut self) -> Report {
         let summaries = self.tally.summarise_reordering();
         self.report_of(summaries)
     }
 
     /// As `final_report`, the per-job figures left sorted, for reading
     /// their distributions after (`Dists::of` then copies nothing).
-    pub fn final_report_sorted(&mut self) -> Report {
+    pub(crate) fn final_report_sorted(&mut self) -> Report {
         self.tally.sort();
         self.report()
     }

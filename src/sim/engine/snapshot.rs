@@ -117,7 +117,7 @@ impl Engine {
     }
 
     /// Goes back to `s`, a snapshot this engine's history passed through.
-    pub fn restore(&mut self, s: &Snapshot) {
+    pub(crate) fn restore(&mut self, s: &Snapshot) {
         let mut jobs = std::mem::take(&mut self.jobs);
         let mut figures = (
             std::mem::take(&mut self.tally.jct),

@@ -64,13 +64,13 @@ impl Engine {
 
     /// The next switch of `plan` this engine has not made (a plan it
     /// follows from its start, or from a fork).
-    pub fn next_switch(&self, plan: &[(Secs, Switch)]) -> Option<(Secs, Switch)> {
+    pub(crate) fn next_switch(&self, plan: &[(Secs, Switch)]) -> Option<(Secs, Switch)> {
         plan.get(self.applied).copied()
     }
 
     /// Makes the switches of `plan` due by now (in order; none while the
     /// engine stands at a question or has halted: they follow the answer).
-    pub fn make_due(&mut self, plan: &[(Secs, Switch)]) {
+    pub(crate) fn make_due(&mut self, plan: &[(Secs, Switch)]) {
         while let Some((t, s)) = self.next_switch(plan) {
             if t > self.now || self.asking.is_some() || self.halted {
                 break;
@@ -81,7 +81,7 @@ impl Engine {
     }
 
     /// How many switches of its plan the engine has made.
-    pub fn applied_switches(&self) -> usize {
+    pub(crate) fn applied_switches(&self) -> usize {
         self.applied
     }
 

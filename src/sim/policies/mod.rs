@@ -4,7 +4,7 @@
 //! gives it a handle, `Policy::Name`, too).
 
 mod edf;
-pub mod exec;
+pub(crate) mod exec;
 mod fair;
 mod fifo;
 mod fifo_backfill;

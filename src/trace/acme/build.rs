@@ -45,7 +45,7 @@ pub(super) const GPU_ROW: u8 = 16;
 
 impl Tally {
     /// Adds (or, with `sign` -1, takes back) a row's `effect` bits.
-    pub fn count(&mut self, effect: u8, sign: i64) {
+    pub(super) fn count(&mut self, effect: u8, sign: i64) {
         let bump = |n: &mut u64, bit: u8| {
             if effect & bit != 0 {
                 *n = n.wrapping_add_signed(sign);
@@ -58,7 +58,7 @@ impl Tally {
         bump(&mut self.gpu_rows, GPU_ROW);
     }
 
-    pub fn add(&mut self, o: &Tally) {
+    pub(super) fn add(&mut self, o: &Tally) {
         self.cpu_jobs += o.cpu_jobs;
         self.mismatched += o.mismatched;
         self.queue_mismatch += o.queue_mismatch;
@@ -90,7 +90,7 @@ pub(super) struct Build {
 }
 
 impl Build {
-    pub fn new(tables: AcmeTables, whole_file: bool) -> Build {
+    pub(super) fn new(tables: AcmeTables, whole_file: bool) -> Build {
         Build {
             symbols: Symbols::default(),
             jobs: Vec::new(),
@@ -110,7 +110,7 @@ impl Build {
     /// Checks a row's fields; for a whole file, an id filed before is an
     /// error (checked last, so a row with another fault reports that one,
     /// as a part does).
-    pub fn check<F: Fields + ?Sized>(
+    pub(super) fn check<F: Fields + ?Sized>(
         &mut self,
         row: &Row<F>,
         cols: &Cols,
@@ -159,7 +159,7 @@ impl Build {
 
     /// Files a checked row: its offset, id and state always, its job when
     /// it asks for GPUs and started.
-    pub fn add<F: Fields + ?Sized>(
+    pub(super) fn add<F: Fields + ?Sized>(
         &mut self,
         row: &Row<F>,
         cols: &Cols,
@@ -258,7 +258,7 @@ impl Build {
     }
 
     /// The states counted, into the tables.
-    pub fn close_states(&mut self) {
+    pub(super) fn close_states(&mut self) {
         for (k, n) in self.state_counts.drain(..) {
             if n > 0 {
                 *self.tables.states.entry(k).or_default() += n;
@@ -268,7 +268,7 @@ impl Build {
 }
 
 impl Tally {
-    pub fn notes(&self, report: &mut LoadReport) {
+    pub(super) fn notes(&self, report: &mut LoadReport) {
         let Tally {
             cpu_jobs,
             mismatched,

@@ -57,7 +57,7 @@ impl parts::PartRead for Part {
 
 /// Loads `path` by parts, or `None` when it is not a plain file or holds a
 /// quote (the CSV reader then reads it).
-pub fn load(
+pub(super) fn load(
     path: &Path,
     file: &str,
     opts: &LoadOptions,

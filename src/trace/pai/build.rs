@@ -12,12 +12,12 @@ use crate::trace::LoadOptions;
 use std::sync::Arc;
 
 /// `plan_gpu` (percent of one GPU) as milli-GPUs: 50 → 500.
-pub fn plan_milli(task: &TaskRow) -> u32 {
+pub(crate) fn plan_milli(task: &TaskRow) -> u32 {
     task.plan_gpu
         .map_or(0, |p| (p * 10.0).round().clamp(0.0, u32::MAX as f64) as u32)
 }
 
-pub fn status(s: &str) -> JobStatus {
+pub(crate) fn status(s: &str) -> JobStatus {
     match s {
         "Terminated" => JobStatus::Completed,
         "Failed" => JobStatus::Failed,
@@ -160,7 +160,7 @@ fn note_jobs(report: &mut LoadReport, cpu_jobs: u64, cluster: &Cluster, jobs: &[
 
 /// Builds the trace: GPU jobs in job-table order (CPU jobs counted and left
 /// out unless `include_cpu_jobs`).
-pub fn trace(
+pub(crate) fn trace(
     t: Arc<PaiTables>,
     symbols: Symbols,
     opts: &LoadOptions,

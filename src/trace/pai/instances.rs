@@ -15,7 +15,7 @@ use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::sync::{mpsc, Arc};
 
 /// What instance rows are joined against, from the job and machine tables.
-pub struct Joins {
+pub(super) struct Joins {
     pub machine_index: FxHashMap<u128, u32>,
     pub spec_machines: u32,
     pub jobs: super::JoinIndex,
@@ -23,7 +23,7 @@ pub struct Joins {
 }
 
 /// The instance table, read.
-pub struct Instances {
+pub(super) struct Instances {
     pub rows: Vec<InstanceRow>,
     pub texts: Texts,
     pub symbols: Symbols,
@@ -146,7 +146,7 @@ fn chunk_reader(
 }
 
 /// Reads the instance table, waiting for the joins from the job table.
-pub fn read(
+pub(super) fn read(
     src: Source,
     strict: bool,
     joins: mpsc::Receiver<Arc<Joins>>,

@@ -5,7 +5,7 @@
 //! task, group-tag and machine tables are read on this one; the instance
 //! thread waits only for the job and machine indices it joins against.
 
-pub mod build;
+pub(crate) mod build;
 pub mod detail;
 mod instances;
 mod native;
@@ -74,12 +74,12 @@ pub struct PaiTables {
 impl PaiTables {
     /// The sensor and machine-metric index, built on first use (call from a
     /// background thread to have it ready).
-    pub fn side_index(&self) -> &Result<side::SideIndex, InputError> {
+    pub(crate) fn side_index(&self) -> &Result<side::SideIndex, InputError> {
         self.side.get_or_init(|| side::build(self, self.strict))
     }
 
     /// Whether the side index is built yet.
-    pub fn side_ready(&self) -> bool {
+    pub(crate) fn side_ready(&self) -> bool {
         self.side.get().is_some()
     }
 
@@ -95,7 +95,7 @@ impl PaiTables {
         (self.texts.get(self.jobs[row as usize].job_name) == name).then_some(row)
     }
 
-    pub fn tasks_of(&self, job: u32) -> impl Iterator<Item = &TaskRow> {
+    pub(crate) fn tasks_of(&self, job: u32) -> impl Iterator<Item = &TaskRow> {
         let (a, b) = self.tasks_of[job as usize];
         self.task_order[a as usize..b as usize]
             .iter()
@@ -103,19 +103,22 @@ impl PaiTables {
     }
 
     /// The instances of `job` with their numbers.
-    pub fn instances_of_indexed(&self, job: u32) -> impl Iterator<Item = (u32, &InstanceRow)> {
+    pub(crate) fn instances_of_indexed(
+        &self,
+        job: u32,
+    ) -> impl Iterator<Item = (u32, &InstanceRow)> {
         let (a, b) = self.insts_of[job as usize];
         self.inst_order[a as usize..b as usize]
             .iter()
             .map(|&i| (i, &self.instances[i as usize]))
     }
 
-    pub fn instances_of(&self, job: u32) -> impl Iterator<Item = &InstanceRow> {
+    pub(crate) fn instances_of(&self, job: u32) -> impl Iterator<Item = &InstanceRow> {
         self.instances_of_indexed(job).map(|(_, r)| r)
     }
 
     /// The first start of any instance of `job`.
-    pub fn first_instance_start(&self, job: u32) -> Option<super::model::Secs> {
+    pub(crate) fn first_instance_start(&self, job: u32) -> Option<super::model::Secs> {
         self.instances_of(job)
             .filter_map(|i| opt_time(i.start_time))
             .min()
@@ -123,7 +126,7 @@ impl PaiTables {
 
     /// When `job` ran: (first start, last end, whether anything is still
     /// open), from its instances, or from its tasks where no instance started.
-    pub fn run_span(
+    pub(crate) fn run_span(
         &self,
         job: u32,
     ) -> (Option<super::model::Secs>, Option<super::model::Secs>, bool) {
@@ -152,14 +155,14 @@ impl PaiTables {
         span(&mut self.tasks_of(job).map(|t| (t.start_time, t.end_time)))
     }
 
-    pub fn group_tag_of(&self, job: u32) -> Option<&GroupTagRow> {
+    pub(crate) fn group_tag_of(&self, job: u32) -> Option<&GroupTagRow> {
         opt_idx(*self.job_tag.get(job as usize)?).map(|i| &self.group_tags[i as usize])
     }
 }
 
 /// Streams one table, handing each row to `each`; bad rows are skipped and
 /// counted (or stop the load with `strict`). Returns rows read and skips.
-pub fn read_table(
+pub(crate) fn read_table(
     src: &Source,
     table: &str,
     strict: bool,

@@ -258,7 +258,7 @@ fn fields_of(rec: &Record, t: Table) -> Vec<String> {
 
 impl Index {
     /// The rows of `workers` (by their full join keys).
-    pub fn lookup(
+    pub(crate) fn lookup(
         &self,
         t: Table,
         workers: &WorkerRows,

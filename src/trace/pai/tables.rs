@@ -134,11 +134,11 @@ pub struct TaskRow {
 pub const NONE_TIME: Secs = Secs::MIN;
 pub const NONE_IDX: u32 = u32::MAX;
 
-pub fn opt_time(t: Secs) -> Option<Secs> {
+pub(crate) fn opt_time(t: Secs) -> Option<Secs> {
     (t != NONE_TIME).then_some(t)
 }
 
-pub fn opt_idx(i: u32) -> Option<u32> {
+pub(crate) fn opt_idx(i: u32) -> Option<u32> {
     (i != NONE_IDX).then_some(i)
 }
 
@@ -209,7 +209,7 @@ fn check_span(row: &Row<Record>, start: Option<Secs>, end: Option<Secs>) -> Resu
     Ok(())
 }
 
-pub fn parse_job(
+pub(crate) fn parse_job(
     row: &Row<Record>,
     texts: &mut Texts,
     symbols: &mut Symbols,
@@ -235,7 +235,7 @@ pub fn parse_job(
     })
 }
 
-pub fn parse_task(
+pub(crate) fn parse_task(
     row: &Row<Record>,
     job: u32,
     symbols: &mut Symbols,
@@ -282,7 +282,7 @@ pub struct InstanceFields<'a> {
     pub machine: &'a [u8],
 }
 
-pub fn parse_instance<'a>(row: &Row<'a, Record>) -> Result<InstanceFields<'a>, InputError> {
+pub(crate) fn parse_instance<'a>(row: &Row<'a, Record>) -> Result<InstanceFields<'a>, InputError> {
     row.expect_width(INSTANCE.1.len())?;
     let job_name = row.bytes(0, "job_name")?;
     if job_name.is_empty() {
@@ -307,7 +307,7 @@ pub fn parse_instance<'a>(row: &Row<'a, Record>) -> Result<InstanceFields<'a>, I
     })
 }
 
-pub fn parse_spec(row: &Row<Record>) -> Result<SpecRow, InputError> {
+pub(crate) fn parse_spec(row: &Row<Record>) -> Result<SpecRow, InputError> {
     row.expect_width(MACHINE_SPEC.1.len())?;
     let machine = row.required(0, "machine")?;
     let gpus = row.num(4, "cap_gpu", 0.0)?;
@@ -323,7 +323,7 @@ pub fn parse_spec(row: &Row<Record>) -> Result<SpecRow, InputError> {
     })
 }
 
-pub fn parse_group_tag(
+pub(crate) fn parse_group_tag(
     row: &Row<Record>,
     texts: &mut Texts,
     symbols: &mut Symbols,
@@ -341,7 +341,10 @@ pub fn parse_group_tag(
 }
 
 /// Rows grouped by an owner index: (order, ranges per owner).
-pub fn group_by(owners: impl Iterator<Item = u32>, n_owners: usize) -> (Vec<u32>, Vec<(u32, u32)>) {
+pub(crate) fn group_by(
+    owners: impl Iterator<Item = u32>,
+    n_owners: usize,
+) -> (Vec<u32>, Vec<(u32, u32)>) {
     let owners: Vec<u32> = owners.collect();
     let mut order: Vec<u32> = (0..owners.len() as u32).collect();
     order.sort_by_key(|&i| owners[i as usize]); // stable: file order within an owner

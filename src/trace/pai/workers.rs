@@ -7,7 +7,7 @@ use super::tables::InstanceRow;
 use super::PaiTables;
 use crate::trace::key_table::KeyTable;
 
-pub struct Workers {
+pub(super) struct Workers {
     /// Per instance: the short join key of its worker name.
     keys: Vec<u64>,
     /// Each key's first instance.
@@ -15,12 +15,12 @@ pub struct Workers {
 }
 
 /// The 64 bits of a 128-bit join key used by the side index.
-pub fn short(k: u128) -> u64 {
+pub(super) fn short(k: u128) -> u64 {
     (k >> 64) as u64 ^ k as u64
 }
 
 impl Workers {
-    pub fn of(t: &PaiTables) -> Workers {
+    pub(super) fn of(t: &PaiTables) -> Workers {
         let keys: Vec<u64> = t
             .instances
             .iter()
@@ -33,12 +33,12 @@ impl Workers {
     }
 
     /// The first instance whose worker has short key `k`.
-    pub fn find(&self, k: u64) -> Option<u32> {
+    pub(super) fn find(&self, k: u64) -> Option<u32> {
         self.table.find(&self.keys, k)
     }
 
     /// The first instance of instance `i`'s worker.
-    pub fn first_of(&self, i: u32) -> u32 {
+    pub(super) fn first_of(&self, i: u32) -> u32 {
         self.find(self.keys[i as usize]).unwrap_or(i)
     }
 }

@@ -18,7 +18,7 @@ const UTIL_HEAD: u64 = 4 << 20;
 
 /// Per machine: the GPUs with a value (not `NA`) in the head of
 /// `cluster_gpu_util` (the highest such column + 1; 0 where none).
-pub fn util_gpus(path: &Path, names: &FxHashMap<&str, u32>, machines: usize) -> Vec<u32> {
+pub(super) fn util_gpus(path: &Path, names: &FxHashMap<&str, u32>, machines: usize) -> Vec<u32> {
     let mut seen = vec![0u32; machines];
     let Ok(f) = crate::trace::reader::open_file(path) else {
         return seen; // reported when the file is indexed
@@ -49,7 +49,12 @@ pub fn util_gpus(path: &Path, names: &FxHashMap<&str, u32>, machines: usize) -> 
 
 /// Raises each machine's GPU count to what the evidence shows, and says
 /// once what changed.
-pub fn correct(cluster: &mut Cluster, jobs: &Evidence, util: &[u32], report: &mut LoadReport) {
+pub(super) fn correct(
+    cluster: &mut Cluster,
+    jobs: &Evidence,
+    util: &[u32],
+    report: &mut LoadReport,
+) {
     let mut changed = Vec::new();
     for (i, m) in cluster.machines.iter_mut().enumerate() {
         let shown = jobs.gpus[i].max(util.get(i).copied().unwrap_or(0));

@@ -89,7 +89,7 @@ struct Ctx<'a> {
 
 /// What the job log shows of the machines beyond `cluster_machine_list`.
 #[derive(Debug, Default)]
-pub struct Evidence {
+pub(crate) struct Evidence {
     /// Per machine: the GPUs its attempts use past the listed count (0: none).
     pub gpus: Vec<u32>,
     /// Jobs that ran on such GPUs (skipped before the correction).
@@ -283,7 +283,7 @@ impl<'de> DeserializeSeed<'de> for Elements<'_, '_> {
 }
 
 /// Reads the job log.
-pub fn read(
+pub(crate) fn read(
     path: &Path,
     cluster: &Cluster,
     names: &FxHashMap<&str, u32>,

@@ -3,7 +3,7 @@
 //! utilisation files, indexed by time rather than loaded.
 
 mod evidence;
-pub mod joblog;
+pub(crate) mod joblog;
 mod native;
 pub mod util;
 
@@ -57,7 +57,7 @@ pub struct PhillyJob {
 
 impl PhillyJob {
     /// (first attempt start, last attempt end) when both are known.
-    pub fn span(&self) -> (Option<Secs>, Option<Secs>) {
+    pub(crate) fn span(&self) -> (Option<Secs>, Option<Secs>) {
         (
             self.attempts.first().and_then(|a| a.start),
             self.attempts.last().and_then(|a| a.end),
@@ -83,7 +83,7 @@ pub struct PhillyTables {
 /// the first (daylight) one is taken unless it would fall before
 /// `not_before` (the time the record says came earlier), in which case the
 /// second (standard) one is. Elapsed times across the change stay real.
-pub fn parse_local_after(s: &str, not_before: Option<Secs>) -> Option<Secs> {
+pub(crate) fn parse_local_after(s: &str, not_before: Option<Secs>) -> Option<Secs> {
     let ndt = NaiveDateTime::parse_from_str(s.trim(), "%Y-%m-%d %H:%M:%S").ok()?;
     match chrono_tz::America::Los_Angeles.from_local_datetime(&ndt) {
         chrono::LocalResult::Single(d) => Some(d.timestamp()),
@@ -104,7 +104,7 @@ pub fn parse_local(s: &str) -> Option<Secs> {
 }
 
 /// The released text of a time (`2017-10-07 01:11:39`).
-pub fn format_local(t: Secs) -> String {
+pub(crate) fn format_local(t: Secs) -> String {
     chrono::DateTime::from_timestamp(t, 0)
         .map(|d| {
             d.with_timezone(&chrono_tz::America::Los_Angeles)

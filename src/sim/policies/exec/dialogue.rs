@@ -20,7 +20,7 @@ use std::time::Duration;
 
 /// Answers an engine's copies share, and the driver's end of the dialogue.
 #[derive(Default)]
-pub struct Dialogue {
+pub(crate) struct Dialogue {
     /// The driver's state for this dialogue (its process), dropped with it.
     pub(crate) link: Option<Box<dyn Any + Send>>,
     /// Answers from exchange `base` on (older ones no copy can still need).

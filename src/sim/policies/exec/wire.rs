@@ -293,7 +293,7 @@ pub(super) struct Placed {
 impl Reply {
     /// The answer for the engine, with each key's old key (every key the
     /// policy sent, changed or not: the engine checks them all).
-    pub fn answer(self, old: impl Fn(u32) -> i64) -> Answer {
+    pub(super) fn answer(self, old: impl Fn(u32) -> i64) -> Answer {
         Answer {
             rekey: self
                 .priority
