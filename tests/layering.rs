@@ -542,3 +542,123 @@ fn no_error_is_a_bare_string() {
         found.join("\n")
     );
 }
+
+/// Every module a file names, by `use` or by an inline path (`super::x::f`,
+/// `crate::ui::x::T`), made absolute.
+fn named_modules(rel: &Path, code: &str) -> Vec<String> {
+    let at = module_of(rel);
+    let mut out: Vec<String> = imports(rel, code).into_iter().map(|p| p.1).collect();
+    for start in ["super::", "crate::"] {
+        let mut from = 0;
+        while let Some(i) = code[from..].find(start) {
+            let at_i = from + i;
+            from = at_i + start.len();
+            let before = code[..at_i].chars().next_back();
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+                continue;
+            }
+            let end = code[at_i..]
+                .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+                .map_or(code.len(), |e| at_i + e);
+            out.push(absolute(&code[at_i..end], &at));
+        }
+    }
+    out
+}
+
+/// A circle of imports among `files` (module path, code), if there is one.
+fn import_circle(files: &[(PathBuf, String)]) -> Option<Vec<String>> {
+    let modules: Vec<String> = files.iter().map(|(r, _)| module_of(r).join("::")).collect();
+    let deps: Vec<Vec<usize>> = files
+        .iter()
+        .enumerate()
+        .map(|(me, (rel, code))| {
+            let mut d: Vec<usize> = named_modules(rel, code)
+                .iter()
+                .filter_map(|p| {
+                    // The longest module the path starts with.
+                    (0..modules.len())
+                        .filter(|&k| {
+                            p == &modules[k] || p.starts_with(&format!("{}::", modules[k]))
+                        })
+                        .max_by_key(|&k| modules[k].len())
+                })
+                .filter(|&k| k != me)
+                .collect();
+            d.sort_unstable();
+            d.dedup();
+            d
+        })
+        .collect();
+    // Depth-first, with the path kept: a module met again on it closes a circle.
+    fn visit(
+        v: usize,
+        deps: &[Vec<usize>],
+        state: &mut [u8],
+        path: &mut Vec<usize>,
+    ) -> Option<Vec<usize>> {
+        state[v] = 1;
+        path.push(v);
+        for &w in &deps[v] {
+            if state[w] == 1 {
+                let from = path.iter().position(|&x| x == w).unwrap_or(0);
+                return Some(path[from..].to_vec());
+            }
+            if state[w] == 0 {
+                if let Some(c) = visit(w, deps, state, path) {
+                    return Some(c);
+                }
+            }
+        }
+        path.pop();
+        state[v] = 2;
+        None
+    }
+    let mut state = vec![0u8; files.len()];
+    for v in 0..files.len() {
+        if state[v] == 0 {
+            if let Some(c) = visit(v, &deps, &mut state, &mut Vec::new()) {
+                return Some(c.into_iter().map(|k| modules[k].clone()).collect());
+            }
+        }
+    }
+    None
+}
+
+/// The UI's files import one another without a circle: a feature's state
+/// (which `state.rs` holds) never imports the app; its actions (`impl App`)
+/// and its view do, and nothing the app holds imports them.
+#[test]
+fn the_ui_has_no_import_circle() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut paths = Vec::new();
+    rust_files(&src.join("ui"), &mut paths);
+    paths.sort();
+    let files: Vec<(PathBuf, String)> = paths
+        .iter()
+        .filter(|p| !p.ends_with("ui/mod.rs"))
+        .map(|p| {
+            let code = code_only(&std::fs::read_to_string(p).unwrap());
+            (p.strip_prefix(&src).unwrap().to_path_buf(), code)
+        })
+        .collect();
+    assert!(files.len() > 30, "found only {} UI files", files.len());
+    assert_eq!(import_circle(&files), None);
+    // The check itself: two files that name each other are a circle,
+    // by a grouped `use` one way and an inline path the other.
+    let toy = vec![
+        (
+            PathBuf::from("ui/a.rs"),
+            "use super::{b::B, c};".to_string(),
+        ),
+        (
+            PathBuf::from("ui/b.rs"),
+            "fn f() { super::a::g(); }".to_string(),
+        ),
+        (PathBuf::from("ui/c.rs"), String::new()),
+    ];
+    assert_eq!(
+        import_circle(&toy),
+        Some(vec!["crate::ui::a".to_string(), "crate::ui::b".to_string()])
+    );
+}

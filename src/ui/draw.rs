@@ -62,7 +62,7 @@ fn render_views(app: &App, area: Rect, buf: &mut Buffer) {
     header(app, a.header, buf);
     caption(app, a.caption, buf);
     match &app.view.timeline {
-        Some(v) => super::timeline::draw(app, v, a.grid.union(a.side), buf),
+        Some(v) => super::timeline::view::draw(app, v, a.grid.union(a.side), buf),
         None if app.sim.split.is_some() => super::split_view::draw(app, a.grid.union(a.side), buf),
         None => {
             grid::draw(app, a.grid, buf);

@@ -20,7 +20,9 @@ pub(crate) fn draw(app: &App, area: Rect, buf: &mut Buffer) {
             scroll,
         }) => detail(app, area, buf, title, lines, *scroll),
         Some(Popup::Picker { at, split }) => picker(app, area, buf, *at, *split),
-        Some(Popup::WhatIf { at, charts }) => super::whatif::draw(app, area, buf, *at, *charts),
+        Some(Popup::WhatIf { at, charts }) => {
+            super::whatif::view::draw(app, area, buf, *at, *charts)
+        }
         Some(Popup::Prompt { .. }) | None => {}
     }
 }

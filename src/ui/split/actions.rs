@@ -1,30 +1,19 @@
-//! `A`: the A/B split replay. B is a second replay of the same trace that
-//! follows the live replay's policy switches up to the moment the split
-//! opened and then runs the picked policy; it moves in lockstep with the
-//! live replay (A) on its clock: playing, stepping, stepping back and going
-//! to a time move A, and B is brought to A's time after every move.
+//! What the split's actions do to the app: open it (B from the start
+//! engine with A's switches, then the picked policy), close it, and bring
+//! B to A's time after every move.
 
-use super::app::App;
-use super::figures::Figures;
-use super::state::Popup;
+use super::Split;
 use crate::sim::engine::Switch;
 use crate::sim::replay::Replay;
-use crate::sim::{Phase, Policy};
+use crate::sim::Policy;
 use crate::trace::model::Secs;
-
-/// The second replay, and what is derived from it.
-pub struct Split {
-    pub(super) replay: Replay,
-    pub(super) figures: Figures,
-    /// When B's policy took over from the live replay's.
-    pub(super) since: Secs,
-    /// B's policy (its replay may fall back after a failure; this is what was picked).
-    pub(super) policy: Policy,
-}
+use crate::ui::app::App;
+use crate::ui::figures::Figures;
+use crate::ui::state::Popup;
 
 impl App {
     /// `A`: closes the split, or opens the picker for B's policy.
-    pub(super) fn toggle_split(&mut self) {
+    pub(in crate::ui) fn toggle_split(&mut self) {
         if self.sim.split.take().is_some() {
             self.view.flash = Some("split closed: one replay again".into());
             return;
@@ -40,7 +29,7 @@ impl App {
     }
 
     /// Opens the split with `p` on the B side, from now.
-    pub(super) fn open_split(&mut self, p: Policy) {
+    pub(in crate::ui) fn open_split(&mut self, p: Policy) {
         if !self.policy_available(p) {
             return;
         }
@@ -79,7 +68,7 @@ impl App {
     }
 
     /// Brings B to A's time and its figures up to date.
-    pub(super) fn sync_split(&mut self) {
+    pub(in crate::ui) fn sync_split(&mut self) {
         let now = self.sim.replay.now();
         let Some(s) = self.sim.split.as_mut() else {
             return;
@@ -92,7 +81,7 @@ impl App {
     }
 
     /// Whether B waits for an external policy's answer.
-    pub(super) fn split_waiting(&self) -> bool {
+    pub(in crate::ui) fn split_waiting(&self) -> bool {
         self.sim.split.as_ref().is_some_and(|s| s.replay.waiting())
     }
 
@@ -100,39 +89,4 @@ impl App {
     pub fn split(&self) -> Option<&Split> {
         self.sim.split.as_deref()
     }
-}
-
-impl Split {
-    pub fn replay(&self) -> &Replay {
-        &self.replay
-    }
-
-    pub fn figures(&self) -> &Figures {
-        &self.figures
-    }
-
-    pub fn policy(&self) -> Policy {
-        self.policy
-    }
-
-    pub fn since(&self) -> Secs {
-        self.since
-    }
-}
-
-/// Running jobs of `here` that are not running in `there`.
-pub fn running_only_here(here: &crate::sim::Engine, there: &crate::sim::Engine) -> Vec<u32> {
-    let mut only: Vec<u32> = here
-        .running()
-        .keys()
-        .copied()
-        .filter(|&j| there.job_state(j).phase != Phase::Running)
-        .collect();
-    only.sort_unstable();
-    only
-}
-
-/// Whether `job` is somewhere else in `there` than in `here`.
-pub fn differs(job: u32, here: &crate::sim::Engine, there: &crate::sim::Engine) -> bool {
-    here.job_state(job).phase != there.job_state(job).phase
 }

@@ -1,128 +1,14 @@
-//! `w`: the what-if fork in the replay. Every policy runs from the current
-//! state to the end on background threads; the table fills in as results
-//! arrive while the replay stays interactive; Enter on a row switches the
-//! live replay to that policy.
+//! The what-if table: a row per run, columns by priority to fit, and
+//! each row's CDFs (`cdf.rs`).
 
-use super::app::{App, Effect, Popup, WhatIfStart};
-use super::layout::centered;
+use super::WhatIf;
 use crate::fmt::human_secs;
-use crate::sim::metrics::{Dists, Report};
-use crate::sim::whatif::Run;
-use crate::trace::model::Secs;
+use crate::sim::metrics::Report;
+use crate::ui::app::App;
+use crate::ui::layout::centered;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
-
-/// The fork's rows as they arrive (the runner holds the fork itself).
-pub struct WhatIf {
-    /// Where the fork started.
-    pub(super) at: Secs,
-    pub(super) runs: Vec<Run>,
-    /// Per row: progress (0–1) and the result once it is in.
-    pub(super) rows: Vec<(f64, Option<Report>)>,
-    /// Per row: its JCT and wait distributions once it is in.
-    pub(super) dists: Vec<Option<Dists>>,
-}
-
-impl WhatIf {
-    pub fn done(&self) -> bool {
-        self.rows.iter().all(|r| r.1.is_some())
-    }
-
-    /// How many runs it has (a row each).
-    pub fn rows(&self) -> usize {
-        self.rows.len()
-    }
-
-    /// Row `row`'s JCT and wait distributions, once it is in.
-    pub fn dists(&self, row: usize) -> Option<&Dists> {
-        self.dists.get(row)?.as_ref()
-    }
-
-    /// Row `row`'s run.
-    pub fn run(&self, row: usize) -> Option<&Run> {
-        self.runs.get(row)
-    }
-}
-
-impl App {
-    /// `w`: opens the table, starting a fork from now unless one from now exists.
-    pub(super) fn open_what_if(&mut self) {
-        let now = self.sim.replay.now();
-        if self.sim.whatif.as_ref().is_none_or(|w| w.at != now) {
-            let e = self.sim.replay.engine();
-            let runs = crate::sim::whatif::runs_for(e, self.sim.replay.ahead());
-            let base = Box::new(e.clone());
-            self.sim.whatif = Some(WhatIf {
-                at: now,
-                rows: vec![(0.0, None); runs.len()],
-                dists: vec![None; runs.len()],
-                runs: runs.clone(),
-            });
-            self.emit(Effect::StartWhatIf(WhatIfStart { base, runs }));
-        }
-        self.view.popup = Some(Popup::WhatIf {
-            at: 0,
-            charts: false,
-        });
-    }
-
-    /// A row's progress arrived; whether it is shown.
-    pub(super) fn what_if_progress(&mut self, row: usize, progress: f64) -> bool {
-        match self.sim.whatif.as_mut().and_then(|w| w.rows.get_mut(row)) {
-            Some(r) => {
-                r.0 = progress;
-                true
-            }
-            None => false,
-        }
-    }
-
-    /// A row's result arrived, `secs` after the fork started; logged when it is the last.
-    pub(super) fn what_if_done(
-        &mut self,
-        row: usize,
-        report: Report,
-        dists: Dists,
-        secs: f64,
-    ) -> bool {
-        let Some(w) = self.sim.whatif.as_mut().filter(|w| row < w.rows.len()) else {
-            return false;
-        };
-        let was_done = w.done();
-        let failed = report.failed.clone();
-        w.rows[row] = (1.0, Some(report));
-        w.dists[row] = Some(dists);
-        if let Some(why) = failed {
-            self.warn(format!("what-if row {}: {why}", row + 1));
-        }
-        let Some(w) = self.sim.whatif.as_mut() else {
-            return true;
-        };
-        if w.done() && !was_done {
-            let text = format!("what-if: all {} runs done in {secs:.1} s", w.rows.len());
-            self.info(text);
-        }
-        true
-    }
-
-    /// Enter on a row: switch the live replay to its policy.
-    pub(super) fn what_if_choose(&mut self, at: usize) {
-        let Some(run) = self
-            .sim
-            .whatif
-            .as_ref()
-            .and_then(|w| w.runs.get(at).cloned())
-        else {
-            return;
-        };
-        self.view.popup = None;
-        match run {
-            Run::Policy(p) => self.switch_policy(p),
-            Run::Schedule(_) => self.view.flash = Some("already following the schedule".into()),
-        }
-    }
-}
 
 /// A column of the table: its header, width, the order in which columns
 /// give way on narrow screens (lower stays longer), and its figure.
@@ -259,7 +145,7 @@ pub(crate) fn draw(app: &App, area: Rect, buf: &mut Buffer, at: usize, charts: b
     let box_w = area.width.saturating_sub(4).min(full as u16 + 2);
     let (cols, hidden) = columns(w, box_w.saturating_sub(2) as usize);
     let done = w.rows.iter().filter(|r| r.1.is_some()).count();
-    let key = app.view.keymap.first(super::keymap::Command::ColorBy);
+    let key = app.view.keymap.first(crate::ui::keymap::Command::ColorBy);
     let foot = format!(
         "{done} of {} done · bold: lowest mean JCT · ● the live policy · each row runs from this state to the end · {key}: the JCT and wait CDFs{}",
         w.rows.len(),
@@ -269,7 +155,7 @@ pub(crate) fn draw(app: &App, area: Rect, buf: &mut Buffer, at: usize, charts: b
     let table_h = w.rows.len() as u16 + 4 + foot.len() as u16;
     // The CDFs under the table where the screen has room for them.
     let room = area.height.saturating_sub(table_h + 2);
-    let charts_h = if room > super::cdf::MIN_HEIGHT {
+    let charts_h = if room > crate::ui::cdf::MIN_HEIGHT {
         room.min(22)
     } else {
         0
@@ -287,7 +173,7 @@ pub(crate) fn draw(app: &App, area: Rect, buf: &mut Buffer, at: usize, charts: b
         .filter_map(|r| r.1.as_ref().and_then(|r| r.jct_s.mean))
         .fold(None, |b: Option<f64>, x| Some(b.map_or(x, |b| b.min(x))));
     let current = app.engine().policy();
-    let marker = super::grid::glyphs(app.view.ascii).marker;
+    let marker = crate::ui::grid::glyphs(app.view.ascii).marker;
     for (i, (run, (progress, rep))) in w.runs.iter().zip(&w.rows).enumerate() {
         // A policy by its short label (an external one by the name it gave).
         let mut label = match run {
@@ -328,14 +214,14 @@ pub(crate) fn draw(app: &App, area: Rect, buf: &mut Buffer, at: usize, charts: b
     if charts_h > 0 {
         let y = inner.y + w.rows.len() as u16 + 3 + foot.len() as u16;
         let below = Rect::new(inner.x, y, inner.width, inner.bottom().saturating_sub(y));
-        super::cdf::draw(app, w, below, buf);
+        crate::ui::cdf::draw(app, w, below, buf);
     }
 }
 
 /// The CDFs alone, as big as the screen allows.
 fn draw_charts(app: &App, w: &WhatIf, area: Rect, buf: &mut Buffer) {
     let done = w.rows.iter().filter(|r| r.1.is_some()).count();
-    let key = app.view.keymap.first(super::keymap::Command::ColorBy);
+    let key = app.view.keymap.first(crate::ui::keymap::Command::ColorBy);
     let title = format!(
         "what if from {} · CDFs, {done} of {} runs · {key} table · esc closes",
         app.clock(w.at),
@@ -348,7 +234,7 @@ fn draw_charts(app: &App, w: &WhatIf, area: Rect, buf: &mut Buffer) {
         area.height.saturating_sub(2),
     );
     let inner = app.chrome().popup(r, buf, &title);
-    super::cdf::draw(app, w, inner, buf);
+    crate::ui::cdf::draw(app, w, inner, buf);
 }
 
 /// The header line.

@@ -1,0 +1,146 @@
+//! The `T` view: the samples drawn with ratatui's Chart in place of the
+//! grid and lists, over the window `TimelineView` says.
+
+use super::TimelineView;
+use crate::trace::model::Secs;
+use crate::ui::app::App;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::symbols::Marker;
+use ratatui::text::Line;
+use ratatui::widgets::{Axis, Chart, Dataset, GraphType, Widget};
+
+/// Draws the timeline in `area` (the grid and queue's place).
+pub(crate) fn draw(app: &App, view: &TimelineView, area: Rect, buf: &mut Buffer) {
+    let t = app.theme();
+    let now = app.sim.replay.now();
+    let first = app.sim.first;
+    let (from, to) = view.window(first, now);
+    let follow = if view.back == 0 {
+        "follows now"
+    } else {
+        "← earlier · → later"
+    };
+    let title = format!(
+        " Timeline · {} · {follow} · z zoom · T close ",
+        view.span_name()
+    );
+    let c = app.chrome();
+    let block = c.pane(true).title(c.focus_title(true, title));
+    let inner = block.inner(area);
+    block.render(area, buf);
+    let s = &app.sim.timeline;
+    let mut charts: Vec<(&str, &[f64], f64)> = vec![
+        ("util %", &s.util, 100.0),
+        ("queue", &s.queue, 1.0),
+        ("running", &s.running, 1.0),
+    ];
+    if !s.watts.is_empty() && s.watts.len() == s.t.len() {
+        charts.push(("power W", &s.watts, 1.0));
+    }
+    let n = charts.len() as u16;
+    if inner.height < n * 2 + 1 {
+        charts.truncate(((inner.height.saturating_sub(1)) / 2).max(1) as usize);
+    }
+    let n = charts.len() as u16;
+    let plot_rows = inner.height.saturating_sub(1);
+    let each = plot_rows / n.max(1);
+    // Every chart's y labels as wide, so their time axes line up.
+    let tops: Vec<String> = charts
+        .iter()
+        .map(|(_, v, floor)| top_label(top_of(&s.series(v, from, to), *floor), *floor))
+        .collect();
+    let width = tops.iter().map(|l| l.chars().count()).max().unwrap_or(1);
+    for (i, (name, values, floor)) in charts.iter().enumerate() {
+        let h = if i as u16 + 1 == n {
+            plot_rows - each * (n - 1)
+        } else {
+            each
+        };
+        let r = Rect::new(inner.x, inner.y + each * i as u16, inner.width, h);
+        chart(app, r, buf, (name, values, *floor), (from, to, now), width);
+    }
+    // The time axis once, under the last chart, in the trace's local time.
+    let clock = |x: Secs| crate::trace::clock::clock(app.trace().zone, first, x);
+    let y = inner.y + plot_rows;
+    let x0 = inner.x + width as u16 + 1;
+    let room = inner.right().saturating_sub(x0) as usize;
+    let (a, b) = (clock(from), clock(to));
+    let line = if a.chars().count() + b.chars().count() < room {
+        format!(
+            "{a}{}{b}",
+            " ".repeat(room - a.chars().count() - b.chars().count())
+        )
+    } else {
+        b
+    };
+    buf.set_stringn(x0, y, line, room, t.dim);
+}
+
+fn top_of(data: &[(f64, f64)], floor: f64) -> f64 {
+    data.iter().map(|p| p.1).fold(floor, f64::max).max(1.0)
+}
+
+fn top_label(top: f64, floor: f64) -> String {
+    if floor >= 100.0 || top < 10_000.0 {
+        format!("{top:.0}")
+    } else {
+        format!("{:.0}k", top / 1000.0)
+    }
+}
+
+/// One chart: its series in the window, the time shown as a vertical mark,
+/// y labels `width` wide.
+fn chart(
+    app: &App,
+    r: Rect,
+    buf: &mut Buffer,
+    (name, values, floor): (&str, &[f64], f64),
+    (from, to, now): (Secs, Secs, Secs),
+    width: usize,
+) {
+    let t = app.theme();
+    let s = &app.sim.timeline;
+    let data = s.series(values, from, to);
+    let top = top_of(&data, floor);
+    // Never colour alone: the series in braille (`.` in ASCII), the time
+    // shown as a column of `•` (`#` in ASCII).
+    let (marker, now_marker) = if app.view.ascii {
+        (Marker::Dot, Marker::Block)
+    } else {
+        (Marker::Braille, Marker::Dot)
+    };
+    let now_line = [(now as f64, 0.0), (now as f64, top)];
+    let mut sets = vec![Dataset::default()
+        .marker(marker)
+        .graph_type(GraphType::Line)
+        .style(t.accent)
+        .data(&data)];
+    if (from..=to).contains(&now) {
+        sets.push(
+            Dataset::default()
+                .marker(now_marker)
+                .graph_type(GraphType::Line)
+                .style(t.warn.add_modifier(Modifier::BOLD))
+                .data(&now_line),
+        );
+    }
+    let x_axis = Axis::default()
+        .bounds([from as f64, to as f64])
+        .style(t.dim);
+    let pad = |s: &str| format!("{s:>width$}");
+    let y_axis = Axis::default()
+        .title(Line::styled(name.to_string(), t.title))
+        .bounds([0.0, top])
+        .labels(vec![
+            Line::from(pad("0")),
+            Line::from(pad(&top_label(top, floor))),
+        ])
+        .style(t.dim);
+    Chart::new(sets)
+        .x_axis(x_axis)
+        .y_axis(y_axis)
+        .style(Style::default())
+        .render(r, buf);
+}

@@ -1,0 +1,48 @@
+//! `w`: the what-if fork in the replay. Every policy runs from the current
+//! state to the end on background threads; the table fills in as results
+//! arrive while the replay stays interactive; Enter on a row switches the
+//! live replay to that policy.
+
+//!
+//! The feature in three parts: its state here (`WhatIf`, the rows as they
+//! arrive), what its actions do to the app (`actions.rs`), and the table
+//! and its charts (`view.rs`).
+
+mod actions;
+pub(crate) mod view;
+
+use crate::sim::metrics::{Dists, Report};
+use crate::sim::whatif::Run;
+use crate::trace::model::Secs;
+
+/// The fork's rows as they arrive (the runner holds the fork itself).
+pub struct WhatIf {
+    /// Where the fork started.
+    pub(in crate::ui) at: Secs,
+    pub(in crate::ui) runs: Vec<Run>,
+    /// Per row: progress (0–1) and the result once it is in.
+    pub(in crate::ui) rows: Vec<(f64, Option<Report>)>,
+    /// Per row: its JCT and wait distributions once it is in.
+    pub(in crate::ui) dists: Vec<Option<Dists>>,
+}
+
+impl WhatIf {
+    pub fn done(&self) -> bool {
+        self.rows.iter().all(|r| r.1.is_some())
+    }
+
+    /// How many runs it has (a row each).
+    pub fn rows(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Row `row`'s JCT and wait distributions, once it is in.
+    pub fn dists(&self, row: usize) -> Option<&Dists> {
+        self.dists.get(row)?.as_ref()
+    }
+
+    /// Row `row`'s run.
+    pub fn run(&self, row: usize) -> Option<&Run> {
+        self.runs.get(row)
+    }
+}
