@@ -89,3 +89,15 @@ fn a_missing_seed_is_an_error_not_a_silent_pass() {
     };
     assert!(fuzz::run(&o, &mut ()).is_err());
 }
+
+#[test]
+fn every_format_has_a_fuzz_target() {
+    // A format added without a target would pass every fuzz test unfuzzed.
+    for f in tracetui::trace::FORMATS.iter() {
+        assert!(
+            Target::find(f.name()).is_some(),
+            "format {} has no target in examples/fuzz/fuzzer/targets.rs",
+            f.name()
+        );
+    }
+}

@@ -662,3 +662,15 @@ fn the_ui_has_no_import_circle() {
         Some(vec!["crate::ui::a".to_string(), "crate::ui::b".to_string()])
     );
 }
+
+#[test]
+fn every_format_is_guarded() {
+    // A format added without its names here could be named anywhere.
+    for f in tracetui::trace::FORMATS.iter() {
+        let module = format!("trace::{}", f.name());
+        assert!(
+            FORMAT_NAMES.contains(&module.as_str()),
+            "{module} is not in tests/layering.rs's FORMAT_NAMES"
+        );
+    }
+}
