@@ -98,7 +98,7 @@ pub(super) fn table_many(rs: &[Report]) -> String {
     let mut o = String::new();
     let w = rs
         .iter()
-        .map(|r| r.policy.chars().count() + 1)
+        .map(|r| crate::text::width(&r.policy) + 1)
         .max()
         .unwrap_or(0)
         .max(14);
@@ -134,8 +134,9 @@ pub(super) fn table_many(rs: &[Report]) -> String {
         let h = |v: Option<f64>| v.map_or("-".into(), human_secs);
         let _ = writeln!(
             o,
-            "{:<w$}{:>8}{:>5}{:>10}{:>8}{:>10}{:>10}{:>10}{:>10}{:>10}{:>9}{:>7}{:>8}{}{}",
-            r.policy,
+            "{}{:>8}{:>5}{:>10}{:>8}{:>10}{:>10}{:>10}{:>10}{:>10}{:>9}{:>7}{:>8}{}{}",
+            // Padded by the columns it takes (a wide character takes two).
+            crate::text::fit_padded(&r.policy, w),
             r.jobs_done,
             r.jobs_rejected,
             r.makespan_s.map_or("-".into(), |m| human_secs(m as f64)),

@@ -144,7 +144,7 @@ impl TypeIndex {
 
     /// The free counts from `k` up that some machine has, ascending.
     pub(super) fn levels_from(&self, k: u32) -> impl Iterator<Item = u32> + '_ {
-        self.levels.iter_from(k as usize).map(|f| f as u32)
+        self.levels.iter_from(k as usize)
     }
 }
 

@@ -31,7 +31,7 @@ pub struct Replay {
     /// Every switch of this replay, in time order: (time, policy).
     switches: Vec<(Secs, Switch)>,
     /// Where the replay was last asked to go (it stops short while an
-    /// external policy owes an answer; `resume` goes on).
+    /// external policy owes an answer; `answer` goes on).
     target: Secs,
 }
 
@@ -222,9 +222,8 @@ impl Replay {
                 stop = stop.min(s);
             }
             self.engine.advance_to(stop);
-            if !self.waiting() {
-                self.apply_due();
-            }
+            // Nothing is made due while the engine stands at a question.
+            self.apply_due();
             if self.waiting() {
                 return;
             }

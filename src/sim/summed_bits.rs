@@ -115,23 +115,31 @@ impl SummedBits {
 
     /// The set bits, ascending (a word and a summary word at a time).
     pub(super) fn iter(&self) -> Members<'_> {
-        Members {
-            set: self,
-            top: 0,
-            top_bits: self.summary.first().copied().unwrap_or(0),
-            word: 0,
-            bits: 0,
-        }
+        self.iter_from(0)
     }
 
     /// The set bits from `i` on, ascending.
-    pub(super) fn iter_from(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
-        let mut at = Some(i);
-        std::iter::from_fn(move || {
-            let found = self.next_from(at?)?;
-            at = found.checked_add(1);
-            Some(found)
-        })
+    pub(super) fn iter_from(&self, i: usize) -> Members<'_> {
+        let w = i / 64;
+        let Some(&word) = self.words.get(w) else {
+            return Members {
+                set: self,
+                top: self.summary.len(),
+                top_bits: 0,
+                word: 0,
+                bits: 0,
+            };
+        };
+        // Word `w` is read first (from bit `i`); its summary word's bits
+        // for the words after it come next.
+        let after = (u64::MAX << (w % 64)) << 1;
+        Members {
+            set: self,
+            top: w / 64,
+            top_bits: self.summary[w / 64] & after,
+            word: w,
+            bits: word & (u64::MAX << (i % 64)),
+        }
     }
 }
 
@@ -190,8 +198,9 @@ mod tests {
             }
             for p in probes {
                 prop_assert_eq!(b.next_from(p), model.range(p..).next().copied());
+                prop_assert_eq!(b.iter_from(p).map(|i| i as usize).collect::<Vec<_>>(), model.range(p..).copied().collect::<Vec<_>>());
             }
-            prop_assert_eq!(b.iter_from(0).collect::<Vec<_>>(), model.iter().copied().collect::<Vec<_>>());
+            prop_assert_eq!(b.iter_from(0).map(|i| i as usize).collect::<Vec<_>>(), model.iter().copied().collect::<Vec<_>>());
             prop_assert_eq!(b.iter().map(|i| i as usize).collect::<Vec<_>>(), model.iter().copied().collect::<Vec<_>>());
             for w in 0..n.div_ceil(64) {
                 let expect = model.range(w * 64..(w + 1) * 64).fold(0u64, |a, &i| a | 1 << (i % 64));

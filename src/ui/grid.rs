@@ -322,9 +322,9 @@ fn frame(app: &App, area: Rect, buf: &mut Buffer) {
         status = format!(" {} {name}{rest}", g.marker);
     }
     let focused = app.view.focus == super::app::Focus::Grid;
-    app.chrome()
-        .pane(focused)
-        .title(app.chrome().focus_title(
+    let c = app.chrome();
+    c.pane(focused)
+        .title(c.focus_title(
             focused,
             vec![
                 Span::styled(" GPUs ", t.title),

@@ -145,12 +145,9 @@ pub(crate) fn draw(app: &App, area: Rect, buf: &mut Buffer) {
     let e = app.engine();
     let trace = app.trace();
     let focused = app.view.focus == Focus::Queue;
-    app.chrome()
-        .pane(focused)
-        .title(
-            app.chrome()
-                .focus_title(focused, title(app, area.width as usize)),
-        )
+    let c = app.chrome();
+    c.pane(focused)
+        .title(c.focus_title(focused, title(app, area.width as usize)))
         .render(area, buf);
     let inner = layout::inner(area);
     if inner.height < 4 || inner.width < 20 {
