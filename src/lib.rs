@@ -9,6 +9,7 @@ pub(crate) mod fmt;
 pub mod gen;
 pub mod lesson;
 pub(crate) mod outfile;
+pub(crate) mod par;
 pub(crate) mod plot;
 pub mod sample;
 pub mod sim;

@@ -543,6 +543,67 @@ fn no_error_is_a_bare_string() {
     );
 }
 
+/// Work spread over cores goes one way (`src/par.rs`: scoped threads,
+/// results in order); the only other threads are the long-lived ones that
+/// stream: decompressors' pumps, the replay's background work, an external
+/// policy's pipe readers, the background what-if.
+const OWN_THREADS: &[&str] = &[
+    "par.rs",
+    "trace/archive.rs",
+    "trace/xz.rs",
+    "ui/run.rs",
+    "sim/drive/child.rs",
+    "sim/whatif.rs",
+];
+
+/// The lines of `code` (comments and strings left out) that make threads.
+fn thread_makers(code: &str) -> Vec<usize> {
+    let makers = [
+        "thread::scope",
+        "thread::spawn",
+        "thread::Builder",
+        "available_parallelism",
+        "spawn_scoped",
+    ];
+    let code = code_only(code);
+    code.lines()
+        .enumerate()
+        .filter(|(_, l)| makers.iter().any(|m| l.contains(m)))
+        .map(|(i, _)| i + 1)
+        .collect()
+}
+
+#[test]
+fn work_on_every_core_goes_one_way() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut found = Vec::new();
+    for f in &files {
+        let rel = f.strip_prefix(&src).expect("under src");
+        let rel_s = rel.to_string_lossy().replace('\\', "/");
+        if OWN_THREADS.contains(&rel_s.as_str()) {
+            continue;
+        }
+        let code = std::fs::read_to_string(f).expect("read a source file");
+        // Tests may make threads to race the code they test.
+        let code = code.split("#[cfg(test)]").next().unwrap_or("");
+        for line in thread_makers(code) {
+            found.push(format!("{rel_s}:{line}"));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "threads made outside src/par.rs (use par::each, par::pool or par::both):\n{}",
+        found.join("\n")
+    );
+    assert_eq!(
+        thread_makers("fn f() {\n    std::thread::scope(|s| {});\n}"),
+        vec![2]
+    );
+    assert!(thread_makers("// std::thread::scope\nlet s = \"thread::spawn\";").is_empty());
+}
+
 /// Every module a file names, by `use` or by an inline path (`super::x::f`,
 /// `crate::ui::x::T`), made absolute.
 fn named_modules(rel: &Path, code: &str) -> Vec<String> {

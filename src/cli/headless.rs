@@ -99,32 +99,25 @@ pub(super) fn run_policies(
     setup: &Setup,
     schedule: Option<&Schedule>,
 ) -> Result<Vec<Report>> {
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .max(1);
     let mut runs: Vec<Option<Policy>> = policies.iter().map(|&p| Some(p)).collect();
     if schedule.is_some() {
         runs.push(None);
     }
-    let mut out = Vec::with_capacity(runs.len());
-    for chunk in runs.chunks(workers) {
-        std::thread::scope(|s| {
-            let handles: Vec<_> = chunk
-                .iter()
-                .map(|&p| {
-                    s.spawn(move || match (p, schedule) {
-                        (Some(p), _) => setup.run(trace, p),
-                        (None, Some(sch)) => setup.run_schedule(trace, sch, Policy::Fifo),
-                        (None, None) => unreachable!("a schedule row needs a schedule"),
-                    })
-                })
-                .collect();
-            for h in handles {
-                out.push(h.join().expect("simulation thread"));
-            }
-        });
-    }
+    let out = crate::par::pool(&runs, crate::par::cores(), |&p| match (p, schedule) {
+        (Some(p), _) => setup.run(trace, p),
+        (None, Some(sch)) => setup.run_schedule(trace, sch, Policy::Fifo),
+        (None, None) => unreachable!("a schedule row needs a schedule"),
+    });
+    let out = runs
+        .iter()
+        .zip(out)
+        .map(|(p, r)| r.unwrap_or_else(|_| Err(eyre!("the run of {} panicked", run_name(*p)))));
     out.into_iter().collect()
+}
+
+/// A run of `compare` named in a message: its policy, or the schedule.
+pub(super) fn run_name(p: Option<Policy>) -> String {
+    p.map_or_else(|| "the schedule".to_string(), |p| p.name().to_string())
 }
 
 fn setup(t: &super::TraceArgs) -> Result<Setup> {
@@ -227,7 +220,7 @@ fn compare_from(
                 .collect(),
         ));
     }
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let workers = crate::par::cores();
     super::print_err(&format!(
         "tracetui: from {} ({}), {} runs",
         t,

@@ -58,23 +58,21 @@ pub(super) fn compare(
     schedule: Option<&Schedule>,
     path: &Path,
 ) -> Result<Vec<Report>> {
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut runs: Vec<Option<Policy>> = policies.iter().map(|&p| Some(p)).collect();
     if schedule.is_some() {
         runs.push(None);
     }
-    let mut done = Vec::with_capacity(runs.len());
-    for chunk in runs.chunks(workers.max(1)) {
-        std::thread::scope(|s| {
-            let handles: Vec<_> = chunk
-                .iter()
-                .map(|&p| s.spawn(move || run_one(trace, setup, p, schedule)))
-                .collect();
-            for h in handles {
-                done.push(h.join().expect("simulation thread"));
-            }
-        });
-    }
+    let done = crate::par::pool(&runs, crate::par::cores(), |&p| {
+        run_one(trace, setup, p, schedule)
+    });
+    let done = runs.iter().zip(done).map(|(p, r)| {
+        r.unwrap_or_else(|_| {
+            Err(eyre!(
+                "the run of {} panicked",
+                super::headless::run_name(*p)
+            ))
+        })
+    });
     let done: Vec<(Report, Curves)> = done.into_iter().collect::<Result<_>>()?;
     let curves: Vec<Curves> = done.iter().map(|d| d.1.clone()).collect();
     write(path, trace, setup, &curves)?;

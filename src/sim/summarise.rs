@@ -92,21 +92,13 @@ impl Tally {
         if slowdown.len() < TWO_THREADS_FROM {
             return [jct, wait, slowdown].map(|v| Summary::of_reordering(v));
         }
-        let (j, w, s) = std::thread::scope(|scope| {
-            let other = std::thread::Builder::new()
-                .name("summarise".into())
-                .spawn_scoped(scope, || Summary::of_reordering(slowdown))
-                .ok();
-            let j = Summary::of_reordering(jct);
-            let w = Summary::of_reordering(wait);
-            (j, w, other.map(|h| h.join()))
-        });
-        let s = match s {
-            Some(Ok(s)) => s,
-            Some(Err(panic)) => std::panic::resume_unwind(panic),
-            // No second thread to be had: summarise here.
-            None => Summary::of_reordering(&mut self.slowdown),
-        };
+        let (s, (j, w)) = crate::par::both(
+            || Summary::of_reordering(slowdown),
+            || (Summary::of_reordering(jct), Summary::of_reordering(wait)),
+        );
+        // Summarised here if the other thread panicked (a bug: it panics
+        // again, to the caller).
+        let s = s.unwrap_or_else(|_| Summary::of_reordering(&mut self.slowdown));
         [j, w, s]
     }
 }

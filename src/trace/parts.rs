@@ -41,10 +41,12 @@ pub(crate) fn workers(bytes: u64) -> usize {
     if bytes < 4 << 20 {
         return 1;
     }
-    std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .clamp(1, 4)
+    crate::par::cores().clamp(1, MOST_PARTS)
 }
+
+/// The most parts a file is cut into (more threads than this read no
+/// faster from one disk).
+pub(crate) const MOST_PARTS: usize = 4;
 
 /// One line's fields, found by byte search (a line with a quote is left
 /// to the CSV reader, which understands quoting).
@@ -253,17 +255,10 @@ pub(crate) fn read_parts<P: PartRead>(
 ) -> Result<Option<Vec<P>>, InputError> {
     let ranges = split_points(path, from, workers)
         .map_err(|e| InputError::file(file, format!("cannot read: {e}")))?;
-    let read = &read;
-    let parts: Vec<Result<P, InputError>> = std::thread::scope(|s| {
-        let handles: Vec<_> = ranges.iter().map(|&r| s.spawn(move || read(r))).collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err(InputError::file(file, "reader panicked")))
-            })
-            .collect()
-    });
+    let parts = crate::par::each(ranges, read)
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|_| Err(InputError::file(file, "reader panicked"))))
+        .collect();
     in_file_order(parts)
 }
 

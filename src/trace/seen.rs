@@ -68,38 +68,32 @@ fn repeats_in<'a>(
 ) -> Vec<(u32, u32)> {
     let shards = shards as u64;
     let n: usize = hashes.iter().map(|h| h.len()).sum();
-    let mut out: Vec<(u32, u32)> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..shards)
-            .map(|shard| {
-                s.spawn(move || {
-                    let mine = |h: u64| (h >> 32) % shards == shard;
-                    let mut table =
-                        hashbrown::HashTable::<u32>::with_capacity(n / shards as usize + 1);
-                    let mut found = Vec::new();
-                    let all = hashes.iter().flat_map(|h| h.iter()).enumerate();
-                    for (i, &h) in all.filter(|(_, &h)| mine(h)) {
-                        match table.entry(
-                            h,
-                            |&k| id_of(k as usize) == id_of(i),
-                            |&k| hash(id_of(k as usize)),
-                        ) {
-                            hashbrown::hash_table::Entry::Occupied(e) => {
-                                found.push((i as u32, *e.get()))
-                            }
-                            hashbrown::hash_table::Entry::Vacant(e) => {
-                                e.insert(i as u32);
-                            }
-                        }
-                    }
-                    found
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_default())
-            .collect()
-    });
+    let shard_repeats = |shard: u64| {
+        let mine = |h: u64| (h >> 32) % shards == shard;
+        let mut table = hashbrown::HashTable::<u32>::with_capacity(n / shards as usize + 1);
+        let mut found = Vec::new();
+        let all = hashes.iter().flat_map(|h| h.iter()).enumerate();
+        for (i, &h) in all.filter(|(_, &h)| mine(h)) {
+            match table.entry(
+                h,
+                |&k| id_of(k as usize) == id_of(i),
+                |&k| hash(id_of(k as usize)),
+            ) {
+                hashbrown::hash_table::Entry::Occupied(e) => found.push((i as u32, *e.get())),
+                hashbrown::hash_table::Entry::Vacant(e) => {
+                    e.insert(i as u32);
+                }
+            }
+        }
+        found
+    };
+    let found = crate::par::each((0..shards).collect(), shard_repeats);
+    // A shard whose thread panicked is searched again here (so the panic,
+    // a bug, reaches the caller rather than a repeat going unseen).
+    let mut out: Vec<(u32, u32)> = (0..shards)
+        .zip(found)
+        .flat_map(|(shard, r)| r.unwrap_or_else(|_| shard_repeats(shard)))
+        .collect();
     out.sort_unstable();
     out
 }

@@ -83,23 +83,16 @@ pub(crate) fn fill<T: Send, R: Send>(
             spill: Vec::new(),
         });
     }
-    let each = &each;
-    let done: Vec<_> = std::thread::scope(|s| {
-        let handles: Vec<_> = stretches
-            .into_iter()
-            .enumerate()
-            .map(|(k, mut slots)| {
-                s.spawn(move || {
-                    let r = each(k, &mut slots);
-                    (r, slots)
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().ok()).collect()
-    });
+    let done = crate::par::each(
+        stretches.into_iter().enumerate().collect(),
+        |(k, mut slots)| {
+            let r = each(k, &mut slots);
+            (r, slots)
+        },
+    );
     // A panicked thread's stretch was dropped as it unwound; the others'
     // are dropped here.
-    let done: Vec<_> = done.into_iter().collect::<Option<_>>()?;
+    let done: Vec<_> = done.into_iter().collect::<Result<_, _>>().ok()?;
     let mut results = Vec::with_capacity(done.len());
     let mut filled = Vec::with_capacity(done.len());
     for (r, mut slots) in done {

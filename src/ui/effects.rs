@@ -37,7 +37,7 @@ impl Effects {
     pub fn new(export_dir: PathBuf) -> Effects {
         Effects {
             export_dir,
-            workers: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            workers: crate::par::cores(),
             fork: None,
             quit: None,
             mouse: false,

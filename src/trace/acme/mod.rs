@@ -158,17 +158,19 @@ pub(super) fn peak_demand(jobs: &[Job], segments: &[Segment]) -> u64 {
         v.sort_unstable();
         v
     };
-    let (starts, ends) = std::thread::scope(|s| {
-        let ends = s.spawn(|| {
-            sorted(
-                held()
-                    .filter_map(|s| Some((s.end.get()?, s.milli)))
-                    .collect(),
-            )
-        });
-        let starts = sorted(held().map(|s| (s.start, s.milli)).collect());
-        (starts, ends.join().unwrap_or_default())
+    let sort_ends = || {
+        sorted(
+            held()
+                .filter_map(|s| Some((s.end.get()?, s.milli)))
+                .collect(),
+        )
+    };
+    let (got_ends, starts) = crate::par::both(sort_ends, || {
+        sorted(held().map(|s| (s.start, s.milli)).collect())
     });
+    // Sorted here if the other thread panicked (a bug: it panics again,
+    // to the caller, rather than the peak counting no ends).
+    let ends = got_ends.unwrap_or_else(|_| sort_ends());
     let (mut cur, mut peak, mut e) = (0i64, 0i64, 0usize);
     for &(t, milli) in &starts {
         while e < ends.len() && ends[e].0 <= t {

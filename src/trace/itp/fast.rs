@@ -153,14 +153,19 @@ fn merge(
         first += n;
     }
     let per = cols.checked.len();
-    std::thread::scope(|s| {
-        let mut rest = &mut jobs[..];
-        for ((p, n), (first, kept, gone, remap)) in got.iter_mut().zip(&plans) {
-            let (mine, after) = rest.split_at_mut(*n);
-            rest = after;
-            s.spawn(move || finalise(mine, p, *first, *kept, gone, remap, per));
-        }
+    let mut work = Vec::with_capacity(got.len());
+    let mut rest = &mut jobs[..];
+    for ((p, n), plan) in got.iter_mut().zip(&plans) {
+        let (mine, after) = rest.split_at_mut(*n);
+        rest = after;
+        work.push((mine, p, plan));
+    }
+    let done = crate::par::each(work, |(mine, p, (first, kept, gone, remap))| {
+        finalise(mine, p, *first, *kept, gone, remap, per)
     });
+    if done.iter().any(Result::is_err) {
+        return Err(InputError::file(file, "reader panicked"));
+    }
     if !repeats.is_empty() {
         let mut gone = repeats.iter().map(|r| r.0 as usize).peekable();
         let mut at = 0usize;

@@ -155,9 +155,7 @@ pub(super) fn read(
     let file = src.display(&member);
     let parts = match &src {
         Source::Csv(p) => {
-            let workers = std::thread::available_parallelism()
-                .map_or(1, |n| n.get())
-                .clamp(1, 4);
+            let workers = crate::par::cores().clamp(1, crate::trace::parts::MOST_PARTS);
             crate::trace::parts::split_points(p, 0, workers)
                 .map_err(|e| InputError::file(&file, format!("cannot read: {e}")))?
         }
@@ -176,26 +174,15 @@ pub(super) fn read(
         let Source::Csv(path) = &src else {
             unreachable!("split only plain files")
         };
-        std::thread::scope(|s| {
-            let handles: Vec<_> = parts
-                .iter()
-                .map(|&part| {
-                    let (file, joins) = (file.clone(), &joins);
-                    s.spawn(move || {
-                        let r = chunk_reader(path, part)
-                            .map_err(|e| InputError::file(&file, format!("cannot read: {e}")))?;
-                        read_chunk(r, file, strict, joins, estimate(part))
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| {
-                    h.join()
-                        .unwrap_or_else(|_| Err(InputError::file("", "reader panicked")))
-                })
-                .collect()
-        })
+        let read = |part: (u64, u64)| {
+            let r = chunk_reader(path, part)
+                .map_err(|e| InputError::file(&file, format!("cannot read: {e}")))?;
+            read_chunk(r, file.clone(), strict, &joins, estimate(part))
+        };
+        crate::par::each(parts, read)
+            .into_iter()
+            .map(|r| r.unwrap_or_else(|_| Err(InputError::file(&file, "reader panicked"))))
+            .collect()
     };
     merge(chunks, &file, joins.spec_machines)
 }

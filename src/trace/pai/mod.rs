@@ -343,17 +343,40 @@ impl Loading {
         Ok(())
     }
 
-    /// The instance reader's result (when the table exists): instances
+    /// The machine, job, group-tag and task tables; the joins the
+    /// instance reader waits for sent on `to_instances` once the job
+    /// table is read.
+    fn tables(
+        &mut self,
+        job_src: &Source,
+        task_src: &Source,
+        to_instances: mpsc::Sender<Arc<instances::Joins>>,
+    ) -> Result<(), InputError> {
+        let machine_index = self.machine_spec()?;
+        let job_inst_ids = self.job_table(job_src)?;
+        let by_inst = JoinIndex::new(job_inst_ids.clone());
+        let joins = Arc::new(instances::Joins {
+            machine_index,
+            spec_machines: self.t.spec.len() as u32,
+            jobs: JoinIndex {
+                keys: self.t.job_keys.clone(),
+                index: self.t.job_index.clone(),
+            },
+            job_inst_ids,
+        });
+        let _ = to_instances.send(joins);
+        self.group_tags(&by_inst)?;
+        self.task_table(task_src)
+    }
+
+    /// The instance table as read (when it exists): instances
     /// linked to their tasks and grouped by job.
-    fn instances(&mut self, reader: Option<InstanceReader>) -> Result<(), InputError> {
+    fn instances(&mut self, read: Option<instances::Instances>) -> Result<(), InputError> {
         let t = &mut self.t;
-        let Some(h) = reader else {
+        let Some(r) = read else {
             t.insts_of = vec![(0, 0); t.jobs.len()];
             return Ok(());
         };
-        let r = h
-            .join()
-            .map_err(|_| InputError::file(INSTANCE.0, "the instance reader panicked"))??;
         t.instances = r.rows;
         t.inst_texts = r.texts;
         t.inst_symbols = r.symbols;
@@ -385,8 +408,6 @@ impl Loading {
     }
 }
 
-type InstanceReader = std::thread::JoinHandle<Result<instances::Instances, InputError>>;
-
 /// Loads a PAI directory.
 pub fn load(dir: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), InputError> {
     crate::trace::reader::open_dir(dir, "the PAI release's tables")?;
@@ -409,13 +430,8 @@ pub fn load(dir: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Input
 
     let began = std::time::Instant::now();
     let (tx, rx) = mpsc::channel();
-    let inst_thread = t.source(INSTANCE.0).cloned().map(|src| {
-        let strict = opts.strict;
-        std::thread::Builder::new()
-            .name("pai instances".into())
-            .spawn(move || instances::read(src, strict, rx))
-            .expect("spawn the instance reader")
-    });
+    let inst_src = t.source(INSTANCE.0).cloned();
+    let strict = opts.strict;
     let mut l = Loading {
         t,
         symbols: Symbols::default(),
@@ -424,22 +440,15 @@ pub fn load(dir: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Input
         began,
         strict: opts.strict,
     };
-    let machine_index = l.machine_spec()?;
-    let job_inst_ids = l.job_table(&job_src)?;
-    let by_inst = JoinIndex::new(job_inst_ids.clone());
-    let joins = Arc::new(instances::Joins {
-        machine_index,
-        spec_machines: l.t.spec.len() as u32,
-        jobs: JoinIndex {
-            keys: l.t.job_keys.clone(),
-            index: l.t.job_index.clone(),
-        },
-        job_inst_ids,
-    });
-    let _ = tx.send(joins);
-    l.group_tags(&by_inst)?;
-    l.task_table(&task_src)?;
-    l.instances(inst_thread)?;
+    // The instance table is read beside the others, waiting for the
+    // joins the job table gives it (and stopping if it fails).
+    let (read, tables) = crate::par::both(
+        move || inst_src.map(|src| instances::read(src, strict, rx)),
+        || l.tables(&job_src, &task_src, tx),
+    );
+    tables?;
+    let read = read.map_err(|_| InputError::file(INSTANCE.0, "the instance reader panicked"))?;
+    l.instances(read.transpose()?)?;
     if l.t.jobs.is_empty() {
         return Err(InputError::file(
             &job_src.display(&format!("{}.csv", JOB.0)),

@@ -228,15 +228,10 @@ pub fn build(t: &PaiTables, strict: bool) -> Result<SideIndex, InputError> {
             }
         };
     let mut util = UtilSums(vec![(0.0, 0); t.jobs.len()]);
-    let (sensor, metric) = std::thread::scope(|s| {
-        let h = s.spawn(|| one(METRIC_T, None));
-        let sensor = one(SENSOR_T, Some(&mut util));
-        (
-            sensor,
-            h.join()
-                .unwrap_or_else(|_| Err(InputError::file(METRIC_T.name, "indexing panicked"))),
-        )
-    });
+    let (metric, sensor) =
+        crate::par::both(|| one(METRIC_T, None), || one(SENSOR_T, Some(&mut util)));
+    let metric =
+        metric.unwrap_or_else(|_| Err(InputError::file(METRIC_T.name, "indexing panicked")));
     drop(known);
     let (sensor, s1) = sensor?;
     let (metric, s2) = metric?;
