@@ -139,7 +139,7 @@ fn lecture_layout_renders() {
     assert_eq!(app.theme().name, "high-contrast");
     let mut buf = ratatui::buffer::Buffer::empty(ratatui::layout::Rect::new(0, 0, 100, 30));
     tracetui::ui::draw::render(&app, buf.area, &mut buf);
-    let text = tracetui::ui::lecture::buffer_text(&buf);
+    let text = tracetui::ui::export::buffer_text(&buf);
     insta::assert_snapshot!("lecture_layout_100x30", text);
     // The screen as files, for slides: text and SVG with the colours.
     let dir = std::env::temp_dir().join(format!("tracetui-export-{}", std::process::id()));
@@ -151,7 +151,7 @@ fn lecture_layout_renders() {
     // The screen as `e` found it (the key cleared the last message).
     let mut buf = ratatui::buffer::Buffer::empty(ratatui::layout::Rect::new(0, 0, 100, 30));
     tracetui::ui::draw::render(&app, buf.area, &mut buf);
-    let text = tracetui::ui::lecture::buffer_text(&buf);
+    let text = tracetui::ui::export::buffer_text(&buf);
     let mut fx = Effects::new(dir.clone());
     fx.perform(&mut app, u.effects);
     let (txt, svg) = (dir.join("tracetui-400.txt"), dir.join("tracetui-400.svg"));

@@ -7,7 +7,8 @@
 pub use super::action::{Action, Asker, Effect, Exported, Quit, Update, WhatIfStart};
 pub use super::figures::Figures;
 use super::keymap::Keymap;
-pub use super::state::{ColorBy, Focus, Popup, PromptKind, Tick, Zoom, HISTORY, SPEEDS, TICKS};
+pub use super::popups::{Popup, PromptKind};
+pub use super::state::{ColorBy, Focus, Tick, Zoom, HISTORY, SPEEDS, TICKS};
 use super::state::{ReplayState, ViewState};
 use super::theme::Theme;
 use super::whatif::WhatIf;
@@ -82,9 +83,8 @@ impl App {
     }
 
     /// A lesson's captions: (from this trace second, text).
-    pub fn with_captions(mut self, mut captions: Vec<(Secs, String)>) -> App {
-        captions.sort_by_key(|c| c.0);
-        self.sim.captions = captions;
+    pub fn with_captions(mut self, captions: Vec<(Secs, String)>) -> App {
+        self.view.lecture = super::lecture::Lecture::with_captions(captions);
         self
     }
 
@@ -301,7 +301,7 @@ impl App {
     }
 
     pub fn lecture(&self) -> bool {
-        self.view.lecture
+        self.view.lecture.on
     }
 
     pub fn selected(&self) -> Option<u32> {
@@ -384,7 +384,7 @@ impl App {
         } else {
             2
         };
-        let caption = match (self.sim.captions.is_empty(), self.view.lecture) {
+        let caption = match (self.view.lecture.captions.is_empty(), self.view.lecture.on) {
             (true, _) => 0,
             // As many lines as the caption needs, up to three: never cut.
             (false, false) => self.caption().map_or(1, |c| {
@@ -393,6 +393,6 @@ impl App {
             }),
             (false, true) => 4,
         };
-        super::layout::areas_full(area, rows, caption, self.view.lecture)
+        super::layout::areas_full(area, rows, caption, self.view.lecture.on)
     }
 }

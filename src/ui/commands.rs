@@ -4,7 +4,8 @@
 use super::action::Quit;
 use super::app::{App, Effect};
 use super::keymap::Command;
-use super::state::{ColorBy, Focus, Popup, PromptKind, Zoom, SPEEDS, TICKS};
+use super::popups::{Popup, PromptKind};
+use super::state::{ColorBy, Focus, Zoom, SPEEDS, TICKS};
 use crate::sim::Policy;
 
 impl App {

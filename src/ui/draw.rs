@@ -79,10 +79,10 @@ fn render_views(app: &App, area: Rect, buf: &mut Buffer) {
     if a.hints.height > 0 {
         super::hints::draw(app, a.hints, buf);
     }
-    popups::draw(app, area, buf);
+    popups::view::draw(app, area, buf);
     // The lecture layout has no hint bar: its messages (an export's file)
     // show on the last line.
-    if let Some(f) = app.view.flash.as_ref().filter(|_| app.view.lecture) {
+    if let Some(f) = app.view.flash.as_ref().filter(|_| app.view.lecture.on) {
         let y = area.bottom().saturating_sub(1);
         let text = crate::text::fit(&format!(" {} ", sanitized(f)), area.width as usize);
         buf.set_stringn(area.x, y, text, area.width as usize, app.theme().warn);
@@ -97,7 +97,7 @@ fn caption(app: &App, area: Rect, buf: &mut Buffer) {
     }
     let t = app.theme();
     let text = sanitized(text);
-    if !app.view.lecture {
+    if !app.view.lecture.on {
         buf.set_style(area, t.cursor);
         let lines = crate::text::wrap_words(&text, area.width.saturating_sub(3) as usize, 0);
         for (i, line) in lines.iter().take(area.height as usize).enumerate() {

@@ -148,7 +148,7 @@ fn flow(app: &App, inner: Rect, cell_w: u16, gap: usize) -> GridLayout {
 pub fn layout(app: &App, inner: Rect) -> GridLayout {
     if app.view.zoom == Zoom::Gpus {
         // The lecture layout tries cells three wide first: seen from the back.
-        let wide: &[(u16, usize)] = if app.view.lecture {
+        let wide: &[(u16, usize)] = if app.view.lecture.on {
             &[(3, 1), (3, 0), (2, 1), (2, 0)]
         } else {
             &[(2, 1), (2, 0)]

@@ -4,6 +4,7 @@
 
 use super::figures::Figures;
 use super::keymap::Keymap;
+use super::popups::Popup;
 use super::theme::Theme;
 use super::whatif::WhatIf;
 use crate::sim::replay::Replay;
@@ -71,41 +72,6 @@ pub enum ColorBy {
     Power,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PromptKind {
-    Find,
-    Goto,
-    Filter,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Popup {
-    Help {
-        scroll: usize,
-    },
-    /// A drill-down (of a job or a machine): a title and rendered lines, scrolled.
-    Detail {
-        title: String,
-        lines: Vec<String>,
-        scroll: usize,
-    },
-    /// The policy picker: for a live switch, or (`split`) for the B side.
-    Picker {
-        at: usize,
-        split: bool,
-    },
-    /// The what-if table, with the chosen row; `charts`: the CDFs alone,
-    /// full size (they show under the table where there is room).
-    WhatIf {
-        at: usize,
-        charts: bool,
-    },
-    Prompt {
-        kind: PromptKind,
-        input: String,
-    },
-}
-
 /// Steps of history kept for the sparklines.
 pub const HISTORY: usize = 240;
 
@@ -154,8 +120,6 @@ pub(super) struct ReplayState {
     pub(super) gpu_util: Option<(Secs, Arc<Vec<f32>>)>,
     /// The what-if fork's rows, while its table matters.
     pub(super) whatif: Option<WhatIf>,
-    /// A lesson's captions: (from this trace second, text), in time order.
-    pub(super) captions: Vec<(Secs, String)>,
     /// The A/B split's second replay (`A`), in lockstep with this one.
     pub(super) split: Option<Box<super::split::Split>>,
 }
@@ -180,7 +144,7 @@ pub(super) struct ViewState {
     pub(super) flash: Option<String>,
     /// The last `/` query and which of its matches is shown (`/` with the
     /// same text goes to the next).
-    pub(super) found: Option<(String, usize)>,
+    pub(super) found: super::find::Finder,
     /// The lists' order and filter (`s`, `f`).
     pub(super) sort: super::filter::Sort,
     pub(super) filter: Option<super::filter::Filter>,
@@ -188,9 +152,8 @@ pub(super) struct ViewState {
     /// The terminal size, for layout-dependent moves (kept in step by `Resize`).
     pub(super) size: (u16, u16),
     pub(super) sized: bool,
-    /// The lecture layout (`L`), and the theme to go back to.
-    pub(super) lecture: bool,
-    pub(super) theme_before_lecture: Option<usize>,
+    /// The lecture layout (`L`) and a lesson's captions.
+    pub(super) lecture: super::lecture::Lecture,
     /// The timeline view (`T`) in place of the grid and lists, when open.
     pub(super) timeline: Option<super::timeline::TimelineView>,
 }
@@ -213,15 +176,14 @@ impl ViewState {
             popup: None,
             mouse: false,
             flash: None,
-            found: None,
+            found: super::find::Finder::default(),
             sort: Default::default(),
             filter: None,
             log_state: tui_logger::TuiWidgetState::new()
                 .set_default_display_level(log::LevelFilter::Info),
             size: (120, 40),
             sized: false,
-            lecture: false,
-            theme_before_lecture: None,
+            lecture: super::lecture::Lecture::default(),
             timeline: None,
         }
     }
@@ -270,7 +232,6 @@ impl ReplayState {
             job_util: None,
             gpu_util: None,
             whatif: None,
-            captions: Vec::new(),
             split: None,
         }
     }

@@ -9,7 +9,7 @@ use crate::sim::Policy;
 use crate::trace::model::Secs;
 use crate::ui::app::App;
 use crate::ui::figures::Figures;
-use crate::ui::state::Popup;
+use crate::ui::popups::Popup;
 
 impl App {
     /// `A`: closes the split, or opens the picker for B's policy.

@@ -1,10 +1,12 @@
-//! Overlays: help (from the keymap), the job drill-down, the policy picker.
+//! The overlays drawn: help (from the keymap), the drill-down, the policy
+//! picker; the what-if table is its own feature's view.
 
-use super::app::{App, Popup};
-use super::grid::glyphs;
-use super::keymap::COMMANDS;
-use super::layout::centered;
+use super::{detail_box, Popup};
 use crate::sim::Policy;
+use crate::ui::app::App;
+use crate::ui::grid::glyphs;
+use crate::ui::keymap::COMMANDS;
+use crate::ui::layout::centered;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
@@ -21,7 +23,7 @@ pub(crate) fn draw(app: &App, area: Rect, buf: &mut Buffer) {
         }) => detail(app, area, buf, title, lines, *scroll),
         Some(Popup::Picker { at, split }) => picker(app, area, buf, *at, *split),
         Some(Popup::WhatIf { at, charts }) => {
-            super::whatif::view::draw(app, area, buf, *at, *charts)
+            crate::ui::whatif::view::draw(app, area, buf, *at, *charts)
         }
         Some(Popup::Prompt { .. }) | None => {}
     }
@@ -68,22 +70,6 @@ fn help(app: &App, area: Rect, buf: &mut Buffer, scroll: usize) {
     Paragraph::new(lines)
         .scroll((scroll as u16, 0))
         .render(inner, buf);
-}
-
-/// The drill-down's box on a screen of `area`.
-fn detail_box(area: Rect) -> Rect {
-    centered(
-        area,
-        area.width.saturating_sub(8).max(60),
-        area.height.saturating_sub(4).max(10),
-    )
-}
-
-/// How far a drill-down of `lines` can scroll on a `size` screen: its last
-/// line at the bottom of the box, never into blank pages.
-pub(crate) fn detail_scroll_max(size: (u16, u16), lines: usize) -> usize {
-    let r = detail_box(Rect::new(0, 0, size.0, size.1));
-    lines.saturating_sub(r.height.saturating_sub(2) as usize)
 }
 
 fn detail(app: &App, area: Rect, buf: &mut Buffer, title: &str, lines: &[String], scroll: usize) {

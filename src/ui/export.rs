@@ -1,6 +1,5 @@
-//! For teaching: lesson captions, the lecture layout (`L`), and the screen
-//! as text and SVG (`e` for slides; the runner writes the files, see
-//! `effects.rs`).
+//! The screen as text and SVG (`e`, for slides; the runner writes the
+//! files, see `effects.rs`), and what became of an export.
 
 use super::app::{App, Exported};
 use ratatui::buffer::Buffer;
@@ -8,36 +7,6 @@ use ratatui::style::{Color, Modifier};
 use std::fmt::Write as _;
 
 impl App {
-    /// The caption for the current time: the last one due, or (before the
-    /// first) the first.
-    pub fn caption(&self) -> Option<&str> {
-        let now = self.sim.replay.now();
-        let i = self.sim.captions.partition_point(|c| c.0 <= now);
-        self.sim
-            .captions
-            .get(i.saturating_sub(1))
-            .map(|c| c.1.as_str())
-    }
-
-    /// `L`: grid and queue take the screen, high-contrast theme, captions large.
-    pub(super) fn toggle_lecture(&mut self) {
-        self.view.lecture = !self.view.lecture;
-        if self.view.lecture {
-            self.view.theme_before_lecture = Some(self.view.theme);
-            if let Some(i) = self
-                .view
-                .themes
-                .iter()
-                .position(|t| t.name == "high-contrast")
-            {
-                self.view.theme = i;
-            }
-            self.view.flash = Some("lecture layout: L goes back".into());
-        } else if let Some(i) = self.view.theme_before_lecture.take() {
-            self.view.theme = i;
-        }
-    }
-
     /// What became of `e`'s export (written by the runner): in the log and the flash.
     pub(super) fn exported(&mut self, e: Exported) {
         match e {

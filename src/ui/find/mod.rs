@@ -1,0 +1,96 @@
+//! `/`: a job by id (exact, else by prefix), a machine by name, or a user
+//! or group (their waiting and running jobs). The same text again goes to
+//! the next match.
+//!
+//! The feature's state (`Finder`: the last query and the match shown) and
+//! its matching here; what showing a match does to the app in `actions.rs`.
+
+mod actions;
+
+use crate::sim::{Engine, Phase};
+use crate::trace::model::Trace;
+
+/// Matches listed at most (the count said is exact up to it).
+const MAX_MATCHES: usize = 10_000;
+
+/// What a query can match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Match {
+    Job(u32),
+    Machine(usize),
+}
+
+/// The last `/` query and which of its matches is shown.
+#[derive(Debug, Default)]
+pub(crate) struct Finder {
+    last: Option<(String, usize)>,
+}
+
+impl Finder {
+    /// Which of `count` matches of `q` to show: the next after the one
+    /// shown if `q` is the last query, else the first.
+    fn next(&mut self, q: &str, count: usize) -> usize {
+        let i = match &self.last {
+            Some((last, i)) if last == q => (i + 1) % count.max(1),
+            _ => 0,
+        };
+        self.last = Some((q.to_string(), i));
+        i
+    }
+
+    /// Nothing matched: the next query starts from its first match.
+    fn forget(&mut self) {
+        self.last = None;
+    }
+}
+
+/// Jobs by exact id, then by prefix; machines by name or prefix; then
+/// the waiting and running jobs of a user or group of that name.
+fn matches((trace, e): (&Trace, &Engine), q: &str) -> Vec<Match> {
+    let mut out: Vec<Match> = Vec::new();
+    if let Some(j) = trace.jobs.iter().position(|j| j.id == q) {
+        out.push(Match::Job(j as u32));
+    }
+    let by_prefix = trace
+        .jobs
+        .iter()
+        .enumerate()
+        .filter(|(_, j)| j.id != q && j.id.starts_with(q))
+        .map(|(i, _)| Match::Job(i as u32));
+    out.extend(by_prefix.take(MAX_MATCHES));
+    let machines = trace
+        .cluster
+        .machines
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m.name.starts_with(q))
+        .map(|(i, _)| Match::Machine(i));
+    out.extend(machines.take(MAX_MATCHES));
+    let owned = trace
+        .jobs
+        .iter()
+        .enumerate()
+        .filter(|(_, j)| trace.sym(j.user) == q || trace.sym(j.group) == q)
+        .filter(|&(i, _)| matches!(e.job_state(i as u32).phase, Phase::Queued | Phase::Running))
+        .map(|(i, _)| Match::Job(i as u32));
+    out.extend(owned.take(MAX_MATCHES));
+    out.dedup();
+    out.truncate(MAX_MATCHES);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_same_query_goes_round_its_matches_and_another_starts_over() {
+        let mut f = Finder::default();
+        assert_eq!([f.next("a", 3), f.next("a", 3), f.next("a", 3)], [0, 1, 2]);
+        assert_eq!(f.next("a", 3), 0);
+        assert_eq!(f.next("a", 3), 1);
+        assert_eq!(f.next("b", 3), 0);
+        f.forget();
+        assert_eq!(f.next("b", 3), 0);
+    }
+}
