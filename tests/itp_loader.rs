@@ -222,3 +222,18 @@ fn auto_sized_cluster_keeps_load_under_80_percent_and_fits_the_largest_job() {
     .unwrap();
     assert_eq!(t.cluster.total_gpus(), 64);
 }
+
+/// Ids are exact: spaces are part of a field (RFC 4180), quoted or not, so
+/// `a`, ` a`, `a ` and `a\r` are four jobs, by the quoted (CSV) reader and
+/// the fast one alike.
+#[test]
+fn ids_keep_their_spaces() {
+    let quoted = format!("{RAW}a,1,10,1\n\" a\",2,10,1\n\"a \",3,10,1\n\"a\r\",4,10,1\n");
+    let (t, r) = load("quoted.csv", quoted.as_bytes(), true).unwrap();
+    let ids: Vec<&str> = t.jobs.iter().map(|j| j.id.as_str()).collect();
+    assert_eq!(ids, ["a", " a", "a ", "a\r"], "{:?}", r.skips);
+    let plain = format!("{RAW}a,1,10,1\n a,2,10,1\na ,3,10,1\n");
+    let (t, _) = load("plain.csv", plain.as_bytes(), true).unwrap();
+    let ids: Vec<&str> = t.jobs.iter().map(|j| j.id.as_str()).collect();
+    assert_eq!(ids, ["a", " a", "a "]);
+}

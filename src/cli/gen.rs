@@ -52,6 +52,10 @@ pub struct GenArgs {
     pub load: Option<f64>,
 }
 
+/// The most jobs `gen` makes: ten times the largest released trace (PAI,
+/// 1.26 M jobs), some 7.5 GB of memory.
+const MAX_JOBS: u64 = 50_000_000;
+
 /// `eprintln!` made safe for a terminal (paths are printed).
 macro_rules! tell {
     ($($t:tt)*) => {
@@ -62,6 +66,19 @@ macro_rules! tell {
 pub(super) fn run(a: &GenArgs) -> Result<()> {
     if a.jobs == 0 {
         bail!("--jobs must be at least 1");
+    }
+    if a.jobs > MAX_JOBS {
+        bail!(
+            "--jobs {} is more than gen makes (at most {MAX_JOBS}: it holds every job in memory, about 150 bytes each)",
+            a.jobs
+        );
+    }
+    let to_dir = matches!(a.format, GenFormat::Pai | GenFormat::Philly);
+    if to_dir && a.out.as_os_str() == "-" {
+        bail!(
+            "--out - (standard output) is for itp and acme: a {:?} trace is a directory of tables",
+            a.format
+        );
     }
     if let Some(l) = a.load {
         if !(l > 0.0 && l.is_finite()) {

@@ -129,6 +129,12 @@ fn setup(t: &super::TraceArgs) -> Result<Setup> {
 }
 
 pub(super) fn sim(a: &SimArgs) -> Result<()> {
+    let outputs = [
+        ("--jobs-out", a.jobs_out.as_ref()),
+        ("--timeline-out", a.timeline_out.as_ref()),
+        ("--plot", a.plot.as_ref()),
+    ];
+    super::outputs::check(&a.trace.load, a.trace.energy.energy.as_deref(), &outputs)?;
     let trace = load(&a.trace.load)?;
     let setup = setup(&a.trace)?;
     let schedule = a.trace.policies.schedule(&trace)?;
@@ -150,7 +156,7 @@ pub(super) fn sim(a: &SimArgs) -> Result<()> {
     } else {
         a.policy.describe()
     };
-    super::print_out(&render(&[report], a.trace.output, true, about));
+    super::outputs::summary(&render(&[report], a.trace.output, true, about), &outputs);
     Ok(())
 }
 
@@ -236,6 +242,8 @@ fn compare_from(
 }
 
 pub(super) fn compare(a: &CompareArgs) -> Result<()> {
+    let outputs = [("--plot", a.plot.as_ref())];
+    super::outputs::check(&a.trace.load, a.trace.energy.energy.as_deref(), &outputs)?;
     let trace = load(&a.trace.load)?;
     // A policy this trace cannot run (recorded on a trace without starts)
     // is one row dropped, said on stderr; the others still run.
@@ -262,7 +270,7 @@ pub(super) fn compare(a: &CompareArgs) -> Result<()> {
     }
     if let Some(plot) = &a.plot {
         let reports = super::plotting::compare(&trace, &policies, &setup, schedule.as_ref(), plot)?;
-        super::print_out(&render(&reports, a.trace.output, false, ""));
+        super::outputs::summary(&render(&reports, a.trace.output, false, ""), &outputs);
         return Ok(());
     }
     let reports = run_policies(&trace, &policies, &setup, schedule.as_ref())?;

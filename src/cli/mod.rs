@@ -6,6 +6,7 @@ mod headless;
 mod inspect;
 pub(crate) mod logger;
 mod output;
+mod outputs;
 mod plotting;
 mod results;
 pub mod tui;
@@ -392,12 +393,17 @@ pub(crate) fn print_out(s: &str) {
     use std::io::Write;
     let text = crate::text::sanitized_output(s);
     let mut out = std::io::stdout().lock();
-    if out
-        .write_all(text.as_bytes())
-        .and_then(|()| out.flush())
-        .is_err()
-    {
-        std::process::exit(0);
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => {}
+        // A reader that stopped early (`| head`) wanted no more: not a failure.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+        // Anything else (a full disk, `> /dev/full`) lost the results.
+        Err(e) => {
+            print_err(&format!(
+                "tracetui: error: cannot write standard output: {e}"
+            ));
+            std::process::exit(1);
+        }
     }
 }
 
@@ -448,7 +454,12 @@ pub(crate) fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> i
         Ok(()) => 0,
         Err(e) => {
             print_err(&format!("tracetui: error: {}", with_causes(&e)));
-            1
+            // Outputs that clash are a usage error, found before any work.
+            if e.downcast_ref::<crate::outfile::Clash>().is_some() {
+                2
+            } else {
+                1
+            }
         }
     }
 }

@@ -178,12 +178,22 @@ pub(super) const CSV_HEADER: &str =
 jct_mean_s,jct_p50_s,jct_p95_s,jct_p99_s,wait_mean_s,wait_p50_s,wait_p95_s,wait_p99_s,\
 slowdown_mean,slowdown_p50,slowdown_p95,slowdown_p99,gpu_util,preemptions";
 
+/// A text field as RFC 4180 has it: quoted (its quotes doubled) when it
+/// holds a comma, a quote or a line break.
+fn csv_text(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
 pub(super) fn csv_row(r: &Report) -> String {
     let s = |x: &Summary| [x.mean, x.p50, x.p95, x.p99].map(csv_num).join(",");
     format!(
         "{},{},{},{},{},{},{},{},{},{},{},{},{}",
-        r.policy,
-        r.placement,
+        csv_text(&r.policy),
+        csv_text(&r.placement),
         r.gpus,
         r.gpus_per_node.map_or(String::new(), |g| g.to_string()),
         r.jobs,
@@ -250,8 +260,29 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_label_with_commas_and_quotes_is_one_field() {
+        let mut r = report();
+        r.policy = "schedule: fifo, then sjf at \"day 2\"".into();
+        let text = format!("{CSV_HEADER}\n{}\n", csv_row(&r));
+        let mut rdr = csv::Reader::from_reader(text.as_bytes());
+        let header = rdr.headers().unwrap().len();
+        let row = rdr.records().next().unwrap().unwrap();
+        assert_eq!(row.len(), header);
+        assert_eq!(&row[0], r.policy);
+        assert_eq!(csv_text("fifo"), "fifo");
+    }
+
+    #[test]
     fn csv_header_and_row_have_the_same_width() {
-        let r = Report {
+        let r = report();
+        assert_eq!(
+            CSV_HEADER.split(',').count(),
+            csv_row(&r).split(',').count()
+        );
+    }
+
+    fn report() -> Report {
+        Report {
             policy: "fifo".into(),
             placement: "consolidate".into(),
             gpus: 8,
@@ -271,10 +302,6 @@ mod tests {
             energy_kwh: None,
             avg_power_w: None,
             failed: None,
-        };
-        assert_eq!(
-            CSV_HEADER.split(',').count(),
-            csv_row(&r).split(',').count()
-        );
+        }
     }
 }

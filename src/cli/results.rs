@@ -6,7 +6,7 @@ use crate::outfile::write_atomic;
 use crate::sim::engine::Switch;
 use crate::sim::{Engine, Phase};
 use crate::trace::model::Secs;
-use color_eyre::eyre::{eyre, Result};
+use color_eyre::eyre::{bail, eyre, Result};
 use serde::Serialize;
 use std::io::Write;
 use std::ops::ControlFlow;
@@ -81,13 +81,15 @@ pub(super) struct TimelineRow {
     power_w: Option<f64>,
 }
 
-fn timeline_row(e: &Engine, t: Secs) -> TimelineRow {
+/// The cluster at `t`; `first` is the trace's first submission (its
+/// local clock's day 1).
+fn timeline_row(e: &Engine, first: Secs, t: Secs) -> TimelineRow {
     let trace = e.trace();
     let total = trace.cluster.total_gpus() as f64;
     let busy = e.cluster().allocated_milli() as f64 / 1000.0;
     TimelineRow {
         time_s: t,
-        local: crate::trace::clock::clock(trace.zone, trace.first_submit().unwrap_or(0), t),
+        local: crate::trace::clock::clock(trace.zone, first, t),
         util: if total > 0.0 { busy / total } else { 0.0 },
         gpus_busy: busy,
         queue: e.queue_len() as u64,
@@ -105,7 +107,18 @@ pub(super) fn run_sampled(
     tick: Option<Secs>,
 ) -> Result<Vec<TimelineRow>> {
     let mut rows = Vec::new();
-    let first = tick.map(|_| e.trace().first_submit().unwrap_or(0));
+    let trace = e.trace();
+    let day_one = trace.first_submit().unwrap_or(0);
+    if let Some(k) = tick {
+        // The rows to the last submission at least: refused before the run.
+        let least = (trace.last_submit().unwrap_or(day_one) - day_one) / k + 1;
+        if least > MAX_TIMELINE_ROWS as i64 {
+            bail!(
+                "the timeline would have at least {least} rows (past {MAX_TIMELINE_ROWS}): choose a larger --timeline-tick"
+            );
+        }
+    }
+    let first = tick.map(|_| day_one);
     let flow = crate::sim::schedule::drive(e, &switches, first, |e, reached| {
         let Some(s) = reached else {
             return ControlFlow::Continue(None);
@@ -115,7 +128,7 @@ pub(super) fn run_sampled(
                 "the timeline would pass {MAX_TIMELINE_ROWS} rows: choose a larger --timeline-tick"
             ));
         }
-        rows.push(timeline_row(e, s));
+        rows.push(timeline_row(e, day_one, s));
         ControlFlow::Continue(tick.map(|k| s + k))
     });
     if let ControlFlow::Break(err) = flow {
@@ -127,7 +140,7 @@ pub(super) fn run_sampled(
     if tick.is_some() {
         let end = e.now();
         if rows.last().is_none_or(|r| r.time_s < end) {
-            rows.push(timeline_row(e, end));
+            rows.push(timeline_row(e, day_one, end));
         }
     }
     Ok(rows)
@@ -139,6 +152,18 @@ const MAX_TIMELINE_ROWS: usize = 5_000_000;
 fn json_lines(path: &Path) -> bool {
     path.extension()
         .is_some_and(|x| x.eq_ignore_ascii_case("jsonl"))
+}
+
+/// A CSV writer's error as the I/O error it is (a closed pipe stays a
+/// closed pipe), or wrapped when it is about the data.
+fn csv_io(e: csv::Error) -> std::io::Error {
+    if !matches!(e.kind(), csv::ErrorKind::Io(_)) {
+        return std::io::Error::other(e);
+    }
+    match e.into_kind() {
+        csv::ErrorKind::Io(io) => io,
+        _ => unreachable!("checked to be an I/O error"),
+    }
 }
 
 fn write_rows<T: Serialize>(path: &Path, rows: impl Iterator<Item = T>) -> Result<()> {
@@ -154,7 +179,7 @@ fn write_rows<T: Serialize>(path: &Path, rows: impl Iterator<Item = T>) -> Resul
         } else {
             let mut c = csv::Writer::from_writer(w);
             for r in rows {
-                c.serialize(r).map_err(std::io::Error::other)?;
+                c.serialize(r).map_err(csv_io)?;
             }
             c.flush()
         }

@@ -100,16 +100,29 @@ impl<'a, F: Fields + ?Sized> Row<'a, F> {
 
     /// The field as text, trimmed; an error for bytes that are not UTF-8.
     pub(crate) fn text(&self, idx: usize, column: &str) -> Result<&'a str, InputError> {
+        self.untrimmed(idx, column).map(str::trim)
+    }
+
+    /// The field exactly as it is (an id: spaces are part of a field, as
+    /// RFC 4180 has it, quoted or not); an error if empty or not UTF-8.
+    pub(crate) fn exact(&self, idx: usize, column: &str) -> Result<&'a str, InputError> {
+        let t = self.untrimmed(idx, column)?;
+        if t.is_empty() {
+            return Err(self.error(column, "empty"));
+        }
+        Ok(t)
+    }
+
+    fn untrimmed(&self, idx: usize, column: &str) -> Result<&'a str, InputError> {
         if let Some(t) = self.record.text(idx) {
-            return Ok(t.trim());
+            return Ok(t);
         }
         let raw = self.record.field(idx);
         if self.record.all_utf8() {
             // Checked for the whole line at once.
-            return Ok(std::str::from_utf8(raw).unwrap_or_default().trim());
+            return Ok(std::str::from_utf8(raw).unwrap_or_default());
         }
         std::str::from_utf8(raw)
-            .map(str::trim)
             .map_err(|e| self.error(column, format!("not UTF-8 text (byte {})", e.valid_up_to())))
     }
 

@@ -34,6 +34,14 @@ pub struct FormatSpec {
     /// A directory of power traces released with a trace at this path, used
     /// as the energy model when none is given.
     pub energy_beside: Option<fn(&Path) -> Option<PathBuf>>,
+    /// The files a load of this path may read (whether or not they
+    /// exist): no output may be written over one of them.
+    pub reads: fn(&Path) -> Vec<PathBuf>,
+}
+
+/// `reads` for a format of one file: the file.
+pub(crate) fn the_file(path: &Path) -> Vec<PathBuf> {
+    vec![path.to_path_buf()]
 }
 
 /// One of the trace formats tracetui reads (see `trace::FORMATS`).
@@ -84,6 +92,13 @@ impl Format {
     }
 
     /// The energy model's directory released beside a trace at `path`.
+    /// The files a load of `path` may read, and the power traces beside it.
+    pub fn reads(self, path: &Path) -> Vec<PathBuf> {
+        let mut files = (self.0.reads)(path);
+        files.extend(self.energy_beside(path));
+        files
+    }
+
     pub(crate) fn energy_beside(self, path: &Path) -> Option<PathBuf> {
         self.0.energy_beside.and_then(|f| f(path))
     }

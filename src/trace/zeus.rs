@@ -26,6 +26,7 @@ pub const FORMAT: super::Format = super::Format::new(&super::FormatSpec {
     load,
     load_text: None,
     energy_beside: Some(power_traces_beside),
+    reads: |path| vec![path.to_path_buf(), path.join(FILE), path.join(FILE_XZ)],
 });
 
 pub const HEADER: [&str; 5] = [

@@ -27,6 +27,7 @@ pub const FORMAT: super::Format = super::Format::new(&super::FormatSpec {
     load,
     load_text: None,
     energy_beside: None,
+    reads: super::format::the_file,
 });
 
 pub const SEREN: [&str; 13] = [

@@ -19,6 +19,7 @@ pub const FORMAT: super::Format = super::Format::new(&super::FormatSpec {
     load,
     load_text: Some(load_text),
     energy_beside: None,
+    reads: super::format::the_file,
 });
 
 pub const RAW_HEADER: [&str; 4] = ["job_id", "submission_time", "duration", "num_gpu"];
@@ -261,7 +262,8 @@ fn parse_row<F: Fields>(
             format!("{} columns, expected {}", row.record.width(), cols.width),
         ));
     }
-    let id = row.required(cols.job_id, "job_id")?;
+    // Exact: `" a"`, `"a "` and `a` are three jobs.
+    let id = row.exact(cols.job_id, "job_id")?;
     let submit = row.secs(cols.submit, "submission_time")?;
     let duration = row.secs(cols.duration, "duration")?;
     if row.int(cols.num_gpu, "num_gpu", 0)? == 0 {

@@ -36,6 +36,12 @@ pub const FORMAT: super::Format = super::Format::new(&super::FormatSpec {
     load,
     load_text: None,
     energy_beside: None,
+    reads: |dir| {
+        ALL.iter()
+            .flat_map(|(name, _)| [format!("{name}.csv"), format!("{name}.tar.gz")])
+            .map(|f| dir.join(f))
+            .collect()
+    },
 });
 
 /// The released tables as indexed at load, for the replay and the drill-down.

@@ -27,6 +27,11 @@ pub const FORMAT: super::Format = super::Format::new(&super::FormatSpec {
     load,
     load_text: None,
     energy_beside: None,
+    reads: |dir| {
+        [JOB_LOG, MACHINES, GPU_UTIL, CPU_UTIL, MEM_UTIL]
+            .map(|f| dir.join(f))
+            .to_vec()
+    },
 });
 
 pub const ZONE: Zone = Zone::Tz(chrono_tz::America::Los_Angeles);

@@ -52,6 +52,10 @@ pub(super) struct ExecBooks {
     asked: Option<(usize, u128)>,
     /// The answer to it, if it was not a line: the next exchange says so.
     refused: Option<Reply>,
+    /// The exchange and key of the question just answered with a line:
+    /// the hook asked again builds the same message (the engine stood
+    /// still), so it is not built and serialised a second time.
+    answered: Option<(usize, u128)>,
 }
 
 impl std::fmt::Debug for Spec {
@@ -74,6 +78,7 @@ impl ExecBooks {
             asking: false,
             asked: None,
             refused: None,
+            answered: None,
         }
     }
 
@@ -85,6 +90,29 @@ impl ExecBooks {
     /// Whether this copy has sent its snapshot (hooks record changes from then on).
     fn live(&self) -> bool {
         self.pos > 0
+    }
+
+    /// One exchange of the dialogue for the message `build` makes — not
+    /// made again for the question just answered.
+    fn talk_built(
+        &mut self,
+        e: &dyn View,
+        build: impl FnOnce(&mut ExecBooks) -> Result<Vec<u8>, Talk>,
+    ) -> Result<String, Talk> {
+        if let Some((pos, key)) = self.answered.take().filter(|a| a.0 == self.pos) {
+            if let Lookup::Said(line) = dialogue::said(
+                &self.talk,
+                pos,
+                key,
+                e.tuning().answer_budget,
+                &self.spec.name,
+            ) {
+                self.pos += 1;
+                return Ok(line);
+            }
+        }
+        let msg = build(self)?;
+        self.talk(msg, e)
     }
 
     /// One exchange of the dialogue: the answer it holds for this copy's
@@ -167,10 +195,11 @@ impl ExecBooks {
         build: &impl Fn(&mut ExecBooks, &dyn View) -> Result<Vec<u8>, ProtocolError>,
     ) -> Result<String, Talk> {
         if !self.live() {
-            let keys = &self.keys;
-            let start = wire::start(e, |j| keys.get(&j).copied().unwrap_or(0));
-            let msg = serde_json::to_vec(&start).map_err(|x| Talk::Failed(x.to_string()))?;
-            let line = self.talk(msg, e)?;
+            let line = self.talk_built(e, |b| {
+                let keys = &b.keys;
+                let start = wire::start(e, |j| keys.get(&j).copied().unwrap_or(0));
+                serde_json::to_vec(&start).map_err(|x| Talk::Failed(x.to_string()))
+            })?;
             if serde_json::from_str::<serde::de::IgnoredAny>(&line).is_err() {
                 return Err(Talk::Failed(ProtocolError::Start(line).to_string()));
             }
@@ -178,8 +207,7 @@ impl ExecBooks {
             self.arrived.clear();
             self.events.clear();
         }
-        let msg = build(self, e).map_err(|x| Talk::Failed(x.to_string()))?;
-        self.talk(msg, e)
+        self.talk_built(e, |b| build(b, e).map_err(|x| Talk::Failed(x.to_string())))
     }
 
     /// One scheduling point's exchange: the changes out, the answer back, checked.
@@ -277,6 +305,8 @@ impl Books for ExecBooks {
             asking: self.asking,
             asked: self.asked,
             refused: self.refused.clone(),
+            // A copy builds its own messages.
+            answered: None,
         })
     }
 
@@ -288,7 +318,10 @@ impl Books for ExecBooks {
             return;
         };
         match reply {
-            Reply::Line(line) => dialogue::lock(&self.talk).record(pos, key, line),
+            Reply::Line(line) => {
+                dialogue::lock(&self.talk).record(pos, key, line);
+                self.answered = Some((pos, key));
+            }
             other => self.refused = Some(other),
         }
     }
