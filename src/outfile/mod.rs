@@ -9,9 +9,10 @@
 //! - A symlink is followed: its target is replaced, in the target's own
 //!   directory, and the link stays a link.
 //! - What is not a regular file (a FIFO, a device, a socket), anything
-//!   under `/dev` or `/proc` (`/dev/stdout`, `/dev/fd/3`, `>(gzip > f)`),
-//!   and a file with other hard links are written in place: nothing is
-//!   created or renamed there.
+//!   under `/dev` or `/proc` (`/dev/stdout`, `/dev/fd/3`, `>(gzip > f)`)
+//!   are written in place, appended to (`/dev/stdout` may be a file the
+//!   shell opened with `>>`); a file with other hard links is rewritten in
+//!   place. Nothing is created or renamed there.
 //!
 //! `check` refuses, before anything is read, an output that is one of the
 //! inputs (or lies inside an input directory) and one path given to two
@@ -51,9 +52,13 @@ pub(crate) type Out = BufWriter<Sink>;
 pub(crate) enum Dest {
     /// `-`: standard output.
     Stdout,
-    /// Written where it is: not a regular file, under `/dev` or `/proc`,
-    /// or a file with other hard links (kept as links).
+    /// Written where it is, appended to (never truncated): not a regular
+    /// file, or under `/dev` or `/proc` (`/dev/stdout` may be a file the
+    /// shell opened with `>>`).
     InPlace(PathBuf),
+    /// A regular file with other hard links, rewritten where it is so the
+    /// links keep seeing it.
+    Rewrite(PathBuf),
     /// A regular file (or a new one) replaced atomically: the path after
     /// following symlinks.
     Replace(PathBuf),
@@ -80,8 +85,11 @@ pub(crate) fn dest(path: &Path) -> io::Result<Dest> {
             "is a directory",
         ));
     }
-    if !meta.is_file() || links(&meta) > 1 {
+    if !meta.is_file() {
         return Ok(Dest::InPlace(real));
+    }
+    if links(&meta) > 1 {
+        return Ok(Dest::Rewrite(real));
     }
     Ok(Dest::Replace(real))
 }
@@ -135,14 +143,17 @@ pub(crate) fn write_atomic(
                 r => r,
             }
         }
-        Dest::InPlace(p) => {
-            let f = OpenOptions::new().write(true).truncate(true).open(p)?;
-            let mut w = BufWriter::with_capacity(1 << 20, Sink::File(f));
-            fill(&mut w)?;
-            w.flush()
-        }
+        Dest::InPlace(p) => in_place(OpenOptions::new().append(true).open(p)?, fill),
+        Dest::Rewrite(p) => in_place(OpenOptions::new().write(true).truncate(true).open(p)?, fill),
         Dest::Replace(p) => replace(&p, fill),
     }
+}
+
+/// `f` filled by `fill`, where it is.
+fn in_place(f: File, fill: impl FnOnce(&mut Out) -> io::Result<()>) -> io::Result<()> {
+    let mut w = BufWriter::with_capacity(1 << 20, Sink::File(f));
+    fill(&mut w)?;
+    w.flush()
 }
 
 /// `path` (a regular file or none) replaced by a new file filled by `fill`.

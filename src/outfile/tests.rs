@@ -96,6 +96,19 @@ fn a_fifo_is_written_in_place_and_stays_a_fifo() {
     assert!(leftovers(&d).is_empty());
 }
 
+#[cfg(unix)]
+#[test]
+fn dev_fd_to_a_file_opened_for_appending_is_appended_to() {
+    use std::os::fd::AsRawFd;
+    let d = dir("append");
+    let log = d.join("log.csv");
+    std::fs::write(&log, "kept\n").unwrap();
+    let f = OpenOptions::new().append(true).open(&log).unwrap();
+    let via = PathBuf::from(format!("/dev/fd/{}", f.as_raw_fd()));
+    put(&via, "added\n").unwrap();
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), "kept\nadded\n");
+}
+
 #[test]
 fn dev_proc_and_dash_are_written_where_they_are() {
     assert_eq!(dest(Path::new("-")).unwrap(), Dest::Stdout);
