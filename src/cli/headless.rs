@@ -99,24 +99,34 @@ pub(super) fn run_policies(
     setup: &Setup,
     schedule: Option<&Schedule>,
 ) -> Result<Vec<Report>> {
+    each_run(policies, schedule, |p| match (p, schedule) {
+        (Some(p), _) => setup.run(trace, p),
+        (None, Some(sch)) => setup.run_schedule(trace, sch, Policy::Fifo),
+        (None, None) => unreachable!("a schedule row needs a schedule"),
+    })
+}
+
+/// `run` for each policy (`Some`) and, with a schedule, the schedule
+/// (`None`) last, on every core; the results in that order, a run that
+/// panicked an error naming it.
+pub(super) fn each_run<R: Send>(
+    policies: &[Policy],
+    schedule: Option<&Schedule>,
+    run: impl Fn(Option<Policy>) -> Result<R> + Sync,
+) -> Result<Vec<R>> {
     let mut runs: Vec<Option<Policy>> = policies.iter().map(|&p| Some(p)).collect();
     if schedule.is_some() {
         runs.push(None);
     }
-    let out = crate::par::pool(&runs, crate::par::cores(), |&p| match (p, schedule) {
-        (Some(p), _) => setup.run(trace, p),
-        (None, Some(sch)) => setup.run_schedule(trace, sch, Policy::Fifo),
-        (None, None) => unreachable!("a schedule row needs a schedule"),
-    });
-    let out = runs
-        .iter()
-        .zip(out)
-        .map(|(p, r)| r.unwrap_or_else(|_| Err(eyre!("the run of {} panicked", run_name(*p)))));
-    out.into_iter().collect()
+    let done = crate::par::pool(&runs, crate::par::cores(), |&p| run(p));
+    runs.iter()
+        .zip(done)
+        .map(|(p, r)| r.unwrap_or_else(|_| Err(eyre!("the run of {} panicked", run_name(*p)))))
+        .collect()
 }
 
 /// A run of `compare` named in a message: its policy, or the schedule.
-pub(super) fn run_name(p: Option<Policy>) -> String {
+fn run_name(p: Option<Policy>) -> String {
     p.map_or_else(|| "the schedule".to_string(), |p| p.name().to_string())
 }
 

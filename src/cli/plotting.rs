@@ -58,22 +58,8 @@ pub(super) fn compare(
     schedule: Option<&Schedule>,
     path: &Path,
 ) -> Result<Vec<Report>> {
-    let mut runs: Vec<Option<Policy>> = policies.iter().map(|&p| Some(p)).collect();
-    if schedule.is_some() {
-        runs.push(None);
-    }
-    let done = crate::par::pool(&runs, crate::par::cores(), |&p| {
-        run_one(trace, setup, p, schedule)
-    });
-    let done = runs.iter().zip(done).map(|(p, r)| {
-        r.unwrap_or_else(|_| {
-            Err(eyre!(
-                "the run of {} panicked",
-                super::headless::run_name(*p)
-            ))
-        })
-    });
-    let done: Vec<(Report, Curves)> = done.into_iter().collect::<Result<_>>()?;
+    let done: Vec<(Report, Curves)> =
+        super::headless::each_run(policies, schedule, |p| run_one(trace, setup, p, schedule))?;
     let curves: Vec<Curves> = done.iter().map(|d| d.1.clone()).collect();
     write(path, trace, setup, &curves)?;
     Ok(done.into_iter().map(|d| d.0).collect())
