@@ -21,8 +21,7 @@ fn released(truncate: bool) -> std::path::PathBuf {
     }
     let mut csv = std::fs::read(Path::new(FIXTURE).join("alibaba_groups.csv")).unwrap();
     csv.extend_from_slice(b"g-pai,4550879.0,4551879.0,cifar100,1.0\n");
-    let mut xz = Vec::new();
-    lzma_rs::xz_compress(&mut &csv[..], &mut xz).unwrap();
+    let mut xz = common::xz(&csv);
     if truncate {
         xz.truncate(xz.len() - 20);
     }

@@ -228,3 +228,12 @@ pub fn write_file(name: &str, bytes: &[u8]) -> std::path::PathBuf {
     std::fs::write(&p, bytes).unwrap();
     p
 }
+
+/// `bytes` as one `.xz` stream with one block, as `xz` writes a file.
+pub fn xz(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let opts = lzma_rust2::XzOptions::with_preset(1);
+    let mut w = lzma_rust2::XzWriter::new(Vec::new(), opts).unwrap();
+    w.write_all(bytes).unwrap();
+    w.finish().unwrap()
+}

@@ -1,0 +1,59 @@
+//! A decompression bomb in Zeus's `.xz` slot costs time, not memory. This
+//! file holds one test so that the peak memory of the children it starts
+//! (getrusage's `RUSAGE_CHILDREN`) is this test's alone.
+
+mod common;
+
+use common::cli::{stderr, tracetui};
+use std::io::Write;
+
+/// 384 MiB of one byte compress to about 60 KB. The old decoder held each
+/// whole LZMA2 block before passing a byte on, so loading this peaked at
+/// 794 MB (release build); the streaming decoder stops with the loader, which refuses the
+/// first line past 1 MiB.
+#[test]
+fn a_decompression_bomb_costs_no_memory() {
+    let d = common::scratch_dir("xz-bomb");
+    for e in std::fs::read_dir("tests/fixtures/zeus").unwrap() {
+        let p = e.unwrap().path();
+        if p.file_name().unwrap() != "alibaba_groups.csv" {
+            std::fs::copy(&p, d.join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    // Written as it is compressed: this process, whose memory a child
+    // starts from, never holds the bomb.
+    let path = d.join("alibaba_groups.csv.xz");
+    let file = std::fs::File::create(&path).unwrap();
+    let opts = lzma_rust2::XzOptions::with_preset(1);
+    let mut w = lzma_rust2::XzWriter::new(file, opts).unwrap();
+    w.write_all(b"group,start_time,end_time,dataset,runtime_ratio\n")
+        .unwrap();
+    let a_mib = vec![b'a'; 1 << 20];
+    for _ in 0..384 {
+        w.write_all(&a_mib).unwrap();
+    }
+    w.finish().unwrap();
+    let size = std::fs::metadata(&path).unwrap().len();
+    assert!(size < 1 << 20, "{size} bytes");
+
+    let o = tracetui(&["stats", "zeus", d.to_str().unwrap()]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(err.contains("alibaba_groups.csv.xz"), "{err}");
+    assert!(err.contains("alibaba_groups.csv.xz:2:"), "{err}");
+    let peak_mib = children_peak_kib() / 1024;
+    assert!(
+        peak_mib < 200,
+        "loading the bomb peaked at {peak_mib} MiB; the decoder must stream"
+    );
+}
+
+/// The largest resident size any finished child of this process reached.
+fn children_peak_kib() -> i64 {
+    let mut u = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: getrusage fills the struct it is given; zeroed is a valid rusage.
+    let rc = unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, u.as_mut_ptr()) };
+    assert_eq!(rc, 0);
+    // SAFETY: getrusage returned 0, so it wrote the struct.
+    unsafe { u.assume_init() }.ru_maxrss
+}
