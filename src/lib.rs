@@ -11,6 +11,7 @@ pub mod lesson;
 pub(crate) mod outfile;
 pub(crate) mod par;
 pub(crate) mod plot;
+pub(crate) mod procs;
 pub mod sample;
 pub mod sim;
 pub mod stats;
@@ -21,5 +22,9 @@ pub mod ui;
 /// The program: parses the command line and returns the exit code.
 pub fn run() -> i32 {
     let _ = color_eyre::install();
-    cli::main_with(std::env::args_os())
+    // A panic unwinds through here: every policy process ends with it.
+    let code = std::panic::catch_unwind(|| cli::main_with(std::env::args_os()));
+    // What a policy left behind (a grandchild that outlived its parent).
+    procs::end_all();
+    code.unwrap_or_else(|p| std::panic::resume_unwind(p))
 }

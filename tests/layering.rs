@@ -36,7 +36,13 @@ const NO_IO: &[&str] = &[
 /// The UI's files that perform effects or read configuration at start-up
 /// (the runner, its effects, the key map and themes): every other UI file
 /// is `update` and the draw functions, and does no I/O.
-const UI_RUNNER: &[&str] = &["ui/run.rs", "ui/effects.rs", "ui/keymap.rs", "ui/theme.rs"];
+const UI_RUNNER: &[&str] = &[
+    "ui/run.rs",
+    "ui/signals.rs",
+    "ui/effects.rs",
+    "ui/keymap.rs",
+    "ui/theme.rs",
+];
 
 /// (directory under src, what its files must never name, why).
 const RULES: &[(&str, &[&str], &str)] = &[
@@ -546,12 +552,14 @@ fn no_error_is_a_bare_string() {
 /// Work spread over cores goes one way (`src/par.rs`: scoped threads,
 /// results in order); the only other threads are the long-lived ones that
 /// stream: decompressors' pumps, the replay's background work, an external
-/// policy's pipe readers, the background what-if.
+/// policy's pipe readers, the background what-if, the headless signal watcher.
 const OWN_THREADS: &[&str] = &[
     "par.rs",
+    "procs.rs",
     "trace/archive.rs",
     "trace/xz.rs",
     "ui/run.rs",
+    "ui/signals.rs",
     "sim/drive/child.rs",
     "sim/whatif.rs",
 ];

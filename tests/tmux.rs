@@ -120,7 +120,13 @@ fn the_replay_exits_on_sigterm_and_when_its_terminal_goes_away() {
                 .args([flag.as_str(), &pid])
                 .status()
                 .unwrap();
-            t.wait_for("exited 0");
+            // And it ends of the signal, as a shell or a script expects.
+            let code = match sig {
+                "term" => 143,
+                "int" => 130,
+                _ => 131,
+            };
+            t.wait_for(&format!("exited {code}"));
             // The terminal is restored: main screen, cursor shown.
             let state = t.run(&[
                 "display",

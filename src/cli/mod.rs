@@ -434,6 +434,8 @@ pub(crate) fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> i
     );
     if !tui {
         logger::init_stderr();
+        // A signal ends the policy processes and temporary outputs too.
+        crate::procs::end_on_signals();
     }
     let result = match cli.command {
         Some(Command::Replay(r)) => tui::open(r.format, &r.args, &cli.view),

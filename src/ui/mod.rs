@@ -30,6 +30,7 @@ mod play;
 pub(crate) mod popups;
 pub(crate) mod queue;
 pub(crate) mod run;
+mod signals;
 pub mod split;
 mod split_view;
 mod state;

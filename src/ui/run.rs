@@ -6,6 +6,7 @@ use super::ansi::buffer_to_ansi;
 use super::app::{Action, App, Focus, Popup, Quit};
 use super::effects::Effects;
 use super::keymap::{Command, Keymap};
+use super::signals::restore;
 use super::theme::{self, Depth};
 use crate::sim::{Placement, Policy};
 use crate::trace::model::Trace;
@@ -17,7 +18,6 @@ use ratatui::crossterm::event::{
 };
 use ratatui::crossterm::{cursor, execute, style, terminal};
 use std::io::{IsTerminal, Write};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
@@ -37,19 +37,6 @@ pub(crate) struct ViewOptions {
     pub captions: Vec<(crate::trace::model::Secs, String)>,
     /// What to run instead where there is no terminal (a command that works).
     pub no_terminal: String,
-}
-
-/// Leaves the alternate screen and raw mode, shows the cursor; safe to call twice.
-pub(crate) fn restore() {
-    let mut out = std::io::stdout();
-    let _ = execute!(
-        out,
-        event::DisableMouseCapture,
-        terminal::LeaveAlternateScreen,
-        cursor::Show,
-        style::ResetColor
-    );
-    let _ = terminal::disable_raw_mode();
 }
 
 /// Builds the app: themes (NO_COLOR picks mono), the user's keymap, the load notes in the log.
@@ -231,15 +218,9 @@ pub(crate) fn run(
     style::force_color_output(true);
     let mut app = build_app(trace.clone(), label, report, opts)?;
 
-    let stop = Arc::new(AtomicBool::new(false));
     // Ctrl-C in raw mode is a key, but `kill -INT` / `kill -QUIT` are signals:
     // each quits through the same path, so the terminal is restored.
-    use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM};
-    for sig in [SIGTERM, SIGHUP, SIGINT, SIGQUIT] {
-        let _ = signal_hook::flag::register(sig, stop.clone());
-    }
-    let done = Arc::new(AtomicBool::new(false));
-    watchdog(stop.clone(), done.clone());
+    let signals = super::signals::Signals::watch();
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         restore();
@@ -270,8 +251,8 @@ pub(crate) fn run(
         cursor::Hide
     )?;
     let mut fx = Effects::from_env();
-    let result = event_loop(&mut app, &mut fx, &stop, &util_rx);
-    done.store(true, Ordering::Relaxed);
+    let result = event_loop(&mut app, &mut fx, &signals, &util_rx);
+    signals.finish();
     let last = fx.quit() == Some(Quit::KeepFrame);
     let size = app.view.size;
     restore();
@@ -288,50 +269,14 @@ pub(crate) fn run(
             crate::text::sanitized(&app.session_schedule())
         );
     }
+    if let Some(sig) = signals.stopped() {
+        // Quit by a signal: every policy process ends, then so does this
+        // one, of the signal, so a script or a shell sees why.
+        drop(app);
+        crate::procs::end_all();
+        crate::procs::die_of(sig);
+    }
     result
-}
-
-/// Quits when the terminal goes away. A hang-up or SIGTERM sets `stop`, which
-/// the event loop checks; but with the terminal gone crossterm can spin
-/// inside its read loop and never return, so if the loop has not finished a
-/// second later the process restores what it can and exits from here.
-fn watchdog(stop: Arc<AtomicBool>, done: Arc<AtomicBool>) {
-    let _ = std::thread::Builder::new()
-        .name("watchdog".into())
-        .spawn(move || {
-            let mut since: Option<Instant> = None;
-            while !done.load(Ordering::Relaxed) {
-                std::thread::sleep(Duration::from_millis(200));
-                if terminal_hung_up() {
-                    stop.store(true, Ordering::Relaxed);
-                }
-                if stop.load(Ordering::Relaxed) {
-                    let at = *since.get_or_insert_with(Instant::now);
-                    if at.elapsed() > Duration::from_secs(1) && !done.load(Ordering::Relaxed) {
-                        restore();
-                        std::process::exit(129);
-                    }
-                }
-            }
-        });
-}
-
-/// Whether the terminal on stdout has hung up (its window or SSH session closed).
-#[cfg(unix)]
-fn terminal_hung_up() -> bool {
-    let mut p = libc::pollfd {
-        fd: 1,
-        events: 0,
-        revents: 0,
-    };
-    // SAFETY: one valid pollfd, no timeout; poll only reads fd 1's state.
-    let n = unsafe { libc::poll(&mut p, 1, 0) };
-    n == 1 && p.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0
-}
-
-#[cfg(not(unix))]
-fn terminal_hung_up() -> bool {
-    false
 }
 
 /// The action a terminal event asks for; a resize also resizes the viewport.
@@ -370,7 +315,7 @@ fn event_action(
 fn event_loop(
     app: &mut App,
     fx: &mut Effects,
-    stop: &AtomicBool,
+    signals: &super::signals::Signals,
     util_rx: &mpsc::Receiver<Result<Option<Arc<Vec<f32>>>, crate::trace::input::Damaged>>,
 ) -> Result<()> {
     let backend = ratatui::backend::CrosstermBackend::new(std::io::stdout());
@@ -392,9 +337,20 @@ fn event_loop(
     let mut dirty = true;
     let mut mouse_on = false;
     loop {
-        if stop.load(Ordering::Relaxed) {
+        if signals.stopped().is_some() {
             log::warn!("signal received: quitting");
             return Ok(());
+        }
+        if signals.take_suspend() {
+            super::signals::suspend(mouse_on)?;
+            term.clear()?;
+            dirty = true;
+        }
+        if signals.take_resumed() {
+            // Stopped by a signal that cannot be caught, then continued.
+            super::signals::take_terminal(mouse_on)?;
+            term.clear()?;
+            dirty = true;
         }
         // Redrawn a few times a second even when nothing was done, so lines
         // logged by other threads (a policy's stderr) show without a key;
@@ -420,7 +376,12 @@ fn event_loop(
             answer_by_next_frame(fx, frame);
             // Drain everything queued, then draw once.
             loop {
-                let action = event_action(app, &mut term, event::read()?)?;
+                let ev = event::read()?;
+                if super::signals::is_suspend_key(&ev) {
+                    signals.ask_suspend();
+                    break;
+                }
+                let action = event_action(app, &mut term, ev)?;
                 if let Some(a) = action {
                     dirty |= fx.dispatch(app, a);
                 }

@@ -20,6 +20,8 @@ const MAX_STDERR_LINE: usize = 400;
 
 pub(super) struct Child {
     process: std::process::Child,
+    /// Listed as live until the session ends (so any exit ends it).
+    _group: crate::procs::Group,
     /// None once closed (the session is ending).
     stdin: Option<ChildStdin>,
     stdout: ChildStdout,
@@ -48,6 +50,7 @@ impl Child {
                 cmd: cmd.to_string(),
                 source,
             })?;
+        let group = crate::procs::group(process.id() as i32);
         let (Some(stdin), Some(stdout), Some(stderr)) = (
             process.stdin.take(),
             process.stdout.take(),
@@ -65,6 +68,7 @@ impl Child {
             .map_err(PolicyError::StderrReader)?;
         Ok(Child {
             process,
+            _group: group,
             stdin: Some(stdin),
             stdout,
             pending: Vec::new(),
@@ -152,8 +156,12 @@ impl Child {
 
 impl Drop for Child {
     /// Closes its input (the end of the conversation), gives it a moment
-    /// to exit, then ends its whole process group.
+    /// to exit, then ends its whole process group and everything it
+    /// started, also what left the group (`setsid`): those are found
+    /// before the input is closed, while the policy is still their ancestor.
     fn drop(&mut self) {
+        let pid = self.process.id() as i32;
+        let below = crate::procs::descendants(pid);
         self.stdin = None;
         let until = Instant::now() + Duration::from_millis(200);
         while Instant::now() < until {
@@ -164,8 +172,10 @@ impl Drop for Child {
         }
         // SAFETY: signals the process group this session started.
         unsafe {
-            libc::kill(-(self.process.id() as i32), libc::SIGKILL);
+            libc::kill(-pid, libc::SIGKILL);
         }
+        crate::procs::end_listed(&below);
+        crate::procs::end_descendants(pid);
         let _ = self.process.wait();
     }
 }
