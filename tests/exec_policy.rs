@@ -211,6 +211,19 @@ fn a_policy_that_prints_garbage_is_refused() {
 }
 
 #[test]
+fn a_policy_that_writes_a_line_too_many_is_caught_out_of_step() {
+    if !python() {
+        return;
+    }
+    // One extra line per answer: every later answer would be applied to
+    // the wrong message.
+    let p = scripted("chatty", "greedy", "print('{}', flush=True)");
+    let why = failure(p);
+    assert!(why.contains("out of step"), "{why}");
+    assert!(why.contains("one line per message"), "{why}");
+}
+
+#[test]
 fn impossible_answers_are_refused_by_name() {
     if !python() {
         return;

@@ -88,6 +88,12 @@ impl Child {
     /// Sends one message, its newline with it (one write: two would wake
     /// the program twice); a program that stops reading fails at `deadline`.
     pub(super) fn send(&mut self, message: &[u8], deadline: Instant) -> Result<(), PolicyError> {
+        // Every message is answered by one line: anything read, or waiting
+        // to be, before a message goes is a line too many, and every later
+        // answer would be taken for the wrong message.
+        if let Some(extra) = self.ahead() {
+            return Err(PolicyError::OutOfStep(extra));
+        }
         self.line.clear();
         self.line.extend_from_slice(message);
         self.line.push(b'\n');
@@ -147,6 +153,26 @@ impl Child {
         }
     }
 
+    /// What the program wrote that no message has asked for yet, if anything.
+    fn ahead(&mut self) -> Option<String> {
+        if self.pending.is_empty() && readable_now(self.stdout.as_raw_fd()) {
+            let mut buf = [0u8; 4096];
+            if let Ok(n @ 1..) = self.stdout.read(&mut buf) {
+                self.pending.extend_from_slice(&buf[..n]);
+            }
+        }
+        if self.pending.is_empty() {
+            return None;
+        }
+        let line = self
+            .pending
+            .split(|&b| b == b'\n')
+            .next()
+            .unwrap_or_default();
+        let shown = &line[..line.len().min(80)];
+        Some(sanitize(&String::from_utf8_lossy(shown)))
+    }
+
     /// How the process ended, if it has (asked when it went away).
     fn ended(&mut self) -> Option<ExitStatus> {
         std::thread::sleep(Duration::from_millis(20));
@@ -188,6 +214,18 @@ fn nonblocking(fd: i32) {
             libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK);
         }
     }
+}
+
+/// Whether `fd` has bytes to read this instant.
+fn readable_now(fd: i32) -> bool {
+    let mut p = libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: one pollfd, owned by this frame; a zero timeout never blocks.
+    let r = unsafe { libc::poll(&mut p, 1, 0) };
+    r > 0 && p.revents & libc::POLLIN != 0
 }
 
 /// Waits until `fd` is ready for `events` (or hung up), or the deadline passes.

@@ -36,6 +36,11 @@ pub enum PolicyError {
     Closed(Option<ExitStatus>),
     #[error("could not be read: {0}")]
     Read(#[source] io::Error),
+    #[error(
+        "answered out of step: it wrote a line no message asked for (`{0}`); \
+         write exactly one line per message on stdout, and diagnostics on stderr"
+    )]
+    OutOfStep(String),
     #[error("did not answer within {:.1} s", .0.as_secs_f64())]
     Timeout(Duration),
     #[error(transparent)]
