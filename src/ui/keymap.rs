@@ -303,10 +303,47 @@ pub(crate) fn user_policies() -> Vec<(String, String)> {
     let Some(p) = config_dir().map(|d| d.join("config.toml")) else {
         return Vec::new();
     };
-    let Ok(text) = std::fs::read_to_string(p) else {
+    let Ok(text) = read_config_file(&p) else {
         return Vec::new();
     };
     policies_in(&text)
+}
+
+/// The most a config or theme file may hold: 1 MiB (a full keymap and
+/// every theme field take a few KB).
+pub(crate) const MAX_CONFIG_BYTES: u64 = 1 << 20;
+
+/// A config or theme file's text: only a regular file (a FIFO would hang
+/// the start, `/dev/zero` would never end), at most `MAX_CONFIG_BYTES`.
+/// Opened without blocking, so a FIFO is refused rather than waited on.
+pub(crate) fn read_config_file(p: &std::path::Path) -> std::io::Result<String> {
+    use std::io::{Error, ErrorKind, Read};
+    let mut o = std::fs::OpenOptions::new();
+    o.read(true);
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut o, libc::O_NONBLOCK | libc::O_CLOEXEC);
+    let f = o.open(p)?;
+    let meta = f.metadata()?;
+    if !meta.is_file() {
+        return Err(Error::new(ErrorKind::InvalidInput, "not a regular file"));
+    }
+    let too_big = || {
+        Error::new(
+            ErrorKind::InvalidData,
+            format!(
+                "over {} MiB, not a config or theme file",
+                MAX_CONFIG_BYTES >> 20
+            ),
+        )
+    };
+    if meta.len() > MAX_CONFIG_BYTES {
+        return Err(too_big());
+    }
+    let mut bytes = Vec::new();
+    f.take(MAX_CONFIG_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_CONFIG_BYTES {
+        return Err(too_big());
+    }
+    String::from_utf8(bytes).map_err(|_| Error::new(ErrorKind::InvalidData, "not UTF-8 text"))
 }
 
 pub(crate) fn policies_in(text: &str) -> Vec<(String, String)> {
@@ -396,7 +433,7 @@ impl Keymap {
     /// `~/.config/tracetui/config.toml` (or `$XDG_CONFIG_HOME/tracetui/config.toml`), if present.
     pub(crate) fn load_user() -> Keymap {
         match config_dir().map(|d| d.join("config.toml")) {
-            Some(p) if p.is_file() => match std::fs::read_to_string(&p) {
+            Some(p) if p.symlink_metadata().is_ok() => match read_config_file(&p) {
                 Ok(t) => {
                     let mut k = Keymap::from_config(&t);
                     for pr in &mut k.problems {
@@ -406,7 +443,10 @@ impl Keymap {
                 }
                 Err(e) => {
                     let mut k = Keymap::defaults();
-                    k.problems.push(format!("{}: {e}", p.display()));
+                    k.problems.push(format!(
+                        "{}: {e}",
+                        crate::text::sanitize(&p.display().to_string())
+                    ));
                     k
                 }
             },

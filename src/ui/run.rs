@@ -64,16 +64,7 @@ pub(crate) fn build_app(
         }
     };
     let keymap = Keymap::load_user();
-    // External policies from config.toml: asked who they are now, so the
-    // picker offers them by the names given there.
-    for (name, cmd) in super::keymap::user_policies() {
-        if let Err(e) = crate::sim::drive::register_named(&cmd, &name) {
-            log::warn!(
-                "config.toml [policies] {}: {e}",
-                crate::text::sanitize(&name)
-            );
-        }
-    }
+    probe_config_policies();
     let app = App::with_energy(
         trace,
         opts.policy,
@@ -118,6 +109,38 @@ pub(crate) fn build_app(
         app.clock(app.engine().now())
     );
     Ok(app)
+}
+
+/// External policies from config.toml, asked who they are in the
+/// background (all at once) while the replay starts: the picker offers
+/// them by the names given there once they have answered.
+fn probe_config_policies() {
+    let entries = super::keymap::user_policies();
+    if entries.is_empty() {
+        return;
+    }
+    let spawned = std::thread::Builder::new()
+        .name("config-policies".into())
+        .spawn(move || {
+            let results = crate::sim::drive::register_all_named(&entries);
+            let mut ready = Vec::new();
+            for ((name, _), r) in entries.iter().zip(results) {
+                let name = crate::text::sanitize(name);
+                match r {
+                    Ok(_) => ready.push(name),
+                    Err(e) => log::warn!("config.toml [policies] {name}: {e}"),
+                }
+            }
+            if !ready.is_empty() {
+                log::info!(
+                    "config.toml [policies] in the picker (p): {}",
+                    ready.join(", ")
+                );
+            }
+        });
+    if let Err(e) = spawned {
+        log::warn!("config.toml [policies] not asked: {e}");
+    }
 }
 
 /// The action for a key, given what has the keyboard (a prompt, the log pane, or the keymap).

@@ -41,6 +41,8 @@ pub enum PolicyError {
          write exactly one line per message on stdout, and diagnostics on stderr"
     )]
     OutOfStep(String),
+    #[error("asking who it is panicked (a bug in tracetui)")]
+    ProbePanicked,
     #[error("did not answer within {:.1} s", .0.as_secs_f64())]
     Timeout(Duration),
     #[error(transparent)]

@@ -20,7 +20,7 @@ use crate::trace::model::Secs;
 use std::time::Instant;
 
 pub use error::PolicyError;
-pub use probe::{register, register_named};
+pub use probe::{register, register_all_named, register_named};
 
 /// The answer to `q`, if it comes by `by` (None: up to its timeout; a
 /// program that does not answer within it has failed). Not answered by

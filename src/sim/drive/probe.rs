@@ -25,20 +25,52 @@ pub fn register(cmd: &str) -> Result<Policy, ArgError> {
     register_as(cmd, None)
 }
 
+/// Each (label, command) registered as `register_named` would, the
+/// programs probed at once (a silent one costs its timeout once, not once
+/// per entry) and registered in the order given, so the picker's order is
+/// the config file's.
+pub fn register_all_named(entries: &[(String, String)]) -> Vec<Result<Policy, ArgError>> {
+    let probed = crate::par::pool(entries, entries.len().min(16), |(label, cmd)| {
+        probed_as(cmd, Some(label))
+    });
+    probed
+        .into_iter()
+        .map(|r| match r {
+            Ok(Ok(Probed::Known(p))) => Ok(p),
+            Ok(Ok(Probed::New(spec))) => Ok(exec::register(spec)),
+            Ok(Err(e)) => Err(e),
+            Err(crate::par::Panicked) => Err(ArgError::Probe(PolicyError::ProbePanicked)),
+        })
+        .collect()
+}
+
+/// A command's policy: registered already, or probed and ready to register.
+enum Probed {
+    Known(Policy),
+    New(Spec),
+}
+
 fn register_as(cmd: &str, label: Option<&str>) -> Result<Policy, ArgError> {
+    match probed_as(cmd, label)? {
+        Probed::Known(p) => Ok(p),
+        Probed::New(spec) => Ok(exec::register(spec)),
+    }
+}
+
+fn probed_as(cmd: &str, label: Option<&str>) -> Result<Probed, ArgError> {
     let cmd = cmd.trim();
     if cmd.is_empty() {
         return Err(ArgError::NoCommand);
     }
     let name = format!("exec:{cmd}");
     if let Some(p) = exec::registered(&name) {
-        return Ok(p);
+        return Ok(Probed::Known(p));
     }
     let mut spec = probe(cmd, &name)?;
     if let Some(l) = label.map(sanitize).filter(|l| !l.is_empty()) {
         spec.label = crate::text::take_cols(&l, 24).to_string();
     }
-    Ok(exec::register(spec))
+    Ok(Probed::New(spec))
 }
 
 fn probe(cmd: &str, name: &str) -> Result<Spec, PolicyError> {
