@@ -9,38 +9,65 @@
 use std::borrow::Cow;
 use unicode_width::UnicodeWidthChar;
 
-/// Text made safe for a terminal, visibly: every control, escape or
-/// bidirectional-override character is written as an escape (`\x07`,
-/// `\x1b`, `\u{202e}`), so nothing reaches the terminal raw and two ids that
-/// differ only by such a character still look different.
+/// A field (an id, a name, a path, anything from a trace, a flag or a
+/// program) made safe for a terminal, visibly: every control, escape,
+/// bidirectional, invisible or format character is written as an escape
+/// (`\x07`, `\x1b`, `\u{202e}`, `\u{200b}`), and a backslash as `\\`, so
+/// nothing reaches the terminal raw and two ids that differ by such a
+/// character — or by a backslash that looks like an escape — look different.
+/// This is the one escape: assembled messages of escaped fields go through
+/// `guarded` on their way out, which changes nothing already escaped.
 pub(crate) fn sanitize(s: &str) -> String {
     sanitized(s).into_owned()
 }
 
 /// Borrowing form of `sanitize` for the common case of clean text.
 pub fn sanitized(s: &str) -> Cow<'_, str> {
-    escaped(s, false)
+    escaped(s, Keep::Nothing, true)
 }
 
-/// Like `sanitize`, for messages of several lines: newlines and tabs are kept.
-pub(crate) fn sanitized_lines(s: &str) -> Cow<'_, str> {
-    escaped(s, true)
+/// What an escape keeps as it is.
+#[derive(Clone, Copy, PartialEq)]
+enum Keep {
+    Nothing,
+    /// Newlines and tabs (a message of several lines).
+    Lines,
 }
 
-fn unsafe_char(c: char, keep_lines: bool) -> bool {
-    (c.is_control() && !(keep_lines && matches!(c, '\n' | '\t'))) || is_bidi_control(c)
+fn unsafe_char(c: char, keep: Keep) -> bool {
+    (c.is_control() && !(keep == Keep::Lines && matches!(c, '\n' | '\t')))
+        || is_bidi_control(c)
+        || is_invisible(c)
 }
 
-fn escaped(s: &str, keep_lines: bool) -> Cow<'_, str> {
+/// A message assembled from escaped fields (an error, a flash, a log line,
+/// a table), guarded on its way to the terminal: any character `sanitize`
+/// escapes is escaped the same way, a backslash is left alone (the fields'
+/// own were escaped once, where they were put in).
+pub(crate) fn guarded(s: &str) -> Cow<'_, str> {
+    escaped(s, Keep::Nothing, false)
+}
+
+/// `guarded`, for messages of several lines: newlines and tabs are kept.
+pub(crate) fn guarded_lines(s: &str) -> Cow<'_, str> {
+    escaped(s, Keep::Lines, false)
+}
+
+fn escaped(s: &str, keep: Keep, backslash: bool) -> Cow<'_, str> {
     // Printable ASCII, the common case, without decoding characters.
-    if s.bytes().all(|b| (0x20..0x7f).contains(&b))
-        || !s.chars().any(|c| unsafe_char(c, keep_lines))
+    let ascii_ok = |b: &u8| (0x20..0x7f).contains(b) && !(backslash && *b == b'\\');
+    if s.bytes().all(|b| ascii_ok(&b))
+        || !s
+            .chars()
+            .any(|c| unsafe_char(c, keep) || (backslash && c == '\\'))
     {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
     for c in s.chars() {
-        if !unsafe_char(c, keep_lines) {
+        if backslash && c == '\\' {
+            out.push_str("\\\\");
+        } else if !unsafe_char(c, keep) {
             out.push(c);
         } else if (c as u32) < 0x80 {
             out.push_str(&format!("\\x{:02x}", c as u32));
@@ -51,18 +78,22 @@ fn escaped(s: &str, keep_lines: bool) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// A document for standard output (a table, CSV or JSON) made safe for a
-/// terminal: lines and tabs kept, every other unsafe character written as
-/// `\u0007` — readable in a table and a valid escape inside a JSON string
-/// (serde_json escapes the C0 controls itself, not DEL, C1 or bidi).
-pub(crate) fn sanitized_output(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(|c| unsafe_char(c, true)) {
+/// A JSON document for standard output, guarded for a terminal: lines and
+/// tabs kept, every other unsafe character written as a JSON escape
+/// (`\u200b`; a surrogate pair past U+FFFF), so a JSON reader gets the
+/// exact text back (serde_json escapes the C0 controls itself, not DEL, C1,
+/// bidirectional or invisible characters).
+pub(crate) fn guarded_json(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(|c| unsafe_char(c, Keep::Lines)) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
+    let mut units = [0u16; 2];
     for c in s.chars() {
-        if unsafe_char(c, true) {
-            out.push_str(&format!("\\u{:04x}", c as u32));
+        if unsafe_char(c, Keep::Lines) {
+            for u in c.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{:04x}", u));
+            }
         } else {
             out.push(c);
         }
@@ -70,13 +101,48 @@ pub(crate) fn sanitized_output(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// Whether a character is one `sanitize` would escape.
+/// Whether a character is one `sanitize` would escape (a backslash aside).
 pub fn is_unsafe(c: char) -> bool {
-    unsafe_char(c, false)
+    unsafe_char(c, Keep::Nothing)
 }
 
 fn is_bidi_control(c: char) -> bool {
-    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}')
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
+}
+
+/// Characters that show nothing, or change how their neighbours show:
+/// Unicode's format characters (Cf: zero-width spaces and joiners, word
+/// joiners, the byte-order mark, the soft hyphen, tags, …), the line and
+/// paragraph separators, and the blank fillers. `dup` and `dup\u{200b}`
+/// would otherwise look the same.
+fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{00AD}'
+            | '\u{034F}'
+            | '\u{0600}'..='\u{0605}'
+            | '\u{06DD}'
+            | '\u{070F}'
+            | '\u{0890}'..='\u{0891}'
+            | '\u{08E2}'
+            | '\u{115F}'..='\u{1160}'
+            | '\u{17B4}'..='\u{17B5}'
+            | '\u{180B}'..='\u{180F}'
+            | '\u{200B}'..='\u{200D}'
+            | '\u{2028}'..='\u{2029}'
+            | '\u{2060}'..='\u{2065}'
+            | '\u{206A}'..='\u{206F}'
+            | '\u{3164}'
+            | '\u{FEFF}'
+            | '\u{FFA0}'
+            | '\u{FFF9}'..='\u{FFFB}'
+            | '\u{110BD}'
+            | '\u{110CD}'
+            | '\u{13430}'..='\u{1343F}'
+            | '\u{1BCA0}'..='\u{1BCA3}'
+            | '\u{1D173}'..='\u{1D17A}'
+            | '\u{E0000}'..='\u{E0FFF}'
+    )
 }
 
 /// Columns a character takes on a terminal (0 for a combining mark, 2 for
@@ -125,8 +191,9 @@ pub fn fit(s: &str, cols: usize) -> String {
     format!("{}…", take_cols(s, cols - 1))
 }
 
-/// `s` padded with spaces to `cols` columns (as it is if it is wider).
-fn padded(mut s: String, cols: usize) -> String {
+/// `s` padded with spaces to `cols` columns (as it is if it is wider):
+/// `format!("{s:<cols$}")` by display columns, not characters.
+pub(crate) fn padded(mut s: String, cols: usize) -> String {
     let w = width(&s);
     s.extend(std::iter::repeat_n(' ', cols.saturating_sub(w)));
     s
@@ -204,14 +271,44 @@ mod tests {
             sanitize("ab\x1b[31mc\x07d\u{202E}e\n\u{9b}"),
             "ab\\x1b[31mc\\x07d\\u{202e}e\\x0a\\u{9b}"
         );
-        assert_eq!(sanitized_lines("a\nb\tc\x07"), "a\nb\tc\\x07");
+        assert_eq!(guarded_lines("a\nb\tc\x07"), "a\nb\tc\\x07");
         assert_ne!(sanitize("dup"), sanitize("dup\x07"));
-        let json = serde_json::to_string(&"a\x07\u{9b}\u{202e}").unwrap();
-        let out = sanitized_output(&json);
-        assert_eq!(out, r#""a\u0007\u009b\u202e""#);
+        let json = serde_json::to_string(&"a\x07\u{9b}\u{202e}\u{200b}\u{e0041}").unwrap();
+        let out = guarded_json(&json);
+        assert_eq!(out, r#""a\u0007\u009b\u202e\u200b\udb40\udc41""#);
         let back: String = serde_json::from_str(&out).unwrap();
-        assert_eq!(back, "a\x07\u{9b}\u{202e}");
+        assert_eq!(back, "a\x07\u{9b}\u{202e}\u{200b}\u{e0041}");
         assert!(matches!(sanitized("plain"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn invisible_characters_and_the_backslash_are_shown() {
+        for c in [
+            '\u{200b}',
+            '\u{200c}',
+            '\u{200d}',
+            '\u{2060}',
+            '\u{feff}',
+            '\u{061c}',
+            '\u{2028}',
+            '\u{00ad}',
+            '\u{e0041}',
+        ] {
+            let id = format!("al{c}ice");
+            let shown = sanitize(&id);
+            assert_eq!(shown, format!("al\\u{{{:x}}}ice", c as u32), "{c:?}");
+            assert_ne!(shown, "alice");
+        }
+        // A literal backslash is escaped: `dup\x07` (7 characters) and
+        // `dup` + BEL no longer look the same.
+        assert_eq!(sanitize("dup\\x07"), "dup\\\\x07");
+        assert_eq!(sanitize("dup\x07"), "dup\\x07");
+        // Guarding an assembled message changes nothing escaped: one escape.
+        let msg = format!("job '{}' is bad", sanitize("a\\b\u{200b}\x1b"));
+        assert_eq!(guarded(&msg), msg);
+        assert_eq!(guarded_lines(&msg), msg);
+        // The same notation on both paths.
+        assert_eq!(guarded("x\x1by"), sanitize("x\x1by"));
     }
 
     #[test]

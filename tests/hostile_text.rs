@@ -197,3 +197,141 @@ fn the_last_guard_scrubs_a_raw_cell() {
     tracetui::ui::ascii::scrub(&mut buf, area);
     assert_eq!(common::ui::text(&buf).trim_end(), " ??");
 }
+
+#[test]
+fn invisible_characters_and_backslashes_show_in_the_replay_and_on_stdout() {
+    use tracetui::sim::Policy;
+    // `dup` and `dup` + ZERO WIDTH SPACE; an id that is literally
+    // `dup\x07` (7 characters) and one with a BEL.
+    let csv = "job_id,submission_time,duration,num_gpu\n\
+               dup,0,500,1\n\
+               dup\u{200b},0,500,1\n\
+               dup\\x07,0,500,1\n\
+               dup\x07,0,500,1\n";
+    let opts = tracetui::trace::LoadOptions {
+        gpus: Some(8),
+        ..Default::default()
+    };
+    let (trace, _) = tracetui::trace::itp::load_from(csv.as_bytes(), "t.csv", &opts).unwrap();
+    assert_eq!(trace.jobs.len(), 4, "four exact ids");
+    let trace = std::sync::Arc::new(trace);
+    let mut app = common::ui::app_for(trace, Policy::Fifo, (120, 30));
+    app.update(tracetui::ui::action::Action::GoTo(10));
+    let text = common::ui::text(&common::ui::render(&app, 120, 30));
+    assert!(text.contains("dup\\u{200b}"), "{text}");
+    assert!(text.contains("dup\\\\x07"), "the literal backslash: {text}");
+    assert!(text.contains("dup\\x07"), "the BEL: {text}");
+
+    let f = common::write_file("invisible.csv", csv.as_bytes());
+    let path = f.as_os_str();
+    let job = run(&[os("job"), os("itp"), path, os("dup\u{200b}")], &[]);
+    assert!(job.status.success(), "{}", stderr(&job));
+    assert!(stdout(&job).contains("dup\\u{200b}"), "{}", stdout(&job));
+    let job = run(&[os("job"), os("itp"), path, os("dup\\x07")], &[]);
+    assert!(stdout(&job).contains("dup\\\\x07"), "{}", stdout(&job));
+    // JSON gives the exact ids back, invisible characters JSON-escaped.
+    let json = run(
+        &[
+            os("job"),
+            os("itp"),
+            path,
+            os("dup\u{200b}"),
+            os("--format"),
+            os("json"),
+        ],
+        &[],
+    );
+    let raw = stdout(&json);
+    assert!(raw.contains("dup\\u200b"), "{raw}");
+    let v: serde_json::Value = serde_json::from_str(&raw).unwrap();
+    assert!(v.to_string().contains("dup\u{200b}"), "{v}");
+    // An error on stderr and a table on stdout escape alike.
+    let missing = run(&[os("job"), os("itp"), path, os("no\x1bpe")], &[]);
+    assert!(
+        stderr(&missing).contains("no\\x1bpe"),
+        "{}",
+        stderr(&missing)
+    );
+    let table = run(&[os("stats"), os("itp"), os("dup\x1b.csv")], &[]);
+    assert!(
+        stderr(&table).contains("dup\\x1b.csv"),
+        "{}",
+        stderr(&table)
+    );
+}
+
+/// The cell column where `needle` starts on the row that holds `row_has`.
+fn column_of(buf: &ratatui::buffer::Buffer, row_has: &str, needle: &str) -> Option<u16> {
+    let a = buf.area;
+    for y in a.top()..a.bottom() {
+        let cells: Vec<(u16, String)> = (a.left()..a.right())
+            .map(|x| (x, buf[(x, y)].symbol().to_string()))
+            .collect();
+        let row: String = cells.iter().map(|c| c.1.as_str()).collect();
+        if !row.contains(row_has) {
+            continue;
+        }
+        let first = needle.chars().next()?.to_string();
+        for (i, (x, s)) in cells.iter().enumerate() {
+            let rest: String = cells[i..].iter().map(|c| c.1.as_str()).collect();
+            if *s == first && rest.starts_with(needle) {
+                return Some(*x);
+            }
+        }
+    }
+    None
+}
+
+#[test]
+fn a_wide_policy_name_keeps_the_picker_s_columns() {
+    use tracetui::sim::Policy;
+    use tracetui::ui::action::Action;
+    use tracetui::ui::keymap::Command as Key;
+    let dir = common::scratch_dir("wide-name");
+    let script = dir.join("wide.sh");
+    std::fs::write(
+        &script,
+        "while IFS= read -r l; do echo '{\"name\":\"最短作业\",\"walk\":\"greedy\",\"describe\":\"wide-named\"}'; done\n",
+    )
+    .unwrap();
+    let p = tracetui::sim::drive::register(&format!("sh {}", script.display())).unwrap();
+    assert_eq!(p.label(), "最短作业");
+    let trace = common::tiny(&[4], &[(0, 100, 1)]);
+    let mut app = common::ui::app_for(trace, Policy::Fifo, (120, 40));
+    app.update(Action::Command(Key::Policy));
+    let buf = common::ui::render(&app, 120, 40);
+    // A wide character's second cell holds a space: the row is matched by
+    // its ASCII end.
+    let wide = column_of(&buf, "wide-named", "external:").expect("the wide row");
+    let fifo = column_of(&buf, " fifo ", Policy::Fifo.describe()).expect("fifo's row");
+    assert_eq!(wide, fifo, "{}", common::ui::text(&buf));
+}
+
+#[test]
+fn the_export_path_is_escaped_in_the_log_as_on_the_flash_line() {
+    use tracetui::sim::Policy;
+    use tracetui::ui::action::{Action, Effect, Exported};
+    let trace = common::tiny(&[4], &[(0, 100, 1)]);
+    let mut app = common::ui::app_for(trace, Policy::Fifo, (100, 30));
+    let dir = std::path::PathBuf::from("/tmp/a\x1b[2Jb\u{202e}c");
+    let u = app.update(Action::Exported(Exported::Files {
+        txt: dir.join("s.txt"),
+        svg: dir.join("s.svg"),
+    }));
+    let logged: Vec<String> = u
+        .effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Log(_, text) => Some(text.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(logged.len(), 1, "{logged:?}");
+    assert!(logged[0].contains("a\\x1b[2Jb\\u{202e}c"), "{logged:?}");
+    assert!(
+        !logged[0].chars().any(tracetui::text::is_unsafe),
+        "{logged:?}"
+    );
+    let screen = common::ui::text(&common::ui::render(&app, 100, 30));
+    assert!(screen.contains("a\\x1b[2Jb\\u{202e}c/s.svg"), "{screen}");
+}

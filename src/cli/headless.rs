@@ -166,7 +166,11 @@ pub(super) fn sim(a: &SimArgs) -> Result<()> {
     } else {
         a.policy.describe()
     };
-    super::outputs::summary(&render(&[report], a.trace.output, true, about), &outputs);
+    super::outputs::summary(
+        &render(&[report], a.trace.output, true, about),
+        a.trace.output,
+        &outputs,
+    );
     Ok(())
 }
 
@@ -247,7 +251,7 @@ fn compare_from(
     if let Some(why) = reports.iter().find_map(|r| r.failed.clone()) {
         bail!("{why}");
     }
-    super::print_out(&render(&reports, a.trace.output, false, ""));
+    super::print_doc(&render(&reports, a.trace.output, false, ""), a.trace.output);
     Ok(())
 }
 
@@ -280,10 +284,14 @@ pub(super) fn compare(a: &CompareArgs) -> Result<()> {
     }
     if let Some(plot) = &a.plot {
         let reports = super::plotting::compare(&trace, &policies, &setup, schedule.as_ref(), plot)?;
-        super::outputs::summary(&render(&reports, a.trace.output, false, ""), &outputs);
+        super::outputs::summary(
+            &render(&reports, a.trace.output, false, ""),
+            a.trace.output,
+            &outputs,
+        );
         return Ok(());
     }
     let reports = run_policies(&trace, &policies, &setup, schedule.as_ref())?;
-    super::print_out(&render(&reports, a.trace.output, false, ""));
+    super::print_doc(&render(&reports, a.trace.output, false, ""), a.trace.output);
     Ok(())
 }

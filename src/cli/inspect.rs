@@ -20,7 +20,7 @@ pub(super) fn stats(a: &StatsArgs) -> Result<()> {
         if let (Some(t), Some(o)) = (&table, v.as_object_mut()) {
             o.insert("energy_workloads".into(), serde_json::to_value(t)?);
         }
-        super::print_out(&(serde_json::to_string_pretty(&v)? + "\n"));
+        super::print_json(&(serde_json::to_string_pretty(&v)? + "\n"));
         return Ok(());
     }
     let mut o = stats_text(&s);
@@ -156,7 +156,7 @@ pub(super) fn job(a: &JobArgs) -> Result<()> {
         super::print_err(&format!("tracetui: warning: {w}"));
     }
     match a.output {
-        TextFormat::Json => super::print_out(&(serde_json::to_string_pretty(&value)? + "\n")),
+        TextFormat::Json => super::print_json(&(serde_json::to_string_pretty(&value)? + "\n")),
         TextFormat::Text => super::print_out(&crate::fmt::json_text(&value)),
     }
     Ok(())

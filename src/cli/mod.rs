@@ -384,14 +384,31 @@ fn parse_policies(s: &str) -> Result<PolicyList, ArgError> {
     crate::sim::policy::parse_list(s).map(PolicyList)
 }
 
-/// Runs the command line; returns the process exit code.
-/// Writes a document (table, CSV or JSON) to standard output, made safe for
-/// a terminal: no control or escape character of a trace, path or message
-/// reaches it raw.
-/// A reader that went away (`tracetui sim … | head`) ends the command quietly.
+/// Writes a text document (a table, CSV, a listing) to standard output,
+/// guarded for a terminal: its fields were escaped where they were put in
+/// (`text::sanitize`), and no control, escape or invisible character
+/// reaches the terminal raw. A reader that went away (`tracetui sim … |
+/// head`) ends the command quietly.
 pub(crate) fn print_out(s: &str) {
+    write_out(&crate::text::guarded_lines(s));
+}
+
+/// Writes a JSON document to standard output: every unsafe character as
+/// a JSON escape, so a JSON reader gets the exact ids back.
+pub(crate) fn print_json(s: &str) {
+    write_out(&crate::text::guarded_json(s));
+}
+
+/// A results document in its format.
+pub(crate) fn print_doc(s: &str, format: OutputFormat) {
+    match format {
+        OutputFormat::Json => print_json(s),
+        OutputFormat::Table | OutputFormat::Csv => print_out(s),
+    }
+}
+
+fn write_out(text: &str) {
     use std::io::Write;
-    let text = crate::text::sanitized_output(s);
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
         Ok(()) => {}
@@ -410,7 +427,7 @@ pub(crate) fn print_out(s: &str) {
 /// One message line to standard error, made safe the same way.
 pub(crate) fn print_err(s: &str) {
     use std::io::Write;
-    let text = crate::text::sanitized_lines(s);
+    let text = crate::text::guarded_lines(s);
     let _ = writeln!(std::io::stderr().lock(), "{text}");
 }
 

@@ -34,10 +34,10 @@ pub(super) fn stdout_taken(outputs: &[Output]) -> bool {
 
 /// The run's summary: to standard output, or to standard error when an
 /// output took standard output.
-pub(super) fn summary(text: &str, outputs: &[Output]) {
+pub(super) fn summary(text: &str, format: super::OutputFormat, outputs: &[Output]) {
     if stdout_taken(outputs) {
         super::print_err(text.trim_end());
     } else {
-        super::print_out(text);
+        super::print_doc(text, format);
     }
 }

@@ -84,7 +84,10 @@ fn render_views(app: &App, area: Rect, buf: &mut Buffer) {
     // show on the last line.
     if let Some(f) = app.view.flash.as_ref().filter(|_| app.view.lecture.on) {
         let y = area.bottom().saturating_sub(1);
-        let text = crate::text::fit(&format!(" {} ", sanitized(f)), area.width as usize);
+        let text = crate::text::fit(
+            &format!(" {} ", crate::text::guarded(f)),
+            area.width as usize,
+        );
         buf.set_stringn(area.x, y, text, area.width as usize, app.theme().warn);
     }
 }
@@ -96,7 +99,7 @@ fn caption(app: &App, area: Rect, buf: &mut Buffer) {
         return;
     }
     let t = app.theme();
-    let text = sanitized(text);
+    let text = crate::text::guarded(text);
     if !app.view.lecture.on {
         buf.set_style(area, t.cursor);
         let lines = crate::text::wrap_words(&text, area.width.saturating_sub(3) as usize, 0);

@@ -11,19 +11,22 @@ impl App {
     pub(super) fn exported(&mut self, e: Exported) {
         match e {
             Exported::Files { txt, svg } => {
-                self.info(format!(
-                    "screen exported: {} and {}",
-                    txt.display(),
-                    svg.display()
-                ));
-                self.view.flash = Some(format!("exported {}", svg.display()));
+                let (txt, svg) = (shown(&txt), shown(&svg));
+                self.info(format!("screen exported: {txt} and {svg}"));
+                self.view.flash = Some(format!("exported {svg}"));
             }
             Exported::Failed { dir, error } => {
-                self.warn(format!("export failed in {}: {error}", dir.display()));
+                let error = crate::text::guarded(&error).into_owned();
+                self.warn(format!("export failed in {}: {error}", shown(&dir)));
                 self.view.flash = Some(format!("export failed: {error}"));
             }
         }
     }
+}
+
+/// A path made safe to show (the log and the flash line alike).
+fn shown(p: &std::path::Path) -> String {
+    crate::text::sanitize(&p.display().to_string())
 }
 
 /// The frame's characters, one line per row, trailing spaces trimmed.

@@ -3,7 +3,6 @@
 
 use super::app::App;
 use super::keymap::{Command, COMMANDS};
-use crate::text::sanitized;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
@@ -49,7 +48,7 @@ pub(crate) fn draw(app: &App, area: Rect, buf: &mut Buffer) {
     };
     let room = (area.width as usize).saturating_sub(1 + width(&last));
     if let Some(f) = &app.view.flash {
-        let text = crate::text::fit(&sanitized(f), room.saturating_sub(2));
+        let text = crate::text::fit(&crate::text::guarded(f), room.saturating_sub(2));
         let at = area.x + 1;
         buf.set_stringn(at, area.y, &text, room, t.warn);
         let spans = hint_spans(last, t);

@@ -202,7 +202,20 @@ impl log::Log for LogPane {
 
     fn log(&self, r: &log::Record) {
         if self.enabled(r.metadata()) {
-            tui_logger::Drain.log(r);
+            // Guarded on the way in: a record is made of escaped fields,
+            // and nothing raw reaches the pane even if one was missed.
+            let text = r.args().to_string();
+            let safe = crate::text::guarded(&text);
+            tui_logger::Drain.log(
+                &log::Record::builder()
+                    .args(format_args!("{safe}"))
+                    .level(r.level())
+                    .target(r.target())
+                    .module_path(r.module_path())
+                    .file(r.file())
+                    .line(r.line())
+                    .build(),
+            );
         }
     }
 
@@ -289,7 +302,7 @@ pub(crate) fn run(
         // The session's switches, to replay it headless (as `S` logs them).
         eprintln!(
             "tracetui: this session as a schedule: --policy-schedule '{}'",
-            crate::text::sanitized(&app.session_schedule())
+            crate::text::guarded(&app.session_schedule())
         );
     }
     if let Some(sig) = signals.stopped() {

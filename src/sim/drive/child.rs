@@ -34,7 +34,8 @@ pub(super) struct Child {
 }
 
 impl Child {
-    /// Starts `sh -c cmd` in the current directory; `label` prefixes its stderr lines.
+    /// Starts `sh -c cmd` in the current directory; `label` (safe to show)
+    /// prefixes its stderr lines.
     pub(super) fn spawn(cmd: &str, label: &str) -> Result<Child, PolicyError> {
         let mut process = Command::new("sh")
             .arg("-c")
@@ -61,7 +62,7 @@ impl Child {
         };
         nonblocking(stdin.as_raw_fd());
         nonblocking(stdout.as_raw_fd());
-        let label = sanitize(label);
+        let label = label.to_string();
         std::thread::Builder::new()
             .name("policy-stderr".into())
             .spawn(move || log_stderr(stderr, &label))

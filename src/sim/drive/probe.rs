@@ -75,7 +75,7 @@ fn probed_as(cmd: &str, label: Option<&str>) -> Result<Probed, ArgError> {
 
 fn probe(cmd: &str, name: &str) -> Result<Spec, PolicyError> {
     let hello = || -> Result<Spec, PolicyError> {
-        let mut child = Child::spawn(cmd, name)?;
+        let mut child = Child::spawn(cmd, &sanitize(name))?;
         let hello = exec::hello_message(cmd)?;
         let line = child.ask(&hello, PROBE_TIMEOUT)?;
         Ok(Spec::new(cmd, exec::read_hello(&line, cmd)?))

@@ -147,11 +147,16 @@ fn picker(app: &App, area: Rect, buf: &mut Buffer, at: usize, split: bool) {
         let lead = if i == at { marker } else { ' ' };
         let now = if p == current { "●" } else { " " };
         let text = match why {
-            Some(why) => format!("{lead} {now} {:<14} not here: {why}", p.label()),
-            None => format!("{lead} {now} {:<14} {}", p.label(), p.describe()),
+            Some(why) => format!("{lead} {now} {} not here: {why}", label14(p)),
+            None => format!("{lead} {now} {} {}", label14(p), p.describe()),
         };
         let text = crate::text::fit(&text, text_w);
         buf.set_stringn(inner.x, inner.y + i as u16, text, text_w, style);
+    }
+    /// A policy's label in a column of 14 display columns (a CJK name
+    /// takes two a character).
+    fn label14(p: crate::sim::Policy) -> String {
+        crate::text::padded(p.label().to_string(), 14)
     }
     let mut y = inner.y + policies.len() as u16 + 1;
     // The chosen row's whole text only where the screen has room for it.

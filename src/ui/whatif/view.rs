@@ -187,7 +187,7 @@ pub(crate) fn draw(app: &App, area: Rect, buf: &mut Buffer, at: usize, charts: b
         let lead = if i == at { marker } else { ' ' };
         let live = matches!(run, crate::sim::whatif::Run::Policy(p) if *p == current);
         let now = if live { "●" } else { " " };
-        let name = format!("{lead}{now}{label:<14}");
+        let name = format!("{lead}{now}{}", crate::text::padded(label, 14));
         let text = match rep {
             None => progress_text(&name, *progress, app.view.ascii),
             Some(r) => result_text(&name, r, &cols),
