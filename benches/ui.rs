@@ -227,3 +227,11 @@ fn draw_pai_cluster_split_200x60(bencher: divan::Bencher) {
         divan::black_box(buf);
     });
 }
+
+/// The log pane's wrapping of a 256 KiB word (a job id or config key that
+/// long) at 78 columns: was quadratic in the word's length, now linear.
+#[divan::bench(sample_count = 10)]
+fn wrap_a_256_kib_word_at_78_columns(bencher: divan::Bencher) {
+    let word = "x".repeat(256 << 10);
+    bencher.bench(|| tracetui::text::wrap_words(divan::black_box(&word), 78, 2).len());
+}

@@ -218,16 +218,18 @@ pub(crate) fn fit_left_padded(s: &str, cols: usize) -> String {
 
 /// `text` in lines of at most `cols` columns after an `indent` of columns
 /// each, broken at spaces (a word longer than a line is cut where it must).
-pub(crate) fn wrap_words(text: &str, cols: usize, indent: usize) -> Vec<String> {
+pub fn wrap_words(text: &str, cols: usize, indent: usize) -> Vec<String> {
     let room = cols.saturating_sub(indent).max(1);
     let mut lines = Vec::new();
     let mut line = String::new();
     let mut used = 0;
     for word in text.split(' ') {
         let mut word = word;
+        // Measured once, then less each piece cut off: linear in the
+        // word's length however many lines it takes.
+        let mut w = width(word);
         loop {
             let gap = usize::from(used > 0);
-            let w = width(word);
             if used + gap + w <= room {
                 if gap == 1 {
                     line.push(' ');
@@ -254,6 +256,7 @@ pub(crate) fn wrap_words(text: &str, cols: usize, indent: usize) -> Vec<String> 
                 break;
             }
             lines.push(first.to_string());
+            w -= width(first);
             word = &word[first.len()..];
         }
     }

@@ -205,7 +205,7 @@ impl log::Log for LogPane {
             // Guarded on the way in: a record is made of escaped fields,
             // and nothing raw reaches the pane even if one was missed.
             let text = r.args().to_string();
-            let safe = crate::text::guarded(&text);
+            let safe = super::logfmt::kept(&text);
             tui_logger::Drain.log(
                 &log::Record::builder()
                     .args(format_args!("{safe}"))
