@@ -163,3 +163,54 @@ fn a_fallback_is_no_switch_the_replay_keeps_the_one_history_and_remakes_it() {
     );
     assert!(!heard.exists());
 }
+
+/// A policy whose every answer is 8 MB: `{"priority":[]` and spaces.
+fn wordy(tag: &str) -> Policy {
+    let dir = scratch_dir(tag);
+    let script = dir.join("policy.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "read hello\necho '{{\"name\": \"{tag}\", \"walk\": \"greedy\"}}'\n\
+             while read line; do printf '{{\"priority\":[]%8000000s}}\\n' ''; done\n"
+        ),
+    )
+    .unwrap();
+    format!("exec:sh {}", script.display())
+        .parse()
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn a_huge_answer_is_read_apart_while_the_replay_draws() {
+    use std::time::{Duration, Instant};
+    use tracetui::sim::drive;
+    let t = tiny(&[4], &[(0, 100, 2), (10, 100, 2)]);
+    let mut e = Engine::new(t.clone(), wordy("wordy"), Placement::Consolidate);
+    e.run_to_end();
+    let mut first_answers = 0;
+    while let Some(q) = e.question() {
+        // As the replay asks: by the next frame. The line comes well within
+        // five seconds, but being 8 MB it is read on a thread of its own and
+        // the replay is told "not yet" instead of waiting for it.
+        let mut reply = drive::ask(q, Some(Instant::now() + Duration::from_secs(5)));
+        if reply.is_some() {
+            first_answers += 1;
+        }
+        while reply.is_none() {
+            reply = drive::ask(q, Some(Instant::now() + Duration::from_millis(20)));
+        }
+        assert_eq!(reply, Some(Reply::Recorded));
+        e.answer(reply.unwrap());
+        e.run_to_end();
+    }
+    assert_eq!(
+        first_answers, 0,
+        "a huge answer was read on the replay's thread"
+    );
+    // The same run as answered headless, where nothing draws meanwhile.
+    let mut h = Engine::new(t, wordy("wordy-headless"), Placement::Consolidate);
+    drive::run_to_end(&mut h);
+    assert_eq!(e.now(), h.now());
+    assert_eq!(e.tally().jct, h.tally().jct);
+}

@@ -552,7 +552,8 @@ fn no_error_is_a_bare_string() {
 /// Work spread over cores goes one way (`src/par.rs`: scoped threads,
 /// results in order); the only other threads are the long-lived ones that
 /// stream: decompressors' pumps, the replay's background work, an external
-/// policy's pipe readers, the background what-if, the headless signal watcher.
+/// policy's pipe readers and the reading of a huge answer, the background
+/// what-if, the headless signal watcher.
 const OWN_THREADS: &[&str] = &[
     "par.rs",
     "procs.rs",
@@ -561,6 +562,7 @@ const OWN_THREADS: &[&str] = &[
     "ui/run.rs",
     "ui/signals.rs",
     "sim/drive/child.rs",
+    "sim/drive/link.rs",
     "sim/whatif.rs",
 ];
 

@@ -129,9 +129,13 @@ impl Child {
         loop {
             if let Some(i) = memchr::memchr(b'\n', &self.pending[self.scanned..]) {
                 let end = self.scanned + i;
-                let line: Vec<u8> = self.pending.drain(..=end).collect();
+                // The line is the buffer it was read into (not a copy);
+                // what came after it stays pending.
+                let mut line = std::mem::take(&mut self.pending);
+                self.pending = line.split_off(end + 1);
+                line.truncate(end);
                 self.scanned = 0;
-                return String::from_utf8(line[..end].to_vec())
+                return String::from_utf8(line)
                     .map(Some)
                     .map_err(|_| PolicyError::NotUtf8);
             }

@@ -4,13 +4,20 @@
 
 use super::child::Child;
 use super::error::PolicyError;
-use crate::sim::policies::exec::{self, Lookup, Question, Reply};
+use crate::sim::policies::exec::{self, Lookup, Question, Reply, Said};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+/// An answer this long is read (parsed) on a thread of its own when the
+/// replay asks, so a frame never waits on it (a 264 MB answer took 1.9 s).
+const READ_APART: usize = 1 << 20;
 
 struct Link {
     child: Child,
     /// Sent and not answered yet: the message's key (None: the hello), and when it went.
     asked: Option<(Option<u128>, Instant)>,
+    /// An answer being read apart: its exchange, its key, the answer.
+    reading: Option<(usize, u128, Arc<Said>)>,
 }
 
 /// Why the program gave no answer.
@@ -25,7 +32,7 @@ enum Miss {
 pub(super) fn ask(q: &Question, by: Option<Instant>) -> Option<Reply> {
     let mut d = exec::lock(&q.dialogue);
     match d.lookup(q.pos, q.key) {
-        Lookup::Said(line) => return Some(Reply::Line(line)),
+        Lookup::Said(_) => return Some(Reply::Recorded),
         Lookup::Diverged => return Some(Reply::Diverged),
         Lookup::Frontier => {}
     }
@@ -43,10 +50,27 @@ pub(super) fn ask(q: &Question, by: Option<Instant>) -> Option<Reply> {
         .as_mut()
         .and_then(|l| l.downcast_mut::<Link>())
         .expect("a dialogue's link is the driver's");
+    if let Some((pos, key, said)) = link.reading.take() {
+        if (pos, key) != (q.pos, q.key) || said.is_read() {
+            d.record(pos, key, said);
+            return Some(if (pos, key) == (q.pos, q.key) {
+                Reply::Recorded
+            } else {
+                Reply::Diverged
+            });
+        }
+        link.reading = Some((pos, key, said));
+        return None;
+    }
     match link.answer(q, (by, q.timeout)) {
         Ok(line) => {
-            d.record(q.pos, q.key, line.clone());
-            Some(Reply::Line(line))
+            let said = Said::new(line);
+            if by.is_some() && said.line.len() >= READ_APART && read_apart(&said) {
+                link.reading = Some((q.pos, q.key, said));
+                return None;
+            }
+            d.record(q.pos, q.key, said);
+            Some(Reply::Recorded)
         }
         Err(Miss::Later) => None,
         Err(Miss::Diverged) => Some(Reply::Diverged),
@@ -59,6 +83,15 @@ pub(super) fn ask(q: &Question, by: Option<Instant>) -> Option<Reply> {
     }
 }
 
+/// Starts reading `said` on a thread of its own; false if none could start.
+fn read_apart(said: &Arc<Said>) -> bool {
+    let said = said.clone();
+    std::thread::Builder::new()
+        .name("policy-answer".into())
+        .spawn(move || said.read_now())
+        .is_ok()
+}
+
 /// The dialogue's process, started and sent its hello (answered later).
 fn start(q: &Question) -> Result<Link, PolicyError> {
     let mut child = Child::spawn(&q.spec.cmd, &q.spec.label)?;
@@ -67,6 +100,7 @@ fn start(q: &Question) -> Result<Link, PolicyError> {
     Ok(Link {
         child,
         asked: Some((None, Instant::now())),
+        reading: None,
     })
 }
 

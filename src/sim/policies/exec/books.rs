@@ -3,7 +3,7 @@
 //! reads answers; it never talks to the program itself: at the frontier
 //! it asks a `Question` and the engine stops until resumed with the reply.
 
-use super::dialogue::{self, Lookup, Question, Reply, Shared};
+use super::dialogue::{self, Lookup, Question, Reply, Said, Shared};
 use super::{wire, Spec};
 use crate::sim::error::ProtocolError;
 use crate::sim::policy::Books;
@@ -98,7 +98,7 @@ impl ExecBooks {
         &mut self,
         e: &dyn View,
         build: impl FnOnce(&mut ExecBooks) -> Result<Vec<u8>, Talk>,
-    ) -> Result<String, Talk> {
+    ) -> Result<Arc<Said>, Talk> {
         if let Some((pos, key)) = self.answered.take().filter(|a| a.0 == self.pos) {
             if let Lookup::Said(line) = dialogue::said(
                 &self.talk,
@@ -117,7 +117,7 @@ impl ExecBooks {
 
     /// One exchange of the dialogue: the answer it holds for this copy's
     /// message, else a question for the program.
-    fn talk(&mut self, msg: Vec<u8>, e: &dyn View) -> Result<String, Talk> {
+    fn talk(&mut self, msg: Vec<u8>, e: &dyn View) -> Result<Arc<Said>, Talk> {
         let key = crate::trace::texts::key(&msg);
         match self.refused.take() {
             Some(Reply::Failed(why)) => return Err(Talk::Failed(why)),
@@ -171,17 +171,7 @@ impl ExecBooks {
                 }
                 Err(Talk::Failed(why)) => return Err(NoAnswer::Failed(why)),
                 Err(Talk::Ask(q)) => return Err(NoAnswer::Ask(Box::new(q))),
-                Ok(line) => {
-                    return serde_json::from_str(&line).map_err(|x| {
-                        NoAnswer::Failed(
-                            ProtocolError::Answer {
-                                why: x.to_string(),
-                                line,
-                            }
-                            .to_string(),
-                        )
-                    })
-                }
+                Ok(said) => return said.answer().map_err(|x| NoAnswer::Failed(x.to_string())),
             }
         }
         Err(NoAnswer::Failed(
@@ -193,15 +183,17 @@ impl ExecBooks {
         &mut self,
         e: &dyn View,
         build: &impl Fn(&mut ExecBooks, &dyn View) -> Result<Vec<u8>, ProtocolError>,
-    ) -> Result<String, Talk> {
+    ) -> Result<Arc<Said>, Talk> {
         if !self.live() {
             let line = self.talk_built(e, |b| {
                 let keys = &b.keys;
                 let start = wire::start(e, |j| keys.get(&j).copied().unwrap_or(0));
                 serde_json::to_vec(&start).map_err(|x| Talk::Failed(x.to_string()))
             })?;
-            if serde_json::from_str::<serde::de::IgnoredAny>(&line).is_err() {
-                return Err(Talk::Failed(ProtocolError::Start(line).to_string()));
+            if serde_json::from_str::<serde::de::IgnoredAny>(&line.line).is_err() {
+                return Err(Talk::Failed(
+                    ProtocolError::Start(line.line.clone()).to_string(),
+                ));
             }
             // What happened before the snapshot is in it.
             self.arrived.clear();
@@ -319,9 +311,11 @@ impl Books for ExecBooks {
         };
         match reply {
             Reply::Line(line) => {
-                dialogue::lock(&self.talk).record(pos, key, line);
+                dialogue::lock(&self.talk).record(pos, key, Said::new(line));
                 self.answered = Some((pos, key));
             }
+            // The driver put it in the dialogue.
+            Reply::Recorded => self.answered = Some((pos, key)),
             other => self.refused = Some(other),
         }
     }

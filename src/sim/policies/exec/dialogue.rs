@@ -11,7 +11,8 @@
 //! engine is resumed with the [`Reply`]. The driver keeps its end of the
 //! dialogue (the process) in `link`, opaque here.
 
-use super::Spec;
+use super::{wire, Spec};
+use crate::sim::error::ProtocolError;
 use crate::text::sanitize;
 use std::any::Any;
 use std::collections::VecDeque;
@@ -24,7 +25,7 @@ pub(crate) struct Dialogue {
     /// The driver's state for this dialogue (its process), dropped with it.
     pub(crate) link: Option<Box<dyn Any + Send>>,
     /// Answers from exchange `base` on (older ones no copy can still need).
-    said: VecDeque<(u128, String)>,
+    said: VecDeque<(u128, Arc<Said>)>,
     said_bytes: usize,
     base: usize,
     /// Whether the budget dropped answers (said once in the log).
@@ -37,10 +38,55 @@ impl std::fmt::Debug for Dialogue {
     }
 }
 
+/// An answer as the dialogue keeps it: the line (shared, never copied),
+/// and the line read as an answer — once, on whichever thread reads it
+/// first (the driver reads a large one on a thread of its own, so the
+/// replay draws meanwhile), taken by the copy that uses it.
+pub(crate) struct Said {
+    pub(crate) line: String,
+    read: Mutex<Option<Result<wire::Reply, ProtocolError>>>,
+}
+
+impl Said {
+    pub(crate) fn new(line: String) -> Arc<Said> {
+        Arc::new(Said {
+            line,
+            read: Mutex::new(None),
+        })
+    }
+
+    fn parse(&self) -> Result<wire::Reply, ProtocolError> {
+        serde_json::from_str(&self.line).map_err(|x| ProtocolError::Answer {
+            why: x.to_string(),
+            line: self.line.chars().take(200).collect(),
+        })
+    }
+
+    /// Reads the line now, so using it later costs nothing.
+    pub(crate) fn read_now(&self) {
+        let mut r = self.read.lock().unwrap_or_else(|p| p.into_inner());
+        if r.is_none() {
+            *r = Some(self.parse());
+        }
+    }
+
+    /// Whether the line has been read.
+    pub(crate) fn is_read(&self) -> bool {
+        self.read.lock().map(|r| r.is_some()).unwrap_or(false)
+    }
+
+    /// The answer: as read already, else read now (a copy using it again,
+    /// after a step back, reads it again).
+    pub(super) fn answer(&self) -> Result<wire::Reply, ProtocolError> {
+        let taken = self.read.lock().ok().and_then(|mut r| r.take());
+        taken.unwrap_or_else(|| self.parse())
+    }
+}
+
 /// What the dialogue holds for exchange `pos` with a message of key `key`.
 pub(crate) enum Lookup {
     /// The answer given there.
-    Said(String),
+    Said(Arc<Said>),
     /// Another message was answered there (or the dialogue was given up):
     /// the copy asking starts a dialogue of its own.
     Diverged,
@@ -67,10 +113,10 @@ impl Dialogue {
     }
 
     /// The program's answer to exchange `pos` (kept once, whoever tells it).
-    pub(crate) fn record(&mut self, pos: usize, key: u128, line: String) {
+    pub(crate) fn record(&mut self, pos: usize, key: u128, said: Arc<Said>) {
         if pos == self.frontier() {
-            self.said_bytes += line.len() + 64;
-            self.said.push_back((key, line));
+            self.said_bytes += said.line.len() + 64;
+            self.said.push_back((key, said));
         }
     }
 
@@ -89,7 +135,7 @@ impl Dialogue {
         if sharers <= 1 {
             let upto = (pos + 1).saturating_sub(self.base).min(self.said.len());
             for (_, old) in self.said.drain(..upto) {
-                self.said_bytes -= old.len() + 64;
+                self.said_bytes -= old.line.len() + 64;
             }
             self.base += upto;
             return;
@@ -98,7 +144,7 @@ impl Dialogue {
             let Some((_, old)) = self.said.pop_front() else {
                 break;
             };
-            self.said_bytes -= old.len() + 64;
+            self.said_bytes -= old.line.len() + 64;
             self.base += 1;
             if !self.forgot {
                 self.forgot = true;
@@ -172,6 +218,8 @@ impl std::fmt::Debug for Question {
 pub enum Reply {
     /// The program's answer line.
     Line(String),
+    /// The program's answer, put in the dialogue already (by the driver).
+    Recorded,
     /// The program failed (why); the dialogue is given up.
     Failed(String),
     /// The dialogue went another way meanwhile (another copy's message is

@@ -15,7 +15,7 @@ use super::super::view::View;
 use crate::sim::error::ProtocolError;
 use crate::text::sanitize;
 use books::ExecBooks;
-pub(crate) use dialogue::{lock, Lookup};
+pub(crate) use dialogue::{lock, Lookup, Said};
 pub use dialogue::{Question, Reply};
 use std::sync::Arc;
 
