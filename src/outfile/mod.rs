@@ -72,7 +72,12 @@ pub(crate) fn dest(path: &Path) -> io::Result<Dest> {
     if path.as_os_str() == "-" {
         return Ok(Dest::Stdout);
     }
-    if path.starts_with("/dev") || path.starts_with("/proc") {
+    // `/dev/stdout`, `/dev/fd/N`, `/proc/self/fd/N` are links the kernel
+    // resolves to whatever the shell opened (a file opened with `>>`):
+    // written in place. A regular file in `/dev/shm`, or a new one, is
+    // written like any other.
+    let special = path.starts_with("/dev") || path.starts_with("/proc");
+    if special && path.symlink_metadata().is_ok_and(|m| !m.is_file()) {
         return Ok(Dest::InPlace(path.to_path_buf()));
     }
     let (real, meta) = follow(path)?;

@@ -112,7 +112,7 @@ fn dev_fd_to_a_file_opened_for_appending_is_appended_to() {
 #[test]
 fn dev_proc_and_dash_are_written_where_they_are() {
     assert_eq!(dest(Path::new("-")).unwrap(), Dest::Stdout);
-    for p in ["/dev/null", "/dev/stdout", "/dev/fd/3", "/proc/self/fd/1"] {
+    for p in ["/dev/null", "/dev/stdout", "/dev/fd/2", "/proc/self/fd/1"] {
         assert_eq!(
             dest(Path::new(p)).unwrap(),
             Dest::InPlace(PathBuf::from(p)),
@@ -122,6 +122,13 @@ fn dev_proc_and_dash_are_written_where_they_are() {
     // /dev/null takes the bytes and stays a device.
     put(Path::new("/dev/null"), "gone").unwrap();
     assert!(!std::fs::metadata("/dev/null").unwrap().is_file());
+    // A new file in /dev/shm (a tmpfs for files) is made like any other
+    // (it was opened for appending, and failed: no such file). Only
+    // asked here: nothing is written under /dev.
+    if Path::new("/dev/shm").is_dir() {
+        let p = PathBuf::from(format!("/dev/shm/tracetui-{}-none", std::process::id()));
+        assert_eq!(dest(&p).unwrap(), Dest::Replace(p.clone()));
+    }
 }
 
 #[cfg(unix)]
