@@ -62,22 +62,6 @@ fn a_config_that_is_a_fifo_or_a_device_is_refused_not_read() {
     assert!(out.contains("config.toml: over 1 MiB"), "{out}");
 }
 
-/// Waits up to `secs` for `text` on the screen.
-fn wait_long(t: &Tmux, text: &str, secs: u64) -> String {
-    let until = Instant::now() + Duration::from_secs(secs);
-    loop {
-        let s = t.screen();
-        if s.contains(text) {
-            return s;
-        }
-        assert!(
-            Instant::now() < until,
-            "waited for {text:?}; the screen:\n{s}"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
 #[test]
 fn silent_config_policies_and_a_fifo_theme_never_hold_the_screen() {
     if !available() {
@@ -108,7 +92,7 @@ fn silent_config_policies_and_a_fifo_theme_never_hold_the_screen() {
     let s = t.wait_for("PAUSED");
     assert!(s.contains("stuck.toml: not a regular file"), "{s}");
     // All three given up together, within one timeout.
-    let s = wait_long(&t, "mute-c", 25);
+    let s = t.wait_for_within("mute-c", 25);
     assert!(s.contains("mute-a"), "{s}");
     t.keys(&["q"]);
     t.wait_for("ready$");

@@ -7,12 +7,12 @@
 mod common;
 
 use common::cli::SAMPLE;
-use common::scratch_dir;
 use common::tmux::{available, Tmux};
+use common::{eventually, scratch_dir};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// A policy in `sh` that writes its pid, and that of a `sleep` it starts
 /// in a new session, to `DIR/pids`, then answers; with `hang`, it sleeps
@@ -58,27 +58,24 @@ fn alive(pid: i32) -> bool {
     !matches!(state, Some("Z" | "X"))
 }
 
-/// Waits up to 5 s for every one of `pids` to be gone; those left.
+/// Those of `pids` still alive after waiting up to 5 s for all to go.
 fn left_after_a_while(pids: &[i32]) -> Vec<i32> {
-    let until = Instant::now() + Duration::from_secs(5);
-    loop {
-        let left: Vec<i32> = pids.iter().copied().filter(|&p| alive(p)).collect();
-        if left.is_empty() || Instant::now() > until {
-            return left;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let left = || {
+        pids.iter()
+            .copied()
+            .filter(|&p| alive(p))
+            .collect::<Vec<_>>()
+    };
+    eventually(5, || Some(()).filter(|_| left().is_empty()));
+    left()
 }
 
 /// Waits up to 20 s for `n` pids in `dir/pids`.
 fn wait_for_pids(dir: &Path, n: usize) -> Vec<i32> {
-    let until = Instant::now() + Duration::from_secs(20);
-    while pids(dir).len() < n && Instant::now() < until {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let p = pids(dir);
-    assert!(p.len() >= n, "{} pids written: {p:?}", p.len());
-    p
+    eventually(20, || Some(pids(dir)).filter(|p| p.len() >= n)).unwrap_or_else(|| {
+        let p = pids(dir);
+        panic!("{} pids written: {p:?}", p.len())
+    })
 }
 
 fn temporaries(dir: &Path) -> Vec<PathBuf> {
@@ -172,34 +169,24 @@ fn replay_pid(t: &Tmux) -> i32 {
         .trim()
         .parse()
         .unwrap();
-    let until = Instant::now() + Duration::from_secs(5);
-    loop {
-        let found = std::fs::read_dir("/proc").unwrap().flatten().find_map(|e| {
+    let found = eventually(5, || {
+        std::fs::read_dir("/proc").unwrap().flatten().find_map(|e| {
             let pid: i32 = e.file_name().to_str()?.parse().ok()?;
             let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
             let rest = &stat[stat.rfind(')')? + 1..];
             let ppid: i32 = rest.split_whitespace().nth(1)?.parse().ok()?;
             (ppid == shell && stat.contains("(tracetui)")).then_some(pid)
-        });
-        if let Some(p) = found {
-            return p;
-        }
-        assert!(Instant::now() < until, "no tracetui under the pane's shell");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+        })
+    });
+    found.expect("no tracetui under the pane's shell")
 }
 
 fn status_written(dir: &Path) -> String {
-    let until = Instant::now() + Duration::from_secs(10);
-    loop {
-        if let Ok(s) = std::fs::read_to_string(dir.join("status")) {
-            if !s.is_empty() {
-                return s.trim().to_string();
-            }
-        }
-        assert!(Instant::now() < until, "the shell wrote no exit status");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let read = || std::fs::read_to_string(dir.join("status")).ok();
+    eventually(10, || read().filter(|s| !s.is_empty()))
+        .expect("the shell wrote no exit status")
+        .trim()
+        .to_string()
 }
 
 #[test]

@@ -12,13 +12,7 @@ const FIXTURE: &str = "tests/fixtures/zeus";
 /// The fixture directory with its groups file compressed as released, and
 /// a group starting at PAI's second 4,550,879 (Mon 00:07:59 CST).
 fn released(truncate: bool) -> std::path::PathBuf {
-    let d = common::scratch_dir("zeus-xz");
-    for e in std::fs::read_dir(FIXTURE).unwrap() {
-        let p = e.unwrap().path();
-        if p.file_name().unwrap() != "alibaba_groups.csv" {
-            std::fs::copy(&p, d.join(p.file_name().unwrap())).unwrap();
-        }
-    }
+    let d = common::zeus_without_groups("zeus-xz");
     let mut csv = std::fs::read(Path::new(FIXTURE).join("alibaba_groups.csv")).unwrap();
     csv.extend_from_slice(b"g-pai,4550879.0,4551879.0,cifar100,1.0\n");
     let mut xz = common::xz(&csv);

@@ -237,3 +237,31 @@ pub fn xz(bytes: &[u8]) -> Vec<u8> {
     w.write_all(bytes).unwrap();
     w.finish().unwrap()
 }
+
+/// `f`'s first `Some`, asked every 20 ms for up to `secs` seconds (None
+/// if it never gave one): for what another process does in its own time.
+pub fn eventually<T>(secs: u64, mut f: impl FnMut() -> Option<T>) -> Option<T> {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    loop {
+        if let Some(v) = f() {
+            return Some(v);
+        }
+        if std::time::Instant::now() > until {
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// A scratch copy of the Zeus fixture without its groups file, for a test
+/// to put one of its own (compressed, damaged, a bomb).
+pub fn zeus_without_groups(tag: &str) -> std::path::PathBuf {
+    let d = scratch_dir(tag);
+    for e in std::fs::read_dir("tests/fixtures/zeus").unwrap() {
+        let p = e.unwrap().path();
+        if p.file_name().unwrap() != "alibaba_groups.csv" {
+            std::fs::copy(&p, d.join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    d
+}

@@ -55,6 +55,11 @@ impl Tmux {
 
     /// Waits until the screen contains `text` (or fails after 10 s).
     pub fn wait_for(&self, text: &str) -> String {
+        self.wait_for_within(text, 10)
+    }
+
+    /// Waits until the screen contains `text` (or fails after `secs`).
+    pub fn wait_for_within(&self, text: &str, secs: u64) -> String {
         let start = Instant::now();
         loop {
             let s = self.screen();
@@ -62,7 +67,7 @@ impl Tmux {
                 return s;
             }
             assert!(
-                start.elapsed() < Duration::from_secs(10),
+                start.elapsed() < Duration::from_secs(secs),
                 "waited for {text:?}; the screen:\n{s}"
             );
             sleep(Duration::from_millis(100));
