@@ -157,6 +157,17 @@ fn gen_refuses_a_job_count_it_cannot_hold_and_leaves_nothing() {
         assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
         assert!(stderr(&o).contains("at most"), "{}", stderr(&o));
     }
+    // The joined formats hold their tables in memory: a lower bound each.
+    for (format, jobs) in [("pai", "12600001"), ("philly", "1200001")] {
+        let o = tracetui(&["gen", format, "--jobs", jobs, "--out", s(&dir.join(format))]);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains(&format!("more than gen {format} makes"))
+                && stderr(&o).contains("bytes a job"),
+            "{}",
+            stderr(&o)
+        );
+    }
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
     let o = tracetui(&["gen", "pai", "--jobs", "5", "--out", "-"]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));

@@ -5,7 +5,7 @@
 //! completed / cancelled / failed shares; CPU jobs' run time and queueing.
 //! Times carry the cluster's offset (+08:00 Seren, +00:00 Kalos).
 
-use super::dist::{exact_categorical, lognormal_matching};
+use super::dist::{StreamedCategorical, StreamedLognormal};
 use super::rng::Rng;
 use crate::trace::acme::{KALOS, SEREN};
 use std::io::{self, Write};
@@ -150,76 +150,121 @@ fn stamp(t: i64, offset_s: i64, offset: &str) -> String {
         .unwrap_or_default()
 }
 
+/// One job's drawn figures.
+#[derive(Clone, Copy)]
+struct Drawn {
+    gpus: u32,
+    runtime: i64,
+    queue: i64,
+    /// Index into completed, cancelled, failed, timeout or node failure.
+    state: usize,
+    /// False for the few cancelled jobs that never started (empty start,
+    /// end, duration and queue, as released).
+    started: bool,
+}
+
+/// Index of CANCELLED in `Drawn::state`.
+const CANCELLED: usize = 1;
+/// The share of cancelled jobs that never started.
+const NEVER_STARTED: f64 = 0.1;
+
+/// One kind's (GPU or CPU jobs') stratified draws: only jobs that start take
+/// a run time and a queueing delay, so those of all started jobs together
+/// are exactly the stratified values.
+struct KindDraws {
+    state: StreamedCategorical,
+    /// Of the cancelled: 0 started, 1 never started.
+    unstarted: StreamedCategorical,
+    runtime: StreamedLognormal,
+    queue: StreamedLognormal,
+}
+
+impl KindDraws {
+    fn new(
+        n: usize,
+        states: &[f64],
+        (runtime, runtime_clip): ((f64, f64), (f64, f64)),
+        (queue, queue_clip): ((f64, f64), (f64, f64)),
+        rng: &mut Rng,
+    ) -> KindDraws {
+        let state = StreamedCategorical::new(n, states);
+        let unstarted = StreamedCategorical::new(
+            state.count(CANCELLED),
+            &[1.0 - NEVER_STARTED, NEVER_STARTED],
+        );
+        let started = n - unstarted.count(1);
+        KindDraws {
+            state,
+            unstarted,
+            runtime: StreamedLognormal::new(started, runtime, runtime_clip, rng),
+            queue: StreamedLognormal::new(started, queue, queue_clip, rng),
+        }
+    }
+
+    fn next(&mut self, gpus: u32, rng: &mut Rng) -> Drawn {
+        let state = self.state.next_pick(rng);
+        let started = state != CANCELLED || self.unstarted.next_pick(rng) == 0;
+        let (runtime, queue) = if started {
+            (self.runtime.next_value(), self.queue.next_value())
+        } else {
+            (0, 0)
+        };
+        Drawn {
+            gpus,
+            runtime,
+            queue,
+            state,
+            started,
+        }
+    }
+}
+
 /// The stratified draws jobs take in turn, so the marginals hit the
-/// published ones: GPU or CPU job, then each kind's run time, queueing,
-/// GPUs and final state.
+/// published ones: GPU or CPU job, then each kind's GPUs, final state, run
+/// time and queueing. Each is streamed (see `dist`): memory does not grow
+/// with the number of jobs.
 struct Draws {
     /// 0: a GPU job, 1: a CPU job.
-    kinds: Vec<usize>,
-    rt: Vec<i64>,
-    q: Vec<i64>,
+    kinds: StreamedCategorical,
     /// Index into the profile's GPU counts.
-    gp: Vec<usize>,
-    st: Vec<usize>,
-    crt: Vec<i64>,
-    cq: Vec<i64>,
-    cst: Vec<usize>,
-    /// GPU and CPU jobs taken so far.
-    taken: (usize, usize),
+    gpus: StreamedCategorical,
+    gpu_jobs: KindDraws,
+    cpu_jobs: KindDraws,
 }
 
 impl Draws {
     fn new(p: &Profile, n: usize, rng: &mut Rng) -> Draws {
-        let kinds = exact_categorical(n, &[p.gpu_share, 1.0 - p.gpu_share], rng);
-        let n_gpu = kinds.iter().filter(|&&k| k == 0).count();
-        let n_cpu = n - n_gpu;
-        let rt = lognormal_matching(n_gpu, p.runtime.0, p.runtime.1, 1.0, p.runtime.2, rng);
-        let q = lognormal_matching(n_gpu, p.queue.0, p.queue.1, 0.0, 30.0 * 86_400.0, rng);
-        let gp = exact_categorical(n_gpu, &p.gpus.iter().map(|g| g.1).collect::<Vec<_>>(), rng);
-        let st = exact_categorical(
+        let kinds = StreamedCategorical::new(n, &[p.gpu_share, 1.0 - p.gpu_share]);
+        let n_gpu = kinds.count(0);
+        let timeout = (1.0 - p.states.iter().sum::<f64>()).max(0.0);
+        let gpu_jobs = KindDraws::new(
             n_gpu,
-            &[
-                p.states[0],
-                p.states[1],
-                p.states[2],
-                (1.0 - p.states.iter().sum::<f64>()).max(0.0),
-            ],
+            &[p.states[0], p.states[1], p.states[2], timeout],
+            ((p.runtime.0, p.runtime.1), (1.0, p.runtime.2)),
+            (p.queue, (0.0, 30.0 * 86_400.0)),
             rng,
         );
-        let crt = lognormal_matching(
-            n_cpu,
-            p.cpu_runtime.0,
-            p.cpu_runtime.1,
-            1.0,
-            7.0 * 86_400.0,
+        let cpu_jobs = KindDraws::new(
+            n - n_gpu,
+            &[0.858, 0.039, 0.102],
+            (p.cpu_runtime, (1.0, 7.0 * 86_400.0)),
+            (p.cpu_queue, (0.0, 86_400.0)),
             rng,
         );
-        let cq = lognormal_matching(n_cpu, p.cpu_queue.0, p.cpu_queue.1, 0.0, 86_400.0, rng);
-        let cst = exact_categorical(n_cpu, &[0.858, 0.039, 0.102], rng);
         Draws {
+            gpus: StreamedCategorical::new(n_gpu, &p.gpus.iter().map(|g| g.1).collect::<Vec<_>>()),
             kinds,
-            rt,
-            q,
-            gp,
-            st,
-            crt,
-            cq,
-            cst,
-            taken: (0, 0),
+            gpu_jobs,
+            cpu_jobs,
         }
     }
 
-    /// The next job of `kind`: (GPUs, run time, queueing, state index).
-    fn next(&mut self, p: &Profile, kind: usize) -> (u32, i64, i64, usize) {
-        let (gi, ci) = &mut self.taken;
-        if kind == 0 {
-            *gi += 1;
-            let g = *gi - 1;
-            (p.gpus[self.gp[g]].0, self.rt[g], self.q[g], self.st[g])
+    fn next(&mut self, p: &Profile, rng: &mut Rng) -> Drawn {
+        if self.kinds.next_pick(rng) == 0 {
+            let gpus = p.gpus[self.gpus.next_pick(rng)].0;
+            self.gpu_jobs.next(gpus, rng)
         } else {
-            *ci += 1;
-            let c = *ci - 1;
-            (0, self.crt[c], self.cq[c], self.cst[c])
+            self.cpu_jobs.next(0, rng)
         }
     }
 }
@@ -239,13 +284,14 @@ impl Rows<'_> {
     }
 
     /// One job's row, its remaining fields drawn from `rng`.
-    fn write(
-        &self,
-        w: &mut impl Write,
-        rng: &mut Rng,
-        submit: i64,
-        (gpus, runtime, queue, state): (u32, i64, i64, usize),
-    ) -> io::Result<()> {
+    fn write(&self, w: &mut impl Write, rng: &mut Rng, submit: i64, job: Drawn) -> io::Result<()> {
+        let Drawn {
+            gpus,
+            runtime,
+            queue,
+            state,
+            started,
+        } = job;
         let state = [
             "COMPLETED",
             "CANCELLED",
@@ -256,8 +302,6 @@ impl Rows<'_> {
                 "NODE_FAIL"
             },
         ][state];
-        // A few cancelled jobs never started: empty start, end, duration and queue.
-        let started = !(state == "CANCELLED" && rng.chance(0.1));
         let (s_txt, e_txt, dur, que, gpu_time) = if started {
             let s = submit + queue;
             let e = s + runtime;
@@ -324,14 +368,14 @@ pub fn write(opts: &GenOptions, w: &mut impl Write) -> io::Result<()> {
         offset_s,
         users: (n / 300).clamp(5, 400) as u64,
     };
-    for k in 0..n {
+    for _ in 0..n {
         t += rng.exponential(rate);
         let submit = start + t as i64;
-        let mut job = draws.next(p, draws.kinds[k]);
+        let mut job = draws.next(p, &mut rng);
         if let (Some(pool), Some(cap)) = (pool.as_mut(), opts.gpus) {
-            if job.0 > 0 {
-                job.0 = job.0.min(cap);
-                job.2 = pool.start(submit, job.0, job.1) - submit;
+            job.gpus = job.gpus.min(cap);
+            if job.gpus > 0 && job.started {
+                job.queue = pool.start(submit, job.gpus, job.runtime) - submit;
             }
         }
         rows.write(w, &mut rng, submit, job)?;

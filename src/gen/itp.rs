@@ -72,31 +72,57 @@ pub struct GenJob {
     pub gpus: u32,
 }
 
-/// The jobs, in submission order.
-pub(crate) fn generate(opts: &GenOptions) -> Vec<GenJob> {
-    let mut rng = Rng::new(opts.seed);
-    let weights: Vec<f64> = GPU_SHARES.iter().map(|g| g.1).collect();
-    let mut sized: Vec<(u32, Secs)> = (0..opts.jobs)
-        .map(|_| {
-            let k = rng.weighted(&weights);
-            let rt = rng
-                .lognormal(RUNTIME_MEDIAN[k], RUNTIME_SIGMA)
-                .clamp(RUNTIME_RANGE.0, RUNTIME_RANGE.1);
-            (GPU_SHARES[k].0, rt.round() as Secs)
-        })
-        .collect();
+/// Each job's GPUs and run time, drawn in turn from one stream.
+struct Sizes {
+    rng: Rng,
+    weights: [f64; GPU_SHARES.len()],
+}
+
+impl Sizes {
+    fn new(seed: u64) -> Sizes {
+        Sizes {
+            rng: Rng::new(seed),
+            weights: GPU_SHARES.map(|g| g.1),
+        }
+    }
+
+    fn next(&mut self) -> (u32, Secs) {
+        let k = self.rng.weighted(&self.weights);
+        let rt = self
+            .rng
+            .lognormal(RUNTIME_MEDIAN[k], RUNTIME_SIGMA)
+            .clamp(RUNTIME_RANGE.0, RUNTIME_RANGE.1);
+        (GPU_SHARES[k].0, rt.round() as Secs)
+    }
+}
+
+/// The jobs, in submission order, made one at a time: memory does not grow
+/// with `--jobs`.
+///
+/// Every size is drawn before any arrival (the arrival rate depends on the
+/// mean work when a load is asked for), so a first pass draws the sizes and
+/// keeps only their total work and the stream's state after them; the
+/// second draws them again, one per job, beside the arrivals.
+pub(crate) fn generate(opts: &GenOptions) -> impl Iterator<Item = GenJob> {
+    let mut first = Sizes::new(opts.seed);
+    let mut work = 0.0f64;
+    for _ in 0..opts.jobs {
+        let (g, r) = first.next();
+        work += g as f64 * r as f64;
+    }
     let rate = match opts.target {
         Some((gpus, load)) => {
-            let work: f64 = sized.iter().map(|&(g, r)| g as f64 * r as f64).sum::<f64>();
-            let mean_work = work / sized.len().max(1) as f64;
+            let mean_work = work / opts.jobs.max(1) as f64;
             load * gpus as f64 / mean_work.max(1.0)
         }
         None => 1.0 / DEFAULT_GAP,
     };
     let peak = HOURLY.iter().cloned().fold(0.0, f64::max);
+    let mut sizes = Sizes::new(opts.seed);
+    let mut rng = first.rng;
     let mut t = 0.0f64;
-    let mut out = Vec::with_capacity(sized.len());
-    for (gpus, duration) in sized.drain(..) {
+    (0..opts.jobs).map(move |_| {
+        let (gpus, duration) = sizes.next();
         // Thinning: candidates at the peak rate, kept with the hour's share.
         loop {
             t += rng.exponential(rate * peak);
@@ -105,19 +131,17 @@ pub(crate) fn generate(opts: &GenOptions) -> Vec<GenJob> {
                 break;
             }
         }
-        out.push(GenJob {
+        GenJob {
             id: rng.uuid(),
             submit: t.floor() as Secs,
             duration,
             gpus,
-        });
-    }
-    out
+        }
+    })
 }
 
 /// Writes the trace in the chosen schema.
 pub fn write(opts: &GenOptions, w: &mut impl Write) -> std::io::Result<()> {
-    let jobs = generate(opts);
     // A separate stream for the ElasticFlow columns keeps the raw columns
     // identical between the two schemas for the same seed.
     let mut extra = Rng::new(opts.seed ^ 0x5EED_E1A5_71CF_1011);
@@ -128,7 +152,7 @@ pub fn write(opts: &GenOptions, w: &mut impl Write) -> std::io::Result<()> {
             "job_id,submission_time,num_iteration,model_name,deadline,batch_size,num_gpu,duration"
         )?,
     }
-    for j in &jobs {
+    for j in generate(opts) {
         match opts.schema {
             Schema::Raw => writeln!(w, "{},{},{},{}", j.id, j.submit, j.duration, j.gpus)?,
             Schema::Elasticflow => {
