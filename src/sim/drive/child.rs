@@ -117,7 +117,14 @@ impl Child {
                         .map_err(|_| PolicyError::SlowReader)?;
                 }
                 Err(e) if e.kind() == ErrorKind::Interrupted => {}
-                Err(_) => return Err(PolicyError::ClosedInput(self.ended())),
+                // A program that ended before reading (`exit 3`) is told
+                // the same way whichever end of the pipes notices first.
+                Err(_) => {
+                    return Err(match self.ended() {
+                        Some(status) => PolicyError::Closed(Some(status)),
+                        None => PolicyError::ClosedInput(None),
+                    })
+                }
             }
         }
         Ok(())
@@ -178,10 +185,17 @@ impl Child {
         Some(sanitize(&String::from_utf8_lossy(shown)))
     }
 
-    /// How the process ended, if it has (asked when it went away).
+    /// Its exit status, if it ends within a moment (its pipes closing
+    /// usually means it is exiting).
     fn ended(&mut self) -> Option<ExitStatus> {
-        std::thread::sleep(Duration::from_millis(20));
-        self.process.try_wait().ok().flatten()
+        let until = Instant::now() + Duration::from_millis(200);
+        loop {
+            match self.process.try_wait() {
+                Ok(Some(status)) => return Some(status),
+                Ok(None) if Instant::now() < until => std::thread::sleep(Duration::from_millis(2)),
+                _ => return None,
+            }
+        }
     }
 }
 
@@ -283,4 +297,22 @@ fn log_stderr(mut stderr: std::process::ChildStderr, label: &str) {
         }
     }
     flush(&mut line);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_program_gone_before_its_message_is_told_as_one_that_ended() {
+        // Its input closes before the message is written (the race a policy
+        // that exits at once can lose): the same error as when the reply
+        // side notices first, with how it ended.
+        let mut child = Child::spawn("exec 0<&-; sleep 0.2; exit 3", "t").unwrap();
+        std::thread::sleep(Duration::from_millis(100));
+        match child.ask(b"{}", Duration::from_secs(5)) {
+            Err(PolicyError::Closed(Some(status))) => assert_eq!(status.code(), Some(3)),
+            other => panic!("{other:?}"),
+        }
+    }
 }
