@@ -248,10 +248,22 @@ fn impossible_answers_are_refused_by_name() {
         ),
         ("past", "answer = {'wakeup': msg['time']}", "not after now"),
         ("typo", "answer = {'starts': []}", "malformed answer"),
+        (
+            "chatty",
+            "print('debug', msg['time'])",
+            "malformed answer (expected value at line 1 column 1): debug 0 (stdout is the protocol, \
+             one JSON line per message: write diagnostics to stderr, in Python print(..., file=sys.stderr))",
+        ),
     ];
     for (name, code, expect) in cases {
         let why = failure(scripted(name, "explicit", code));
         assert!(why.contains(expect), "{name}: {why}");
+        if name == "typo" {
+            assert!(
+                !why.contains("stdout is the protocol"),
+                "JSON, not a print: {why}"
+            );
+        }
     }
 }
 

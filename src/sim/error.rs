@@ -118,11 +118,11 @@ pub enum Refused {
 /// What an external policy said (or would be sent) that the protocol does not allow.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ProtocolError {
-    #[error("malformed answer to hello ({why}): {}", excerpt(.line))]
+    #[error("malformed answer to hello ({why}): {}{}", excerpt(.line), stdout_hint(.line))]
     Hello { why: String, line: String },
-    #[error("malformed answer to start: {}", excerpt(.0))]
+    #[error("malformed answer to start: {}{}", excerpt(.0), stdout_hint(.0))]
     Start(String),
-    #[error("malformed answer ({why}): {}", excerpt(.line))]
+    #[error("malformed answer ({why}): {}{}", excerpt(.line), stdout_hint(.line))]
     Answer { why: String, line: String },
     #[error("speaks protocol {0}, tracetui speaks {1}")]
     Version(u32, u32),
@@ -154,6 +154,17 @@ pub enum ProtocolError {
 }
 
 /// At most 120 characters of a line, made safe, for an error message.
+/// For an answer that is not JSON at all (`debug 0` from a `print`): where
+/// diagnostics belong.
+fn stdout_hint(line: &str) -> &'static str {
+    if line.trim_start().starts_with('{') {
+        ""
+    } else {
+        " (stdout is the protocol, one JSON line per message: write diagnostics to stderr, \
+         in Python print(..., file=sys.stderr))"
+    }
+}
+
 pub(crate) fn excerpt(line: &str) -> String {
     let cut: String = line.chars().take(120).collect();
     let more = if cut.len() < line.len() { "…" } else { "" };
