@@ -1,7 +1,7 @@
 //! Characterising a trace: what `tracetui stats` prints.
 
 use crate::trace::clock;
-use crate::trace::model::{Trace, Zone};
+use crate::trace::model::{JobStatus, Trace, Zone};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -83,8 +83,11 @@ pub fn stats(trace: &Trace) -> Stats {
     let native = trace.native.as_ref().and_then(|n| n.status_counts(trace));
     let by_status = native.unwrap_or_else(|| {
         let mut by_status = BTreeMap::new();
-        for j in &trace.jobs {
-            *by_status.entry(j.status.label().to_string()).or_insert(0) += 1;
+        // A format without a status column (ITP) gives none, not "unknown".
+        if trace.jobs.iter().any(|j| j.status != JobStatus::Unknown) {
+            for j in &trace.jobs {
+                *by_status.entry(j.status.label().to_string()).or_insert(0) += 1;
+            }
         }
         by_status
     });

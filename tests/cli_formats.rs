@@ -104,10 +104,14 @@ fn pai_sample_through_every_headless_command() {
     assert_eq!(s["submissions_by_hour"].as_array().unwrap().len(), 24);
     let text = tracetui(&["stats", "itp", SAMPLE]);
     assert!(
-        stdout(&text).contains("jobs       2000 (2000 GPU jobs)"),
-        "{}",
+        stdout(&text)
+            .contains("jobs       2000 (2000 GPU jobs)\n  (the trace records no job status)\n"),
+        "ITP has no status column: none, not 2000 'unknown': {}",
         stdout(&text)
     );
+    let json = tracetui(&["stats", "itp", SAMPLE, "--format", "json"]);
+    let s: serde_json::Value = serde_json::from_str(&stdout(&json)).unwrap();
+    assert_eq!(s["jobs"]["by_status"], serde_json::json!({}));
 }
 
 #[test]

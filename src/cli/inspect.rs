@@ -46,6 +46,9 @@ fn stats_text(s: &Stats) -> String {
     for (k, v) in &s.jobs.by_status {
         let _ = writeln!(o, "  {k:<12} {v}");
     }
+    if s.jobs.by_status.is_empty() {
+        let _ = writeln!(o, "  (the trace records no job status)");
+    }
     for (why, n) in &s.jobs.left_out {
         let _ = writeln!(o, "  not replayed, {why}: {n}");
     }
