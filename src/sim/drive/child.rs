@@ -122,7 +122,7 @@ impl Child {
                 Err(_) => {
                     return Err(match self.ended() {
                         Some(status) => PolicyError::Closed(Some(status)),
-                        None => PolicyError::ClosedInput(None),
+                        None => PolicyError::ClosedInput,
                     })
                 }
             }

@@ -26,8 +26,9 @@ pub enum PolicyError {
     StoppedReading(Option<ExitStatus>),
     #[error("did not read its input in time")]
     SlowReader,
-    #[error("closed its input{}", ended(.0))]
-    ClosedInput(Option<ExitStatus>),
+    /// Its input closed while it runs on (one that exited is `Closed`).
+    #[error("closed its input")]
+    ClosedInput,
     #[error("answered with a line that is not UTF-8")]
     NotUtf8,
     #[error("answered with a line over {0} MiB")]
