@@ -87,6 +87,8 @@ class View:
         self.las_thresholds = start["las_thresholds"]
         self.las_starve = start["las_starve"]
         self.fair_by = start["fair_by"]
+        # The key=value parameters it was named with: `--policy 'mine[age=2]'`.
+        self.params = start.get("params") or {}
         self.machines = start["machines"]      # [{"name", "gpu_type", "gpus"}]
         # free[m][g]: milli-GPUs free on GPU g of machine m.
         self.free = [[1000] * m["gpus"] for m in self.machines]
@@ -173,6 +175,7 @@ class Policy:
 
     name = "my-policy"
     walk = "greedy"
+    view = None
     describe = ""
     notify = False
     ask = "always"
@@ -201,6 +204,26 @@ class Policy:
 
     def on_start(self, view):
         """The snapshot arrived (the policy takes over at view.time)."""
+
+    def param(self, key, default):
+        """The parameter `key` it was named with (`--policy 'mine[key=2]'`),
+        read as the type of `default` (int, float, bool or str), or
+        `default` when it was not given. A value that does not read as that
+        type stops the policy with a message naming it."""
+        params = self.view.params if self.view is not None else {}
+        if key not in params:
+            return default
+        text = params[key]
+        try:
+            if isinstance(default, bool):
+                if text.lower() in ("1", "true", "yes", "on"):
+                    return True
+                if text.lower() in ("0", "false", "no", "off"):
+                    return False
+                raise ValueError(text)
+            return type(default)(text)
+        except ValueError:
+            sys.exit("parameter %s=%s: expected a %s" % (key, text, type(default).__name__))
 
     def set_priority(self, job, key):
         """Gives `job` a new key, sent with this answer (a number, rounded

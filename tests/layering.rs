@@ -563,6 +563,7 @@ const OWN_THREADS: &[&str] = &[
     "ui/signals.rs",
     "sim/drive/child.rs",
     "sim/drive/link.rs",
+    "sim/drive/stderr.rs",
     "sim/whatif.rs",
 ];
 

@@ -154,8 +154,8 @@ fn a_lesson_under_a_schedule_with_an_external_policy() {
     assert!(s.contains("Under your schedule"), "{s}");
     t.keys(&["g"]);
     t.keys(&["+3h", "Enter"]);
-    let s = t.wait_for("SJF since");
-    assert!(s.contains("order sjf"), "{s}");
+    let s = t.wait_for("SJF-EXT since");
+    assert!(s.contains("sjf-ext ·"), "{s}");
 }
 
 /// A policy that takes two seconds over each answer: the replay stands at

@@ -145,26 +145,27 @@ pub(super) fn sim(a: &SimArgs) -> Result<()> {
         ("--plot", a.plot.as_ref()),
     ];
     super::outputs::check(&a.trace.load, a.trace.energy.energy.as_deref(), &outputs)?;
+    let policy = super::policy_arg::resolve(&a.policy, a.trace.policies.timeout()?)?;
     let trace = load(&a.trace.load)?;
     let setup = setup(&a.trace)?;
     let schedule = a.trace.policies.schedule(&trace)?;
     if let Some(s) = &schedule {
         check_schedule(&trace, s)?;
     }
-    let start = schedule.as_ref().and_then(|s| s.start).unwrap_or(a.policy);
+    let start = schedule.as_ref().and_then(|s| s.start).unwrap_or(policy);
     check_policy(&trace, start)?;
     let report = if a.jobs_out.is_some() || a.timeline_out.is_some() || a.plot.is_some() {
         sim_with_results(a, &trace, &setup, schedule.as_ref(), start)?
     } else {
         match &schedule {
-            Some(s) => setup.run_schedule(&trace, s, a.policy)?,
-            None => setup.run(&trace, a.policy)?,
+            Some(s) => setup.run_schedule(&trace, s, policy)?,
+            None => setup.run(&trace, policy)?,
         }
     };
     let about = if a.trace.policies.policy_schedule.is_some() {
         "policies switched on schedule"
     } else {
-        a.policy.describe()
+        policy.describe()
     };
     super::outputs::summary(
         &render(&[report], a.trace.output, true, about),
@@ -258,11 +259,12 @@ fn compare_from(
 pub(super) fn compare(a: &CompareArgs) -> Result<()> {
     let outputs = [("--plot", a.plot.as_ref())];
     super::outputs::check(&a.trace.load, a.trace.energy.energy.as_deref(), &outputs)?;
+    let named = a.trace.policies.resolve(&a.policies.0)?;
     let trace = load(&a.trace.load)?;
     // A policy this trace cannot run (recorded on a trace without starts)
     // is one row dropped, said on stderr; the others still run.
     let mut policies = Vec::new();
-    for &p in &a.policies.0 {
+    for &p in &named {
         match p.check(&trace) {
             Ok(()) => policies.push(p),
             Err(why) => super::print_err(&format!(

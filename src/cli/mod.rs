@@ -8,6 +8,7 @@ pub(crate) mod logger;
 mod output;
 mod outputs;
 mod plotting;
+pub mod policy_arg;
 mod results;
 pub mod tui;
 
@@ -15,6 +16,7 @@ use crate::sim::error::ArgError;
 use crate::sim::{Placement, Policy};
 use crate::trace::{Format, LoadOptions};
 use clap::{Args, Parser, Subcommand, ValueEnum};
+pub use policy_arg::PolicyArg;
 use std::path::PathBuf;
 
 #[derive(Debug, Parser)]
@@ -57,7 +59,7 @@ pub struct TuiArgs {
     pub read: ReadArgs,
     /// The policy to start with (default: recorded where the trace has it, else fifo).
     #[arg(long, value_parser = parse_policy)]
-    pub policy: Option<Policy>,
+    pub policy: Option<PolicyArg>,
     /// How a job's GPUs are chosen.
     #[arg(long, value_enum, default_value_t = Placement::Consolidate)]
     pub placement: Placement,
@@ -118,10 +120,34 @@ impl PolicyArgs {
         self.policy_schedule
             .as_deref()
             .map(|t| {
-                crate::sim::schedule::Schedule::parse(trace, t)
+                self.parse_schedule(trace, t)
                     .map_err(|e| color_eyre::eyre::eyre!("--policy-schedule: {e}"))
             })
             .transpose()
+    }
+
+    /// The external policies' timeout, checked.
+    pub fn timeout(&self) -> color_eyre::eyre::Result<std::time::Duration> {
+        Ok(self.tuning()?.policy_timeout)
+    }
+
+    /// A schedule's text against `trace`, its policies named as `--policy`
+    /// names them (config.toml names, parameters, `--policy-timeout`).
+    pub fn parse_schedule(
+        &self,
+        trace: &crate::trace::Trace,
+        text: &str,
+    ) -> color_eyre::eyre::Result<crate::sim::schedule::Schedule> {
+        let timeout = self.timeout()?;
+        let named = |w: &str| policy_arg::named(w, timeout);
+        Ok(crate::sim::schedule::Schedule::parse_with(
+            trace, text, &named,
+        )?)
+    }
+
+    /// The policies named, the external ones asked who they are.
+    pub fn resolve(&self, named: &[PolicyArg]) -> color_eyre::eyre::Result<Vec<Policy>> {
+        policy_arg::resolve_all(named, self.timeout()?)
     }
 }
 
@@ -320,7 +346,7 @@ pub struct SimArgs {
     #[command(flatten)]
     pub trace: TraceArgs,
     #[arg(long, default_value = "fifo", value_parser = parse_policy, help = policy_help())]
-    pub policy: Policy,
+    pub policy: PolicyArg,
     /// Write one row per job (id, user, group, GPUs, submit, start, end,
     /// wait, JCT, preemptions, machines, energy): CSV, or JSON Lines for a .jsonl name.
     #[arg(long, value_name = "FILE")]
@@ -365,9 +391,9 @@ pub struct CompareArgs {
 }
 
 #[derive(Debug, Clone)]
-pub struct PolicyList(pub Vec<Policy>);
+pub struct PolicyList(pub Vec<PolicyArg>);
 
-fn parse_policy(s: &str) -> Result<Policy, ArgError> {
+fn parse_policy(s: &str) -> Result<PolicyArg, ArgError> {
     s.parse()
 }
 
@@ -375,13 +401,14 @@ fn parse_policy(s: &str) -> Result<Policy, ArgError> {
 fn policy_help() -> String {
     let names: Vec<&str> = Policy::all().into_iter().map(|p| p.name()).collect();
     format!(
-        "The scheduling policy: {}, or exec:CMD (a program speaking docs/policy-protocol.md)",
+        "The scheduling policy: {}, a name from config.toml's [policies], or exec:CMD \
+         (a program speaking docs/policy-protocol.md); NAME[key=value,…] passes parameters",
         names.join(", ")
     )
 }
 
 fn parse_policies(s: &str) -> Result<PolicyList, ArgError> {
-    crate::sim::policy::parse_list(s).map(PolicyList)
+    policy_arg::parse_list(s).map(PolicyList)
 }
 
 /// Writes a text document (a table, CSV, a listing) to standard output,

@@ -46,6 +46,9 @@ fn util(r: &Report) -> String {
 pub(super) fn table_one(r: &Report, describe: &str) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "policy    {} — {describe}", r.policy);
+    if let Some(c) = &r.command {
+        let _ = writeln!(o, "command   {c}");
+    }
     let _ = writeln!(o, "placement {}", r.placement);
     let per = r
         .gpus_per_node
@@ -169,6 +172,11 @@ pub(super) fn table_many(rs: &[Report]) -> String {
             r.gpus, r.placement, r.jobs
         );
     }
+    for r in rs {
+        if let Some(c) = &r.command {
+            let _ = writeln!(o, "{} runs: {c}", r.policy);
+        }
+    }
     let _ = writeln!(o, "rules: {RULES}");
     o
 }
@@ -235,6 +243,11 @@ pub(super) fn render(
             if energy {
                 o.push_str(",energy_kwh,avg_power_w");
             }
+            // An external policy's program, last (it is the longest field).
+            let commands = reports.iter().any(|r| r.command.is_some());
+            if commands {
+                o.push_str(",command");
+            }
             o.push('\n');
             for r in reports {
                 o.push_str(&csv_row(r));
@@ -247,6 +260,10 @@ pub(super) fn render(
                         csv_num(r.energy_kwh),
                         csv_num(r.avg_power_w)
                     ));
+                }
+                if commands {
+                    o.push(',');
+                    o.push_str(&csv_text(r.command.as_deref().unwrap_or_default()));
                 }
                 o.push('\n');
             }
@@ -284,6 +301,7 @@ mod tests {
     fn report() -> Report {
         Report {
             policy: "fifo".into(),
+            command: None,
             placement: "consolidate".into(),
             gpus: 8,
             gpus_per_node: Some(8),

@@ -101,8 +101,10 @@ fn lesson_schedule(
     use crate::sim::schedule::Schedule;
     if let Some(p) = &a.policy {
         let text = format!("start:{p}");
-        let s =
-            Schedule::parse(trace, &text).map_err(|e| color_eyre::eyre::eyre!("--policy: {e}"))?;
+        let s = a
+            .policies
+            .parse_schedule(trace, &text)
+            .map_err(|e| color_eyre::eyre::eyre!("--policy: {e}"))?;
         return Ok((s, true));
     }
     if let Some(s) = a.policies.schedule(trace)? {
@@ -166,6 +168,10 @@ impl clap::Subcommand for Replay {
 /// `tracetui itp FILE`, `tracetui pai DIR`.
 pub fn open(format: Format, a: &TuiArgs, v: &ViewArgs) -> Result<()> {
     let opts = a.read.options();
+    let chosen = match &a.policy {
+        Some(p) => Some(super::policy_arg::resolve(p, a.policies.timeout()?)?),
+        None => None,
+    };
     let energy = a.energy.model_for(Some((format, &a.path)))?;
     super::print_err(&format!(
         "tracetui: loading {} {} …",
@@ -177,7 +183,7 @@ pub fn open(format: Format, a: &TuiArgs, v: &ViewArgs) -> Result<()> {
     let policy = schedule
         .as_ref()
         .and_then(|s| s.start)
-        .or(a.policy)
+        .or(chosen)
         .unwrap_or(if trace.has_recorded() {
             Policy::Recorded
         } else {

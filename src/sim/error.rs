@@ -26,6 +26,16 @@ pub enum ArgError {
     },
     #[error("exec: needs a command, e.g. --policy 'exec:python3 policies/fifo.py'")]
     NoCommand,
+    #[error(
+        "'{}' is a built-in policy and takes no [key=value] parameters \
+         (its knobs are options: --preempt-cost, --las-thresholds, --fair-by …)",
+        sanitize(.0)
+    )]
+    BuiltinParams(String),
+    #[error("parameter '{}': expected key=value, the key a letter then letters, digits, _ - .", sanitize(.0))]
+    Param(String),
+    #[error("parameter '{}' is given twice", sanitize(.0))]
+    ParamTwice(String),
     /// An external policy that could not be named (its probe failed).
     #[error(transparent)]
     Probe(#[from] crate::sim::drive::PolicyError),

@@ -127,7 +127,11 @@ impl Tally {
 /// The headline numbers of one run, in the shape `sim --format json` prints.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Report {
+    /// A built-in's name, or an external policy's label (its hello name).
     pub policy: String,
+    /// The program behind an external policy.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
     pub placement: String,
     pub gpus: u64,
     pub gpus_per_node: Option<u32>,

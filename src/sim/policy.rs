@@ -67,6 +67,10 @@ pub trait Rule: Send + Sync + 'static {
     fn label(&self) -> &str {
         self.name()
     }
+    /// The program behind an external policy (`exec:CMD`'s CMD).
+    fn command(&self) -> Option<&str> {
+        None
+    }
     /// Other names `--policy` accepts.
     fn aliases(&self) -> &[&str] {
         &[]
@@ -226,6 +230,20 @@ impl Policy {
 
     pub fn describe(self) -> &'static str {
         self.rule().describe()
+    }
+
+    /// The name results show: a built-in's name, an external policy's
+    /// label (the name its hello gave, unique among the policies).
+    pub fn title(self) -> &'static str {
+        match self.rule().command() {
+            Some(_) => self.rule().label(),
+            None => self.rule().name(),
+        }
+    }
+
+    /// The program behind an external policy.
+    pub fn command(self) -> Option<&'static str> {
+        self.rule().command()
     }
 
     pub fn label(self) -> &'static str {

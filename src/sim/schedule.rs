@@ -32,6 +32,16 @@ pub struct Schedule {
 impl Schedule {
     /// Parses a schedule against a trace (its zone and first submission).
     pub fn parse(trace: &Trace, text: &str) -> Result<Schedule, ArgError> {
+        Schedule::parse_with(trace, text, &|w| w.parse())
+    }
+
+    /// As `parse`, each item's policy named by `policy` (the command line's
+    /// rules: config.toml names, parameters, the policy timeout).
+    pub fn parse_with(
+        trace: &Trace,
+        text: &str,
+        policy: &dyn Fn(&str) -> Result<Policy, ArgError>,
+    ) -> Result<Schedule, ArgError> {
         let first = trace.first_submit().unwrap_or(0);
         let mut s = Schedule {
             start: None,
@@ -49,7 +59,7 @@ impl Schedule {
             let (when, what) = split.ok_or_else(|| ArgError::NoColon(item.to_string()))?;
             let switch = match what.trim().strip_prefix("power=") {
                 Some(p) => Switch::Power(parse_power(p)?),
-                None => Switch::Policy(what.parse().map_err(|e| ArgError::item(item, e))?),
+                None => Switch::Policy(policy(what.trim()).map_err(|e| ArgError::item(item, e))?),
             };
             let (t, exact) =
                 parse_time(trace, first, when.trim()).map_err(|e| ArgError::item(item, e))?;

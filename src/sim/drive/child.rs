@@ -6,6 +6,7 @@
 //! the session ends.
 
 use super::error::PolicyError;
+use super::stderr::Stderr;
 use crate::text::sanitize;
 use std::io::{ErrorKind, Read, Write};
 use std::os::fd::AsRawFd;
@@ -15,8 +16,6 @@ use std::time::{Duration, Instant};
 
 /// The longest reply line read (a priority for every job of a large trace fits).
 const MAX_REPLY: usize = 256 << 20;
-/// The longest stderr line logged; the rest of the line is dropped.
-const MAX_STDERR_LINE: usize = 400;
 
 pub(super) struct Child {
     process: std::process::Child,
@@ -31,12 +30,14 @@ pub(super) struct Child {
     scanned: usize,
     /// The message being sent, with its newline.
     line: Vec<u8>,
+    stderr: Stderr,
 }
 
 impl Child {
     /// Starts `sh -c cmd` in the current directory; `label` (safe to show)
-    /// prefixes its stderr lines.
-    pub(super) fn spawn(cmd: &str, label: &str) -> Result<Child, PolicyError> {
+    /// prefixes its stderr lines, which are logged as they come (held:
+    /// kept until `release`, for the probe).
+    pub(super) fn spawn(cmd: &str, label: &str, held: bool) -> Result<Child, PolicyError> {
         let mut process = Command::new("sh")
             .arg("-c")
             .arg(cmd)
@@ -62,11 +63,7 @@ impl Child {
         };
         nonblocking(stdin.as_raw_fd());
         nonblocking(stdout.as_raw_fd());
-        let label = label.to_string();
-        std::thread::Builder::new()
-            .name("policy-stderr".into())
-            .spawn(move || log_stderr(stderr, &label))
-            .map_err(PolicyError::StderrReader)?;
+        let stderr = Stderr::start(stderr, label, held).map_err(PolicyError::StderrReader)?;
         Ok(Child {
             process,
             _group: group,
@@ -75,7 +72,18 @@ impl Child {
             pending: Vec::new(),
             scanned: 0,
             line: Vec::new(),
+            stderr,
         })
+    }
+
+    /// Logs the stderr lines held so far, and the later ones as they come.
+    pub(super) fn release_stderr(&self) {
+        self.stderr.release();
+    }
+
+    /// Its last stderr lines (waiting a moment for a failing program to finish writing).
+    pub(super) fn stderr_tail(&self) -> Vec<String> {
+        self.stderr.tail(Duration::from_millis(300))
     }
 
     /// Sends one message (a JSON object without its newline) and reads one reply line.
@@ -271,34 +279,6 @@ fn wait(fd: i32, events: i16, deadline: Instant) -> Result<(), ()> {
     }
 }
 
-/// Logs the policy's stderr line by line (each made safe and cut short)
-/// until it closes.
-fn log_stderr(mut stderr: std::process::ChildStderr, label: &str) {
-    let mut line: Vec<u8> = Vec::new();
-    let mut buf = [0u8; 8192];
-    let flush = |line: &mut Vec<u8>| {
-        if !line.is_empty() {
-            let text = String::from_utf8_lossy(line);
-            log::warn!("{label}: {}", sanitize(text.trim_end_matches('\r')));
-            line.clear();
-        }
-    };
-    loop {
-        let n = match stderr.read(&mut buf) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => n,
-        };
-        for &b in &buf[..n] {
-            if b == b'\n' {
-                flush(&mut line);
-            } else if line.len() < MAX_STDERR_LINE {
-                line.push(b);
-            }
-        }
-    }
-    flush(&mut line);
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -308,7 +288,7 @@ mod tests {
         // Its input closes before the message is written (the race a policy
         // that exits at once can lose): the same error as when the reply
         // side notices first, with how it ended.
-        let mut child = Child::spawn("exec 0<&-; sleep 0.2; exit 3", "t").unwrap();
+        let mut child = Child::spawn("exec 0<&-; sleep 0.2; exit 3", "t", false).unwrap();
         std::thread::sleep(Duration::from_millis(100));
         match child.ask(b"{}", Duration::from_secs(5)) {
             Err(PolicyError::Closed(Some(status))) => assert_eq!(status.code(), Some(3)),

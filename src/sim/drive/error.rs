@@ -48,6 +48,13 @@ pub enum PolicyError {
     Timeout(Duration),
     #[error(transparent)]
     Protocol(#[from] ProtocolError),
+    /// Any of the above, with the last lines the program wrote on stderr.
+    #[error("{source}{}", told(.tail))]
+    Stderr {
+        #[source]
+        source: Box<PolicyError>,
+        tail: Vec<String>,
+    },
     /// Any of the above, said of the policy by its name.
     #[error("policy '{}': {source}", sanitize(.name))]
     Named {
@@ -58,12 +65,34 @@ pub enum PolicyError {
 }
 
 impl PolicyError {
+    /// The error with what the program wrote on stderr (for a timeout,
+    /// a program that is still running: its stderr so far).
+    pub fn with_stderr(self, tail: Vec<String>) -> PolicyError {
+        PolicyError::Stderr {
+            source: Box::new(self),
+            tail,
+        }
+    }
+
     pub fn named(self, name: &str) -> PolicyError {
         PolicyError::Named {
             name: name.to_string(),
             source: Box::new(self),
         }
     }
+}
+
+/// The stderr lines under the error, indented (each made safe when read).
+fn told(tail: &[String]) -> String {
+    if tail.is_empty() {
+        return " (it wrote nothing on stderr)".into();
+    }
+    let mut s = String::from("; the last lines it wrote on stderr:");
+    for l in tail {
+        s.push_str("\n    ");
+        s.push_str(l);
+    }
+    s
 }
 
 /// ` (exit status: 1)` when the process has ended.

@@ -94,7 +94,7 @@ fn read_apart(said: &Arc<Said>) -> bool {
 
 /// The dialogue's process, started and sent its hello (answered later).
 fn start(q: &Question) -> Result<Link, PolicyError> {
-    let mut child = Child::spawn(&q.spec.cmd, &q.spec.label)?;
+    let mut child = Child::spawn(&q.spec.cmd, &q.spec.label, false)?;
     let hello = exec::hello_message(&q.spec.cmd)?;
     child.send(&hello, Instant::now() + q.timeout)?;
     Ok(Link {

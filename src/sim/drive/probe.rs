@@ -4,35 +4,73 @@
 use super::child::Child;
 use super::error::PolicyError;
 use crate::sim::error::ArgError;
-use crate::sim::policies::exec::{self, Spec};
+use crate::sim::policies::exec::{self, Params, Spec};
 use crate::sim::Policy;
 use crate::text::sanitize;
 use std::time::Duration;
 
-/// How long the program may take to answer the hello when the policy is
-/// named (an engine's own messages wait up to its `Tuning::policy_timeout`).
-const PROBE_TIMEOUT: Duration = crate::sim::tuning::DEFAULT_POLICY_TIMEOUT;
+/// An external policy to name: its command, the name to show it by (from
+/// config.toml; else the name its hello gives) and its parameters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExecSpec {
+    pub cmd: String,
+    pub label: Option<String>,
+    pub params: Params,
+}
+
+impl ExecSpec {
+    pub fn command(cmd: &str) -> ExecSpec {
+        ExecSpec {
+            cmd: cmd.to_string(),
+            label: None,
+            params: Params::new(),
+        }
+    }
+}
 
 /// `exec:CMD` as a policy, shown as `label` (a name from config.toml)
 /// rather than the name the program gives.
 pub fn register_named(cmd: &str, label: &str) -> Result<Policy, ArgError> {
-    register_as(cmd, Some(label))
+    let mut spec = ExecSpec::command(cmd);
+    spec.label = Some(label.to_string());
+    register_spec(&spec, crate::sim::tuning::DEFAULT_POLICY_TIMEOUT)
 }
 
 /// `exec:CMD` as a policy: registered once per command (probing the
 /// program), or the registration it already has.
 pub fn register(cmd: &str) -> Result<Policy, ArgError> {
-    register_as(cmd, None)
+    register_spec(
+        &ExecSpec::command(cmd),
+        crate::sim::tuning::DEFAULT_POLICY_TIMEOUT,
+    )
 }
 
-/// Each (label, command) registered as `register_named` would, the
-/// programs probed at once (a silent one costs its timeout once, not once
-/// per entry) and registered in the order given, so the picker's order is
-/// the config file's.
+/// One external policy, its hello given up to `timeout`.
+pub fn register_spec(spec: &ExecSpec, timeout: Duration) -> Result<Policy, ArgError> {
+    match probed(spec, timeout)? {
+        Probed::Known(p) => Ok(p),
+        Probed::New(spec) => Ok(exec::register(spec)),
+    }
+}
+
+/// Each (label, command) registered as `register_named` would.
 pub fn register_all_named(entries: &[(String, String)]) -> Vec<Result<Policy, ArgError>> {
-    let probed = crate::par::pool(entries, entries.len().min(16), |(label, cmd)| {
-        probed_as(cmd, Some(label))
-    });
+    let specs: Vec<ExecSpec> = entries
+        .iter()
+        .map(|(label, cmd)| ExecSpec {
+            label: Some(label.clone()),
+            ..ExecSpec::command(cmd)
+        })
+        .collect();
+    register_all(&specs, crate::sim::tuning::DEFAULT_POLICY_TIMEOUT)
+}
+
+/// Each policy of `specs`, the programs probed at once (a silent one
+/// costs `timeout` once, not once per entry) and registered in the order
+/// given, so the picker's order is the config file's and labels made
+/// unique are numbered in that order.
+pub fn register_all(specs: &[ExecSpec], timeout: Duration) -> Vec<Result<Policy, ArgError>> {
+    let probed = crate::par::pool(specs, specs.len().clamp(1, 16), |s| probed(s, timeout));
     probed
         .into_iter()
         .map(|r| match r {
@@ -50,37 +88,42 @@ enum Probed {
     New(Spec),
 }
 
-fn register_as(cmd: &str, label: Option<&str>) -> Result<Policy, ArgError> {
-    match probed_as(cmd, label)? {
-        Probed::Known(p) => Ok(p),
-        Probed::New(spec) => Ok(exec::register(spec)),
-    }
-}
-
-fn probed_as(cmd: &str, label: Option<&str>) -> Result<Probed, ArgError> {
-    let cmd = cmd.trim();
+fn probed(s: &ExecSpec, timeout: Duration) -> Result<Probed, ArgError> {
+    let cmd = s.cmd.trim();
     if cmd.is_empty() {
         return Err(ArgError::NoCommand);
     }
-    let name = format!("exec:{cmd}");
+    let name = exec::exec_name(cmd, &s.params);
     if let Some(p) = exec::registered(&name) {
         return Ok(Probed::Known(p));
     }
-    let mut spec = probe(cmd, &name)?;
-    if let Some(l) = label.map(sanitize).filter(|l| !l.is_empty()) {
+    let mut spec = probe(cmd, &s.params, &name, timeout)?;
+    if let Some(l) = s.label.as_deref().map(sanitize).filter(|l| !l.is_empty()) {
         spec.label = crate::text::take_cols(&l, 24).to_string();
     }
     Ok(Probed::New(spec))
 }
 
-fn probe(cmd: &str, name: &str) -> Result<Spec, PolicyError> {
-    let hello = || -> Result<Spec, PolicyError> {
-        let mut child = Child::spawn(cmd, &sanitize(name))?;
+/// Asks the program who it is. What it writes on stderr meanwhile is held:
+/// logged once it has answered, or told with the error if it fails (a
+/// Python traceback).
+fn probe(cmd: &str, params: &Params, name: &str, timeout: Duration) -> Result<Spec, PolicyError> {
+    let mut child = Child::spawn(cmd, &sanitize(name), true).map_err(|e| e.named(name))?;
+    let asked = (|| -> Result<Spec, PolicyError> {
         let hello = exec::hello_message(cmd)?;
-        let line = child.ask(&hello, PROBE_TIMEOUT)?;
-        Ok(Spec::new(cmd, exec::read_hello(&line, cmd)?))
-    };
-    hello().map_err(|e| e.named(name))
+        let line = child.ask(&hello, timeout)?;
+        Ok(Spec::new(cmd, params, exec::read_hello(&line, cmd)?))
+    })();
+    match asked {
+        Ok(spec) => {
+            child.release_stderr();
+            Ok(spec)
+        }
+        Err(e) => {
+            let tail = child.stderr_tail();
+            Err(e.with_stderr(tail).named(name))
+        }
+    }
 }
 
 #[cfg(test)]
@@ -93,13 +136,31 @@ mod tests {
         let e = register("exit 3").unwrap_err();
         assert_eq!(
             e.to_string(),
-            "policy 'exec:exit 3': closed its output without answering (exit status: 3)"
+            "policy 'exec:exit 3': closed its output without answering (exit status: 3) \
+             (it wrote nothing on stderr)"
         );
         let cause = e.source().expect("the policy's own error is the cause");
+        let cause = cause.source().expect("under what it wrote on stderr");
         assert_eq!(
             cause.to_string(),
             "closed its output without answering (exit status: 3)"
         );
         assert!(matches!(register("  "), Err(ArgError::NoCommand)));
+    }
+
+    #[test]
+    fn a_program_that_fails_when_named_is_told_with_its_last_stderr_lines() {
+        let cmd = "for i in $(seq 1 20); do echo \"line $i\" >&2; done; \
+                   printf 'bad\\033[31m\\n' >&2; exit 1";
+        let e = register(cmd).unwrap_err().to_string();
+        assert!(
+            e.contains("(exit status: 1); the last lines it wrote on stderr:"),
+            "{e}"
+        );
+        // The last lines only, each made safe.
+        assert!(!e.contains("line 9\n"), "{e}");
+        assert!(e.contains("\n    line 20\n    bad"), "{e}");
+        assert!(!e.contains('\u{1b}'), "{e}");
+        assert_eq!(e.lines().count(), 1 + super::super::stderr::TAIL, "{e}");
     }
 }

@@ -118,7 +118,8 @@ impl Engine {
         let makespan = self.tally.makespan();
         let gpus = c.total_gpus();
         Report {
-            policy: self.policy.name().to_string(),
+            policy: self.policy.title().to_string(),
+            command: self.policy.command().map(str::to_string),
             placement: self.placement.name().to_string(),
             gpus,
             gpus_per_node: c.per_node,

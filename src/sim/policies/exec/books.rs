@@ -187,7 +187,7 @@ impl ExecBooks {
         if !self.live() {
             let line = self.talk_built(e, |b| {
                 let keys = &b.keys;
-                let start = wire::start(e, |j| keys.get(&j).copied().unwrap_or(0));
+                let start = wire::start(e, &b.spec.params, |j| keys.get(&j).copied().unwrap_or(0));
                 serde_json::to_vec(&start).map_err(|x| Talk::Failed(x.to_string()))
             })?;
             if serde_json::from_str::<serde::de::IgnoredAny>(&line.line).is_err() {

@@ -17,13 +17,21 @@ use crate::text::sanitize;
 use books::ExecBooks;
 pub(crate) use dialogue::{lock, Lookup, Said};
 pub use dialogue::{Question, Reply};
+use std::collections::BTreeMap;
 use std::sync::Arc;
+
+/// An external policy's `key=value` parameters, sent in `start`.
+pub(crate) type Params = BTreeMap<String, String>;
+
+/// The longest label an external policy is shown by (its parameters included).
+const LABEL_COLS: usize = 32;
 
 /// What the probe learned: the command, and who the program says it is.
 pub(crate) struct Spec {
-    /// `exec:CMD`, the policy's name in tracetui.
+    /// `exec:CMD` (`exec:CMD[k=v,…]` with parameters), the policy's name in tracetui.
     pub(crate) name: String,
     pub(crate) cmd: String,
+    pub(crate) params: Params,
     walk: Walk,
     /// Told right after each pass what it started and preempted.
     notify: bool,
@@ -35,11 +43,12 @@ pub(crate) struct Spec {
 }
 
 impl Spec {
-    /// The policy `exec:{cmd}` as its hello describes it.
-    pub(crate) fn new(cmd: &str, hello: Hello) -> Spec {
+    /// The policy `exec:{cmd}` with `params`, as its hello describes it.
+    pub(crate) fn new(cmd: &str, params: &Params, hello: Hello) -> Spec {
         Spec {
-            name: format!("exec:{cmd}"),
+            name: exec_name(cmd, params),
             cmd: cmd.to_string(),
+            params: params.clone(),
             walk: hello.walk,
             notify: hello.notify,
             arrivals_only: hello.arrivals_only,
@@ -68,9 +77,28 @@ impl Rule for ExecRule {
         self.0.walk
     }
 
+    fn command(&self) -> Option<&str> {
+        Some(&self.0.cmd)
+    }
+
     fn books(&self, _v: &dyn View) -> Box<dyn Books> {
         Box::new(ExecBooks::new(self.0.clone()))
     }
+}
+
+/// `exec:CMD`, and `[k=v,…]` after it when it has parameters: the name
+/// it is registered by (one registration per command and parameters).
+pub(crate) fn exec_name(cmd: &str, params: &Params) -> String {
+    format!("exec:{cmd}{}", params_suffix(params))
+}
+
+/// `[k=v,…]`, or nothing without parameters.
+pub(crate) fn params_suffix(params: &Params) -> String {
+    if params.is_empty() {
+        return String::new();
+    }
+    let kv: Vec<String> = params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    format!("[{}]", kv.join(","))
 }
 
 /// The policy already registered under `name`, if any.
@@ -78,8 +106,36 @@ pub(crate) fn registered(name: &str) -> Option<Policy> {
     Policy::all().into_iter().find(|p| p.name() == name)
 }
 
-/// Registers the program `spec` describes as a policy.
-pub(crate) fn register(spec: Spec) -> Policy {
+/// Registers the program `spec` describes as a policy, shown by its label
+/// with its parameters, made unique: a built-in's name gets `-ext` (a port
+/// of `sjf` is `sjf-ext`), and a label another policy has already (one
+/// program under two commands) gets `#2`, `#3` ….
+pub(crate) fn register(mut spec: Spec) -> Policy {
+    if let Some(p) = registered(&spec.name) {
+        return p;
+    }
+    let base = format!("{}{}", spec.label, sanitize(&params_suffix(&spec.params)));
+    let mut base = crate::text::take_cols(&base, LABEL_COLS).to_string();
+    let built_in = |l: &str| {
+        Policy::all()
+            .into_iter()
+            .any(|p| p.command().is_none() && (p.label() == l || p.name() == l))
+    };
+    if built_in(&base) {
+        base.push_str("-ext");
+    }
+    let taken = |l: &str| {
+        Policy::all()
+            .into_iter()
+            .any(|p| p.label() == l || p.name() == l)
+    };
+    let mut label = base.clone();
+    let mut n = 2;
+    while taken(&label) {
+        label = format!("{base}#{n}");
+        n += 1;
+    }
+    spec.label = label;
     Policy::register(Box::new(ExecRule(Arc::new(spec))))
 }
 

@@ -1,6 +1,7 @@
 //! The policy protocol's messages (docs/policy-protocol.md), version 1:
 //! what tracetui sends, and the answer it reads back.
 
+use super::Params;
 use crate::sim::cluster::Grant;
 use crate::sim::view::{Answer, View};
 use crate::sim::Phase;
@@ -155,6 +156,8 @@ pub(super) struct Start<'a> {
     pub las_starve: f64,
     pub fair_by: &'static str,
     pub gpu_types: &'a [String],
+    /// The `key=value` parameters it was named with (`name[k=v]`).
+    pub params: &'a Params,
     pub machines: Vec<Machine<'a>>,
     pub queue: Vec<JobInfo<'a>>,
     pub running: Vec<Running<'a>>,
@@ -171,7 +174,11 @@ pub(super) fn zone_name(z: &Zone) -> String {
     }
 }
 
-pub(super) fn start<'a>(e: &'a dyn View, priority: impl Fn(u32) -> i64) -> Start<'a> {
+pub(super) fn start<'a>(
+    e: &'a dyn View,
+    params: &'a Params,
+    priority: impl Fn(u32) -> i64,
+) -> Start<'a> {
     let t = e.trace();
     let queue = e
         .queue_in_order(usize::MAX)
@@ -205,6 +212,7 @@ pub(super) fn start<'a>(e: &'a dyn View, priority: impl Fn(u32) -> i64) -> Start
         las_starve: tuning.las_starve,
         fair_by: tuning.fair_by.name(),
         gpu_types: &t.cluster.gpu_types,
+        params,
         machines: t
             .cluster
             .machines

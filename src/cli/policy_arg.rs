@@ -1,0 +1,212 @@
+//! A policy as the command line names it (`--policy`, `--policies`, a
+//! schedule's items): a built-in, `exec:CMD`, or a name from config.toml's
+//! `[policies]`, each with optional `[key=value,…]` parameters. The text is
+//! checked when the options are read; an external program is started and
+//! asked who it is only once every option is read, so `--policy-timeout`
+//! applies and a failure is the policy's error (exit 1) with what it wrote
+//! on stderr, not a usage error.
+
+use crate::sim::drive::ExecSpec;
+use crate::sim::error::ArgError;
+use crate::sim::policies::exec::Params;
+use crate::sim::Policy;
+use color_eyre::eyre::{eyre, Result};
+use std::str::FromStr;
+use std::time::Duration;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PolicyArg {
+    Known(Policy),
+    Exec(ExecSpec),
+}
+
+impl FromStr for PolicyArg {
+    type Err = ArgError;
+
+    fn from_str(s: &str) -> Result<PolicyArg, ArgError> {
+        let (base, params) = split_params(s.trim())?;
+        if let Some(cmd) = base.strip_prefix("exec:") {
+            if cmd.trim().is_empty() {
+                return Err(ArgError::NoCommand);
+            }
+            return Ok(PolicyArg::Exec(ExecSpec {
+                cmd: cmd.trim().to_string(),
+                label: None,
+                params,
+            }));
+        }
+        let known = match base.parse::<Policy>() {
+            Ok(p) if params.is_empty() => return Ok(PolicyArg::Known(p)),
+            Ok(p) => return Err(ArgError::BuiltinParams(p.name().to_string())),
+            Err(ArgError::UnknownPolicy { known, .. }) => known,
+            Err(e) => return Err(e),
+        };
+        let config = crate::ui::keymap::user_policies();
+        if let Some((name, cmd)) = config.iter().find(|(n, _)| n == base) {
+            return Ok(PolicyArg::Exec(ExecSpec {
+                cmd: cmd.clone(),
+                label: Some(name.clone()),
+                params,
+            }));
+        }
+        let mine: Vec<&str> = config.iter().map(|(n, _)| n.as_str()).collect();
+        Err(ArgError::UnknownPolicy {
+            name: base.to_string(),
+            known: if mine.is_empty() {
+                known
+            } else {
+                format!("{known}; from config.toml: {}", mine.join(", "))
+            },
+        })
+    }
+}
+
+/// `NAME[k=v,k2=v2]` as the name and its parameters; a bracket that holds
+/// no `=` is part of the name (a command may end in one).
+fn split_params(s: &str) -> Result<(&str, Params), ArgError> {
+    let mut params = Params::new();
+    let Some(body) = s.strip_suffix(']') else {
+        return Ok((s, params));
+    };
+    let Some(open) = body.rfind('[') else {
+        return Ok((s, params));
+    };
+    let inside = &body[open + 1..];
+    if !inside.contains('=') {
+        return Ok((s, params));
+    }
+    for item in inside
+        .split([',', ';'])
+        .map(str::trim)
+        .filter(|i| !i.is_empty())
+    {
+        let bad = || ArgError::Param(item.to_string());
+        let (k, v) = item.split_once('=').ok_or_else(bad)?;
+        let (k, v) = (k.trim(), v.trim());
+        let key_ok = k.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && k.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+        if !key_ok || v.is_empty() || v.contains(|c: char| c.is_control()) {
+            return Err(bad());
+        }
+        if params.insert(k.to_string(), v.to_string()).is_some() {
+            return Err(ArgError::ParamTwice(k.to_string()));
+        }
+    }
+    Ok((body[..open].trim_end(), params))
+}
+
+/// A comma-separated list of policies (`compare --policies`): commas
+/// inside a parameter list (`mine[a=1,b=2]`) do not split it.
+pub fn parse_list(s: &str) -> Result<Vec<PolicyArg>, ArgError> {
+    let mut items = Vec::new();
+    let (mut depth, mut from) = (0usize, 0);
+    for (i, c) in s.char_indices() {
+        match c {
+            '[' => depth += 1,
+            ']' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                items.push(&s[from..i]);
+                from = i + 1;
+            }
+            _ => {}
+        }
+    }
+    items.push(&s[from..]);
+    let v = items
+        .into_iter()
+        .filter(|p| !p.trim().is_empty())
+        .map(str::parse)
+        .collect::<Result<Vec<PolicyArg>, ArgError>>()?;
+    if v.is_empty() {
+        return Err(ArgError::NoPolicies);
+    }
+    Ok(v)
+}
+
+/// Every policy named, the external ones started and asked who they are
+/// (all at once, each given `timeout`), in the order given.
+pub fn resolve_all(args: &[PolicyArg], timeout: Duration) -> Result<Vec<Policy>> {
+    let specs: Vec<ExecSpec> = args
+        .iter()
+        .filter_map(|a| match a {
+            PolicyArg::Exec(s) => Some(s.clone()),
+            PolicyArg::Known(_) => None,
+        })
+        .collect();
+    let mut named = crate::sim::drive::register_all(&specs, timeout).into_iter();
+    args.iter()
+        .map(|a| match a {
+            PolicyArg::Known(p) => Ok(*p),
+            PolicyArg::Exec(_) => match named.next() {
+                Some(r) => r.map_err(|e| eyre!(e)),
+                None => Err(eyre!(
+                    "a policy was not asked who it is (a bug in tracetui)"
+                )),
+            },
+        })
+        .collect()
+}
+
+/// One policy, as `resolve_all`.
+pub fn resolve(arg: &PolicyArg, timeout: Duration) -> Result<Policy> {
+    let mut v = resolve_all(std::slice::from_ref(arg), timeout)?;
+    v.pop()
+        .ok_or_else(|| eyre!("no policy (a bug in tracetui)"))
+}
+
+/// A schedule item's or a prompt's policy: parsed as on the command
+/// line, an external one named at once.
+pub fn named(text: &str, timeout: Duration) -> Result<Policy, ArgError> {
+    match text.parse::<PolicyArg>()? {
+        PolicyArg::Known(p) => Ok(p),
+        PolicyArg::Exec(spec) => crate::sim::drive::register_spec(&spec, timeout),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(s: &str) -> Vec<(String, String)> {
+        split_params(s).unwrap().1.into_iter().collect()
+    }
+
+    #[test]
+    fn parameters_follow_the_name_in_brackets() {
+        assert_eq!(split_params("mine[age=2, w=0.5]").unwrap().0, "mine");
+        assert_eq!(
+            params("exec:python3 p.py[w=0.5;age=2]"),
+            [("age".into(), "2".into()), ("w".into(), "0.5".into())]
+        );
+        // A bracket without `=` is the command's own.
+        assert_eq!(split_params("exec:echo [x]").unwrap().0, "exec:echo [x]");
+        assert!(params("exec:echo [x]").is_empty());
+        assert!(matches!(split_params("m[=2]"), Err(ArgError::Param(_))));
+        assert!(matches!(split_params("m[a=1,b]"), Err(ArgError::Param(_))));
+        assert!(matches!(split_params("m[a=]"), Err(ArgError::Param(_))));
+        assert!(matches!(
+            split_params("m[a=1,a=2]"),
+            Err(ArgError::ParamTwice(_))
+        ));
+    }
+
+    #[test]
+    fn a_list_splits_between_policies_not_inside_parameters() {
+        let v = parse_list("fifo, exec:python3 p.py[a=1,b=2],sjf").unwrap();
+        assert_eq!(v.len(), 3);
+        assert_eq!(v[0], PolicyArg::Known(Policy::Fifo));
+        match &v[1] {
+            PolicyArg::Exec(s) => {
+                assert_eq!(s.cmd, "python3 p.py");
+                assert_eq!(s.params.len(), 2);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(parse_list(" , "), Err(ArgError::NoPolicies)));
+        assert!(matches!(
+            "fifo[a=1]".parse::<PolicyArg>(),
+            Err(ArgError::BuiltinParams(_))
+        ));
+    }
+}
