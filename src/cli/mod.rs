@@ -9,6 +9,7 @@ mod output;
 mod outputs;
 mod plotting;
 pub mod policy_arg;
+mod policy_new;
 mod results;
 pub mod tui;
 
@@ -37,7 +38,7 @@ pub struct Cli {
 #[derive(Debug, Args, Clone)]
 pub struct ViewArgs {
     /// Theme: dark, light, high-contrast, okabe-ito, mono, a name in
-    /// ~/.config/tracetui/themes/, or a path to a theme file.
+    /// $XDG_CONFIG_HOME/tracetui/themes/ (else ~/.config/…), or a path to a theme file.
     #[arg(long, global = true)]
     pub theme: Option<String>,
     /// ASCII glyphs, for terminals without the block characters.
@@ -162,7 +163,7 @@ pub enum Command {
     Replay(tui::Replay),
     /// Teaching scenarios: `tracetui lesson` lists them, `tracetui lesson NAME` plays one.
     Lesson(LessonArgs),
-    /// List the effective keymap (defaults plus ~/.config/tracetui/config.toml).
+    /// List the effective keymap (defaults plus config.toml in $XDG_CONFIG_HOME/tracetui, else ~/.config/tracetui).
     Keys,
     /// Simulate a trace under one policy and print its metrics.
     Sim(SimArgs),
@@ -176,6 +177,9 @@ pub enum Command {
     Job(JobArgs),
     /// Time loading, replaying and drilling into a trace (for BENCHMARKS.md).
     Bench(bench::BenchArgs),
+    /// Your own scheduling policy: `policy new NAME` writes one to start from.
+    #[command(subcommand)]
+    Policy(policy_new::PolicyCommand),
 }
 
 #[derive(Debug, Args)]
@@ -494,6 +498,7 @@ pub(crate) fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> i
         Some(Command::Stats(a)) => inspect::stats(&a),
         Some(Command::Job(a)) => inspect::job(&a),
         Some(Command::Bench(a)) => bench::run(&a),
+        Some(Command::Policy(c)) => policy_new::run(&c),
         None => tui::demo(&cli.view),
     };
     match result {
