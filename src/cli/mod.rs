@@ -17,7 +17,7 @@ use crate::sim::error::ArgError;
 use crate::sim::{Placement, Policy};
 use crate::trace::{Format, LoadOptions};
 use clap::{Args, Parser, Subcommand, ValueEnum};
-pub use policy_arg::PolicyArg;
+pub use policy_arg::{PolicyArg, PolicyArgs};
 use std::path::PathBuf;
 
 #[derive(Debug, Parser)]
@@ -34,19 +34,31 @@ pub struct Cli {
     pub view: ViewArgs,
 }
 
-/// How the replay looks (with `tracetui`, `itp`, `pai`).
-#[derive(Debug, Args, Clone)]
+/// How the replay looks (with `tracetui`, a format's replay, `lesson`;
+/// given before or after the subcommand).
+#[derive(Debug, Args, Clone, Default)]
 pub struct ViewArgs {
     /// Theme: dark, light, high-contrast, okabe-ito, mono, a name in
     /// $XDG_CONFIG_HOME/tracetui/themes/ (else ~/.config/…), or a path to a theme file.
-    #[arg(long, global = true)]
+    #[arg(long)]
     pub theme: Option<String>,
     /// ASCII glyphs, for terminals without the block characters.
-    #[arg(long, global = true)]
+    #[arg(long)]
     pub ascii: bool,
-    /// Frames a second at most (the simulation speed is separate).
-    #[arg(long, global = true, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=60))]
-    pub fps: u32,
+    /// Frames a second at most, 1–60 (the simulation speed is separate) [default: 10].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=60))]
+    pub fps: Option<u32>,
+}
+
+impl ViewArgs {
+    /// These, with what was given before the subcommand where these say nothing.
+    pub fn over(&self, top: &ViewArgs) -> ViewArgs {
+        ViewArgs {
+            theme: self.theme.clone().or_else(|| top.theme.clone()),
+            ascii: self.ascii || top.ascii,
+            fps: self.fps.or(top.fps),
+        }
+    }
 }
 
 /// A trace to replay full screen (the format is the subcommand).
@@ -66,94 +78,8 @@ pub struct TuiArgs {
     pub placement: Placement,
     #[command(flatten)]
     pub policies: PolicyArgs,
-}
-
-/// The preemptive policies' knobs, and a schedule of policy switches.
-#[derive(Debug, Args, Clone)]
-pub struct PolicyArgs {
-    /// Seconds a preempted job pays again when it resumes (srtf, las, fair, edf).
-    #[arg(long, default_value_t = 30)]
-    pub preempt_cost: u32,
-    /// las: queue boundaries in GPU-seconds of attained service, ascending.
-    #[arg(long, default_value = "3600", value_parser = parse_thresholds)]
-    pub las_thresholds: crate::sim::tuning::Thresholds,
-    /// las: a preempted job waiting longer than this many times its run so
-    /// far goes back to the first queue (0 turns the guard off).
-    #[arg(long, default_value_t = 2.0)]
-    pub las_starve: f64,
-    /// fair: share the GPUs between users or groups (PAI group, Philly VC).
-    #[arg(long, value_enum, default_value_t = crate::sim::FairBy::User)]
-    pub fair_by: crate::sim::FairBy,
-    /// Policy switches over time, e.g. "0:fifo,2d:sjf,day 5 09:00:las".
-    #[arg(long, value_name = "SCHEDULE")]
-    pub policy_schedule: Option<String>,
-    /// Seconds an external policy (exec:CMD) may take to answer one message.
-    #[arg(long, value_name = "SECS", default_value_t = 10.0)]
-    pub policy_timeout: f64,
-}
-
-impl PolicyArgs {
-    pub fn tuning(&self) -> color_eyre::eyre::Result<std::sync::Arc<crate::sim::Tuning>> {
-        if !(self.las_starve.is_finite() && self.las_starve >= 0.0) {
-            color_eyre::eyre::bail!("--las-starve must be 0 or more, not {}", self.las_starve);
-        }
-        if !(self.policy_timeout.is_finite() && (0.001..=86_400.0).contains(&self.policy_timeout)) {
-            color_eyre::eyre::bail!(
-                "--policy-timeout must be between 0.001 and 86400 seconds, not {}",
-                self.policy_timeout
-            );
-        }
-        Ok(std::sync::Arc::new(crate::sim::Tuning {
-            preempt_cost: self.preempt_cost as i64,
-            las_thresholds: self.las_thresholds.0.clone(),
-            las_starve: self.las_starve,
-            fair_by: self.fair_by,
-            policy_timeout: std::time::Duration::from_secs_f64(self.policy_timeout),
-            ..crate::sim::Tuning::default()
-        }))
-    }
-
-    /// The schedule, parsed against the loaded trace.
-    pub fn schedule(
-        &self,
-        trace: &crate::trace::Trace,
-    ) -> color_eyre::eyre::Result<Option<crate::sim::schedule::Schedule>> {
-        self.policy_schedule
-            .as_deref()
-            .map(|t| {
-                self.parse_schedule(trace, t)
-                    .map_err(|e| color_eyre::eyre::eyre!("--policy-schedule: {e}"))
-            })
-            .transpose()
-    }
-
-    /// The external policies' timeout, checked.
-    pub fn timeout(&self) -> color_eyre::eyre::Result<std::time::Duration> {
-        Ok(self.tuning()?.policy_timeout)
-    }
-
-    /// A schedule's text against `trace`, its policies named as `--policy`
-    /// names them (config.toml names, parameters, `--policy-timeout`).
-    pub fn parse_schedule(
-        &self,
-        trace: &crate::trace::Trace,
-        text: &str,
-    ) -> color_eyre::eyre::Result<crate::sim::schedule::Schedule> {
-        let timeout = self.timeout()?;
-        let named = |w: &str| policy_arg::named(w, timeout);
-        Ok(crate::sim::schedule::Schedule::parse_with(
-            trace, text, &named,
-        )?)
-    }
-
-    /// The policies named, the external ones asked who they are.
-    pub fn resolve(&self, named: &[PolicyArg]) -> color_eyre::eyre::Result<Vec<Policy>> {
-        policy_arg::resolve_all(named, self.timeout()?)
-    }
-}
-
-fn parse_thresholds(s: &str) -> Result<crate::sim::tuning::Thresholds, ArgError> {
-    s.parse()
+    #[command(flatten)]
+    pub view: ViewArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -197,6 +123,8 @@ pub struct LessonArgs {
     /// of your own in place of the lesson's (it may name exec: policies).
     #[command(flatten)]
     pub policies: PolicyArgs,
+    #[command(flatten)]
+    pub view: ViewArgs,
 }
 
 #[derive(Debug, Args)]
@@ -486,8 +414,8 @@ pub(crate) fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> i
         crate::procs::end_on_signals();
     }
     let result = match cli.command {
-        Some(Command::Replay(r)) => tui::open(r.format, &r.args, &cli.view),
-        Some(Command::Lesson(a)) => tui::lesson(&a, &cli.view),
+        Some(Command::Replay(r)) => tui::open(r.format, &r.args, &r.args.view.over(&cli.view)),
+        Some(Command::Lesson(a)) => tui::lesson(&a, &a.view.over(&cli.view)),
         Some(Command::Keys) => {
             print_out(&crate::ui::keymap::Keymap::load_user().listing());
             Ok(())
@@ -528,4 +456,44 @@ pub(crate) fn with_causes(e: &color_eyre::eyre::Report) -> String {
         }
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn view_of(args: &[&str]) -> ViewArgs {
+        let cli = Cli::try_parse_from(args).unwrap_or_else(|e| panic!("{args:?}: {e}"));
+        match cli.command {
+            Some(Command::Replay(r)) => r.args.view.over(&cli.view),
+            Some(Command::Lesson(a)) => a.view.over(&cli.view),
+            None => cli.view,
+            Some(other) => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_look_is_the_replays_given_before_or_after_its_subcommand() {
+        let before = view_of(&["tracetui", "--ascii", "--fps", "20", "itp", "t.csv"]);
+        let after = view_of(&["tracetui", "itp", "t.csv", "--ascii", "--fps", "20"]);
+        assert_eq!((before.ascii, before.fps), (true, Some(20)));
+        assert_eq!((after.ascii, after.fps), (true, Some(20)));
+        let lesson = view_of(&["tracetui", "lesson", "hol", "--theme", "light"]);
+        assert_eq!(lesson.theme.as_deref(), Some("light"));
+        assert_eq!(view_of(&["tracetui", "--fps", "5"]).fps, Some(5));
+        // The headless commands do not take it, and their help does not list it.
+        for cmd in ["sim", "compare", "gen", "stats", "job"] {
+            assert!(Cli::try_parse_from(["tracetui", cmd, "itp", "t.csv", "--ascii"]).is_err());
+        }
+        let mut c = <Cli as clap::CommandFactory>::command();
+        let help = c
+            .find_subcommand_mut("sim")
+            .unwrap()
+            .render_long_help()
+            .to_string();
+        assert!(
+            help.contains("--policy-timeout") && !help.contains("--fps"),
+            "{help}"
+        );
+    }
 }

@@ -10,6 +10,7 @@ use crate::sim::drive::ExecSpec;
 use crate::sim::error::ArgError;
 use crate::sim::policies::exec::Params;
 use crate::sim::Policy;
+use clap::Args;
 use color_eyre::eyre::{eyre, Result};
 use std::str::FromStr;
 use std::time::Duration;
@@ -162,6 +163,94 @@ pub fn named(text: &str, timeout: Duration) -> Result<Policy, ArgError> {
         PolicyArg::Known(p) => Ok(p),
         PolicyArg::Exec(spec) => crate::sim::drive::register_spec(&spec, timeout),
     }
+}
+
+/// The preemptive policies' knobs, and a schedule of policy switches.
+#[derive(Debug, Args, Clone)]
+pub struct PolicyArgs {
+    /// Seconds a preempted job pays again when it resumes (srtf, las, fair, edf).
+    #[arg(long, default_value_t = 30)]
+    pub preempt_cost: u32,
+    /// las: queue boundaries in GPU-seconds of attained service, ascending.
+    #[arg(long, default_value = "3600", value_parser = parse_thresholds)]
+    pub las_thresholds: crate::sim::tuning::Thresholds,
+    /// las: a preempted job waiting longer than this many times its run so
+    /// far goes back to the first queue (0 turns the guard off).
+    #[arg(long, default_value_t = 2.0)]
+    pub las_starve: f64,
+    /// fair: share the GPUs between users or groups (PAI group, Philly VC).
+    #[arg(long, value_enum, default_value_t = crate::sim::FairBy::User)]
+    pub fair_by: crate::sim::FairBy,
+    /// Policy switches over time, e.g. "0:fifo,2d:sjf,day 5 09:00:las".
+    #[arg(long, value_name = "SCHEDULE")]
+    pub policy_schedule: Option<String>,
+    /// Seconds an external policy (exec:CMD) may take to answer one message.
+    #[arg(long, value_name = "SECS", default_value_t = 10.0)]
+    pub policy_timeout: f64,
+}
+
+impl PolicyArgs {
+    pub fn tuning(&self) -> color_eyre::eyre::Result<std::sync::Arc<crate::sim::Tuning>> {
+        if !(self.las_starve.is_finite() && self.las_starve >= 0.0) {
+            color_eyre::eyre::bail!("--las-starve must be 0 or more, not {}", self.las_starve);
+        }
+        if !(self.policy_timeout.is_finite() && (0.001..=86_400.0).contains(&self.policy_timeout)) {
+            color_eyre::eyre::bail!(
+                "--policy-timeout must be between 0.001 and 86400 seconds, not {}",
+                self.policy_timeout
+            );
+        }
+        Ok(std::sync::Arc::new(crate::sim::Tuning {
+            preempt_cost: self.preempt_cost as i64,
+            las_thresholds: self.las_thresholds.0.clone(),
+            las_starve: self.las_starve,
+            fair_by: self.fair_by,
+            policy_timeout: std::time::Duration::from_secs_f64(self.policy_timeout),
+            ..crate::sim::Tuning::default()
+        }))
+    }
+
+    /// The schedule, parsed against the loaded trace.
+    pub fn schedule(
+        &self,
+        trace: &crate::trace::Trace,
+    ) -> color_eyre::eyre::Result<Option<crate::sim::schedule::Schedule>> {
+        self.policy_schedule
+            .as_deref()
+            .map(|t| {
+                self.parse_schedule(trace, t)
+                    .map_err(|e| color_eyre::eyre::eyre!("--policy-schedule: {e}"))
+            })
+            .transpose()
+    }
+
+    /// The external policies' timeout, checked.
+    pub fn timeout(&self) -> color_eyre::eyre::Result<std::time::Duration> {
+        Ok(self.tuning()?.policy_timeout)
+    }
+
+    /// A schedule's text against `trace`, its policies named as `--policy`
+    /// names them (config.toml names, parameters, `--policy-timeout`).
+    pub fn parse_schedule(
+        &self,
+        trace: &crate::trace::Trace,
+        text: &str,
+    ) -> color_eyre::eyre::Result<crate::sim::schedule::Schedule> {
+        let timeout = self.timeout()?;
+        let named = |w: &str| named(w, timeout);
+        Ok(crate::sim::schedule::Schedule::parse_with(
+            trace, text, &named,
+        )?)
+    }
+
+    /// The policies named, the external ones asked who they are.
+    pub fn resolve(&self, named: &[PolicyArg]) -> color_eyre::eyre::Result<Vec<Policy>> {
+        resolve_all(named, self.timeout()?)
+    }
+}
+
+fn parse_thresholds(s: &str) -> Result<crate::sim::tuning::Thresholds, ArgError> {
+    s.parse()
 }
 
 #[cfg(test)]
