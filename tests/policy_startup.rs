@@ -57,6 +57,13 @@ fn config_with_mine() -> (PathBuf, String) {
     (dir, cmd)
 }
 
+/// Asserts the run ended with `code` and said `said` on stderr.
+fn refused(o: &Output, code: i32, said: &str) {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(code), "{err}");
+    assert!(err.contains(said), "expected {said:?} in: {err}");
+}
+
 fn json(o: &Output) -> serde_json::Value {
     assert!(o.status.success(), "{}", stderr(o));
     serde_json::from_str(&stdout(o)).unwrap()
@@ -96,12 +103,7 @@ fn a_policy_that_fails_at_start_up_is_its_error_with_its_traceback() {
             "exec:python3 no_such_policy.py",
         ],
     );
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stderr(&out).contains("no_such_policy.py"),
-        "{}",
-        stderr(&out)
-    );
+    refused(&out, 1, "no_such_policy.py");
     assert!(stderr(&out).contains("No such file"), "{}", stderr(&out));
 }
 
@@ -133,12 +135,7 @@ fn a_silent_or_chatty_policy_is_given_up_after_the_policy_timeout() {
         None,
         &["sim", "itp", SAMPLE, "--policy", "exec:echo debug 0"],
     );
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stderr(&out).contains("stdout is the protocol"),
-        "{}",
-        stderr(&out)
-    );
+    refused(&out, 1, "stdout is the protocol");
 }
 
 #[test]
@@ -210,22 +207,12 @@ fn a_config_policy_works_headless_by_its_name_with_parameters() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stdout(&out).contains("[sign=2]"), "{}", stdout(&out));
     let out = tracetui_in(Some(&config), &["sim", "itp", SAMPLE, "--policy", "yours"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("from config.toml: mine"),
-        "{}",
-        stderr(&out)
-    );
+    refused(&out, 2, "from config.toml: mine");
     let out = tracetui_in(
         Some(&config),
         &["sim", "itp", SAMPLE, "--policy", "fifo[x=1]"],
     );
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("takes no [key=value] parameters"),
-        "{}",
-        stderr(&out)
-    );
+    refused(&out, 2, "takes no [key=value] parameters");
 }
 
 #[test]

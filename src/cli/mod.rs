@@ -34,6 +34,9 @@ pub struct Cli {
     pub view: ViewArgs,
 }
 
+/// Frames a second when `--fps` is not given.
+pub(crate) const DEFAULT_FPS: u32 = 10;
+
 /// How the replay looks (with `tracetui`, a format's replay, `lesson`;
 /// given before or after the subcommand).
 #[derive(Debug, Args, Clone, Default)]

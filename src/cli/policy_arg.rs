@@ -149,20 +149,17 @@ pub fn resolve_all(args: &[PolicyArg], timeout: Duration) -> Result<Vec<Policy>>
         .collect()
 }
 
-/// One policy, as `resolve_all`.
-pub fn resolve(arg: &PolicyArg, timeout: Duration) -> Result<Policy> {
-    let mut v = resolve_all(std::slice::from_ref(arg), timeout)?;
-    v.pop()
-        .ok_or_else(|| eyre!("no policy (a bug in tracetui)"))
+/// One policy: a built-in as it is, an external one asked who it is.
+pub fn resolve(arg: &PolicyArg, timeout: Duration) -> Result<Policy, ArgError> {
+    match arg {
+        PolicyArg::Known(p) => Ok(*p),
+        PolicyArg::Exec(spec) => crate::sim::drive::register_spec(spec, timeout),
+    }
 }
 
-/// A schedule item's or a prompt's policy: parsed as on the command
-/// line, an external one named at once.
+/// A schedule item's policy: parsed and named as on the command line.
 pub fn named(text: &str, timeout: Duration) -> Result<Policy, ArgError> {
-    match text.parse::<PolicyArg>()? {
-        PolicyArg::Known(p) => Ok(p),
-        PolicyArg::Exec(spec) => crate::sim::drive::register_spec(&spec, timeout),
-    }
+    resolve(&text.parse()?, timeout)
 }
 
 /// The preemptive policies' knobs, and a schedule of policy switches.

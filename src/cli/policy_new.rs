@@ -68,6 +68,10 @@ fn new(a: &NewArgs) -> Result<()> {
     };
     let abs = std::fs::canonicalize(&script).unwrap_or_else(|_| script.clone());
     let (shown, abs_shown, helper_shown) = (shown(&script), shown(&abs), shown(&helper));
+    let config = crate::ui::keymap::config_dir().map_or_else(
+        || "~/.config/tracetui/config.toml".to_string(),
+        |d| self::shown(&d.join("config.toml")),
+    );
     super::print_out(&format!(
         "wrote {shown}\n\
          {helper_shown}: {helper_note}\n\
@@ -78,12 +82,13 @@ fn new(a: &NewArgs) -> Result<()> {
          tracetui sim itp sample.csv --policy 'exec:python3 {abs_shown}[age_weight=2]'\n\
          (`tracetui gen itp sample.csv` writes a sample trace.)\n\
          \n\
-         Offer it in the replay's picker (p) and as --policy {name}: add to \
-         ~/.config/tracetui/config.toml\n  \
+         Offer it in the replay's picker (p) and as --policy {name}: add to\n  \
+         {config}\n  \
          [policies]\n  \
          {name} = \"python3 {abs_shown}\"\n\
          \n\
-         The protocol: docs/policy-protocol.md; the helper's docstring lists what a policy sees.\n"
+         The helper's docstring lists what a policy sees; the protocol is\n  \
+         docs/policy-protocol.md in tracetui's repository.\n"
     ));
     Ok(())
 }

@@ -19,7 +19,7 @@ fn view(
         energy,
         theme: v.theme.clone(),
         ascii: v.ascii,
-        fps: v.fps.unwrap_or(10),
+        fps: v.fps.unwrap_or(super::DEFAULT_FPS),
         policy,
         placement,
         tuning: Arc::new(crate::sim::Tuning::default()),

@@ -21,9 +21,7 @@ use crate::trace::model::Secs;
 use std::time::Instant;
 
 pub use error::PolicyError;
-pub use probe::{
-    register, register_all, register_all_named, register_named, register_spec, ExecSpec,
-};
+pub use probe::{register, register_all, register_all_named, register_spec, ExecSpec};
 
 /// The answer to `q`, if it comes by `by` (None: up to its timeout; a
 /// program that does not answer within it has failed). Not answered by

@@ -28,14 +28,6 @@ impl ExecSpec {
     }
 }
 
-/// `exec:CMD` as a policy, shown as `label` (a name from config.toml)
-/// rather than the name the program gives.
-pub fn register_named(cmd: &str, label: &str) -> Result<Policy, ArgError> {
-    let mut spec = ExecSpec::command(cmd);
-    spec.label = Some(label.to_string());
-    register_spec(&spec, crate::sim::tuning::DEFAULT_POLICY_TIMEOUT)
-}
-
 /// `exec:CMD` as a policy: registered once per command (probing the
 /// program), or the registration it already has.
 pub fn register(cmd: &str) -> Result<Policy, ArgError> {
@@ -53,7 +45,7 @@ pub fn register_spec(spec: &ExecSpec, timeout: Duration) -> Result<Policy, ArgEr
     }
 }
 
-/// Each (label, command) registered as `register_named` would.
+/// Each (label, command): `cmd` shown as `label` (a name from config.toml).
 pub fn register_all_named(entries: &[(String, String)]) -> Vec<Result<Policy, ArgError>> {
     let specs: Vec<ExecSpec> = entries
         .iter()
