@@ -12,8 +12,10 @@ a subclass of `Policy` with one method:
   engine's walk starts jobs in that order; or
 - `schedule(self, view)` for full control: return a dict with any of
   `priority` ([[job, key], ...]), `start` ([job, ...] or
-  [{"job": j, "gpus": [[machine, gpu, milli], ...]}]), `preempt` ([job, ...])
-  and `wakeup` (a later trace second to be asked again).
+  [{"job": j, "gpus": [[machine, gpu, milli], ...]}]), `start_if_fits`
+  ([job, ...]: each started where tracetui's placement puts it if it fits
+  then, skipped if not — no need to mirror the placement rules), `preempt`
+  ([job, ...]) and `wakeup` (a later trace second to be asked again).
 
 Then end the file with `run(MyPolicy())`. Print diagnostics to stderr
 (tracetui shows them in its log); stdout belongs to the protocol.
@@ -194,8 +196,11 @@ class Policy:
         """`kind` ("started", "preempted", "finished") happened to `job` at `at`."""
 
     def schedule(self, view):
-        """More of the answer at a scheduling point: `start`, `preempt`,
-        `wakeup` (keys set with `set_priority` are sent for you)."""
+        """More of the answer at a scheduling point: `start`,
+        `start_if_fits`, `preempt`, `wakeup` (keys set with `set_priority`
+        are sent for you). Under the "explicit" walk, return
+        {"start_if_fits": [j.job for j in jobs_in_your_order]} to start
+        what fits where tracetui would place it."""
         return None
 
     def passed(self, view):

@@ -6,6 +6,7 @@
 
 mod common;
 
+use common::exec::{failure, quick, script, scripted};
 use common::python;
 
 use common::{real_traces, scratch_dir, tiny};
@@ -114,59 +115,6 @@ fn python_ports_equal_the_built_ins_on_every_released_itp_cluster() {
 }
 
 /// Writes a policy script and returns it as a policy (probed on the way).
-fn script(name: &str, body: &str) -> Result<Policy, String> {
-    let dir = scratch_dir("exec");
-    let path = dir.join(format!("{name}.py"));
-    std::fs::write(&path, body).unwrap();
-    format!("exec:python3 {}", path.display())
-        .parse()
-        .map_err(|e: tracetui::sim::error::ArgError| e.to_string())
-}
-
-/// A policy that answers the hello as `walk`, then runs `schedule` (Python
-/// statements with `msg` the message, setting `answer`) for each schedule.
-fn scripted(name: &str, walk: &str, schedule: &str) -> Policy {
-    let body = format!(
-        r#"import json, sys
-for line in sys.stdin:
-    msg = json.loads(line)
-    answer = {{}}
-    if msg["type"] == "hello":
-        answer = {{"name": "{name}", "walk": "{walk}"}}
-    elif msg["type"] == "schedule":
-{schedule}
-    print(json.dumps(answer), flush=True)
-"#,
-        schedule = schedule
-            .lines()
-            .map(|l| format!("        {l}\n"))
-            .collect::<String>()
-    );
-    script(name, &body).unwrap_or_else(|e| panic!("{e}"))
-}
-
-/// `e` with 1.5 s for an external policy's answer.
-fn quick(e: Engine) -> Engine {
-    let tuning = sim::Tuning {
-        policy_timeout: Duration::from_millis(1500),
-        ..sim::Tuning::default()
-    };
-    e.with_tuning(std::sync::Arc::new(tuning))
-}
-
-/// Runs `p` headless on a small trace; the failure's message.
-fn failure(p: Policy) -> String {
-    let t = tiny(&[4], &[(0, 100, 2), (10, 100, 2), (20, 100, 4)]);
-    let mut e = quick(Engine::new(t, p, Placement::Consolidate));
-    e.set_halt_on_failure(true);
-    tracetui::sim::drive::run_to_end(&mut e);
-    assert!(e.halted(), "{p} should have failed");
-    let f = &e.failures()[0];
-    assert_eq!(f.policy, p);
-    assert_eq!(f.fell_back_to, None);
-    f.why.clone()
-}
-
 #[test]
 fn a_policy_that_crashes_gets_a_clear_error() {
     if !python() {
@@ -222,50 +170,6 @@ fn a_policy_that_writes_a_line_too_many_is_caught_out_of_step() {
     let why = failure(p);
     assert!(why.contains("out of step"), "{why}");
     assert!(why.contains("one line per message"), "{why}");
-}
-
-#[test]
-fn impossible_answers_are_refused_by_name() {
-    if !python() {
-        return;
-    }
-    let cases = [
-        ("unknown", "answer = {'start': [99]}", "job 99 is not in the trace"),
-        ("double", "answer = {'start': [0, 0]}", "twice"),
-        (
-            "future",
-            "answer = {'start': [2]} if msg['time'] == 0 else {}",
-            "not waiting",
-        ),
-        (
-            "overalloc",
-            "answer = {'start': [{'job': j['job'], 'gpus': [[0, g, 1000] for g in range(j['gpus'])]} for j in msg['arrived']]}",
-            "over-allocation",
-        ),
-        (
-            "toobig",
-            "answer = {'start': [j['job'] for j in msg['arrived']]}",
-            "does not fit",
-        ),
-        ("past", "answer = {'wakeup': msg['time']}", "not after now"),
-        ("typo", "answer = {'starts': []}", "malformed answer"),
-        (
-            "chatty",
-            "print('debug', msg['time'])",
-            "malformed answer (expected value at line 1 column 1): debug 0 (stdout is the protocol, \
-             one JSON line per message: write diagnostics to stderr, in Python print(..., file=sys.stderr))",
-        ),
-    ];
-    for (name, code, expect) in cases {
-        let why = failure(scripted(name, "explicit", code));
-        assert!(why.contains(expect), "{name}: {why}");
-        if name == "typo" {
-            assert!(
-                !why.contains("stdout is the protocol"),
-                "JSON, not a print: {why}"
-            );
-        }
-    }
 }
 
 #[test]
@@ -465,33 +369,6 @@ fn two_failing_policies_fall_back_to_fifo_not_to_each_other() {
     assert_eq!(e.policy(), Policy::Fifo);
     let fell: Vec<_> = e.failures().iter().map(|f| f.fell_back_to).collect();
     assert_eq!(fell, vec![Some(Policy::Fifo), Some(Policy::Fifo)]);
-}
-
-#[test]
-fn more_impossible_answers_are_refused() {
-    if !python() {
-        return;
-    }
-    let cases = [
-        ("far", "explicit", "answer = {'wakeup': 2**62}", "beyond any trace's time"),
-        (
-            // Job 0 finished at 100; the next point is at 110.
-            "oldkey",
-            "greedy",
-            "answer = {'priority': [[0, 0]]} if msg['time'] >= 105 else {}",
-            "not waiting or running",
-        ),
-        (
-            "halves",
-            "explicit",
-            "answer = {'start': [{'job': j['job'], 'gpus': [[0, 0, 500], [0, 1, 500], [0, 2, 500], [0, 3, 500]]} for j in msg['arrived']][:1]}",
-            "whole GPUs",
-        ),
-    ];
-    for (name, walk, code, expect) in cases {
-        let why = failure(scripted(name, walk, code));
-        assert!(why.contains(expect), "{name}: {why}");
-    }
 }
 
 #[test]

@@ -153,6 +153,9 @@ pub struct Answer {
     /// Waiting jobs to start, in order, on the GPUs given (checked) or,
     /// without any, where the placement rule puts them.
     pub start: Vec<(u32, Option<Vec<Grant>>)>,
+    /// Waiting jobs to start after `start`, in order, where the placement
+    /// rule puts them — each only if it fits then; the rest are skipped.
+    pub start_if_fits: Vec<u32>,
 }
 
 /// Why a deciding policy gave nothing to apply.

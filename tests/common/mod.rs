@@ -6,6 +6,7 @@ use tracetui::sim::{Engine, Phase, Placement, Policy};
 use tracetui::trace::model::{Cluster, Demand, Job, JobStatus, Machine, Symbols, Trace, Zone};
 
 pub mod cli;
+pub mod exec;
 pub mod reference;
 pub mod split;
 pub mod tmux;

@@ -185,7 +185,8 @@ impl Engine {
     /// Checks `a` against the state now: jobs exist and are in the state
     /// each action needs, none is started twice, and every start fits —
     /// on the GPUs it names (after this answer's preemptions and earlier
-    /// starts) or where the placement rule puts it.
+    /// starts) or where the placement rule puts it. Of the jobs to start
+    /// if they fit, those that fit then are started; the rest are skipped.
     fn check_answer(&self, a: &Answer) -> Result<Checked, Refused> {
         let n = self.jobs.len() as u32;
         let known = |j: u32| {
@@ -248,6 +249,21 @@ impl Engine {
             };
             s.acquire(j, &g);
             out.start.push((j, g));
+        }
+        for &j in &a.start_if_fits {
+            let j = known(j)?;
+            if self.jobs[j as usize].phase != Phase::Queued {
+                return Err(Refused::NotWaiting { job: j });
+            }
+            if !started.insert(j) {
+                return Err(Refused::StartTwice { job: j });
+            }
+            let s = scratch.get_or_insert_with(|| self.cluster.clone());
+            let (d, f) = self.shape_of(j);
+            if let Some(g) = place(s, self.placement, d, *f) {
+                s.acquire(j, &g);
+                out.start.push((j, g));
+            }
         }
         Ok(out)
     }

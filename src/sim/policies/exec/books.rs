@@ -231,7 +231,7 @@ impl ExecBooks {
             };
             serde_json::to_vec(&msg).map_err(|x| ProtocolError::Message(x.to_string()))
         })?;
-        if !reply.start.is_empty() || !reply.preempt.is_empty() {
+        if !reply.start.is_empty() || !reply.start_if_fits.is_empty() || !reply.preempt.is_empty() {
             return Err(NoAnswer::Failed(ProtocolError::StartAfterPass.to_string()));
         }
         Ok(self.checked(e, reply)?)

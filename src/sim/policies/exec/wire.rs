@@ -278,6 +278,9 @@ pub(super) struct Reply {
     pub priority: Vec<(u32, i64)>,
     #[serde(default)]
     pub start: Vec<StartItem>,
+    /// Jobs to start after `start`, in order, each only if it fits then.
+    #[serde(default)]
+    pub start_if_fits: Vec<u32>,
     #[serde(default)]
     pub preempt: Vec<u32>,
     #[serde(default)]
@@ -329,6 +332,7 @@ impl Reply {
                     ),
                 })
                 .collect(),
+            start_if_fits: self.start_if_fits,
         }
     }
 }
