@@ -376,3 +376,69 @@ fn too_small_says_what_is_needed() {
         "{t}"
     );
 }
+
+/// The drill-down of job `job` of `app`, as one text.
+fn drill_down(app: &App, job: u32) -> String {
+    app.detail_lines(job, serde_json::json!({})).join("\n")
+}
+
+#[test]
+fn a_waiting_job_s_drill_down_gives_its_policy_key_and_its_place_in_the_order() {
+    // Two GPUs held until 1000 s; four one-GPU jobs wait, arriving in the
+    // order 400 s, 100 s, 300 s, 200 s of run time.
+    let jobs = [
+        (0, 1000, 2),
+        (10, 400, 1),
+        (20, 100, 1),
+        (30, 300, 1),
+        (40, 200, 1),
+    ];
+    let trace = common::tiny(&[2], &jobs);
+    let mut app = app_for(trace.clone(), Policy::Sjf, (120, 40));
+    app.update(Action::GoTo(50));
+    let third = drill_down(&app, 3);
+    assert!(
+        third.contains("3rd of 4 waiting under sjf: 2 jobs ahead"),
+        "{third}"
+    );
+    assert!(
+        third.contains("policy_key   run time 5m00s (300 s)"),
+        "{third}"
+    );
+    assert!(third.contains("waiting_for  20s"), "{third}");
+    let next = drill_down(&app, 2);
+    assert!(
+        next.contains("1st of 4 waiting under sjf: next to start"),
+        "{next}"
+    );
+    let running = drill_down(&app, 0);
+    assert!(
+        !running.contains("policy_key") && !running.contains("waiting under"),
+        "{running}"
+    );
+    // Under fifo the same job is third by arrival, and has no key to speak of.
+    let mut app = app_for(trace.clone(), Policy::Fifo, (120, 40));
+    app.update(Action::GoTo(50));
+    let third = drill_down(&app, 3);
+    assert!(
+        third.contains("3rd of 4 waiting under fifo: 2 jobs ahead"),
+        "{third}"
+    );
+    assert!(third.contains("none: arrival order"), "{third}");
+    assert!(drill_down(&app, 4).contains("4th of 4 waiting under fifo: 3 jobs ahead"));
+    // An external policy's key is the integer it sent (the sjf port's run time).
+    if common::python() {
+        let sjf: Policy = "exec:python3 policies/sjf.py".parse().unwrap();
+        let mut app = app_for(trace, sjf, (120, 40));
+        act(&mut app, Action::GoTo(50));
+        let third = drill_down(&app, 3);
+        assert!(
+            third.contains("policy_key   300 (lower goes first)"),
+            "{third}"
+        );
+        assert!(
+            third.contains("3rd of 4 waiting under sjf-ext: 2"),
+            "{third}"
+        );
+    }
+}

@@ -31,7 +31,7 @@ pub use job::{JobState, Phase, Resume};
 pub use metrics::{Report, Summary};
 pub use placement::Placement;
 pub use policies::exec::{Question, Reply};
-pub use policy::Policy;
+pub use policy::{KeyMeaning, Policy};
 pub use tuning::{FairBy, Tuning};
 
 use crate::trace::Trace;

@@ -104,6 +104,14 @@ impl Order {
         }
     }
 
+    /// How many entries come before `e`.
+    pub(crate) fn before(&self, e: Entry) -> usize {
+        match self {
+            Order::Ring(r) => r.partition_point(|&x| x < e),
+            Order::Tree(t) => t.range(..e).count(),
+        }
+    }
+
     pub(crate) fn len(&self) -> usize {
         match self {
             Order::Ring(r) => r.len(),
@@ -160,6 +168,7 @@ mod tests {
                         let next = |inc| t.range((if inc { Bound::Included(e) } else { Bound::Excluded(e) }, Bound::Unbounded)).next().copied();
                         prop_assert_eq!(o.after(e, true), next(true));
                         prop_assert_eq!(o.after(e, false), next(false));
+                        prop_assert_eq!(o.before(e), t.range(..e).count());
                     }
                 }
                 prop_assert_eq!(o.first(), t.first().copied());

@@ -56,6 +56,27 @@ pub struct Unavailable {
     pub hint: Option<String>,
 }
 
+/// What a policy's queue key is, for showing it (lower goes first).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyMeaning {
+    /// Every job has the same key: the order is arrival order.
+    Arrival,
+    /// Seconds of something (`run time`, `time left`); `u64::MAX` unknown.
+    Seconds(&'static str),
+    /// A trace time (a deadline), as `deadline_key` keeps it.
+    Deadline,
+    /// Milli-GPU-seconds of GPU time asked for; `u64::MAX` unknown.
+    GpuTime,
+    /// A priority queue's number (0 first).
+    Level,
+    /// Milli-GPUs held by the job's owner (user or group).
+    OwnerShare,
+    /// The signed integer an external policy gave, as the protocol says it.
+    Signed,
+    /// A plain number.
+    Number,
+}
+
 /// What a policy is: the static half, registered once.
 pub trait Rule: Send + Sync + 'static {
     /// The name on the command line, in schedules and in reports.
@@ -76,6 +97,10 @@ pub trait Rule: Send + Sync + 'static {
         &[]
     }
     fn walk(&self) -> Walk;
+    /// What its queue keys mean, to show a waiting job's key.
+    fn key_meaning(&self) -> KeyMeaning {
+        KeyMeaning::Number
+    }
     /// Whether `trace` supports this policy: the one place that rule is written.
     fn available(&self, _trace: &Trace) -> Result<(), Unavailable> {
         Ok(())
@@ -252,6 +277,10 @@ impl Policy {
 
     pub fn walk(self) -> Walk {
         self.rule().walk()
+    }
+
+    pub fn key_meaning(self) -> KeyMeaning {
+        self.rule().key_meaning()
     }
 
     pub fn preempts(self) -> bool {

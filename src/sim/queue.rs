@@ -178,6 +178,14 @@ impl Queue {
         self.classes[class as usize].order.first()
     }
 
+    /// How many waiting jobs come before (key, rank) in walk order.
+    pub(crate) fn before(&self, key: u64, rank: u32) -> usize {
+        self.active
+            .iter()
+            .map(|c| self.classes[c as usize].order.before((key, rank)))
+            .sum()
+    }
+
     /// Every waiting (key, rank), class by class.
     pub(crate) fn entries(&self) -> impl Iterator<Item = (u32, u64, u32)> + '_ {
         self.active.iter().flat_map(move |c| {

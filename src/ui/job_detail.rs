@@ -2,6 +2,7 @@
 //! the trace records about it.
 
 use super::app::App;
+use crate::sim::{engine::QueuePlace, KeyMeaning};
 use serde_json::{json, Value};
 
 impl App {
@@ -55,6 +56,14 @@ impl App {
         if st.phase == crate::sim::Phase::Done {
             replay["finished"] = json!(when(st.end));
         }
+        if st.phase == crate::sim::Phase::Queued {
+            replay["waiting_for"] = json!(dur(e.now() - j.submit));
+        }
+        if let Some(place) = e.queue_place(job) {
+            let policy = e.policy();
+            replay["policy_key"] = json!(self.key_text(policy.key_meaning(), place.key));
+            replay["order"] = json!(order_text(policy.title(), place));
+        }
         if !held.is_empty() {
             replay["holds"] = json!(held);
             if record.to_string().contains("gpu_name") {
@@ -98,4 +107,49 @@ impl App {
             .map(str::to_string)
             .collect()
     }
+
+    /// A waiting job's key as its policy means it (lower goes first).
+    fn key_text(&self, meaning: KeyMeaning, key: u64) -> String {
+        let signed = (key ^ (1 << 63)) as i64;
+        let secs = |s: u64| format!("{} ({s} s)", crate::fmt::human_secs(s as f64));
+        match (meaning, key) {
+            (KeyMeaning::Arrival, _) => "none: arrival order".into(),
+            (KeyMeaning::Seconds(what), u64::MAX) => format!("{what} unknown: last"),
+            (KeyMeaning::Seconds(what), k) => format!("{what} {}", secs(k)),
+            (KeyMeaning::Deadline, u64::MAX) => "no deadline: last".into(),
+            (KeyMeaning::Deadline, _) => format!("deadline {}", self.clock(signed)),
+            (KeyMeaning::GpuTime, u64::MAX) => "GPU time unknown: last".into(),
+            (KeyMeaning::GpuTime, k) => {
+                format!("GPU time {}", crate::fmt::human_secs(k as f64 / 1000.0))
+            }
+            (KeyMeaning::Level, k) => format!("queue {k} (0 goes first)"),
+            (KeyMeaning::OwnerShare, k) => {
+                format!("its owner holds {:.2} GPUs", k as f64 / 1000.0)
+            }
+            (KeyMeaning::Signed, _) => format!("{signed} (lower goes first)"),
+            (KeyMeaning::Number, k) => format!("{k} (lower goes first)"),
+        }
+    }
+}
+
+/// `3rd of 57 waiting under sjf (2 ahead)`.
+fn order_text(policy: &str, p: QueuePlace) -> String {
+    let n = p.ahead + 1;
+    let th = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    let ahead = match p.ahead {
+        0 => "next to start".to_string(),
+        1 => "1 job ahead".to_string(),
+        a => format!("{a} jobs ahead"),
+    };
+    format!(
+        "{n}{th} of {} waiting under {}: {ahead}",
+        p.waiting,
+        crate::text::sanitize(policy)
+    )
 }

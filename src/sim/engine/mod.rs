@@ -7,6 +7,7 @@ mod ends;
 mod power;
 mod preempt;
 mod queries;
+pub use queries::QueuePlace;
 mod recorded;
 mod snapshot;
 mod switch;

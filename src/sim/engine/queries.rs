@@ -1,7 +1,7 @@
 //! What the engine answers about the replay: the clock, the policy, who
 //! holds what, the queue in order, the tally and the headline report.
 
-use super::{Engine, Event, JobState};
+use super::{Engine, Event, JobState, Phase};
 use crate::sim::cluster::ClusterState;
 use crate::sim::metrics::{Report, Summary, Tally};
 use crate::sim::placement::Placement;
@@ -68,6 +68,23 @@ impl Engine {
             .into_iter()
             .map(|r| self.shapes.arrival[r as usize])
             .collect()
+    }
+
+    /// A waiting job's place in the current policy's order: its key and
+    /// how many wait before it (`None` unless it waits in the queue).
+    pub fn queue_place(&self, job: u32) -> Option<QueuePlace> {
+        if self.jobs.get(job as usize)?.phase != Phase::Queued
+            || self.walk == crate::sim::policy::Walk::Recorded
+        {
+            return None;
+        }
+        let key = self.key(job);
+        let rank = self.shapes.rank[job as usize];
+        Some(QueuePlace {
+            key,
+            ahead: self.queue.before(key, rank),
+            waiting: self.queue.len(),
+        })
     }
 
     pub fn jobs_done(&self) -> u64 {
@@ -150,4 +167,15 @@ impl Engine {
                 .map(|(j, m)| j / m as f64),
         }
     }
+}
+
+/// Where a waiting job stands: its policy key (the engine's unsigned form,
+/// read with [`crate::sim::KeyMeaning`]) and the jobs ahead of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QueuePlace {
+    pub key: u64,
+    /// Waiting jobs before it in the order (0: it is next).
+    pub ahead: usize,
+    /// Jobs waiting in all.
+    pub waiting: usize,
 }

@@ -1,7 +1,7 @@
 //! `edf`: earliest deadline first, preemptive, for traces with deadlines.
 
 use super::Keyed;
-use crate::sim::policy::{deadline_key, Books, Rule, Unavailable, Walk};
+use crate::sim::policy::{deadline_key, Books, KeyMeaning, Rule, Unavailable, Walk};
 use crate::sim::view::View;
 use crate::trace::model::Trace;
 
@@ -18,6 +18,10 @@ impl Rule for Edf {
 
     fn walk(&self) -> Walk {
         Walk::Preemptive
+    }
+
+    fn key_meaning(&self) -> KeyMeaning {
+        KeyMeaning::Deadline
     }
 
     fn available(&self, trace: &Trace) -> Result<(), Unavailable> {

@@ -2,7 +2,7 @@
 //! holds what and who waits, the queue keys that follow allocations, and
 //! the victims a job under its share may take.
 
-use crate::sim::policy::{Books, Rule, Walk};
+use crate::sim::policy::{Books, KeyMeaning, Rule, Walk};
 use crate::sim::tuning::FairBy;
 use crate::sim::view::{Acts, View};
 use rustc_hash::FxHashMap;
@@ -21,6 +21,10 @@ impl Rule for Fair {
 
     fn walk(&self) -> Walk {
         Walk::Preemptive
+    }
+
+    fn key_meaning(&self) -> KeyMeaning {
+        KeyMeaning::OwnerShare
     }
 
     fn books(&self, v: &dyn View) -> Box<dyn Books> {

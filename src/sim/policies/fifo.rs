@@ -1,7 +1,7 @@
 //! `fifo`: strict arrival order; the head blocks the queue.
 
 use super::Keyed;
-use crate::sim::policy::{Books, Rule, Walk};
+use crate::sim::policy::{Books, KeyMeaning, Rule, Walk};
 use crate::sim::view::View;
 
 pub(super) struct Fifo;
@@ -17,6 +17,10 @@ impl Rule for Fifo {
 
     fn walk(&self) -> Walk {
         Walk::Strict
+    }
+
+    fn key_meaning(&self) -> KeyMeaning {
+        KeyMeaning::Arrival
     }
 
     fn books(&self, _v: &dyn View) -> Box<dyn Books> {

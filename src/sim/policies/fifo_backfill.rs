@@ -1,7 +1,7 @@
 //! `fifo-backfill`: EASY backfill: later jobs start if they do not delay the head (oracle run times).
 
 use super::Keyed;
-use crate::sim::policy::{Books, Rule, Walk};
+use crate::sim::policy::{Books, KeyMeaning, Rule, Walk};
 use crate::sim::view::View;
 
 pub(super) struct FifoBackfill;
@@ -21,6 +21,10 @@ impl Rule for FifoBackfill {
 
     fn walk(&self) -> Walk {
         Walk::Backfill
+    }
+
+    fn key_meaning(&self) -> KeyMeaning {
+        KeyMeaning::Arrival
     }
 
     fn books(&self, _v: &dyn View) -> Box<dyn Books> {

@@ -1,7 +1,7 @@
 //! `first-fit`: arrival order; every job that fits starts.
 
 use super::Keyed;
-use crate::sim::policy::{Books, Rule, Walk};
+use crate::sim::policy::{Books, KeyMeaning, Rule, Walk};
 use crate::sim::view::View;
 
 pub(super) struct FirstFit;
@@ -21,6 +21,10 @@ impl Rule for FirstFit {
 
     fn walk(&self) -> Walk {
         Walk::Greedy
+    }
+
+    fn key_meaning(&self) -> KeyMeaning {
+        KeyMeaning::Arrival
     }
 
     fn books(&self, _v: &dyn View) -> Box<dyn Books> {

@@ -3,7 +3,7 @@
 //! guard's promotion, as timed wake-ups.
 
 use crate::sim::job::Resume;
-use crate::sim::policy::{Books, Rule, Walk};
+use crate::sim::policy::{Books, KeyMeaning, Rule, Walk};
 use crate::sim::view::{Acts, View};
 use crate::trace::model::Secs;
 use std::collections::BTreeSet;
@@ -21,6 +21,10 @@ impl Rule for Las {
 
     fn walk(&self) -> Walk {
         Walk::Preemptive
+    }
+
+    fn key_meaning(&self) -> KeyMeaning {
+        KeyMeaning::Level
     }
 
     fn books(&self, _v: &dyn View) -> Box<dyn Books> {

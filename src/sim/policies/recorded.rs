@@ -1,7 +1,7 @@
 //! `recorded`: the trace's own start times and placements.
 
 use super::Keyed;
-use crate::sim::policy::{Books, Rule, Unavailable, Walk};
+use crate::sim::policy::{Books, KeyMeaning, Rule, Unavailable, Walk};
 use crate::sim::view::View;
 use crate::trace::model::Trace;
 
@@ -18,6 +18,10 @@ impl Rule for Recorded {
 
     fn walk(&self) -> Walk {
         Walk::Recorded
+    }
+
+    fn key_meaning(&self) -> KeyMeaning {
+        KeyMeaning::Arrival
     }
 
     fn available(&self, trace: &Trace) -> Result<(), Unavailable> {

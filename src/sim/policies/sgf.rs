@@ -1,7 +1,7 @@
 //! `sgf`: shortest GPU-time (run time × GPUs) first (oracle).
 
 use super::Keyed;
-use crate::sim::policy::{Books, Rule, Walk};
+use crate::sim::policy::{Books, KeyMeaning, Rule, Walk};
 use crate::sim::view::View;
 
 pub(super) struct Sgf;
@@ -17,6 +17,10 @@ impl Rule for Sgf {
 
     fn walk(&self) -> Walk {
         Walk::Greedy
+    }
+
+    fn key_meaning(&self) -> KeyMeaning {
+        KeyMeaning::GpuTime
     }
 
     fn books(&self, _v: &dyn View) -> Box<dyn Books> {

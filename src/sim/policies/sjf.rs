@@ -1,7 +1,7 @@
 //! `sjf`: shortest run time first (oracle).
 
 use super::Keyed;
-use crate::sim::policy::{Books, Rule, Walk};
+use crate::sim::policy::{Books, KeyMeaning, Rule, Walk};
 use crate::sim::view::View;
 
 pub(super) struct Sjf;
@@ -17,6 +17,10 @@ impl Rule for Sjf {
 
     fn walk(&self) -> Walk {
         Walk::Greedy
+    }
+
+    fn key_meaning(&self) -> KeyMeaning {
+        KeyMeaning::Seconds("run time")
     }
 
     fn books(&self, _v: &dyn View) -> Box<dyn Books> {

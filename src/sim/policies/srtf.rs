@@ -1,6 +1,6 @@
 //! `srtf`: preemptive shortest remaining time first (oracle run times).
 
-use crate::sim::policy::{Books, Rule, Walk};
+use crate::sim::policy::{Books, KeyMeaning, Rule, Walk};
 use crate::sim::view::View;
 
 pub(super) struct Srtf;
@@ -16,6 +16,10 @@ impl Rule for Srtf {
 
     fn walk(&self) -> Walk {
         Walk::Preemptive
+    }
+
+    fn key_meaning(&self) -> KeyMeaning {
+        KeyMeaning::Seconds("time left")
     }
 
     fn books(&self, _v: &dyn View) -> Box<dyn Books> {

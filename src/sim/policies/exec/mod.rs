@@ -10,7 +10,7 @@ mod books;
 mod dialogue;
 mod wire;
 
-use super::super::policy::{Books, Policy, Rule, Walk};
+use super::super::policy::{Books, KeyMeaning, Policy, Rule, Walk};
 use super::super::view::View;
 use crate::sim::error::ProtocolError;
 use crate::text::sanitize;
@@ -75,6 +75,10 @@ impl Rule for ExecRule {
 
     fn walk(&self) -> Walk {
         self.0.walk
+    }
+
+    fn key_meaning(&self) -> KeyMeaning {
+        KeyMeaning::Signed
     }
 
     fn command(&self) -> Option<&str> {
