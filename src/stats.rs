@@ -52,6 +52,9 @@ pub struct Stats {
     /// not the whole story (`4 machines corrected`).
     #[serde(skip_serializing_if = "String::is_empty")]
     pub cluster_note: String,
+    /// GPUs the jobs ask for on average over the submit span (GPU-time
+    /// submitted ÷ (last − first submit)); null for no jobs.
+    pub offered_load_gpus: Option<f64>,
     /// Over GPU jobs with a known run time.
     pub runtime_s: MeanMedian,
     /// First recorded start − submit, over GPU jobs that started (null where the trace records no starts).
@@ -142,6 +145,7 @@ pub fn stats(trace: &Trace) -> Stats {
             })
             .collect(),
         cluster_note: trace.cluster.sized_by.clone(),
+        offered_load_gpus: crate::trace::sizing::offered_load_gpus(&trace.jobs),
         runtime_s: MeanMedian::of(&runtimes),
         queue_s: MeanMedian::of(&queues),
         gpus_per_job: MeanMedian::of(&gpus),

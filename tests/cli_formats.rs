@@ -153,6 +153,11 @@ fn job_drill_down_json_has_the_documented_shape() {
         "{}",
         stdout(&text)
     );
+    // A prefix of one id is that job, as the replay's `/` finds it.
+    let short = &name[..name.len() - 3];
+    let by_prefix = tracetui(&["job", "pai", PAI, short, "--format", "json"]);
+    assert!(by_prefix.status.success(), "{}", stderr(&by_prefix));
+    assert_eq!(stdout(&by_prefix), stdout(&o), "the same drill-down");
     let missing = tracetui(&["job", "pai", PAI, "nope"]);
     assert_eq!(missing.status.code(), Some(1));
     assert!(
@@ -324,4 +329,35 @@ fn gen_refuses_options_that_do_not_go_together() {
         assert!(!o.status.success(), "{all:?}");
         assert!(stderr(&o).contains(says), "{all:?}: {}", stderr(&o));
     }
+}
+
+#[test]
+fn job_takes_an_id_prefix_and_lists_the_ids_a_short_one_could_mean() {
+    let ids: Vec<String> = std::fs::read_to_string(SAMPLE)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap().to_string())
+        .collect();
+    // The shortest prefix of the first id that no other id shares.
+    let first = &ids[0];
+    let n = (1..first.len())
+        .find(|&n| ids.iter().filter(|i| i.starts_with(&first[..n])).count() == 1)
+        .unwrap();
+    let o = tracetui(&["job", "itp", SAMPLE, &first[..n]]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains(first.as_str()), "{}", stdout(&o));
+    // One character shorter, it could mean several: they are listed.
+    let o = tracetui(&["job", "itp", SAMPLE, &first[..n - 1]]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    let sharing = ids
+        .iter()
+        .filter(|i| i.starts_with(&first[..n - 1]))
+        .count();
+    assert!(
+        err.contains("ids begin with it") && err.contains(first.as_str()),
+        "{err}"
+    );
+    assert!(err.contains("(give more of it)") && sharing >= 2, "{err}");
 }

@@ -231,3 +231,33 @@ fn keys_lists_the_effective_keymap() {
     assert!(out.contains("play       space"), "{out}");
     assert!(out.contains("quit_keep  Q"), "{out}");
 }
+
+#[test]
+fn the_offered_load_is_in_the_text_json_and_csv_not_only_on_stderr() {
+    let o = tracetui(&["sim", "itp", SAMPLE, "--format", "json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let load = v["offered_load_gpus"].as_f64().expect("a number");
+    // The same figure the automatic sizing names on stderr.
+    let note = format!("offered load {load:.1} GPUs");
+    assert!(stderr(&o).contains(&note), "{note}: {}", stderr(&o));
+    let share = load / v["gpus"].as_f64().unwrap() * 100.0;
+    let text = stdout(&tracetui(&["sim", "itp", SAMPLE]));
+    let line = format!("load      {load:.1} GPUs offered on average ({share:.1} % of the cluster)");
+    assert!(text.contains(&line), "{line}\n{text}");
+    let stats = stdout(&tracetui(&["stats", "itp", SAMPLE]));
+    assert!(
+        stats.contains(&format!("load       {load:.1} GPUs offered")),
+        "{stats}"
+    );
+    let csv = stdout(&tracetui(&["sim", "itp", SAMPLE, "--format", "csv"]));
+    let mut rows = csv.lines();
+    let head: Vec<&str> = rows.next().unwrap().split(',').collect();
+    let row: Vec<&str> = rows.next().unwrap().split(',').collect();
+    let i = head.iter().position(|&h| h == "offered_load_gpus").unwrap();
+    // (serde_json's default float parsing may miss the last bit.)
+    assert!(
+        (row[i].parse::<f64>().unwrap() - load).abs() < 1e-9,
+        "{csv}"
+    );
+}

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::cli::{stderr, stdout, tracetui, SAMPLE};
+use common::cli::{stderr, stdout, tracetui, PAI, SAMPLE};
 use std::process::Output;
 
 #[test]
@@ -188,7 +188,7 @@ fn edf_on_elasticflow_deadlines_reports_deadline_met() {
     let out = stdout(&o);
     let lines: Vec<&str> = out.lines().collect();
     assert!(
-        lines[0].ends_with(",gpu_util,preemptions,deadline_met"),
+        lines[0].ends_with(",gpu_util,preemptions,offered_load_gpus,deadline_met"),
         "{out}"
     );
     let met = |l: &str| l.rsplit(',').next().unwrap().parse::<f64>().unwrap();
@@ -235,4 +235,28 @@ fn compare_from_forks_the_recorded_replay() {
     let o = tracetui(&["compare", "itp", SAMPLE, "--from", "2d"]);
     assert!(!o.status.success());
     assert!(stderr(&o).contains("records no starts"), "{}", stderr(&o));
+}
+
+#[test]
+fn fair_on_a_trace_without_users_runs_with_a_note_saying_so() {
+    let o = tracetui(&["sim", "itp", SAMPLE, "--policy", "fair"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let note = "tracetui: note: fair: no users here: each job is its own owner";
+    assert!(stderr(&o).contains(note), "{}", stderr(&o));
+    // By group on a trace without groups, and once per compare.
+    let o = tracetui(&[
+        "compare",
+        "itp",
+        SAMPLE,
+        "--policies",
+        "fifo,fair,fair",
+        "--fair-by",
+        "group",
+    ]);
+    let err = stderr(&o);
+    assert_eq!(err.matches("no groups here").count(), 1, "{err}");
+    // PAI records users: no note.
+    let o = tracetui(&["sim", "pai", PAI, "--policy", "fair"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("note: fair"), "{}", stderr(&o));
 }

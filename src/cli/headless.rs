@@ -31,19 +31,39 @@ pub(super) fn check_policy(trace: &Trace, policy: Policy) -> Result<()> {
     policy.check(trace).map_err(color_eyre::eyre::Report::msg)
 }
 
+/// What to know about each policy before it runs on `trace`, on stderr.
+pub(super) fn note_caveats(trace: &Trace, setup: &Setup, policies: &[Policy]) {
+    let mut said = Vec::new();
+    for &p in policies {
+        if said.contains(&p) {
+            continue;
+        }
+        said.push(p);
+        if let Some(c) = p.caveat(trace, &setup.tuning) {
+            super::print_err(&format!("tracetui: note: {}: {c}", p.title()));
+        }
+    }
+}
+
 /// Every policy a schedule names, checked against the trace.
 pub(super) fn check_schedule(trace: &Trace, s: &Schedule) -> Result<()> {
-    for p in s
-        .start
-        .into_iter()
-        .chain(s.switches.iter().filter_map(|(_, w)| match w {
-            Switch::Policy(p) => Some(*p),
-            Switch::Power(_) => None,
-        }))
-    {
+    for p in schedule_policies(None, Some(s)) {
         check_policy(trace, p)?;
     }
     Ok(())
+}
+
+/// `first`, then every policy schedule `s` names, in order.
+fn schedule_policies(first: Option<Policy>, s: Option<&Schedule>) -> Vec<Policy> {
+    let named = s.into_iter().flat_map(|s| {
+        s.start
+            .into_iter()
+            .chain(s.switches.iter().filter_map(|(_, w)| match w {
+                Switch::Policy(p) => Some(*p),
+                Switch::Power(_) => None,
+            }))
+    });
+    first.into_iter().chain(named).collect()
 }
 
 /// What a run needs besides its policy.
@@ -154,6 +174,11 @@ pub(super) fn sim(a: &SimArgs) -> Result<()> {
     }
     let start = schedule.as_ref().and_then(|s| s.start).unwrap_or(policy);
     check_policy(&trace, start)?;
+    note_caveats(
+        &trace,
+        &setup,
+        &schedule_policies(Some(start), schedule.as_ref()),
+    );
     let report = if a.jobs_out.is_some() || a.timeline_out.is_some() || a.plot.is_some() {
         sim_with_results(a, &trace, &setup, schedule.as_ref(), start)?
     } else {
@@ -281,6 +306,7 @@ pub(super) fn compare(a: &CompareArgs) -> Result<()> {
         check_schedule(&trace, s)?;
     }
     let setup = setup(&a.trace)?;
+    note_caveats(&trace, &setup, &policies);
     if let Some(from) = &a.from {
         return compare_from(&trace, a, &policies, &setup, from, schedule.as_ref());
     }

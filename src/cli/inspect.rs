@@ -77,6 +77,15 @@ fn stats_text(s: &Stats) -> String {
             if m.gpus == 1 { "" } else { "s" }
         );
     }
+    if let Some(l) = s.offered_load_gpus {
+        let gpus: u64 = s.machines.iter().map(|m| m.gpus).sum();
+        let share = if gpus > 0 {
+            format!(" ({:.1} % of {gpus})", l / gpus as f64 * 100.0)
+        } else {
+            String::new()
+        };
+        let _ = writeln!(o, "load       {l:.1} GPUs offered on average{share}");
+    }
     let secs = |x: f64| format!("{} ({x:.0} s)", human_secs(x));
     let _ = writeln!(o, "run time   {}", mm(&s.runtime_s, &secs));
     let _ = writeln!(
@@ -148,11 +157,18 @@ fn workloads_text(o: &mut String, m: &EnergyModel, t: &[WorkloadRow]) {
 
 pub(super) fn job(a: &JobArgs) -> Result<()> {
     let trace = load(&a.load)?;
-    let Some((value, warnings)) = crate::trace::detail::by_id(&trace, &a.job)? else {
+    let found = match crate::trace::detail::by_id(&trace, &a.job)? {
+        Some(found) => Some(found),
+        None => match unique_prefix(&trace, &a.job, &a.load.path)? {
+            Some(id) => crate::trace::detail::by_id(&trace, &id)?,
+            None => None,
+        },
+    };
+    let Some((value, warnings)) = found else {
         bail!(
             "job '{}' is not in {}",
             crate::text::sanitize(&a.job),
-            a.load.path.display()
+            crate::text::sanitize(&a.load.path.display().to_string())
         );
     };
     for w in warnings {
@@ -163,4 +179,45 @@ pub(super) fn job(a: &JobArgs) -> Result<()> {
         TextFormat::Text => super::print_out(&crate::fmt::json_text(&value)),
     }
     Ok(())
+}
+
+/// The one id of the replay's jobs that starts with `prefix` (as the
+/// replay's `/` finds them); an error listing a few when several do.
+fn unique_prefix(
+    trace: &crate::trace::Trace,
+    prefix: &str,
+    path: &std::path::Path,
+) -> Result<Option<String>> {
+    if prefix.is_empty() {
+        return Ok(None);
+    }
+    let mut ids = trace
+        .jobs
+        .iter()
+        .map(|j| &*j.id)
+        .filter(|id| id.starts_with(prefix));
+    let Some(first) = ids.next() else {
+        return Ok(None);
+    };
+    let more: Vec<&str> = ids.take(5).collect();
+    if more.is_empty() {
+        return Ok(Some(first.to_string()));
+    }
+    let n = 1 + more.len();
+    let shown: Vec<String> = std::iter::once(first)
+        .chain(more.iter().copied().take(4))
+        .map(crate::text::sanitize)
+        .collect();
+    bail!(
+        "job '{}' is not an id in {}, and {} ids begin with it: {}{} (give more of it)",
+        crate::text::sanitize(prefix),
+        crate::text::sanitize(&path.display().to_string()),
+        if n > 5 {
+            "6 or more".to_string()
+        } else {
+            n.to_string()
+        },
+        shown.join(", "),
+        if n > 5 { ", …" } else { "" }
+    )
 }

@@ -145,7 +145,7 @@ pub struct StatsArgs {
 pub struct JobArgs {
     #[command(flatten)]
     pub load: LoadArgs,
-    /// The job: PAI job_name, ITP job_id.
+    /// The job: PAI job_name, ITP job_id, … (or the start of one).
     pub job: String,
     /// Output format.
     #[arg(long = "format", id = "output", value_enum, default_value_t = TextFormat::Text)]

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 /// What every table names, so a number is never shown without its rules.
 pub(super) const RULES: &str = "JCT = finish − submit; wait = first start − submit; slowdown = JCT / run time; \
 makespan = last finish − first submit; util = busy GPU-seconds / (GPUs × makespan); \
-percentiles interpolate linearly (numpy default); sjf, sgf and fifo-backfill use the trace's run times as oracle";
+offered load = GPU-seconds submitted / (last − first submit); percentiles interpolate linearly (numpy default); sjf, sgf and fifo-backfill use the trace's run times as oracle";
 
 pub(super) use crate::fmt::human_secs;
 
@@ -55,6 +55,9 @@ pub(super) fn table_one(r: &Report, describe: &str) -> String {
         .map(|g| format!(", {g} per node"))
         .unwrap_or_default();
     let _ = writeln!(o, "cluster   {} GPUs{per}", r.gpus);
+    if let Some(l) = offered(r) {
+        let _ = writeln!(o, "load      {l}");
+    }
     let _ = writeln!(
         o,
         "jobs      {} (done {}, rejected {})",
@@ -171,6 +174,9 @@ pub(super) fn table_many(rs: &[Report]) -> String {
             "cluster {} GPUs{per}, placement {}, {} jobs",
             r.gpus, r.placement, r.jobs
         );
+        if let Some(l) = offered(r) {
+            let _ = writeln!(o, "load {l}");
+        }
     }
     for r in rs {
         if let Some(c) = &r.command {
@@ -181,10 +187,21 @@ pub(super) fn table_many(rs: &[Report]) -> String {
     o
 }
 
+/// `110.1 GPUs offered on average (76.5 % of the cluster)`.
+fn offered(r: &Report) -> Option<String> {
+    let l = r.offered_load_gpus?;
+    let share = if r.gpus > 0 {
+        format!(" ({:.1} % of the cluster)", l / r.gpus as f64 * 100.0)
+    } else {
+        String::new()
+    };
+    Some(format!("{l:.1} GPUs offered on average{share}"))
+}
+
 pub(super) const CSV_HEADER: &str =
     "policy,placement,gpus,gpus_per_node,jobs,jobs_done,jobs_rejected,makespan_s,\
 jct_mean_s,jct_p50_s,jct_p95_s,jct_p99_s,wait_mean_s,wait_p50_s,wait_p95_s,wait_p99_s,\
-slowdown_mean,slowdown_p50,slowdown_p95,slowdown_p99,gpu_util,preemptions";
+slowdown_mean,slowdown_p50,slowdown_p95,slowdown_p99,gpu_util,preemptions,offered_load_gpus";
 
 /// A text field as RFC 4180 has it: quoted (its quotes doubled) when it
 /// holds a comma, a quote or a line break.
@@ -199,7 +216,7 @@ fn csv_text(s: &str) -> String {
 pub(super) fn csv_row(r: &Report) -> String {
     let s = |x: &Summary| [x.mean, x.p50, x.p95, x.p99].map(csv_num).join(",");
     format!(
-        "{},{},{},{},{},{},{},{},{},{},{},{},{}",
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
         csv_text(&r.policy),
         csv_text(&r.placement),
         r.gpus,
@@ -212,7 +229,8 @@ pub(super) fn csv_row(r: &Report) -> String {
         s(&r.wait_s),
         s(&r.slowdown),
         csv_num(r.gpu_util),
-        r.preemptions
+        r.preemptions,
+        csv_num(r.offered_load_gpus)
     )
 }
 
@@ -305,6 +323,7 @@ mod tests {
             placement: "consolidate".into(),
             gpus: 8,
             gpus_per_node: Some(8),
+            offered_load_gpus: Some(6.0),
             jobs: 1,
             jobs_done: 1,
             jobs_rejected: 0,

@@ -135,6 +135,9 @@ pub struct Report {
     pub placement: String,
     pub gpus: u64,
     pub gpus_per_node: Option<u32>,
+    /// GPUs the jobs ask for on average over the submit span (GPU-time
+    /// submitted ÷ (last − first submit)); compare with `gpus`.
+    pub offered_load_gpus: Option<f64>,
     pub jobs: u64,
     pub jobs_done: u64,
     pub jobs_rejected: u64,

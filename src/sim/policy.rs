@@ -101,6 +101,11 @@ pub trait Rule: Send + Sync + 'static {
     fn key_meaning(&self) -> KeyMeaning {
         KeyMeaning::Number
     }
+    /// What a user should know before running it on `trace` with `tuning`,
+    /// though it runs (`fair` on a trace without users).
+    fn caveat(&self, _trace: &Trace, _tuning: &crate::sim::Tuning) -> Option<String> {
+        None
+    }
     /// Whether `trace` supports this policy: the one place that rule is written.
     fn available(&self, _trace: &Trace) -> Result<(), Unavailable> {
         Ok(())
@@ -285,6 +290,11 @@ impl Policy {
 
     pub fn preempts(self) -> bool {
         self.walk() == Walk::Preemptive
+    }
+
+    /// What to know before running it on `trace` (it runs all the same).
+    pub fn caveat(self, trace: &Trace, tuning: &crate::sim::Tuning) -> Option<String> {
+        self.rule().caveat(trace, tuning)
     }
 
     pub fn available(self, trace: &Trace) -> Result<(), Unavailable> {

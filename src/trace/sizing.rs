@@ -23,14 +23,7 @@ pub(crate) fn size_cluster(
         .sized_by("--gpus"));
     }
     let largest = jobs.iter().map(|j| j.demand.gpus_ceil()).max().unwrap_or(1);
-    let first: Secs = jobs.iter().map(|j| j.submit).min().unwrap_or(0);
-    let last: Secs = jobs.iter().map(|j| j.submit).max().unwrap_or(0);
-    let gpu_seconds: f64 = jobs
-        .iter()
-        .map(|j| j.runtime.get().unwrap_or(0) as f64 * j.demand.total_milli() as f64 / 1000.0)
-        .sum();
-    let span = (last - first).max(1) as f64;
-    let offered = gpu_seconds / span;
+    let offered = offered_load_gpus(jobs).unwrap_or(0.0);
     let need = (offered / 0.8).ceil().max(largest as f64).max(1.0) as u64;
     let n = need.div_ceil(g as u64).saturating_mul(g as u64);
     let n = checked_size(
@@ -47,6 +40,19 @@ pub(crate) fn size_cluster(
         ),
     )
     .sized_by("auto, load ≤ 80 %"))
+}
+
+/// The offered load: the GPU-time the jobs ask for (run time × GPUs, jobs
+/// whose run time is known) over the span of their submissions (at least
+/// a second), in GPUs on average; `None` for no jobs.
+pub(crate) fn offered_load_gpus(jobs: &[Job]) -> Option<f64> {
+    let first: Secs = jobs.iter().map(|j| j.submit).min()?;
+    let last: Secs = jobs.iter().map(|j| j.submit).max()?;
+    let gpu_seconds: f64 = jobs
+        .iter()
+        .map(|j| j.runtime.get().unwrap_or(0) as f64 * j.demand.total_milli() as f64 / 1000.0)
+        .sum();
+    Some(gpu_seconds / (last - first).max(1) as f64)
 }
 
 /// A cluster size, refused past `limits::MAX_GPUS` with a message naming the

@@ -277,11 +277,19 @@ impl App {
         self.sim.replay.set_policy(p);
         let at = self.clock(self.sim.replay.now());
         self.info(format!("{at} policy {from} → {p}"));
-        self.view.flash = Some(match deciding {
+        let caveat = p.caveat(self.trace(), self.engine().tuning());
+        if let Some(c) = &caveat {
+            self.info(format!("note: {p}: {c}"));
+        }
+        let flash = match deciding {
             Some(d) if self.sim.replay.waiting() => {
                 format!("policy {p} once {} answers", d.label())
             }
             _ => format!("policy {p} from {at}"),
+        };
+        self.view.flash = Some(match caveat {
+            Some(c) => format!("{flash} · note: {c}"),
+            None => flash,
         });
         self.after_move();
     }

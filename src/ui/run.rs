@@ -86,6 +86,9 @@ pub(crate) fn build_app(
     for l in report.skip_lines() {
         log::warn!("{l}");
     }
+    if let Some(c) = opts.policy.caveat(app.trace(), &opts.tuning) {
+        log::warn!("note: {}: {c}", opts.policy.title());
+    }
     for p in problems
         .iter()
         .chain(app.view.keymap.problems.clone().iter())

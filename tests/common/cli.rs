@@ -23,11 +23,12 @@ pub fn stderr(o: &Output) -> String {
     String::from_utf8(o.stderr.clone()).unwrap()
 }
 
-pub const KEYS: [&str; 13] = [
+pub const KEYS: [&str; 14] = [
     "policy",
     "placement",
     "gpus",
     "gpus_per_node",
+    "offered_load_gpus",
     "jobs",
     "jobs_done",
     "jobs_rejected",

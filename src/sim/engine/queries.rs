@@ -140,6 +140,7 @@ impl Engine {
             placement: self.placement.name().to_string(),
             gpus,
             gpus_per_node: c.per_node,
+            offered_load_gpus: crate::trace::sizing::offered_load_gpus(&self.trace.jobs),
             jobs: self.trace.jobs.len() as u64,
             jobs_done: self.jobs_done(),
             jobs_rejected: self.tally.rejected,

@@ -3,8 +3,9 @@
 //! the victims a job under its share may take.
 
 use crate::sim::policy::{Books, KeyMeaning, Rule, Walk};
-use crate::sim::tuning::FairBy;
+use crate::sim::tuning::{FairBy, Tuning};
 use crate::sim::view::{Acts, View};
+use crate::trace::model::Trace;
 use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
 
@@ -25,6 +26,15 @@ impl Rule for Fair {
 
     fn key_meaning(&self) -> KeyMeaning {
         KeyMeaning::OwnerShare
+    }
+
+    fn caveat(&self, trace: &Trace, tuning: &Tuning) -> Option<String> {
+        let (has, owners) = match tuning.fair_by {
+            FairBy::User => (trace.jobs.iter().any(|j| j.user.is_some()), "users"),
+            FairBy::Group => (trace.jobs.iter().any(|j| j.group.is_some()), "groups"),
+        };
+        (!has && !trace.jobs.is_empty())
+            .then(|| format!("no {owners} here: each job is its own owner"))
     }
 
     fn books(&self, v: &dyn View) -> Box<dyn Books> {

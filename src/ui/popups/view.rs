@@ -110,8 +110,13 @@ fn picker(app: &App, area: Rect, buf: &mut Buffer, at: usize, split: bool) {
     let text_w = box_w.saturating_sub(2) as usize;
     let wrap = |s: &str| crate::text::wrap_words(s, text_w, 0);
     // Under the list: what the chosen row does, whole (rows are cut to fit).
+    let tuning = app.engine().tuning();
+    let caveat = |p: Policy| p.caveat(app.trace(), tuning);
     let chosen = policies.get(at).map(|&p| match p.available(app.trace()) {
-        Ok(()) => format!("{}: {}", p.label(), p.describe()),
+        Ok(()) => match caveat(p) {
+            Some(c) => format!("{}: {} · note: {c}", p.label(), p.describe()),
+            None => format!("{}: {}", p.label(), p.describe()),
+        },
         Err(u) => format!("{}: not here: {}", p.label(), u.short),
     });
     let about = wrap(&chosen.unwrap_or_default());
@@ -146,9 +151,10 @@ fn picker(app: &App, area: Rect, buf: &mut Buffer, at: usize, split: bool) {
         }
         let lead = if i == at { marker } else { ' ' };
         let now = if p == current { "●" } else { " " };
-        let text = match why {
-            Some(why) => format!("{lead} {now} {} not here: {why}", label14(p)),
-            None => format!("{lead} {now} {} {}", label14(p), p.describe()),
+        let text = match (why, caveat(p)) {
+            (Some(why), _) => format!("{lead} {now} {} not here: {why}", label14(p)),
+            (None, Some(c)) => format!("{lead} {now} {} note: {c}", label14(p)),
+            (None, None) => format!("{lead} {now} {} {}", label14(p), p.describe()),
         };
         let text = crate::text::fit(&text, text_w);
         buf.set_stringn(inner.x, inner.y + i as u16, text, text_w, style);
