@@ -172,7 +172,7 @@ fn missing_required_table_names_the_layout() {
         .unwrap_err()
         .to_string();
     assert!(
-        e.contains("missing pai_task_table.csv (or pai_task_table.tar.gz)"),
+        e.contains("missing pai_task_table.csv (or pai_task_table.tar.gz, or its parts pai_task_table.tar.gz.partaa, …)"),
         "{e}"
     );
     assert!(

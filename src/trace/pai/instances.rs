@@ -2,7 +2,7 @@
 //! plain `.csv` (split at line boundaries, merged in file order), streamed
 //! for a `.tar.gz`. Each chunk joins its rows to jobs and machines as it goes.
 
-use super::tables::{parse_instance, sym, InstanceRow, INSTANCE, NONE_IDX, NONE_TIME};
+use super::tables::{is_header, parse_instance, sym, InstanceRow, INSTANCE, NONE_IDX, NONE_TIME};
 use crate::text::sanitize;
 use crate::trace::archive::{self, Source};
 use crate::trace::fields::Row;
@@ -40,12 +40,14 @@ struct Chunk {
     lines: u64,
 }
 
+/// Reads one part of the table (`first`: the part its header row, if
+/// any, begins).
 fn read_chunk(
     reader: Box<dyn BufRead + Send>,
     file: String,
     strict: bool,
     joins: &Joins,
-    estimate: usize,
+    (estimate, first): (usize, bool),
 ) -> Result<Chunk, InputError> {
     let mut texts = Texts::default();
     let mut symbols = Symbols::default();
@@ -59,7 +61,11 @@ fn read_chunk(
     let mut errors = Vec::new();
     let mut read = 0;
     let mut guess = 0;
+    let mut first = first;
     while lines.next(&mut rec)? {
+        if std::mem::take(&mut first) && is_header(&rec, INSTANCE.1) {
+            continue;
+        }
         let row = Row {
             file: &file,
             line: rec.line,
@@ -159,7 +165,7 @@ pub(super) fn read(
             crate::trace::parts::split_points(p, 0, workers)
                 .map_err(|e| InputError::file(&file, format!("cannot read: {e}")))?
         }
-        Source::TarGz(_) => Vec::new(),
+        Source::TarGz(_) | Source::Parts(_) => Vec::new(),
     };
     let joins = joins
         .recv()
@@ -169,7 +175,13 @@ pub(super) fn read(
     let chunks: Vec<Result<Chunk, InputError>> = if parts.len() <= 1 {
         let reader = archive::open(&src, &member)?;
         let est = parts.first().map_or(0, |&p| estimate(p));
-        vec![read_chunk(reader, file.clone(), strict, &joins, est)]
+        vec![read_chunk(
+            reader,
+            file.clone(),
+            strict,
+            &joins,
+            (est, true),
+        )]
     } else {
         let Source::Csv(path) = &src else {
             unreachable!("split only plain files")
@@ -177,7 +189,13 @@ pub(super) fn read(
         let read = |part: (u64, u64)| {
             let r = chunk_reader(path, part)
                 .map_err(|e| InputError::file(&file, format!("cannot read: {e}")))?;
-            read_chunk(r, file.clone(), strict, &joins, estimate(part))
+            read_chunk(
+                r,
+                file.clone(),
+                strict,
+                &joins,
+                (estimate(part), part.0 == 0),
+            )
         };
         crate::par::each(parts, read)
             .into_iter()

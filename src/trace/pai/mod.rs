@@ -1,5 +1,6 @@
 //! Alibaba PAI 2020 (cluster-trace-gpu-v2020): seven headerless tables in a
-//! directory, each as `NAME.csv` or the released `NAME.tar.gz`.
+//! directory, each as `NAME.csv` (its header row prepended or not), the
+//! released `NAME.tar.gz`, or that archive split into parts.
 //!
 //! The instance table (≈2 GB) is parsed on its own thread while the job,
 //! task, group-tag and machine tables are read on this one; the instance
@@ -8,7 +9,10 @@
 pub(crate) mod build;
 pub mod detail;
 mod instances;
+mod join;
 mod native;
+mod release;
+pub use join::JoinIndex;
 pub mod side;
 pub mod tables;
 mod workers;
@@ -36,12 +40,7 @@ pub const FORMAT: super::Format = super::Format::new(&super::FormatSpec {
     load,
     load_text: None,
     energy_beside: None,
-    reads: |dir| {
-        ALL.iter()
-            .flat_map(|(name, _)| [format!("{name}.csv"), format!("{name}.tar.gz")])
-            .map(|f| dir.join(f))
-            .collect()
-    },
+    reads: release::reads,
 });
 
 /// The released tables as indexed at load, for the replay and the drill-down.
@@ -180,7 +179,12 @@ pub(crate) fn read_table(
     let mut policy = RowPolicy::new(&name, strict);
     let mut rec = Record::default();
     let mut ok = 0u64;
+    let columns = columns_of(table);
+    let mut first = true;
     while lines.next(&mut rec)? {
+        if std::mem::take(&mut first) && is_header(&rec, columns) {
+            continue;
+        }
         let row = Row {
             file: &name,
             line: rec.line,
@@ -194,40 +198,11 @@ pub(crate) fn read_table(
     Ok((ok, policy.skips))
 }
 
-/// Finding a job by a key, trying the row after the last one found first:
-/// the released tables list a job's rows together, so the guess almost
-/// always hits and the hash map (a cache miss at this size) is the fallback.
-pub struct JoinIndex {
-    pub keys: Vec<u128>,
-    pub index: KeyTable,
-}
-
-impl JoinIndex {
-    pub fn new(keys: Vec<u128>) -> JoinIndex {
-        JoinIndex {
-            index: KeyTable::of(&keys),
-            keys,
-        }
-    }
-
-    pub fn find(&self, k: u128, guess: &mut usize) -> Option<u32> {
-        for g in [*guess, *guess + 1] {
-            if self.keys.get(g) == Some(&k) {
-                *guess = g;
-                return Some(g as u32);
-            }
-        }
-        let j = self.index.find(&self.keys, k)?;
-        *guess = j as usize;
-        Some(j)
-    }
-}
-
 fn missing_required(dir: &Path, table: &str) -> InputError {
     InputError::file(
         &dir.display().to_string(),
         format!(
-            "missing {table}.csv (or {table}.tar.gz); a PAI directory holds the released tables: {}",
+            "missing {table}.csv (or {table}.tar.gz, or its parts {table}.tar.gz.partaa, …); a PAI directory holds the released tables: {}",
             ALL.map(|t| t.0).join(", ")
         ),
     )
@@ -399,6 +374,9 @@ impl Loading {
     /// One line per table: where it was found and how many rows it had.
     fn note_sources(&mut self) {
         for (name, src) in &self.t.sources {
+            if let Some(src) = src {
+                release::note_parts(name, src, &mut self.report);
+            }
             let line = match (src, self.counts.iter().find(|(n, _)| n == name)) {
                 (Some(s), Some((_, n))) => {
                     format!("{}: {n} rows", s.display(&format!("{name}.csv")))
@@ -423,8 +401,11 @@ pub fn load(dir: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Input
     };
     t.sources = ALL
         .iter()
-        .map(|(n, _)| (*n, archive::find(dir, n)))
-        .collect();
+        .map(|(n, cols)| {
+            release::check_header_file(dir, n, cols)?;
+            Ok((*n, archive::find(dir, n)?))
+        })
+        .collect::<Result<_, InputError>>()?;
     let job_src = t
         .source(JOB.0)
         .cloned()

@@ -180,7 +180,11 @@ fn index_csv(
     let mut policy = RowPolicy::new(&file, strict);
     let mut rec = Record::default();
     let mut at = RowOffsets::new(pai.instances.len(), file_len);
+    let mut first = true;
     while lines.next(&mut rec)? {
+        if std::mem::take(&mut first) && super::tables::is_header(&rec, t.columns) {
+            continue;
+        }
         let row = Row {
             file: &file,
             line: rec.line,
@@ -214,7 +218,7 @@ pub fn build(t: &PaiTables, strict: bool) -> Result<SideIndex, InputError> {
             match t.source(table.name) {
                 None => Ok((Index::Absent, Skips::default())),
                 Some(Source::Csv(p)) => index_csv(p.clone(), table, t, &known, strict, util),
-                Some(src @ Source::TarGz(_)) => {
+                Some(src @ (Source::TarGz(_) | Source::Parts(_))) => {
                     // Check every row now; keep nothing (lookups stream the archive).
                     let (_, skips) = read_table(src, table.name, strict, |row| {
                         let (_, inst) = check_row(row, table, &known)?;
