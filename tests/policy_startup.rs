@@ -247,3 +247,63 @@ fn two_programs_that_give_one_name_are_told_apart() {
         .collect();
     assert_eq!(labels, ["signed", "signed#2"]);
 }
+
+/// A shell policy named `tag` that answers its hello, its snapshot and
+/// `points` scheduling points, then does `then` (`exit 4`, `sleep 30`).
+fn later(tag: &str, points: usize, then: &str) -> String {
+    let dir = common::scratch_dir(tag);
+    let script = dir.join("policy.sh");
+    let answers = "read line; echo '{}'\n".repeat(points);
+    std::fs::write(
+        &script,
+        format!(
+            "read line\necho '{{\"name\": \"{tag}\", \"walk\": \"greedy\"}}'\n\
+             read line; echo '{{}}'\n{answers}{then}\n"
+        ),
+    )
+    .unwrap();
+    format!("exec:sh {}", script.display())
+}
+
+#[test]
+fn hostile_policies_end_the_run_soon_after_the_timeout_naming_the_policy() {
+    // Dies, writes garbage, stays silent — at start-up and later on. Each
+    // run ends with exit 1, the policy named, soon after --policy-timeout
+    // (the bound is loose: this is no benchmark; the closing note has the
+    // measured times).
+    let cases = [
+        ("exec:sh -c 'exit 3'".to_string(), "exit 3"),
+        ("exec:sh -c 'echo garbage; sleep 30'".to_string(), "garbage"),
+        ("exec:sleep 30".to_string(), "did not answer within 2.0 s"),
+        (later("dieslater", 3, "exit 4"), "dieslater"),
+        (
+            later("silentlater", 3, "sleep 30"),
+            "did not answer within 2.0 s",
+        ),
+        (
+            later("garbagelater", 3, "echo nonsense; sleep 30"),
+            "nonsense",
+        ),
+    ];
+    for (policy, said) in &cases {
+        let start = Instant::now();
+        let args = [
+            "sim",
+            "itp",
+            SAMPLE,
+            "--policy",
+            policy,
+            "--policy-timeout",
+            "2",
+        ];
+        let out = tracetui_in(None, &args);
+        let took = start.elapsed();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{policy}: {err}");
+        assert!(err.contains(said), "{policy}: {err}");
+        let named = policy.contains("later") && err.contains("policy '")
+            || err.contains(&policy[5..20.min(policy.len())]);
+        assert!(named, "{policy}: the policy is named: {err}");
+        assert!(took < Duration::from_secs(8), "{policy}: took {took:?}");
+    }
+}

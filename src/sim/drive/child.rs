@@ -81,9 +81,10 @@ impl Child {
         self.stderr.release();
     }
 
-    /// Its last stderr lines (waiting a moment for a failing program to finish writing).
-    pub(super) fn stderr_tail(&self) -> Vec<String> {
-        self.stderr.tail(Duration::from_millis(300))
+    /// Its last stderr lines (waiting up to `wait` for a failing program
+    /// to finish writing).
+    pub(super) fn stderr_tail(&self, wait: Duration) -> Vec<String> {
+        self.stderr.tail(wait)
     }
 
     /// Sends one message (a JSON object without its newline) and reads one reply line.

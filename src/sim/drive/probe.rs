@@ -112,7 +112,13 @@ fn probe(cmd: &str, params: &Params, name: &str, timeout: Duration) -> Result<Sp
             Ok(spec)
         }
         Err(e) => {
-            let tail = child.stderr_tail();
+            // A program that ended has its last words written in a moment;
+            // a silent one is not waited for again.
+            let wait = match e {
+                PolicyError::Timeout(_) => Duration::from_millis(20),
+                _ => Duration::from_millis(300),
+            };
+            let tail = child.stderr_tail(wait);
             Err(e.with_stderr(tail).named(name))
         }
     }
