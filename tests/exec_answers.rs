@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::exec::{failure, scripted};
+use common::exec::{failure, figures, run_placed, scripted};
 use common::{python, tiny};
 use std::sync::Arc;
 use tracetui::sim::{Engine, Phase, Placement, Policy, Report};
@@ -149,20 +149,8 @@ fn start_if_fits_still_refuses_a_job_that_is_not_waiting() {
     }
 }
 
-/// A report with the policy's name left out, for comparing runs.
-fn figures(mut r: Report) -> String {
-    r.policy.clear();
-    r.command = None;
-    r.failed = None;
-    format!("{r:?}")
-}
-
 fn run(trace: &Arc<Trace>, p: Policy) -> Report {
-    let mut e = Engine::new(trace.clone(), p, Placement::Pack);
-    e.set_halt_on_failure(true);
-    tracetui::sim::drive::run_to_end(&mut e);
-    assert_eq!(e.failures(), &[], "{p} failed");
-    e.report()
+    run_placed(trace, p, Placement::Pack)
 }
 
 #[test]

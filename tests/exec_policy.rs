@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::exec::{failure, quick, script, scripted};
+use common::exec::{failure, figures, quick, run_placed, script, scripted};
 use common::python;
 
 use common::{real_traces, scratch_dir, tiny};
@@ -21,20 +21,8 @@ fn port(name: &str) -> Policy {
         .unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// A report with the policy's name left out, for comparing runs.
-fn figures(mut r: Report) -> String {
-    r.policy.clear();
-    r.command = None;
-    r.failed = None;
-    format!("{r:?}")
-}
-
 fn run(trace: &Arc<Trace>, p: Policy) -> Report {
-    let mut e = Engine::new(trace.clone(), p, Placement::Consolidate);
-    e.set_halt_on_failure(true);
-    tracetui::sim::drive::run_to_end(&mut e);
-    assert_eq!(e.failures(), &[], "{p} failed");
-    e.report()
+    run_placed(trace, p, Placement::Consolidate)
 }
 
 /// A busy little cluster: gangs of 1–16 GPUs on 4 × 8 GPUs, long and short

@@ -2,8 +2,10 @@
 //! failure a run of one ends with.
 
 use super::{scratch_dir, tiny};
+use std::sync::Arc;
 use std::time::Duration;
-use tracetui::sim::{self, Engine, Placement, Policy};
+use tracetui::sim::{self, Engine, Placement, Policy, Report};
+use tracetui::trace::model::Trace;
 
 /// A policy whose program is the Python `body`, run as `exec:python3`.
 pub fn script(name: &str, body: &str) -> Result<Policy, String> {
@@ -57,4 +59,21 @@ pub fn failure(p: Policy) -> String {
     assert_eq!(f.policy, p);
     assert_eq!(f.fell_back_to, None);
     f.why.clone()
+}
+
+/// A report with the policy's name left out, for comparing runs.
+pub fn figures(mut r: Report) -> String {
+    r.policy.clear();
+    r.command = None;
+    r.failed = None;
+    format!("{r:?}")
+}
+
+/// `p` run headless on `trace` under `placement`, asserting it never failed.
+pub fn run_placed(trace: &Arc<Trace>, p: Policy, placement: Placement) -> Report {
+    let mut e = Engine::new(trace.clone(), p, placement);
+    e.set_halt_on_failure(true);
+    tracetui::sim::drive::run_to_end(&mut e);
+    assert_eq!(e.failures(), &[], "{p} failed");
+    e.report()
 }
