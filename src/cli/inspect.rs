@@ -192,10 +192,8 @@ fn unique_prefix(
         return Ok(None);
     }
     let mut ids = trace
-        .jobs
-        .iter()
-        .map(|j| &*j.id)
-        .filter(|id| id.starts_with(prefix));
+        .jobs_with_id_prefix(prefix)
+        .map(|i| &*trace.jobs[i as usize].id);
     let Some(first) = ids.next() else {
         return Ok(None);
     };

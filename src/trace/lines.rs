@@ -18,6 +18,12 @@ pub(crate) struct Record {
 }
 
 impl Record {
+    /// Whether the fields are exactly `columns` (spaces around them aside).
+    pub(crate) fn names(&self, columns: &[&str]) -> bool {
+        self.len() == columns.len()
+            && (0..self.len()).all(|i| self.get(i).trim_ascii() == columns[i].as_bytes())
+    }
+
     pub(crate) fn len(&self) -> usize {
         self.fields.len()
     }
@@ -97,6 +103,8 @@ pub(crate) struct Lines<R> {
     pub file: String,
     line: u64,
     offset: u64,
+    /// Columns whose names, as the first record, make it a header to skip.
+    header: Option<&'static [&'static str]>,
 }
 
 impl<R: BufRead> Lines<R> {
@@ -106,7 +114,15 @@ impl<R: BufRead> Lines<R> {
             file,
             line: 0,
             offset: 0,
+            header: None,
         }
+    }
+
+    /// Skips the first record if it names `columns` (a header row users
+    /// prepend to a headerless table), silently.
+    pub(crate) fn skipping_header(mut self, columns: &'static [&'static str]) -> Lines<R> {
+        self.header = Some(columns);
+        self
     }
 
     /// Lines read so far, blank ones included.
@@ -157,6 +173,9 @@ impl<R: BufRead> Lines<R> {
             }
             rec.line = self.line;
             rec.split();
+            if self.header.take().is_some_and(|c| rec.names(c)) {
+                continue;
+            }
             return Ok(true);
         }
     }
@@ -165,6 +184,20 @@ impl<R: BufRead> Lines<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_header_is_skipped_only_as_the_first_record() {
+        let text = &b"\n a , b\n1,2\na,b\n"[..];
+        let mut l = Lines::new(text, "f".into()).skipping_header(&["a", "b"]);
+        let mut r = Record::default();
+        assert!(l.next(&mut r).unwrap());
+        assert_eq!((r.get(0), r.line), (&b"1"[..], 3));
+        assert!(l.next(&mut r).unwrap());
+        assert_eq!((r.get(0), r.line), (&b"a"[..], 4), "later, it is a row");
+        let mut l = Lines::new(&b"1,2\n"[..], "f".into()).skipping_header(&["a", "b"]);
+        assert!(l.next(&mut r).unwrap());
+        assert_eq!(r.get(1), b"2", "no header: the first row is a row");
+    }
 
     #[test]
     fn splits_plain_and_quoted_fields() {

@@ -380,6 +380,16 @@ pub struct Trace {
 }
 
 impl Trace {
+    /// The jobs whose id begins with `prefix`, in trace order (the replay's
+    /// `/` and `tracetui job` take ids by prefix).
+    pub fn jobs_with_id_prefix<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = u32> + 'a {
+        self.jobs
+            .iter()
+            .enumerate()
+            .filter(move |(_, j)| j.id.starts_with(prefix))
+            .map(|(i, _)| i as u32)
+    }
+
     /// The format's own tables as their concrete type, when they are `T`.
     pub fn native_as<T: 'static>(&self) -> Option<&T> {
         self.native.as_deref()?.as_any().downcast_ref()

@@ -2,7 +2,7 @@
 //! plain `.csv` (split at line boundaries, merged in file order), streamed
 //! for a `.tar.gz`. Each chunk joins its rows to jobs and machines as it goes.
 
-use super::tables::{is_header, parse_instance, sym, InstanceRow, INSTANCE, NONE_IDX, NONE_TIME};
+use super::tables::{parse_instance, sym, InstanceRow, INSTANCE, NONE_IDX, NONE_TIME};
 use crate::text::sanitize;
 use crate::trace::archive::{self, Source};
 use crate::trace::fields::Row;
@@ -56,16 +56,15 @@ fn read_chunk(
     let mut unknown_keys = Vec::new();
     let mut unknown_index: FxHashMap<u128, u32> = FxHashMap::default();
     let mut lines = Lines::new(reader, file.clone());
+    if first {
+        lines = lines.skipping_header(INSTANCE.1);
+    }
     let mut rec = Record::default();
     let mut policy = RowPolicy::new(&file, strict);
     let mut errors = Vec::new();
     let mut read = 0;
     let mut guess = 0;
-    let mut first = first;
     while lines.next(&mut rec)? {
-        if std::mem::take(&mut first) && is_header(&rec, INSTANCE.1) {
-            continue;
-        }
         let row = Row {
             file: &file,
             line: rec.line,

@@ -175,16 +175,13 @@ pub(crate) fn read_table(
 ) -> Result<(u64, Skips), InputError> {
     let member = format!("{table}.csv");
     let name = src.display(&member);
-    let mut lines = Lines::new(archive::open(src, &member)?, name.clone());
+    // The users' header row (from the release's `.header`) is no bad row.
+    let mut lines =
+        Lines::new(archive::open(src, &member)?, name.clone()).skipping_header(columns_of(table));
     let mut policy = RowPolicy::new(&name, strict);
     let mut rec = Record::default();
     let mut ok = 0u64;
-    let columns = columns_of(table);
-    let mut first = true;
     while lines.next(&mut rec)? {
-        if std::mem::take(&mut first) && is_header(&rec, columns) {
-            continue;
-        }
         let row = Row {
             file: &name,
             line: rec.line,

@@ -176,15 +176,12 @@ fn index_csv(
     let file = path.display().to_string();
     let f = crate::trace::reader::open_file(&path)?;
     let file_len = f.metadata().map_or(u64::MAX, |m| m.len());
-    let mut lines = Lines::new(BufReader::with_capacity(1 << 20, f), file.clone());
+    let mut lines =
+        Lines::new(BufReader::with_capacity(1 << 20, f), file.clone()).skipping_header(t.columns);
     let mut policy = RowPolicy::new(&file, strict);
     let mut rec = Record::default();
     let mut at = RowOffsets::new(pai.instances.len(), file_len);
-    let mut first = true;
     while lines.next(&mut rec)? {
-        if std::mem::take(&mut first) && super::tables::is_header(&rec, t.columns) {
-            continue;
-        }
         let row = Row {
             file: &file,
             line: rec.line,

@@ -109,15 +109,6 @@ pub(crate) fn columns_of(table: &str) -> &'static [&'static str] {
     ALL.iter().find(|(n, _)| *n == table).map_or(&[], |t| t.1)
 }
 
-/// Whether `rec` is the table's header row (`job_name,inst_id,…`), as
-/// users and download scripts prepend it from the release's `.header`
-/// file: the first row is then read as a header, also under `--strict`.
-pub(crate) fn is_header(rec: &Record, columns: &[&str]) -> bool {
-    !columns.is_empty()
-        && rec.len() == columns.len()
-        && (0..rec.len()).all(|i| rec.get(i).trim_ascii() == columns[i].as_bytes())
-}
-
 #[derive(Debug, Clone)]
 pub struct JobRow {
     pub line: u64,

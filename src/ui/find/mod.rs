@@ -52,11 +52,9 @@ fn matches((trace, e): (&Trace, &Engine), q: &str) -> Vec<Match> {
         out.push(Match::Job(j as u32));
     }
     let by_prefix = trace
-        .jobs
-        .iter()
-        .enumerate()
-        .filter(|(_, j)| j.id != q && j.id.starts_with(q))
-        .map(|(i, _)| Match::Job(i as u32));
+        .jobs_with_id_prefix(q)
+        .filter(|&i| trace.jobs[i as usize].id != q)
+        .map(Match::Job);
     out.extend(by_prefix.take(MAX_MATCHES));
     let machines = trace
         .cluster
