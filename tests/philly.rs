@@ -344,6 +344,7 @@ fn the_released_machine_list_is_the_cluster() {
             jobs: 2000,
             seed: 4,
             util_minutes: 2,
+            tar_gz: false,
         },
         &d,
     )
@@ -392,6 +393,7 @@ fn generated_philly_lands_within_5_percent_of_the_published_row() {
             jobs: 100_000,
             seed: 1,
             util_minutes: 1,
+            tar_gz: false,
         },
         &d,
     )

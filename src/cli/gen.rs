@@ -27,7 +27,8 @@ pub struct GenArgs {
     /// Output: a file (itp) or a directory (pai).
     #[arg(long)]
     pub out: PathBuf,
-    /// Write each PAI table as the released NAME.tar.gz (pai).
+    /// Write the release's archives: each PAI table as NAME.tar.gz (pai),
+    /// trace-data.tar.gz holding the three files (philly).
     #[arg(long)]
     pub tar_gz: bool,
     /// Minutes of cluster_gpu_util to write from the first submission (philly).
@@ -152,6 +153,7 @@ pub(super) fn run(a: &GenArgs) -> Result<()> {
                 jobs: a.jobs,
                 seed: a.seed,
                 util_minutes: a.util_minutes,
+                tar_gz: a.tar_gz,
             };
             let (jobs, attempts, overflow) = crate::gen::philly::write(&opts, &a.out)
                 .wrap_err_with(|| format!("cannot write {}", a.out.display()))?;

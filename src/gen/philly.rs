@@ -50,6 +50,9 @@ pub struct GenOptions {
     pub seed: u64,
     /// Minutes of `cluster_gpu_util` to write from the first submission.
     pub util_minutes: u64,
+    /// Write the release's `trace-data.tar.gz` (members `trace-data/NAME`)
+    /// in place of the three files.
+    pub tar_gz: bool,
 }
 
 pub fn cluster() -> Cluster {
@@ -392,21 +395,46 @@ fn write_util(
     Ok(())
 }
 
-/// Writes the three files into `dir`; returns (jobs, attempts, overflow).
+/// The files, in the order they are written (and packed).
+const FILES: [&str; 3] = [
+    "cluster_job_log",
+    "cluster_machine_list",
+    "cluster_gpu_util",
+];
+
+/// Writes the three files into `dir` (or `trace-data.tar.gz` holding them);
+/// returns (jobs, attempts, overflow).
 pub fn write(opts: &GenOptions, dir: &Path) -> io::Result<(usize, usize, u64)> {
     std::fs::create_dir_all(dir)?;
     let cluster = cluster();
     let (jobs, overflow) = jobs(opts, &cluster);
-    crate::outfile::write_atomic(&dir.join("cluster_job_log"), |w| {
-        write_log(&jobs, &cluster, w)
-    })?;
-    crate::outfile::write_atomic(&dir.join("cluster_machine_list"), |w| {
-        write_machines(&cluster, w)
-    })?;
-    let first = jobs.iter().map(|j| j.submit).min().unwrap_or(START);
-    crate::outfile::write_atomic(&dir.join("cluster_gpu_util"), |w| {
-        write_util(&jobs, &cluster, first, opts.util_minutes, opts.seed, w)
-    })?;
+    let at = |name: &str| match opts.tar_gz {
+        true => dir.join(format!(".{name}.part")),
+        false => dir.join(name),
+    };
+    let written = (|| -> io::Result<()> {
+        crate::outfile::write_atomic(&at(FILES[0]), |w| write_log(&jobs, &cluster, w))?;
+        crate::outfile::write_atomic(&at(FILES[1]), |w| write_machines(&cluster, w))?;
+        let first = jobs.iter().map(|j| j.submit).min().unwrap_or(START);
+        crate::outfile::write_atomic(&at(FILES[2]), |w| {
+            write_util(&jobs, &cluster, first, opts.util_minutes, opts.seed, w)
+        })?;
+        if opts.tar_gz {
+            let parts = FILES.map(|f| (at(f), format!("trace-data/{f}")));
+            let members: Vec<(&Path, &str)> = parts
+                .iter()
+                .map(|(p, m)| (p.as_path(), m.as_str()))
+                .collect();
+            crate::gen::pack(&members, &dir.join("trace-data.tar.gz"))?;
+        }
+        Ok(())
+    })();
+    if opts.tar_gz {
+        for f in FILES {
+            let _ = std::fs::remove_file(at(f));
+        }
+    }
+    written?;
     Ok((
         jobs.len(),
         jobs.iter().map(|j| j.attempts.len()).sum(),

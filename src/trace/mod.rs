@@ -9,6 +9,7 @@ pub(crate) mod energy;
 mod fast_check;
 pub(crate) mod fields;
 pub(crate) mod format;
+pub(crate) mod gzseek;
 pub(crate) mod input;
 pub mod itp;
 pub(crate) mod job_id;

@@ -212,26 +212,6 @@ const TABLES: [(&str, Writer); 7] = [
     ("pai_machine_metric", metrics),
 ];
 
-/// Packs `csv` into `NAME.tar.gz` holding `NAME.csv`, as released.
-fn pack(csv: &Path, member: &str, out: &Path) -> io::Result<()> {
-    crate::outfile::write_atomic(out, |w| {
-        let gz = flate2::write::GzEncoder::new(w, flate2::Compression::fast());
-        let mut tar = tar::Builder::new(gz);
-        let f = std::fs::File::open(csv)?;
-        // A fixed header (no mtime, owner or mode from this machine) keeps the archive deterministic.
-        let mut h = tar::Header::new_gnu();
-        h.set_size(f.metadata()?.len());
-        h.set_mode(0o644);
-        h.set_mtime(0);
-        h.set_uid(0);
-        h.set_gid(0);
-        h.set_cksum();
-        tar.append_data(&mut h, member, f)?;
-        tar.into_inner()?.finish()?;
-        Ok(())
-    })
-}
-
 /// Generates and writes the seven tables into `dir` (created if missing).
 pub fn write(opts: &GenOptions, dir: &Path) -> io::Result<Generated> {
     std::fs::create_dir_all(dir)?;
@@ -245,11 +225,9 @@ pub fn write(opts: &GenOptions, dir: &Path) -> io::Result<Generated> {
         };
         crate::outfile::write_atomic(&target, |w| fill(&g, w))?;
         if opts.tar_gz {
-            let packed = pack(
-                &target,
-                &format!("{name}.csv"),
-                &dir.join(format!("{name}.tar.gz")),
-            );
+            let member = format!("{name}.csv");
+            let packed =
+                crate::gen::pack(&[(&target, &member)], &dir.join(format!("{name}.tar.gz")));
             std::fs::remove_file(&target)?;
             packed?;
         }

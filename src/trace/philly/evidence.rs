@@ -10,7 +10,6 @@ use crate::trace::input::LoadReport;
 use crate::trace::lines::{Lines, Record};
 use crate::trace::model::Cluster;
 use rustc_hash::FxHashMap;
-use std::path::Path;
 
 /// How much of `cluster_gpu_util` is read for evidence: its first minutes,
 /// where every machine has a row.
@@ -18,10 +17,14 @@ const UTIL_HEAD: u64 = 4 << 20;
 
 /// Per machine: the GPUs with a value (not `NA`) in the head of
 /// `cluster_gpu_util` (the highest such column + 1; 0 where none).
-pub(super) fn util_gpus(path: &Path, names: &FxHashMap<&str, u32>, machines: usize) -> Vec<u32> {
+pub(super) fn util_gpus(
+    f: Option<impl std::io::Read>,
+    names: &FxHashMap<&str, u32>,
+    machines: usize,
+) -> Vec<u32> {
     let mut seen = vec![0u32; machines];
-    let Ok(f) = crate::trace::reader::open_file(path) else {
-        return seen; // reported when the file is indexed
+    let Some(f) = f else {
+        return seen; // absent, or reported when the file is indexed
     };
     let head = std::io::Read::take(f, UTIL_HEAD);
     let mut lines = Lines::new(std::io::BufReader::new(head), String::new());

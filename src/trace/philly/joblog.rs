@@ -13,7 +13,6 @@ use serde::de::{DeserializeSeed, SeqAccess, Visitor};
 use serde::Deserialize;
 use std::cell::{Cell, RefCell};
 use std::io::Read;
-use std::path::Path;
 use std::rc::Rc;
 
 /// GPUs a Philly machine may have: a GPU set is a 64-bit mask.
@@ -282,15 +281,14 @@ impl<'de> DeserializeSeed<'de> for Elements<'_, '_> {
     }
 }
 
-/// Reads the job log.
+/// Reads the job log from `f`, named `file` in errors.
 pub(crate) fn read(
-    path: &Path,
+    f: impl Read,
+    file: String,
     cluster: &Cluster,
     names: &FxHashMap<&str, u32>,
     strict: bool,
 ) -> Result<(Vec<PhillyJob>, Skips, Evidence), InputError> {
-    let file = path.display().to_string();
-    let f = crate::trace::reader::open_file(path)?;
     let at = Rc::new(Cell::new(0u64));
     let began = Rc::new(Cell::new(0u64));
     let reader = Counting {

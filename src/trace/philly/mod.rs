@@ -4,15 +4,16 @@
 
 mod evidence;
 pub(crate) mod joblog;
+mod machines;
 mod native;
+mod source;
+pub mod tarball;
 pub mod util;
 
 use super::clock;
-use super::fields::Row;
-use super::input::{InputError, LoadReport, Location, RowPolicy};
-use super::model::{Cluster, Demand, Job, JobStatus, Machine, Secs, Segment, Symbols, Trace, Zone};
+use super::input::{InputError, LoadReport};
+use super::model::{Cluster, Demand, Job, JobStatus, Secs, Segment, Symbols, Trace, Zone};
 use super::LoadOptions;
-use crate::text::sanitize;
 use chrono::{NaiveDateTime, TimeZone};
 use rustc_hash::FxHashMap;
 use std::path::{Path, PathBuf};
@@ -21,16 +22,17 @@ use std::path::{Path, PathBuf};
 pub const FORMAT: super::Format = super::Format::new(&super::FormatSpec {
     name: "philly",
     aliases: &[],
-    help: "Microsoft Philly: a directory with cluster_job_log and cluster_machine_list",
-    path_help: "The Philly directory (cluster_job_log, cluster_machine_list, utilisation files)",
+    help: "Microsoft Philly: a directory with cluster_job_log and cluster_machine_list, or trace-data.tar.gz",
+    path_help: "The Philly directory (cluster_job_log, cluster_machine_list, utilisation files), or the release's trace-data.tar.gz, read in place",
     replay_about: "Replay a Microsoft Philly directory full screen",
     load,
     load_text: None,
     energy_beside: None,
-    reads: |dir| {
-        [JOB_LOG, MACHINES, GPU_UTIL, CPU_UTIL, MEM_UTIL]
-            .map(|f| dir.join(f))
-            .to_vec()
+    reads: |path| match source::archive_at(path) {
+        Some(archive) => vec![archive],
+        None => [JOB_LOG, MACHINES, GPU_UTIL, CPU_UTIL, MEM_UTIL]
+            .map(|f| path.join(f))
+            .to_vec(),
     },
 });
 
@@ -119,131 +121,36 @@ pub(crate) fn format_local(t: Secs) -> String {
         .unwrap_or_default()
 }
 
-/// `cluster_machine_list`: `machineId, number of GPUs, single GPU mem`.
-fn machines(path: &Path, strict: bool, report: &mut LoadReport) -> Result<Cluster, InputError> {
-    let file = path.display().to_string();
-    let mut rdr = super::fields::open_csv(path)?;
-    let mut rec = csv::ByteRecord::new();
-    let mut policy = RowPolicy::new(&file, strict);
-    let mut c = Cluster::default();
-    let mut first = true;
-    let mut seen: FxHashMap<String, u64> = FxHashMap::default();
-    loop {
-        match rdr.read_byte_record(&mut rec) {
-            Ok(true) => {}
-            Ok(false) => break,
-            Err(e) => return Err(InputError::csv(&file, &e)),
-        }
-        let line = rec.position().map_or(0, |p| p.line());
-        if first {
-            first = false;
-            let h: Vec<String> = rec
-                .iter()
-                .map(|f| String::from_utf8_lossy(f).trim().to_string())
-                .collect();
-            if h.first().map(String::as_str) != Some("machineId") {
-                return Err(InputError::at(
-                    Location {
-                        file: file.clone(),
-                        line,
-                        column: None,
-                        byte: false,
-                    },
-                    format!(
-                        "unknown header '{}': expected 'machineId, number of GPUs, single GPU mem'",
-                        sanitize(&h.join(","))
-                    ),
-                ));
-            }
-            continue;
-        }
-        let row = Row {
-            file: &file,
-            line,
-            record: &rec,
-        };
-        let parsed = (|| {
-            row.expect_width(3)?;
-            let name = row.required(0, "machineId")?.to_string();
-            if let Some(l) = seen.get(&name) {
-                return Err(row.error(
-                    "machineId",
-                    format!(
-                        "duplicate machine '{}' (first on line {l})",
-                        sanitize(&name)
-                    ),
-                ));
-            }
-            let gpus = row.int(1, "number of GPUs", 0)?;
-            if gpus > 64 {
-                return Err(row.error("number of GPUs", format!("{gpus} is more than 64")));
-            }
-            let mem = row.text(2, "single GPU mem")?.to_string();
-            Ok((name, gpus as u32, mem))
-        })();
-        match parsed {
-            Ok((name, gpus, mem)) => {
-                seen.insert(name.clone(), line);
-                let ty = c.type_id(&if mem.is_empty() {
-                    "GPU".to_string()
-                } else {
-                    format!("{mem} GPU")
-                });
-                c.machines.push(Machine {
-                    name,
-                    gpu_type: ty,
-                    gpus,
-                    cpus: 0,
-                    mem_gb: 0,
-                    recorded_only: false,
-                });
-            }
-            Err(e) => policy.bad_row(e)?,
-        }
-    }
-    report.skips.push(policy.skips);
-    if c.machines.is_empty() {
-        return Err(InputError::file(&file, "no machines"));
-    }
-    c.origin = format!(
-        "cluster: {} machines, {} GPUs from {MACHINES}",
-        c.machines.len(),
-        c.total_gpus()
-    );
-    Ok(c)
-}
-
-/// Loads a Philly directory.
-pub fn load(dir: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), InputError> {
-    crate::trace::reader::open_dir(dir, "the Philly release's files")?;
+/// Loads a Philly directory, or the release tarball (see `source`).
+pub fn load(path: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), InputError> {
     let mut report = LoadReport::default();
     let began = std::time::Instant::now();
-    let ml = dir.join(MACHINES);
-    if !super::reader::present(&ml) {
-        return Err(InputError::file(&dir.display().to_string(), format!("missing {MACHINES} (the Philly layout: {JOB_LOG}, {MACHINES}, and optionally {GPU_UTIL}, {CPU_UTIL}, {MEM_UTIL})")));
+    let src = source::Source::open(path, opts.strict, &mut report)?;
+    let shown = path.display().to_string();
+    if let Some(why) = src.missing(MACHINES) {
+        return Err(InputError::file(&shown, format!("{why} (the Philly layout: {JOB_LOG}, {MACHINES}, and optionally {GPU_UTIL}, {CPU_UTIL}, {MEM_UTIL}; or the release's {})", tarball::RELEASE)));
     }
-    let cluster = machines(&ml, opts.strict, &mut report)?;
+    let ml = src.open_member(MACHINES)?;
+    let cluster = machines::read(ml, src.shown(MACHINES), opts.strict, &mut report)?;
     let names: FxHashMap<&str, u32> = cluster
         .machines
         .iter()
         .enumerate()
         .map(|(i, m)| (m.name.as_str(), i as u32))
         .collect();
-    let log = dir.join(JOB_LOG);
-    if !super::reader::present(&log) {
-        return Err(InputError::file(
-            &dir.display().to_string(),
-            format!("missing {JOB_LOG}"),
-        ));
+    if let Some(why) = src.missing(JOB_LOG) {
+        return Err(InputError::file(&shown, why));
     }
-    let (jobs, skips, seen) = joblog::read(&log, &cluster, &names, opts.strict)?;
+    let log = src.open_member(JOB_LOG)?;
+    let (jobs, skips, seen) = joblog::read(log, src.shown(JOB_LOG), &cluster, &names, opts.strict)?;
     report.skips.push(skips);
-    let util_seen = evidence::util_gpus(&dir.join(GPU_UTIL), &names, cluster.machines.len());
+    let gpu_head = src.open_member(GPU_UTIL).ok();
+    let util_seen = evidence::util_gpus(gpu_head, &names, cluster.machines.len());
     let mut cluster = cluster;
     evidence::correct(&mut cluster, &seen, &util_seen, &mut report);
     report.time("job log", began);
     let mut t = PhillyTables {
-        dir: dir.to_path_buf(),
+        dir: path.to_path_buf(),
         machine_names: cluster.machines.iter().map(|m| m.name.clone()).collect(),
         ..Default::default()
     };
@@ -253,17 +160,10 @@ pub fn load(dir: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Input
         .map(|(i, j)| (j.jobid.clone(), i as u32))
         .collect();
     t.jobs = jobs;
-    for (name, slot) in [
-        (GPU_UTIL, &mut t.gpu_util),
-        (CPU_UTIL, &mut t.cpu_util),
-        (MEM_UTIL, &mut t.mem_util),
-    ] {
-        let p = dir.join(name);
-        if super::reader::present(&p) {
-            *slot = Some(util::UtilFile::new(p, &t.machine_names, opts.strict));
-        }
-    }
-    report.note(format!("{}: {} jobs", log.display(), t.jobs.len()));
+    t.gpu_util = src.util(GPU_UTIL, &t.machine_names, opts.strict);
+    t.cpu_util = src.util(CPU_UTIL, &t.machine_names, opts.strict);
+    t.mem_util = src.util(MEM_UTIL, &t.machine_names, opts.strict);
+    report.note(format!("{}: {} jobs", src.shown(JOB_LOG), t.jobs.len()));
     let trace = build(t, cluster, opts, &mut report)?;
     report.time("model built", began);
     Ok((trace, report))

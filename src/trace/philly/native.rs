@@ -114,7 +114,8 @@ impl NativeTables for PhillyTables {
         [(CPU_UTIL, &self.cpu_util), (MEM_UTIL, &self.mem_util)]
             .into_iter()
             .filter_map(|(name, file)| {
-                Some((name, machine_sample(file.as_ref()?, machine, t, max_age)))
+                let file = file.as_ref().filter(|f| !f.absent())?;
+                Some((name, machine_sample(file, machine, t, max_age)))
             })
             .collect()
     }

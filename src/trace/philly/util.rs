@@ -2,15 +2,16 @@
 //! (one scan noting where each minute's rows start), then read a minute at
 //! a time. Rows look like `2017-10-03 00:08:00 PDT,m29,60.8,NA,...,`.
 
+use super::tarball::Tarball;
 use crate::text::sanitize;
 use crate::trace::input::{InputError, Location, RowPolicy, Skips};
 use crate::trace::lines::{Lines, Record};
 use crate::trace::model::Secs;
 use chrono::NaiveDateTime;
 use rustc_hash::FxHashMap;
-use std::io::{BufReader, Seek, SeekFrom};
+use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::PathBuf;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// Why a utilisation file's time is refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -58,14 +59,38 @@ pub struct UtilIndex {
     /// Value column names after time and machine.
     pub columns: Vec<String>,
     pub skips: Skips,
+    /// Where the rows end (a member's end inside an archive).
+    pub end: u64,
+}
+
+impl UtilIndex {
+    /// A file the archive turned out not to hold: no minutes.
+    pub fn absent() -> UtilIndex {
+        UtilIndex {
+            runs: Vec::new(),
+            columns: Vec::new(),
+            skips: Skips::default(),
+            end: 0,
+        }
+    }
 }
 
 /// One minute's rows: machine → values (None for `NA`).
 pub type Minute = crate::trace::native::MachineValues;
 
+/// Where a utilisation file's bytes are.
+#[derive(Debug)]
+pub enum UtilSource {
+    File(PathBuf),
+    /// A member of the release tarball, indexed with its siblings in one pass.
+    Archive(Arc<Tarball>, &'static str),
+}
+
 #[derive(Debug)]
 pub struct UtilFile {
-    pub path: PathBuf,
+    pub source: UtilSource,
+    /// The name errors and notes give it.
+    pub shown: String,
     machines: FxHashMap<String, u32>,
     strict: bool,
     index: OnceLock<Result<UtilIndex, InputError>>,
@@ -76,14 +101,38 @@ pub struct UtilFile {
 
 impl UtilFile {
     pub fn new(path: PathBuf, machine_names: &[String], strict: bool) -> UtilFile {
+        let size = std::fs::metadata(&path).map_or(0, |m| m.len());
+        let shown = path.display().to_string();
+        UtilFile::with(UtilSource::File(path), shown, size, machine_names, strict)
+    }
+
+    /// `member` of the release tarball.
+    pub fn in_archive(
+        tar: Arc<Tarball>,
+        member: &'static str,
+        machine_names: &[String],
+        strict: bool,
+    ) -> UtilFile {
+        let (shown, size) = (tar.shown(member), tar.size);
+        let source = UtilSource::Archive(tar, member);
+        UtilFile::with(source, shown, size, machine_names, strict)
+    }
+
+    fn with(
+        source: UtilSource,
+        shown: String,
+        size: u64,
+        machine_names: &[String],
+        strict: bool,
+    ) -> UtilFile {
         let machines = machine_names
             .iter()
             .enumerate()
             .map(|(i, n)| (n.clone(), i as u32))
             .collect();
-        let size = std::fs::metadata(&path).map_or(0, |m| m.len());
         UtilFile {
-            path,
+            source,
+            shown,
             machines,
             strict,
             index: OnceLock::new(),
@@ -97,69 +146,34 @@ impl UtilFile {
         if self.ready() {
             return 1.0;
         }
-        self.scanned.load(std::sync::atomic::Ordering::Relaxed) as f64 / self.size.max(1) as f64
+        match &self.source {
+            UtilSource::Archive(tar, _) => tar.progress(),
+            UtilSource::File(_) => {
+                let done = self.scanned.load(std::sync::atomic::Ordering::Relaxed);
+                done as f64 / self.size.max(1) as f64
+            }
+        }
     }
 
     pub fn ready(&self) -> bool {
         self.index.get().is_some()
     }
 
-    /// The index, built by one scan on first use (call it from a background thread).
-    pub fn index(&self) -> &Result<UtilIndex, InputError> {
-        self.index.get_or_init(|| self.build())
+    /// Indexed, and found not to be in the archive after all.
+    pub fn absent(&self) -> bool {
+        matches!(self.index.get(), Some(Ok(i)) if i.columns.is_empty())
     }
 
-    fn build(&self) -> Result<UtilIndex, InputError> {
-        use std::io::Read;
-        let file = self.path.display().to_string();
-        let mut f = crate::trace::reader::open_file(&self.path)?;
-        let read_err = |e: std::io::Error| InputError::file(&file, format!("cannot read: {e}"));
-        // One pass in big blocks: only each line's first field (the time) is
-        // looked at, and only parsed when it changes.
-        let mut buf = vec![0u8; 1 << 22];
-        let (mut carry, mut base, mut line) = (0usize, 0u64, 0u64);
-        let mut scan = Scan {
-            file: &file,
-            columns: None,
-            policy: RowPolicy::new(&file, self.strict),
-            runs: Vec::new(),
-            last_text: Vec::new(),
-        };
-        let mut at_end = false;
-        while !at_end {
-            if carry == buf.len() {
-                buf.resize(buf.len() * 2, 0);
+    /// The index, built by one scan on first use (call it from a background thread).
+    pub fn index(&self) -> &Result<UtilIndex, InputError> {
+        self.index.get_or_init(|| match &self.source {
+            UtilSource::File(path) => {
+                let f = crate::trace::reader::open_file(path)?;
+                let progress = |b| self.scanned.store(b, std::sync::atomic::Ordering::Relaxed);
+                scan(f, 0, &self.shown, self.strict, progress)
             }
-            let n = f.read(&mut buf[carry..]).map_err(read_err)?;
-            let mut end = carry + n;
-            if n == 0 {
-                at_end = true;
-                if carry == 0 {
-                    break;
-                }
-                // A last line without a newline.
-                if buf.len() == end {
-                    buf.push(b'\n');
-                } else {
-                    buf[end] = b'\n';
-                }
-                end += 1;
-            }
-            let mut start = 0usize;
-            while let Some(p) = memchr::memchr(b'\n', &buf[start..end]) {
-                let row = &buf[start..start + p];
-                let offset = base + start as u64;
-                start += p + 1;
-                line += 1;
-                scan.line(row, offset, line)?;
-            }
-            buf.copy_within(start..end, 0);
-            carry = end - start;
-            base += start as u64;
-            self.scanned
-                .store(base, std::sync::atomic::Ordering::Relaxed);
-        }
-        scan.finish()
+            UtilSource::Archive(tar, member) => tar.util_index(member),
+        })
     }
 
     /// The rows of the latest minute at or before `t` (and no older than
@@ -171,42 +185,115 @@ impl UtilFile {
         if t - when > max_age {
             return None;
         }
-        let mut f = std::fs::File::open(&self.path).ok()?;
-        f.seek(SeekFrom::Start(offset)).ok()?;
-        let mut lines = Lines::new(BufReader::with_capacity(1 << 16, f), String::new());
-        let mut rec = Record::default();
-        let mut out = Minute::default();
-        let mut first: Option<Vec<u8>> = None;
-        while lines.next(&mut rec).ok()? {
-            let text = rec.get(0).to_vec();
-            match &first {
-                None => first = Some(text),
-                Some(f) if *f != text => break,
-                _ => {}
+        let rows: Box<dyn Read> = match &self.source {
+            UtilSource::File(path) => {
+                let mut f = std::fs::File::open(path).ok()?;
+                f.seek(SeekFrom::Start(offset)).ok()?;
+                Box::new(f)
             }
-            let Some(&m) = std::str::from_utf8(rec.get(1))
-                .ok()
-                .and_then(|n| self.machines.get(n.trim()))
-            else {
-                continue;
-            };
-            let vals = (2..2 + idx.columns.len())
-                .map(|c| {
-                    let v = rec.get(c);
-                    if v == b"NA" || v.is_empty() {
-                        None
-                    } else {
-                        std::str::from_utf8(v)
-                            .ok()
-                            .and_then(|s| s.parse::<f32>().ok())
-                            .filter(|x| x.is_finite())
-                    }
-                })
-                .collect();
-            out.insert(m, vals);
-        }
-        Some((when, out))
+            UtilSource::Archive(tar, _) => Box::new(tar.range(offset, idx.end - offset).ok()?),
+        };
+        let mut lines = Lines::new(BufReader::with_capacity(1 << 16, rows), String::new());
+        read_minute(&mut lines, &self.machines, idx.columns.len()).map(|m| (when, m))
     }
+}
+
+/// Builds the index in one pass over `f`, whose first byte is at `base`:
+/// only each line's first field (the time) is looked at, and only parsed
+/// when it changes. `progress` hears the bytes scanned so far.
+pub(super) fn scan(
+    mut f: impl Read,
+    base: u64,
+    file: &str,
+    strict: bool,
+    mut progress: impl FnMut(u64),
+) -> Result<UtilIndex, InputError> {
+    let read_err = |e: std::io::Error| InputError::file(file, format!("cannot read: {e}"));
+    let mut buf = vec![0u8; 1 << 22];
+    let (mut carry, mut line, start_at) = (0usize, 0u64, base);
+    let (mut base, mut total) = (base, 0u64);
+    let mut scan = Scan {
+        file,
+        columns: None,
+        policy: RowPolicy::new(file, strict),
+        runs: Vec::new(),
+        last_text: Vec::new(),
+    };
+    let mut at_end = false;
+    while !at_end {
+        if carry == buf.len() {
+            buf.resize(buf.len() * 2, 0);
+        }
+        let n = f.read(&mut buf[carry..]).map_err(read_err)?;
+        total += n as u64;
+        let mut end = carry + n;
+        if n == 0 {
+            at_end = true;
+            if carry == 0 {
+                break;
+            }
+            // A last line without a newline.
+            if buf.len() == end {
+                buf.push(b'\n');
+            } else {
+                buf[end] = b'\n';
+            }
+            end += 1;
+        }
+        let mut start = 0usize;
+        while let Some(p) = memchr::memchr(b'\n', &buf[start..end]) {
+            let row = &buf[start..start + p];
+            let offset = base + start as u64;
+            start += p + 1;
+            line += 1;
+            scan.line(row, offset, line)?;
+        }
+        buf.copy_within(start..end, 0);
+        carry = end - start;
+        base += start as u64;
+        progress(base - start_at);
+    }
+    scan.finish(start_at + total)
+}
+
+/// The rows of one minute from `lines` (positioned at its first row).
+fn read_minute(
+    lines: &mut Lines<impl std::io::BufRead>,
+    machines: &FxHashMap<String, u32>,
+    columns: usize,
+) -> Option<Minute> {
+    let mut rec = Record::default();
+    let mut out = Minute::default();
+    let mut first: Option<Vec<u8>> = None;
+    while lines.next(&mut rec).ok()? {
+        let text = rec.get(0).to_vec();
+        match &first {
+            None => first = Some(text),
+            Some(f) if *f != text => break,
+            _ => {}
+        }
+        let Some(&m) = std::str::from_utf8(rec.get(1))
+            .ok()
+            .and_then(|n| machines.get(n.trim()))
+        else {
+            continue;
+        };
+        let vals = (2..2 + columns)
+            .map(|c| {
+                let v = rec.get(c);
+                if v == b"NA" || v.is_empty() {
+                    None
+                } else {
+                    std::str::from_utf8(v)
+                        .ok()
+                        .and_then(|s| s.parse::<f32>().ok())
+                        .filter(|x| x.is_finite())
+                }
+            })
+            .collect();
+        out.insert(m, vals);
+    }
+    Some(out)
 }
 
 /// The index as the scan builds it, one line at a time.
@@ -265,7 +352,7 @@ impl Scan<'_> {
         Ok(())
     }
 
-    fn finish(self) -> Result<UtilIndex, InputError> {
+    fn finish(self, end: u64) -> Result<UtilIndex, InputError> {
         let Some(columns) = self.columns else {
             return Err(InputError::file(
                 self.file,
@@ -279,6 +366,7 @@ impl Scan<'_> {
             runs,
             columns,
             skips: self.policy.skips,
+            end,
         })
     }
 }
