@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-/// Output bytes between two recorded states: a state is ~43 KB, so a
-/// 6.6 GB stream keeps ~18 MB of them, and a read inflates ≤ 16 MB extra.
+/// Output bytes between two recorded states: a state (the 32 KB window and
+/// the decoder's tables) per 16 MB, and a read inflates ≤ 16 MB extra.
 pub(crate) const SPACING: u64 = 16 << 20;
 
 #[derive(Clone)]

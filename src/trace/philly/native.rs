@@ -134,9 +134,13 @@ impl NativeTables for PhillyTables {
             }
         };
         (probe.out)(format!(
-            "util index     {:.2} s for {:.2} GB ({} minutes; the file is read once, not held); peak RSS {}",
+            "util index     {:.2} s for {:.2} GB{} ({} minutes; the file is read once, not held); peak RSS {}",
             s.elapsed().as_secs_f64(),
             f.size as f64 / 1e9,
+            match f.source {
+                super::util::UtilSource::Archive(..) => " gzipped (the whole archive)",
+                super::util::UtilSource::File(_) => "",
+            },
             idx.runs.len(),
             (probe.rss)()
         ));
