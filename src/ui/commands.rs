@@ -56,7 +56,9 @@ impl App {
             | Command::Left
             | Command::Right
             | Command::PageUp
-            | Command::PageDown => self.navigate(c),
+            | Command::PageDown
+            | Command::Home
+            | Command::End => self.navigate(c),
             Command::Timeline => {
                 self.view.timeline = Some(Default::default());
             }
@@ -207,20 +209,14 @@ impl App {
         match (popup, c) {
             (_, Command::Close) => self.view.popup = None,
             (Popup::Help { .. }, Command::Help) => self.view.popup = None,
-            (Popup::Help { scroll }, Command::Down | Command::PageDown) => {
-                *scroll = (*scroll + 1).min(super::keymap::COMMANDS.len())
+            (Popup::Help { scroll }, _) if super::popups::is_scroll(c) => {
+                let (page, max) = super::popups::help_pages(size);
+                *scroll = super::popups::scrolled(*scroll, c, page, max)
             }
-            (Popup::Help { scroll }, Command::Up | Command::PageUp) => {
-                *scroll = scroll.saturating_sub(1)
+            (Popup::Detail { scroll, lines, .. }, _) if super::popups::is_scroll(c) => {
+                let (page, max) = super::popups::detail_pages(size, lines.len());
+                *scroll = super::popups::scrolled(*scroll, c, page, max)
             }
-            (Popup::Detail { scroll, lines, .. }, Command::Down) => {
-                *scroll = (*scroll + 1).min(super::popups::detail_scroll_max(size, lines.len()))
-            }
-            (Popup::Detail { scroll, .. }, Command::Up) => *scroll = scroll.saturating_sub(1),
-            (Popup::Detail { scroll, lines, .. }, Command::PageDown) => {
-                *scroll = (*scroll + 20).min(super::popups::detail_scroll_max(size, lines.len()))
-            }
-            (Popup::Detail { scroll, .. }, Command::PageUp) => *scroll = scroll.saturating_sub(20),
             (Popup::Detail { .. }, Command::Detail) => self.view.popup = None,
             (Popup::Detail { title, .. }, Command::Left | Command::Right)
                 if title.starts_with("job ") =>

@@ -39,6 +39,8 @@ pub enum Command {
     Right,
     PageUp,
     PageDown,
+    Home,
+    End,
     Close,
     Sort,
     Filter,
@@ -47,7 +49,7 @@ pub enum Command {
 }
 
 /// (command, config name, description, default keys, shown in the hint bar)
-pub const COMMANDS: [(Command, &str, &str, &[&str], bool); 36] = [
+pub const COMMANDS: [(Command, &str, &str, &[&str], bool); 38] = [
     (
         Command::TogglePlay,
         "play",
@@ -233,6 +235,14 @@ pub const COMMANDS: [(Command, &str, &str, &[&str], bool); 36] = [
         &["pagedown"],
         false,
     ),
+    (
+        Command::Home,
+        "home",
+        "to the top (list, grid, drill-down, help)",
+        &["home"],
+        false,
+    ),
+    (Command::End, "end", "to the bottom", &["end", "G"], false),
     (Command::Close, "close", "close a popup", &["esc"], false),
 ];
 

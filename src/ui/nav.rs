@@ -40,6 +40,8 @@ impl App {
                     Command::Down => (self.view.queue_pos + 1).min(n - 1),
                     Command::PageUp => self.view.queue_pos.saturating_sub(10),
                     Command::PageDown => (self.view.queue_pos + 10).min(n - 1),
+                    Command::Home => 0,
+                    Command::End => n - 1,
                     _ => self.view.queue_pos,
                 };
                 self.view.selected = self.listed_at(self.view.queue_pos);
@@ -99,6 +101,8 @@ impl App {
         let target = match c {
             Command::Left => self.view.cursor.saturating_sub(1),
             Command::Right => (self.view.cursor + 1).min(n - 1),
+            Command::Home => 0,
+            Command::End => n - 1,
             Command::Up | Command::Down | Command::PageUp | Command::PageDown => {
                 let rows = match c {
                     Command::Up => -1,

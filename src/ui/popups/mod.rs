@@ -7,6 +7,7 @@
 
 pub(crate) mod view;
 
+use super::keymap::Command;
 use super::layout::centered;
 use ratatui::layout::Rect;
 
@@ -54,9 +55,46 @@ pub(super) fn detail_box(area: Rect) -> Rect {
     )
 }
 
-/// How far a drill-down of `lines` can scroll on a `size` screen: its last
-/// line at the bottom of the box, never into blank pages.
-pub(crate) fn detail_scroll_max(size: (u16, u16), lines: usize) -> usize {
+/// A drill-down's page (the lines it shows) and how far it can scroll: its
+/// last line at the bottom of the box, never into blank pages.
+pub(crate) fn detail_pages(size: (u16, u16), lines: usize) -> (usize, usize) {
     let r = detail_box(Rect::new(0, 0, size.0, size.1));
-    lines.saturating_sub(r.height.saturating_sub(2) as usize)
+    let page = r.height.saturating_sub(2).max(1) as usize;
+    (page, lines.saturating_sub(page))
+}
+
+/// The help's page and how far it can scroll (its lines are the keymap's).
+pub(crate) fn help_pages(size: (u16, u16)) -> (usize, usize) {
+    let lines = view::HELP_EXTRA_LINES + super::keymap::COMMANDS.len();
+    let r = centered(Rect::new(0, 0, size.0, size.1), 50, lines as u16 + 2);
+    let page = r.height.saturating_sub(2).max(1) as usize;
+    (page, lines.saturating_sub(page))
+}
+
+/// The commands that scroll a popup's text.
+pub(crate) fn is_scroll(c: Command) -> bool {
+    matches!(
+        c,
+        Command::Up
+            | Command::Down
+            | Command::PageUp
+            | Command::PageDown
+            | Command::Home
+            | Command::End
+    )
+}
+
+/// `scroll` moved by `c`: a line, a page of `page` lines, or to an end,
+/// within 0..=`max`.
+pub(crate) fn scrolled(scroll: usize, c: Command, page: usize, max: usize) -> usize {
+    match c {
+        Command::Up => scroll.saturating_sub(1),
+        Command::Down => scroll + 1,
+        Command::PageUp => scroll.saturating_sub(page),
+        Command::PageDown => scroll + page,
+        Command::Home => 0,
+        Command::End => max,
+        _ => scroll,
+    }
+    .min(max)
 }

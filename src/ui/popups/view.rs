@@ -30,6 +30,9 @@ pub(crate) fn draw(app: &App, area: Rect, buf: &mut Buffer) {
 }
 
 /// The help text: every command with its configured keys, and the glyph legend.
+/// The help's lines after one per command.
+pub(crate) const HELP_EXTRA_LINES: usize = 3;
+
 pub(crate) fn help_lines(app: &App) -> Vec<Line<'static>> {
     let t = app.theme();
     let mut out = Vec::new();
@@ -58,10 +61,11 @@ pub(crate) fn help_lines(app: &App) -> Vec<Line<'static>> {
 
 fn help(app: &App, area: Rect, buf: &mut Buffer, scroll: usize) {
     let lines = help_lines(app);
+    debug_assert_eq!(lines.len(), COMMANDS.len() + HELP_EXTRA_LINES);
     let width = lines.iter().map(|l| l.width()).max().unwrap_or(40) as u16 + 2;
     let r = centered(area, width.max(50), lines.len() as u16 + 2);
     let title = if lines.len() as u16 + 2 > r.height {
-        "help · ↑↓ scroll · esc or ? closes"
+        "help · ↑↓ PgUp PgDn Home End · esc or ? closes"
     } else {
         "help · esc or ? closes"
     };
@@ -78,7 +82,7 @@ fn detail(app: &App, area: Rect, buf: &mut Buffer, title: &str, lines: &[String]
     let inner = app.chrome().popup(
         r,
         buf,
-        &format!("{title} · ↑↓ PgUp PgDn scroll · esc closes"),
+        &format!("{title} · ↑↓ PgUp PgDn Home End · esc closes"),
     );
     let shown: Vec<Line> = lines
         .iter()
