@@ -15,8 +15,12 @@ const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/phill
 
 /// Packs `members` of `dir` into `out` as the release does (`trace-data/NAME`).
 fn pack(dir: &Path, members: &[&str], out: &Path) {
+    pack_with(dir, members, out, flate2::Compression::fast())
+}
+
+fn pack_with(dir: &Path, members: &[&str], out: &Path, level: flate2::Compression) {
     let f = std::fs::File::create(out).unwrap();
-    let gz = flate2::write::GzEncoder::new(f, flate2::Compression::fast());
+    let gz = flate2::write::GzEncoder::new(f, level);
     let mut tar = tar::Builder::new(gz);
     tar.append_dir("trace-data", dir).unwrap();
     for m in members {
@@ -205,4 +209,31 @@ fn utilisation_files_the_archive_lacks_are_not_offered_once_indexed() {
     let when = p.gpu_util.as_ref().unwrap().index().as_ref().unwrap().runs[0].0;
     assert!(p.gpu_util.as_ref().unwrap().at(when, 0).is_some());
     assert_eq!(n.machine_samples(0, when, 120), Vec::new());
+}
+
+#[test]
+fn a_byte_changed_in_stored_data_is_caught_by_the_checksum() {
+    // Stored (uncompressed) deflate blocks inflate whatever their bytes
+    // are: only the gzip checksum, read at the end of the index pass, can tell.
+    let dir = common::scratch_dir("philly-tar-crc");
+    let tgz = dir.join("trace-data.tar.gz");
+    let order = [MACHINES, JOB_LOG, GPU_UTIL, CPU_UTIL, MEM_UTIL];
+    pack_with(
+        Path::new(FIXTURE),
+        &order,
+        &tgz,
+        flate2::Compression::none(),
+    );
+    let mut bytes = std::fs::read(&tgz).unwrap();
+    let mem = std::fs::read(Path::new(FIXTURE).join(MEM_UTIL)).unwrap();
+    let at = bytes.windows(mem.len()).rposition(|w| w == mem).unwrap();
+    bytes[at + mem.len() - 3] ^= 0x01;
+    std::fs::write(&tgz, &bytes).unwrap();
+    let t = load(&tgz);
+    let e = t.native.as_ref().unwrap().build_indexes().unwrap_err();
+    let e = format!("{:?}", e.0);
+    assert!(
+        e.contains("checksum") && e.contains("trace-data.tar.gz"),
+        "{e}"
+    );
 }

@@ -16,6 +16,9 @@ use std::sync::{Arc, Mutex};
 /// the decoder's tables) per 16 MB, and a read inflates ≤ 16 MB extra.
 pub(crate) const SPACING: u64 = 16 << 20;
 
+/// The most states kept for one file.
+const MAX_STATES: usize = 1024;
+
 #[derive(Clone)]
 struct Checkpoint {
     /// Compressed bytes consumed (the file offset to read on from).
@@ -58,7 +61,9 @@ impl Checkpoints {
             return;
         };
         let last = l.last().map_or(0, |c| c.output);
-        if output >= last + self.spacing {
+        // At most MAX_STATES (a stream inflating to more than 16 GB reads
+        // its tail from the last one, slowly, rather than hold more).
+        if output >= last + self.spacing && l.len() < MAX_STATES {
             l.push(Checkpoint {
                 input,
                 output,
@@ -232,7 +237,7 @@ impl GzReader {
             return Ok(());
         }
         self.member_header()?;
-        self.state.reset_as(miniz_oxide::inflate::stream::ZeroReset);
+        self.state.reset_as(miniz_oxide::inflate::stream::MinReset);
         Ok(())
     }
 }

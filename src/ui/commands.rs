@@ -201,16 +201,23 @@ impl App {
             self.emit(Effect::Quit(Quit::Clear));
             return true;
         }
+        if self.view.popup.is_none() {
+            return false;
+        }
+        let whatif_rows = self.sim.whatif.as_ref().map_or(1, |w| w.rows.len().max(1));
+        let help_len = match self.view.popup {
+            Some(Popup::Help { .. }) => super::popups::view::help_lines(self).len(),
+            _ => 0,
+        };
         let Some(popup) = &mut self.view.popup else {
             return false;
         };
-        let whatif_rows = self.sim.whatif.as_ref().map_or(1, |w| w.rows.len().max(1));
         let size = self.view.size;
         match (popup, c) {
             (_, Command::Close) => self.view.popup = None,
             (Popup::Help { .. }, Command::Help) => self.view.popup = None,
             (Popup::Help { scroll }, _) if super::popups::is_scroll(c) => {
-                let (page, max) = super::popups::help_pages(size);
+                let (page, max) = super::popups::help_pages(size, help_len);
                 *scroll = super::popups::scrolled(*scroll, c, page, max)
             }
             (Popup::Detail { scroll, lines, .. }, _) if super::popups::is_scroll(c) => {

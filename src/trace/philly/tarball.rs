@@ -102,6 +102,7 @@ impl Tarball {
         &self,
         mut visit: impl FnMut(&str, &mut tar::Entry<GzReader>, Member) -> Result<bool, InputError>,
     ) -> Result<(), InputError> {
+        self.scanned.store(0, Ordering::Relaxed);
         let gz = self.gz.read_from_start().map_err(|e| self.error(e))?;
         let mut archive = tar::Archive::new(gz.with_progress(self.scanned.clone()));
         let damaged =
@@ -127,6 +128,9 @@ impl Tarball {
                 return Ok(());
             }
         }
+        // The rest (the tar's end blocks, the gzip trailer) is read too, so
+        // a pass to the end checks the archive's checksum.
+        std::io::copy(&mut archive.into_inner(), &mut std::io::sink()).map_err(damaged)?;
         self.complete.store(true, Ordering::Relaxed);
         Ok(())
     }
@@ -170,9 +174,10 @@ impl Tarball {
             Ok(false)
         });
         if let Err(e) = walked {
-            // The archive failed partway: what was not indexed says why.
+            // A damaged archive (cut short, or its checksum wrong): no
+            // minute of it is trusted, and each file says why.
             for u in [GPU_UTIL, CPU_UTIL, MEM_UTIL] {
-                done.entry(u).or_insert_with(|| Err(e.clone()));
+                done.insert(u, Err(e.clone()));
             }
         }
         if let Ok(mut i) = self.indexes.lock() {

@@ -222,7 +222,9 @@ pub(super) fn scan(
     let mut at_end = false;
     while !at_end {
         if carry == buf.len() {
-            buf.resize(buf.len() * 2, 0);
+            // One line fills the whole block: not a utilisation row.
+            let msg = format!("line {} is longer than 4 MiB", line + 1);
+            return Err(InputError::file(file, msg));
         }
         let n = f.read(&mut buf[carry..]).map_err(read_err)?;
         total += n as u64;

@@ -63,9 +63,8 @@ pub(crate) fn detail_pages(size: (u16, u16), lines: usize) -> (usize, usize) {
     (page, lines.saturating_sub(page))
 }
 
-/// The help's page and how far it can scroll (its lines are the keymap's).
-pub(crate) fn help_pages(size: (u16, u16)) -> (usize, usize) {
-    let lines = view::HELP_EXTRA_LINES + super::keymap::COMMANDS.len();
+/// The help's page and how far it can scroll, for its `lines`.
+pub(crate) fn help_pages(size: (u16, u16), lines: usize) -> (usize, usize) {
     let r = centered(Rect::new(0, 0, size.0, size.1), 50, lines as u16 + 2);
     let page = r.height.saturating_sub(2).max(1) as usize;
     (page, lines.saturating_sub(page))

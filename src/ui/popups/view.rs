@@ -30,9 +30,6 @@ pub(crate) fn draw(app: &App, area: Rect, buf: &mut Buffer) {
 }
 
 /// The help text: every command with its configured keys, and the glyph legend.
-/// The help's lines after one per command.
-pub(crate) const HELP_EXTRA_LINES: usize = 3;
-
 pub(crate) fn help_lines(app: &App) -> Vec<Line<'static>> {
     let t = app.theme();
     let mut out = Vec::new();
@@ -61,7 +58,6 @@ pub(crate) fn help_lines(app: &App) -> Vec<Line<'static>> {
 
 fn help(app: &App, area: Rect, buf: &mut Buffer, scroll: usize) {
     let lines = help_lines(app);
-    debug_assert_eq!(lines.len(), COMMANDS.len() + HELP_EXTRA_LINES);
     let width = lines.iter().map(|l| l.width()).max().unwrap_or(40) as u16 + 2;
     let r = centered(area, width.max(50), lines.len() as u16 + 2);
     let title = if lines.len() as u16 + 2 > r.height {
