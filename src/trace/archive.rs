@@ -175,6 +175,18 @@ fn raw(src: &Source) -> std::io::Result<Box<dyn Read + Send>> {
     })
 }
 
+/// A tar entry's file name, if it is a file (not a directory or a macOS
+/// `._` resource fork).
+pub(crate) fn file_member<R: Read>(entry: &tar::Entry<R>) -> Option<String> {
+    let name = entry
+        .path()
+        .ok()?
+        .file_name()?
+        .to_string_lossy()
+        .into_owned();
+    (entry.header().entry_type().is_file() && !name.starts_with("._")).then_some(name)
+}
+
 fn pump(src: Source, member: String, tx: mpsc::SyncSender<std::io::Result<Vec<u8>>>) {
     // An archive whose parts end too soon: perhaps its last part is missing.
     let last = match &src {
@@ -206,17 +218,9 @@ fn pump(src: Source, member: String, tx: mpsc::SyncSender<std::io::Result<Vec<u8
             Ok(e) => e,
             Err(e) => return send_err(&tx, e),
         };
-        let name = entry
-            .path()
-            .map(|p| {
-                p.file_name()
-                    .map(|f| f.to_string_lossy().into_owned())
-                    .unwrap_or_default()
-            })
-            .unwrap_or_default();
-        if !entry.header().entry_type().is_file() || name.starts_with("._") {
-            continue; // directories and macOS resource forks
-        }
+        let Some(name) = file_member(&entry) else {
+            continue;
+        };
         if name != member {
             let msg = format!(
                 "holds '{}', expected '{member}'",

@@ -109,14 +109,9 @@ impl Tarball {
             |e: std::io::Error| self.error(format!("{e} (not a tar.gz archive, or damaged)"));
         for entry in archive.entries().map_err(damaged)? {
             let mut entry = entry.map_err(damaged)?;
-            let name = entry
-                .path()
-                .ok()
-                .and_then(|p| p.file_name().map(|f| f.to_string_lossy().into_owned()))
-                .unwrap_or_default();
-            if !entry.header().entry_type().is_file() || name.starts_with("._") {
-                continue; // directories and macOS resource forks
-            }
+            let Some(name) = crate::trace::archive::file_member(&entry) else {
+                continue;
+            };
             let m = Member {
                 start: entry.raw_file_position(),
                 size: entry.size(),
