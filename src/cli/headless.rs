@@ -17,6 +17,45 @@ pub(super) fn load(args: &LoadArgs) -> Result<Arc<Trace>> {
     Ok(Arc::new(trace))
 }
 
+/// Loads the trace of a run (`sim`, `compare`), its arrivals resampled
+/// with `--seed` and its cluster sized with `--load`.
+pub(super) fn load_run(t: &super::TraceArgs) -> Result<Arc<Trace>> {
+    let (trace, mut report) = trace::load(t.load.format, &t.load.path, &t.load.options())?;
+    if t.offered_load.is_some() {
+        // The size `--load` replaces is not worth a line.
+        report.notes.retain(|n| *n != trace.cluster.origin);
+    }
+    announce(&report);
+    let (trace, said) = shape(Arc::new(trace), t)?;
+    for line in said {
+        super::print_err(&format!("tracetui: {line}"));
+    }
+    Ok(trace)
+}
+
+/// `trace` with `--seed`'s resampled arrivals and `--load`'s cluster (a
+/// copy where either is given), and the lines that say what was done.
+pub(super) fn shape(trace: Arc<Trace>, t: &super::TraceArgs) -> Result<(Arc<Trace>, Vec<String>)> {
+    if t.seed.is_none() && t.offered_load.is_none() {
+        return Ok((trace, Vec::new()));
+    }
+    let mut trace = Trace::clone(&trace);
+    let mut said = Vec::new();
+    if let Some(seed) = t.seed {
+        let moved = trace::resample::resample_arrivals(&mut trace, seed);
+        said.push(format!(
+            "--seed {seed}: arrivals resampled ({moved} of {} jobs moved; same jobs, order and span)",
+            trace.jobs.len()
+        ));
+    }
+    if let Some(l) = t.offered_load {
+        let line = trace::sizing::size_for_load(&mut trace, l, t.load.read.gpus_per_node)
+            .map_err(color_eyre::eyre::Report::msg)?;
+        said.push(line);
+    }
+    Ok((Arc::new(trace), said))
+}
+
 pub(super) fn announce(report: &LoadReport) {
     for n in &report.notes {
         super::print_err(&format!("tracetui: {n}"));
@@ -158,35 +197,21 @@ fn setup(t: &super::TraceArgs) -> Result<Setup> {
     })
 }
 
-pub(super) fn sim(a: &SimArgs) -> Result<()> {
-    let outputs = [
+/// The outputs `sim` writes, by option.
+fn sim_outputs(a: &SimArgs) -> [super::outputs::Output<'_>; 3] {
+    [
         ("--jobs-out", a.jobs_out.as_ref()),
         ("--timeline-out", a.timeline_out.as_ref()),
         ("--plot", a.plot.as_ref()),
-    ];
+    ]
+}
+
+pub(super) fn sim(a: &SimArgs) -> Result<()> {
+    let outputs = sim_outputs(a);
     super::outputs::check(&a.trace.load, a.trace.energy.energy.as_deref(), &outputs)?;
     let policy = super::policy_arg::resolve(&a.policy, a.trace.policies.timeout()?)?;
-    let trace = load(&a.trace.load)?;
-    let setup = setup(&a.trace)?;
-    let schedule = a.trace.policies.schedule(&trace)?;
-    if let Some(s) = &schedule {
-        check_schedule(&trace, s)?;
-    }
-    let start = schedule.as_ref().and_then(|s| s.start).unwrap_or(policy);
-    check_policy(&trace, start)?;
-    note_caveats(
-        &trace,
-        &setup,
-        &schedule_policies(Some(start), schedule.as_ref()),
-    );
-    let report = if a.jobs_out.is_some() || a.timeline_out.is_some() || a.plot.is_some() {
-        sim_with_results(a, &trace, &setup, schedule.as_ref(), start)?
-    } else {
-        match &schedule {
-            Some(s) => setup.run_schedule(&trace, s, policy)?,
-            None => setup.run(&trace, policy)?,
-        }
-    };
+    let trace = load_run(&a.trace)?;
+    let report = sim_on(a, &trace, policy, false)?;
     let about = if a.trace.policies.policy_schedule.is_some() {
         "policies switched on schedule"
     } else {
@@ -198,6 +223,42 @@ pub(super) fn sim(a: &SimArgs) -> Result<()> {
         &outputs,
     );
     Ok(())
+}
+
+/// One `sim` run of `policy` on `trace` (loaded and shaped from `a`),
+/// writing `a`'s per-job, timeline and plot files; `quiet` keeps the
+/// notes about the policies off standard error (a sweep's runs).
+pub(super) fn sim_on(
+    a: &SimArgs,
+    trace: &Arc<Trace>,
+    policy: Policy,
+    quiet: bool,
+) -> Result<Report> {
+    let setup = setup(&a.trace)?;
+    let schedule = a.trace.policies.schedule(trace)?;
+    if let Some(s) = &schedule {
+        check_schedule(trace, s)?;
+    }
+    let start = schedule.as_ref().and_then(|s| s.start).unwrap_or(policy);
+    if a.trace.seed.is_some() && start == Policy::Recorded {
+        bail!("--seed resamples the arrivals, and the recorded starts belong to the recorded arrivals: the recorded policy cannot replay them");
+    }
+    check_policy(trace, start)?;
+    if !quiet {
+        note_caveats(
+            trace,
+            &setup,
+            &schedule_policies(Some(start), schedule.as_ref()),
+        );
+    }
+    if a.jobs_out.is_some() || a.timeline_out.is_some() || a.plot.is_some() {
+        sim_with_results(a, trace, &setup, schedule.as_ref(), start)
+    } else {
+        match &schedule {
+            Some(s) => setup.run_schedule(trace, s, policy),
+            None => setup.run(trace, policy),
+        }
+    }
 }
 
 /// `sim` writing per-job rows and/or the timeline as it runs.
@@ -248,6 +309,9 @@ fn compare_from(
     schedule: Option<&Schedule>,
 ) -> Result<()> {
     use crate::sim::whatif::{Fork, Run};
+    if a.trace.seed.is_some() {
+        bail!("--from forks the recorded replay, and --seed resamples the arrivals: the two do not go together");
+    }
     if !trace.has_recorded() {
         bail!(
             "--from forks a recorded replay, and this {} trace records no starts",
@@ -285,7 +349,7 @@ pub(super) fn compare(a: &CompareArgs) -> Result<()> {
     let outputs = [("--plot", a.plot.as_ref())];
     super::outputs::check(&a.trace.load, a.trace.energy.energy.as_deref(), &outputs)?;
     let named = a.trace.policies.resolve(&a.policies.0)?;
-    let trace = load(&a.trace.load)?;
+    let trace = load_run(&a.trace)?;
     // A policy this trace cannot run (recorded on a trace without starts)
     // is one row dropped, said on stderr; the others still run.
     let mut policies = Vec::new();

@@ -2,7 +2,7 @@
 
 mod bench;
 mod gen;
-mod headless;
+pub(crate) mod headless;
 mod inspect;
 pub(crate) mod logger;
 mod output;
@@ -11,6 +11,7 @@ mod plotting;
 pub mod policy_arg;
 mod policy_new;
 mod results;
+mod sweep;
 pub mod tui;
 
 use crate::sim::error::ArgError;
@@ -98,6 +99,9 @@ pub enum Command {
     Sim(SimArgs),
     /// Simulate a trace under several policies, one row per policy.
     Compare(CompareArgs),
+    /// Run a grid of simulations from a TOML plan on every core (or a
+    /// shard of it): DIR/results.csv, one row per run; resumes when started again.
+    Sweep(sweep::SweepArgs),
     /// Write a synthetic trace in a format's native schema.
     Gen(gen::GenArgs),
     /// Characterise a trace: jobs, machines, run times, queueing, diurnal rhythm.
@@ -264,6 +268,17 @@ pub struct TraceArgs {
     pub placement: Placement,
     #[command(flatten)]
     pub policies: PolicyArgs,
+    /// Size the cluster for this offered load, for traces without a machine
+    /// list: GPUs = the jobs' average GPU demand ÷ LOAD (0.8: the jobs ask
+    /// for 80 % of the GPUs on average), at least the largest job.
+    #[arg(long = "load", value_name = "LOAD", conflicts_with = "gpus")]
+    pub offered_load: Option<f64>,
+    /// Resample the arrivals with this seed: the same jobs in the same order
+    /// over the same span, the gaps between submissions shuffled (deadlines
+    /// keep their slack). For a seeds axis over a real trace; a trace made
+    /// by `gen` takes its own --seed there.
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
     /// Output format.
     #[arg(long = "format", id = "output", value_enum, default_value_t = OutputFormat::Table)]
     pub output: OutputFormat,
@@ -425,6 +440,7 @@ pub(crate) fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> i
         }
         Some(Command::Sim(a)) => headless::sim(&a),
         Some(Command::Compare(a)) => headless::compare(&a),
+        Some(Command::Sweep(a)) => sweep::run(&a),
         Some(Command::Gen(a)) => gen::run(&a),
         Some(Command::Stats(a)) => inspect::stats(&a),
         Some(Command::Job(a)) => inspect::job(&a),

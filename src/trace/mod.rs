@@ -22,6 +22,7 @@ pub mod pai;
 pub(crate) mod parts;
 pub mod philly;
 pub(crate) mod reader;
+pub mod resample;
 pub(crate) mod seen;
 pub(crate) mod sizing;
 pub(crate) mod slots;

@@ -80,3 +80,45 @@ pub(crate) fn whole_nodes(
     let n = peak.div_ceil(g).saturating_mul(g).max(g);
     Ok((checked_size(n, file, why)?, g as u32))
 }
+
+/// `--load L`: the cluster of a trace without a machine list resized so
+/// that the jobs offer `load` of it on average (GPUs = offered load ÷ L,
+/// rounded up, at least the largest job), in machines of `per_node`.
+/// Returns the line that says so; a trace that lists its machines is refused.
+pub(crate) fn size_for_load(
+    trace: &mut super::Trace,
+    load: f64,
+    per_node: u32,
+) -> Result<String, String> {
+    if !(load.is_finite() && load > 0.0) {
+        return Err(format!("--load must be a positive number, not {load}"));
+    }
+    if trace.cluster.sized_by.is_empty() {
+        return Err(format!(
+            "--load sizes a cluster built from the jobs, and this {} trace lists its machines ({})",
+            trace.format, trace.cluster.origin
+        ));
+    }
+    let offered = offered_load_gpus(&trace.jobs).unwrap_or(0.0);
+    let largest = trace
+        .jobs
+        .iter()
+        .map(|j| j.demand.gpus_ceil())
+        .max()
+        .unwrap_or(1);
+    let n = ((offered / load).ceil().max(largest as f64).max(1.0)).min(u64::MAX as f64) as u64;
+    let n = checked_size(n, &trace.source, &format!("--load {load}")).map_err(|e| e.to_string())?;
+    let g = per_node.clamp(1, super::limits::MAX_MACHINE_GPUS);
+    let line = format!(
+        "cluster: {n} GPUs, {} per node (--load {load}: offered load {offered:.1} GPUs is {:.1} % of it{})",
+        g.min(n),
+        offered / n as f64 * 100.0,
+        if largest == n as u64 && offered / load < largest as f64 {
+            format!(", raised to the largest job's {largest} GPUs")
+        } else {
+            String::new()
+        }
+    );
+    trace.cluster = Cluster::uniform(n, g.min(n.max(1)), line.clone()).sized_by("--load");
+    Ok(line)
+}

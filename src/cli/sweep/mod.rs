@@ -1,0 +1,222 @@
+//! `tracetui sweep PLAN.toml --out DIR`: a grid of `sim` runs on every
+//! core (or a shard of it, as a Slurm array task runs), each run's row
+//! recorded as it ends, `DIR/results.csv` made from the records. Started
+//! again, a sweep skips the runs recorded as done.
+
+mod plan;
+mod progress;
+mod record;
+mod traces;
+
+use super::headless;
+use clap::Args;
+use color_eyre::eyre::{bail, eyre, Result};
+use plan::{Plan, Run};
+use record::Record;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    /// The plan: a TOML file of `sim`'s long options (trace = "FORMAT:PATH";
+    /// a list is an axis of the grid). See docs/sweep.md.
+    pub plan: PathBuf,
+    /// The directory for results.csv and a record per run (made if
+    /// missing); a sweep started again on it skips the runs done.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Runs at once [default: every core].
+    #[arg(short = 'j', long = "jobs", value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
+    /// Only shard I of N (0 ≤ I < N): runs I, I+N, I+2N, … of the grid.
+    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+    pub shard: Option<(usize, usize)>,
+    /// Also write each run's per-job rows: DIR/runs/ID.jobs.csv.
+    #[arg(long)]
+    pub jobs_out: bool,
+    /// Also write each run's timeline: DIR/runs/ID.timeline.csv (its tick:
+    /// the plan's timeline-tick).
+    #[arg(long)]
+    pub timeline_out: bool,
+}
+
+fn parse_shard(s: &str) -> Result<(usize, usize), String> {
+    let bad = || format!("'{s}' is not a shard I/N with 0 ≤ I < N (0/4)");
+    let (i, n) = s.split_once('/').ok_or_else(bad)?;
+    let (i, n): (usize, usize) = (
+        i.trim().parse().map_err(|_| bad())?,
+        n.trim().parse().map_err(|_| bad())?,
+    );
+    if n == 0 || i >= n {
+        return Err(bad());
+    }
+    Ok((i, n))
+}
+
+/// A plan larger than this is not a plan.
+const MAX_PLAN_BYTES: u64 = 1 << 20;
+
+pub(super) fn run(a: &SweepArgs) -> Result<()> {
+    let shown = crate::text::sanitize(&a.plan.display().to_string());
+    let text = read_plan(&a.plan).map_err(|e| eyre!("{shown}: {e}"))?;
+    let plan = Plan::parse(&text, &shown)?;
+    let runs = plan.runs().map_err(|e| eyre!("{shown}: {e}"))?;
+    // Every run's arguments checked before any runs.
+    for r in &runs {
+        r.sim_args().map_err(|e| {
+            eyre!(
+                "{shown}: run {} ({}): {e}",
+                r.index + 1,
+                plan::shown(&r.settings)
+            )
+        })?;
+    }
+    let out = &a.out;
+    std::fs::create_dir_all(record::runs_dir(out))
+        .map_err(|e| eyre!("{}: {e}", crate::text::sanitize(&out.display().to_string())))?;
+    let mine: Vec<&Run> = runs
+        .iter()
+        .filter(|r| a.shard.is_none_or(|(i, n)| r.index % n == i))
+        .collect();
+    let todo: Vec<&Run> = mine
+        .iter()
+        .copied()
+        .filter(|r| Record::done(out, r).is_none_or(|d| d.error.is_some()))
+        .collect();
+    let what = match a.shard {
+        Some((i, n)) => format!("shard {i}/{n}"),
+        None => "sweep".to_string(),
+    };
+    let grid: Vec<String> = plan
+        .axes()
+        .map(|k| format!("{} {}", k.name, k.values.len()))
+        .collect();
+    super::print_err(&format!(
+        "tracetui: {what}: {} runs in the plan ({}), {} here, {} done before, {} to run",
+        runs.len(),
+        if grid.is_empty() {
+            "one setting each".to_string()
+        } else {
+            grid.join(" × ")
+        },
+        mine.len(),
+        mine.len() - todo.len(),
+        todo.len()
+    ));
+    let workers = a.jobs.map_or_else(crate::par::cores, usize::from);
+    execute(&todo, a, workers, &what)?;
+    collect(&plan, &runs, out, a.shard.is_some())
+}
+
+fn read_plan(path: &Path) -> std::io::Result<String> {
+    use std::io::Read;
+    let mut text = String::new();
+    std::fs::File::open(path)?
+        .take(MAX_PLAN_BYTES + 1)
+        .read_to_string(&mut text)?;
+    if text.len() as u64 > MAX_PLAN_BYTES {
+        return Err(std::io::Error::other("larger than a plan can be (1 MiB)"));
+    }
+    Ok(text)
+}
+
+/// Runs `todo` on `workers` threads, each run's record saved as it ends.
+fn execute(todo: &[&Run], a: &SweepArgs, workers: usize, what: &str) -> Result<()> {
+    if todo.is_empty() {
+        return Ok(());
+    }
+    let traces = traces::Traces::default();
+    let policies = traces::Policies::resolve(todo)?;
+    let progress = progress::Progress::new(todo.len(), what.to_string());
+    let saved = crate::par::pool(todo, workers, |r| {
+        let record = match run_one(r, a, &traces, &policies) {
+            Ok(record) => record,
+            Err(e) => Record::failed(r, super::with_causes(&e)),
+        };
+        let saved = record.save(&a.out);
+        progress.tick(record.error.is_none());
+        saved
+    });
+    for (r, s) in todo.iter().zip(saved) {
+        match s {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => return Err(e),
+            Err(_) => bail!(
+                "run {} ({}) panicked",
+                r.index + 1,
+                plan::shown(&r.settings)
+            ),
+        }
+    }
+    Ok(())
+}
+
+/// One run, as `tracetui sim … --format csv` would do it.
+fn run_one(
+    r: &Run,
+    a: &SweepArgs,
+    traces: &traces::Traces,
+    policies: &traces::Policies,
+) -> Result<Record> {
+    let mut args = r.sim_args()?;
+    if a.jobs_out {
+        args.jobs_out = Some(record::run_file(&a.out, &r.id, "jobs"));
+    }
+    if a.timeline_out {
+        args.timeline_out = Some(record::run_file(&a.out, &r.id, "timeline"));
+    }
+    let outputs = [
+        ("--jobs-out", args.jobs_out.as_ref()),
+        ("--timeline-out", args.timeline_out.as_ref()),
+    ];
+    super::outputs::check(
+        &args.trace.load,
+        args.trace.energy.energy.as_deref(),
+        &outputs,
+    )?;
+    let policy = policies.get(&args)?;
+    let trace = traces.get(&args.trace)?;
+    let report = headless::sim_on(&args, &trace, policy, true)?;
+    let text = super::output::render(&[report], super::OutputFormat::Csv, true, "");
+    Record::ok(r, &text)
+}
+
+/// Writes `results.csv` when every run of the plan has a record; says how
+/// far the sweep is otherwise. Failed runs are rows with their error, and
+/// make the sweep's exit status 1.
+fn collect(plan: &Plan, runs: &[Run], out: &Path, shard: bool) -> Result<()> {
+    let records: Vec<Option<Record>> = runs.iter().map(|r| Record::done(out, r)).collect();
+    let have = records.iter().flatten().count();
+    let shown = crate::text::sanitize(&out.display().to_string());
+    if have < runs.len() {
+        if shard {
+            super::print_err(&format!(
+                "tracetui: {have} of {} runs recorded in {shown}; results.csv is written when all are (run the sweep again without --shard to collect)",
+                runs.len()
+            ));
+            return Ok(());
+        }
+        bail!(
+            "{have} of {} runs recorded in {shown}: a run left no record",
+            runs.len()
+        );
+    }
+    let records: Vec<Record> = records.into_iter().flatten().collect();
+    let table = record::results_csv(plan, &records)?;
+    let path = out.join("results.csv");
+    crate::outfile::write_atomic(&path, |w| std::io::Write::write_all(w, &table))
+        .map_err(|e| eyre!("{shown}/results.csv: {e}"))?;
+    let failed = records.iter().filter(|r| r.error.is_some()).count();
+    super::print_err(&format!(
+        "tracetui: {} runs, {} failed: {shown}/results.csv",
+        runs.len(),
+        failed
+    ));
+    if failed > 0 {
+        let first = records
+            .iter()
+            .find_map(|r| r.error.as_deref())
+            .unwrap_or_default();
+        bail!("{failed} of {} runs failed (their rows in results.csv say why; the first: {first}); run the sweep again to retry them", runs.len());
+    }
+    Ok(())
+}
