@@ -12,6 +12,7 @@ pub(crate) mod outfile;
 pub(crate) mod par;
 pub(crate) mod plot;
 pub(crate) mod procs;
+pub mod rng;
 pub mod sample;
 pub mod sim;
 pub mod stats;

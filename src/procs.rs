@@ -21,6 +21,8 @@ static GROUPS: [AtomicI32; SLOTS] = [const { AtomicI32::new(0) }; SLOTS];
 static STARTED: AtomicBool = AtomicBool::new(false);
 /// Temporary output files being written.
 static TEMPS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+/// The ending signal being handled (0: none).
+static DYING: AtomicI32 = AtomicI32::new(0);
 
 /// A live process group, listed until dropped.
 pub(crate) struct Group(Option<usize>);
@@ -185,11 +187,24 @@ pub(crate) fn end_on_signals() {
         .name("signals".into())
         .spawn(move || {
             if let Some(sig) = signals.forever().next() {
+                DYING.store(sig, Ordering::SeqCst);
                 end_all();
                 remove_temps();
                 die_of(sig);
             }
         });
+}
+
+/// When an ending signal arrived, ends this process of it now (its
+/// temporary outputs removed): a run whose policy the signal ended must not
+/// exit 1 with the policy's failure before the signal's thread is done.
+pub(crate) fn die_if_signalled() {
+    let sig = DYING.load(Ordering::SeqCst);
+    if sig != 0 {
+        end_all();
+        remove_temps();
+        die_of(sig);
+    }
 }
 
 /// Ends this process as `sig` would have: INT, TERM and HUP are raised

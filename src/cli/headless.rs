@@ -49,8 +49,7 @@ pub(super) fn shape(trace: Arc<Trace>, t: &super::TraceArgs) -> Result<(Arc<Trac
         ));
     }
     if let Some(l) = t.offered_load {
-        let line = trace::sizing::size_for_load(&mut trace, l, t.load.read.gpus_per_node)
-            .map_err(color_eyre::eyre::Report::msg)?;
+        let line = trace::sizing::size_for_load(&mut trace, l, t.load.read.gpus_per_node)?;
         said.push(line);
     }
     Ok((Arc::new(trace), said))
@@ -212,6 +211,7 @@ pub(super) fn sim(a: &SimArgs) -> Result<()> {
     let policy = super::policy_arg::resolve(&a.policy, a.trace.policies.timeout()?)?;
     let trace = load_run(&a.trace)?;
     let report = sim_on(a, &trace, policy, false)?;
+    super::output::warn_unfinished(std::slice::from_ref(&report));
     let about = if a.trace.policies.policy_schedule.is_some() {
         "policies switched on schedule"
     } else {
@@ -271,6 +271,9 @@ fn sim_with_results(
 ) -> Result<Report> {
     use super::results;
     let mut e = setup.engine(trace, start, schedule.and_then(|s| s.start_power));
+    if a.jobs_out.is_some() {
+        e.track_held();
+    }
     let switches = schedule
         .map(|s| s.effective(e.policy(), e.power_policy()))
         .unwrap_or_default();
@@ -290,7 +293,7 @@ fn sim_with_results(
         super::plotting::write(p, trace, setup, &[curves])?;
     }
     if let Some(p) = &a.jobs_out {
-        results::write_jobs(p, &e)?;
+        results::write_jobs(p, &e, &report.policy)?;
     }
     if let Some(p) = &a.timeline_out {
         results::write_timeline(p, &rows)?;
@@ -338,6 +341,7 @@ fn compare_from(
         runs.len()
     ));
     let reports = Fork::start(&base, runs, workers).wait();
+    super::output::warn_unfinished(&reports);
     if let Some(why) = reports.iter().find_map(|r| r.failed.clone()) {
         bail!("{why}");
     }
@@ -376,6 +380,7 @@ pub(super) fn compare(a: &CompareArgs) -> Result<()> {
     }
     if let Some(plot) = &a.plot {
         let reports = super::plotting::compare(&trace, &policies, &setup, schedule.as_ref(), plot)?;
+        super::output::warn_unfinished(&reports);
         super::outputs::summary(
             &render(&reports, a.trace.output, false, ""),
             a.trace.output,
@@ -384,6 +389,7 @@ pub(super) fn compare(a: &CompareArgs) -> Result<()> {
         return Ok(());
     }
     let reports = run_policies(&trace, &policies, &setup, schedule.as_ref())?;
+    super::output::warn_unfinished(&reports);
     super::print_doc(&render(&reports, a.trace.output, false, ""), a.trace.output);
     Ok(())
 }

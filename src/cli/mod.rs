@@ -448,6 +448,7 @@ pub(crate) fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> i
         Some(Command::Policy(c)) => policy_new::run(&c),
         None => tui::demo(&cli.view),
     };
+    crate::procs::die_if_signalled();
     match result {
         Ok(()) => 0,
         Err(e) => {

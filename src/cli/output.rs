@@ -60,8 +60,8 @@ pub(super) fn table_one(r: &Report, describe: &str) -> String {
     }
     let _ = writeln!(
         o,
-        "jobs      {} (done {}, rejected {})",
-        r.jobs, r.jobs_done, r.jobs_rejected
+        "jobs      {} (done {}, rejected {}, unfinished {})",
+        r.jobs, r.jobs_done, r.jobs_rejected, r.jobs_unfinished
     );
     let _ = writeln!(
         o,
@@ -109,9 +109,10 @@ pub(super) fn table_many(rs: &[Report]) -> String {
         .unwrap_or(0)
         .max(14);
     let deadlines = rs.iter().any(|r| r.deadline_met.is_some());
+    let unfinished = rs.iter().any(|r| r.jobs_unfinished > 0);
     let _ = writeln!(
         o,
-        "{:<w$}{:>8}{:>5}{:>10}{:>8}{:>10}{:>10}{:>10}{:>10}{:>10}{:>9}{:>7}{:>8}{}{}",
+        "{:<w$}{:>8}{:>5}{:>10}{:>8}{:>10}{:>10}{:>10}{:>10}{:>10}{:>9}{:>7}{:>8}{}{}{}",
         "policy",
         "done",
         "rej",
@@ -134,13 +135,18 @@ pub(super) fn table_many(rs: &[Report]) -> String {
             format!("{:>10}", "kWh")
         } else {
             String::new()
+        },
+        if unfinished {
+            format!("{:>7}", "unfin")
+        } else {
+            String::new()
         }
     );
     for r in rs {
         let h = |v: Option<f64>| v.map_or("-".into(), human_secs);
         let _ = writeln!(
             o,
-            "{}{:>8}{:>5}{:>10}{:>8}{:>10}{:>10}{:>10}{:>10}{:>10}{:>9}{:>7}{:>8}{}{}",
+            "{}{:>8}{:>5}{:>10}{:>8}{:>10}{:>10}{:>10}{:>10}{:>10}{:>9}{:>7}{:>8}{}{}{}",
             // Padded by the columns it takes (a wide character takes two).
             crate::text::fit_padded(&r.policy, w),
             r.jobs_done,
@@ -162,6 +168,11 @@ pub(super) fn table_many(rs: &[Report]) -> String {
                 String::new()
             },
             r.energy_kwh.map_or(String::new(), |e| format!("{e:>10.1}")),
+            if unfinished {
+                format!("{:>7}", r.jobs_unfinished)
+            } else {
+                String::new()
+            },
         );
     }
     if let Some(r) = rs.first() {
@@ -187,6 +198,17 @@ pub(super) fn table_many(rs: &[Report]) -> String {
     o
 }
 
+/// On standard error: a run that left jobs unfinished says so (its JCT,
+/// wait and slowdown cover the finished jobs only).
+pub(super) fn warn_unfinished(rs: &[Report]) {
+    for r in rs.iter().filter(|r| r.jobs_unfinished > 0) {
+        super::print_err(&format!(
+            "tracetui: warning: {}: {} of {} jobs never finished (JCT, wait and slowdown cover the {} that did; a deadline not met by the end is missed)",
+            r.policy, r.jobs_unfinished, r.jobs, r.jobs_done
+        ));
+    }
+}
+
 /// `110.1 GPUs offered on average (76.5 % of the cluster)`.
 fn offered(r: &Report) -> Option<String> {
     let l = r.offered_load_gpus?;
@@ -199,7 +221,7 @@ fn offered(r: &Report) -> Option<String> {
 }
 
 pub(super) const CSV_HEADER: &str =
-    "policy,placement,gpus,gpus_per_node,jobs,jobs_done,jobs_rejected,makespan_s,\
+    "policy,placement,gpus,gpus_per_node,jobs,jobs_done,jobs_rejected,jobs_unfinished,makespan_s,\
 jct_mean_s,jct_p50_s,jct_p95_s,jct_p99_s,wait_mean_s,wait_p50_s,wait_p95_s,wait_p99_s,\
 slowdown_mean,slowdown_p50,slowdown_p95,slowdown_p99,gpu_util,preemptions,offered_load_gpus";
 
@@ -216,7 +238,7 @@ fn csv_text(s: &str) -> String {
 pub(super) fn csv_row(r: &Report) -> String {
     let s = |x: &Summary| [x.mean, x.p50, x.p95, x.p99].map(csv_num).join(",");
     format!(
-        "{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
         csv_text(&r.policy),
         csv_text(&r.placement),
         r.gpus,
@@ -224,6 +246,7 @@ pub(super) fn csv_row(r: &Report) -> String {
         r.jobs,
         r.jobs_done,
         r.jobs_rejected,
+        r.jobs_unfinished,
         r.makespan_s.map_or(String::new(), |m| m.to_string()),
         s(&r.jct_s),
         s(&r.wait_s),
@@ -327,6 +350,7 @@ mod tests {
             jobs: 1,
             jobs_done: 1,
             jobs_rejected: 0,
+            jobs_unfinished: 0,
             makespan_s: Some(10),
             jct_s: Summary::of(&[10.0]),
             wait_s: Summary::of(&[0.0]),

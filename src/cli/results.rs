@@ -12,15 +12,35 @@ use std::io::Write;
 use std::ops::ControlFlow;
 use std::path::Path;
 
+/// An amount written as a whole number where it is one (`1`, not `1.0`).
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Amount {
+    Whole(u64),
+    Part(f64),
+}
+
+impl Amount {
+    fn of(x: f64) -> Amount {
+        if x.fract() == 0.0 && (0.0..9e15).contains(&x) {
+            Amount::Whole(x as u64)
+        } else {
+            Amount::Part(x)
+        }
+    }
+}
+
 /// One job's life in the run.
 #[derive(Serialize)]
 struct JobRow<'a> {
     /// Index in the trace (trace order).
     job: u32,
     id: &'a str,
+    /// The run's policy (its label), so files of several runs concatenate.
+    policy: &'a str,
     user: Option<&'a str>,
     group: Option<&'a str>,
-    gpus: f64,
+    gpus: Amount,
     /// `done`, `rejected` (larger than the cluster), or where it was when the run stopped.
     state: &'static str,
     submit_s: Secs,
@@ -32,11 +52,20 @@ struct JobRow<'a> {
     jct_s: Option<Secs>,
     preemptions: u32,
     machines: Option<u16>,
+    /// The run time the job needs (the trace's), and the GPU-seconds it
+    /// held (every run, restarts included): their sum over the jobs is
+    /// the busy time `gpu_util` divides.
+    runtime_s: Option<Secs>,
+    gpu_seconds: Amount,
+    /// Its deadline (trace seconds), and whether it finished by it (a job
+    /// that never finished missed it).
+    deadline_s: Option<Secs>,
+    met: Option<bool>,
     /// With an energy model.
     energy_j: Option<f64>,
 }
 
-fn job_row(e: &Engine, job: u32) -> JobRow<'_> {
+fn job_row<'a>(e: &'a Engine, policy: &'a str, job: u32) -> JobRow<'a> {
     let t = e.trace();
     let j = &t.jobs[job as usize];
     let st = e.job_state(job);
@@ -45,9 +74,10 @@ fn job_row(e: &Engine, job: u32) -> JobRow<'_> {
     JobRow {
         job,
         id: &j.id,
+        policy,
         user: j.user.map(|s| t.symbols.get(s)),
         group: j.group.map(|s| t.symbols.get(s)),
-        gpus: j.gpus_display(),
+        gpus: Amount::of(j.gpus_display()),
         state: match st.phase {
             Phase::Done => "done",
             Phase::Rejected => "rejected",
@@ -62,6 +92,10 @@ fn job_row(e: &Engine, job: u32) -> JobRow<'_> {
         jct_s: done.then_some(st.end - j.submit),
         preemptions: e.preemptions_of(job),
         machines: started.then_some(st.machines),
+        runtime_s: j.runtime.get(),
+        gpu_seconds: Amount::of(e.held_gpu_seconds(job).unwrap_or(0.0)),
+        deadline_s: j.deadline.get(),
+        met: j.deadline.get().map(|d| done && st.end <= d),
         energy_j: e.job_power(job).map(|p| p.joules),
     }
 }
@@ -188,10 +222,10 @@ fn write_rows<T: Serialize>(path: &Path, rows: impl Iterator<Item = T>) -> Resul
 }
 
 /// Every job of the run, in trace order.
-pub(super) fn write_jobs(path: &Path, e: &Engine) -> Result<()> {
+pub(super) fn write_jobs(path: &Path, e: &Engine, policy: &str) -> Result<()> {
     write_rows(
         path,
-        (0..e.trace().jobs.len() as u32).map(|j| job_row(e, j)),
+        (0..e.trace().jobs.len() as u32).map(|j| job_row(e, policy, j)),
     )
 }
 

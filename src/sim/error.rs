@@ -62,6 +62,8 @@ pub enum ArgError {
     NoPolicies,
     #[error("'{}' is not a tick such as 1m, 30s or 1h (units s, m, h, d, w)", sanitize(.0))]
     NotATick(String),
+    #[error("'{}' is not a shard I/N with 0 ≤ I < N, e.g. 0/4", sanitize(.0))]
+    Shard(String),
     #[error("'{}': a tick is from 1 s to 366 days", sanitize(.0))]
     TickRange(String),
 }

@@ -141,6 +141,9 @@ pub struct Report {
     pub jobs: u64,
     pub jobs_done: u64,
     pub jobs_rejected: u64,
+    /// Jobs not done and not rejected: never started, or still waiting or
+    /// running when the run ended (at the end of a run, what a policy left).
+    pub jobs_unfinished: u64,
     pub makespan_s: Option<Secs>,
     pub jct_s: Summary,
     pub wait_s: Summary,
@@ -148,7 +151,8 @@ pub struct Report {
     pub gpu_util: Option<f64>,
     /// Times a running job lost its GPUs to another (preemptive policies).
     pub preemptions: u64,
-    /// Share of finished jobs with a deadline that met it (traces with deadlines).
+    /// Share of the jobs with a deadline that finished by it (traces with
+    /// deadlines); a job that never finished missed it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deadline_met: Option<f64>,
     /// Energy drawn (with `--energy`), and its mean power over the makespan.

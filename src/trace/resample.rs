@@ -8,7 +8,7 @@
 //! dropped: the `recorded` policy cannot replay a resampled trace.
 
 use super::model::{MaybeSecs, Trace};
-use crate::gen::rng::Rng;
+use crate::rng::Rng;
 
 /// Resamples `trace`'s arrivals with `seed` (see the module); returns how
 /// many jobs moved.

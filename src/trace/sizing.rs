@@ -89,14 +89,20 @@ pub(crate) fn size_for_load(
     trace: &mut super::Trace,
     load: f64,
     per_node: u32,
-) -> Result<String, String> {
+) -> Result<String, InputError> {
     if !(load.is_finite() && load > 0.0) {
-        return Err(format!("--load must be a positive number, not {load}"));
+        return Err(InputError::file(
+            &trace.source,
+            format!("--load must be a positive number, not {load}"),
+        ));
     }
     if trace.cluster.sized_by.is_empty() {
-        return Err(format!(
-            "--load sizes a cluster built from the jobs, and this {} trace lists its machines ({})",
-            trace.format, trace.cluster.origin
+        return Err(InputError::file(
+            &trace.source,
+            format!(
+                "--load sizes a cluster built from the jobs, and this {} trace lists its machines",
+                trace.format
+            ),
         ));
     }
     let offered = offered_load_gpus(&trace.jobs).unwrap_or(0.0);
@@ -107,7 +113,7 @@ pub(crate) fn size_for_load(
         .max()
         .unwrap_or(1);
     let n = ((offered / load).ceil().max(largest as f64).max(1.0)).min(u64::MAX as f64) as u64;
-    let n = checked_size(n, &trace.source, &format!("--load {load}")).map_err(|e| e.to_string())?;
+    let n = checked_size(n, &trace.source, &format!("--load {load}"))?;
     let g = per_node.clamp(1, super::limits::MAX_MACHINE_GPUS);
     let line = format!(
         "cluster: {n} GPUs, {} per node (--load {load}: offered load {offered:.1} GPUs is {:.1} % of it{})",

@@ -23,7 +23,7 @@ pub fn stderr(o: &Output) -> String {
     String::from_utf8(o.stderr.clone()).unwrap()
 }
 
-pub const KEYS: [&str; 14] = [
+pub const KEYS: [&str; 15] = [
     "policy",
     "placement",
     "gpus",
@@ -32,6 +32,7 @@ pub const KEYS: [&str; 14] = [
     "jobs",
     "jobs_done",
     "jobs_rejected",
+    "jobs_unfinished",
     "makespan_s",
     "jct_s",
     "wait_s",

@@ -8,6 +8,7 @@ use tracetui::trace::model::{Cluster, Demand, Job, JobStatus, Machine, Symbols, 
 pub mod cli;
 pub mod exec;
 pub mod reference;
+pub mod slurm;
 pub mod split;
 pub mod tmux;
 pub mod ui;

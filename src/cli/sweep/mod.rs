@@ -6,6 +6,7 @@
 mod plan;
 mod progress;
 mod record;
+mod slurm;
 mod traces;
 
 use super::headless;
@@ -37,10 +38,24 @@ pub struct SweepArgs {
     /// the plan's timeline-tick).
     #[arg(long)]
     pub timeline_out: bool,
+    /// Submit the grid to Slurm as one sbatch job array (each task a
+    /// shard), wait for it with progress, and collect results.csv.
+    #[arg(long, conflicts_with = "shard")]
+    pub slurm: bool,
+    /// The array's tasks [default: a task per 100 runs, at most 64].
+    #[arg(long, value_name = "N", requires = "slurm", value_parser = clap::value_parser!(u16).range(1..))]
+    pub tasks: Option<u16>,
+    /// Submit and return; a later `tracetui sweep PLAN --out DIR` collects.
+    #[arg(long, requires = "slurm")]
+    pub no_wait: bool,
+    /// After `--`: options for sbatch as they are (--partition=gpu
+    /// --time=2:00:00 --cpus-per-task=8; a task runs -j its CPUs).
+    #[arg(last = true, value_name = "SBATCH_OPTION", requires = "slurm")]
+    pub sbatch: Vec<String>,
 }
 
-fn parse_shard(s: &str) -> Result<(usize, usize), String> {
-    let bad = || format!("'{s}' is not a shard I/N with 0 ≤ I < N (0/4)");
+fn parse_shard(s: &str) -> Result<(usize, usize), crate::sim::error::ArgError> {
+    let bad = || crate::sim::error::ArgError::Shard(s.to_string());
     let (i, n) = s.split_once('/').ok_or_else(bad)?;
     let (i, n): (usize, usize) = (
         i.trim().parse().map_err(|_| bad())?,
@@ -102,9 +117,45 @@ pub(super) fn run(a: &SweepArgs) -> Result<()> {
         mine.len() - todo.len(),
         todo.len()
     ));
+    if a.slurm {
+        return on_slurm(a, &plan, &runs, todo.len());
+    }
     let workers = a.jobs.map_or_else(crate::par::cores, usize::from);
     execute(&todo, a, workers, &what)?;
     collect(&plan, &runs, out, a.shard.is_some())
+}
+
+/// `--slurm`: the runs not done as one job array, waited for (unless
+/// `--no-wait`) and collected.
+fn on_slurm(a: &SweepArgs, plan: &Plan, runs: &[Run], todo: usize) -> Result<()> {
+    if todo == 0 {
+        return collect(plan, runs, &a.out, false);
+    }
+    let tasks = a
+        .tasks
+        .map_or_else(|| slurm::default_tasks(runs.len()), usize::from)
+        .min(runs.len());
+    let id = slurm::submit(&slurm::Submit {
+        plan: &a.plan,
+        out: &a.out,
+        tasks,
+        sbatch: &a.sbatch,
+        jobs_out: a.jobs_out,
+        timeline_out: a.timeline_out,
+    })?;
+    let shown = crate::text::sanitize(&a.out.display().to_string());
+    super::print_err(&format!(
+        "tracetui: submitted job array {id} ({tasks} tasks, {todo} runs to do); the tasks' output in {shown}/slurm/"
+    ));
+    if a.no_wait {
+        super::print_err(&format!(
+            "tracetui: not waiting: when it ends, run the sweep again (without --slurm) on {shown} to collect results.csv"
+        ));
+        return Ok(());
+    }
+    slurm::wait(&id, runs, &a.out)?;
+    collect(plan, runs, &a.out, false)
+        .map_err(|e| eyre!("{e} (the array's tasks wrote their output in {shown}/slurm/)"))
 }
 
 fn read_plan(path: &Path) -> std::io::Result<String> {

@@ -6,13 +6,15 @@
 use super::plan::Run;
 use crate::cli::headless;
 use crate::cli::{PolicyArg, TraceArgs};
+use crate::sim::error::ArgError;
 use crate::sim::Policy;
+use crate::trace::input::InputError;
 use crate::trace::Trace;
 use color_eyre::eyre::{eyre, Result};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-type Loaded = Arc<OnceLock<Result<Arc<Trace>, String>>>;
+type Loaded = Arc<OnceLock<Result<Arc<Trace>, Arc<InputError>>>>;
 
 /// Traces by what reads them (format, path, read options).
 #[derive(Default)]
@@ -37,7 +39,7 @@ impl Traces {
         let base = slot.get_or_init(|| {
             crate::trace::load(t.load.format, &t.load.path, &t.load.options())
                 .map(|(trace, _)| Arc::new(trace))
-                .map_err(|e| e.to_string())
+                .map_err(Arc::new)
         });
         let base = base.clone().map_err(|e| eyre!("{e}"))?;
         Ok(headless::shape(base, t)?.0)
@@ -46,7 +48,7 @@ impl Traces {
 
 /// Each run's policy, resolved once per (policy, timeout).
 pub(crate) struct Policies {
-    named: HashMap<String, Result<Policy, String>>,
+    named: HashMap<String, Result<Policy, Arc<ArgError>>>,
 }
 
 fn key(policy: &PolicyArg, timeout: std::time::Duration) -> String {
@@ -66,13 +68,17 @@ impl Policies {
             }
         }
         let answers = crate::par::pool(&asks, asks.len().clamp(1, 16), |(_, p, t)| {
-            crate::cli::policy_arg::resolve(p, *t).map_err(|e| e.to_string())
+            crate::cli::policy_arg::resolve(p, *t).map_err(Arc::new)
         });
         let named = asks
             .into_iter()
             .zip(answers)
             .map(|((k, _, _), r)| {
-                let r = r.unwrap_or_else(|_| Err("asking the policy who it is panicked".into()));
+                let r = r.unwrap_or_else(|_| {
+                    Err(Arc::new(ArgError::Probe(
+                        crate::sim::drive::PolicyError::ProbePanicked,
+                    )))
+                });
                 (k, r)
             })
             .collect();

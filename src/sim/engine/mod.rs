@@ -118,6 +118,9 @@ pub struct Engine {
     seg_held: FxHashMap<u32, (Secs, Box<[Grant]>)>,
     /// job → recorded segments not yet ended.
     seg_left: FxHashMap<u32, u32>,
+    /// Milli-GPU-seconds each job has held (every run, restarts and
+    /// recorded holds included), when asked for (`track_held`).
+    held: Option<Vec<u64>>,
     /// When the jobs this engine started end.
     completions: ends::Ends,
     cluster: ClusterState,
@@ -204,6 +207,7 @@ impl Engine {
             timeline: BTreeSet::new(),
             seg_held: FxHashMap::default(),
             seg_left: FxHashMap::default(),
+            held: None,
             completions: ends::Ends::for_jobs(n, now),
             cluster,
             queue: Queue::new(classes),
@@ -296,6 +300,7 @@ impl Engine {
             };
             let held = (self.now - from).max(0);
             self.tally.busy_finished += milli as u128 * held as u128;
+            self.add_held(job, milli, held);
             self.tally.overhead_busy += milli as u128 * held.min(overhead) as u128;
         }
         if !self.passive {

@@ -177,6 +177,7 @@ impl Engine {
         let overhead = held.min(r.overhead);
         self.tally.busy_finished += milli as u128 * held as u128;
         self.tally.overhead_busy += milli as u128 * overhead as u128;
+        self.add_held(job, milli, held);
         r.done += held - overhead;
         r.held += held;
         r.attained += milli as u128 * held as u128;

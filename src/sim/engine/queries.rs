@@ -108,6 +108,42 @@ impl Engine {
         std::mem::take(&mut self.events)
     }
 
+    /// Counts the GPU-seconds each job holds from now on (for per-job
+    /// results: their sum is the busy time utilisation counts).
+    pub fn track_held(&mut self) {
+        self.held = Some(vec![0; self.trace.jobs.len()]);
+    }
+
+    pub(super) fn add_held(&mut self, job: u32, milli: u64, secs: Secs) {
+        if let Some(h) = self.held.as_mut().and_then(|h| h.get_mut(job as usize)) {
+            *h = h.saturating_add(milli.saturating_mul(secs.max(0) as u64));
+        }
+    }
+
+    /// GPU-seconds `job` has held and released (see `track_held`).
+    pub fn held_gpu_seconds(&self, job: u32) -> Option<f64> {
+        let h = self.held.as_ref()?.get(job as usize)?;
+        Some(*h as f64 / 1000.0)
+    }
+
+    /// Jobs with a deadline, and how many of those met it, counting every
+    /// job with a deadline once the run is over (an unstarted, unfinished
+    /// or rejected job missed it), and while it runs the finished ones and
+    /// those already past their deadline.
+    fn deadline_share(&self) -> Option<f64> {
+        let over = self.next_event_time().is_none();
+        let (mut with, mut counted) = (0u64, 0u64);
+        for (j, st) in self.trace.jobs.iter().zip(&self.jobs) {
+            let Some(d) = j.deadline.get() else {
+                continue;
+            };
+            with += 1;
+            counted +=
+                (over || matches!(st.phase, Phase::Done | Phase::Rejected) || d < self.now) as u64;
+        }
+        (with > 0 && counted > 0).then(|| self.tally.deadlines_met as f64 / counted as f64)
+    }
+
     /// The report at the end of a run, summarised without copies or sorts
     /// where it can be (the per-job figures are left reordered; see
     /// `Tally::summarise_reordering`).
@@ -144,6 +180,8 @@ impl Engine {
             jobs: self.trace.jobs.len() as u64,
             jobs_done: self.jobs_done(),
             jobs_rejected: self.tally.rejected,
+            jobs_unfinished: (self.trace.jobs.len() as u64)
+                .saturating_sub(self.jobs_done() + self.tally.rejected),
             makespan_s: makespan,
             jct_s: jct,
             wait_s: wait,
@@ -154,12 +192,7 @@ impl Engine {
                 .filter(|&m| m > 0 && gpus > 0)
                 .map(|m| self.tally.busy_finished as f64 / 1000.0 / (gpus as f64 * m as f64)),
             preemptions: self.tally.preemptions,
-            deadline_met: (self.trace.jobs.iter().any(|j| j.deadline.is_some()))
-                .then(|| {
-                    (self.tally.deadlines > 0)
-                        .then(|| self.tally.deadlines_met as f64 / self.tally.deadlines as f64)
-                })
-                .flatten(),
+            deadline_met: self.deadline_share(),
             energy_kwh: self.joules().map(crate::sim::energy::kwh),
             failed: self.failures.first().map(|f| f.why.clone()),
             avg_power_w: self

@@ -157,6 +157,7 @@ impl Engine {
             self.cluster.release(job, &grants);
             let milli: u64 = grants.iter().map(|g| g.milli as u64).sum();
             self.tally.busy_finished += milli as u128 * (self.now - began).max(0) as u128;
+            self.add_held(job, milli, (self.now - began).max(0));
             self.running.drop_each(job, &grants);
         }
         let left = self.seg_left.get_mut(&job).map(|l| {

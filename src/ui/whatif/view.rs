@@ -24,7 +24,7 @@ fn secs(v: Option<f64>) -> String {
 }
 
 /// Every column, in the order shown.
-const COLS: [Col; 10] = [
+const COLS: [Col; 11] = [
     Col {
         head: "JCT mean",
         width: 9,
@@ -86,6 +86,12 @@ const COLS: [Col; 10] = [
         },
     },
     Col {
+        head: "unfin",
+        width: 7,
+        rank: 1,
+        value: |r| r.jobs_unfinished.to_string(),
+    },
+    Col {
         head: "kWh",
         width: 9,
         rank: 5,
@@ -101,9 +107,10 @@ const NAME_W: usize = 16;
 /// left out for want of room.
 fn columns(w: &WhatIf, width: usize) -> (Vec<&'static Col>, usize) {
     let any = |f: fn(&Report) -> bool| w.rows.iter().any(|r| r.1.as_ref().is_some_and(f));
-    let (deadlines, energy) = (
+    let (deadlines, energy, unfinished) = (
         any(|r| r.deadline_met.is_some()),
         any(|r| r.energy_kwh.is_some()),
+        any(|r| r.jobs_unfinished > 0),
     );
     let mut by_rank: Vec<(usize, &Col)> = COLS
         .iter()
@@ -111,6 +118,7 @@ fn columns(w: &WhatIf, width: usize) -> (Vec<&'static Col>, usize) {
         .filter(|(_, c)| match c.head {
             "dl met" => deadlines,
             "kWh" => energy,
+            "unfin" => unfinished,
             _ => true,
         })
         .collect();

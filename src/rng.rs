@@ -1,6 +1,7 @@
 //! A small deterministic random number generator (xoshiro256**, seeded by
-//! SplitMix64), written out here so generated traces stay byte-identical
-//! whatever crate versions a build resolves.
+//! SplitMix64), written out here so generated traces (and `--seed`'s
+//! resampled arrivals) stay byte-identical whatever crate versions a build
+//! resolves.
 
 #[derive(Debug, Clone)]
 pub struct Rng {

@@ -1,0 +1,187 @@
+//! `sweep --slurm`: the grid as one `sbatch` job array whose tasks each
+//! run a shard of many runs (`sweep … --shard I/N`; a task per run would
+//! flood the controller). It waits with progress (read from the run
+//! records the tasks leave in DIR) and collects the same `results.csv` a
+//! local sweep gives; with `--no-wait`, a later plain `sweep` collects.
+
+use super::plan::Run;
+use super::record::Record;
+use color_eyre::eyre::{bail, eyre, Result};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// What `--slurm` needs from the command line.
+pub(super) struct Submit<'a> {
+    pub plan: &'a Path,
+    pub out: &'a Path,
+    /// Array tasks (shards).
+    pub tasks: usize,
+    /// Passed to `sbatch` as they are (`--partition=gpu`, `--time=1:00:00`).
+    pub sbatch: &'a [String],
+    pub jobs_out: bool,
+    pub timeline_out: bool,
+}
+
+/// The array tasks for `runs` runs when `--tasks` is not given: a task per
+/// 100 runs, at most 64.
+pub(super) fn default_tasks(runs: usize) -> usize {
+    runs.div_ceil(100).clamp(1, 64)
+}
+
+/// A word as `sh` reads it back: in single quotes, a quote as `'\''`.
+fn quoted(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+fn absolute(p: &Path) -> Result<PathBuf> {
+    std::path::absolute(p).map_err(|e| eyre!("{}: {e}", p.display()))
+}
+
+/// The batch script: every task runs its shard with the CPUs Slurm gave it.
+fn script(s: &Submit, exe: &Path, cwd: &Path) -> Result<String> {
+    let out = absolute(s.out)?;
+    let mut run = vec![
+        quoted(&exe.display().to_string()),
+        "sweep".into(),
+        quoted(&absolute(s.plan)?.display().to_string()),
+        "--out".into(),
+        quoted(&out.display().to_string()),
+        format!("--shard \"$SLURM_ARRAY_TASK_ID/{}\"", s.tasks),
+        "-j \"${SLURM_CPUS_PER_TASK:-1}\"".into(),
+    ];
+    if s.jobs_out {
+        run.push("--jobs-out".into());
+    }
+    if s.timeline_out {
+        run.push("--timeline-out".into());
+    }
+    Ok(format!(
+        "#!/bin/sh\n# Written by tracetui sweep --slurm: task I runs shard I of {n}.\n\
+         #SBATCH --job-name=tracetui-sweep\n#SBATCH --array=0-{last}\n\
+         #SBATCH --output={logs}/%A_%a.out\n#SBATCH --chdir={cwd}\n\
+         exec {run}\n",
+        n = s.tasks,
+        last = s.tasks - 1,
+        logs = out.join("slurm").display(),
+        cwd = cwd.display(),
+        run = run.join(" "),
+    ))
+}
+
+/// Writes the script, submits it, and returns the array's job id.
+pub(super) fn submit(s: &Submit) -> Result<String> {
+    let exe = std::env::current_exe().map_err(|e| eyre!("where tracetui is: {e}"))?;
+    let cwd = std::env::current_dir()?;
+    std::fs::create_dir_all(s.out.join("slurm"))?;
+    let path = s.out.join("sweep.sbatch");
+    let text = script(s, &exe, &cwd)?;
+    crate::outfile::write_atomic(&path, |w| std::io::Write::write_all(w, text.as_bytes()))?;
+    let o = Command::new("sbatch")
+        .arg("--parsable")
+        .args(s.sbatch)
+        .arg(&path)
+        .output()
+        .map_err(|e| eyre!("sbatch: {e} (is Slurm installed here?)"))?;
+    if !o.status.success() {
+        bail!(
+            "sbatch refused the job array: {}",
+            crate::text::sanitize(String::from_utf8_lossy(&o.stderr).trim())
+        );
+    }
+    let id = String::from_utf8_lossy(&o.stdout);
+    // `--parsable` prints `ID` or `ID;CLUSTER`.
+    let id = id.trim().split(';').next().unwrap_or_default().to_string();
+    if id.is_empty() || !id.bytes().all(|b| b.is_ascii_digit()) {
+        bail!("sbatch gave no job id: {}", crate::text::sanitize(&id));
+    }
+    Ok(id)
+}
+
+/// Tasks of job `id` still pending or running (`squeue`); `None` when
+/// `squeue` cannot be asked.
+fn tasks_left(id: &str) -> Option<usize> {
+    let o = Command::new("squeue")
+        .args(["-h", "-r", "-j", id, "-o", "%i"])
+        .output()
+        .ok()?;
+    if !o.status.success() {
+        // A job the controller has forgotten: finished long enough ago.
+        let err = String::from_utf8_lossy(&o.stderr);
+        return err.contains("Invalid job id").then_some(0);
+    }
+    Some(
+        String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .count(),
+    )
+}
+
+/// Waits for job `id` to leave the queue, saying how many runs are
+/// recorded as it goes.
+pub(super) fn wait(id: &str, runs: &[Run], out: &Path) -> Result<()> {
+    let started = Instant::now();
+    let mut said = (usize::MAX, usize::MAX);
+    let mut unanswered = 0;
+    loop {
+        let left = tasks_left(id);
+        let done = runs
+            .iter()
+            .filter(|r| Record::done(out, r).is_some())
+            .count();
+        match left {
+            Some(left) => {
+                unanswered = 0;
+                if (left, done) != said {
+                    said = (left, done);
+                    crate::cli::print_err(&format!(
+                        "tracetui: slurm job {id}: {left} tasks queued or running · {done}/{} runs recorded · {:.0} s",
+                        runs.len(),
+                        started.elapsed().as_secs_f64()
+                    ));
+                }
+                if left == 0 {
+                    return Ok(());
+                }
+            }
+            None => {
+                unanswered += 1;
+                if unanswered >= 30 {
+                    bail!("squeue has not answered for a minute; the job may still run: run the sweep again (without --slurm) to collect");
+                }
+            }
+        }
+        std::thread::sleep(Duration::from_secs(2));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_script_runs_each_shard_with_its_cpus_and_quotes_paths() {
+        let s = Submit {
+            plan: Path::new("/p/it's plan.toml"),
+            out: Path::new("/o/d"),
+            tasks: 4,
+            sbatch: &[],
+            jobs_out: true,
+            timeline_out: false,
+        };
+        let t = script(&s, Path::new("/bin/tracetui"), Path::new("/w")).unwrap();
+        assert!(t.contains("#SBATCH --array=0-3\n"), "{t}");
+        assert!(t.contains("#SBATCH --output=/o/d/slurm/%A_%a.out\n"), "{t}");
+        assert!(t.contains("'/p/it'\\''s plan.toml'"), "{t}");
+        assert!(
+            t.contains(
+                "--shard \"$SLURM_ARRAY_TASK_ID/4\" -j \"${SLURM_CPUS_PER_TASK:-1}\" --jobs-out\n"
+            ),
+            "{t}"
+        );
+        assert_eq!(default_tasks(32), 1);
+        assert_eq!(default_tasks(1000), 10);
+        assert_eq!(default_tasks(1_000_000), 64);
+    }
+}
