@@ -121,7 +121,7 @@ pub(super) fn run(a: &SweepArgs) -> Result<()> {
         return on_slurm(a, &plan, &runs, todo.len());
     }
     let workers = a.jobs.map_or_else(crate::par::cores, usize::from);
-    execute(&todo, a, workers, &what)?;
+    execute(&largest_first(todo), a, workers, &what)?;
     collect(&plan, &runs, out, a.shard.is_some())
 }
 
@@ -168,6 +168,24 @@ fn read_plan(path: &Path) -> std::io::Result<String> {
         return Err(std::io::Error::other("larger than a plan can be (1 MiB)"));
     }
     Ok(text)
+}
+
+/// The runs in the order to start them: those of the largest trace files
+/// first (stable otherwise), so the longest runs do not start last and
+/// leave cores idle at the end. The table keeps the plan's order.
+fn largest_first(mut todo: Vec<&Run>) -> Vec<&Run> {
+    let size = |r: &Run| {
+        r.settings
+            .iter()
+            .find(|(k, _)| k == "trace")
+            .and_then(|(_, v)| v.split_once(':'))
+            .and_then(|(_, p)| std::fs::metadata(p).ok())
+            .map_or(0, |m| m.len())
+    };
+    let sizes: std::collections::HashMap<usize, u64> =
+        todo.iter().map(|r| (r.index, size(r))).collect();
+    todo.sort_by_key(|r| std::cmp::Reverse(sizes[&r.index]));
+    todo
 }
 
 /// Runs `todo` on `workers` threads, each run's record saved as it ends.
