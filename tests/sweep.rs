@@ -378,3 +378,28 @@ fn sim_load_sizes_the_cluster_for_the_offered_load() {
     let o = tracetui(&["sim", "itp", SAMPLE, "--load", "0.5", "--gpus", "8"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// Issue 34's parameters in plan files: one program with two parameter
+/// values is an axis of two policies, each labelled by its parameters and
+/// each the row `sim --policy` gives.
+#[test]
+fn parameters_in_a_plan_are_an_axis() {
+    if !common::python() {
+        return;
+    }
+    let dir = common::scratch_dir("sweep-params");
+    let plan = write_plan(
+        &dir,
+        "trace = \"itp:sample-traces/itp/sample.csv\"\n\
+         policy = [\"exec:python3 policies/sjf.py[age=1]\", \"exec:python3 policies/sjf.py[age=2]\"]\n\
+         gpus = 32\n",
+    );
+    let out = dir.join("out");
+    let o = sweep(&plan, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = rows(&out);
+    let labels: Vec<&str> = r.iter().map(|r| r["policy"].as_str()).collect();
+    assert_eq!(labels, ["sjf[age=1]", "sjf[age=2]"]);
+    assert_ne!(r[0]["run"], r[1]["run"]);
+    assert_rows_equal_sim(&out, split);
+}
