@@ -168,6 +168,17 @@ fn shards_run_their_share_and_the_collect_gives_the_whole_table() {
     for s in ["1/3", "2/3"] {
         assert!(sweep(&plan, &out, &["--shard", s]).status.success());
     }
+    assert!(
+        !out.join("results.csv").exists(),
+        "a shard never writes the table"
+    );
+    let collect = sweep(&plan, &out, &[]);
+    assert!(collect.status.success(), "{}", stderr(&collect));
+    assert!(
+        stderr(&collect).contains("12 done before, 0 to run"),
+        "{}",
+        stderr(&collect)
+    );
     assert_eq!(results(&out), results(&whole));
     for bad in ["3/3", "1", "a/b", "0/0"] {
         let o = sweep(&plan, &out, &["--shard", bad]);

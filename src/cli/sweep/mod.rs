@@ -118,7 +118,7 @@ pub(super) fn run(a: &SweepArgs) -> Result<()> {
         todo.len()
     ));
     if a.slurm {
-        return on_slurm(a, &plan, &runs, todo.len());
+        return on_slurm(a, &plan, &text, &runs, todo.len());
     }
     let workers = a.jobs.map_or_else(crate::par::cores, usize::from);
     execute(&largest_first(todo), a, workers, &what)?;
@@ -127,16 +127,19 @@ pub(super) fn run(a: &SweepArgs) -> Result<()> {
 
 /// `--slurm`: the runs not done as one job array, waited for (unless
 /// `--no-wait`) and collected.
-fn on_slurm(a: &SweepArgs, plan: &Plan, runs: &[Run], todo: usize) -> Result<()> {
+fn on_slurm(a: &SweepArgs, plan: &Plan, text: &str, runs: &[Run], todo: usize) -> Result<()> {
     if todo == 0 {
         return collect(plan, runs, &a.out, false);
     }
+    // The tasks read a copy: editing the plan after submitting moves nothing.
+    let copy = a.out.join("plan.toml");
+    crate::outfile::write_atomic(&copy, |w| std::io::Write::write_all(w, text.as_bytes()))?;
     let tasks = a
         .tasks
         .map_or_else(|| slurm::default_tasks(runs.len()), usize::from)
         .min(runs.len());
     let id = slurm::submit(&slurm::Submit {
-        plan: &a.plan,
+        plan: &copy,
         out: &a.out,
         tasks,
         sbatch: &a.sbatch,
@@ -197,9 +200,13 @@ fn execute(todo: &[&Run], a: &SweepArgs, workers: usize, what: &str) -> Result<(
     let policies = traces::Policies::resolve(todo)?;
     let progress = progress::Progress::new(todo.len(), what.to_string());
     let saved = crate::par::pool(todo, workers, |r| {
-        let record = match run_one(r, a, &traces, &policies) {
-            Ok(record) => record,
-            Err(e) => Record::failed(r, super::with_causes(&e)),
+        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            run_one(r, a, &traces, &policies)
+        }));
+        let record = match ran {
+            Ok(Ok(record)) => record,
+            Ok(Err(e)) => Record::failed(r, super::with_causes(&e)),
+            Err(_) => Record::failed(r, "the run panicked (a bug in tracetui)".into()),
         };
         let saved = record.save(&a.out);
         progress.tick(record.error.is_none());
@@ -256,10 +263,12 @@ fn collect(plan: &Plan, runs: &[Run], out: &Path, shard: bool) -> Result<()> {
     let records: Vec<Option<Record>> = runs.iter().map(|r| Record::done(out, r)).collect();
     let have = records.iter().flatten().count();
     let shown = crate::text::sanitize(&out.display().to_string());
-    if have < runs.len() {
+    if have < runs.len() || shard {
+        // A table of another plan (or an older pass) must not pass for this one.
+        let _ = std::fs::remove_file(out.join("results.csv"));
         if shard {
             super::print_err(&format!(
-                "tracetui: {have} of {} runs recorded in {shown}; results.csv is written when all are (run the sweep again without --shard to collect)",
+                "tracetui: {have} of {} runs recorded in {shown}; a sweep without --shard writes results.csv once all are",
                 runs.len()
             ));
             return Ok(());

@@ -65,6 +65,16 @@ impl Plan {
         let mut keys = Vec::new();
         for (raw, value) in &table {
             let name = raw.replace('_', "-");
+            let word = name.starts_with(|c: char| c.is_ascii_lowercase())
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+            if !word {
+                bail!(
+                    "{file}: '{}' is not a plan key: keys are sim's long options, such as preempt_cost",
+                    crate::text::sanitize(raw)
+                );
+            }
             if let Some((_, why)) = THE_SWEEPS.iter().find(|(k, _)| *k == name) {
                 bail!("{file}: '{raw}' is not a plan key: {why}");
             }
@@ -169,13 +179,24 @@ fn scalar(v: &toml::Value) -> Option<String> {
     }
 }
 
-/// The run's id: the first 12 hex digits of the SHA-256 of its settings,
-/// one `key=value` line each, by key.
+/// The run's id: the first 16 hex digits of the SHA-256 of its settings
+/// (sorted, each key and value length-prefixed).
 fn run_id(settings: &[(String, String)]) -> String {
-    let mut lines: Vec<String> = settings.iter().map(|(k, v)| format!("{k}={v}\n")).collect();
-    lines.sort();
-    let digest = Sha256::digest(lines.concat().as_bytes());
-    digest.iter().take(6).map(|b| format!("{b:02x}")).collect()
+    let mut sorted: Vec<&(String, String)> = settings.iter().collect();
+    sorted.sort();
+    let mut h = Sha256::new();
+    // Each key and value with its length first: no value can pass for another.
+    for (k, v) in sorted {
+        for part in [k, v] {
+            h.update((part.len() as u64).to_le_bytes());
+            h.update(part.as_bytes());
+        }
+    }
+    h.finalize()
+        .iter()
+        .take(8)
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// Settings in a message: `trace=itp:a.csv policy=sjf`.
@@ -278,7 +299,7 @@ mod tests {
             v
         };
         assert_eq!(ids(&a), ids(&b));
-        assert_eq!(a[0].id.len(), 12);
+        assert_eq!(a[0].id.len(), 16);
         assert_ne!(a[0].id, a[1].id);
     }
 
@@ -290,6 +311,7 @@ mod tests {
         assert!(err("trace = \"itp:a\"\ngpus = []").contains("empty list"));
         assert!(err("trace = \"itp:a\"\ngpus = [[1]]").contains("nested list"));
         assert!(err("trace = [").contains("p.toml"));
+        assert!(err("trace = \"itp:a\"\n\"jobs-out=/tmp/x\" = true").contains("not a plan key"));
         let twice = Plan::parse("trace = \"itp:a\"\ngpus = [8, 8]", "p.toml").unwrap();
         assert!(twice.runs().unwrap_err().to_string().contains("twice"));
         let unknown = Plan::parse("trace = \"itp:a\"\ncolour = 1", "p.toml").unwrap();

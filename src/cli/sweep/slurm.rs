@@ -39,7 +39,7 @@ fn absolute(p: &Path) -> Result<PathBuf> {
 }
 
 /// The batch script: every task runs its shard with the CPUs Slurm gave it.
-fn script(s: &Submit, exe: &Path, cwd: &Path) -> Result<String> {
+fn script(s: &Submit, exe: &Path) -> Result<String> {
     let out = absolute(s.out)?;
     let mut run = vec![
         quoted(&exe.display().to_string()),
@@ -48,7 +48,7 @@ fn script(s: &Submit, exe: &Path, cwd: &Path) -> Result<String> {
         "--out".into(),
         quoted(&out.display().to_string()),
         format!("--shard \"$SLURM_ARRAY_TASK_ID/{}\"", s.tasks),
-        "-j \"${SLURM_CPUS_PER_TASK:-1}\"".into(),
+        "-j \"${SLURM_CPUS_PER_TASK:-${SLURM_CPUS_ON_NODE:-1}}\"".into(),
     ];
     if s.jobs_out {
         run.push("--jobs-out".into());
@@ -57,16 +57,33 @@ fn script(s: &Submit, exe: &Path, cwd: &Path) -> Result<String> {
         run.push("--timeline-out".into());
     }
     Ok(format!(
-        "#!/bin/sh\n# Written by tracetui sweep --slurm: task I runs shard I of {n}.\n\
-         #SBATCH --job-name=tracetui-sweep\n#SBATCH --array=0-{last}\n\
-         #SBATCH --output={logs}/%A_%a.out\n#SBATCH --chdir={cwd}\n\
+        "#!/bin/sh\n# Written by tracetui sweep --slurm: task I runs shard I of {n}\n\
+         # (the array, output and directory are given to sbatch on its command line).\n\
          exec {run}\n",
         n = s.tasks,
-        last = s.tasks - 1,
-        logs = out.join("slurm").display(),
-        cwd = cwd.display(),
         run = run.join(" "),
     ))
+}
+
+/// sbatch's own options for the array: its tasks, name, output files
+/// (`%` doubled: Slurm reads it as a pattern) and working directory.
+fn array_options(s: &Submit, cwd: &Path) -> Result<Vec<String>> {
+    let out = absolute(s.out)?;
+    for p in [&out, &cwd.to_path_buf()] {
+        if p.to_string_lossy().chars().any(char::is_control) {
+            bail!(
+                "{}: a path with control characters cannot go to sbatch",
+                crate::text::sanitize(&p.display().to_string())
+            );
+        }
+    }
+    let logs = out.join("slurm").display().to_string().replace('%', "%%");
+    Ok(vec![
+        "--job-name=tracetui-sweep".into(),
+        format!("--array=0-{}", s.tasks - 1),
+        format!("--output={logs}/%A_%a.out"),
+        format!("--chdir={}", cwd.display()),
+    ])
 }
 
 /// Writes the script, submits it, and returns the array's job id.
@@ -75,10 +92,11 @@ pub(super) fn submit(s: &Submit) -> Result<String> {
     let cwd = std::env::current_dir()?;
     std::fs::create_dir_all(s.out.join("slurm"))?;
     let path = s.out.join("sweep.sbatch");
-    let text = script(s, &exe, &cwd)?;
+    let text = script(s, &exe)?;
     crate::outfile::write_atomic(&path, |w| std::io::Write::write_all(w, text.as_bytes()))?;
     let o = Command::new("sbatch")
         .arg("--parsable")
+        .args(array_options(s, &cwd)?)
         .args(s.sbatch)
         .arg(&path)
         .output()
@@ -170,16 +188,30 @@ mod tests {
             jobs_out: true,
             timeline_out: false,
         };
-        let t = script(&s, Path::new("/bin/tracetui"), Path::new("/w")).unwrap();
-        assert!(t.contains("#SBATCH --array=0-3\n"), "{t}");
-        assert!(t.contains("#SBATCH --output=/o/d/slurm/%A_%a.out\n"), "{t}");
+        let t = script(&s, Path::new("/bin/tracetui")).unwrap();
         assert!(t.contains("'/p/it'\\''s plan.toml'"), "{t}");
+        assert!(t.contains("--shard \"$SLURM_ARRAY_TASK_ID/4\" -j \"${SLURM_CPUS_PER_TASK:-${SLURM_CPUS_ON_NODE:-1}}\" --jobs-out\n"), "{t}");
+        let o = array_options(&s, Path::new("/w 1")).unwrap();
+        assert!(o.contains(&"--array=0-3".to_string()), "{o:?}");
         assert!(
-            t.contains(
-                "--shard \"$SLURM_ARRAY_TASK_ID/4\" -j \"${SLURM_CPUS_PER_TASK:-1}\" --jobs-out\n"
-            ),
-            "{t}"
+            o.contains(&"--output=/o/d/slurm/%A_%a.out".to_string()),
+            "{o:?}"
         );
+        assert!(o.contains(&"--chdir=/w 1".to_string()), "{o:?}");
+        let pct = Submit {
+            out: Path::new("/o/100%"),
+            ..s
+        };
+        let o = array_options(&pct, Path::new("/w")).unwrap();
+        assert!(
+            o.contains(&"--output=/o/100%%/slurm/%A_%a.out".to_string()),
+            "{o:?}"
+        );
+        let bad = Submit {
+            out: Path::new("/o/a\nb"),
+            ..pct
+        };
+        assert!(array_options(&bad, Path::new("/w")).is_err());
         assert_eq!(default_tasks(32), 1);
         assert_eq!(default_tasks(1000), 10);
         assert_eq!(default_tasks(1_000_000), 64);
