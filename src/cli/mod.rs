@@ -291,7 +291,7 @@ pub enum OutputFormat {
     Csv,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Clone)]
 pub struct SimArgs {
     #[command(flatten)]
     pub trace: TraceArgs,

@@ -9,7 +9,7 @@ mod record;
 mod slurm;
 mod traces;
 
-use super::headless;
+use super::{headless, SimArgs};
 use clap::Args;
 use color_eyre::eyre::{bail, eyre, Result};
 use plan::{Plan, Run};
@@ -67,24 +67,24 @@ fn parse_shard(s: &str) -> Result<(usize, usize), crate::sim::error::ArgError> {
     Ok((i, n))
 }
 
-/// A plan larger than this is not a plan.
-const MAX_PLAN_BYTES: u64 = 1 << 20;
-
 pub(super) fn run(a: &SweepArgs) -> Result<()> {
     let shown = crate::text::sanitize(&a.plan.display().to_string());
-    let text = read_plan(&a.plan).map_err(|e| eyre!("{shown}: {e}"))?;
+    let text = crate::ui::keymap::read_config_file(&a.plan).map_err(|e| eyre!("{shown}: {e}"))?;
     let plan = Plan::parse(&text, &shown)?;
     let runs = plan.runs().map_err(|e| eyre!("{shown}: {e}"))?;
-    // Every run's arguments checked before any runs.
-    for r in &runs {
-        r.sim_args().map_err(|e| {
-            eyre!(
-                "{shown}: run {} ({}): {e}",
-                r.index + 1,
-                plan::shown(&r.settings)
-            )
-        })?;
-    }
+    // Every run's arguments parsed (and checked) once, before any runs.
+    let args = runs
+        .iter()
+        .map(|r| {
+            r.sim_args().map_err(|e| {
+                eyre!(
+                    "{shown}: run {} ({}): {e}",
+                    r.index + 1,
+                    plan::shown(&r.settings)
+                )
+            })
+        })
+        .collect::<Result<Vec<SimArgs>>>()?;
     let out = &a.out;
     std::fs::create_dir_all(record::runs_dir(out))
         .map_err(|e| eyre!("{}: {e}", crate::text::sanitize(&out.display().to_string())))?;
@@ -92,10 +92,10 @@ pub(super) fn run(a: &SweepArgs) -> Result<()> {
         .iter()
         .filter(|r| a.shard.is_none_or(|(i, n)| r.index % n == i))
         .collect();
-    let todo: Vec<&Run> = mine
+    let todo: Vec<Todo> = mine
         .iter()
-        .copied()
         .filter(|r| Record::done(out, r).is_none_or(|d| d.error.is_some()))
+        .map(|&r| (r, &args[r.index]))
         .collect();
     let what = match a.shard {
         Some((i, n)) => format!("shard {i}/{n}"),
@@ -161,47 +161,31 @@ fn on_slurm(a: &SweepArgs, plan: &Plan, text: &str, runs: &[Run], todo: usize) -
         .map_err(|e| eyre!("{e} (the array's tasks wrote their output in {shown}/slurm/)"))
 }
 
-fn read_plan(path: &Path) -> std::io::Result<String> {
-    use std::io::Read;
-    let mut text = String::new();
-    std::fs::File::open(path)?
-        .take(MAX_PLAN_BYTES + 1)
-        .read_to_string(&mut text)?;
-    if text.len() as u64 > MAX_PLAN_BYTES {
-        return Err(std::io::Error::other("larger than a plan can be (1 MiB)"));
-    }
-    Ok(text)
-}
+/// A run to do, with its parsed arguments.
+type Todo<'a> = (&'a Run, &'a SimArgs);
 
 /// The runs in the order to start them: those of the largest trace files
 /// first (stable otherwise), so the longest runs do not start last and
 /// leave cores idle at the end. The table keeps the plan's order.
-fn largest_first(mut todo: Vec<&Run>) -> Vec<&Run> {
-    let size = |r: &Run| {
-        r.settings
-            .iter()
-            .find(|(k, _)| k == "trace")
-            .and_then(|(_, v)| v.split_once(':'))
-            .and_then(|(_, p)| std::fs::metadata(p).ok())
-            .map_or(0, |m| m.len())
-    };
-    let sizes: std::collections::HashMap<usize, u64> =
-        todo.iter().map(|r| (r.index, size(r))).collect();
-    todo.sort_by_key(|r| std::cmp::Reverse(sizes[&r.index]));
+fn largest_first(mut todo: Vec<Todo>) -> Vec<Todo> {
+    todo.sort_by_cached_key(|(_, a)| {
+        let size = std::fs::metadata(&a.trace.load.path).map_or(0, |m| m.len());
+        std::cmp::Reverse(size)
+    });
     todo
 }
 
 /// Runs `todo` on `workers` threads, each run's record saved as it ends.
-fn execute(todo: &[&Run], a: &SweepArgs, workers: usize, what: &str) -> Result<()> {
+fn execute(todo: &[Todo], a: &SweepArgs, workers: usize, what: &str) -> Result<()> {
     if todo.is_empty() {
         return Ok(());
     }
     let traces = traces::Traces::default();
-    let policies = traces::Policies::resolve(todo)?;
+    let policies = traces::Policies::resolve(todo.iter().map(|(_, args)| *args))?;
     let progress = progress::Progress::new(todo.len(), what.to_string());
-    let saved = crate::par::pool(todo, workers, |r| {
+    let saved = crate::par::pool(todo, workers, |&(r, args)| {
         let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            run_one(r, a, &traces, &policies)
+            run_one(r, args.clone(), a, &traces, &policies)
         }));
         let record = match ran {
             Ok(Ok(record)) => record,
@@ -212,7 +196,7 @@ fn execute(todo: &[&Run], a: &SweepArgs, workers: usize, what: &str) -> Result<(
         progress.tick(record.error.is_none());
         saved
     });
-    for (r, s) in todo.iter().zip(saved) {
+    for ((r, _), s) in todo.iter().zip(saved) {
         match s {
             Ok(Ok(())) => {}
             Ok(Err(e)) => return Err(e),
@@ -229,11 +213,11 @@ fn execute(todo: &[&Run], a: &SweepArgs, workers: usize, what: &str) -> Result<(
 /// One run, as `tracetui sim … --format csv` would do it.
 fn run_one(
     r: &Run,
+    mut args: SimArgs,
     a: &SweepArgs,
     traces: &traces::Traces,
     policies: &traces::Policies,
 ) -> Result<Record> {
-    let mut args = r.sim_args()?;
     if a.jobs_out {
         args.jobs_out = Some(record::run_file(&a.out, &r.id, "jobs"));
     }

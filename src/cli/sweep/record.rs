@@ -46,6 +46,11 @@ impl Record {
         (r.id == run.id && r.settings == run.settings).then_some(r)
     }
 
+    /// Whether `run` has left a record (for progress; `done` reads it).
+    pub(crate) fn exists(out: &Path, run: &Run) -> bool {
+        record_path(out, &run.id).is_file()
+    }
+
     pub(crate) fn save(&self, out: &Path) -> Result<()> {
         let path = record_path(out, &self.id);
         let text = serde_json::to_string_pretty(self)? + "\n";

@@ -144,10 +144,8 @@ pub(super) fn wait(id: &str, runs: &[Run], out: &Path) -> Result<()> {
     let mut unanswered = 0;
     loop {
         let left = tasks_left(id);
-        let done = runs
-            .iter()
-            .filter(|r| Record::done(out, r).is_some())
-            .count();
+        // Records present (not parsed: the collect reads them once at the end).
+        let done = runs.iter().filter(|r| Record::exists(out, r)).count();
         match left {
             Some(left) => {
                 unanswered = 0;

@@ -3,9 +3,8 @@
 //! is once (a program that fails to start fails its runs, each a row with
 //! the reason, without being started again for every run).
 
-use super::plan::Run;
 use crate::cli::headless;
-use crate::cli::{PolicyArg, TraceArgs};
+use crate::cli::{PolicyArg, SimArgs, TraceArgs};
 use crate::sim::error::ArgError;
 use crate::sim::Policy;
 use crate::trace::input::InputError;
@@ -57,14 +56,13 @@ fn key(policy: &PolicyArg, timeout: std::time::Duration) -> String {
 
 impl Policies {
     /// Asks every external policy of `runs` who it is, all at once.
-    pub(crate) fn resolve(runs: &[&Run]) -> Result<Policies> {
+    pub(crate) fn resolve<'a>(runs: impl Iterator<Item = &'a SimArgs>) -> Result<Policies> {
         let mut asks: Vec<(String, PolicyArg, std::time::Duration)> = Vec::new();
-        for r in runs {
-            let a = r.sim_args()?;
+        for a in runs {
             let timeout = a.trace.policies.timeout()?;
             let k = key(&a.policy, timeout);
             if !asks.iter().any(|(seen, _, _)| *seen == k) {
-                asks.push((k, a.policy, timeout));
+                asks.push((k, a.policy.clone(), timeout));
             }
         }
         let answers = crate::par::pool(&asks, asks.len().clamp(1, 16), |(_, p, t)| {
@@ -85,7 +83,7 @@ impl Policies {
         Ok(Policies { named })
     }
 
-    pub(crate) fn get(&self, a: &crate::cli::SimArgs) -> Result<Policy> {
+    pub(crate) fn get(&self, a: &SimArgs) -> Result<Policy> {
         let k = key(&a.policy, a.trace.policies.timeout()?);
         match self.named.get(&k) {
             Some(Ok(p)) => Ok(*p),
