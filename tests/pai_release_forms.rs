@@ -24,7 +24,11 @@ fn sim(dir: &Path, extra: &[&str]) -> (String, String, Option<i32>) {
     let mut args = vec!["sim", "pai", dir.to_str().unwrap(), "--format", "json"];
     args.extend_from_slice(extra);
     let o = tracetui(&args);
-    (stdout(&o), stderr(&o), o.status.code())
+    (
+        common::cli::json_without_meta(&stdout(&o)),
+        stderr(&o),
+        o.status.code(),
+    )
 }
 
 #[test]

@@ -118,7 +118,7 @@ fn the_cli_reads_the_tarball_or_a_directory_holding_it_as_it_reads_the_files() {
         a.insert(2, path.to_str().unwrap());
         let o = tracetui(&a);
         assert!(o.status.success(), "{a:?}: {}", stderr(&o));
-        (stdout(&o), stderr(&o))
+        (common::cli::json_without_meta(&stdout(&o)), stderr(&o))
     };
     for args in [
         &["sim", "philly", "--format", "json", "--policy", "sjf"][..],

@@ -71,9 +71,38 @@ fn assert_rows_equal_sim(out: &Path, trace_of: impl Fn(&str) -> (String, String)
             .collect();
         args.extend(flags.iter().map(String::as_str));
         let alone = sim_row(&args);
-        for (k, v) in &alone {
+        for (k, v) in alone.iter().filter(|(k, _)| *k != "meta") {
             assert_eq!(&row[k], v, "column {k} of run {} ({args:?})", row["run"]);
         }
+        // The meta: this run's, the same trace and knobs as sim's.
+        let meta: serde_json::Value = serde_json::from_str(&row["meta"]).unwrap();
+        let mut alone_meta: serde_json::Value = serde_json::from_str(&alone["meta"]).unwrap();
+        assert_eq!(meta["run"], row["run"].as_str());
+        assert_eq!(meta["trace"], alone_meta["trace"]);
+        alone_meta["knobs"]["format"] = "table".into();
+        assert_eq!(meta["knobs"], alone_meta["knobs"], "run {}", row["run"]);
+    }
+}
+
+/// The command in a row's meta, run with `--format csv`, gives that row.
+fn assert_command_reproduces(out: &Path) {
+    let row = rows(out).swap_remove(0);
+    let meta: serde_json::Value = serde_json::from_str(&row["meta"]).unwrap();
+    let command = meta["command"].as_str().unwrap();
+    let rest = command.strip_prefix("tracetui ").unwrap();
+    let o = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("\"$0\" {rest} --format csv"))
+        .arg(env!("CARGO_BIN_EXE_tracetui"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{command}: {}", stderr(&o));
+    let mut r = csv::Reader::from_reader(o.stdout.as_slice());
+    let h = r.headers().unwrap().clone();
+    let again = r.records().next().unwrap().unwrap();
+    for (k, v) in h.iter().zip(again.iter()).filter(|(k, _)| *k != "meta") {
+        assert_eq!(row[k], v, "column {k} of `{command}`");
     }
 }
 
@@ -108,6 +137,7 @@ fn a_grid_on_the_sample_gives_sims_rows_and_resumes_to_the_same_table() {
         "run,plan_trace,plan_policy,plan_gpus,plan_placement,plan_preempt_cost,error,policy,"
     ));
     assert_rows_equal_sim(&out, split);
+    assert_command_reproduces(&out);
 
     // Started again: nothing to run, the same table.
     let again = sweep(&plan, &out, &[]);
@@ -413,4 +443,43 @@ fn parameters_in_a_plan_are_an_axis() {
     assert_eq!(labels, ["sjf[age=1]", "sjf[age=2]"]);
     assert_ne!(r[0]["run"], r[1]["run"]);
     assert_rows_equal_sim(&out, split);
+}
+
+#[test]
+fn a_run_recorded_from_a_trace_that_changed_since_runs_again() {
+    let dir = common::scratch_dir("sweep-stale");
+    let trace = dir.join("t.csv");
+    std::fs::copy(SAMPLE, &trace).unwrap();
+    let plan = write_plan(
+        &dir,
+        &format!(
+            "trace = \"itp:{}\"\npolicy = [\"fifo\", \"sjf\"]\n",
+            trace.display()
+        ),
+    );
+    let out = dir.join("out");
+    assert!(sweep(&plan, &out, &[]).status.success());
+    let before = rows(&out);
+    let sha = |r: &std::collections::HashMap<String, String>| {
+        let m: serde_json::Value = serde_json::from_str(&r["meta"]).unwrap();
+        m["trace"]["sha256"].as_str().unwrap().to_string()
+    };
+    // The trace's last job dropped: the records no longer describe it.
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.pop();
+    std::fs::write(&trace, lines.join("\n") + "\n").unwrap();
+    let o = sweep(&plan, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("2 runs recorded before were made from trace files that have changed"),
+        "{}",
+        stderr(&o)
+    );
+    let after = rows(&out);
+    assert_ne!(sha(&before[0]), sha(&after[0]));
+    assert_eq!(
+        after[0]["jobs"].parse::<u64>().unwrap() + 1,
+        before[0]["jobs"].parse::<u64>().unwrap()
+    );
 }

@@ -1,13 +1,15 @@
 //! The headless commands: `sim`, `compare`, and the demo run.
 
+use super::meta::{hashed_while, Meta};
 use super::output::render;
-use super::{CompareArgs, LoadArgs, SimArgs};
+use super::{LoadArgs, SimArgs};
 use crate::sim::energy::PowerPolicy;
 use crate::sim::engine::Switch;
 use crate::sim::schedule::Schedule;
 use crate::sim::{self, Policy, Report, Tuning};
 use crate::trace::{self, LoadReport, Trace};
 use color_eyre::eyre::{bail, eyre, Result};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 /// Loads the trace, telling the user on stderr what was found and skipped.
@@ -188,7 +190,7 @@ fn run_name(p: Option<Policy>) -> String {
     p.map_or_else(|| "the schedule".to_string(), |p| p.name().to_string())
 }
 
-fn setup(t: &super::TraceArgs) -> Result<Setup> {
+pub(super) fn setup(t: &super::TraceArgs) -> Result<Setup> {
     Ok(Setup {
         placement: t.placement,
         energy: t.energy.model_for(Some((t.load.format, &t.load.path)))?,
@@ -196,21 +198,50 @@ fn setup(t: &super::TraceArgs) -> Result<Setup> {
     })
 }
 
-/// The outputs `sim` writes, by option.
-fn sim_outputs(a: &SimArgs) -> [super::outputs::Output<'_>; 3] {
-    [
-        ("--jobs-out", a.jobs_out.as_ref()),
-        ("--timeline-out", a.timeline_out.as_ref()),
-        ("--plot", a.plot.as_ref()),
-    ]
+/// The files `sim` writes.
+fn sim_files(a: &SimArgs) -> super::runs::Outputs {
+    super::runs::Outputs {
+        jobs: a.jobs_out.clone(),
+        timeline: a.timeline_out.clone(),
+        timeline_tick: a.timeline_tick,
+        plot: a.plot.clone(),
+    }
+}
+
+/// Whether a run's results carry their provenance: a summary for
+/// scripts (JSON, CSV) or a file written.
+pub(super) fn wants_meta(format: super::OutputFormat, files: &super::runs::Outputs) -> bool {
+    format != super::OutputFormat::Table || files.any()
+}
+
+/// The outputs of `paths` as the clash check takes them.
+pub(super) fn as_outputs<'a>(
+    paths: &'a [(&'static str, PathBuf)],
+) -> Vec<super::outputs::Output<'a>> {
+    paths.iter().map(|(o, p)| (*o, Some(p))).collect()
 }
 
 pub(super) fn sim(a: &SimArgs) -> Result<()> {
-    let outputs = sim_outputs(a);
+    let files = sim_files(a);
+    let paths = files.paths();
+    let outputs = as_outputs(&paths);
     super::outputs::check(&a.trace.load, a.trace.energy.energy.as_deref(), &outputs)?;
     let policy = super::policy_arg::resolve(&a.policy, a.trace.policies.timeout()?)?;
-    let trace = load_run(&a.trace)?;
-    let report = sim_on(a, &trace, policy, false)?;
+    // The trace hashed while it loads.
+    let (trace, hashed) = hashed_while(
+        wants_meta(a.trace.output, &files),
+        a.trace.load.format,
+        &a.trace.load.path,
+        || load_run(&a.trace),
+    )?;
+    let meta = match hashed {
+        Some(h) => {
+            let schedule = a.trace.policies.schedule(&trace)?;
+            Some(Meta::of(&a.trace, h, &[policy], schedule.as_ref()))
+        }
+        None => None,
+    };
+    let report = sim_on(a, &trace, policy, false, meta.as_ref())?;
     super::output::warn_unfinished(std::slice::from_ref(&report));
     let about = if a.trace.policies.policy_schedule.is_some() {
         "policies switched on schedule"
@@ -218,7 +249,7 @@ pub(super) fn sim(a: &SimArgs) -> Result<()> {
         policy.describe()
     };
     super::outputs::summary(
-        &render(&[report], a.trace.output, true, about),
+        &render(&[report], a.trace.output, true, about, meta.as_ref()),
         a.trace.output,
         &outputs,
     );
@@ -226,13 +257,14 @@ pub(super) fn sim(a: &SimArgs) -> Result<()> {
 }
 
 /// One `sim` run of `policy` on `trace` (loaded and shaped from `a`),
-/// writing `a`'s per-job, timeline and plot files; `quiet` keeps the
-/// notes about the policies off standard error (a sweep's runs).
+/// writing `a`'s per-job, timeline and plot files with `meta`; `quiet`
+/// keeps the notes about the policies off standard error (a sweep's runs).
 pub(super) fn sim_on(
     a: &SimArgs,
     trace: &Arc<Trace>,
     policy: Policy,
     quiet: bool,
+    meta: Option<&Meta>,
 ) -> Result<Report> {
     let setup = setup(&a.trace)?;
     let schedule = a.trace.policies.schedule(trace)?;
@@ -251,145 +283,15 @@ pub(super) fn sim_on(
             &schedule_policies(Some(start), schedule.as_ref()),
         );
     }
-    if a.jobs_out.is_some() || a.timeline_out.is_some() || a.plot.is_some() {
-        sim_with_results(a, trace, &setup, schedule.as_ref(), start)
+    let files = sim_files(a);
+    if files.any() {
+        let (e, report, rows) = super::runs::run(trace, &setup, start, schedule.as_ref(), &files)?;
+        super::runs::write_one(&files, &e, &report, &rows, &setup, meta)?;
+        Ok(report)
     } else {
         match &schedule {
             Some(s) => setup.run_schedule(trace, s, policy),
             None => setup.run(trace, policy),
         }
     }
-}
-
-/// `sim` writing per-job rows and/or the timeline as it runs.
-fn sim_with_results(
-    a: &SimArgs,
-    trace: &Arc<Trace>,
-    setup: &Setup,
-    schedule: Option<&Schedule>,
-    start: Policy,
-) -> Result<Report> {
-    use super::results;
-    let mut e = setup.engine(trace, start, schedule.and_then(|s| s.start_power));
-    if a.jobs_out.is_some() {
-        e.track_held();
-    }
-    let switches = schedule
-        .map(|s| s.effective(e.policy(), e.power_policy()))
-        .unwrap_or_default();
-    let tick = match (&a.timeline_out, &a.plot) {
-        (Some(_), _) => Some(a.timeline_tick),
-        (None, Some(_)) => Some(super::plotting::tick(trace)),
-        (None, None) => None,
-    };
-    let rows = results::run_sampled(&mut e, switches, tick)?;
-    let report = e.final_report();
-    let mut report = finished(&e, report)?;
-    if let Some(s) = schedule {
-        report.policy = s.label();
-    }
-    if let Some(p) = &a.plot {
-        let curves = super::plotting::curves(&e, report.policy.clone(), &rows);
-        super::plotting::write(p, trace, setup, &[curves])?;
-    }
-    if let Some(p) = &a.jobs_out {
-        results::write_jobs(p, &e, &report.policy)?;
-    }
-    if let Some(p) = &a.timeline_out {
-        results::write_timeline(p, &rows)?;
-    }
-    Ok(report)
-}
-
-/// `compare --from TIME`: the recorded replay up to TIME, then each policy
-/// from that state (the what-if fork, headless).
-fn compare_from(
-    trace: &Arc<Trace>,
-    a: &CompareArgs,
-    policies: &[Policy],
-    setup: &Setup,
-    from: &str,
-    schedule: Option<&Schedule>,
-) -> Result<()> {
-    use crate::sim::whatif::{Fork, Run};
-    if a.trace.seed.is_some() {
-        bail!("--from forks the recorded replay, and --seed resamples the arrivals: the two do not go together");
-    }
-    if !trace.has_recorded() {
-        bail!(
-            "--from forks a recorded replay, and this {} trace records no starts",
-            trace.format
-        );
-    }
-    let t = crate::sim::schedule::parse_at(trace, from).map_err(|e| eyre!("--from: {e}"))?;
-    let mut base = setup.engine(trace, Policy::Recorded, None);
-    crate::sim::drive::advance_to(&mut base, t);
-    let mut runs: Vec<Run> = policies.iter().map(|&p| Run::Policy(p)).collect();
-    if let Some(s) = schedule {
-        runs.push(Run::Schedule(
-            s.effective(Policy::Recorded, base.power_policy())
-                .into_iter()
-                .filter(|(at, _)| *at > t)
-                .collect(),
-        ));
-    }
-    let workers = crate::par::cores();
-    super::print_err(&format!(
-        "tracetui: from {} ({}), {} runs",
-        t,
-        crate::trace::clock::clock(trace.zone, trace.first_submit().unwrap_or(0), t),
-        runs.len()
-    ));
-    let reports = Fork::start(&base, runs, workers).wait();
-    super::output::warn_unfinished(&reports);
-    if let Some(why) = reports.iter().find_map(|r| r.failed.clone()) {
-        bail!("{why}");
-    }
-    super::print_doc(&render(&reports, a.trace.output, false, ""), a.trace.output);
-    Ok(())
-}
-
-pub(super) fn compare(a: &CompareArgs) -> Result<()> {
-    let outputs = [("--plot", a.plot.as_ref())];
-    super::outputs::check(&a.trace.load, a.trace.energy.energy.as_deref(), &outputs)?;
-    let named = a.trace.policies.resolve(&a.policies.0)?;
-    let trace = load_run(&a.trace)?;
-    // A policy this trace cannot run (recorded on a trace without starts)
-    // is one row dropped, said on stderr; the others still run.
-    let mut policies = Vec::new();
-    for &p in &named {
-        match p.check(&trace) {
-            Ok(()) => policies.push(p),
-            Err(why) => super::print_err(&format!(
-                "tracetui: warning: no row for '{}': {why}",
-                p.name()
-            )),
-        }
-    }
-    if policies.is_empty() {
-        bail!("none of the policies asked for can run on this trace");
-    }
-    let schedule = a.trace.policies.schedule(&trace)?;
-    if let Some(s) = &schedule {
-        check_schedule(&trace, s)?;
-    }
-    let setup = setup(&a.trace)?;
-    note_caveats(&trace, &setup, &policies);
-    if let Some(from) = &a.from {
-        return compare_from(&trace, a, &policies, &setup, from, schedule.as_ref());
-    }
-    if let Some(plot) = &a.plot {
-        let reports = super::plotting::compare(&trace, &policies, &setup, schedule.as_ref(), plot)?;
-        super::output::warn_unfinished(&reports);
-        super::outputs::summary(
-            &render(&reports, a.trace.output, false, ""),
-            a.trace.output,
-            &outputs,
-        );
-        return Ok(());
-    }
-    let reports = run_policies(&trace, &policies, &setup, schedule.as_ref())?;
-    super::output::warn_unfinished(&reports);
-    super::print_doc(&render(&reports, a.trace.output, false, ""), a.trace.output);
-    Ok(())
 }

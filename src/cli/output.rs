@@ -1,5 +1,6 @@
 //! Printing reports as a table for people, or JSON and CSV for scripts.
 
+use super::meta::Meta;
 use super::OutputFormat;
 use crate::sim::{Report, Summary};
 use std::fmt::Write as _;
@@ -257,60 +258,91 @@ pub(super) fn csv_row(r: &Report) -> String {
     )
 }
 
+/// A report with where it came from, as the JSON summary has it.
+#[derive(serde::Serialize)]
+struct WithMeta<'a> {
+    #[serde(flatten)]
+    report: &'a Report,
+    meta: &'a Meta,
+}
+
+fn json<T: serde::Serialize + ?Sized>(v: &T) -> String {
+    serde_json::to_string_pretty(v).expect("reports serialise") + "\n"
+}
+
 /// Prints reports in the chosen format: JSON is one object for one run and
-/// an array for several.
+/// an array for several, each with `meta` where given; CSV has `meta` as
+/// its last column (compact JSON).
 pub(super) fn render(
     reports: &[Report],
     fmt: OutputFormat,
     single: bool,
     describe: &str,
+    meta: Option<&Meta>,
 ) -> String {
-    match fmt {
-        OutputFormat::Table if single => table_one(&reports[0], describe),
-        OutputFormat::Table => table_many(reports),
-        OutputFormat::Json if single => {
-            serde_json::to_string_pretty(&reports[0]).expect("reports serialise") + "\n"
+    match (fmt, meta) {
+        (OutputFormat::Table, _) if single => table_one(&reports[0], describe),
+        (OutputFormat::Table, _) => table_many(reports),
+        (OutputFormat::Json, None) if single => json(&reports[0]),
+        (OutputFormat::Json, None) => json(reports),
+        (OutputFormat::Json, Some(meta)) => {
+            let with: Vec<WithMeta> = reports
+                .iter()
+                .map(|report| WithMeta { report, meta })
+                .collect();
+            if single {
+                json(&with[0])
+            } else {
+                json(&with)
+            }
         }
-        OutputFormat::Json => {
-            serde_json::to_string_pretty(reports).expect("reports serialise") + "\n"
-        }
-        OutputFormat::Csv => {
-            let energy = reports.iter().any(|r| r.energy_kwh.is_some());
-            let deadlines = reports.iter().any(|r| r.deadline_met.is_some());
-            let mut o = String::from(CSV_HEADER);
-            if deadlines {
-                o.push_str(",deadline_met");
-            }
-            if energy {
-                o.push_str(",energy_kwh,avg_power_w");
-            }
-            // An external policy's program, last (it is the longest field).
-            let commands = reports.iter().any(|r| r.command.is_some());
-            if commands {
-                o.push_str(",command");
-            }
-            o.push('\n');
-            for r in reports {
-                o.push_str(&csv_row(r));
-                if deadlines {
-                    o.push_str(&format!(",{}", csv_num(r.deadline_met)));
-                }
-                if energy {
-                    o.push_str(&format!(
-                        ",{},{}",
-                        csv_num(r.energy_kwh),
-                        csv_num(r.avg_power_w)
-                    ));
-                }
-                if commands {
-                    o.push(',');
-                    o.push_str(&csv_text(r.command.as_deref().unwrap_or_default()));
-                }
-                o.push('\n');
-            }
-            o
-        }
+        (OutputFormat::Csv, _) => csv_doc(reports, meta),
     }
+}
+
+fn csv_doc(reports: &[Report], meta: Option<&Meta>) -> String {
+    let energy = reports.iter().any(|r| r.energy_kwh.is_some());
+    let deadlines = reports.iter().any(|r| r.deadline_met.is_some());
+    let mut o = String::from(CSV_HEADER);
+    if deadlines {
+        o.push_str(",deadline_met");
+    }
+    if energy {
+        o.push_str(",energy_kwh,avg_power_w");
+    }
+    // An external policy's program, then the meta: the longest fields last.
+    let commands = reports.iter().any(|r| r.command.is_some());
+    if commands {
+        o.push_str(",command");
+    }
+    if meta.is_some() {
+        o.push_str(",meta");
+    }
+    o.push('\n');
+    let meta = meta.map(|m| csv_text(&m.compact()));
+    for r in reports {
+        o.push_str(&csv_row(r));
+        if deadlines {
+            o.push_str(&format!(",{}", csv_num(r.deadline_met)));
+        }
+        if energy {
+            o.push_str(&format!(
+                ",{},{}",
+                csv_num(r.energy_kwh),
+                csv_num(r.avg_power_w)
+            ));
+        }
+        if commands {
+            o.push(',');
+            o.push_str(&csv_text(r.command.as_deref().unwrap_or_default()));
+        }
+        if let Some(m) = &meta {
+            o.push(',');
+            o.push_str(m);
+        }
+        o.push('\n');
+    }
+    o
 }
 
 #[cfg(test)]

@@ -101,18 +101,49 @@ fn job_row<'a>(e: &'a Engine, policy: &'a str, job: u32) -> JobRow<'a> {
 }
 
 /// The cluster at one tick.
-#[derive(Serialize)]
 pub(super) struct TimelineRow {
     pub(super) time_s: Secs,
-    /// The trace's clock (its zone), as the replay shows it.
     local: String,
-    /// Allocated GPUs / all GPUs.
     pub(super) util: f64,
     gpus_busy: f64,
     queue: u64,
     running: u64,
     done: u64,
     power_w: Option<f64>,
+}
+
+/// A timeline row as written: the run's policy, so the rows of several
+/// runs (a comparison's) share a file.
+#[derive(Serialize)]
+struct TimelineOut<'a> {
+    /// The run's policy (its label).
+    policy: &'a str,
+    time_s: Secs,
+    /// The trace's clock (its zone), as the replay shows it.
+    local: &'a str,
+    /// Allocated GPUs / all GPUs.
+    util: f64,
+    gpus_busy: f64,
+    queue: u64,
+    running: u64,
+    done: u64,
+    power_w: Option<f64>,
+}
+
+impl TimelineRow {
+    fn out<'a>(&'a self, policy: &'a str) -> TimelineOut<'a> {
+        TimelineOut {
+            policy,
+            time_s: self.time_s,
+            local: &self.local,
+            util: self.util,
+            gpus_busy: self.gpus_busy,
+            queue: self.queue,
+            running: self.running,
+            done: self.done,
+            power_w: self.power_w,
+        }
+    }
 }
 
 /// The cluster at `t`; `first` is the trace's first submission (its
@@ -200,35 +231,81 @@ fn csv_io(e: csv::Error) -> std::io::Error {
     }
 }
 
+/// `rows` as the file `path` names has them: CSV with its header, or
+/// JSON Lines for a `.jsonl` name.
+fn rows_into<T: Serialize>(
+    path: &Path,
+    w: &mut dyn Write,
+    rows: impl Iterator<Item = T>,
+) -> std::io::Result<()> {
+    if json_lines(path) {
+        for r in rows {
+            serde_json::to_writer(&mut *w, &r)?;
+            w.write_all(b"\n")?;
+        }
+        Ok(())
+    } else {
+        let mut c = csv::Writer::from_writer(w);
+        for r in rows {
+            c.serialize(r).map_err(csv_io)?;
+        }
+        c.flush()
+    }
+}
+
 fn write_rows<T: Serialize>(path: &Path, rows: impl Iterator<Item = T>) -> Result<()> {
     let shown = crate::text::sanitize(&path.display().to_string());
-    let jsonl = json_lines(path);
-    write_atomic(path, |w| {
-        if jsonl {
-            for r in rows {
-                serde_json::to_writer(&mut *w, &r)?;
-                w.write_all(b"\n")?;
-            }
-            Ok(())
-        } else {
-            let mut c = csv::Writer::from_writer(w);
-            for r in rows {
-                c.serialize(r).map_err(csv_io)?;
-            }
-            c.flush()
-        }
-    })
-    .map_err(|e| eyre!("{shown}: {e}"))
+    write_atomic(path, |w| rows_into(path, w, rows)).map_err(|e| eyre!("{shown}: {e}"))
+}
+
+fn job_rows<'a>(e: &'a Engine, policy: &'a str) -> impl Iterator<Item = JobRow<'a>> {
+    (0..e.trace().jobs.len() as u32).map(move |j| job_row(e, policy, j))
 }
 
 /// Every job of the run, in trace order.
 pub(super) fn write_jobs(path: &Path, e: &Engine, policy: &str) -> Result<()> {
-    write_rows(
-        path,
-        (0..e.trace().jobs.len() as u32).map(|j| job_row(e, policy, j)),
-    )
+    write_rows(path, job_rows(e, policy))
 }
 
-pub(super) fn write_timeline(path: &Path, rows: &[TimelineRow]) -> Result<()> {
-    write_rows(path, rows.iter())
+/// Every job of the run as `write_jobs` writes them, kept (a
+/// comparison's row, written with the others by `write_chunks`).
+pub(super) fn jobs_bytes(path: &Path, e: &Engine, policy: &str) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    rows_into(path, &mut out, job_rows(e, policy))?;
+    Ok(out)
+}
+
+/// Several runs' rows as one file: a CSV's header once (the first run's;
+/// every run's is the same).
+pub(super) fn write_chunks(path: &Path, chunks: &[&[u8]]) -> Result<()> {
+    let shown = crate::text::sanitize(&path.display().to_string());
+    let jsonl = json_lines(path);
+    write_atomic(path, |w| {
+        let mut header = false;
+        for c in chunks.iter().filter(|c| !c.is_empty()) {
+            let body = if jsonl || !header {
+                &c[..]
+            } else {
+                // The header is the first line: its names hold no line break.
+                let at = c
+                    .iter()
+                    .position(|&b| b == b'\n')
+                    .map_or(c.len(), |i| i + 1);
+                &c[at..]
+            };
+            header = true;
+            w.write_all(body)?;
+        }
+        Ok(())
+    })
+    .map_err(|e| eyre!("{shown}: {e}"))
+}
+
+/// The timelines of one or more runs, each row with its run's policy.
+pub(super) fn write_timeline(path: &Path, runs: &[(&str, &[TimelineRow])]) -> Result<()> {
+    write_rows(
+        path,
+        runs.iter()
+            .flat_map(|&(policy, rows)| rows.iter().map(move |r| r.out(policy))),
+    )
 }

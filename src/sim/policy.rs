@@ -92,6 +92,10 @@ pub trait Rule: Send + Sync + 'static {
     fn command(&self) -> Option<&str> {
         None
     }
+    /// The name an external policy gave itself in its hello.
+    fn hello_name(&self) -> Option<&str> {
+        None
+    }
     /// Other names `--policy` accepts.
     fn aliases(&self) -> &[&str] {
         &[]
@@ -274,6 +278,12 @@ impl Policy {
     /// The program behind an external policy.
     pub fn command(self) -> Option<&'static str> {
         self.rule().command()
+    }
+
+    /// The name an external policy gave itself (its label may be another,
+    /// from config.toml or made unique).
+    pub fn hello_name(self) -> Option<&'static str> {
+        self.rule().hello_name()
     }
 
     pub fn label(self) -> &'static str {

@@ -23,7 +23,8 @@ pub fn stderr(o: &Output) -> String {
     String::from_utf8(o.stderr.clone()).unwrap()
 }
 
-pub const KEYS: [&str; 15] = [
+pub const KEYS: [&str; 16] = [
+    "meta",
     "policy",
     "placement",
     "gpus",
@@ -45,4 +46,32 @@ pub fn keys(v: &serde_json::Value) -> Vec<String> {
     let mut k: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
     k.sort();
     k
+}
+
+/// A summary (an object, or an array of them) without its `meta`, which
+/// names the command line: two commands that give the same figures differ
+/// only there.
+pub fn without_meta(mut v: serde_json::Value) -> serde_json::Value {
+    match &mut v {
+        serde_json::Value::Object(o) => {
+            o.remove("meta");
+        }
+        serde_json::Value::Array(a) => {
+            for x in a {
+                if let Some(o) = x.as_object_mut() {
+                    o.remove("meta");
+                }
+            }
+        }
+        _ => {}
+    }
+    v
+}
+
+/// `without_meta` of a JSON summary's text, as text again.
+pub fn json_without_meta(text: &str) -> String {
+    match serde_json::from_str(text) {
+        Ok(v) => serde_json::to_string_pretty(&without_meta(v)).unwrap(),
+        Err(_) => text.to_string(),
+    }
 }

@@ -9,6 +9,7 @@ mod record;
 mod slurm;
 mod traces;
 
+use super::meta::Meta;
 use super::{headless, SimArgs};
 use clap::Args;
 use color_eyre::eyre::{bail, eyre, Result};
@@ -94,9 +95,21 @@ pub(super) fn run(a: &SweepArgs) -> Result<()> {
         .collect();
     let todo: Vec<Todo> = mine
         .iter()
-        .filter(|r| Record::done(out, r).is_none_or(|d| d.error.is_some()))
+        .filter(|r| {
+            Record::done(out, r, trace_sha256(&args[r.index]).as_deref())
+                .is_none_or(|d| d.error.is_some())
+        })
         .map(|&r| (r, &args[r.index]))
         .collect();
+    let stale = todo
+        .iter()
+        .filter(|(r, _)| Record::read(out, r).is_some_and(|d| d.error.is_none()))
+        .count();
+    if stale > 0 {
+        super::print_err(&format!(
+            "tracetui: {stale} runs recorded before were made from trace files that have changed since (or are gone): they run again"
+        ));
+    }
     let what = match a.shard {
         Some((i, n)) => format!("shard {i}/{n}"),
         None => "sweep".to_string(),
@@ -118,18 +131,25 @@ pub(super) fn run(a: &SweepArgs) -> Result<()> {
         todo.len()
     ));
     if a.slurm {
-        return on_slurm(a, &plan, &text, &runs, todo.len());
+        return on_slurm(a, &plan, &text, &runs, &args, todo.len());
     }
     let workers = a.jobs.map_or_else(crate::par::cores, usize::from);
     execute(&largest_first(todo), a, workers, &what)?;
-    collect(&plan, &runs, out, a.shard.is_some())
+    collect(&plan, &runs, &args, out, a.shard.is_some())
 }
 
 /// `--slurm`: the runs not done as one job array, waited for (unless
 /// `--no-wait`) and collected.
-fn on_slurm(a: &SweepArgs, plan: &Plan, text: &str, runs: &[Run], todo: usize) -> Result<()> {
+fn on_slurm(
+    a: &SweepArgs,
+    plan: &Plan,
+    text: &str,
+    runs: &[Run],
+    args: &[SimArgs],
+    todo: usize,
+) -> Result<()> {
     if todo == 0 {
-        return collect(plan, runs, &a.out, false);
+        return collect(plan, runs, args, &a.out, false);
     }
     // The tasks read a copy: editing the plan after submitting moves nothing.
     let copy = a.out.join("plan.toml");
@@ -157,7 +177,7 @@ fn on_slurm(a: &SweepArgs, plan: &Plan, text: &str, runs: &[Run], todo: usize) -
         return Ok(());
     }
     slurm::wait(&id, runs, &a.out)?;
-    collect(plan, runs, &a.out, false)
+    collect(plan, runs, args, &a.out, false)
         .map_err(|e| eyre!("{e} (the array's tasks wrote their output in {shown}/slurm/)"))
 }
 
@@ -235,16 +255,32 @@ fn run_one(
     )?;
     let policy = policies.get(&args)?;
     let trace = traces.get(&args.trace)?;
-    let report = headless::sim_on(&args, &trace, policy, true)?;
-    let text = super::output::render(&[report], super::OutputFormat::Csv, true, "");
-    Record::ok(r, &text)
+    let hashed = super::meta::trace_meta(args.trace.load.format, &args.trace.load.path)
+        .map_err(|e| eyre!("hashing the trace: {e}"))?;
+    let schedule = args.trace.policies.schedule(&trace)?;
+    let mut meta = Meta::of(&args.trace, hashed, &[policy], schedule.as_ref());
+    meta.run = Some(r.id.clone());
+    let report = headless::sim_on(&args, &trace, policy, true, Some(&meta))?;
+    let text = super::output::render(&[report], super::OutputFormat::Csv, true, "", None);
+    Record::ok(r, &text, &meta)
+}
+
+/// The SHA-256 of the trace files a run reads, as they are now (none
+/// where they cannot be read).
+fn trace_sha256(a: &SimArgs) -> Option<String> {
+    super::meta::trace_meta(a.trace.load.format, &a.trace.load.path)
+        .ok()
+        .map(|m| m.sha256.clone())
 }
 
 /// Writes `results.csv` when every run of the plan has a record; says how
 /// far the sweep is otherwise. Failed runs are rows with their error, and
 /// make the sweep's exit status 1.
-fn collect(plan: &Plan, runs: &[Run], out: &Path, shard: bool) -> Result<()> {
-    let records: Vec<Option<Record>> = runs.iter().map(|r| Record::done(out, r)).collect();
+fn collect(plan: &Plan, runs: &[Run], args: &[SimArgs], out: &Path, shard: bool) -> Result<()> {
+    let records: Vec<Option<Record>> = runs
+        .iter()
+        .map(|r| Record::done(out, r, trace_sha256(&args[r.index]).as_deref()))
+        .collect();
     let have = records.iter().flatten().count();
     let shown = crate::text::sanitize(&out.display().to_string());
     if have < runs.len() || shard {

@@ -233,13 +233,20 @@ impl Run {
 
     /// The run's arguments, parsed by `sim`'s own parser.
     pub(crate) fn sim_args(&self) -> Result<SimArgs> {
-        let cli = Cli::try_parse_from(self.argv()?).map_err(|e| {
+        let argv = self.argv()?;
+        let cli = Cli::try_parse_from(&argv).map_err(|e| {
             let text = e.render().to_string();
             let first = text.lines().next().unwrap_or_default();
             eyre!("{}", first.trim_start_matches("error: "))
         })?;
         match cli.command {
-            Some(Command::Sim(a)) => Ok(a),
+            Some(Command::Sim(mut a)) => {
+                a.trace.command_line = argv
+                    .iter()
+                    .map(|w| w.to_string_lossy().into_owned())
+                    .collect();
+                Ok(a)
+            }
             _ => Err(eyre!("not a sim run (a bug in tracetui)")),
         }
     }

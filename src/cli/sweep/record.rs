@@ -21,6 +21,10 @@ pub(crate) struct Record {
     pub columns: Vec<(String, String)>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Where the row came from (`sim --format json`'s `meta`): a run that
+    /// got as far as hashing its trace has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<serde_json::Value>,
 }
 
 /// The directory of run records (and per-run files) under a sweep's `--out`.
@@ -38,12 +42,26 @@ pub(crate) fn run_file(out: &Path, id: &str, what: &str) -> PathBuf {
 }
 
 impl Record {
-    /// The record `run` left in `out`, if it finished before (a record
-    /// that cannot be read, or is another run's, counts as none).
-    pub(crate) fn done(out: &Path, run: &Run) -> Option<Record> {
+    /// The record `run` left in `out`, if it finished before on the trace
+    /// files whose SHA-256 is `trace_sha256` (a record that cannot be
+    /// read, is another run's, or was made from other trace files counts
+    /// as none).
+    pub(crate) fn done(out: &Path, run: &Run, trace_sha256: Option<&str>) -> Option<Record> {
+        let r = Record::read(out, run)?;
+        (r.error.is_some() || r.trace_sha256().is_some_and(|s| Some(s) == trace_sha256))
+            .then_some(r)
+    }
+
+    /// The record `run` left in `out`, whatever its inputs.
+    pub(crate) fn read(out: &Path, run: &Run) -> Option<Record> {
         let text = std::fs::read_to_string(record_path(out, &run.id)).ok()?;
         let r: Record = serde_json::from_str(&text).ok()?;
         (r.id == run.id && r.settings == run.settings).then_some(r)
+    }
+
+    /// The SHA-256 of the trace files the run read.
+    pub(crate) fn trace_sha256(&self) -> Option<&str> {
+        self.meta.as_ref()?.get("trace")?.get("sha256")?.as_str()
     }
 
     /// Whether `run` has left a record (for progress; `done` reads it).
@@ -63,7 +81,7 @@ impl Record {
     }
 
     /// A run that ended well: its row parsed from `sim --format csv`'s text.
-    pub(crate) fn ok(run: &Run, csv_text: &str) -> Result<Record> {
+    pub(crate) fn ok(run: &Run, csv_text: &str, meta: &crate::cli::meta::Meta) -> Result<Record> {
         let mut rdr = csv::Reader::from_reader(csv_text.as_bytes());
         let header = rdr.headers()?.clone();
         let row = rdr
@@ -79,6 +97,7 @@ impl Record {
                 .map(|(h, v)| (h.to_string(), v.to_string()))
                 .collect(),
             error: None,
+            meta: Some(serde_json::to_value(meta)?),
         })
     }
 
@@ -88,6 +107,7 @@ impl Record {
             settings: run.settings.clone(),
             columns: Vec::new(),
             error: Some(error),
+            meta: None,
         }
     }
 }
@@ -101,7 +121,8 @@ pub(crate) fn plan_column(key: &str) -> String {
 
 /// `results.csv`: `run`, the plan's keys, `error`, then every column any
 /// run has, in `sim --format csv`'s order (columns only some runs have,
-/// such as `deadline_met`, `command`, in the order they first appear).
+/// such as `deadline_met`, `command`, in the order they first appear),
+/// and last each run's `meta` (compact JSON, as `sim --format csv` has it).
 pub(crate) fn results_csv(plan: &Plan, records: &[Record]) -> Result<Vec<u8>> {
     let mut columns: Vec<&str> = Vec::new();
     for r in records {
@@ -116,6 +137,7 @@ pub(crate) fn results_csv(plan: &Plan, records: &[Record]) -> Result<Vec<u8>> {
     header.extend(plan.keys.iter().map(|k| plan_column(&k.name)));
     header.push("error".into());
     header.extend(columns.iter().map(|c| c.to_string()));
+    header.push("meta".into());
     w.write_record(&header)?;
     for r in records {
         let mut row: Vec<&str> = vec![&r.id];
@@ -129,6 +151,8 @@ pub(crate) fn results_csv(plan: &Plan, records: &[Record]) -> Result<Vec<u8>> {
                 .map(|(_, v)| v.as_str());
             row.push(v.unwrap_or_default());
         }
+        let meta = r.meta.as_ref().map(|m| m.to_string()).unwrap_or_default();
+        row.push(&meta);
         w.write_record(&row)?;
     }
     w.into_inner().map_err(|e| eyre!("{e}"))

@@ -40,6 +40,8 @@ pub(crate) struct Spec {
     describe: String,
     /// The name the program gave itself (or one from config.toml).
     pub(crate) label: String,
+    /// The name the program gave itself in its hello (for provenance).
+    hello_name: String,
 }
 
 impl Spec {
@@ -53,6 +55,7 @@ impl Spec {
             notify: hello.notify,
             arrivals_only: hello.arrivals_only,
             describe: hello.describe,
+            hello_name: hello.label.clone(),
             label: hello.label,
         }
     }
@@ -83,6 +86,10 @@ impl Rule for ExecRule {
 
     fn command(&self) -> Option<&str> {
         Some(&self.0.cmd)
+    }
+
+    fn hello_name(&self) -> Option<&str> {
+        Some(&self.0.hello_name)
     }
 
     fn books(&self, _v: &dyn View) -> Box<dyn Books> {

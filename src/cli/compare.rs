@@ -1,0 +1,130 @@
+//! `tracetui compare`: one row per policy (and a schedule's row), run on
+//! every core; with `--from`, each forked from the recorded replay.
+
+use super::headless::{
+    as_outputs, check_schedule, load_run, note_caveats, run_policies, setup, wants_meta, Setup,
+};
+use super::meta::{hashed_while, Meta};
+use super::output::render;
+use super::runs::Outputs;
+use super::CompareArgs;
+use crate::sim::schedule::Schedule;
+use crate::sim::Policy;
+use crate::trace::Trace;
+use color_eyre::eyre::{bail, eyre, Result};
+use std::sync::Arc;
+
+/// The files `compare` writes: one of each for every row.
+fn files(a: &CompareArgs) -> Outputs {
+    Outputs {
+        jobs: a.jobs_out.clone(),
+        timeline: a.timeline_out.clone(),
+        timeline_tick: a.timeline_tick,
+        plot: a.plot.clone(),
+    }
+}
+
+pub(super) fn compare(a: &CompareArgs) -> Result<()> {
+    let files = files(a);
+    let paths = files.paths();
+    let outputs = as_outputs(&paths);
+    super::outputs::check(&a.trace.load, a.trace.energy.energy.as_deref(), &outputs)?;
+    let named = a.trace.policies.resolve(&a.policies.0)?;
+    let (trace, hashed) = hashed_while(
+        wants_meta(a.trace.output, &files),
+        a.trace.load.format,
+        &a.trace.load.path,
+        || load_run(&a.trace),
+    )?;
+    // A policy this trace cannot run (recorded on a trace without starts)
+    // is one row dropped, said on stderr; the others still run.
+    let mut policies = Vec::new();
+    for &p in &named {
+        match p.check(&trace) {
+            Ok(()) => policies.push(p),
+            Err(why) => super::print_err(&format!(
+                "tracetui: warning: no row for '{}': {why}",
+                p.name()
+            )),
+        }
+    }
+    if policies.is_empty() {
+        bail!("none of the policies asked for can run on this trace");
+    }
+    let schedule = a.trace.policies.schedule(&trace)?;
+    if let Some(s) = &schedule {
+        check_schedule(&trace, s)?;
+    }
+    let meta = hashed.map(|h| Meta::of(&a.trace, h, &policies, schedule.as_ref()));
+    let setup = setup(&a.trace)?;
+    note_caveats(&trace, &setup, &policies);
+    let fmt = a.trace.output;
+    let reports = if let Some(from) = &a.from {
+        compare_from(&trace, a, &policies, &setup, from, schedule.as_ref())?
+    } else if files.any() {
+        super::runs::compare(
+            &trace,
+            &policies,
+            &setup,
+            schedule.as_ref(),
+            &files,
+            meta.as_ref(),
+        )?
+    } else {
+        run_policies(&trace, &policies, &setup, schedule.as_ref())?
+    };
+    super::output::warn_unfinished(&reports);
+    super::outputs::summary(
+        &render(&reports, fmt, false, "", meta.as_ref()),
+        fmt,
+        &outputs,
+    );
+    Ok(())
+}
+
+/// `compare --from TIME`: the recorded replay up to TIME, then each policy
+/// from that state (the what-if fork, headless).
+fn compare_from(
+    trace: &Arc<Trace>,
+    a: &CompareArgs,
+    policies: &[Policy],
+    setup: &Setup,
+    from: &str,
+    schedule: Option<&Schedule>,
+) -> Result<Vec<crate::sim::Report>> {
+    use crate::sim::whatif::{Fork, Run};
+    if a.trace.seed.is_some() {
+        bail!("--from forks the recorded replay, and --seed resamples the arrivals: the two do not go together");
+    }
+    if !trace.has_recorded() {
+        bail!(
+            "--from forks a recorded replay, and this {} trace records no starts",
+            trace.format
+        );
+    }
+    let t = crate::sim::schedule::parse_at(trace, from).map_err(|e| eyre!("--from: {e}"))?;
+    let mut base = setup.engine(trace, Policy::Recorded, None);
+    crate::sim::drive::advance_to(&mut base, t);
+    let mut runs: Vec<Run> = policies.iter().map(|&p| Run::Policy(p)).collect();
+    if let Some(s) = schedule {
+        runs.push(Run::Schedule(
+            s.effective(Policy::Recorded, base.power_policy())
+                .into_iter()
+                .filter(|(at, _)| *at > t)
+                .collect(),
+        ));
+    }
+    let workers = crate::par::cores();
+    super::print_err(&format!(
+        "tracetui: from {} ({}), {} runs",
+        t,
+        crate::trace::clock::clock(trace.zone, trace.first_submit().unwrap_or(0), t),
+        runs.len()
+    ));
+    let reports = Fork::start(&base, runs, workers).wait();
+    if let Some(why) = reports.iter().find_map(|r| r.failed.clone()) {
+        super::output::warn_unfinished(&reports);
+        bail!("{why}");
+    }
+    Ok(reports)
+}

@@ -1,0 +1,127 @@
+//! The arguments of the commands that run a trace: `sim`, `compare`
+//! (and each run of a `sweep`, parsed as `sim`).
+
+use super::policy_arg;
+use super::{EnergyArgs, LoadArgs, PolicyArg, PolicyArgs};
+use crate::sim::error::ArgError;
+use crate::sim::{Placement, Policy};
+use clap::{Args, ValueEnum};
+
+/// A trace to simulate, and how to print the result.
+#[derive(Debug, Args, Clone)]
+pub struct TraceArgs {
+    #[command(flatten)]
+    pub load: LoadArgs,
+    #[command(flatten)]
+    pub energy: EnergyArgs,
+    /// How a job's GPUs are chosen.
+    #[arg(long, value_enum, default_value_t = Placement::Consolidate)]
+    pub placement: Placement,
+    #[command(flatten)]
+    pub policies: PolicyArgs,
+    /// Size the cluster for this offered load, for traces without a machine
+    /// list: GPUs = the jobs' average GPU demand ÷ LOAD (0.8: the jobs ask
+    /// for 80 % of the GPUs on average), at least the largest job.
+    #[arg(long = "load", value_name = "LOAD", conflicts_with = "gpus")]
+    pub offered_load: Option<f64>,
+    /// Resample the arrivals with this seed: the same jobs in the same order
+    /// over the same span, the gaps between submissions shuffled (deadlines
+    /// keep their slack). For a seeds axis over a real trace; a trace made
+    /// by `gen` takes its own --seed there.
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// Output format.
+    #[arg(long = "format", id = "output", value_enum, default_value_t = OutputFormat::Table)]
+    pub output: OutputFormat,
+    /// The command line the run was given (its results' provenance).
+    #[arg(skip)]
+    pub command_line: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    Table,
+    Json,
+    Csv,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct SimArgs {
+    #[command(flatten)]
+    pub trace: TraceArgs,
+    #[arg(long, default_value = "fifo", value_parser = parse_policy, help = policy_help())]
+    pub policy: PolicyArg,
+    /// Write one row per job (id, user, group, GPUs, submit, start, end,
+    /// wait, JCT, preemptions, machines, energy): CSV, or JSON Lines for a .jsonl name.
+    #[arg(long, value_name = "FILE")]
+    pub jobs_out: Option<std::path::PathBuf>,
+    /// Write utilisation, queue length and running jobs at every tick: CSV, or JSON Lines for .jsonl.
+    #[arg(long, value_name = "FILE")]
+    pub timeline_out: Option<std::path::PathBuf>,
+    /// The timeline's tick: 30s, 5m, 1h, 1d or seconds.
+    #[arg(long, value_name = "TICK", default_value = "1m", value_parser = parse_tick)]
+    pub timeline_tick: i64,
+    /// Write the JCT and wait CDFs and the utilisation timeline as one SVG.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<std::path::PathBuf>,
+}
+
+/// `30s`, `5m`, `1h`, `1d`, `1h30m` or seconds: from 1 s to 366 days.
+pub(super) fn parse_tick(s: &str) -> Result<i64, ArgError> {
+    let s = s.trim();
+    let secs =
+        crate::trace::clock::parse_duration(s).ok_or_else(|| ArgError::NotATick(s.into()))?;
+    if !(1..=366 * 86_400).contains(&secs) {
+        return Err(ArgError::TickRange(s.into()));
+    }
+    Ok(secs)
+}
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    #[command(flatten)]
+    pub trace: TraceArgs,
+    /// Comma-separated policies, e.g. fifo,first-fit,sjf (with
+    /// --policy-schedule, the schedule is one more row).
+    #[arg(long, default_value = "fifo,first-fit,fifo-backfill,sjf,sgf", value_parser = parse_policies)]
+    pub policies: PolicyList,
+    /// Replay the trace as recorded up to TIME (2d, day 5 09:00, trace
+    /// seconds), then run each policy from that state to the end.
+    #[arg(long, value_name = "TIME")]
+    pub from: Option<String>,
+    /// Write every row's JCT and wait CDFs and utilisation timeline as one SVG.
+    #[arg(long, value_name = "FILE.svg", conflicts_with = "from")]
+    pub plot: Option<std::path::PathBuf>,
+    /// Write one row per job of every policy, one file (its `policy`
+    /// column tells the runs apart): CSV, or JSON Lines for a .jsonl name.
+    #[arg(long, value_name = "FILE", conflicts_with = "from")]
+    pub jobs_out: Option<std::path::PathBuf>,
+    /// Write every policy's timeline at every tick, one file with a
+    /// `policy` column: CSV, or JSON Lines for .jsonl.
+    #[arg(long, value_name = "FILE", conflicts_with = "from")]
+    pub timeline_out: Option<std::path::PathBuf>,
+    /// The timeline's tick: 30s, 5m, 1h, 1d or seconds.
+    #[arg(long, value_name = "TICK", default_value = "1m", value_parser = parse_tick)]
+    pub timeline_tick: i64,
+}
+
+#[derive(Debug, Clone)]
+pub struct PolicyList(pub Vec<PolicyArg>);
+
+pub(super) fn parse_policy(s: &str) -> Result<PolicyArg, ArgError> {
+    s.parse()
+}
+
+/// `--policy`'s help: every registered policy, and `exec:CMD`.
+fn policy_help() -> String {
+    let names: Vec<&str> = Policy::all().into_iter().map(|p| p.name()).collect();
+    format!(
+        "The scheduling policy: {}, a name from config.toml's [policies], or exec:CMD \
+         (a program speaking docs/policy-protocol.md); NAME[key=value,…] passes parameters",
+        names.join(", ")
+    )
+}
+
+fn parse_policies(s: &str) -> Result<PolicyList, ArgError> {
+    policy_arg::parse_list(s).map(PolicyList)
+}

@@ -1,0 +1,180 @@
+//! One run of `sim`, or one row of `compare`, with what its output files
+//! need: per-job rows (the GPU-seconds each job held), timeline samples,
+//! a figure's curves. `sim` writes its files from the engine; `compare`
+//! keeps each row's rows as bytes and writes one file of every row.
+
+use super::headless::{finished, Setup};
+use super::meta::Meta;
+use super::results::{self, TimelineRow};
+use crate::plot::Curves;
+use crate::sim::schedule::Schedule;
+use crate::sim::{Engine, Policy, Report};
+use crate::trace::model::{Secs, Trace};
+use color_eyre::eyre::{eyre, Result};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// The files a run (or each row of a comparison) writes.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Outputs {
+    pub jobs: Option<PathBuf>,
+    pub timeline: Option<PathBuf>,
+    pub timeline_tick: Secs,
+    pub plot: Option<PathBuf>,
+}
+
+impl Outputs {
+    pub(super) fn any(&self) -> bool {
+        self.jobs.is_some() || self.timeline.is_some() || self.plot.is_some()
+    }
+
+    /// The sampling tick: the timeline's, else the figure's, else none.
+    fn tick(&self, trace: &Trace) -> Option<Secs> {
+        match (&self.timeline, &self.plot) {
+            (Some(_), _) => Some(self.timeline_tick),
+            (None, Some(_)) => Some(super::plotting::tick(trace)),
+            (None, None) => None,
+        }
+    }
+
+    /// Each output and the meta file beside it, by option, for the
+    /// clash check before anything is read.
+    pub(super) fn paths(&self) -> Vec<(&'static str, PathBuf)> {
+        let mut out = Vec::new();
+        for (option, p) in [
+            ("--jobs-out", &self.jobs),
+            ("--timeline-out", &self.timeline),
+        ] {
+            if let Some(p) = p {
+                out.push((option, p.clone()));
+                out.extend(super::meta::beside(p).map(|m| (option, m)));
+            }
+        }
+        out.extend(self.plot.clone().map(|p| ("--plot", p)));
+        out
+    }
+}
+
+/// One run to its end: `start` from the start, switching as `schedule`
+/// says (labelled with it); its engine at the end, its report, and its
+/// timeline samples when `outputs` want them.
+pub(super) fn run(
+    trace: &Arc<Trace>,
+    setup: &Setup,
+    start: Policy,
+    schedule: Option<&Schedule>,
+    outputs: &Outputs,
+) -> Result<(Engine, Report, Vec<TimelineRow>)> {
+    let mut e = setup.engine(trace, start, schedule.and_then(|s| s.start_power));
+    if outputs.jobs.is_some() {
+        e.track_held();
+    }
+    let switches = schedule
+        .map(|s| s.effective(e.policy(), e.power_policy()))
+        .unwrap_or_default();
+    let rows = results::run_sampled(&mut e, switches, outputs.tick(trace))?;
+    let report = e.final_report();
+    let mut report = finished(&e, report)?;
+    if let Some(s) = schedule {
+        report.policy = s.label();
+    }
+    Ok((e, report, rows))
+}
+
+/// `sim`'s files, written from the run's engine.
+pub(super) fn write_one(
+    outputs: &Outputs,
+    e: &Engine,
+    report: &Report,
+    rows: &[TimelineRow],
+    setup: &Setup,
+    meta: Option<&Meta>,
+) -> Result<()> {
+    if let Some(p) = &outputs.plot {
+        let curves = super::plotting::curves(e, report.policy.clone(), rows);
+        super::plotting::write(p, e.trace(), setup, &[curves], meta)?;
+    }
+    if let Some(p) = &outputs.jobs {
+        results::write_jobs(p, e, &report.policy)?;
+        beside(p, meta)?;
+    }
+    if let Some(p) = &outputs.timeline {
+        results::write_timeline(p, &[(&report.policy, rows)])?;
+        beside(p, meta)?;
+    }
+    Ok(())
+}
+
+fn beside(p: &Path, meta: Option<&Meta>) -> Result<()> {
+    match meta {
+        Some(m) => super::meta::write_beside(p, m),
+        None => Ok(()),
+    }
+}
+
+/// One row of a comparison, ready for its files.
+struct Row {
+    report: Report,
+    curves: Option<Curves>,
+    jobs: Option<Vec<u8>>,
+    timeline: Vec<TimelineRow>,
+}
+
+/// Every policy (and the schedule) run on all cores, each row's files
+/// kept; one file of every row for each output (the rows in order, told
+/// apart by their `policy` column), written with the meta. The reports
+/// in order.
+pub(super) fn compare(
+    trace: &Arc<Trace>,
+    policies: &[Policy],
+    setup: &Setup,
+    schedule: Option<&Schedule>,
+    outputs: &Outputs,
+    meta: Option<&Meta>,
+) -> Result<Vec<Report>> {
+    let rows: Vec<Row> = super::headless::each_run(policies, schedule, |p| {
+        let (start, s) = match (p, schedule) {
+            (Some(p), _) => (p, None),
+            (None, Some(s)) => (s.start.unwrap_or(Policy::Fifo), Some(s)),
+            (None, None) => return Err(eyre!("a schedule row needs a schedule")),
+        };
+        let (e, report, samples) = run(trace, setup, start, s, outputs)?;
+        let curves = outputs
+            .plot
+            .as_ref()
+            .map(|_| super::plotting::curves(&e, report.policy.clone(), &samples));
+        let jobs = match &outputs.jobs {
+            Some(path) => Some(results::jobs_bytes(path, &e, &report.policy)?),
+            None => None,
+        };
+        let timeline = if outputs.timeline.is_some() {
+            samples
+        } else {
+            Vec::new()
+        };
+        Ok(Row {
+            report,
+            curves,
+            jobs,
+            timeline,
+        })
+    })?;
+    if let Some(p) = &outputs.plot {
+        let curves: Vec<Curves> = rows.iter().filter_map(|r| r.curves.clone()).collect();
+        super::plotting::write(p, trace, setup, &curves, meta)?;
+    }
+    if let Some(p) = &outputs.jobs {
+        let chunks: Vec<&[u8]> = rows.iter().filter_map(|r| r.jobs.as_deref()).collect();
+        results::write_chunks(p, &chunks)?;
+        beside(p, meta)?;
+    }
+    if let Some(p) = &outputs.timeline {
+        let each: Vec<(&str, &[TimelineRow])> = rows
+            .iter()
+            .map(|r| (r.report.policy.as_str(), r.timeline.as_slice()))
+            .collect();
+        results::write_timeline(p, &each)?;
+        beside(p, meta)?;
+    }
+    Ok(rows.into_iter().map(|r| r.report).collect())
+}

@@ -1,0 +1,149 @@
+//! A policy's look in every figure: its colour and marker follow from its
+//! name, so `sjf` is the same orange triangle in every figure a paper has.
+
+use plotters::prelude::*;
+
+/// Okabe–Ito, told apart by people with any common colour-vision
+/// deficiency (its yellow left out: it does not read on white).
+pub(crate) const PALETTE: [RGBColor; 7] = [
+    RGBColor(0, 114, 178),   // blue
+    RGBColor(230, 159, 0),   // orange
+    RGBColor(0, 158, 115),   // bluish green
+    RGBColor(213, 94, 0),    // vermillion
+    RGBColor(204, 121, 167), // reddish purple
+    RGBColor(86, 180, 233),  // sky blue
+    RGBColor(0, 0, 0),       // black
+];
+
+/// The markers, so a figure printed in grey still tells the lines apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Marker {
+    Circle,
+    Triangle,
+    Square,
+    Cross,
+    Diamond,
+}
+
+const MARKERS: [Marker; 5] = [
+    Marker::Circle,
+    Marker::Triangle,
+    Marker::Square,
+    Marker::Cross,
+    Marker::Diamond,
+];
+
+/// A line's colour and marker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Style {
+    pub colour: RGBColor,
+    pub marker: Marker,
+}
+
+/// The built-in policies' fixed (colour, marker) pairs.
+const FIXED: [(&str, usize, usize); 10] = [
+    ("fifo", 0, 0),
+    ("sjf", 1, 1),
+    ("las", 2, 2),
+    ("first-fit", 3, 3),
+    ("fifo-backfill", 4, 4),
+    ("sgf", 5, 1),
+    ("srtf", 6, 2),
+    ("edf", 3, 0),
+    ("fair", 0, 4),
+    ("recorded", 6, 3),
+];
+
+const PAIRS: usize = PALETTE.len() * MARKERS.len();
+
+fn pair(i: usize) -> (usize, usize) {
+    (i % PALETTE.len(), (i / PALETTE.len() + i) % MARKERS.len())
+}
+
+fn index_of(c: usize, m: usize) -> usize {
+    (0..PAIRS).find(|&i| pair(i) == (c, m)).unwrap_or(0)
+}
+
+/// FNV-1a: the same name, the same number, on every machine.
+fn fnv(name: &str) -> u64 {
+    name.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// The pair a name asks for: a built-in's own, else one from its hash.
+fn wanted(name: &str) -> usize {
+    match FIXED.iter().find(|(n, _, _)| *n == name) {
+        Some(&(_, c, m)) => index_of(c, m),
+        None => (fnv(name) % PAIRS as u64) as usize,
+    }
+}
+
+/// Each label's style: its name's pair, or, where another label of the
+/// figure has that pair already, the next free one.
+pub(crate) fn styles<S: AsRef<str>>(labels: &[S]) -> Vec<Style> {
+    let mut taken: Vec<usize> = Vec::new();
+    labels
+        .iter()
+        .map(|l| {
+            let mut i = wanted(l.as_ref());
+            while taken.contains(&i) && taken.len() < PAIRS {
+                i = (i + 1) % PAIRS;
+            }
+            taken.push(i);
+            let (c, m) = pair(i);
+            Style {
+                colour: PALETTE[c],
+                marker: MARKERS[m],
+            }
+        })
+        .collect()
+}
+
+/// The marker `m` at `p`, `size` pixels across, as one element.
+pub(crate) fn marker_at<C: Copy + 'static>(
+    m: Marker,
+    p: C,
+    size: i32,
+    style: ShapeStyle,
+) -> DynElement<'static, SVGBackend<'static>, C> {
+    let h = size / 2;
+    match m {
+        Marker::Circle => Circle::new(p, h, style).into_dyn(),
+        Marker::Triangle => TriangleMarker::new(p, h + 1, style).into_dyn(),
+        Marker::Cross => Cross::new(p, h, style).into_dyn(),
+        Marker::Square => (EmptyElement::at(p) + Rectangle::new([(-h, -h), (h, h)], style)).into_dyn(),
+        Marker::Diamond => (EmptyElement::at(p)
+            + Polygon::new(vec![(0, -h - 1), (h + 1, 0), (0, h + 1), (-h - 1, 0)], style))
+        .into_dyn(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_name_keeps_its_style_whatever_else_is_in_the_figure() {
+        let a = styles(&["fifo", "sjf", "las"]);
+        let b = styles(&["las", "mine", "sjf"]);
+        assert_eq!(a[1], b[2]);
+        assert_eq!(a[2], b[0]);
+        assert_eq!(styles(&["mine"])[0], b[1]);
+    }
+
+    #[test]
+    fn styles_in_one_figure_differ() {
+        let names: Vec<String> = (0..PAIRS).map(|i| format!("p{i}")).collect();
+        let s = styles(&names);
+        for (i, a) in s.iter().enumerate() {
+            assert!(!s[..i].contains(a), "{i}");
+        }
+        let fixed: Vec<&str> = FIXED.iter().map(|f| f.0).collect();
+        let f = styles(&fixed);
+        for (i, (name, c, m)) in FIXED.iter().enumerate() {
+            assert_eq!(f[i].colour, PALETTE[*c], "{name}");
+            assert_eq!(f[i].marker, MARKERS[*m], "{name}");
+        }
+    }
+}
