@@ -192,7 +192,11 @@ fn edf_on_elasticflow_deadlines_reports_deadline_met() {
         "{out}"
     );
     let mut rows = csv::Reader::from_reader(out.as_bytes());
-    let at = rows.headers().unwrap().iter().position(|h| h == "deadline_met");
+    let at = rows
+        .headers()
+        .unwrap()
+        .iter()
+        .position(|h| h == "deadline_met");
     let met: Vec<f64> = rows
         .records()
         .map(|r| r.unwrap()[at.unwrap()].parse().unwrap())

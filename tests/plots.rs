@@ -1,6 +1,7 @@
-//! `compare --plot` and `sim --plot`: one SVG with the JCT and wait CDFs and
-//! the utilisation timeline, every policy in the legend, the same bytes
-//! from the same run.
+//! `compare --plot` and `sim --plot`: one SVG with the JCT, wait and
+//! slowdown CDFs, JCT by job size and each run's utilisation, one legend,
+//! human time ticks, a colour per policy name, the numbers beside it, the
+//! same drawing from the same run.
 
 mod common;
 
@@ -18,7 +19,10 @@ fn plot(args: &[&str], name: &str) -> (String, std::path::PathBuf) {
 
 /// The SVG without its `<metadata>` (the provenance, which names the file).
 fn drawing(svg: &str) -> String {
-    let (a, b) = (svg.find("<metadata").unwrap(), svg.find("</metadata>").unwrap());
+    let (a, b) = (
+        svg.find("<metadata").unwrap(),
+        svg.find("</metadata>").unwrap(),
+    );
     format!("{}{}", &svg[..a], &svg[b..])
 }
 
@@ -38,42 +42,138 @@ fn compare_plots_every_policy_with_labelled_axes_and_the_same_bytes_twice() {
     let (a, _) = plot(&args, "a.svg");
     let (b, _) = plot(&args, "b.svg");
     // The same figure; the metadata names each output's own path.
-    assert!(drawing(&a) == drawing(&b), "two runs, two different figures");
+    assert!(
+        drawing(&a) == drawing(&b),
+        "two runs, two different figures"
+    );
     let t = texts(&a);
     for policy in ["fifo", "sjf", "las"] {
-        // Once per panel's legend.
+        // Once in the one legend, once over its utilisation panel.
         assert_eq!(
             t.iter().filter(|x| *x == policy).count(),
-            3,
+            2,
             "{policy} in {t:?}"
         );
     }
     for label in [
         "JCT CDF",
         "Wait CDF",
-        "GPU utilisation",
+        "Slowdown CDF",
+        "JCT by job size (median, bar: 25–75 %)",
+        "GPUs a job asks for",
         "fraction of jobs",
         "job completion time (log scale)",
-        "hours from the first submission",
-        "GPUs allocated (%)",
+        "days from the first submission",
     ] {
-        assert!(t.iter().any(|x| x == label), "{label} missing");
+        assert!(t.iter().any(|x| x == label), "{label} missing from {t:?}");
     }
+    assert!(t.iter().any(|x| x.starts_with("GPU utilisation")));
     assert!(
         t.iter().any(|x| x.starts_with("itp sample.csv · ")),
         "the title names the trace"
     );
-    // Okabe–Ito: the first three colours, one per policy.
-    for colour in ["#0072B2", "#E69F00", "#009E73"] {
-        assert!(a.contains(colour), "{colour}");
+    // Time ticks people read, never powers of ten seconds.
+    for tick in ["1 h", "1 d"] {
+        assert!(t.iter().any(|x| x == tick), "{tick} missing from {t:?}");
     }
+    for bad in ["1m40s", "16m40s", "2h46m"] {
+        assert!(!t.iter().any(|x| x == bad), "{bad} in {t:?}");
+    }
+}
+
+/// An element's colour in the legend: the stroke of the sample drawn just
+/// before `label`'s text.
+fn legend_colour(svg: &str, label: &str) -> String {
+    let at = svg
+        .rfind(&format!("\n{label}\n</text>"))
+        .or_else(|| svg.rfind(&format!(">{label}</text>")))
+        .expect("in the legend");
+    let before = &svg[..at];
+    let stroke = before.rfind("stroke=\"#").expect("a stroke before it");
+    before[stroke + 8..stroke + 16]
+        .trim_matches('"')
+        .to_string()
+}
+
+#[test]
+fn a_policy_keeps_its_colour_across_figures_and_sizes_and_fonts_are_taken() {
+    let (a, _) = plot(
+        &["compare", "itp", SAMPLE, "--policies", "fifo,sjf"],
+        "c1.svg",
+    );
+    let (b, _) = plot(
+        &[
+            "compare",
+            "itp",
+            SAMPLE,
+            "--policies",
+            "las,sjf",
+            "--plot-size",
+            "900x700",
+            "--plot-font",
+            "serif",
+            "--plot-font-size",
+            "20",
+        ],
+        "c2.svg",
+    );
+    assert_eq!(legend_colour(&a, "sjf"), legend_colour(&b, "sjf"));
+    assert_ne!(legend_colour(&b, "las"), legend_colour(&b, "sjf"));
+    assert!(b.contains("width=\"900\" height=\"700\""), "{}", &b[..200]);
+    assert!(b.contains("font-family=\"serif\""));
+    let o = tracetui(&[
+        "compare",
+        "itp",
+        SAMPLE,
+        "--plot",
+        "x.svg",
+        "--plot-size",
+        "10x10",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn the_plotted_numbers_are_written_beside_the_figure() {
+    let (_, svg) = plot(
+        &["sim", "itp", SAMPLE, "--policy", "sjf", "--format", "json"],
+        "n.svg",
+    );
+    let data = svg.with_extension("data.csv");
+    let mut r = csv::Reader::from_path(&data).unwrap();
+    assert_eq!(
+        r.headers().unwrap().iter().collect::<Vec<_>>(),
+        ["panel", "policy", "x", "y", "lo", "hi", "n"]
+    );
+    let rows: Vec<csv::StringRecord> = r.records().map(|x| x.unwrap()).collect();
+    let summary = tracetui(&["sim", "itp", SAMPLE, "--policy", "sjf", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&summary.stdout).unwrap();
+    // JCT by size covers every finished job once.
+    let n: u64 = rows
+        .iter()
+        .filter(|r| &r[0] == "jct_by_size")
+        .map(|r| r[6].parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(n, v["jobs_done"].as_u64().unwrap());
+    // The JCT CDF ends at 1 at the largest JCT.
+    let last = rows.iter().rfind(|r| &r[0] == "jct_cdf").unwrap();
+    assert_eq!(&last[3], "1");
+    for panel in [
+        "wait_cdf",
+        "slowdown_cdf",
+        "utilisation",
+        "utilisation_mean",
+    ] {
+        assert!(rows.iter().any(|r| &r[0] == panel), "{panel}");
+    }
+    assert!(std::path::Path::new(&format!("{}.meta.json", data.display())).exists());
 }
 
 #[test]
 fn sim_plots_one_policy_and_a_schedule_row_is_labelled() {
     let (svg, _) = plot(&["sim", "itp", SAMPLE, "--policy", "sjf"], "one.svg");
     let t = texts(&svg);
-    assert_eq!(t.iter().filter(|x| *x == "sjf").count(), 3);
+    assert_eq!(t.iter().filter(|x| *x == "sjf").count(), 2);
     let (svg, _) = plot(
         &[
             "compare",

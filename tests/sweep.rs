@@ -483,3 +483,52 @@ fn a_run_recorded_from_a_trace_that_changed_since_runs_again() {
         before[0]["jobs"].parse::<u64>().unwrap()
     );
 }
+
+#[test]
+fn a_sweep_figure_is_the_mean_over_the_seeds_with_its_interval() {
+    let dir = common::scratch_dir("sweep-plot");
+    let plan = write_plan(
+        &dir,
+        "trace = \"itp:sample-traces/itp/sample.csv\"\npolicy = [\"fifo\", \"sjf\"]\ngpus = [16, 32]\nseed = [1, 2, 3]\n",
+    );
+    let out = dir.join("out");
+    let svg = dir.join("fig.svg");
+    let o = sweep(&plan, &out, &["--plot", svg.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.contains("jct_mean_s against gpus"), "the title");
+    assert!(text.contains("<metadata"));
+    // Each point: the mean of its seeds' rows, with a t interval.
+    let table = rows(&out);
+    let mut r = csv::Reader::from_path(dir.join("fig.data.csv")).unwrap();
+    let points: Vec<csv::StringRecord> = r.records().map(|x| x.unwrap()).collect();
+    assert_eq!(points.len(), 4, "2 policies × 2 sizes");
+    for p in &points {
+        let ys: Vec<f64> = table
+            .iter()
+            .filter(|t| t["policy"] == p[1] && t["plan_gpus"] == p[2])
+            .map(|t| t["jct_mean_s"].parse().unwrap())
+            .collect();
+        assert_eq!(ys.len(), 3);
+        let mean = ys.iter().sum::<f64>() / 3.0;
+        let y: f64 = p[3].parse().unwrap();
+        assert!((y - mean).abs() < 1e-6 * mean.max(1.0), "{y} vs {mean}");
+        let sd = (ys.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / 2.0).sqrt();
+        let hi: f64 = p[5].parse().unwrap();
+        assert!((hi - (mean + 4.303 * sd / 3f64.sqrt())).abs() < 1e-6 * mean.max(1.0));
+        assert_eq!(&p[6], "3");
+    }
+    // An axis that is not one, or not numbers, is refused by name.
+    let o = sweep(
+        &plan,
+        &out,
+        &["--plot", svg.to_str().unwrap(), "--plot-x", "placement"],
+    );
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("--plot-x placement"), "{}", stderr(&o));
+    // The figure may not overwrite the plan.
+    let before = std::fs::read(&plan).unwrap();
+    let o = sweep(&plan, &out, &["--plot", plan.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&plan).unwrap(), before);
+}

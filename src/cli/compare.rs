@@ -21,6 +21,7 @@ fn files(a: &CompareArgs) -> Outputs {
         timeline: a.timeline_out.clone(),
         timeline_tick: a.timeline_tick,
         plot: a.plot.clone(),
+        look: a.look.look(),
     }
 }
 

@@ -205,6 +205,7 @@ fn sim_files(a: &SimArgs) -> super::runs::Outputs {
         timeline: a.timeline_out.clone(),
         timeline_tick: a.timeline_tick,
         plot: a.plot.clone(),
+        look: a.look.look(),
     }
 }
 

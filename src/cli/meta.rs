@@ -98,11 +98,6 @@ impl Meta {
     pub(crate) fn compact(&self) -> String {
         serde_json::to_string(self).expect("meta serialises")
     }
-
-    /// Pretty JSON, for a file.
-    pub(crate) fn pretty(&self) -> String {
-        serde_json::to_string_pretty(self).expect("meta serialises") + "\n"
-    }
 }
 
 fn policy_metas(policies: &[Policy], schedule: Option<&Schedule>) -> Vec<PolicyMeta> {
@@ -305,6 +300,10 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+fn pretty<M: Serialize>(meta: &M) -> String {
+    serde_json::to_string_pretty(meta).expect("meta serialises") + "\n"
+}
+
 /// Where the meta of the output `path` goes: `path.meta.json` (the per-job
 /// and timeline files are tables, which have no place for it).
 pub(crate) fn beside(path: &Path) -> Option<PathBuf> {
@@ -317,20 +316,19 @@ pub(crate) fn beside(path: &Path) -> Option<PathBuf> {
 }
 
 /// Writes `meta` beside the output `path` (not for standard output).
-pub(crate) fn write_beside(path: &Path, meta: &Meta) -> color_eyre::eyre::Result<()> {
+pub(crate) fn write_beside<M: Serialize>(path: &Path, meta: &M) -> color_eyre::eyre::Result<()> {
     let Some(to) = beside(path) else {
         return Ok(());
     };
-    let text = meta.pretty();
+    let text = pretty(meta);
     crate::outfile::write_atomic(&to, |w| std::io::Write::write_all(w, text.as_bytes())).map_err(
         |e| color_eyre::eyre::eyre!("{}: {e}", crate::text::sanitize(&to.display().to_string())),
     )
 }
 
 /// `svg` with `meta` in a `<metadata>` element after its opening tag.
-pub(crate) fn into_svg(svg: &str, meta: &Meta) -> String {
-    let json = meta
-        .pretty()
+pub(crate) fn into_svg<M: Serialize>(svg: &str, meta: &M) -> String {
+    let json = pretty(meta)
         .replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;");

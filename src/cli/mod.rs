@@ -9,7 +9,7 @@ pub(crate) mod logger;
 mod meta;
 mod output;
 mod outputs;
-mod plotting;
+pub(crate) mod plotting;
 pub mod policy_arg;
 mod policy_new;
 mod results;
@@ -330,6 +330,7 @@ pub(crate) fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> i
     match &mut cli.command {
         Some(Command::Sim(a)) => a.trace.command_line = line,
         Some(Command::Compare(a)) => a.trace.command_line = line,
+        Some(Command::Sweep(a)) => a.command_line = line,
         _ => {}
     }
     let tui = matches!(

@@ -22,15 +22,21 @@ pub(super) fn curves(e: &Engine, label: String, rows: &[TimelineRow]) -> Curves 
     Curves::of(e, label, &samples)
 }
 
-/// The figure for `curves`, titled with the trace, written atomically.
+/// Where a figure's numbers go: `FILE.data.csv` for `FILE.svg`.
+pub(super) fn data_path(svg: &Path) -> std::path::PathBuf {
+    svg.with_extension("data.csv")
+}
+
+/// The figure for `curves`, titled with the trace, written atomically with
+/// its numbers beside it (`data_path`), each with `meta`.
 pub(super) fn write(
     path: &Path,
     trace: &Trace,
     setup: &Setup,
     curves: &[Curves],
+    look: &crate::plot::Look,
     meta: Option<&super::meta::Meta>,
 ) -> Result<()> {
-    let shown = crate::text::sanitize(&path.display().to_string());
     let name = Path::new(&trace.source)
         .file_name()
         .map_or(trace.source.clone(), |n| n.to_string_lossy().into_owned());
@@ -41,12 +47,41 @@ pub(super) fn write(
         trace.cluster.total_gpus(),
         setup.placement.name()
     );
-    let mut svg = crate::plot::svg(&title, curves).map_err(|e| eyre!("{shown}: {e}"))?;
-    if let Some(m) = meta {
-        svg = super::meta::into_svg(&svg, m);
-    }
+    let shown = crate::text::sanitize(&path.display().to_string());
+    let fig = crate::plot::figure(&title, curves, look).map_err(|e| eyre!("{shown}: {e}"))?;
+    save(path, fig, meta)
+}
+
+/// A figure's SVG (with `meta` inside) and its numbers (with `meta`
+/// beside them), each written atomically.
+pub(super) fn save(
+    path: &Path,
+    fig: crate::plot::Figure,
+    meta: Option<&super::meta::Meta>,
+) -> Result<()> {
+    save_with(path, fig, meta)
+}
+
+/// `save` with any meta that serialises (a sweep's figure has its own).
+pub(crate) fn save_with<M: serde::Serialize>(
+    path: &Path,
+    fig: crate::plot::Figure,
+    meta: Option<&M>,
+) -> Result<()> {
+    let shown = crate::text::sanitize(&path.display().to_string());
+    let svg = match meta {
+        Some(m) => super::meta::into_svg(&fig.svg, m),
+        None => fig.svg,
+    };
     crate::outfile::write_atomic(path, |w| std::io::Write::write_all(w, svg.as_bytes()))
         .map_err(|e| eyre!("{shown}: {e}"))?;
-    super::print_err(&format!("tracetui: wrote {shown}"));
+    let data = data_path(path);
+    let data_shown = crate::text::sanitize(&data.display().to_string());
+    crate::outfile::write_atomic(&data, |w| std::io::Write::write_all(w, fig.data.as_bytes()))
+        .map_err(|e| eyre!("{data_shown}: {e}"))?;
+    if let Some(m) = meta {
+        super::meta::write_beside(&data, m)?;
+    }
+    super::print_err(&format!("tracetui: wrote {shown} and {data_shown}"));
     Ok(())
 }

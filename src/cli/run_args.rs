@@ -61,9 +61,12 @@ pub struct SimArgs {
     /// The timeline's tick: 30s, 5m, 1h, 1d or seconds.
     #[arg(long, value_name = "TICK", default_value = "1m", value_parser = parse_tick)]
     pub timeline_tick: i64,
-    /// Write the JCT and wait CDFs and the utilisation timeline as one SVG.
+    /// Write the JCT, wait and slowdown CDFs, JCT by job size and the
+    /// utilisation as one SVG (its numbers in FILE.data.csv beside it).
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub look: PlotLook,
 }
 
 /// `30s`, `5m`, `1h`, `1d`, `1h30m` or seconds: from 1 s to 366 days.
@@ -89,9 +92,12 @@ pub struct CompareArgs {
     /// seconds), then run each policy from that state to the end.
     #[arg(long, value_name = "TIME")]
     pub from: Option<String>,
-    /// Write every row's JCT and wait CDFs and utilisation timeline as one SVG.
+    /// Write every row's JCT, wait and slowdown CDFs, JCT by job size and
+    /// utilisation as one SVG (its numbers in FILE.data.csv beside it).
     #[arg(long, value_name = "FILE.svg", conflicts_with = "from")]
     pub plot: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub look: PlotLook,
     /// Write one row per job of every policy, one file (its `policy`
     /// column tells the runs apart): CSV, or JSON Lines for a .jsonl name.
     #[arg(long, value_name = "FILE", conflicts_with = "from")]
@@ -124,4 +130,47 @@ fn policy_help() -> String {
 
 fn parse_policies(s: &str) -> Result<PolicyList, ArgError> {
     policy_arg::parse_list(s).map(PolicyList)
+}
+
+/// How a `--plot` figure looks.
+#[derive(Debug, Args, Clone, Default)]
+pub struct PlotLook {
+    /// The figure's size in SVG pixels, WIDTHxHEIGHT [default: 1500x1000].
+    #[arg(long, value_name = "WxH", value_parser = parse_size)]
+    pub plot_size: Option<(u32, u32)>,
+    /// The figure's font family (as SVG names it: serif, sans-serif,
+    /// "Times New Roman") [default: sans-serif].
+    #[arg(long, value_name = "FAMILY")]
+    pub plot_font: Option<String>,
+    /// The axis labels' font size in pixels; titles are larger, tick
+    /// labels smaller [default: 16].
+    #[arg(long, value_name = "PX", value_parser = clap::value_parser!(u32).range(6..=72))]
+    pub plot_font_size: Option<u32>,
+}
+
+impl PlotLook {
+    pub(crate) fn look(&self) -> crate::plot::Look {
+        let d = crate::plot::Look::default();
+        let (width, height) = self.plot_size.unwrap_or((d.width, d.height));
+        crate::plot::Look {
+            width,
+            height,
+            font: self.plot_font.clone().unwrap_or(d.font),
+            font_size: self.plot_font_size.unwrap_or(d.font_size),
+        }
+    }
+}
+
+/// `1500x1000`: each side 300 to 8000 pixels.
+fn parse_size(s: &str) -> Result<(u32, u32), ArgError> {
+    let bad = || ArgError::PlotSize(s.to_string());
+    let (w, h) = s.trim().split_once(['x', 'X']).ok_or_else(bad)?;
+    let (w, h): (u32, u32) = (
+        w.trim().parse().map_err(|_| bad())?,
+        h.trim().parse().map_err(|_| bad())?,
+    );
+    if !(300..=8000).contains(&w) || !(300..=8000).contains(&h) {
+        return Err(bad());
+    }
+    Ok((w, h))
 }

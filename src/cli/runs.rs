@@ -21,6 +21,7 @@ pub(super) struct Outputs {
     pub timeline: Option<PathBuf>,
     pub timeline_tick: Secs,
     pub plot: Option<PathBuf>,
+    pub look: crate::plot::Look,
 }
 
 impl Outputs {
@@ -50,7 +51,12 @@ impl Outputs {
                 out.extend(super::meta::beside(p).map(|m| (option, m)));
             }
         }
-        out.extend(self.plot.clone().map(|p| ("--plot", p)));
+        if let Some(p) = &self.plot {
+            out.push(("--plot", p.clone()));
+            let data = super::plotting::data_path(p);
+            out.extend(super::meta::beside(&data).map(|m| ("--plot", m)));
+            out.push(("--plot", data));
+        }
         out
     }
 }
@@ -92,7 +98,7 @@ pub(super) fn write_one(
 ) -> Result<()> {
     if let Some(p) = &outputs.plot {
         let curves = super::plotting::curves(e, report.policy.clone(), rows);
-        super::plotting::write(p, e.trace(), setup, &[curves], meta)?;
+        super::plotting::write(p, e.trace(), setup, &[curves], &outputs.look, meta)?;
     }
     if let Some(p) = &outputs.jobs {
         results::write_jobs(p, e, &report.policy)?;
@@ -161,7 +167,7 @@ pub(super) fn compare(
     })?;
     if let Some(p) = &outputs.plot {
         let curves: Vec<Curves> = rows.iter().filter_map(|r| r.curves.clone()).collect();
-        super::plotting::write(p, trace, setup, &curves, meta)?;
+        super::plotting::write(p, trace, setup, &curves, &outputs.look, meta)?;
     }
     if let Some(p) = &outputs.jobs {
         let chunks: Vec<&[u8]> = rows.iter().filter_map(|r| r.jobs.as_deref()).collect();

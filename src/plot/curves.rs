@@ -1,5 +1,5 @@
-//! What a figure is drawn from: one run's job completion times and waits,
-//! and its utilisation over time.
+//! What a figure is drawn from: one run's job completion times, waits,
+//! slowdowns and job sizes, and its utilisation over time.
 
 use crate::sim::{Engine, Phase};
 use crate::trace::model::Secs;
@@ -12,8 +12,12 @@ pub(crate) struct Curves {
     pub jct_s: Vec<f64>,
     /// Started jobs' waits to their first start, seconds, ascending.
     pub wait_s: Vec<f64>,
-    /// (hours from the first submission, allocated fraction of the GPUs),
-    /// at most `MAX_POINTS` of them.
+    /// Finished jobs' slowdowns (JCT ÷ run time), ascending.
+    pub slowdown: Vec<f64>,
+    /// Finished jobs' (GPUs asked for, JCT seconds), in trace order.
+    pub sized_jct: Vec<(f64, f64)>,
+    /// (seconds from the first submission, allocated fraction of the
+    /// GPUs), at most `MAX_POINTS` of them.
     pub util: Vec<(f64, f64)>,
 }
 
@@ -25,30 +29,38 @@ impl Curves {
     /// `(time, allocated fraction)`.
     pub(crate) fn of(e: &Engine, label: String, samples: &[(Secs, f64)]) -> Curves {
         let trace = e.trace();
-        let mut jct = Vec::new();
-        let mut wait = Vec::new();
+        let (mut jct, mut wait, mut slowdown, mut sized) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for (i, j) in trace.jobs.iter().enumerate() {
             let st = e.job_state(i as u32);
             if matches!(st.phase, Phase::Running | Phase::Done) {
                 wait.push((st.start - j.submit) as f64);
             }
             if st.phase == Phase::Done {
-                jct.push((st.end - j.submit) as f64);
+                let t = (st.end - j.submit) as f64;
+                jct.push(t);
+                // As the summary has it: JCT ÷ the run time (at least 1 s).
+                let run = j.runtime.get().unwrap_or(st.end - st.start).max(1) as f64;
+                slowdown.push(t / run);
+                sized.push((j.gpus_display(), t));
             }
         }
-        jct.sort_by(f64::total_cmp);
-        wait.sort_by(f64::total_cmp);
+        for v in [&mut jct, &mut wait, &mut slowdown] {
+            v.sort_by(f64::total_cmp);
+        }
         let first = trace.first_submit().unwrap_or(0);
         let step = samples.len().div_ceil(MAX_POINTS).max(1);
         let util = samples
             .iter()
             .step_by(step)
-            .map(|&(t, u)| ((t - first) as f64 / 3600.0, u))
+            .map(|&(t, u)| ((t - first) as f64, u))
             .collect();
         Curves {
             label,
             jct_s: jct,
             wait_s: wait,
+            slowdown,
+            sized_jct: sized,
             util,
         }
     }

@@ -1,27 +1,61 @@
-//! Figures for a paper, headless: the JCT and wait CDFs and the GPU
-//! utilisation timeline of one or more runs, as one SVG (plotters' SVG
-//! backend: no system libraries). The same runs give the same bytes.
+//! Figures for a paper, headless: the JCT, wait and slowdown CDFs, JCT by
+//! job size, and each run's GPU utilisation, as one SVG (plotters' SVG
+//! backend: no system libraries), with the plotted numbers as CSV beside
+//! it. Time axes tick at 1 min, 1 h, 1 d, 1 w and start where the data
+//! does; a policy keeps its colour and marker in every figure (`style`);
+//! the legend sits under the panels, off the data. The same runs give the
+//! same bytes.
 
 mod curves;
+mod data;
+mod legend;
+mod lines;
+mod panels;
+mod style;
+mod ticks;
 
 pub(crate) use curves::Curves;
+pub(crate) use lines::{lines_figure, point, Axes, Line};
 
 use plotters::prelude::*;
 
-/// Okabe–Ito: told apart by people with any common colour-vision deficiency.
-pub(crate) const PALETTE: [RGBColor; 8] = [
-    RGBColor(0, 114, 178),   // blue
-    RGBColor(230, 159, 0),   // orange
-    RGBColor(0, 158, 115),   // bluish green
-    RGBColor(213, 94, 0),    // vermillion
-    RGBColor(204, 121, 167), // reddish purple
-    RGBColor(86, 180, 233),  // sky blue
-    RGBColor(0, 0, 0),       // black
-    RGBColor(240, 228, 66),  // yellow
-];
+/// How a figure looks: its size in SVG pixels and its font.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Look {
+    pub width: u32,
+    pub height: u32,
+    pub font: String,
+    /// The axis labels' size; titles are larger, tick labels smaller.
+    pub font_size: u32,
+}
 
-/// Width and height of the figure in SVG pixels.
-pub(crate) const SIZE: (u32, u32) = (1500, 480);
+impl Default for Look {
+    fn default() -> Look {
+        Look {
+            width: 1500,
+            height: 1000,
+            font: "sans-serif".into(),
+            font_size: 16,
+        }
+    }
+}
+
+impl Look {
+    fn font(&self, delta: i32) -> TextStyle<'_> {
+        let size = (self.font_size as i32 + delta).max(6);
+        (self.font.as_str(), size).into_font().into()
+    }
+}
+
+/// A figure: the SVG, and the numbers it plots as CSV.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Figure {
+    pub svg: String,
+    pub data: String,
+}
+
+/// Which values of a run a panel draws.
+type Of = fn(&Curves) -> &Vec<f64>;
 
 type Panel<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
 
@@ -31,168 +65,52 @@ type Panel<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
 pub(crate) struct PlotError(#[from] DrawingAreaErrorKind<std::io::Error>);
 
 /// The figure for `curves` (one per policy) under `title`.
-pub(crate) fn svg(title: &str, curves: &[Curves]) -> Result<String, PlotError> {
+pub(crate) fn figure(title: &str, curves: &[Curves], look: &Look) -> Result<Figure, PlotError> {
+    let labels: Vec<&str> = curves.iter().map(|c| c.label.as_str()).collect();
+    let styles = style::styles(&labels);
+    let mut data = data::Data::default();
     let mut out = String::new();
     {
-        let root = SVGBackend::with_string(&mut out, SIZE).into_drawing_area();
+        let root = SVGBackend::with_string(&mut out, (look.width, look.height)).into_drawing_area();
         root.fill(&WHITE)?;
-        let root = root.titled(title, ("sans-serif", 22))?;
-        let panels = root.split_evenly((1, 3));
-        cdf(
-            &panels[0],
-            "JCT CDF",
-            "job completion time (log scale)",
-            curves,
-            |c| &c.jct_s,
-        )?;
-        cdf(
-            &panels[1],
-            "Wait CDF",
-            "wait before the first start (log scale; under 1 s drawn at 1 s)",
-            curves,
-            |c| &c.wait_s,
-        )?;
-        utilisation(&panels[2], curves)?;
+        let root = root.titled(title, look.font(6))?;
+        let legend_h = legend::height(&labels, look);
+        let (body, foot) = root.split_vertically(root.dim_in_pixel().1.saturating_sub(legend_h));
+        let (top, bottom) = body.split_vertically(body.dim_in_pixel().1 / 2);
+        let row = top.split_evenly((1, 3));
+        let cdfs: [(&str, &str, panels::Axis, Of); 3] = [
+            ("JCT CDF", "job completion time", panels::Axis::Time, |c| {
+                &c.jct_s
+            }),
+            (
+                "Wait CDF",
+                "wait before the first start",
+                panels::Axis::Time,
+                |c| &c.wait_s,
+            ),
+            (
+                "Slowdown CDF",
+                "slowdown (JCT ÷ run time)",
+                panels::Axis::Number,
+                |c| &c.slowdown,
+            ),
+        ];
+        for (area, (caption, x, axis, of)) in row.iter().zip(cdfs) {
+            let cdf = panels::Cdf {
+                caption,
+                x_label: x,
+                axis,
+            };
+            panels::cdf(area, &cdf, curves, &styles, look, of, &mut data)?;
+        }
+        let (left, right) = bottom.split_horizontally(bottom.dim_in_pixel().0 / 3);
+        panels::by_size(&left, curves, &styles, look, &mut data)?;
+        panels::utilisation(&right, curves, &styles, look, &mut data)?;
+        legend::draw(&foot, &labels, &styles, look)?;
         root.present()?;
     }
-    Ok(out)
-}
-
-/// At most `n` points of the empirical CDF of `values` (sorted ascending),
-/// each value at least 1 (a log axis).
-fn cdf_points(values: &[f64], n: usize) -> Vec<(f64, f64)> {
-    let len = values.len();
-    if len == 0 {
-        return Vec::new();
-    }
-    let step = len.div_ceil(n).max(1);
-    let mut pts: Vec<(f64, f64)> = (0..len)
-        .step_by(step)
-        .map(|i| (values[i].max(1.0), (i + 1) as f64 / len as f64))
-        .collect();
-    pts.push((values[len - 1].max(1.0), 1.0));
-    pts
-}
-
-fn cdf(
-    area: &Panel,
-    caption: &str,
-    x_label: &str,
-    curves: &[Curves],
-    of: impl Fn(&Curves) -> &Vec<f64>,
-) -> Result<(), PlotError> {
-    let hi = curves
-        .iter()
-        .filter_map(|c| of(c).last().copied())
-        .fold(10.0f64, f64::max)
-        .max(10.0);
-    let mut chart = ChartBuilder::on(area)
-        .caption(caption, ("sans-serif", 18))
-        .margin(12)
-        .x_label_area_size(44)
-        .y_label_area_size(56)
-        .build_cartesian_2d((1.0f64..hi * 1.2).log_scale(), 0.0f64..1.0)?;
-    chart
-        .configure_mesh()
-        .x_desc(x_label)
-        .y_desc("fraction of jobs")
-        .x_label_formatter(&|v| crate::fmt::human_secs(*v))
-        .y_label_formatter(&|v| format!("{v:.1}"))
-        .draw()?;
-    for (k, c) in curves.iter().enumerate() {
-        let color = PALETTE[k % PALETTE.len()];
-        let pts = cdf_points(of(c), 400);
-        let marks: Vec<(f64, f64)> = pts
-            .iter()
-            .step_by((pts.len() / 8).max(1))
-            .copied()
-            .collect();
-        chart
-            .draw_series(LineSeries::new(pts, color.stroke_width(2)))?
-            .label(c.label.clone())
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-            });
-        // Each policy its own marker too, for print and colour-blind readers.
-        let style = color.stroke_width(2);
-        let drawn = match k % 4 {
-            0 => chart
-                .draw_series(marks.iter().map(|&p| Circle::new(p, 4, style)))
-                .map(|_| ()),
-            1 => chart
-                .draw_series(marks.iter().map(|&p| TriangleMarker::new(p, 5, style)))
-                .map(|_| ()),
-            2 => chart
-                .draw_series(marks.iter().map(|&p| Cross::new(p, 4, style)))
-                .map(|_| ()),
-            _ => chart
-                .draw_series(
-                    marks
-                        .iter()
-                        .map(|&p| EmptyElement::at(p) + Rectangle::new([(-4, -4), (4, 4)], style)),
-                )
-                .map(|_| ()),
-        };
-        drawn?;
-    }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK)
-        .draw()?;
-    Ok(())
-}
-
-fn utilisation(area: &Panel, curves: &[Curves]) -> Result<(), PlotError> {
-    let end = curves
-        .iter()
-        .filter_map(|c| c.util.last().map(|p| p.0))
-        .fold(1.0f64, f64::max);
-    let mut chart = ChartBuilder::on(area)
-        .caption("GPU utilisation", ("sans-serif", 18))
-        .margin(12)
-        .x_label_area_size(44)
-        .y_label_area_size(56)
-        .build_cartesian_2d(0.0f64..end, 0.0f64..100.0)?;
-    chart
-        .configure_mesh()
-        .x_desc("hours from the first submission")
-        .y_desc("GPUs allocated (%)")
-        .x_label_formatter(&|v| format!("{v:.0}"))
-        .y_label_formatter(&|v| format!("{v:.0}"))
-        .draw()?;
-    for (k, c) in curves.iter().enumerate() {
-        let color = PALETTE[k % PALETTE.len()];
-        let pts: Vec<(f64, f64)> = c.util.iter().map(|&(h, u)| (h, u * 100.0)).collect();
-        chart
-            .draw_series(LineSeries::new(pts, color.stroke_width(1)))?
-            .label(c.label.clone())
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-            });
-    }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK)
-        .draw()?;
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn cdf_points_end_at_one_and_clamp_to_one_second() {
-        let v = [0.0, 2.0, 3.0, 10.0];
-        let p = cdf_points(&v, 400);
-        assert_eq!(p.first(), Some(&(1.0, 0.25)));
-        assert_eq!(p.last(), Some(&(10.0, 1.0)));
-        assert!(cdf_points(&[], 10).is_empty());
-        let many: Vec<f64> = (0..10_000).map(f64::from).collect();
-        assert!(cdf_points(&many, 400).len() <= 402);
-    }
+    Ok(Figure {
+        svg: out,
+        data: data.into_csv(),
+    })
 }

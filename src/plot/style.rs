@@ -1,6 +1,7 @@
 //! A policy's look in every figure: its colour and marker follow from its
 //! name, so `sjf` is the same orange triangle in every figure a paper has.
 
+use plotters::element::ComposedElement;
 use plotters::prelude::*;
 
 /// Okabe–Ito, told apart by people with any common colour-vision
@@ -100,24 +101,48 @@ pub(crate) fn styles<S: AsRef<str>>(labels: &[S]) -> Vec<Style> {
         .collect()
 }
 
-/// The marker `m` at `p`, `size` pixels across, as one element.
-pub(crate) fn marker_at<C: Copy + 'static>(
+/// The outline of marker `m`, `size` pixels across, around (0, 0): one
+/// path for every marker (a cross goes back through its centre), so every
+/// marker is one element type.
+fn outline(m: Marker, size: i32) -> Vec<(i32, i32)> {
+    let h = size / 2;
+    match m {
+        Marker::Circle => (0..=12)
+            .map(|i| {
+                let a = f64::from(i) * std::f64::consts::TAU / 12.0;
+                (
+                    (f64::from(h) * a.cos()).round() as i32,
+                    (f64::from(h) * a.sin()).round() as i32,
+                )
+            })
+            .collect(),
+        Marker::Triangle => vec![(0, -h - 1), (h + 1, h), (-h - 1, h), (0, -h - 1)],
+        Marker::Square => vec![(-h, -h), (h, -h), (h, h), (-h, h), (-h, -h)],
+        Marker::Cross => vec![(-h, -h), (h, h), (0, 0), (h, -h), (-h, h)],
+        Marker::Diamond => vec![
+            (0, -h - 1),
+            (h + 1, 0),
+            (0, h + 1),
+            (-h - 1, 0),
+            (0, -h - 1),
+        ],
+    }
+}
+
+/// The marker `m` at `p`, `size` pixels across.
+pub(crate) fn marker_at<C, DB: DrawingBackend>(
     m: Marker,
     p: C,
     size: i32,
     style: ShapeStyle,
-) -> DynElement<'static, SVGBackend<'static>, C> {
-    let h = size / 2;
-    match m {
-        Marker::Circle => Circle::new(p, h, style).into_dyn(),
-        Marker::Triangle => TriangleMarker::new(p, h + 1, style).into_dyn(),
-        Marker::Cross => Cross::new(p, h, style).into_dyn(),
-        Marker::Square => (EmptyElement::at(p) + Rectangle::new([(-h, -h), (h, h)], style)).into_dyn(),
-        Marker::Diamond => (EmptyElement::at(p)
-            + Polygon::new(vec![(0, -h - 1), (h + 1, 0), (0, h + 1), (-h - 1, 0)], style))
-        .into_dyn(),
-    }
+) -> Mark<C, DB> {
+    // The empty element at the end only gives the sum a type plotters exports.
+    EmptyElement::at(p) + PathElement::new(outline(m, size), style) + EmptyElement::at((0, 0))
 }
+
+/// A marker as one element.
+pub(crate) type Mark<C, DB> =
+    ComposedElement<C, DB, PathElement<(i32, i32)>, EmptyElement<(i32, i32), DB>>;
 
 #[cfg(test)]
 mod tests {

@@ -64,6 +64,8 @@ pub enum ArgError {
     NotATick(String),
     #[error("'{}' is not a shard I/N with 0 ≤ I < N, e.g. 0/4", sanitize(.0))]
     Shard(String),
+    #[error("'{}' is not a figure size WIDTHxHEIGHT of 300 to 8000 pixels each, e.g. 1500x1000", sanitize(.0))]
+    PlotSize(String),
     #[error("'{}': a tick is from 1 s to 366 days", sanitize(.0))]
     TickRange(String),
 }

@@ -3,6 +3,7 @@
 //! recorded as it ends, `DIR/results.csv` made from the records. Started
 //! again, a sweep skips the runs recorded as done.
 
+mod figure;
 mod plan;
 mod progress;
 mod record;
@@ -53,6 +54,40 @@ pub struct SweepArgs {
     /// --time=2:00:00 --cpus-per-task=8; a task runs -j its CPUs).
     #[arg(last = true, value_name = "SBATCH_OPTION", requires = "slurm")]
     pub sbatch: Vec<String>,
+    /// Draw a column of results.csv against an axis of the plan, one line
+    /// per policy, the mean over the seeds with its 95 % confidence
+    /// interval (its numbers in FILE.data.csv beside it).
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+    /// The plan axis for the figure's x [default: load, else gpus, else the
+    /// first axis of numbers].
+    #[arg(long, value_name = "KEY", requires = "plot")]
+    pub plot_x: Option<String>,
+    /// The results.csv column for its y.
+    #[arg(
+        long,
+        value_name = "COLUMN",
+        default_value = "jct_mean_s",
+        requires = "plot"
+    )]
+    pub plot_y: String,
+    #[command(flatten)]
+    pub look: super::run_args::PlotLook,
+    /// The command line the sweep was given (its figure's provenance).
+    #[arg(skip)]
+    pub command_line: Vec<String>,
+}
+
+impl SweepArgs {
+    fn figure(&self) -> Option<figure::Wanted<'_>> {
+        Some(figure::Wanted {
+            path: self.plot.as_deref()?,
+            x: self.plot_x.as_deref(),
+            y: &self.plot_y,
+            look: self.look.look(),
+            command: super::meta::shell_line(&self.command_line),
+        })
+    }
 }
 
 fn parse_shard(s: &str) -> Result<(usize, usize), crate::sim::error::ArgError> {
@@ -86,6 +121,9 @@ pub(super) fn run(a: &SweepArgs) -> Result<()> {
             })
         })
         .collect::<Result<Vec<SimArgs>>>()?;
+    if let Some(p) = &a.plot {
+        check_figure(p, &a.plan, &args)?;
+    }
     let out = &a.out;
     std::fs::create_dir_all(record::runs_dir(out))
         .map_err(|e| eyre!("{}: {e}", crate::text::sanitize(&out.display().to_string())))?;
@@ -135,7 +173,14 @@ pub(super) fn run(a: &SweepArgs) -> Result<()> {
     }
     let workers = a.jobs.map_or_else(crate::par::cores, usize::from);
     execute(&largest_first(todo), a, workers, &what)?;
-    collect(&plan, &runs, &args, out, a.shard.is_some())
+    collect(
+        &plan,
+        &runs,
+        &args,
+        out,
+        a.shard.is_some(),
+        a.figure().as_ref(),
+    )
 }
 
 /// `--slurm`: the runs not done as one job array, waited for (unless
@@ -149,7 +194,7 @@ fn on_slurm(
     todo: usize,
 ) -> Result<()> {
     if todo == 0 {
-        return collect(plan, runs, args, &a.out, false);
+        return collect(plan, runs, args, &a.out, false, a.figure().as_ref());
     }
     // The tasks read a copy: editing the plan after submitting moves nothing.
     let copy = a.out.join("plan.toml");
@@ -177,8 +222,31 @@ fn on_slurm(
         return Ok(());
     }
     slurm::wait(&id, runs, &a.out)?;
-    collect(plan, runs, args, &a.out, false)
+    collect(plan, runs, args, &a.out, false, a.figure().as_ref())
         .map_err(|e| eyre!("{e} (the array's tasks wrote their output in {shown}/slurm/)"))
+}
+
+/// Refuses a figure (or its numbers, or their meta) that would overwrite
+/// the plan or a trace.
+fn check_figure(svg: &Path, plan: &Path, args: &[SimArgs]) -> Result<()> {
+    let mut inputs: Vec<PathBuf> = vec![plan.to_path_buf()];
+    for a in args {
+        for f in a.trace.load.format.reads(&a.trace.load.path) {
+            if !inputs.contains(&f) {
+                inputs.push(f);
+            }
+        }
+    }
+    let data = super::plotting::data_path(svg);
+    let meta = super::meta::beside(&data).unwrap_or_default();
+    let outputs = [
+        ("--plot", svg),
+        ("--plot", data.as_path()),
+        ("--plot", meta.as_path()),
+    ];
+    let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+    crate::outfile::check(&inputs, &outputs)?;
+    Ok(())
 }
 
 /// A run to do, with its parsed arguments.
@@ -276,7 +344,14 @@ fn trace_sha256(a: &SimArgs) -> Option<String> {
 /// Writes `results.csv` when every run of the plan has a record; says how
 /// far the sweep is otherwise. Failed runs are rows with their error, and
 /// make the sweep's exit status 1.
-fn collect(plan: &Plan, runs: &[Run], args: &[SimArgs], out: &Path, shard: bool) -> Result<()> {
+fn collect(
+    plan: &Plan,
+    runs: &[Run],
+    args: &[SimArgs],
+    out: &Path,
+    shard: bool,
+    figure: Option<&figure::Wanted>,
+) -> Result<()> {
     let records: Vec<Option<Record>> = runs
         .iter()
         .map(|r| Record::done(out, r, trace_sha256(&args[r.index]).as_deref()))
@@ -303,6 +378,9 @@ fn collect(plan: &Plan, runs: &[Run], args: &[SimArgs], out: &Path, shard: bool)
     let path = out.join("results.csv");
     crate::outfile::write_atomic(&path, |w| std::io::Write::write_all(w, &table))
         .map_err(|e| eyre!("{shown}/results.csv: {e}"))?;
+    if let Some(f) = figure {
+        figure::draw(plan, &records, f)?;
+    }
     let failed = records.iter().filter(|r| r.error.is_some()).count();
     super::print_err(&format!(
         "tracetui: {} runs, {} failed: {shown}/results.csv",

@@ -41,7 +41,7 @@ pub(crate) struct Run {
 }
 
 /// Keys a plan may not set: the sweep writes these itself.
-const THE_SWEEPS: [(&str, &str); 5] = [
+const THE_SWEEPS: [(&str, &str); 8] = [
     ("format", "results.csv holds every run's row"),
     (
         "jobs-out",
@@ -51,7 +51,10 @@ const THE_SWEEPS: [(&str, &str); 5] = [
         "timeline-out",
         "give the sweep --timeline-out for a timeline per run",
     ),
-    ("plot", "draw from results.csv"),
+    ("plot", "give the sweep --plot for a figure of the grid"),
+    ("plot-size", "give the sweep --plot-size"),
+    ("plot-font", "give the sweep --plot-font"),
+    ("plot-font-size", "give the sweep --plot-font-size"),
     ("policies", "a plan's 'policy' takes a list"),
 ];
 
