@@ -131,6 +131,12 @@ fn a_policy_keeps_its_colour_across_figures_and_sizes_and_fonts_are_taken() {
         "10x10",
     ]);
     assert_eq!(o.status.code(), Some(2));
+    // A figure comes with its numbers beside it: not to standard output.
+    let o = tracetui(&["sim", "itp", SAMPLE, "--plot", "-"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("--plot -"), "{}", stderr(&o));
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    assert!(!root.join("-.data.csv").exists());
 }
 
 #[test]

@@ -531,4 +531,13 @@ fn a_sweep_figure_is_the_mean_over_the_seeds_with_its_interval() {
     let o = sweep(&plan, &out, &["--plot", plan.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert_eq!(std::fs::read(&plan).unwrap(), before);
+    // Nor the sweep's own table.
+    let table = std::fs::read(out.join("results.csv")).unwrap();
+    let o = sweep(
+        &plan,
+        &out,
+        &["--plot", out.join("results.csv").to_str().unwrap()],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(std::fs::read(out.join("results.csv")).unwrap(), table);
 }

@@ -27,6 +27,7 @@ fn files(a: &CompareArgs) -> Outputs {
 
 pub(super) fn compare(a: &CompareArgs) -> Result<()> {
     let files = files(a);
+    files.check_plot()?;
     let paths = files.paths();
     let outputs = as_outputs(&paths);
     super::outputs::check(&a.trace.load, a.trace.energy.energy.as_deref(), &outputs)?;

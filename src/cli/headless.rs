@@ -224,6 +224,7 @@ pub(super) fn as_outputs<'a>(
 
 pub(super) fn sim(a: &SimArgs) -> Result<()> {
     let files = sim_files(a);
+    files.check_plot()?;
     let paths = files.paths();
     let outputs = as_outputs(&paths);
     super::outputs::check(&a.trace.load, a.trace.energy.energy.as_deref(), &outputs)?;

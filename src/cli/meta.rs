@@ -128,17 +128,8 @@ fn policy_metas(policies: &[Policy], schedule: Option<&Schedule>) -> Vec<PolicyM
 /// program is `tracetui` wherever it was installed.
 pub(crate) fn shell_line(argv: &[String]) -> String {
     let mut words = vec!["tracetui".to_string()];
-    words.extend(argv.iter().skip(1).map(|w| shell_word(w)));
+    words.extend(argv.iter().skip(1).map(|w| super::tui::shell_word(w)));
     words.join(" ")
-}
-
-fn shell_word(w: &str) -> String {
-    let plain = |c: char| c.is_ascii_alphanumeric() || "_-./:=@%+,".contains(c);
-    if !w.is_empty() && w.chars().all(plain) {
-        w.to_string()
-    } else {
-        format!("'{}'", w.replace('\'', "'\\''"))
-    }
 }
 
 /// Every option of `argv`'s subcommand and its value, defaults included,
@@ -351,10 +342,11 @@ mod tests {
 
     #[test]
     fn shell_words_read_back_as_given() {
-        assert_eq!(shell_word("--gpus=64"), "--gpus=64");
-        assert_eq!(shell_word("exec:python3 p.py"), "'exec:python3 p.py'");
-        assert_eq!(shell_word("it's"), "'it'\\''s'");
-        assert_eq!(shell_word(""), "''");
+        let word = super::super::tui::shell_word;
+        assert_eq!(word("--gpus=64"), "--gpus=64");
+        assert_eq!(word("exec:python3 p.py"), "'exec:python3 p.py'");
+        assert_eq!(word("it's"), "'it'\\''s'");
+        assert_eq!(word(""), "''");
         let line = shell_line(&["/x/tracetui".into(), "sim".into(), "a b".into()]);
         assert_eq!(line, "tracetui sim 'a b'");
     }

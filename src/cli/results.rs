@@ -301,6 +301,14 @@ pub(super) fn write_chunks(path: &Path, chunks: &[&[u8]]) -> Result<()> {
     .map_err(|e| eyre!("{shown}: {e}"))
 }
 
+/// One run's timeline as `write_timeline` writes it, kept (a comparison's
+/// row, written with the others by `write_chunks`).
+pub(super) fn timeline_bytes(path: &Path, policy: &str, rows: &[TimelineRow]) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    rows_into(path, &mut out, rows.iter().map(|r| r.out(policy)))?;
+    Ok(out)
+}
+
 /// The timelines of one or more runs, each row with its run's policy.
 pub(super) fn write_timeline(path: &Path, runs: &[(&str, &[TimelineRow])]) -> Result<()> {
     write_rows(

@@ -38,6 +38,17 @@ impl Outputs {
         }
     }
 
+    /// A figure is written with its numbers beside it: never to standard
+    /// output.
+    pub(super) fn check_plot(&self) -> Result<()> {
+        if self.plot.as_ref().is_some_and(|p| p.as_os_str() == "-") {
+            return Err(eyre!(
+                "--plot -: a figure is a file with its numbers beside it, not standard output"
+            ));
+        }
+        Ok(())
+    }
+
     /// Each output and the meta file beside it, by option, for the
     /// clash check before anything is read.
     pub(super) fn paths(&self) -> Vec<(&'static str, PathBuf)> {
@@ -123,7 +134,7 @@ struct Row {
     report: Report,
     curves: Option<Curves>,
     jobs: Option<Vec<u8>>,
-    timeline: Vec<TimelineRow>,
+    timeline: Option<Vec<u8>>,
 }
 
 /// Every policy (and the schedule) run on all cores, each row's files
@@ -153,10 +164,9 @@ pub(super) fn compare(
             Some(path) => Some(results::jobs_bytes(path, &e, &report.policy)?),
             None => None,
         };
-        let timeline = if outputs.timeline.is_some() {
-            samples
-        } else {
-            Vec::new()
+        let timeline = match &outputs.timeline {
+            Some(path) => Some(results::timeline_bytes(path, &report.policy, &samples)?),
+            None => None,
         };
         Ok(Row {
             report,
@@ -175,11 +185,8 @@ pub(super) fn compare(
         beside(p, meta)?;
     }
     if let Some(p) = &outputs.timeline {
-        let each: Vec<(&str, &[TimelineRow])> = rows
-            .iter()
-            .map(|r| (r.report.policy.as_str(), r.timeline.as_slice()))
-            .collect();
-        results::write_timeline(p, &each)?;
+        let chunks: Vec<&[u8]> = rows.iter().filter_map(|r| r.timeline.as_deref()).collect();
+        results::write_chunks(p, &chunks)?;
         beside(p, meta)?;
     }
     Ok(rows.into_iter().map(|r| r.report).collect())

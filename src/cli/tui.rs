@@ -30,7 +30,7 @@ fn view(
 }
 
 /// A word for a shell command line, quoted where it must be.
-fn shell_word(s: &str) -> String {
+pub(super) fn shell_word(s: &str) -> String {
     let plain = !s.is_empty()
         && s.chars()
             .all(|c| c.is_ascii_alphanumeric() || "-_./:=,@+%".contains(c));

@@ -29,8 +29,9 @@ impl Curves {
     /// `(time, allocated fraction)`.
     pub(crate) fn of(e: &Engine, label: String, samples: &[(Secs, f64)]) -> Curves {
         let trace = e.trace();
-        let (mut jct, mut wait, mut slowdown, mut sized) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut jct, mut wait, mut sized) = (Vec::new(), Vec::new(), Vec::new());
+        // The summary's own slowdowns (its run times: power caps, restarts).
+        let mut slowdown = e.tally().slowdown.clone();
         for (i, j) in trace.jobs.iter().enumerate() {
             let st = e.job_state(i as u32);
             if matches!(st.phase, Phase::Running | Phase::Done) {
@@ -39,9 +40,6 @@ impl Curves {
             if st.phase == Phase::Done {
                 let t = (st.end - j.submit) as f64;
                 jct.push(t);
-                // As the summary has it: JCT ÷ the run time (at least 1 s).
-                let run = j.runtime.get().unwrap_or(st.end - st.start).max(1) as f64;
-                slowdown.push(t / run);
                 sized.push((j.gpus_display(), t));
             }
         }

@@ -150,12 +150,9 @@ fn class_of(gpus: f64) -> usize {
         .unwrap_or(CLASSES.len() - 1)
 }
 
-/// The `q` quantile of `sorted`, interpolated linearly (numpy's default).
+/// The `q` quantile of `sorted` (not empty), as the summaries have it.
 fn quantile(sorted: &[f64], q: f64) -> f64 {
-    let at = q * (sorted.len() - 1) as f64;
-    let (i, f) = (at.floor() as usize, at.fract());
-    let next = sorted.get(i + 1).copied().unwrap_or(sorted[i]);
-    sorted[i] + (next - sorted[i]) * f
+    crate::sim::metrics::percentile_sorted(sorted, q * 100.0).unwrap_or(f64::NAN)
 }
 
 /// Each curve's finished JCTs by class, sorted.

@@ -21,7 +21,7 @@ pub(super) struct Wanted<'a> {
 
 /// The plan axis to plot against: the one named, else `load`, `gpus`, or
 /// the first other axis whose values are all numbers (never `seed`).
-fn x_axis<'a>(plan: &'a Plan, named: Option<&str>) -> Result<&'a str> {
+pub(super) fn x_axis<'a>(plan: &'a Plan, named: Option<&str>) -> Result<&'a str> {
     let numeric = |name: &str| {
         plan.axes()
             .find(|k| k.name == name)
@@ -31,8 +31,14 @@ fn x_axis<'a>(plan: &'a Plan, named: Option<&str>) -> Result<&'a str> {
         let n = n.replace('_', "-");
         return match plan.axes().find(|k| k.name == n) {
             Some(k) if numeric(&k.name) => Ok(&k.name),
-            Some(_) => bail!("--plot-x {n}: its values are not all numbers"),
-            None => bail!("--plot-x {n}: not an axis of the plan (a key with a list)"),
+            Some(_) => bail!(
+                "--plot-x {}: its values are not all numbers",
+                crate::text::sanitize(&n)
+            ),
+            None => bail!(
+                "--plot-x {}: not an axis of the plan (a key with a list)",
+                crate::text::sanitize(&n)
+            ),
         };
     }
     let names: Vec<&str> = plan.axes().map(|k| k.name.as_str()).collect();
@@ -64,7 +70,13 @@ type Points = Vec<(f64, Vec<f64>)>;
 
 /// The lines: one per policy label and value of every other axis but x
 /// and seed, in the order they first appear; failed runs left out.
-fn lines(plan: &Plan, records: &[Record], x: &str, y: &str) -> Result<Vec<Line>> {
+fn lines(
+    plan: &Plan,
+    records: &[Record],
+    x: &str,
+    y: &str,
+    missing: &mut usize,
+) -> Result<Vec<Line>> {
     let others: Vec<&str> = plan
         .axes()
         .map(|k| k.name.as_str())
@@ -79,10 +91,12 @@ fn lines(plan: &Plan, records: &[Record], x: &str, y: &str) -> Result<Vec<Line>>
         let xv: f64 = setting(r, x)
             .and_then(|v| v.parse().ok())
             .unwrap_or(f64::NAN);
-        let yv: f64 = column(r, y)
-            .ok_or_else(|| eyre!("--plot-y {y}: not a column of results.csv"))?
-            .parse()
-            .map_err(|_| eyre!("--plot-y {y}: run {} has no number there", r.id))?;
+        // A run without a number there (no job finished; a column only
+        // some runs have) is left out, and counted.
+        let Some(yv) = column(r, y).and_then(|v| v.parse::<f64>().ok()) else {
+            *missing += 1;
+            continue;
+        };
         let at = match groups.iter().position(|(l, _)| *l == label) {
             Some(i) => i,
             None => {
@@ -111,7 +125,17 @@ fn lines(plan: &Plan, records: &[Record], x: &str, y: &str) -> Result<Vec<Line>>
 /// Draws the figure of `records` and writes it with its numbers.
 pub(super) fn draw(plan: &Plan, records: &[Record], w: &Wanted) -> Result<()> {
     let x = x_axis(plan, w.x)?;
-    let lines = lines(plan, records, x, w.y)?;
+    let mut missing = 0;
+    let lines = lines(plan, records, x, w.y, &mut missing)?;
+    let y_shown = crate::text::sanitize(w.y);
+    if lines.is_empty() {
+        bail!("--plot-y {y_shown}: no run has a number in that column of results.csv");
+    }
+    if missing > 0 {
+        crate::cli::print_err(&format!(
+            "tracetui: the figure leaves out {missing} runs with no number in {y_shown}"
+        ));
+    }
     let failed = records.iter().filter(|r| r.error.is_some()).count();
     if failed > 0 {
         crate::cli::print_err(&format!(

@@ -122,7 +122,8 @@ pub(super) fn run(a: &SweepArgs) -> Result<()> {
         })
         .collect::<Result<Vec<SimArgs>>>()?;
     if let Some(p) = &a.plot {
-        check_figure(p, &a.plan, &args)?;
+        figure::x_axis(&plan, a.plot_x.as_deref())?;
+        check_figure(p, a, &args)?;
     }
     let out = &a.out;
     std::fs::create_dir_all(record::runs_dir(out))
@@ -131,18 +132,21 @@ pub(super) fn run(a: &SweepArgs) -> Result<()> {
         .iter()
         .filter(|r| a.shard.is_none_or(|(i, n)| r.index % n == i))
         .collect();
+    // A good record is kept while its trace files hash the same.
+    let mut stale = 0;
     let todo: Vec<Todo> = mine
         .iter()
-        .filter(|r| {
-            Record::done(out, r, trace_sha256(&args[r.index]).as_deref())
-                .is_none_or(|d| d.error.is_some())
+        .filter(|r| match Record::read(out, r) {
+            None => true,
+            Some(d) if d.error.is_some() => true,
+            Some(d) => {
+                let changed = d.trace_sha256() != trace_sha256(&args[r.index]).as_deref();
+                stale += usize::from(changed);
+                changed
+            }
         })
         .map(|&r| (r, &args[r.index]))
         .collect();
-    let stale = todo
-        .iter()
-        .filter(|(r, _)| Record::read(out, r).is_some_and(|d| d.error.is_none()))
-        .count();
     if stale > 0 {
         super::print_err(&format!(
             "tracetui: {stale} runs recorded before were made from trace files that have changed since (or are gone): they run again"
@@ -228,8 +232,17 @@ fn on_slurm(
 
 /// Refuses a figure (or its numbers, or their meta) that would overwrite
 /// the plan or a trace.
-fn check_figure(svg: &Path, plan: &Path, args: &[SimArgs]) -> Result<()> {
-    let mut inputs: Vec<PathBuf> = vec![plan.to_path_buf()];
+fn check_figure(svg: &Path, a: &SweepArgs, args: &[SimArgs]) -> Result<()> {
+    if svg.as_os_str() == "-" {
+        bail!("--plot -: a figure is a file with its numbers beside it, not standard output");
+    }
+    // The plan, the traces, and what the sweep writes itself.
+    let mut inputs: Vec<PathBuf> = vec![
+        a.plan.clone(),
+        a.out.join("results.csv"),
+        a.out.join("plan.toml"),
+        a.out.join("sweep.sbatch"),
+    ];
     for a in args {
         for f in a.trace.load.format.reads(&a.trace.load.path) {
             if !inputs.contains(&f) {
