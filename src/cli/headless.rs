@@ -236,14 +236,9 @@ pub(super) fn sim(a: &SimArgs) -> Result<()> {
         &a.trace.load.path,
         || load_run(&a.trace),
     )?;
-    let meta = match hashed {
-        Some(h) => {
-            let schedule = a.trace.policies.schedule(&trace)?;
-            Some(Meta::of(&a.trace, h, &[policy], schedule.as_ref()))
-        }
-        None => None,
-    };
-    let report = sim_on(a, &trace, policy, false, meta.as_ref())?;
+    let schedule = a.trace.policies.schedule(&trace)?;
+    let meta = hashed.map(|h| Meta::of(&a.trace, h, &[policy], schedule.as_ref()));
+    let report = sim_on(a, &trace, policy, schedule.as_ref(), false, meta.as_ref())?;
     super::output::warn_unfinished(std::slice::from_ref(&report));
     let about = if a.trace.policies.policy_schedule.is_some() {
         "policies switched on schedule"
@@ -258,40 +253,37 @@ pub(super) fn sim(a: &SimArgs) -> Result<()> {
     Ok(())
 }
 
-/// One `sim` run of `policy` on `trace` (loaded and shaped from `a`),
-/// writing `a`'s per-job, timeline and plot files with `meta`; `quiet`
+/// One `sim` run of `policy` on `trace` (loaded and shaped from `a`; its
+/// `--policy-schedule` parsed already as `schedule`), writing `a`'s
+/// per-job, timeline and plot files with `meta`; `quiet`
 /// keeps the notes about the policies off standard error (a sweep's runs).
 pub(super) fn sim_on(
     a: &SimArgs,
     trace: &Arc<Trace>,
     policy: Policy,
+    schedule: Option<&Schedule>,
     quiet: bool,
     meta: Option<&Meta>,
 ) -> Result<Report> {
     let setup = setup(&a.trace)?;
-    let schedule = a.trace.policies.schedule(trace)?;
-    if let Some(s) = &schedule {
+    if let Some(s) = schedule {
         check_schedule(trace, s)?;
     }
-    let start = schedule.as_ref().and_then(|s| s.start).unwrap_or(policy);
+    let start = schedule.and_then(|s| s.start).unwrap_or(policy);
     if a.trace.seed.is_some() && start == Policy::Recorded {
         bail!("--seed resamples the arrivals, and the recorded starts belong to the recorded arrivals: the recorded policy cannot replay them");
     }
     check_policy(trace, start)?;
     if !quiet {
-        note_caveats(
-            trace,
-            &setup,
-            &schedule_policies(Some(start), schedule.as_ref()),
-        );
+        note_caveats(trace, &setup, &schedule_policies(Some(start), schedule));
     }
     let files = sim_files(a);
     if files.any() {
-        let (e, report, rows) = super::runs::run(trace, &setup, start, schedule.as_ref(), &files)?;
+        let (e, report, rows) = super::runs::run(trace, &setup, start, schedule, &files)?;
         super::runs::write_one(&files, &e, &report, &rows, &setup, meta)?;
         Ok(report)
     } else {
-        match &schedule {
+        match schedule {
             Some(s) => setup.run_schedule(trace, s, policy),
             None => setup.run(trace, policy),
         }

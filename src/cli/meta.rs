@@ -7,7 +7,7 @@
 //! column, an SVG in `<metadata>`, and the per-job and timeline files
 //! beside them as `NAME.meta.json`.
 
-use super::{Cli, TraceArgs};
+use super::{Cli, Command, TraceArgs};
 use crate::sim::schedule::Schedule;
 use crate::sim::Policy;
 use crate::trace::Format;
@@ -89,7 +89,7 @@ impl Meta {
             command: shell_line(&t.command_line),
             run: None,
             trace,
-            knobs: knobs(&t.command_line),
+            knobs: t.knobs.clone(),
             policies: policy_metas(policies, schedule),
         }
     }
@@ -132,15 +132,38 @@ pub(crate) fn shell_line(argv: &[String]) -> String {
     words.join(" ")
 }
 
-/// Every option of `argv`'s subcommand and its value, defaults included,
-/// by long name (`trace` first, `FORMAT:PATH`); empty where `argv` does
-/// not parse (it parsed once already, so it does).
-pub(crate) fn knobs(argv: &[String]) -> Map<String, Value> {
-    let mut out = Map::new();
-    let cmd = <Cli as CommandFactory>::command();
-    let Ok(m) = cmd.clone().try_get_matches_from(argv) else {
-        return out;
+/// `argv` parsed once, as the command line is: the arguments, with the
+/// command line and every option of its subcommand and its value (the
+/// knobs) put into a `sim` or `compare` run's `TraceArgs`, and a sweep's
+/// command line into its `SweepArgs`.
+pub(crate) fn parse(argv: &[std::ffi::OsString]) -> Result<Cli, clap::Error> {
+    let mut cmd = <Cli as CommandFactory>::command();
+    let m = cmd.try_get_matches_from_mut(argv)?;
+    let mut cli = <Cli as clap::FromArgMatches>::from_arg_matches(&m)?;
+    let line: Vec<String> = argv
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let trace = match &mut cli.command {
+        Some(Command::Sim(a)) => Some(&mut a.trace),
+        Some(Command::Compare(a)) => Some(&mut a.trace),
+        Some(Command::Sweep(a)) => {
+            a.command_line = line.clone();
+            None
+        }
+        _ => None,
     };
+    if let Some(t) = trace {
+        t.knobs = knobs(&cmd, &m);
+        t.command_line = line;
+    }
+    Ok(cli)
+}
+
+/// Every option of the subcommand `m` matched and its value, defaults
+/// included, by long name (`trace` first, `FORMAT:PATH`).
+fn knobs(cmd: &clap::Command, m: &clap::ArgMatches) -> Map<String, Value> {
+    let mut out = Map::new();
     let Some((name, sub)) = m.subcommand() else {
         return out;
     };
@@ -353,12 +376,14 @@ mod tests {
 
     #[test]
     fn knobs_name_every_option_with_its_default() {
-        let argv: Vec<String> = [
+        let argv = [
             "tracetui", "sim", "itp", "x.csv", "--gpus", "16", "--strict",
         ]
-        .map(String::from)
-        .to_vec();
-        let k = knobs(&argv);
+        .map(std::ffi::OsString::from);
+        let Some(Command::Sim(a)) = parse(&argv).unwrap().command else {
+            panic!("a sim run");
+        };
+        let k = &a.trace.knobs;
         assert_eq!(k["trace"], "itp:x.csv");
         assert_eq!(k["gpus"], "16");
         assert_eq!(k["strict"], "true");
@@ -368,7 +393,8 @@ mod tests {
         assert_eq!(k["format"], "table");
         assert_eq!(k["jobs-out"], Value::Null);
         assert_eq!(k.keys().next().map(String::as_str), Some("trace"));
-        assert!(knobs(&["tracetui".into(), "--nope".into()]).is_empty());
+        assert_eq!(a.trace.command_line[4], "--gpus");
+        assert!(parse(&["tracetui".into(), "--nope".into()]).is_err());
     }
 
     #[test]

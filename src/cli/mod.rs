@@ -310,7 +310,7 @@ pub(crate) fn print_err(s: &str) {
 
 pub(crate) fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32 {
     let args: Vec<std::ffi::OsString> = args.into_iter().collect();
-    let mut cli = match Cli::try_parse_from(&args) {
+    let cli = match meta::parse(&args) {
         Ok(c) => c,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
@@ -323,16 +323,6 @@ pub(crate) fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> i
             return code;
         }
     };
-    let line: Vec<String> = args
-        .iter()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
-    match &mut cli.command {
-        Some(Command::Sim(a)) => a.trace.command_line = line,
-        Some(Command::Compare(a)) => a.trace.command_line = line,
-        Some(Command::Sweep(a)) => a.command_line = line,
-        _ => {}
-    }
     let tui = matches!(
         cli.command,
         None | Some(Command::Replay(_) | Command::Lesson(LessonArgs { name: Some(_), .. }))

@@ -33,9 +33,12 @@ pub struct TraceArgs {
     /// Output format.
     #[arg(long = "format", id = "output", value_enum, default_value_t = OutputFormat::Table)]
     pub output: OutputFormat,
-    /// The command line the run was given (its results' provenance).
+    /// The command line the run was given, and every option's value (its
+    /// results' provenance; `meta::parse` fills them).
     #[arg(skip)]
     pub command_line: Vec<String>,
+    #[arg(skip)]
+    pub knobs: serde_json::Map<String, serde_json::Value>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

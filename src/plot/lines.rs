@@ -4,7 +4,7 @@
 
 use super::data::{Data, Point};
 use super::style::{marker_at, styles};
-use super::{legend, ticks, Figure, Look, PlotError};
+use super::{frame, legend, ticks, Figure, Look, PlotError};
 use plotters::prelude::*;
 
 /// One point of a line: the mean of `n` values at `x`, and its interval
@@ -88,10 +88,7 @@ pub(crate) fn lines_figure(
     let mut out = String::new();
     {
         let root = SVGBackend::with_string(&mut out, (look.width, look.height)).into_drawing_area();
-        root.fill(&WHITE)?;
-        let root = root.titled(title, look.font(6))?;
-        let legend_h = legend::height(&labels, look);
-        let (body, foot) = root.split_vertically(root.dim_in_pixel().1.saturating_sub(legend_h));
+        let (body, foot) = frame(&root, title, &labels, look)?;
         let fs = look.font_size as i32;
         let mut chart = ChartBuilder::on(&body)
             .margin(16)

@@ -64,6 +64,20 @@ type Panel<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
 #[error("could not draw the figure: {0}")]
 pub(crate) struct PlotError(#[from] DrawingAreaErrorKind<std::io::Error>);
 
+/// A figure's frame on `root`: white, `title` on top, and the strip for
+/// the legend of `labels` at the bottom; the body and that strip.
+fn frame<'a>(
+    root: &Panel<'a>,
+    title: &str,
+    labels: &[&str],
+    look: &Look,
+) -> Result<(Panel<'a>, Panel<'a>), PlotError> {
+    root.fill(&WHITE)?;
+    let root = root.titled(title, look.font(6))?;
+    let legend_h = legend::height(labels, look);
+    Ok(root.split_vertically(root.dim_in_pixel().1.saturating_sub(legend_h)))
+}
+
 /// The figure for `curves` (one per policy) under `title`.
 pub(crate) fn figure(title: &str, curves: &[Curves], look: &Look) -> Result<Figure, PlotError> {
     let labels: Vec<&str> = curves.iter().map(|c| c.label.as_str()).collect();
@@ -72,10 +86,7 @@ pub(crate) fn figure(title: &str, curves: &[Curves], look: &Look) -> Result<Figu
     let mut out = String::new();
     {
         let root = SVGBackend::with_string(&mut out, (look.width, look.height)).into_drawing_area();
-        root.fill(&WHITE)?;
-        let root = root.titled(title, look.font(6))?;
-        let legend_h = legend::height(&labels, look);
-        let (body, foot) = root.split_vertically(root.dim_in_pixel().1.saturating_sub(legend_h));
+        let (body, foot) = frame(&root, title, &labels, look)?;
         let (top, bottom) = body.split_vertically(body.dim_in_pixel().1 / 2);
         let row = top.split_evenly((1, 3));
         let cdfs: [(&str, &str, panels::Axis, Of); 3] = [

@@ -341,7 +341,7 @@ fn run_one(
     let schedule = args.trace.policies.schedule(&trace)?;
     let mut meta = Meta::of(&args.trace, hashed, &[policy], schedule.as_ref());
     meta.run = Some(r.id.clone());
-    let report = headless::sim_on(&args, &trace, policy, true, Some(&meta))?;
+    let report = headless::sim_on(&args, &trace, policy, schedule.as_ref(), true, Some(&meta))?;
     let text = super::output::render(&[report], super::OutputFormat::Csv, true, "", None);
     Record::ok(r, &text, &meta)
 }

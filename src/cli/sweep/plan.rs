@@ -8,8 +8,7 @@
 //! Every run is checked by `sim`'s own argument parser before any runs, so
 //! a run's row is the row `tracetui sim` gives for the same arguments.
 
-use crate::cli::{Cli, Command, SimArgs};
-use clap::Parser;
+use crate::cli::{Command, SimArgs};
 use color_eyre::eyre::{bail, eyre, Result};
 use sha2::{Digest, Sha256};
 use std::ffi::OsString;
@@ -237,19 +236,13 @@ impl Run {
     /// The run's arguments, parsed by `sim`'s own parser.
     pub(crate) fn sim_args(&self) -> Result<SimArgs> {
         let argv = self.argv()?;
-        let cli = Cli::try_parse_from(&argv).map_err(|e| {
+        let cli = crate::cli::meta::parse(&argv).map_err(|e| {
             let text = e.render().to_string();
             let first = text.lines().next().unwrap_or_default();
             eyre!("{}", first.trim_start_matches("error: "))
         })?;
         match cli.command {
-            Some(Command::Sim(mut a)) => {
-                a.trace.command_line = argv
-                    .iter()
-                    .map(|w| w.to_string_lossy().into_owned())
-                    .collect();
-                Ok(a)
-            }
+            Some(Command::Sim(a)) => Ok(a),
             _ => Err(eyre!("not a sim run (a bug in tracetui)")),
         }
     }
