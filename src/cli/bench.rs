@@ -67,7 +67,7 @@ macro_rules! say {
 
 pub(super) fn run(a: &BenchArgs) -> Result<()> {
     let t0 = Instant::now();
-    let (trace, report) = crate::trace::load(a.load.format, &a.load.path, &a.load.options())?;
+    let (trace, report) = a.load.read.load(a.load.format, &a.load.path)?;
     let load_s = t0.elapsed().as_secs_f64();
     say!(
         "trace          {} {} ({} jobs, {} GPUs)",

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 /// Loads the trace, telling the user on stderr what was found and skipped.
 pub(super) fn load(args: &LoadArgs) -> Result<Arc<Trace>> {
-    let (trace, report) = trace::load(args.format, &args.path, &args.options())?;
+    let (trace, report) = args.read.load(args.format, &args.path)?;
     announce(&report);
     Ok(Arc::new(trace))
 }
@@ -22,7 +22,7 @@ pub(super) fn load(args: &LoadArgs) -> Result<Arc<Trace>> {
 /// Loads the trace of a run (`sim`, `compare`), its arrivals resampled
 /// with `--seed` and its cluster sized with `--load`.
 pub(super) fn load_run(t: &super::TraceArgs) -> Result<Arc<Trace>> {
-    let (trace, mut report) = trace::load(t.load.format, &t.load.path, &t.load.options())?;
+    let (trace, mut report) = t.load.read.load(t.load.format, &t.load.path)?;
     if t.offered_load.is_some() {
         // The size `--load` replaces is not worth a line.
         report.notes.retain(|n| *n != trace.cluster.origin);

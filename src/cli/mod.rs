@@ -179,12 +179,6 @@ pub struct LoadArgs {
     pub read: ReadArgs,
 }
 
-impl LoadArgs {
-    pub(crate) fn options(&self) -> LoadOptions {
-        self.read.options()
-    }
-}
-
 /// How to read a trace and build its cluster (every command that loads one).
 #[derive(Debug, Args, Clone)]
 pub struct ReadArgs {
@@ -204,9 +198,40 @@ pub struct ReadArgs {
     /// as the Alibaba PAI simulator orders them (to reproduce its figures).
     #[arg(long, value_enum, default_value_t = crate::trace::Ties::File)]
     pub ties: crate::trace::Ties,
+    /// Run jobs from throughput tables (ElasticFlow's layout: a directory
+    /// of MODEL.csv, rows by global batch size, columns by GPU count): a
+    /// job of N iterations runs N ÷ (iterations/s on its GPUs) seconds.
+    /// TYPE=DIR for the tables of one GPU type; repeat for several.
+    #[arg(long, value_name = "[TYPE=]DIR")]
+    pub throughputs: Vec<String>,
 }
 
 impl ReadArgs {
+    /// Loads a trace as these options say, its jobs given their speeds
+    /// from `--throughputs` (said in the report's notes).
+    pub(crate) fn load(
+        &self,
+        format: Format,
+        path: &std::path::Path,
+    ) -> Result<(crate::trace::Trace, crate::trace::LoadReport), crate::trace::InputError> {
+        use crate::trace::throughput::{parse_spec, Tables};
+        let (mut trace, mut report) = crate::trace::load(format, path, &self.options())?;
+        if !self.throughputs.is_empty() {
+            let tables = self
+                .throughputs
+                .iter()
+                .map(|s| {
+                    let (ty, dir) = parse_spec(s);
+                    Tables::load(&dir, ty)
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            for line in crate::trace::speed::attach(&mut trace, tables)? {
+                report.note(line);
+            }
+        }
+        Ok((trace, report))
+    }
+
     pub(crate) fn options(&self) -> LoadOptions {
         LoadOptions {
             strict: self.strict,

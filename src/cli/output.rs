@@ -96,8 +96,18 @@ pub(super) fn table_one(r: &Report, describe: &str) -> String {
     summary_row(&mut o, "JCT", &r.jct_s, true);
     summary_row(&mut o, "wait", &r.wait_s, true);
     summary_row(&mut o, "slowdown", &r.slowdown, false);
-    let _ = writeln!(o, "rules: {RULES}");
+    let _ = writeln!(o, "rules: {}", rules(r.speed_model));
     o
+}
+
+/// The rules; with a speed model, what a run time is there.
+fn rules(speed_model: bool) -> String {
+    if !speed_model {
+        return RULES.to_string();
+    }
+    format!(
+        "{RULES}; with --throughputs a job's run time is its iterations ÷ the table's rate on its GPUs (run time in slowdown and the oracle: on the GPUs it asks for, fastest type)"
+    )
 }
 
 /// Several runs, one row each, for people.
@@ -195,7 +205,7 @@ pub(super) fn table_many(rs: &[Report]) -> String {
             let _ = writeln!(o, "{} runs: {c}", r.policy);
         }
     }
-    let _ = writeln!(o, "rules: {RULES}");
+    let _ = writeln!(o, "rules: {}", rules(rs.iter().any(|r| r.speed_model)));
     o
 }
 
@@ -376,6 +386,7 @@ mod tests {
             policy: "fifo".into(),
             command: None,
             placement: "consolidate".into(),
+            speed_model: false,
             gpus: 8,
             gpus_per_node: Some(8),
             offered_load_gpus: Some(6.0),

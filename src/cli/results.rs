@@ -52,7 +52,8 @@ struct JobRow<'a> {
     jct_s: Option<Secs>,
     preemptions: u32,
     machines: Option<u16>,
-    /// The run time the job needs (the trace's), and the GPU-seconds it
+    /// The run time the job needs (the trace's, or from the throughput
+    /// tables on the GPUs it asks for), and the GPU-seconds it
     /// held (every run, restarts included): their sum over the jobs is
     /// the busy time `gpu_util` divides.
     runtime_s: Option<Secs>,
@@ -92,7 +93,7 @@ fn job_row<'a>(e: &'a Engine, policy: &'a str, job: u32) -> JobRow<'a> {
         jct_s: done.then_some(st.end - j.submit),
         preemptions: e.preemptions_of(job),
         machines: started.then_some(st.machines),
-        runtime_s: j.runtime.get(),
+        runtime_s: e.speed_runtime(job).or(j.runtime.get()),
         gpu_seconds: Amount::of(e.held_gpu_seconds(job).unwrap_or(0.0)),
         deadline_s: j.deadline.get(),
         met: j.deadline.get().map(|d| done && st.end <= d),

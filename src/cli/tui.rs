@@ -167,7 +167,6 @@ impl clap::Subcommand for Replay {
 
 /// `tracetui itp FILE`, `tracetui pai DIR`.
 pub fn open(format: Format, a: &TuiArgs, v: &ViewArgs) -> Result<()> {
-    let opts = a.read.options();
     let chosen = match &a.policy {
         Some(p) => Some(super::policy_arg::resolve(p, a.policies.timeout()?)?),
         None => None,
@@ -178,7 +177,7 @@ pub fn open(format: Format, a: &TuiArgs, v: &ViewArgs) -> Result<()> {
         format.name(),
         a.path.display()
     ));
-    let (trace, report) = trace::load(format, &a.path, &opts)?;
+    let (trace, report) = a.read.load(format, &a.path)?;
     let schedule = a.policies.schedule(&trace)?;
     let policy = schedule
         .as_ref()

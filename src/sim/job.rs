@@ -73,4 +73,6 @@ pub struct Resume {
     /// When it was last preempted.
     pub since: Secs,
     pub preemptions: u32,
+    /// Iterations done before the current run (a job with a speed model).
+    pub work_done: f64,
 }

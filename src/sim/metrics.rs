@@ -133,6 +133,9 @@ pub struct Report {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub command: Option<String>,
     pub placement: String,
+    /// Jobs ran from throughput tables (`--throughputs`): said in the rules.
+    #[serde(skip)]
+    pub speed_model: bool,
     pub gpus: u64,
     pub gpus_per_node: Option<u32>,
     /// GPUs the jobs ask for on average over the submit span (GPU-time

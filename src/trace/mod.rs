@@ -26,7 +26,9 @@ pub mod resample;
 pub(crate) mod seen;
 pub(crate) mod sizing;
 pub(crate) mod slots;
+pub mod speed;
 pub(crate) mod texts;
+pub mod throughput;
 mod xz;
 pub mod zeus;
 

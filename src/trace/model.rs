@@ -377,6 +377,9 @@ pub struct Trace {
     /// The format's own tables, for drill-down (`None`: the model is all
     /// the trace has, as for ITP).
     pub native: Option<std::sync::Arc<dyn super::native::NativeTables>>,
+    /// The jobs' speeds, when they run from throughput tables
+    /// (`--throughputs`); none: every job keeps its recorded duration.
+    pub speeds: Option<std::sync::Arc<super::speed::Speeds>>,
 }
 
 impl Trace {

@@ -78,6 +78,12 @@ pub trait NativeTables: Send + Sync + std::fmt::Debug + Any {
         id: &str,
     ) -> Result<Option<(Value, Vec<String>)>, InputError>;
 
+    /// The work `job` carries, for a speed model: its iterations and its
+    /// global batch size (ElasticFlow's `num_iteration`, `batch_size`).
+    fn work(&self, _job: &Job) -> Option<(u64, u32)> {
+        None
+    }
+
     /// Jobs by status as the trace writes it, over every row (CPU jobs
     /// too); `None` where the model's statuses are all there is.
     fn status_counts(&self, _trace: &Trace) -> Option<BTreeMap<String, u64>> {

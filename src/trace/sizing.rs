@@ -126,5 +126,6 @@ pub(crate) fn size_for_load(
         }
     );
     trace.cluster = Cluster::uniform(n, g.min(n.max(1)), line.clone()).sized_by("--load");
+    super::speed::rebind(trace)?;
     Ok(line)
 }

@@ -262,6 +262,7 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Inpu
             zone: super::clock::PAI_ZONE,
             excluded: Vec::new(),
             native: Some(std::sync::Arc::new(b.tables)),
+            speeds: None,
         },
         report,
     ))

@@ -61,6 +61,7 @@ pub fn tiny(machines: &[u32], jobs: &[(i64, i64, u32)]) -> Arc<Trace> {
         zone: Zone::Relative,
         excluded: Vec::new(),
         native: Default::default(),
+        speeds: None,
     })
 }
 

@@ -36,7 +36,9 @@ impl Traces {
         };
         // Runs of one trace wait for its one load.
         let base = slot.get_or_init(|| {
-            crate::trace::load(t.load.format, &t.load.path, &t.load.options())
+            t.load
+                .read
+                .load(t.load.format, &t.load.path)
                 .map(|(trace, _)| Arc::new(trace))
                 .map_err(Arc::new)
         });

@@ -10,6 +10,7 @@ mod queries;
 pub use queries::QueuePlace;
 mod recorded;
 mod snapshot;
+mod speed;
 mod switch;
 mod victims;
 mod waiting;
@@ -254,7 +255,7 @@ impl Engine {
         self.cluster.acquire(job, grants);
         let j = &self.trace.jobs[job as usize];
         let (submit, no_deadline) = (j.submit, j.deadline.get().is_none());
-        let runtime = self.time_left(job);
+        let runtime = self.time_left_on(job, Some(grants));
         let resumed = self.resumed(job).is_some();
         let milli: u64 = grants.iter().map(|g| g.milli as u64).sum();
         self.power_on(job as u64, job, milli as f64 / 1000.0, false);

@@ -71,6 +71,9 @@ impl Engine {
 
     /// The job's run time under the current power policy.
     pub(super) fn runtime_of(&self, job: u32) -> Option<Secs> {
+        if let Some(rt) = self.speed_runtime(job) {
+            return Some(rt);
+        }
         let rt = self.trace.jobs[job as usize].runtime.get()?;
         Some(match self.draw_of(job) {
             Some(d) if self.walk != crate::sim::policy::Walk::Recorded => {

@@ -52,6 +52,20 @@ impl Engine {
     /// the work done, plus the restart cost if it was preempted.
     #[inline]
     pub(super) fn time_left(&self, job: u32) -> Option<Secs> {
+        self.time_left_on(job, None)
+    }
+
+    /// The same on `grants` (a job with a speed runs at theirs), or with
+    /// none on what it asks for.
+    pub(super) fn time_left_on(
+        &self,
+        job: u32,
+        grants: Option<&[crate::sim::cluster::Grant]>,
+    ) -> Option<Secs> {
+        if let Some(rate) = self.speed_rate(job, grants) {
+            let cost = self.resumed(job).map_or(0, |_| self.tuning.preempt_cost);
+            return Some(self.secs_at(job, rate)? + cost);
+        }
         let rt = self.runtime_of(job)?;
         Some(match self.resumed(job) {
             Some(r) => (rt - r.done).max(0) + self.tuning.preempt_cost,
@@ -178,6 +192,9 @@ impl Engine {
         self.tally.busy_finished += milli as u128 * held as u128;
         self.tally.overhead_busy += milli as u128 * overhead as u128;
         self.add_held(job, milli, held);
+        if let Some(rate) = self.speed_rate(job, Some(&grants)) {
+            r.work_done += (held - overhead) as f64 * rate;
+        }
         r.done += held - overhead;
         r.held += held;
         r.attained += milli as u128 * held as u128;

@@ -174,6 +174,7 @@ impl Engine {
             policy: self.policy.title().to_string(),
             command: self.policy.command().map(str::to_string),
             placement: self.placement.name().to_string(),
+            speed_model: self.trace.speeds.is_some(),
             gpus,
             gpus_per_node: c.per_node,
             offered_load_gpus: crate::trace::sizing::offered_load_gpus(&self.trace.jobs),

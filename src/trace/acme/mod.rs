@@ -331,6 +331,7 @@ fn finish(
             zone: Zone::Fixed(b.zone.unwrap_or(0)),
             excluded,
             native: Some(std::sync::Arc::new(b.tables)),
+            speeds: None,
         },
         report,
     ))

@@ -34,6 +34,26 @@ pub const ELASTICFLOW_HEADER: [&str; 8] = [
     "duration",
 ];
 
+/// The ElasticFlow artifact's own variant of the schema (its
+/// `elasticVpollux_e.csv`): the same columns under other names.
+pub const ARTIFACT_HEADER: [&str; 8] = [
+    "job_id",
+    "submit_time",
+    "iteration",
+    "model_name",
+    "ddl",
+    "batch_size",
+    "num_gpu",
+    "duration",
+];
+
+/// The artifact's name → the schema's.
+const ARTIFACT_NAMES: [(&str, &str); 3] = [
+    ("submit_time", "submission_time"),
+    ("iteration", "num_iteration"),
+    ("ddl", "deadline"),
+];
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Schema {
     Raw,
@@ -53,9 +73,36 @@ struct Columns {
     /// ElasticFlow's generated whole-number columns: not used by the
     /// replay, kept for `job` (`ItpTables`).
     checked: Vec<(usize, &'static str)>,
+    /// The file's own names of the columns it names in the artifact's way
+    /// (schema name → file name), for errors.
+    renamed: &'static [(&'static str, &'static str)],
+}
+
+impl Columns {
+    /// The file's own name of the schema's column `name`.
+    fn label(&self, name: &'static str) -> &'static str {
+        self.renamed
+            .iter()
+            .find(|(_, schema)| *schema == name)
+            .map_or(name, |(file, _)| file)
+    }
 }
 
 fn detect(header: &[String], file: &str) -> Result<Columns, InputError> {
+    let artifact = header.len() == ARTIFACT_HEADER.len()
+        && ARTIFACT_HEADER
+            .iter()
+            .all(|n| header.iter().any(|h| h == n));
+    let renamed: &'static [(&str, &str)] = if artifact { &ARTIFACT_NAMES } else { &[] };
+    let header: Vec<String> = header
+        .iter()
+        .map(|h| {
+            renamed
+                .iter()
+                .find(|(file, _)| file == h)
+                .map_or(h.clone(), |(_, schema)| schema.to_string())
+        })
+        .collect();
     let pos = |name: &str| header.iter().position(|h| h == name);
     let has_all =
         |names: &[&str]| header.len() == names.len() && names.iter().all(|n| pos(n).is_some());
@@ -68,10 +115,11 @@ fn detect(header: &[String], file: &str) -> Result<Columns, InputError> {
             file,
             1,
             format!(
-                "unknown header '{}': expected ITP raw ({}) or ElasticFlow ({})",
+                "unknown header '{}': expected ITP raw ({}), ElasticFlow ({}) or the ElasticFlow artifact's ({})",
                 crate::text::sanitize(&header.join(",")),
                 RAW_HEADER.join(","),
-                ELASTICFLOW_HEADER.join(",")
+                ELASTICFLOW_HEADER.join(","),
+                ARTIFACT_HEADER.join(",")
             ),
         ));
     };
@@ -89,6 +137,7 @@ fn detect(header: &[String], file: &str) -> Result<Columns, InputError> {
             .into_iter()
             .filter_map(|n| pos(n).map(|i| (i, n)))
             .collect(),
+        renamed,
     })
 }
 
@@ -201,6 +250,8 @@ fn finish(
         "{file}: ITP {} schema, {} jobs",
         match cols.schema {
             Schema::Raw => "raw",
+            Schema::ElasticFlow if !cols.renamed.is_empty() =>
+                "ElasticFlow (the artifact's column names)",
             Schema::ElasticFlow => "ElasticFlow",
         },
         jobs.len()
@@ -223,6 +274,7 @@ fn finish(
         excluded: Vec::new(),
         native: (!extra.columns.is_empty())
             .then(|| std::sync::Arc::new(extra) as std::sync::Arc<dyn super::native::NativeTables>),
+        speeds: None,
     };
     Ok((trace, report))
 }
@@ -264,7 +316,7 @@ fn parse_row<F: Fields>(
     }
     // Exact: `" a"`, `"a "` and `a` are three jobs.
     let id = row.exact(cols.job_id, "job_id")?;
-    let submit = row.secs(cols.submit, "submission_time")?;
+    let submit = row.secs(cols.submit, cols.label("submission_time"))?;
     let duration = row.secs(cols.duration, "duration")?;
     if row.int(cols.num_gpu, "num_gpu", 0)? == 0 {
         return Err(row.error("num_gpu", "zero GPUs: an ITP job needs at least one"));
@@ -275,12 +327,12 @@ fn parse_row<F: Fields>(
         None => None,
     };
     let deadline = match cols.deadline {
-        Some(i) => Some(row.int(i, "deadline", 0)?),
+        Some(i) => Some(row.int(i, cols.label("deadline"), 0)?),
         None => None,
     };
     let mut values = [0i64; 2];
     for (k, &(i, name)) in cols.checked.iter().enumerate() {
-        values[k] = row.int(i, name, 0)?;
+        values[k] = row.int(i, cols.label(name), 0)?;
     }
     let job = Job {
         id: id.into(),
@@ -327,6 +379,14 @@ impl super::native::NativeTables for ItpTables {
 
     fn job_detail(&self, trace: &Trace, job: &Job, _side: bool) -> serde_json::Value {
         job_detail_with(trace, job, &self.of(job))
+    }
+
+    fn work(&self, job: &Job) -> Option<(u64, u32)> {
+        let v = self.of(job);
+        let get = |name: &str| v.iter().find(|(c, _)| *c == name).map(|(_, v)| *v);
+        let iters = u64::try_from(get("num_iteration")?).ok()?;
+        let batch = u32::try_from(get("batch_size")?).ok().filter(|&b| b > 0)?;
+        Some((iters, batch))
     }
 
     fn job_by_id(

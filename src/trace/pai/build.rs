@@ -231,5 +231,6 @@ pub(crate) fn trace(
         zone: PAI_ZONE,
         excluded: crate::trace::model::Excluded::new("CPU jobs (no GPU demand)", cpu_jobs, false),
         native: Some(t),
+        speeds: None,
     })
 }

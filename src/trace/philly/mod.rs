@@ -325,6 +325,7 @@ fn build(
         zone: ZONE,
         excluded,
         native: Some(std::sync::Arc::new(t)),
+        speeds: None,
     })
 }
 

@@ -1,0 +1,240 @@
+//! A job's speed, part of the one model: the work a job carries (its
+//! iterations) and its rate — iterations per second — for a GPU count and
+//! a GPU type, from throughput tables (`throughput.rs`). A job with a speed
+//! runs for `ceil(work left ÷ rate)` seconds on the GPUs it holds; a job
+//! without one (no work column, no table row for its model and batch size
+//! on some GPU type of the cluster) keeps its recorded duration.
+
+use super::input::InputError;
+use super::model::{Cluster, Secs, Trace, TypeId};
+use super::throughput::{rate_on, Tables};
+use std::sync::Arc;
+
+/// A profiled row: (GPU count, iterations/s), counts ascending.
+type Row = Box<[(u32, f64)]>;
+
+/// No curve: the job keeps its recorded duration.
+const NONE: u32 = u32::MAX;
+
+/// The speeds of a trace's jobs, in job order.
+#[derive(Debug, Clone)]
+pub struct Speeds {
+    tables: Arc<Vec<Tables>>,
+    /// Per job: its iterations, and its curve (`NONE`: no speed).
+    work: Vec<f64>,
+    curve: Vec<u32>,
+    /// Per curve, per table: the profiled row (empty: none).
+    rows: Vec<Vec<Row>>,
+    /// GPU type (`Cluster::gpu_types`) → the table its jobs run from.
+    type_table: Vec<u32>,
+}
+
+impl Speeds {
+    /// The job's iterations, when it runs from the tables.
+    pub fn work(&self, job: u32) -> Option<f64> {
+        let j = job as usize;
+        (self.curve.get(j).is_some_and(|&c| c != NONE)).then(|| self.work[j])
+    }
+
+    /// Iterations per second of `job` on `gpus` GPUs of type `ty`.
+    pub fn rate(&self, job: u32, gpus: u32, ty: TypeId) -> Option<f64> {
+        let c = *self.curve.get(job as usize)?;
+        let t = *self.type_table.get(ty as usize)?;
+        let row = self.rows.get(c as usize)?.get(t as usize)?;
+        rate_on(row, gpus)
+    }
+
+    /// Seconds `job` needs for `left` iterations at `rate`: whole seconds,
+    /// rounded up (as ElasticFlow's simulator plans a finish).
+    pub fn seconds(left: f64, rate: f64) -> Secs {
+        let s = (left.max(0.0) / rate).ceil();
+        if s.is_finite() {
+            s.min(i64::MAX as f64 / 4.0) as Secs
+        } else {
+            i64::MAX / 4
+        }
+    }
+
+    /// How many jobs run from the tables.
+    pub fn jobs_with_speed(&self) -> usize {
+        self.curve.iter().filter(|&&c| c != NONE).count()
+    }
+
+    pub fn tables(&self) -> &[Tables] {
+        &self.tables
+    }
+}
+
+/// Gives `trace`'s jobs their speeds from `tables`; the lines that say
+/// what was done. A trace without a work column is an error: the tables
+/// would change nothing.
+pub fn attach(trace: &mut Trace, tables: Vec<Tables>) -> Result<Vec<String>, InputError> {
+    let work: Vec<Option<(u64, u32)>> = trace
+        .jobs
+        .iter()
+        .map(|j| trace.native.as_ref().and_then(|n| n.work(j)))
+        .collect();
+    attach_with(trace, tables, &work)
+}
+
+/// `attach`, with each job's work given (iterations, global batch size),
+/// in job order, rather than read from the format's tables.
+pub fn attach_with(
+    trace: &mut Trace,
+    tables: Vec<Tables>,
+    work_of: &[Option<(u64, u32)>],
+) -> Result<Vec<String>, InputError> {
+    let unnamed = tables.iter().filter(|t| t.gpu_type.is_none()).count();
+    if unnamed > 1 {
+        return Err(InputError::file(
+            &tables[1].dir.display().to_string(),
+            "two --throughputs directories name no GPU type: name each (A100=DIR, T4=DIR)",
+        ));
+    }
+    let type_table = bind(&trace.cluster, &tables)?;
+    let n = trace.jobs.len();
+    let (mut work, mut curve) = (vec![0.0; n], vec![NONE; n]);
+    let mut rows: Vec<Vec<Row>> = Vec::new();
+    let mut keys: rustc_hash::FxHashMap<(u32, u32), u32> = Default::default();
+    let mut without = std::collections::BTreeMap::<String, u64>::new();
+    let mut any_work = false;
+    for (i, job) in trace.jobs.iter().enumerate() {
+        let Some((iters, batch)) = work_of.get(i).copied().flatten() else {
+            continue;
+        };
+        any_work = true;
+        let Some(model) = job.model else { continue };
+        let name = trace.symbols.get(model);
+        let key = (model.index(), batch);
+        let c = match keys.get(&key) {
+            Some(&c) => c,
+            None => {
+                let r: Vec<Row> = tables
+                    .iter()
+                    .map(|t| t.row(name, batch).unwrap_or_default().into())
+                    .collect();
+                let usable = type_table.iter().all(|&t| !r[t as usize].is_empty());
+                let c = if usable { rows.len() as u32 } else { NONE };
+                if usable {
+                    rows.push(r);
+                }
+                keys.insert(key, c);
+                c
+            }
+        };
+        if c == NONE {
+            *without
+                .entry(format!("{} at batch {batch}", crate::text::sanitize(name)))
+                .or_default() += 1;
+            continue;
+        }
+        work[i] = iters as f64;
+        curve[i] = c;
+    }
+    if !any_work {
+        return Err(InputError::file(
+            &trace.source,
+            "--throughputs: this trace carries no work (iterations, model, batch size) to run from the tables",
+        ));
+    }
+    let speeds = Speeds {
+        tables: Arc::new(tables),
+        work,
+        curve,
+        rows,
+        type_table,
+    };
+    let mut said = vec![format!(
+        "speed model: {} of {} jobs run from throughput tables ({}); between profiled GPU counts: linear, flat past the largest, proportional below the smallest",
+        speeds.jobs_with_speed(),
+        n,
+        tables_said(&speeds.tables, &trace.cluster),
+    )];
+    if !without.is_empty() {
+        let left: u64 = without.values().sum();
+        let mut named: Vec<String> = without
+            .iter()
+            .take(4)
+            .map(|(m, k)| format!("{m} ×{k}"))
+            .collect();
+        if without.len() > 4 {
+            named.push(format!("{} more", without.len() - 4));
+        }
+        said.push(format!(
+            "speed model: {left} jobs keep their recorded durations — no table row for {}",
+            named.join(", ")
+        ));
+    }
+    trace.speeds = Some(Arc::new(speeds));
+    Ok(said)
+}
+
+/// Binds the speeds to `trace`'s cluster again (after it was rebuilt).
+pub fn rebind(trace: &mut Trace) -> Result<(), InputError> {
+    let Some(s) = trace.speeds.as_ref() else {
+        return Ok(());
+    };
+    let mut s = Speeds::clone(s);
+    s.type_table = bind(&trace.cluster, &s.tables)?;
+    trace.speeds = Some(Arc::new(s));
+    Ok(())
+}
+
+/// GPU type → the table its jobs run from: the one naming the type
+/// (case-insensitively), else the one naming none.
+fn bind(cluster: &Cluster, tables: &[Tables]) -> Result<Vec<u32>, InputError> {
+    for t in tables {
+        if let Some(name) = &t.gpu_type {
+            if !cluster
+                .gpu_types
+                .iter()
+                .any(|g| g.eq_ignore_ascii_case(name))
+            {
+                return Err(InputError::file(
+                    &t.dir.display().to_string(),
+                    format!(
+                        "--throughputs {}=: this cluster has no GPU of that type (its types: {}); give the directory alone to use it for every type",
+                        crate::text::sanitize(name),
+                        crate::text::sanitize(&cluster.gpu_types.join(", "))
+                    ),
+                ));
+            }
+        }
+    }
+    cluster
+        .gpu_types
+        .iter()
+        .map(|g| {
+            let named = tables
+                .iter()
+                .position(|t| t.gpu_type.as_ref().is_some_and(|n| n.eq_ignore_ascii_case(g)));
+            named
+                .or_else(|| tables.iter().position(|t| t.gpu_type.is_none()))
+                .map(|i| i as u32)
+                .ok_or_else(|| {
+                    InputError::file(
+                        &tables[0].dir.display().to_string(),
+                        format!(
+                            "--throughputs: no table for GPU type {} (name one TYPE=DIR for each type, or give one directory for all)",
+                            crate::text::sanitize(g)
+                        ),
+                    )
+                })
+        })
+        .collect()
+}
+
+fn tables_said(tables: &[Tables], cluster: &Cluster) -> String {
+    tables
+        .iter()
+        .map(|t| {
+            let dir = crate::text::sanitize(&t.dir.display().to_string());
+            match &t.gpu_type {
+                Some(ty) => format!("{} on {dir}", crate::text::sanitize(ty)),
+                None if cluster.gpu_types.len() > 1 => format!("{dir} for the other types"),
+                None => dir,
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
