@@ -295,3 +295,74 @@ fn the_artifacts_own_column_names_load_and_are_named_in_errors() {
         stdout(&o)
     );
 }
+
+#[test]
+fn a_cluster_of_two_gpu_types_from_a_spec_runs_each_at_its_tables() {
+    let d = common::scratch_dir("speed-het");
+    for (ty, rates) in [("a100", "4,10"), ("t4", "1,4")] {
+        let t = d.join(ty);
+        std::fs::create_dir_all(&t).unwrap();
+        std::fs::write(
+            t.join("m.csv"),
+            format!("global_batch_size,1,4\n32,{rates}\n"),
+        )
+        .unwrap();
+    }
+    let spec = d.join("cluster.csv");
+    std::fs::write(
+        &spec,
+        "gpu_type,machines,gpus_per_machine\nA100,1,4\nT4,1,4\n",
+    )
+    .unwrap();
+    let trace = d.join("t.csv");
+    std::fs::write(
+        &trace,
+        format!("{HEADER}a,0,100,m,9999,32,4,999\nb,0,100,m,9999,32,4,999\n"),
+    )
+    .unwrap();
+    let out = d.join("jobs.csv");
+    let a100 = format!("A100={}", d.join("a100").display());
+    let t4 = format!("t4={}", d.join("t4").display());
+    let o = tracetui(&[
+        "sim",
+        "itp",
+        trace.to_str().unwrap(),
+        "--cluster",
+        spec.to_str().unwrap(),
+        "--throughputs",
+        &a100,
+        "--throughputs",
+        &t4,
+        "--jobs-out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("cluster: 8 GPUs = 1 × 4 A100 + 1 × 4 T4"),
+        "{}",
+        stderr(&o)
+    );
+    let text = std::fs::read_to_string(&out).unwrap();
+    let mut ends: Vec<i64> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(9).unwrap().parse().unwrap())
+        .collect();
+    ends.sort();
+    assert_eq!(
+        ends,
+        vec![10, 25],
+        "100 it at 10 it/s on the A100s, at 4 it/s on the T4s"
+    );
+    // A spec is for traces without a machine list, and --gpus conflicts.
+    let o = tracetui(&[
+        "sim",
+        "itp",
+        trace.to_str().unwrap(),
+        "--cluster",
+        spec.to_str().unwrap(),
+        "--gpus",
+        "8",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}

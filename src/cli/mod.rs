@@ -183,7 +183,7 @@ pub struct LoadArgs {
 #[derive(Debug, Args, Clone)]
 pub struct ReadArgs {
     /// Cluster size in GPUs, for traces without a machine list.
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=crate::trace::limits::MAX_GPUS as i64))]
+    #[arg(long, conflicts_with = "cluster_spec", value_parser = clap::value_parser!(u32).range(1..=crate::trace::limits::MAX_GPUS as i64))]
     pub gpus: Option<u32>,
     /// GPUs per machine when the cluster is built from --gpus.
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=1024))]
@@ -204,6 +204,11 @@ pub struct ReadArgs {
     /// TYPE=DIR for the tables of one GPU type; repeat for several.
     #[arg(long, value_name = "[TYPE=]DIR")]
     pub throughputs: Vec<String>,
+    /// The machines, for traces without a machine list: ElasticFlow's
+    /// cluster spec (num_switch,num_node_p_switch,num_gpu_p_node,…) or
+    /// machines per GPU type (gpu_type,machines,gpus_per_machine rows).
+    #[arg(long = "cluster", id = "cluster_spec", value_name = "FILE")]
+    pub cluster: Option<PathBuf>,
 }
 
 impl ReadArgs {
@@ -216,6 +221,18 @@ impl ReadArgs {
     ) -> Result<(crate::trace::Trace, crate::trace::LoadReport), crate::trace::InputError> {
         use crate::trace::throughput::{parse_spec, Tables};
         let (mut trace, mut report) = crate::trace::load(format, path, &self.options())?;
+        if let Some(spec) = &self.cluster {
+            if trace.cluster.sized_by.is_empty() {
+                return Err(crate::trace::InputError::file(
+                    &spec.display().to_string(),
+                    "--cluster is for traces without a machine list; this trace lists its machines",
+                ));
+            }
+            let before =
+                std::mem::replace(&mut trace.cluster, crate::trace::cluster_spec::load(spec)?);
+            report.notes.retain(|n| *n != before.origin);
+            report.note(trace.cluster.origin.clone());
+        }
         if !self.throughputs.is_empty() {
             let tables = self
                 .throughputs

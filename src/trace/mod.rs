@@ -3,6 +3,7 @@
 pub mod acme;
 pub(crate) mod archive;
 pub mod clock;
+pub mod cluster_spec;
 pub mod detail;
 pub(crate) mod energy;
 #[cfg(test)]

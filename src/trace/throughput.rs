@@ -266,7 +266,10 @@ mod tests {
         assert_eq!(t.rows[&64], vec![(1, 1.5), (4, 4.0)]);
         assert_eq!(t.rows[&128], vec![(1, 2.0)]);
         let r = rate_on(&t.rows[&64], 2).unwrap();
-        assert!((r - (1.5 + 2.5 / 3.0)).abs() < 1e-12, "nan is not profiled: {r}");
+        assert!(
+            (r - (1.5 + 2.5 / 3.0)).abs() < 1e-12,
+            "nan is not profiled: {r}"
+        );
     }
 
     #[test]
