@@ -63,6 +63,57 @@ pub struct Stats {
     /// GPU job submissions per hour of the day, in the trace's zone.
     pub submissions_by_hour: [u64; 24],
     pub zone: String,
+    /// Over jobs with a deadline (none: the trace has no deadlines).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deadlines: Option<Deadlines>,
+}
+
+/// How many deadlines no policy can meet.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Deadlines {
+    pub jobs: u64,
+    /// deadline < submit + recorded run time: missed at the recorded speed
+    /// whatever the policy does.
+    pub infeasible_at_recorded_speed: u64,
+    /// deadline < submit + iterations ÷ the best rate on up to the
+    /// cluster's GPUs (`--throughputs`; null without tables): missed even
+    /// by a job started on arrival and scaled out as far as the tables go.
+    pub infeasible_at_full_scale_out: Option<u64>,
+}
+
+/// Deadlines that cannot be met (see `Deadlines`).
+fn deadlines(trace: &Trace) -> Option<Deadlines> {
+    let with: Vec<(usize, &crate::trace::Job, i64)> = trace
+        .jobs
+        .iter()
+        .enumerate()
+        .filter_map(|(i, j)| j.deadline.get().map(|d| (i, j, d)))
+        .collect();
+    if with.is_empty() {
+        return None;
+    }
+    let recorded = with
+        .iter()
+        .filter(|(_, j, d)| j.runtime.get().is_some_and(|r| j.submit + r > *d))
+        .count() as u64;
+    let all_gpus = trace.cluster.total_gpus().min(u32::MAX as u64) as u32;
+    let scaled = trace.speeds.as_deref().map(|s| {
+        with.iter()
+            .filter(|(i, j, d)| {
+                let i = *i as u32;
+                let secs = match (s.work(i), s.best_rate(i, all_gpus)) {
+                    (Some(w), Some(r)) => Some(crate::trace::speed::Speeds::seconds(w, r)),
+                    _ => j.runtime.get(),
+                };
+                secs.is_some_and(|r| j.submit + r > *d)
+            })
+            .count() as u64
+    });
+    Some(Deadlines {
+        jobs: with.len() as u64,
+        infeasible_at_recorded_speed: recorded,
+        infeasible_at_full_scale_out: scaled,
+    })
 }
 
 fn hour(zone: Zone, t: i64) -> usize {
@@ -150,6 +201,7 @@ pub fn stats(trace: &Trace) -> Stats {
         queue_s: MeanMedian::of(&queues),
         gpus_per_job: MeanMedian::of(&gpus),
         submissions_by_hour: by_hour,
+        deadlines: deadlines(trace),
         zone: match trace.zone {
             Zone::Relative => "seconds from the trace's start".into(),
             Zone::Tz(tz) => tz.name().into(),

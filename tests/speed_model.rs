@@ -366,3 +366,60 @@ fn a_cluster_of_two_gpu_types_from_a_spec_runs_each_at_its_tables() {
     ]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
+
+#[test]
+fn stats_says_how_many_deadlines_no_policy_can_meet() {
+    let d = common::scratch_dir("speed-stats");
+    let t = tables(&d);
+    let trace = d.join("t.csv");
+    // a: 999 s recorded, deadline 40 s after submit; 100 it at 5 it/s on
+    // 4 GPUs = 20 s. b: deadline 10 s after: missed either way. c: 30 s
+    // recorded, deadline 60 s after: met either way.
+    let rows = "a,0,100,m,40,32,1,999\nb,5,100,m,15,32,1,999\nc,9,10,m,69,32,1,30\n";
+    std::fs::write(&trace, format!("{HEADER}{rows}")).unwrap();
+    let tp = format!("{}", t.display());
+    let run = |extra: &[&str]| {
+        let mut a = vec![
+            "stats",
+            "itp",
+            trace.to_str().unwrap(),
+            "--gpus",
+            "4",
+            "--format",
+            "json",
+        ];
+        a.extend_from_slice(extra);
+        let o = tracetui(&a);
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_str::<serde_json::Value>(&stdout(&o)).unwrap()["deadlines"].clone()
+    };
+    let plain = run(&[]);
+    assert_eq!(plain["jobs"], 3);
+    assert_eq!(plain["infeasible_at_recorded_speed"], 2);
+    assert!(plain["infeasible_at_full_scale_out"].is_null());
+    let scaled = run(&["--throughputs", &tp]);
+    assert_eq!(
+        scaled["infeasible_at_recorded_speed"], 2,
+        "the recorded speed is the record's"
+    );
+    assert_eq!(scaled["infeasible_at_full_scale_out"], 1, "{scaled}");
+    let o = tracetui(&[
+        "stats",
+        "itp",
+        trace.to_str().unwrap(),
+        "--gpus",
+        "4",
+        "--throughputs",
+        &tp,
+    ]);
+    assert!(
+        stdout(&o).contains("2 (66.7 %) infeasible at the recorded speed"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(
+        stdout(&o).contains("1 (33.3 %) infeasible even started on arrival at full scale-out"),
+        "{}",
+        stdout(&o)
+    );
+}

@@ -98,6 +98,24 @@ fn stats_text(s: &Stats) -> String {
         "GPUs/job   {}",
         mm(&s.gpus_per_job, &|x| format!("{x:.2}"))
     );
+    if let Some(d) = &s.deadlines {
+        let pct = |n: u64| n as f64 / d.jobs.max(1) as f64 * 100.0;
+        let r = d.infeasible_at_recorded_speed;
+        let _ = writeln!(
+            o,
+            "deadlines  {} jobs; {r} ({:.1} %) infeasible at the recorded speed (deadline < submit + run time)",
+            d.jobs,
+            pct(r)
+        );
+        let _ = match d.infeasible_at_full_scale_out {
+            Some(f) => writeln!(
+                o,
+                "           {f} ({:.1} %) infeasible even started on arrival at full scale-out (the tables' best rate on up to the cluster's GPUs)",
+                pct(f)
+            ),
+            None => writeln!(o, "           (--throughputs DIR says how many are infeasible at full scale-out)"),
+        };
+    }
     let max = s
         .submissions_by_hour
         .iter()

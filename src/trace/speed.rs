@@ -55,6 +55,20 @@ impl Speeds {
         }
     }
 
+    /// The fastest `job` can go on at most `max_gpus` GPUs of any type:
+    /// the best profiled rate at a count up to it (full scale-out).
+    pub fn best_rate(&self, job: u32, max_gpus: u32) -> Option<f64> {
+        let c = *self.curve.get(job as usize)?;
+        let rows = self.rows.get(c as usize)?;
+        self.type_table
+            .iter()
+            .filter_map(|&t| rows.get(t as usize))
+            .flat_map(|r| r.iter().filter(|&&(n, _)| n <= max_gpus).map(|&(_, r)| r))
+            .fold(None, |best: Option<f64>, r| {
+                Some(best.map_or(r, |b| b.max(r)))
+            })
+    }
+
     /// How many jobs run from the tables.
     pub fn jobs_with_speed(&self) -> usize {
         self.curve.iter().filter(|&&c| c != NONE).count()
