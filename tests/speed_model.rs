@@ -423,3 +423,50 @@ fn stats_says_how_many_deadlines_no_policy_can_meet() {
         stdout(&o)
     );
 }
+
+#[test]
+fn results_name_and_hash_the_tables_and_cluster_they_ran_on() {
+    use sha2::Digest;
+    let d = common::scratch_dir("speed-meta");
+    let t = tables(&d);
+    let spec = d.join("cluster.csv");
+    std::fs::write(&spec, "gpu_type,machines,gpus_per_machine\nA100,1,4\n").unwrap();
+    let trace = d.join("t.csv");
+    std::fs::write(&trace, format!("{HEADER}a,0,100,m,9999,32,1,999\n")).unwrap();
+    let tp = format!("A100={}", t.display());
+    let o = tracetui(&[
+        "sim",
+        "itp",
+        trace.to_str().unwrap(),
+        "--cluster",
+        spec.to_str().unwrap(),
+        "--throughputs",
+        &tp,
+        "--format",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let inputs = &v["meta"]["inputs"];
+    let hex = |p: &Path| {
+        let d = sha2::Sha256::digest(std::fs::read(p).unwrap());
+        d.iter().map(|b| format!("{b:02x}")).collect::<String>()
+    };
+    assert_eq!(inputs[0]["what"], "throughputs A100", "{inputs}");
+    assert_eq!(inputs[0]["files"][0]["name"], "m.csv");
+    assert_eq!(inputs[0]["files"][0]["sha256"], hex(&t.join("m.csv")));
+    assert_eq!(inputs[1]["what"], "cluster");
+    assert_eq!(inputs[1]["files"][0]["sha256"], hex(&spec));
+    // Without them, no inputs key: earlier results keep their bytes.
+    let o = tracetui(&[
+        "sim",
+        "itp",
+        trace.to_str().unwrap(),
+        "--gpus",
+        "4",
+        "--format",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert!(v["meta"].get("inputs").is_none(), "{}", v["meta"]);
+}

@@ -35,6 +35,9 @@ pub(crate) struct Meta {
     /// its long name; `trace` is `FORMAT:PATH`, as in a sweep plan.
     pub knobs: Map<String, Value>,
     pub policies: Vec<PolicyMeta>,
+    /// The throughput tables and cluster spec the run read, hashed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub inputs: Vec<super::meta_inputs::InputMeta>,
 }
 
 fn shared<S: serde::Serializer>(m: &Arc<TraceMeta>, s: S) -> Result<S::Ok, S::Error> {
@@ -53,7 +56,7 @@ pub(crate) struct TraceMeta {
     pub files: Vec<FileMeta>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub(crate) struct FileMeta {
     /// Relative to the trace's directory.
     pub name: String,
@@ -91,6 +94,7 @@ impl Meta {
             trace,
             knobs: t.knobs.clone(),
             policies: policy_metas(policies, schedule),
+            inputs: super::meta_inputs::inputs_of(&t.load.read),
         }
     }
 
@@ -295,7 +299,7 @@ pub(crate) fn hashed_while<T>(
 }
 
 /// A file's length and SHA-256 (read in 1 MiB pieces).
-fn hash_file(path: &Path) -> std::io::Result<(u64, String)> {
+pub(crate) fn hash_file(path: &Path) -> std::io::Result<(u64, String)> {
     let mut f = std::fs::File::open(path)?;
     let mut h = Sha256::new();
     let mut buf = vec![0u8; 1 << 20];
@@ -411,6 +415,7 @@ mod tests {
             }),
             knobs: Map::new(),
             policies: Vec::new(),
+            inputs: Vec::new(),
         };
         let svg = into_svg("<?xml?>\n<svg a=\"1\">\n<rect/></svg>", &meta);
         assert!(svg.starts_with("<?xml?>\n<svg a=\"1\">\n<metadata"));

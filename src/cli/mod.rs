@@ -7,6 +7,7 @@ pub(crate) mod headless;
 mod inspect;
 pub(crate) mod logger;
 mod meta;
+mod meta_inputs;
 mod output;
 mod outputs;
 pub(crate) mod plotting;
