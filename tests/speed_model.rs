@@ -365,6 +365,17 @@ fn a_cluster_of_two_gpu_types_from_a_spec_runs_each_at_its_tables() {
         "8",
     ]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let (t, s) = (trace.to_str().unwrap(), spec.to_str().unwrap());
+    let o = tracetui(&["sim", "itp", t, "--cluster", s, "--load", "0.8"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let pai = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-traces/pai");
+    let o = tracetui(&["sim", "pai", pai, "--cluster", s]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let said = stderr(&o);
+    assert!(
+        said.contains("--cluster is for traces without a machine list"),
+        "{said}"
+    );
 }
 
 #[test]

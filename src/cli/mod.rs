@@ -223,10 +223,14 @@ impl ReadArgs {
         use crate::trace::throughput::{parse_spec, Tables};
         let (mut trace, mut report) = crate::trace::load(format, path, &self.options())?;
         if let Some(spec) = &self.cluster {
-            if trace.cluster.sized_by.is_empty() {
+            let names_machines = trace
+                .jobs
+                .iter()
+                .any(|j| j.gpu_type.is_some() || !j.segments.is_empty());
+            if trace.cluster.sized_by.is_empty() || names_machines {
                 return Err(crate::trace::InputError::file(
                     &spec.display().to_string(),
-                    "--cluster is for traces without a machine list; this trace lists its machines",
+                    "--cluster is for traces without a machine list; this trace lists its machines (or its jobs name GPU types or machines)",
                 ));
             }
             let before =

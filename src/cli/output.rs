@@ -106,7 +106,7 @@ fn rules(speed_model: bool) -> String {
         return RULES.to_string();
     }
     format!(
-        "{RULES}; with --throughputs a job's run time is its iterations ÷ the table's rate on its GPUs (run time in slowdown and the oracle: on the GPUs it asks for, fastest type)"
+        "{RULES}; with --throughputs a job's run time is its iterations ÷ the table's rate on its GPUs (the oracle's run time, runtime_s, and a preempted job's in slowdown: on the GPUs it asks for, fastest type)"
     )
 }
 

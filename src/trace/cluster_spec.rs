@@ -23,6 +23,8 @@ const ELASTICFLOW: [&str; 5] = [
 ];
 const TYPED: [&str; 3] = ["gpu_type", "machines", "gpus_per_machine"];
 const TYPED_MORE: [&str; 2] = ["cpus", "mem_gb"];
+/// Most GPU types a spec may name.
+const MAX_TYPES: usize = 256;
 /// A spec file is a few lines.
 const MAX_BYTES: u64 = 1 << 20;
 
@@ -117,15 +119,16 @@ pub fn parse(text: &[u8], file: &str) -> Result<Cluster, InputError> {
         && header[..3] == TYPED
         && header[3..] == TYPED_MORE[..header.len() - 3]
     {
+        let mut names = std::collections::HashSet::new();
         for (line, cells) in body {
             width(*line, cells)?;
             let name = &cells[0];
-            if name.is_empty() || types.iter().any(|t| t.0 == *name) {
+            if name.is_empty() || !names.insert(name.clone()) || types.len() >= MAX_TYPES {
                 return Err(InputError::on_line(
                     file,
                     *line,
                     format!(
-                        "gpu_type '{}': a type named once is expected",
+                        "gpu_type '{}': a type named once, at most {MAX_TYPES} types, is expected",
                         crate::text::sanitize(name)
                     ),
                 ));

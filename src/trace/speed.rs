@@ -98,10 +98,15 @@ pub fn attach_with(
     tables: Vec<Tables>,
     work_of: &[Option<(u64, u32)>],
 ) -> Result<Vec<String>, InputError> {
-    let unnamed = tables.iter().filter(|t| t.gpu_type.is_none()).count();
-    if unnamed > 1 {
+    if tables.is_empty() {
         return Err(InputError::file(
-            &tables[1].dir.display().to_string(),
+            &trace.source,
+            "--throughputs: no tables given",
+        ));
+    }
+    if let Some(second) = tables.iter().filter(|t| t.gpu_type.is_none()).nth(1) {
+        return Err(InputError::file(
+            &second.dir.display().to_string(),
             "two --throughputs directories name no GPU type: name each (A100=DIR, T4=DIR)",
         ));
     }

@@ -16,10 +16,11 @@ use super::input::InputError;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// Most table files read from one directory, and bytes in one file: a
-/// directory of ElasticFlow's has 6–7 files of under 4 KiB.
+/// Most table files read from one directory, bytes in one file and in
+/// all of them: a directory of ElasticFlow's has 6–7 files of under 4 KiB.
 const MAX_FILES: usize = 4096;
 const MAX_BYTES: u64 = 4 << 20;
+const MAX_TOTAL: u64 = 32 << 20;
 /// Most GPU counts a table may profile.
 const MAX_COUNT: u32 = 1 << 20;
 
@@ -88,10 +89,21 @@ impl Tables {
         }
         files.sort();
         let mut models = BTreeMap::new();
+        let mut total = 0;
         for f in &files {
             let Some(stem) = f.file_stem().and_then(|s| s.to_str()) else {
                 continue;
             };
+            total += std::fs::metadata(f).map_or(0, |m| m.len());
+            if total > MAX_TOTAL {
+                return Err(InputError::file(
+                    &shown,
+                    format!(
+                        "more than {} MiB of tables: not a directory of throughput tables",
+                        MAX_TOTAL >> 20
+                    ),
+                ));
+            }
             models.insert(stem.to_string(), read_table(f)?);
         }
         if models.is_empty() {
@@ -161,9 +173,10 @@ pub fn parse_table(text: &[u8], file: &str) -> Result<ModelTable, InputError> {
         ));
     }
     let mut counts = Vec::with_capacity(names.len() - 1);
+    let mut seen = std::collections::HashSet::new();
     for n in &names[1..] {
         match n.parse::<u32>() {
-            Ok(c) if (1..=MAX_COUNT).contains(&c) && !counts.contains(&c) => counts.push(c),
+            Ok(c) if (1..=MAX_COUNT).contains(&c) && seen.insert(c) => counts.push(c),
             _ => {
                 return Err(InputError::on_line(
                     file,

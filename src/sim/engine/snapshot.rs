@@ -185,7 +185,7 @@ impl Engine {
             + self.completions.held_bytes()
             + self.cluster.held_bytes()
             + self.queue.held_bytes()
-            + self.resumes.capacity() * 48
+            + self.resumes.capacity() * (size_of::<super::Resume>() + 8)
             + self.events.capacity() * size_of::<super::Event>()
             + self.power.as_ref().map_or(0, |p| p.held_bytes())
     }

@@ -167,7 +167,10 @@ impl Engine {
             let Some((rank, g)) = best else { break };
             cursor = rank;
             let job = self.shapes.arrival[rank as usize];
-            let ends = self.time_left(job).map(|r| self.now + r.max(0));
+            // On the GPUs it is given (a job with a speed runs at theirs).
+            let ends = self
+                .time_left_on(job, Some(&g))
+                .map(|r| self.now + r.max(0));
             let res = self.reservation.as_mut().expect("computed above");
             if ends.is_none_or(|e| e > res.shadow) {
                 res.consume(&g, &self.cluster);
