@@ -30,20 +30,8 @@ const MAX_BYTES: u64 = 1 << 20;
 
 /// Reads the cluster `path` describes.
 pub fn load(path: &Path) -> Result<Cluster, InputError> {
-    use std::io::Read;
-    let shown = path.display().to_string();
-    let mut text = Vec::new();
-    super::reader::open_file(path)?
-        .take(MAX_BYTES + 1)
-        .read_to_end(&mut text)
-        .map_err(|e| InputError::file(&shown, format!("cannot read: {e}")))?;
-    if text.len() as u64 > MAX_BYTES {
-        return Err(InputError::file(
-            &shown,
-            "larger than 1 MiB: not a cluster spec",
-        ));
-    }
-    parse(&text, &shown)
+    let text = super::reader::read_small(path, MAX_BYTES, "a cluster spec")?;
+    parse(&text, &path.display().to_string())
 }
 
 /// A spec's text; errors name the file, the line and the column.

@@ -22,6 +22,24 @@ pub(crate) fn open_file(path: &Path) -> Result<std::fs::File, InputError> {
     std::fs::File::open(path).map_err(|e| InputError::file(&shown, format!("cannot open: {e}")))
 }
 
+/// The whole of a small file (a table, a spec) of at most `max` bytes; a
+/// larger one is refused as not being `what`.
+pub(crate) fn read_small(path: &Path, max: u64, what: &str) -> Result<Vec<u8>, InputError> {
+    let shown = path.display().to_string();
+    let mut text = Vec::new();
+    open_file(path)?
+        .take(max + 1)
+        .read_to_end(&mut text)
+        .map_err(|e| InputError::file(&shown, format!("cannot read: {e}")))?;
+    if text.len() as u64 > max {
+        return Err(InputError::file(
+            &shown,
+            format!("larger than {} KiB: not {what}", max >> 10),
+        ));
+    }
+    Ok(text)
+}
+
 /// Checks that `path` is a directory holding `what`: a path that cannot be
 /// read says the OS's reason, a file says it is not a directory.
 pub(crate) fn open_dir(path: &Path, what: &str) -> Result<(), InputError> {

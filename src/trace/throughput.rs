@@ -128,23 +128,8 @@ impl Tables {
 
 /// One `MODEL.csv`.
 fn read_table(path: &Path) -> Result<ModelTable, InputError> {
-    use std::io::Read;
-    let shown = path.display().to_string();
-    let f = super::reader::open_file(path)?;
-    let mut text = Vec::new();
-    f.take(MAX_BYTES + 1)
-        .read_to_end(&mut text)
-        .map_err(|e| InputError::file(&shown, format!("cannot read: {e}")))?;
-    if text.len() as u64 > MAX_BYTES {
-        return Err(InputError::file(
-            &shown,
-            format!(
-                "larger than {} MiB: not a throughput table",
-                MAX_BYTES >> 20
-            ),
-        ));
-    }
-    parse_table(&text, &shown)
+    let text = super::reader::read_small(path, MAX_BYTES, "a throughput table")?;
+    parse_table(&text, &path.display().to_string())
 }
 
 /// A table's text; errors name the file, the line and the column.
