@@ -6,6 +6,7 @@ use super::meta::{hash_file, FileMeta};
 use super::ReadArgs;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
 
 /// One input: what it is to the run, its path, and its files.
 #[derive(Debug, Clone, Serialize)]
@@ -17,9 +18,49 @@ pub(crate) struct InputMeta {
     pub files: Vec<FileMeta>,
 }
 
+/// An input before hashing: what it is, its path, its files.
+type Listed = (String, PathBuf, Vec<PathBuf>);
+
+/// What the inputs were when hashed: each file's path, length and
+/// modification time.
+type Stamp = Vec<(PathBuf, u64, Option<std::time::SystemTime>)>;
+
+/// The inputs hashed so far, by what they were then.
+type Hashed = Vec<(Stamp, Vec<InputMeta>)>;
+
 /// The inputs `read` names, hashed (a file that cannot be read now is
-/// listed without a hash rather than failing a run that read it).
+/// listed without a hash rather than failing a run that read it); once per
+/// process while the files are unchanged (a sweep's runs share them).
 pub(crate) fn inputs_of(read: &ReadArgs) -> Vec<InputMeta> {
+    static SEEN: OnceLock<Mutex<Hashed>> = OnceLock::new();
+    let listed = listed(read);
+    if listed.is_empty() {
+        return Vec::new();
+    }
+    let stamp: Stamp = listed
+        .iter()
+        .flat_map(|(_, _, files)| files)
+        .map(|p| {
+            let m = std::fs::metadata(p).ok();
+            let len = m.as_ref().map_or(0, |m| m.len());
+            (p.clone(), len, m.and_then(|m| m.modified().ok()))
+        })
+        .collect();
+    // Held while hashing: runs wait for the one hash.
+    let mut seen = SEEN
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(|p| p.into_inner());
+    if let Some((_, m)) = seen.iter().find(|(s, _)| *s == stamp) {
+        return m.clone();
+    }
+    let hashed: Vec<InputMeta> = listed.into_iter().map(input).collect();
+    seen.push((stamp, hashed.clone()));
+    hashed
+}
+
+/// The inputs `read` names and their files.
+fn listed(read: &ReadArgs) -> Vec<Listed> {
     let mut out = Vec::new();
     for spec in &read.throughputs {
         let (ty, dir) = crate::trace::throughput::parse_spec(spec);
@@ -32,20 +73,20 @@ pub(crate) fn inputs_of(read: &ReadArgs) -> Vec<InputMeta> {
             .unwrap_or_default();
         files.sort();
         let what = ty.map_or("throughputs".to_string(), |t| format!("throughputs {t}"));
-        out.push(input(what, &dir, &files));
+        out.push((what, dir, files));
     }
     if let Some(spec) = &read.cluster {
-        out.push(input("cluster".into(), spec, std::slice::from_ref(spec)));
+        out.push(("cluster".into(), spec.clone(), vec![spec.clone()]));
     }
     out
 }
 
-fn input(what: String, path: &Path, files: &[PathBuf]) -> InputMeta {
-    let abs = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    let base = if path.is_dir() {
-        path
+fn input((what, path, files): Listed) -> InputMeta {
+    let abs = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+    let base: &Path = if path.is_dir() {
+        &path
     } else {
-        path.parent().unwrap_or(path)
+        path.parent().unwrap_or(&path)
     };
     InputMeta {
         what,
