@@ -244,13 +244,17 @@ fn bind(cluster: &Cluster, tables: &[Tables]) -> Result<Vec<u32>, InputError> {
 }
 
 fn tables_said(tables: &[Tables], cluster: &Cluster) -> String {
+    let named = tables.iter().any(|t| t.gpu_type.is_some());
     tables
         .iter()
         .map(|t| {
             let dir = crate::text::sanitize(&t.dir.display().to_string());
             match &t.gpu_type {
                 Some(ty) => format!("{} on {dir}", crate::text::sanitize(ty)),
-                None if cluster.gpu_types.len() > 1 => format!("{dir} for the other types"),
+                None if cluster.gpu_types.len() > 1 && named => {
+                    format!("{dir} for the other types")
+                }
+                None if cluster.gpu_types.len() > 1 => format!("{dir} for every type"),
                 None => dir,
             }
         })
