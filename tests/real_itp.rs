@@ -59,8 +59,8 @@ fn every_released_itp_trace_under_every_policy() {
     }
     assert_eq!(
         checked,
-        11 * 9,
-        "5 raw + 6 ElasticFlow files, 9 policies each"
+        11 * 10,
+        "5 raw + 6 ElasticFlow files, 10 policies each"
     );
 }
 

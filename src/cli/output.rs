@@ -59,9 +59,13 @@ pub(super) fn table_one(r: &Report, describe: &str) -> String {
     if let Some(l) = offered(r) {
         let _ = writeln!(o, "load      {l}");
     }
+    let dropped = match r.jobs_dropped {
+        0 => String::new(),
+        n => format!(", dropped {n}"),
+    };
     let _ = writeln!(
         o,
-        "jobs      {} (done {}, rejected {}, unfinished {})",
+        "jobs      {} (done {}, rejected {}{dropped}, unfinished {})",
         r.jobs, r.jobs_done, r.jobs_rejected, r.jobs_unfinished
     );
     let _ = writeln!(
@@ -74,6 +78,9 @@ pub(super) fn table_one(r: &Report, describe: &str) -> String {
     let _ = writeln!(o, "peak queue {} jobs", r.peak_queue);
     if r.preemptions > 0 {
         let _ = writeln!(o, "preempted {} times", r.preemptions);
+    }
+    if r.resizes > 0 {
+        let _ = writeln!(o, "resized   {} times", r.resizes);
     }
     if let Some(d) = r.deadline_met {
         let _ = writeln!(o, "deadlines {:.1} % met", d * 100.0);
@@ -121,9 +128,10 @@ pub(super) fn table_many(rs: &[Report]) -> String {
         .max(14);
     let deadlines = rs.iter().any(|r| r.deadline_met.is_some());
     let unfinished = rs.iter().any(|r| r.jobs_unfinished > 0);
+    let dropped = rs.iter().any(|r| r.jobs_dropped > 0);
     let _ = writeln!(
         o,
-        "{:<w$}{:>8}{:>5}{:>10}{:>8}{:>10}{:>10}{:>10}{:>10}{:>10}{:>9}{:>7}{:>8}{}{}{}",
+        "{:<w$}{:>8}{:>5}{:>10}{:>8}{:>10}{:>10}{:>10}{:>10}{:>10}{:>9}{:>7}{:>8}{}{}{}{}",
         "policy",
         "done",
         "rej",
@@ -151,13 +159,18 @@ pub(super) fn table_many(rs: &[Report]) -> String {
             format!("{:>7}", "unfin")
         } else {
             String::new()
+        },
+        if dropped {
+            format!("{:>7}", "drop")
+        } else {
+            String::new()
         }
     );
     for r in rs {
         let h = |v: Option<f64>| v.map_or("-".into(), human_secs);
         let _ = writeln!(
             o,
-            "{}{:>8}{:>5}{:>10}{:>8}{:>10}{:>10}{:>10}{:>10}{:>10}{:>9}{:>7}{:>8}{}{}{}",
+            "{}{:>8}{:>5}{:>10}{:>8}{:>10}{:>10}{:>10}{:>10}{:>10}{:>9}{:>7}{:>8}{}{}{}{}",
             // Padded by the columns it takes (a wide character takes two).
             crate::text::fit_padded(&r.policy, w),
             r.jobs_done,
@@ -181,6 +194,11 @@ pub(super) fn table_many(rs: &[Report]) -> String {
             r.energy_kwh.map_or(String::new(), |e| format!("{e:>10.1}")),
             if unfinished {
                 format!("{:>7}", r.jobs_unfinished)
+            } else {
+                String::new()
+            },
+            if dropped {
+                format!("{:>7}", r.jobs_dropped)
             } else {
                 String::new()
             },
@@ -317,6 +335,11 @@ fn csv_doc(reports: &[Report], meta: Option<&Meta>) -> String {
     if deadlines {
         o.push_str(",deadline_met");
     }
+    // Runs from throughput tables may drop and resize jobs: say how many.
+    let elastic = reports.iter().any(|r| r.speed_model);
+    if elastic {
+        o.push_str(",jobs_dropped,resizes");
+    }
     if energy {
         o.push_str(",energy_kwh,avg_power_w");
     }
@@ -334,6 +357,9 @@ fn csv_doc(reports: &[Report], meta: Option<&Meta>) -> String {
         o.push_str(&csv_row(r));
         if deadlines {
             o.push_str(&format!(",{}", csv_num(r.deadline_met)));
+        }
+        if elastic {
+            o.push_str(&format!(",{},{}", r.jobs_dropped, r.resizes));
         }
         if energy {
             o.push_str(&format!(
@@ -393,6 +419,7 @@ mod tests {
             jobs: 1,
             jobs_done: 1,
             jobs_rejected: 0,
+            jobs_dropped: 0,
             jobs_unfinished: 0,
             makespan_s: Some(10),
             jct_s: Summary::of(&[10.0]),
@@ -402,6 +429,7 @@ mod tests {
             peak_queue: 0,
             overflow_segments: 0,
             preemptions: 0,
+            resizes: 0,
             deadline_met: None,
             energy_kwh: None,
             avg_power_w: None,

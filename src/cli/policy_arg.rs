@@ -168,6 +168,10 @@ pub struct PolicyArgs {
     /// Seconds a preempted job pays again when it resumes (srtf, las, fair, edf).
     #[arg(long, default_value_t = 30)]
     pub preempt_cost: u32,
+    /// Seconds an elastic job makes no progress after its GPUs change
+    /// (edf-elastic; ElasticFlow's simulator charges none under edf).
+    #[arg(long, default_value_t = 0, value_name = "SECS")]
+    pub rescale_cost: u32,
     /// las: queue boundaries in GPU-seconds of attained service, ascending.
     #[arg(long, default_value = "3600", value_parser = parse_thresholds)]
     pub las_thresholds: crate::sim::tuning::Thresholds,
@@ -199,6 +203,7 @@ impl PolicyArgs {
         }
         Ok(std::sync::Arc::new(crate::sim::Tuning {
             preempt_cost: self.preempt_cost as i64,
+            rescale_cost: self.rescale_cost as i64,
             las_thresholds: self.las_thresholds.0.clone(),
             las_starve: self.las_starve,
             fair_by: self.fair_by,

@@ -41,7 +41,8 @@ struct JobRow<'a> {
     user: Option<&'a str>,
     group: Option<&'a str>,
     gpus: Amount,
-    /// `done`, `rejected` (larger than the cluster), or where it was when the run stopped.
+    /// `done`, `rejected` (larger than the cluster), `dropped` (declined
+    /// by the policy), or where it was when the run stopped.
     state: &'static str,
     submit_s: Secs,
     /// First start, end (trace seconds); empty where it never started or ended.
@@ -82,6 +83,7 @@ fn job_row<'a>(e: &'a Engine, policy: &'a str, job: u32) -> JobRow<'a> {
         state: match st.phase {
             Phase::Done => "done",
             Phase::Rejected => "rejected",
+            Phase::Dropped => "dropped",
             Phase::Running => "running",
             Phase::Queued => "queued",
             Phase::Future => "future",

@@ -127,6 +127,19 @@ pub enum Refused {
     },
     #[error("start job {job}: the GPUs named add up to {total} milli-GPUs; it needs {needs}")]
     Total { job: u32, total: u64, needs: u64 },
+    #[error("scale job {job}: it is not elastic (a gang that runs from throughput tables)")]
+    NotElastic { job: u32 },
+    #[error("scale job {job} to {gpus} GPUs: it may hold {min} to {max}")]
+    ScaleRange {
+        job: u32,
+        gpus: u32,
+        min: u32,
+        max: u32,
+    },
+    #[error("scale job {job}, which is neither waiting nor running here (or named twice)")]
+    Scale { job: u32 },
+    #[error("drop job {job}, which is not waiting (or named twice)")]
+    Drop { job: u32 },
 }
 
 /// What an external policy said (or would be sent) that the protocol does not allow.

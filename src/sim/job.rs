@@ -15,6 +15,8 @@ pub enum Phase {
     Done,
     /// Needs more than the cluster could ever give it.
     Rejected,
+    /// Declined by the policy (admission control): it never runs.
+    Dropped,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

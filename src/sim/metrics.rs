@@ -71,6 +71,10 @@ pub struct Tally {
     pub first_submit: Option<Secs>,
     pub last_finish: Option<Secs>,
     pub rejected: u64,
+    /// Jobs the policy declined (they never ran).
+    pub dropped: u64,
+    /// Times a running elastic job's GPUs changed.
+    pub resizes: u64,
     /// The longest the queue has been.
     pub peak_queue: u64,
     /// Times a running job lost its GPUs to another.
@@ -144,7 +148,10 @@ pub struct Report {
     pub jobs: u64,
     pub jobs_done: u64,
     pub jobs_rejected: u64,
-    /// Jobs not done and not rejected: never started, or still waiting or
+    /// Jobs the policy declined (admission control): they never ran.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub jobs_dropped: u64,
+    /// Jobs not done, rejected or dropped: never started, or still waiting or
     /// running when the run ended (at the end of a run, what a policy left).
     pub jobs_unfinished: u64,
     pub makespan_s: Option<Secs>,
@@ -154,6 +161,9 @@ pub struct Report {
     pub gpu_util: Option<f64>,
     /// Times a running job lost its GPUs to another (preemptive policies).
     pub preemptions: u64,
+    /// Times a running elastic job's GPUs changed (elastic policies).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub resizes: u64,
     /// Share of the jobs with a deadline that finished by it (traces with
     /// deadlines); a job that never finished missed it.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -226,6 +236,10 @@ fn quantiles(v: &[f64]) -> Vec<f64> {
     (0..DIST_POINTS)
         .map(|i| s[i * (s.len() - 1) / (DIST_POINTS - 1)])
         .collect()
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 #[cfg(test)]

@@ -101,6 +101,11 @@ pub trait Rule: Send + Sync + 'static {
         &[]
     }
     fn walk(&self) -> Walk;
+    /// Whether it may take a running job's GPUs (a preemptive walk, or a
+    /// deciding policy that preempts in its answers).
+    fn preempts(&self) -> bool {
+        self.walk() == Walk::Preemptive
+    }
     /// What its queue keys mean, to show a waiting job's key.
     fn key_meaning(&self) -> KeyMeaning {
         KeyMeaning::Number
@@ -299,7 +304,7 @@ impl Policy {
     }
 
     pub fn preempts(self) -> bool {
-        self.walk() == Walk::Preemptive
+        self.rule().preempts()
     }
 
     /// What to know before running it on `trace` (it runs all the same).

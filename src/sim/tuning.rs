@@ -30,6 +30,9 @@ impl FairBy {
 pub struct Tuning {
     /// Seconds a preempted job pays again when it resumes (restoring state).
     pub preempt_cost: Secs,
+    /// Seconds an elastic job makes no progress after its GPUs change
+    /// (grown, shrunk or moved: the gang stops, checkpoints and restarts).
+    pub rescale_cost: Secs,
     /// `las` queue boundaries in GPU-seconds of attained service, ascending.
     pub las_thresholds: Vec<u64>,
     /// `las` starvation guard: a preempted job waiting longer than this many
@@ -52,6 +55,7 @@ impl Default for Tuning {
     fn default() -> Tuning {
         Tuning {
             preempt_cost: 30,
+            rescale_cost: 0,
             las_thresholds: vec![3600],
             las_starve: 2.0,
             fair_by: FairBy::User,

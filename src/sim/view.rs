@@ -52,6 +52,12 @@ pub trait View {
     fn rank(&self, job: u32) -> u32;
     /// The job at a place in arrival order.
     fn job_at_rank(&self, rank: u32) -> u32;
+    /// Iterations `job` has left now (a running job's current run
+    /// counted), when it runs from throughput tables.
+    fn work_left(&self, job: u32) -> Option<f64>;
+    /// Iterations per second of `job` on `gpus` GPUs of the slowest GPU
+    /// type of the cluster (a plan that holds on any of them).
+    fn rate(&self, job: u32, gpus: u32) -> Option<f64>;
     /// Whether `job` may be preempted: running on GPUs the simulation gave
     /// it (a recorded hold keeps its recorded end).
     fn preemptable(&self, job: u32) -> bool;
@@ -156,6 +162,19 @@ pub struct Answer {
     /// Waiting jobs to start after `start`, in order, where the placement
     /// rule puts them — each only if it fits then; the rest are skipped.
     pub start_if_fits: Vec<u32>,
+    /// Elastic jobs and the GPUs each is to hold (a gang of that many
+    /// whole GPUs), applied after `preempt` and before `start`: a running
+    /// job is resized (the same count keeps its GPUs where it can), a
+    /// waiting one starts. Every running job named lets its GPUs go first;
+    /// then each is placed in the order given (largest first packs best).
+    pub scale: Vec<(u32, u32)>,
+    /// Waiting jobs the policy declines: they leave the queue and never run.
+    pub drop: Vec<u32>,
+    /// A scaling that does not fit takes the largest of the job's levels
+    /// below it that does (`Speeds::levels`); with none, a waiting job
+    /// stays waiting and a running one is preempted. Without this, it is
+    /// refused, and the answer with it.
+    pub scale_down_to_fit: bool,
 }
 
 /// Why a deciding policy gave nothing to apply.
@@ -182,4 +201,7 @@ pub struct Checked {
     pub(crate) rekey: Vec<(u32, u64, u64)>,
     pub(crate) preempt: Vec<u32>,
     pub(crate) start: Vec<(u32, Vec<Grant>)>,
+    /// Elastic jobs with the GPUs each gets (running: resized; waiting: started).
+    pub(crate) scale: Vec<(u32, Vec<Grant>)>,
+    pub(crate) drop: Vec<u32>,
 }

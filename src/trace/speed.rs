@@ -25,6 +25,8 @@ pub struct Speeds {
     curve: Vec<u32>,
     /// Per curve, per table: the profiled row (empty: none).
     rows: Vec<Vec<Row>>,
+    /// Per curve: its global batch size.
+    batch: Vec<u32>,
     /// GPU type (`Cluster::gpu_types`) → the table its jobs run from.
     type_table: Vec<u32>,
 }
@@ -67,6 +69,38 @@ impl Speeds {
             .fold(None, |best: Option<f64>, r| {
                 Some(best.map_or(r, |b| b.max(r)))
             })
+    }
+
+    /// The GPU counts an elastic `job` may hold, ascending: those profiled
+    /// on every GPU type of the cluster, at most its global batch size (a
+    /// GPU takes one sample at least). Never empty for a job with a speed:
+    /// 1 when nothing else qualifies.
+    pub fn levels(&self, job: u32) -> Vec<u32> {
+        let Some(&c) = self.curve.get(job as usize).filter(|&&c| c != NONE) else {
+            return Vec::new();
+        };
+        let (rows, batch) = (&self.rows[c as usize], self.batch[c as usize]);
+        let mut tables = self.type_table.iter().filter_map(|&t| rows.get(t as usize));
+        let mut levels: Vec<u32> = match tables.next() {
+            Some(first) => first
+                .iter()
+                .map(|&(n, _)| n)
+                .filter(|&n| n <= batch)
+                .collect(),
+            None => Vec::new(),
+        };
+        for row in tables {
+            levels.retain(|n| row.iter().any(|&(m, _)| m == *n));
+        }
+        if levels.is_empty() {
+            levels.push(1);
+        }
+        levels
+    }
+
+    /// The most GPUs an elastic `job` may hold (the largest of its levels).
+    pub fn max_gpus(&self, job: u32) -> Option<u32> {
+        self.levels(job).last().copied()
     }
 
     /// How many jobs run from the tables.
@@ -114,28 +148,30 @@ pub fn attach_with(
     let n = trace.jobs.len();
     let (mut work, mut curve) = (vec![0.0; n], vec![NONE; n]);
     let mut rows: Vec<Vec<Row>> = Vec::new();
+    let mut batch: Vec<u32> = Vec::new();
     let mut keys: rustc_hash::FxHashMap<(u32, u32), u32> = Default::default();
     let mut without = std::collections::BTreeMap::<String, u64>::new();
     let mut any_work = false;
     for (i, job) in trace.jobs.iter().enumerate() {
-        let Some((iters, batch)) = work_of.get(i).copied().flatten() else {
+        let Some((iters, batch_size)) = work_of.get(i).copied().flatten() else {
             continue;
         };
         any_work = true;
         let Some(model) = job.model else { continue };
         let name = trace.symbols.get(model);
-        let key = (model.index(), batch);
+        let key = (model.index(), batch_size);
         let c = match keys.get(&key) {
             Some(&c) => c,
             None => {
                 let r: Vec<Row> = tables
                     .iter()
-                    .map(|t| t.row(name, batch).unwrap_or_default().into())
+                    .map(|t| t.row(name, batch_size).unwrap_or_default().into())
                     .collect();
                 let usable = type_table.iter().all(|&t| !r[t as usize].is_empty());
                 let c = if usable { rows.len() as u32 } else { NONE };
                 if usable {
                     rows.push(r);
+                    batch.push(batch_size);
                 }
                 keys.insert(key, c);
                 c
@@ -143,7 +179,10 @@ pub fn attach_with(
         };
         if c == NONE {
             *without
-                .entry(format!("{} at batch {batch}", crate::text::sanitize(name)))
+                .entry(format!(
+                    "{} at batch {batch_size}",
+                    crate::text::sanitize(name)
+                ))
                 .or_default() += 1;
             continue;
         }
@@ -161,6 +200,7 @@ pub fn attach_with(
         work,
         curve,
         rows,
+        batch,
         type_table,
     };
     let mut said = vec![format!(

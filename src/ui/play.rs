@@ -245,13 +245,15 @@ impl App {
     fn log_events(&mut self) {
         let events = self.sim.replay.engine_mut().take_events();
         let (mut started, mut finished, mut rejected) = (0u64, 0u64, 0u64);
-        let mut preempted = 0u64;
+        let (mut preempted, mut resized, mut dropped) = (0u64, 0u64, 0u64);
         for e in &events {
             match e {
                 Event::Started { .. } => started += 1,
                 Event::Finished { .. } => finished += 1,
                 Event::Rejected { .. } => rejected += 1,
                 Event::Preempted { .. } => preempted += 1,
+                Event::Resized { .. } => resized += 1,
+                Event::Dropped { .. } => dropped += 1,
                 Event::PolicySwitched { .. }
                 | Event::PowerSwitched { .. }
                 | Event::PolicyFailed { .. } => {}
@@ -259,7 +261,7 @@ impl App {
         }
         let at = self.clock(self.sim.replay.now());
         self.log_failures(&events);
-        if started + finished + rejected + preempted <= 3 {
+        if started + finished + rejected + preempted + resized + dropped <= 3 {
             // One line each, at the event's own time.
             for e in events {
                 let trace = self.trace().clone();
@@ -271,7 +273,13 @@ impl App {
                         } else {
                             String::new()
                         };
-                        let g = trace.jobs[job as usize].gpus_display();
+                        // An elastic start holds what its policy gave it.
+                        let g = match crate::sim::view::View::held(self.engine(), job) {
+                            Some(h) if trace.speeds.is_some() => {
+                                h.iter().map(|g| g.milli as f64).sum::<f64>() / 1000.0
+                            }
+                            _ => trace.jobs[job as usize].gpus_display(),
+                        };
                         let s = if g == 1.0 { "" } else { "s" };
                         let g = super::queue::fmt_gpus(g);
                         let at = self.clock(at);
@@ -284,6 +292,21 @@ impl App {
                     Event::Preempted { job, at } => {
                         let at = self.clock(at);
                         self.info(format!("{at} preempted {}", id(job)))
+                    }
+                    Event::Resized { job, at, from, to } => {
+                        let at = self.clock(at);
+                        let how = if to > from {
+                            "grew"
+                        } else if to < from {
+                            "shrank"
+                        } else {
+                            "moved"
+                        };
+                        self.info(format!("{at} {how} {} · {from}→{to} GPUs", id(job)))
+                    }
+                    Event::Dropped { job, at } => {
+                        let at = self.clock(at);
+                        self.warn(format!("{at} dropped {}: declined by the policy", id(job)))
                     }
                     Event::Rejected { job, at } => {
                         let at = self.clock(at);
@@ -298,11 +321,16 @@ impl App {
                 }
             }
         } else {
-            let pre = if preempted > 0 {
-                format!(", {preempted} preempted")
-            } else {
-                String::new()
-            };
+            let mut pre = String::new();
+            for (n, what) in [
+                (preempted, "preempted"),
+                (resized, "resized"),
+                (dropped, "dropped"),
+            ] {
+                if n > 0 {
+                    pre.push_str(&format!(", {n} {what}"));
+                }
+            }
             let queue = self.engine().queue_len();
             self.info(format!(
                 "by {at}: +{started} started, +{finished} finished{pre}, queue {queue}"

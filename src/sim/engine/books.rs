@@ -56,6 +56,14 @@ impl View for Engine {
         self.runtime_of(job)
     }
 
+    fn work_left(&self, job: u32) -> Option<f64> {
+        self.work_left_now(job)
+    }
+
+    fn rate(&self, job: u32, gpus: u32) -> Option<f64> {
+        self.rate_slowest(job, gpus)
+    }
+
     fn time_left(&self, job: u32) -> Option<Secs> {
         Engine::time_left(self, job)
     }
@@ -228,6 +236,7 @@ impl Engine {
             out.preempt.push(v);
         }
         let mut started = FxHashSet::default();
+        self.check_elastic(a, &mut scratch, &mut out, &mut started)?;
         for (j, gpus) in &a.start {
             let j = known(*j)?;
             if self.jobs[j as usize].phase != Phase::Queued {
@@ -357,7 +366,8 @@ impl Engine {
         Ok(g)
     }
 
-    /// Applies a checked answer: keys, then preemptions, then starts.
+    /// Applies a checked answer: keys, then preemptions, then drops and
+    /// scalings, then starts.
     pub(super) fn policy_apply(&mut self, c: Checked) {
         for (j, old, new) in c.rekey {
             match self.jobs[j as usize].phase {
@@ -375,6 +385,9 @@ impl Engine {
                 self.preempt(v);
             }
             self.epoch += 1;
+        }
+        if !c.drop.is_empty() || !c.scale.is_empty() {
+            self.apply_elastic(c.drop, c.scale);
         }
         for (j, g) in c.start {
             self.start(j, &g);

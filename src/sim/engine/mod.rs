@@ -3,6 +3,7 @@
 
 mod books;
 mod clock;
+mod elastic;
 mod ends;
 mod power;
 mod preempt;
@@ -49,6 +50,18 @@ pub enum Event {
         at: Secs,
     },
     Rejected {
+        job: u32,
+        at: Secs,
+    },
+    /// A running elastic job's GPUs changed: `from` GPUs to `to`.
+    Resized {
+        job: u32,
+        at: Secs,
+        from: u32,
+        to: u32,
+    },
+    /// The policy declined a waiting job: it never runs.
+    Dropped {
         job: u32,
         at: Secs,
     },

@@ -138,8 +138,9 @@ impl Engine {
                 continue;
             };
             with += 1;
-            counted +=
-                (over || matches!(st.phase, Phase::Done | Phase::Rejected) || d < self.now) as u64;
+            counted += (over
+                || matches!(st.phase, Phase::Done | Phase::Rejected | Phase::Dropped)
+                || d < self.now) as u64;
         }
         (with > 0 && counted > 0).then(|| self.tally.deadlines_met as f64 / counted as f64)
     }
@@ -181,8 +182,9 @@ impl Engine {
             jobs: self.trace.jobs.len() as u64,
             jobs_done: self.jobs_done(),
             jobs_rejected: self.tally.rejected,
+            jobs_dropped: self.tally.dropped,
             jobs_unfinished: (self.trace.jobs.len() as u64)
-                .saturating_sub(self.jobs_done() + self.tally.rejected),
+                .saturating_sub(self.jobs_done() + self.tally.rejected + self.tally.dropped),
             makespan_s: makespan,
             jct_s: jct,
             wait_s: wait,
@@ -193,6 +195,7 @@ impl Engine {
                 .filter(|&m| m > 0 && gpus > 0)
                 .map(|m| self.tally.busy_finished as f64 / 1000.0 / (gpus as f64 * m as f64)),
             preemptions: self.tally.preemptions,
+            resizes: self.tally.resizes,
             deadline_met: self.deadline_share(),
             energy_kwh: self.joules().map(crate::sim::energy::kwh),
             failed: self.failures.first().map(|f| f.why.clone()),

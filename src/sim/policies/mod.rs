@@ -4,6 +4,7 @@
 //! gives it a handle, `Policy::Name`, too).
 
 mod edf;
+mod edf_elastic;
 pub(crate) mod exec;
 mod fair;
 mod fifo;
@@ -49,6 +50,7 @@ built_in! {
     Las => las::Las,
     Fair => fair::Fair,
     Edf => edf::Edf,
+    EdfElastic => edf_elastic::EdfElastic,
 }
 
 /// Policies registered at run time (after the built-ins). They live for the
@@ -113,6 +115,7 @@ mod tests {
             (Policy::Las, "las"),
             (Policy::Fair, "fair"),
             (Policy::Edf, "edf"),
+            (Policy::EdfElastic, "edf-elastic"),
         ];
         for (p, name) in named {
             assert_eq!(p.name(), name);

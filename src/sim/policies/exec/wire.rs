@@ -333,6 +333,7 @@ impl Reply {
                 })
                 .collect(),
             start_if_fits: self.start_if_fits,
+            ..Answer::default()
         }
     }
 }
