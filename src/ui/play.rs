@@ -267,19 +267,19 @@ impl App {
                 let trace = self.trace().clone();
                 let id = |j: u32| crate::text::sanitize(&trace.jobs[j as usize].id);
                 match e {
-                    Event::Started { job, machines, at } => {
+                    Event::Started {
+                        job,
+                        machines,
+                        at,
+                        milli,
+                    } => {
                         let on = if machines > 1 {
                             format!(" on {machines} machines")
                         } else {
                             String::new()
                         };
-                        // An elastic start holds what its policy gave it.
-                        let g = match crate::sim::view::View::held(self.engine(), job) {
-                            Some(h) if trace.speeds.is_some() => {
-                                h.iter().map(|g| g.milli as f64).sum::<f64>() / 1000.0
-                            }
-                            _ => trace.jobs[job as usize].gpus_display(),
-                        };
+                        // What it started on: an elastic start holds what its policy gave it.
+                        let g = milli as f64 / 1000.0;
                         let s = if g == 1.0 { "" } else { "s" };
                         let g = super::queue::fmt_gpus(g);
                         let at = self.clock(at);

@@ -391,7 +391,11 @@ impl Table {
         } else {
             clip(&job.id, self.id_w)
         };
-        let text = format!("{id} {user}{:>6} {right}", fmt_gpus(job.gpus_display()));
+        // A running job shows what it holds (an elastic job's count changes).
+        let gpus = crate::sim::view::View::held(app.engine(), j).map_or(job.gpus_display(), |g| {
+            g.iter().map(|g| g.milli as f64).sum::<f64>() / 1000.0
+        });
+        let text = format!("{id} {user}{:>6} {right}", fmt_gpus(gpus));
         let selected = Some(j) == app.view.selected;
         let cursor = self.focused && app.view.queue_pos == pos;
         let mut style = t.text;

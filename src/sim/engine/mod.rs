@@ -44,6 +44,8 @@ pub enum Event {
         job: u32,
         at: Secs,
         machines: u32,
+        /// Milli-GPUs it started on (an elastic start may differ from its demand).
+        milli: u64,
     },
     Finished {
         job: u32,
@@ -295,6 +297,7 @@ impl Engine {
             job,
             at: self.now,
             machines: machines as u32,
+            milli,
         });
         self.running.insert(job, grants);
         self.on_preemptive_start(job, milli);

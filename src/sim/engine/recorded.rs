@@ -138,6 +138,7 @@ impl Engine {
                 job,
                 at: self.now,
                 machines,
+                milli: self.trace.jobs[job as usize].demand.total_milli(),
             });
         }
         if let Some(end) = s.end.get() {
