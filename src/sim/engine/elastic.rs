@@ -165,22 +165,8 @@ impl Engine {
     /// them) onto `grants`: its work so far is settled in iterations, and
     /// it goes on after the rescale cost at the new GPUs' rate.
     fn resize(&mut self, job: u32, from: u32, grants: &[Grant]) {
-        let old = self.running.remove(&job).expect("running job to resize");
-        let old_milli: u64 = old.iter().map(|g| g.milli as u64).sum();
-        self.untrack_running(job, old_milli);
+        let mut r = self.stop_run(job);
         let now = self.now;
-        let mut r = self.resume(job);
-        let held = (now - r.run_from).max(0);
-        let overhead = held.min(r.overhead);
-        self.tally.busy_finished += old_milli as u128 * held as u128;
-        self.tally.overhead_busy += old_milli as u128 * overhead as u128;
-        self.add_held(job, old_milli, held);
-        if let Some(rate) = self.speed_rate(job, Some(&old)) {
-            r.work_done += (held - overhead) as f64 * rate;
-        }
-        r.done += held - overhead;
-        r.held += held;
-        r.attained += old_milli as u128 * held as u128;
         r.run_from = now;
         r.overhead = self.tuning.rescale_cost;
         self.resumes.insert(job, r);

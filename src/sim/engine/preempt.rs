@@ -182,22 +182,8 @@ impl Engine {
     /// Takes a running job's GPUs (already released from the cluster) and
     /// puts it back in the queue with the work it has done.
     pub(super) fn preempt(&mut self, job: u32) {
-        let grants = self.running.remove(&job).expect("running victim");
-        let milli: u64 = grants.iter().map(|g| g.milli as u64).sum();
-        self.untrack_running(job, milli);
+        let mut r = self.stop_run(job);
         let now = self.now;
-        let mut r = self.resume(job);
-        let held = (now - r.run_from).max(0);
-        let overhead = held.min(r.overhead);
-        self.tally.busy_finished += milli as u128 * held as u128;
-        self.tally.overhead_busy += milli as u128 * overhead as u128;
-        self.add_held(job, milli, held);
-        if let Some(rate) = self.speed_rate(job, Some(&grants)) {
-            r.work_done += (held - overhead) as f64 * rate;
-        }
-        r.done += held - overhead;
-        r.held += held;
-        r.attained += milli as u128 * held as u128;
         r.since = now;
         r.preemptions += 1;
         r.overhead = 0;
@@ -210,6 +196,30 @@ impl Engine {
         self.emit(Event::Preempted { job, at: now });
         self.enqueue(job);
         self.with_view(|b, v| b.preempted(v, job));
+    }
+
+    /// Ends `job`'s current run (its GPUs released from the cluster
+    /// already; out of the running set here): the books hear it stopped,
+    /// its busy time is booked, and the work it did — seconds, and
+    /// iterations at the rate of its GPUs — goes into the `Resume` it
+    /// carries on (returned, not stored).
+    pub(super) fn stop_run(&mut self, job: u32) -> Resume {
+        let grants = self.running.remove(&job).expect("running job");
+        let milli: u64 = grants.iter().map(|g| g.milli as u64).sum();
+        self.untrack_running(job, milli);
+        let mut r = self.resume(job);
+        let held = (self.now - r.run_from).max(0);
+        let overhead = held.min(r.overhead);
+        self.tally.busy_finished += milli as u128 * held as u128;
+        self.tally.overhead_busy += milli as u128 * overhead as u128;
+        self.add_held(job, milli, held);
+        if let Some(rate) = self.speed_rate(job, Some(&grants)) {
+            r.work_done += (held - overhead) as f64 * rate;
+        }
+        r.done += held - overhead;
+        r.held += held;
+        r.attained += milli as u128 * held as u128;
+        r
     }
 
     /// How many times a job has been preempted so far.
