@@ -100,8 +100,11 @@ pub(crate) fn end_listed(pids: &[i32]) {
     reap(pids);
 }
 
-/// Waits a moment for those of `pids` that are this process's children
-/// (orphans it adopted) so none stays a zombie.
+/// Waits a moment (at most 200 ms) for each of `pids` to be gone: those
+/// that are this process's children (orphans it adopted) are reaped so none
+/// stays a zombie; the others are waited for until `/proc` shows them dead
+/// (a SIGKILL is delivered asynchronously, and a loaded machine may take a
+/// while to act on it).
 fn reap(pids: &[i32]) {
     let until = std::time::Instant::now() + std::time::Duration::from_millis(200);
     let mut left: Vec<i32> = pids.to_vec();
@@ -110,7 +113,11 @@ fn reap(pids: &[i32]) {
             let mut status = 0;
             // SAFETY: waits only for `pid`, without blocking.
             let r = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
-            r == 0
+            match r {
+                0 => true,
+                -1 => parent_of(pid).is_some(),
+                _ => false,
+            }
         });
         if !left.is_empty() {
             std::thread::sleep(std::time::Duration::from_millis(2));
