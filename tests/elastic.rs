@@ -48,10 +48,11 @@ fn sim(trace: &str, tables: &str, extra: &[&str]) -> std::process::Output {
 #[test]
 fn a_job_shrinks_and_grows_again_paying_the_rescale_cost_each_time() {
     let d = common::scratch_dir("elastic1");
-    // a: 100 it, late deadline; b: 30 it at batch 2 (at most 2 GPUs), due first.
+    // a: 2000 it, late deadline; b: 300 it at batch 2 (at most 2 GPUs), due
+    // first. Arrivals and ends lie more than a 60-s round apart.
     let (trace, tables) = write_inputs(
         d.as_path(),
-        "a,0,100,m,9999,32,1,999\nb,10,30,m,100,2,1,999\n",
+        "a,0,2000,m,9999,32,1,999\nb,100,300,m,1000,2,1,999\n",
     );
     let jobs = d.join("jobs.csv");
     let o = sim(
@@ -61,10 +62,10 @@ fn a_job_shrinks_and_grows_again_paying_the_rescale_cost_each_time() {
     );
     assert!(o.status.success(), "{}", stderr(&o));
     let text = stdout(&o);
-    // a runs 0–10 on 4 GPUs (5 it/s: 50 it). At 10 b takes 2 GPUs and a
-    // shrinks to 2: 5 s without progress, then 3 it/s for 15 s (45 it). b
-    // runs 30 it at 1.5 it/s, 10–30. At 30 a grows back to 4: 5 s, then
-    // its last 5 it at 5 it/s: 1 s. a ends at 36.
+    // a runs 0–100 on 4 GPUs (5 it/s: 500 it). At 100 b takes 2 GPUs and a
+    // shrinks to 2: 5 s without progress, then 3 it/s to 300 (585 it). b
+    // runs 300 it at 1.5 it/s, 100–300. At 300 a grows back to 4: 5 s,
+    // then its last 915 it at 5 it/s: 183 s. a ends at 488.
     let rows = std::fs::read_to_string(&jobs).unwrap();
     let ends: Vec<(String, String, String)> = csv::Reader::from_reader(rows.as_bytes())
         .deserialize::<std::collections::HashMap<String, String>>()
@@ -74,11 +75,11 @@ fn a_job_shrinks_and_grows_again_paying_the_rescale_cost_each_time() {
         })
         .collect();
     assert!(
-        ends.contains(&("a".into(), "0".into(), "36".into())),
+        ends.contains(&("a".into(), "0".into(), "488".into())),
         "{ends:?}"
     );
     assert!(
-        ends.contains(&("b".into(), "10".into(), "30".into())),
+        ends.contains(&("b".into(), "100".into(), "300".into())),
         "{ends:?}"
     );
     assert!(text.contains("resized   2 times"), "{text}");
@@ -86,33 +87,65 @@ fn a_job_shrinks_and_grows_again_paying_the_rescale_cost_each_time() {
         !text.lines().any(|l| l.starts_with("preempted")),
         "a resize is not a preemption: {text}"
     );
-    // With no rescale cost, a does its 50 it left at 3 it/s by 27, before b ends.
+    // With no rescale cost: 600 it by 300, 900 left at 5 it/s: ends 480.
     let o = sim(&trace, &tables, &["--jobs-out", jobs.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     let rows = std::fs::read_to_string(&jobs).unwrap();
     assert!(
         rows.lines()
-            .any(|l| l.starts_with("0,a,") && l.contains(",0,27,")),
+            .any(|l| l.starts_with("0,a,") && l.contains(",0,480,")),
         "{rows}"
     );
 }
 
 #[test]
-fn edf_elastic_preempts_to_nothing_when_an_earlier_deadline_takes_every_gpu() {
+fn edf_elastic_preempts_to_nothing_and_resumes_at_the_next_round() {
     let d = common::scratch_dir("elastic2");
     // b (batch 32: up to 4 GPUs) is due first and takes all 4; a waits with its work.
     let (trace, tables) = write_inputs(
         d.as_path(),
-        "a,0,100,m,9999,32,1,999\nb,10,50,m,100,32,1,999\n",
+        "a,0,1000,m,9999,32,1,999\nb,100,250,m,200,32,1,999\n",
     );
-    let o = sim(&trace, &tables, &["--format", "json"]);
+    // a: 500 it by 100; b 250 it at 5 it/s, 100–150. The round after 100
+    // is at 160 (b's end is within the 60-s slot, and a parked job's end
+    // event makes two), where a resumes, paying the rescale cost (not the
+    // 30-s preemption cost): 100 s of work left, plus the cost.
+    for (cost, makespan) in [("0", 260), ("7", 267)] {
+        let o = sim(
+            &trace,
+            &tables,
+            &["--format", "json", "--rescale-cost", cost],
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+        assert_eq!(v["preemptions"], 1, "{v}");
+        assert_eq!(v["makespan_s"], makespan, "{v}");
+        assert_eq!(v["deadline_met"], 1.0, "{v}");
+    }
+}
+
+#[test]
+fn edf_elastic_decides_in_rounds_at_least_a_slot_apart() {
+    let d = common::scratch_dir("elastic3");
+    // a (100 it, 5 it/s on 4 GPUs) runs 0–20; b arrives at 10 and waits for
+    // the round at 60 (the GPUs idle from 20, as in ElasticFlow's
+    // simulator); c arrives at 200, more than a slot after the last
+    // round, and starts on arrival.
+    let (trace, tables) = write_inputs(
+        d.as_path(),
+        "a,0,100,m,9999,32,1,999\nb,10,100,m,9999,32,1,999\nc,200,100,m,9999,32,1,999\n",
+    );
+    let jobs = d.join("jobs.csv");
+    let o = sim(&trace, &tables, &["--jobs-out", jobs.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
-    // a: 50 it by 10; b 50 it at 5 it/s, 10–20; a resumes at 20 with the
-    // default 30 s preemption cost and 10 s of work: ends 60.
-    assert_eq!(v["preemptions"], 1, "{v}");
-    assert_eq!(v["makespan_s"], 60, "{v}");
-    assert_eq!(v["deadline_met"], 1.0, "{v}");
+    let rows = std::fs::read_to_string(&jobs).unwrap();
+    for (id, start, end) in [("a", 0, 20), ("b", 60, 80), ("c", 200, 220)] {
+        assert!(
+            rows.lines()
+                .any(|l| l.contains(&format!(",{id},")) && l.contains(&format!(",{start},{end},"))),
+            "{id} {start}–{end}: {rows}"
+        );
+    }
 }
 
 #[test]

@@ -45,13 +45,14 @@ fn a_resize_shows_in_the_grid_the_running_list_and_the_log() {
             .any(|l| l.contains("│▸a ") && l.contains(" 4 ")),
         "a holds 4 GPUs though it asked for 1:\n{before}"
     );
-    // One tick (a minute): b arrives at 10, a shrinks; logged one line each.
+    // One tick (a minute): b arrives at 10 and waits for the round at 60
+    // (ElasticFlow's slot), where a shrinks; logged one line each.
     let u = act(&mut app, Action::Command(Command::Step));
     let lines = u.log_lines();
     let after = text(&render(&app, 80, 24));
     let logged = |what: &str| lines.iter().any(|l| l.ends_with(what));
-    assert!(logged("00:00:10 shrank a · 4→2 GPUs"), "{lines:?}");
-    assert!(logged("00:00:10 started b · 2 GPUs"), "{lines:?}");
+    assert!(logged("00:01:00 shrank a · 4→2 GPUs"), "{lines:?}");
+    assert!(logged("00:01:00 started b · 2 GPUs"), "{lines:?}");
     assert!(
         after.lines().any(|l| l.contains("a ") && l.contains(" 2 ")),
         "{after}"

@@ -63,7 +63,7 @@ impl Engine {
         grants: Option<&[crate::sim::cluster::Grant]>,
     ) -> Option<Secs> {
         if let Some(rate) = self.speed_rate(job, grants) {
-            let cost = self.resumed(job).map_or(0, |_| self.tuning.preempt_cost);
+            let cost = self.resumed(job).map_or(0, |_| self.restart_cost(job));
             return Some(self.secs_at(job, rate)? + cost);
         }
         let rt = self.runtime_of(job)?;
@@ -71,6 +71,18 @@ impl Engine {
             Some(r) => (rt - r.done).max(0) + self.tuning.preempt_cost,
             None => rt,
         })
+    }
+
+    /// Seconds a preempted `job` pays when it runs again: the rescale cost
+    /// for an elastic job under a policy that places jobs itself (it comes
+    /// back from none GPUs as a scaling, as ElasticFlow charges it), else
+    /// the preemption cost.
+    fn restart_cost(&self, job: u32) -> Secs {
+        if self.walk == Walk::Explicit && self.elastic_range(job).is_some() {
+            self.tuning.rescale_cost
+        } else {
+            self.tuning.preempt_cost
+        }
     }
 
     /// Attained service now, milli-GPU-seconds (running jobs included).
@@ -90,9 +102,10 @@ impl Engine {
     /// policy, for a resumed job).
     pub(super) fn on_preemptive_start(&mut self, job: u32, milli: u64) {
         if !self.resumes.is_empty() {
+            let cost = self.restart_cost(job);
             if let Some(r) = self.resumes.get_mut(&job) {
                 r.run_from = self.now;
-                r.overhead = self.tuning.preempt_cost;
+                r.overhead = cost;
             }
         }
         if self.walk == Walk::Preemptive {

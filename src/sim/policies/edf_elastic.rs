@@ -2,7 +2,8 @@
 //! ElasticFlow's simulator runs its `edf` baseline (`scheduler.py`
 //! `one_queue_edf_sim_jobs`; notes in `shared/peers/elasticflow-semantics.md`).
 //!
-//! At every scheduling point every job that waits or runs is taken in
+//! It decides in rounds at least 60 s apart, as the peer does
+//! (`rounds.rs`). At each round every job that waits or runs is taken in
 //! deadline order (no deadline: last; ties by arrival). An elastic job (a
 //! gang that runs from throughput tables) asks for its most GPUs (the
 //! largest of its levels, `Speeds::levels`, at most the cluster's) and gets
@@ -13,9 +14,12 @@
 //! the jobs given GPUs are placed largest first; one that does not fit
 //! where the placement rule puts it takes the next smaller level that does.
 
+use super::rounds::Rounds;
 use crate::sim::policy::{deadline_key, Books, KeyMeaning, Rule, Unavailable, Walk};
-use crate::sim::view::{Answer, Checked, NoAnswer, View};
-use crate::trace::model::{Demand, Trace, MILLI_PER_GPU};
+use crate::sim::view::{Acts, Answer, Checked, NoAnswer, View};
+use crate::trace::model::{Demand, Secs, Trace, MILLI_PER_GPU};
+use rustc_hash::FxHashSet;
+use std::collections::BTreeSet;
 
 pub(super) struct EdfElastic;
 
@@ -55,17 +59,35 @@ impl Rule for EdfElastic {
         })
     }
 
-    fn books(&self, _v: &dyn View) -> Box<dyn Books> {
-        Box::new(EdfElasticBooks)
+    fn books(&self, v: &dyn View) -> Box<dyn Books> {
+        let mut b = EdfElasticBooks::default();
+        for j in v
+            .running_jobs()
+            .into_iter()
+            .chain(v.queue_in_order(usize::MAX))
+        {
+            b.order.insert(order_key(v, j));
+        }
+        Box::new(b)
     }
 }
 
-#[derive(Debug, Clone, Copy)]
-struct EdfElasticBooks;
+#[derive(Debug, Clone, Default)]
+struct EdfElasticBooks {
+    rounds: Rounds,
+    /// Every job waiting or running, in deadline order (then arrival).
+    order: BTreeSet<(u64, u32, u32)>,
+}
+
+/// Where `job` stands in deadline order.
+fn order_key(v: &dyn View, job: u32) -> (u64, u32, u32) {
+    let deadline = v.trace().jobs[job as usize].deadline.get();
+    (deadline_key(deadline), v.rank(job), job)
+}
 
 impl Books for EdfElasticBooks {
     fn clone_box(&self) -> Box<dyn Books> {
-        Box::new(*self)
+        Box::new(self.clone())
     }
 
     fn queued_key(&self, v: &dyn View, job: u32) -> u64 {
@@ -76,34 +98,50 @@ impl Books for EdfElasticBooks {
         false
     }
 
+    fn joined(&mut self, v: &dyn View, _acts: &mut Acts<'_>, job: u32) {
+        self.order.insert(order_key(v, job));
+    }
+
+    fn left(&mut self, v: &dyn View, _acts: &mut Acts<'_>, job: u32) {
+        self.order.remove(&order_key(v, job));
+    }
+
+    fn next_wakeup(&self) -> Option<Secs> {
+        self.rounds.wakeup()
+    }
+
+    fn wake(&mut self, v: &dyn View, _acts: &mut Acts<'_>, _t: Secs) -> bool {
+        self.rounds.is_round(v)
+    }
+
     fn decide(&mut self, v: &dyn View) -> Result<Option<Checked>, NoAnswer> {
-        let answer = plan(v);
+        if !self.rounds.is_round(v) {
+            return Ok(None);
+        }
+        let answer = plan(v, &self.order);
         v.check(&answer)
             .map(Some)
             .map_err(|why| NoAnswer::Failed(format!("edf-elastic at {}: {why}", v.now())))
     }
+
+    fn after_pass(&mut self, v: &dyn View) -> Result<Option<Checked>, NoAnswer> {
+        if self.rounds.is_round(v) {
+            self.rounds.plan_next(v);
+        }
+        Ok(None)
+    }
 }
 
-/// What edf-elastic does now (see the module notes).
-fn plan(v: &dyn View) -> Answer {
+/// What edf-elastic does now (see the module notes), taking the jobs of
+/// `order` in turn until no GPU is left; every running job not reached
+/// then is preempted.
+fn plan(v: &dyn View, order: &BTreeSet<(u64, u32, u32)>) -> Answer {
     let trace = v.trace();
     let running = v.running_jobs();
-    let mut jobs: Vec<u32> = running
-        .iter()
-        .copied()
-        .filter(|&j| v.preemptable(j))
-        .chain(v.queue_in_order(usize::MAX))
-        .collect();
-    jobs.sort_by_key(|&j| {
-        (
-            deadline_key(trace.jobs[j as usize].deadline.get()),
-            v.rank(j),
-        )
-    });
     let machines = trace.cluster.machines.len() as u32;
     let mut free: u64 = (0..machines).map(|m| v.free_gpus(m) as u64).sum();
     // GPUs held by the jobs planned here are theirs to plan again.
-    for &j in &jobs {
+    for &j in running.iter().filter(|&&j| v.preemptable(j)) {
         free += v.held(j).map_or(0, held_gpus);
     }
     let total = free;
@@ -113,8 +151,15 @@ fn plan(v: &dyn View) -> Answer {
     };
     let speeds = trace.speeds.as_deref();
     let mut elastic: Vec<(u32, u32)> = Vec::new();
-    for j in jobs {
+    let mut kept = FxHashSet::default();
+    for &(_, _, j) in order {
+        if free == 0 {
+            break;
+        }
         let is_running = v.held(j).is_some();
+        if is_running && !v.preemptable(j) {
+            continue;
+        }
         let levels = match (speeds, &trace.jobs[j as usize].demand) {
             (Some(s), Demand::Gang { .. }) if s.work(j).is_some() => s.levels(j),
             _ => Vec::new(),
@@ -124,26 +169,27 @@ fn plan(v: &dyn View) -> Answer {
             let got = base
                 .filter(|&b| b as u64 <= free)
                 .or_else(|| levels.iter().copied().rfind(|&l| l as u64 <= free));
-            match got {
-                Some(g) => {
-                    free -= g as u64;
-                    elastic.push((j, g));
-                }
-                None if is_running => a.preempt.push(j),
-                None => {}
+            if let Some(g) = got {
+                free -= g as u64;
+                elastic.push((j, g));
+                kept.insert(j);
             }
             continue;
         }
         let need = trace.jobs[j as usize].demand.gpus_ceil();
         if need <= free {
             free -= need;
+            kept.insert(j);
             if !is_running {
                 a.start_if_fits.push(j);
             }
-        } else if is_running {
-            a.preempt.push(j);
         }
     }
+    a.preempt = running
+        .into_iter()
+        .filter(|&j| v.preemptable(j) && !kept.contains(&j))
+        .collect();
+    a.preempt.sort_unstable_by_key(|&j| order_key(v, j));
     // Largest first packs best; ties keep the deadline order.
     elastic.sort_by_key(|&(_, g)| std::cmp::Reverse(g));
     a.scale = elastic;

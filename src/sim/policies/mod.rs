@@ -12,6 +12,7 @@ mod fifo_backfill;
 mod first_fit;
 mod las;
 mod recorded;
+mod rounds;
 mod sgf;
 mod sjf;
 mod srtf;

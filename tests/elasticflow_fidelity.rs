@@ -1,0 +1,109 @@
+//! tracetui's `edf-elastic` against ElasticFlow's own simulator, job by
+//! job: the same end time for every job, and the same count ended by the
+//! deadline, on its Figure 8a trace (n16g4, T4 tables) and ITP clusters
+//! 01–05 (A100 tables, the specs of its `run_fig8b.sh`). The known answers
+//! and how they were made: `tests/fixtures/elasticflow/README.md`.
+
+mod common;
+use common::cli::{stderr, tracetui};
+use std::collections::HashMap;
+use std::path::Path;
+
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/elasticflow");
+
+/// One row of `runs.csv`.
+#[derive(serde::Deserialize)]
+struct Run {
+    run: String,
+    trace: String,
+    cluster_spec: String,
+    gpu_type: String,
+    schedule: String,
+    jobs: usize,
+    rows: usize,
+    accepted: Option<usize>,
+}
+
+fn runs() -> Vec<Run> {
+    let mut r = csv::Reader::from_path(format!("{FIXTURES}/runs.csv")).unwrap();
+    r.deserialize().map(|r| r.unwrap()).collect()
+}
+
+/// Every job's row → (end, met) from a `--jobs-out` file.
+fn ours(path: &Path) -> HashMap<usize, (String, String)> {
+    let mut r = csv::Reader::from_path(path).unwrap();
+    r.deserialize::<HashMap<String, String>>()
+        .map(|row| {
+            let row = row.unwrap();
+            (
+                row["job"].parse().unwrap(),
+                (row["end_s"].clone(), row["met"].clone()),
+            )
+        })
+        .collect()
+}
+
+fn check(dir: &Path, run: &Run) {
+    let a = dir.join("elasticflow-artifact");
+    let out = common::scratch_dir(&format!("ef-{}", run.run)).join("jobs.csv");
+    let o = tracetui(&[
+        "sim",
+        "itp",
+        dir.join(&run.trace).to_str().unwrap(),
+        "--cluster",
+        a.join(format!("cluster_specs/{}.csv", run.cluster_spec))
+            .to_str()
+            .unwrap(),
+        "--throughputs",
+        a.join(format!("throughputs_{}", run.gpu_type))
+            .to_str()
+            .unwrap(),
+        "--policy",
+        "edf-elastic",
+        "--jobs-out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}: {}", run.run, stderr(&o));
+    let ours = ours(&out);
+    assert_eq!(ours.len(), run.jobs, "{}", run.run);
+    let file = format!("{FIXTURES}/{}-{}.csv", run.schedule, run.run);
+    let mut r = csv::Reader::from_path(&file).unwrap();
+    let mut differ = Vec::new();
+    let mut rows = 0;
+    for row in r.deserialize::<(usize, i64)>() {
+        let (job, end) = row.unwrap();
+        rows += 1;
+        let got = ours.get(&job).map(|(e, _)| e.as_str());
+        if got != Some(end.to_string().as_str()) {
+            differ.push(format!("row {job}: peer {end}, ours {got:?}"));
+        }
+    }
+    assert_eq!(rows, run.rows, "{file}");
+    assert!(
+        differ.is_empty(),
+        "{}: {} of {rows} jobs end elsewhere than in ElasticFlow's simulator, e.g. {:?}",
+        run.run,
+        differ.len(),
+        &differ[..differ.len().min(5)]
+    );
+    if let Some(accepted) = run.accepted {
+        let met = ours.values().filter(|(_, m)| m == "true").count();
+        assert_eq!(met, accepted, "{}: jobs ended by the deadline", run.run);
+    }
+    eprintln!(
+        "{}: {rows} of {} jobs end as in ElasticFlow's simulator",
+        run.run, run.jobs
+    );
+}
+
+#[test]
+fn edf_elastic_ends_every_job_when_elasticflows_edf_does() {
+    let Some(dir) = common::real_traces() else {
+        return;
+    };
+    let runs = runs();
+    assert_eq!(runs.len(), 6);
+    for run in runs.iter().filter(|r| r.schedule == "edf") {
+        check(&dir, run);
+    }
+}
