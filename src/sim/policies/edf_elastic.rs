@@ -110,8 +110,8 @@ impl Books for EdfElasticBooks {
         self.rounds.wakeup()
     }
 
-    fn wake(&mut self, v: &dyn View, _acts: &mut Acts<'_>, _t: Secs) -> bool {
-        self.rounds.is_round(v)
+    fn wake(&mut self, _v: &dyn View, _acts: &mut Acts<'_>, t: Secs) -> bool {
+        self.rounds.wakeup() == Some(t)
     }
 
     fn decide(&mut self, v: &dyn View) -> Result<Option<Checked>, NoAnswer> {
