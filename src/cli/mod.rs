@@ -205,6 +205,12 @@ pub struct ReadArgs {
     /// TYPE=DIR for the tables of one GPU type; repeat for several.
     #[arg(long, value_name = "[TYPE=]DIR")]
     pub throughputs: Vec<String>,
+    /// GPU types' relative speeds, for traces without throughput tables
+    /// (PAI: V100=1,T4=0.5,MISC=0.4; types not named: 1). A job that may
+    /// run on any type takes its recorded run time × the factor of the
+    /// type it ran on ÷ the factor of the type it runs on.
+    #[arg(long, value_name = "TYPE=FACTOR,…", conflicts_with = "throughputs")]
+    pub gpu_speed: Vec<String>,
     /// The machines, for traces without a machine list: ElasticFlow's
     /// cluster spec (num_switch,num_node_p_switch,num_gpu_p_node,…) or
     /// machines per GPU type (gpu_type,machines,gpus_per_machine rows).
@@ -248,6 +254,13 @@ impl ReadArgs {
                 })
                 .collect::<Result<Vec<_>, _>>()?;
             for line in crate::trace::speed::attach(&mut trace, tables)? {
+                report.note(line);
+            }
+        }
+        if !self.gpu_speed.is_empty() {
+            use crate::trace::type_speed::{attach_factors, parse_factors};
+            let factors = parse_factors(&self.gpu_speed)?;
+            for line in attach_factors(&mut trace, factors)? {
                 report.note(line);
             }
         }

@@ -113,7 +113,7 @@ fn rules(speed_model: bool) -> String {
         return RULES.to_string();
     }
     format!(
-        "{RULES}; with --throughputs a job's run time is its iterations ÷ the table's rate on its GPUs (the oracle's run time, runtime_s, and a preempted job's in slowdown: on the GPUs it asks for, fastest type)"
+        "{RULES}; with a speed model a job's run time is its work ÷ its rate on the GPUs it holds — with --throughputs its iterations ÷ the table's rate, with --gpu-speed its recorded run time × the factor of the type it ran on ÷ that of the type it runs on (the oracle's run time, runtime_s, and a preempted job's in slowdown: on the GPUs it asks for, fastest type it may use)"
     )
 }
 

@@ -30,6 +30,7 @@ pub(crate) mod slots;
 pub mod speed;
 pub(crate) mod texts;
 pub mod throughput;
+pub mod type_speed;
 mod xz;
 pub mod zeus;
 

@@ -29,6 +29,9 @@ pub struct Speeds {
     batch: Vec<u32>,
     /// GPU type (`Cluster::gpu_types`) → the table its jobs run from.
     type_table: Vec<u32>,
+    /// Per-type speed factors (`--gpu-speed`), when the speeds come from
+    /// them rather than from tables: every job is then rigid.
+    factors: Option<Arc<[(String, f64)]>>,
 }
 
 impl Speeds {
@@ -76,6 +79,9 @@ impl Speeds {
     /// GPU takes one sample at least). Never empty for a job with a speed:
     /// 1 when nothing else qualifies.
     pub fn levels(&self, job: u32) -> Vec<u32> {
+        if self.factors.is_some() {
+            return Vec::new();
+        }
         let Some(&c) = self.curve.get(job as usize).filter(|&&c| c != NONE) else {
             return Vec::new();
         };
@@ -110,6 +116,34 @@ impl Speeds {
 
     pub fn tables(&self) -> &[Tables] {
         &self.tables
+    }
+
+    /// The per-type speed factors the speeds come from, if they do.
+    pub fn factors(&self) -> Option<&[(String, f64)]> {
+        self.factors.as_deref()
+    }
+
+    /// Speeds from per-type factors (`type_speed.rs`): per job its work
+    /// (recorded seconds) and curve; per curve, per GPU type, its rate.
+    pub(super) fn from_factors(
+        factors: Vec<(String, f64)>,
+        work: Vec<f64>,
+        curve: Vec<Option<u32>>,
+        rates: Vec<Vec<f64>>,
+    ) -> Speeds {
+        let types = rates.first().map_or(0, |r| r.len());
+        Speeds {
+            tables: Arc::new(Vec::new()),
+            work,
+            curve: curve.into_iter().map(|c| c.unwrap_or(NONE)).collect(),
+            batch: vec![0; rates.len()],
+            rows: rates
+                .into_iter()
+                .map(|per_type| per_type.into_iter().map(|r| vec![(1, r)].into()).collect())
+                .collect(),
+            type_table: (0..types as u32).collect(),
+            factors: Some(factors.into()),
+        }
     }
 }
 
@@ -202,6 +236,7 @@ pub fn attach_with(
         rows,
         batch,
         type_table,
+        factors: None,
     };
     let mut said = vec![format!(
         "speed model: {} of {} jobs run from throughput tables ({}); between profiled GPU counts: linear, flat past the largest, proportional below the smallest",
@@ -233,6 +268,12 @@ pub fn rebind(trace: &mut Trace) -> Result<(), InputError> {
     let Some(s) = trace.speeds.as_ref() else {
         return Ok(());
     };
+    if s.factors.is_some() {
+        return Err(InputError::file(
+            &trace.source,
+            "--gpu-speed: the cluster was rebuilt after the speeds were given; give --gpu-speed with a trace that lists its machines",
+        ));
+    }
     let mut s = Speeds::clone(s);
     s.type_table = bind(&trace.cluster, &s.tables)?;
     trace.speeds = Some(Arc::new(s));

@@ -48,7 +48,7 @@ impl Rule for EdfElastic {
         if trace
             .speeds
             .as_ref()
-            .is_some_and(|s| s.jobs_with_speed() > 0)
+            .is_some_and(|s| s.factors().is_none() && s.jobs_with_speed() > 0)
         {
             return Ok(());
         }
