@@ -9,8 +9,8 @@ use tracetui::trace::{itp, throughput::Tables, LoadOptions};
 use tracetui::ui::action::Action;
 use tracetui::ui::keymap::Command;
 
-#[test]
-fn a_resize_shows_in_the_grid_the_running_list_and_the_log() {
+/// The two-job elastic trace below, under edf-elastic at 80×24.
+fn elastic_app() -> tracetui::ui::app::App {
     let d = common::scratch_dir("ui-elastic");
     let tables = d.join("tables");
     std::fs::create_dir_all(&tables).unwrap();
@@ -35,7 +35,12 @@ fn a_resize_shows_in_the_grid_the_running_list_and_the_log() {
     let (mut t, _) = itp::load(&trace, &opts).unwrap();
     let tables = Tables::load(&tables, None).unwrap();
     tracetui::trace::speed::attach(&mut t, vec![tables]).unwrap();
-    let mut app = app_for(Arc::new(t), Policy::EdfElastic, (80, 24));
+    app_for(Arc::new(t), Policy::EdfElastic, (80, 24))
+}
+
+#[test]
+fn a_resize_shows_in_the_grid_the_running_list_and_the_log() {
+    let mut app = elastic_app();
     app.update(Action::GoTo(5));
     let before = text(&render(&app, 80, 24));
     assert!(before.contains("4/4 busy"), "{before}");
@@ -57,4 +62,44 @@ fn a_resize_shows_in_the_grid_the_running_list_and_the_log() {
         after.lines().any(|l| l.contains("a ") && l.contains(" 2 ")),
         "{after}"
     );
+}
+
+#[test]
+fn the_drill_down_shows_work_speed_deadline_and_slack_and_the_queue_deadlines() {
+    let mut app = elastic_app();
+    app.update(Action::GoTo(30));
+    // b arrived at 10 and waits for the round at 60: the queue orders by
+    // deadline and says when it is due (5000 − 30 s).
+    let screen = text(&render(&app, 80, 24));
+    assert!(screen.contains("due in"), "{screen}");
+    assert!(
+        screen
+            .lines()
+            .any(|l| l.contains("b ") && l.contains("1h22m")),
+        "{screen}"
+    );
+    // a runs on 4 GPUs at 5 it/s from 0: 150 of its 1000 iterations done,
+    // ends at 200; its deadline is 9999, so 9999 − 30 − 170 s to spare.
+    let a = app.detail_lines(0, serde_json::json!({})).join("\n");
+    for want in [
+        "150 done of 1000 (850 left)",
+        "5.000 iterations/s on 4 GPUs",
+        "(9799 s) at its speed now",
+        "deadline",
+    ] {
+        assert!(a.contains(want), "{want}: {a}");
+    }
+    // b, waiting: 3000 iterations at 1 it/s on the 1 GPU it asks for.
+    let b = app.detail_lines(1, serde_json::json!({})).join("\n");
+    for want in [
+        "0 done of 3000 (3000 left)",
+        "+32m50s (1970 s) if it started now on the GPUs it asks for",
+    ] {
+        assert!(b.contains(want), "{want}: {b}");
+    }
+    assert!(!b.contains("speed_now"), "{b}");
+    // Once a is done, whether it met its deadline.
+    app.update(Action::GoTo(3600));
+    let a = app.detail_lines(0, serde_json::json!({})).join("\n");
+    assert!(a.contains("met: +"), "{a}");
 }

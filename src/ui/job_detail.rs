@@ -72,6 +72,7 @@ impl App {
                     json!("gpu N: this replay's placement; the trace's devices: gpu_name below");
             }
         }
+        self.speed_detail(job, &mut replay);
         if e.power_policy().is_some() {
             let (w, how) = crate::sim::energy::workload_of(trace, j);
             let (d, n) = crate::sim::energy::WORKLOADS[w];
@@ -106,6 +107,76 @@ impl App {
             .lines()
             .map(str::to_string)
             .collect()
+    }
+
+    /// Under a speed model: the work done and left, the speed now, the
+    /// deadline and the slack to it.
+    fn speed_detail(&self, job: u32, replay: &mut Value) {
+        let e = self.engine();
+        let j = &self.trace().jobs[job as usize];
+        let p = e.progress(job);
+        let signed = |s: i64| {
+            let sign = if s < 0 { "-" } else { "+" };
+            format!(
+                "{sign}{} ({s} s)",
+                crate::fmt::human_secs(s.unsigned_abs() as f64)
+            )
+        };
+        if let Some(p) = p {
+            let done = p.work - p.left;
+            if p.iterations {
+                replay["iterations"] = json!(format!(
+                    "{} done of {} ({} left)",
+                    done.floor(),
+                    p.work.floor(),
+                    p.left.ceil()
+                ));
+            } else {
+                replay["recorded_run_done"] = json!(format!(
+                    "{} s of {} s ({} s left)",
+                    done.floor(),
+                    p.work,
+                    p.left.ceil()
+                ));
+            }
+            if let Some(r) = p.rate {
+                replay["speed_now"] = json!(match p.iterations {
+                    true => format!("{r:.3} iterations/s on {} GPUs", p.gpus),
+                    false => format!("{r:.3} × its recorded speed"),
+                });
+            }
+        }
+        let Some(d) = j.deadline.get() else { return };
+        replay["deadline"] = json!(self.clock(d));
+        let st = e.job_state(job);
+        match st.phase {
+            crate::sim::Phase::Done => {
+                let how = if st.end <= d { "met" } else { "missed" };
+                replay["deadline_kept"] = json!(format!("{how}: {}", signed(d - st.end)));
+            }
+            crate::sim::Phase::Dropped => {
+                replay["deadline_kept"] = json!("missed: dropped");
+            }
+            _ => {
+                let left = p
+                    .and_then(|p| p.secs_left)
+                    .or_else(|| {
+                        j.runtime
+                            .get()
+                            .filter(|_| st.phase == crate::sim::Phase::Queued)
+                    })
+                    .or_else(|| {
+                        (st.phase == crate::sim::Phase::Running).then(|| (st.end - e.now()).max(0))
+                    });
+                if let Some(left) = left {
+                    let how = match st.phase {
+                        crate::sim::Phase::Running => "at its speed now",
+                        _ => "if it started now on the GPUs it asks for",
+                    };
+                    replay["slack"] = json!(format!("{} {how}", signed(d - e.now() - left)));
+                }
+            }
+        }
     }
 
     /// A waiting job's key as its policy means it (lower goes first).

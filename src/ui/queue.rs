@@ -204,7 +204,7 @@ enum QueueColumn {
 impl QueueColumn {
     fn of(app: &App) -> QueueColumn {
         match app.engine().policy() {
-            p if p == crate::sim::Policy::Edf => QueueColumn::DueIn,
+            p if p.key_meaning() == crate::sim::KeyMeaning::Deadline => QueueColumn::DueIn,
             p if p == crate::sim::Policy::Fair => QueueColumn::Share(app.engine().tuning().fair_by),
             _ => QueueColumn::Runtime,
         }
@@ -223,9 +223,10 @@ impl QueueColumn {
         let job = &trace.jobs[j as usize];
         let e = app.engine();
         match self {
-            QueueColumn::Runtime => job
-                .runtime
-                .get()
+            // Under a speed model, on what it asks for (fastest type).
+            QueueColumn::Runtime => e
+                .speed_runtime(j)
+                .or(job.runtime.get())
                 .map_or("?".into(), |r| human_secs(r as f64)),
             QueueColumn::DueIn => match job.deadline.get() {
                 Some(d) if d >= e.now() => human_secs((d - e.now()) as f64),

@@ -71,3 +71,55 @@ impl Engine {
         ))
     }
 }
+
+/// A job's progress under the speed model, now.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Progress {
+    /// Its work: iterations (throughput tables), or seconds of its
+    /// recorded run (GPU-type factors: `iterations` false).
+    pub work: f64,
+    /// What is left of it.
+    pub left: f64,
+    pub iterations: bool,
+    /// Running: its rate on the GPUs it holds, and how many.
+    pub rate: Option<f64>,
+    pub gpus: u32,
+    /// Seconds until it ends: running, at its end now; waiting, if it
+    /// started now on what it asks for on the fastest type.
+    pub secs_left: Option<Secs>,
+}
+
+impl Engine {
+    /// `job`'s progress under the speed model (None: it runs for its
+    /// recorded duration, or the replay walks the record).
+    pub fn progress(&self, job: u32) -> Option<Progress> {
+        let speeds = self.trace.speeds.as_deref()?;
+        let work = speeds.work(job)?;
+        if self.walk == Walk::Recorded {
+            return None;
+        }
+        let left = self.work_left_now(job)?;
+        let st = &self.jobs[job as usize];
+        let (rate, gpus, secs_left) = match (st.phase, self.running.get(&job)) {
+            (crate::sim::Phase::Running, Some(g)) => {
+                let milli: u64 = g.iter().map(|g| g.milli as u64).sum();
+                let gpus = (milli / MILLI_PER_GPU as u64) as u32;
+                (
+                    self.speed_rate(job, Some(g)),
+                    gpus,
+                    Some((st.end - self.now).max(0)),
+                )
+            }
+            (crate::sim::Phase::Queued, _) => (None, 0, self.time_left(job)),
+            _ => (None, 0, None),
+        };
+        Some(Progress {
+            work,
+            left,
+            iterations: speeds.factors().is_none(),
+            rate,
+            gpus,
+            secs_left,
+        })
+    }
+}
