@@ -103,3 +103,45 @@ fn the_drill_down_shows_work_speed_deadline_and_slack_and_the_queue_deadlines() 
     let a = app.detail_lines(0, serde_json::json!({})).join("\n");
     assert!(a.contains("met: +"), "{a}");
 }
+
+#[test]
+fn the_ab_split_runs_edf_elastic_against_edf_and_each_side_is_a_fresh_run() {
+    let mut app = elastic_app();
+    app.update(Action::GoTo(5));
+    common::split::split_with(&mut app, Policy::Edf);
+    app.update(Action::GoTo(20_000));
+    let a = app.engine();
+    let b = app.split().expect("split open").replay().engine();
+    let fresh = |p: Policy| {
+        let mut e = tracetui::sim::Engine::new(
+            a.trace().clone(),
+            Policy::EdfElastic,
+            tracetui::sim::Placement::Consolidate,
+        );
+        e.advance_to(5);
+        if p != Policy::EdfElastic {
+            e.switch(tracetui::sim::engine::Switch::Policy(p));
+        }
+        e.advance_to(20_000);
+        serde_json::to_string(&e.report()).unwrap()
+    };
+    let (ra, rb) = (a.report(), b.report());
+    assert_eq!(
+        serde_json::to_string(&ra).unwrap(),
+        fresh(Policy::EdfElastic)
+    );
+    assert_eq!(serde_json::to_string(&rb).unwrap(), fresh(Policy::Edf));
+    // The elastic side resized a; rigid edf ran each job on what it asked.
+    assert!(
+        ra.resizes > 0 && rb.resizes == 0,
+        "{} {}",
+        ra.resizes,
+        rb.resizes
+    );
+    assert_ne!(a.job_state(1).end, b.job_state(1).end);
+    let screen = text(&render(&app, 80, 24));
+    assert!(
+        screen.contains("EDF-ELASTIC") || screen.contains("edf-elastic"),
+        "{screen}"
+    );
+}
