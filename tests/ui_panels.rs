@@ -442,3 +442,30 @@ fn a_waiting_job_s_drill_down_gives_its_policy_key_and_its_place_in_the_order() 
         );
     }
 }
+
+#[test]
+fn the_metrics_strip_counts_unfinished_jobs_once_nothing_more_happens() {
+    // The PAI fixture records jobs that never ended: under a simulated
+    // policy they run for ever, and past the last event the strip says so.
+    let trace = common::ui::pai();
+    let open = trace
+        .jobs
+        .iter()
+        .filter(|j| j.runtime.get().is_none() && j.demand.total_milli() > 0)
+        .count();
+    assert!(open > 0);
+    let mut app = common::ui::app_for(trace.clone(), tracetui::sim::Policy::Fifo, (120, 40));
+    let first = trace.jobs.iter().map(|j| j.submit).min().unwrap();
+    app.update(tracetui::ui::action::Action::GoTo(first));
+    let before = common::ui::text(&common::ui::render(&app, 120, 40));
+    assert!(!before.contains("unfinished"), "{before}");
+    app.update(tracetui::ui::action::Action::GoTo(first + 365 * 86_400));
+    let after = common::ui::text(&common::ui::render(&app, 120, 40));
+    let want = format!("unfinished {open}: nothing more happens");
+    assert!(after.contains(&want), "{want}\n{after}");
+    // At 80×24 in fewer words, never cut.
+    app.update(tracetui::ui::action::Action::Resize(80, 24));
+    let small = common::ui::text(&common::ui::render(&app, 80, 24));
+    let want = format!("rejected 0 · unfinished {open}");
+    assert!(small.lines().any(|l| l.contains(&want)), "{want}\n{small}");
+}

@@ -267,7 +267,7 @@ fn metrics(app: &App, area: Rect, buf: &mut Buffer) {
     let done = figures_line(app, w);
     buf.set_stringn(x, area.y, &done, w, t.text);
     let tally = e.tally();
-    let mut extra = format!("rejected {}", tally.rejected);
+    let mut extra = counts_line(app, w);
     // Background indexes of the big side files, while they build.
     // (A per-job result, once in, means the index is done.)
     let indexing = app.trace().native.as_ref().and_then(|n| n.indexing());
@@ -345,6 +345,44 @@ pub fn fit_label(label: &str, room: usize) -> String {
 
 /// The replay's figures in the longest wording that fits `w` columns:
 /// every figure shows at 80 columns.
+/// Jobs that will not finish: rejected, dropped, and — past the last
+/// event — what still waits or runs; in fewer words where narrow.
+fn counts_line(app: &App, w: usize) -> String {
+    let e = app.engine();
+    let tally = e.tally();
+    let (r, d) = (tally.rejected, tally.dropped);
+    let left = match e.next_event_time() {
+        None => e.queue_len() as u64 + e.running().len() as u64,
+        Some(_) => 0,
+    };
+    let line = |dropped: &str, unfinished: &str, sep: &str| {
+        let mut l = format!("rejected {r}");
+        if d > 0 {
+            l.push_str(&format!("{sep}{dropped} {d}"));
+        }
+        if left > 0 {
+            l.push_str(&format!("{sep}{unfinished}"));
+        }
+        l
+    };
+    [
+        line(
+            "dropped",
+            &format!("unfinished {left}: nothing more happens"),
+            "  ·  ",
+        ),
+        line(
+            "dropped",
+            &format!("unfinished {left}: no more events"),
+            " · ",
+        ),
+        line("dropped", &format!("unfinished {left}"), " · "),
+    ]
+    .into_iter()
+    .find(|l| crate::text::width(l) <= w)
+    .unwrap_or_else(|| line("dropped", &format!("unfinished {left}"), " · "))
+}
+
 fn figures_line(app: &App, w: usize) -> String {
     let f = &app.sim.figures;
     let (jct, p99) = (
