@@ -124,3 +124,66 @@ fn a_job_array_on_a_real_slurm_gives_the_local_sweeps_table() {
         want
     );
 }
+
+#[test]
+fn a_held_array_stops_the_wait_naming_the_reason_and_leaves_it_queued() {
+    let Some(slurm) = common::slurm::Slurm::start("slurm-held") else {
+        return;
+    };
+    let dir = common::scratch_dir("sweep-slurm-held");
+    let plan = dir.join("plan.toml");
+    std::fs::write(
+        &plan,
+        "trace = \"itp:sample-traces/itp/sample.csv\"\npolicy = [\"fifo\", \"sjf\"]\n",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let args = |extra: &[&'static str]| {
+        let mut a = vec![
+            plan.to_str().unwrap().to_string(),
+            "--out".into(),
+            out.to_str().unwrap().to_string(),
+            "--slurm".into(),
+        ];
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    };
+    // Held at submission: JobHeldUser never clears by itself.
+    let a = args(&["--", "--hold"]);
+    let a: Vec<&str> = a.iter().map(String::as_str).collect();
+    let o = sweep(&slurm.conf, &a);
+    assert!(!o.status.success());
+    let said = err(&o);
+    assert!(
+        said.contains("its tasks wait for JobHeldUser, which does not clear by itself"),
+        "{said}\n{}",
+        slurm.logs()
+    );
+    let id = said
+        .split("submitted job array ")
+        .nth(1)
+        .and_then(|s| s.split_whitespace().next())
+        .expect("the job id is said")
+        .to_string();
+    assert!(said.contains(&format!("scontrol release {id}")), "{said}");
+    let q = Command::new("squeue")
+        .args(["-h", "-r", "-j", &id, "-o", "%t"])
+        .env("SLURM_CONF", &slurm.conf)
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&q.stdout).contains("PD"),
+        "left queued"
+    );
+    let _ = Command::new("scancel")
+        .arg(&id)
+        .env("SLURM_CONF", &slurm.conf)
+        .output();
+    // --wait-at-most stops a wait that would go on.
+    let a = args(&["--wait-at-most", "3s", "--", "--begin=now+1hour"]);
+    let a: Vec<&str> = a.iter().map(String::as_str).collect();
+    let o = sweep(&slurm.conf, &a);
+    assert!(!o.status.success());
+    assert!(err(&o).contains("stopped waiting after"), "{}", err(&o));
+    assert!(err(&o).contains("run the sweep again"), "{}", err(&o));
+}

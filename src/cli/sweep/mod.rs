@@ -50,6 +50,11 @@ pub struct SweepArgs {
     /// Submit and return; a later `tracetui sweep PLAN --out DIR` collects.
     #[arg(long, requires = "slurm")]
     pub no_wait: bool,
+    /// Stop waiting for the array after this long (as 90m, 12h, 2d; the
+    /// array runs on; run the sweep again to collect) [default: as long as
+    /// it runs].
+    #[arg(long, value_name = "DURATION", requires = "slurm", conflicts_with = "no_wait", value_parser = parse_wait)]
+    pub wait_at_most: Option<u64>,
     /// After `--`: options for sbatch as they are (--partition=gpu
     /// --time=2:00:00 --cpus-per-task=8; a task runs -j its CPUs).
     #[arg(last = true, value_name = "SBATCH_OPTION", requires = "slurm")]
@@ -225,7 +230,12 @@ fn on_slurm(
         ));
         return Ok(());
     }
-    slurm::wait(&id, runs, &a.out)?;
+    slurm::wait(
+        &id,
+        runs,
+        &a.out,
+        a.wait_at_most.map(std::time::Duration::from_secs),
+    )?;
     collect(plan, runs, args, &a.out, false, a.figure().as_ref())
         .map_err(|e| eyre!("{e} (the array's tasks wrote their output in {shown}/slurm/)"))
 }
@@ -408,4 +418,17 @@ fn collect(
         bail!("{failed} of {} runs failed (their rows in results.csv say why; the first: {first}); run the sweep again to retry them", runs.len());
     }
     Ok(())
+}
+
+/// `--wait-at-most`: a duration (`90m`, `12h`, `2d`), at least a second.
+fn parse_wait(s: &str) -> std::result::Result<u64, String> {
+    crate::trace::clock::parse_duration(s.trim())
+        .filter(|&d| d >= 1)
+        .map(|d| d as u64)
+        .ok_or_else(|| {
+            format!(
+                "{}: expected a duration, as 90m, 12h or 2d",
+                crate::text::sanitize(s)
+            )
+        })
 }

@@ -87,7 +87,7 @@ fn array_options(s: &Submit, cwd: &Path) -> Result<Vec<String>> {
 }
 
 /// Writes the script, submits it, and returns the array's job id.
-pub(super) fn submit(s: &Submit) -> Result<String> {
+pub(super) fn submit(s: &Submit) -> Result<JobId> {
     let exe = std::env::current_exe().map_err(|e| eyre!("where tracetui is: {e}"))?;
     let cwd = std::env::current_dir()?;
     std::fs::create_dir_all(s.out.join("slurm"))?;
@@ -107,52 +107,116 @@ pub(super) fn submit(s: &Submit) -> Result<String> {
             crate::text::sanitize(String::from_utf8_lossy(&o.stderr).trim())
         );
     }
-    let id = String::from_utf8_lossy(&o.stdout);
+    let said = String::from_utf8_lossy(&o.stdout);
     // `--parsable` prints `ID` or `ID;CLUSTER`.
-    let id = id.trim().split(';').next().unwrap_or_default().to_string();
+    let (id, cluster) = match said.trim().split_once(';') {
+        Some((id, c)) => (id.to_string(), Some(c.to_string())),
+        None => (said.trim().to_string(), None),
+    };
     if id.is_empty() || !id.bytes().all(|b| b.is_ascii_digit()) {
         bail!("sbatch gave no job id: {}", crate::text::sanitize(&id));
     }
-    Ok(id)
+    if let Some(c) = &cluster {
+        let ok = |b: u8| b.is_ascii_alphanumeric() || b"-_.".contains(&b);
+        if c.is_empty() || !c.bytes().all(ok) {
+            bail!(
+                "sbatch named no cluster one can ask: {}",
+                crate::text::sanitize(c)
+            );
+        }
+    }
+    Ok(JobId { id, cluster })
 }
 
-/// Tasks of job `id` still pending or running (`squeue`); `None` when
-/// `squeue` cannot be asked.
-fn tasks_left(id: &str) -> Option<usize> {
-    let o = Command::new("squeue")
-        .args(["-h", "-r", "-j", id, "-o", "%i"])
+/// A submitted array: its id, and the cluster it went to when sbatch
+/// names one (a federation, or `--clusters`).
+pub(super) struct JobId {
+    pub id: String,
+    pub cluster: Option<String>,
+}
+
+impl std::fmt::Display for JobId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.cluster {
+            Some(c) => write!(f, "{} on cluster {c}", self.id),
+            None => write!(f, "{}", self.id),
+        }
+    }
+}
+
+/// Pending reasons that do not clear by themselves: someone must release,
+/// change or cancel the job (Slurm's squeue(1), JOB REASON CODES).
+const STUCK: [&str; 10] = [
+    "JobHeldUser",
+    "JobHeldAdmin",
+    "DependencyNeverSatisfied",
+    "PartitionConfig",
+    "PartitionDown",
+    "PartitionInactive",
+    "BadConstraints",
+    "InvalidAccount",
+    "InvalidQOS",
+    "PartitionNodeLimit",
+];
+
+/// How long every task left may wait for a reason in `STUCK` before the
+/// wait stops.
+const STUCK_FOR: Duration = Duration::from_secs(30);
+
+/// The tasks of a job still pending or running (`squeue`), and the
+/// pending reason of those that wait for one that does not clear by
+/// itself; `None` when `squeue` cannot be asked.
+fn tasks_left(job: &JobId) -> Option<(usize, Vec<String>)> {
+    let mut q = Command::new("squeue");
+    if let Some(c) = &job.cluster {
+        q.args(["-M", c]);
+    }
+    let o = q
+        .args(["-h", "-r", "-j", &job.id, "-o", "%i %t %r"])
         .output()
         .ok()?;
     if !o.status.success() {
         // A job the controller has forgotten: finished long enough ago.
         let err = String::from_utf8_lossy(&o.stderr);
-        return err.contains("Invalid job id").then_some(0);
+        return err.contains("Invalid job id").then_some((0, Vec::new()));
     }
-    Some(
-        String::from_utf8_lossy(&o.stdout)
-            .lines()
-            .filter(|l| !l.trim().is_empty())
-            .count(),
-    )
+    let text = String::from_utf8_lossy(&o.stdout);
+    // With -M, squeue heads its rows with `CLUSTER: name`.
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|w| w.len() >= 2 && w[0] != "CLUSTER:")
+        .collect();
+    let stuck = rows
+        .iter()
+        .filter(|w| w[1] == "PD")
+        .filter_map(|w| w.get(2))
+        .filter(|r| STUCK.iter().any(|s| r.starts_with(s)))
+        .map(|r| r.to_string())
+        .collect();
+    Some((rows.len(), stuck))
 }
 
-/// Waits for job `id` to leave the queue, saying how many runs are
-/// recorded as it goes.
-pub(super) fn wait(id: &str, runs: &[Run], out: &Path) -> Result<()> {
+/// Waits for the array to leave the queue, saying how many runs are
+/// recorded as it goes; stops, leaving it queued, when every task left
+/// has waited `STUCK_FOR` for a reason that does not clear by itself, or
+/// after `at_most`.
+pub(super) fn wait(job: &JobId, runs: &[Run], out: &Path, at_most: Option<Duration>) -> Result<()> {
     let started = Instant::now();
     let mut said = (usize::MAX, usize::MAX);
-    let mut unanswered = 0;
+    let (mut unanswered, mut stuck_since) = (0, None::<Instant>);
+    let again = "run the sweep again (without --slurm) to collect";
     loop {
-        let left = tasks_left(id);
+        let left = tasks_left(job);
         // Records present (not parsed: the collect reads them once at the end).
         let done = runs.iter().filter(|r| Record::exists(out, r)).count();
         match left {
-            Some(left) => {
+            Some((left, stuck)) => {
                 unanswered = 0;
                 if (left, done) != said {
                     said = (left, done);
                     crate::cli::print_err(&format!(
-                        "tracetui: slurm job {id}: {left} tasks queued or running · {done}/{} runs recorded · {:.0} s",
+                        "tracetui: slurm job {job}: {left} tasks queued or running · {done}/{} runs recorded · {:.0} s",
                         runs.len(),
                         started.elapsed().as_secs_f64()
                     ));
@@ -160,13 +224,31 @@ pub(super) fn wait(id: &str, runs: &[Run], out: &Path) -> Result<()> {
                 if left == 0 {
                     return Ok(());
                 }
+                if stuck.len() < left {
+                    stuck_since = None;
+                } else if stuck_since.get_or_insert_with(Instant::now).elapsed() >= STUCK_FOR {
+                    let mut why = stuck;
+                    why.sort();
+                    why.dedup();
+                    bail!(
+                        "slurm job {job}: its tasks wait for {}, which does not clear by itself: release, change or cancel it (scontrol release {id}, scancel {id}), then {again}",
+                        crate::text::sanitize(&why.join(", ")),
+                        id = job.id
+                    );
+                }
             }
             None => {
                 unanswered += 1;
                 if unanswered >= 30 {
-                    bail!("squeue has not answered for a minute; the job may still run: run the sweep again (without --slurm) to collect");
+                    bail!("squeue has not answered for a minute; the job may still run: {again}");
                 }
             }
+        }
+        if at_most.is_some_and(|m| started.elapsed() >= m) {
+            bail!(
+                "slurm job {job}: stopped waiting after {:.0} s (--wait-at-most); it runs on: when it ends, {again}",
+                started.elapsed().as_secs_f64()
+            );
         }
         std::thread::sleep(Duration::from_secs(2));
     }
