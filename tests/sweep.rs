@@ -541,3 +541,30 @@ fn a_sweep_figure_is_the_mean_over_the_seeds_with_its_interval() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert_eq!(std::fs::read(out.join("results.csv")).unwrap(), table);
 }
+
+#[test]
+fn what_a_trace_skipped_is_said_once_in_a_sweep() {
+    let dir = common::scratch_dir("sweep-skips");
+    let mut body = std::fs::read_to_string(common::cli::SAMPLE).unwrap();
+    body.push_str("not,a,row\n");
+    let trace = dir.join("t.csv");
+    std::fs::write(&trace, body).unwrap();
+    let plan = write_plan(
+        &dir,
+        &format!(
+            "trace = \"itp:{}\"\npolicy = [\"fifo\", \"sjf\", \"las\"]\n",
+            trace.display()
+        ),
+    );
+    let out = dir.join("out");
+    let o = sweep(&plan, &out, &[]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    // Said once for the three runs of the trace, with the line it skipped.
+    assert_eq!(err.matches("t.csv: skipped 1 bad row").count(), 1, "{err}");
+    assert_eq!(
+        err.matches("t.csv:2002: 3 columns, expected 4").count(),
+        1,
+        "{err}"
+    );
+}

@@ -39,7 +39,14 @@ impl Traces {
             t.load
                 .read
                 .load(t.load.format, &t.load.path)
-                .map(|(trace, _)| Arc::new(trace))
+                .map(|(trace, report)| {
+                    // What was skipped, once per trace (its notes are
+                    // each run's meta: not repeated here).
+                    for l in report.skip_lines() {
+                        crate::cli::print_err(&format!("tracetui: warning: {l}"));
+                    }
+                    Arc::new(trace)
+                })
                 .map_err(Arc::new)
         });
         let base = base.clone().map_err(|e| eyre!("{e}"))?;
