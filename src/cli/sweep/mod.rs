@@ -291,13 +291,14 @@ fn execute(todo: &[Todo], a: &SweepArgs, workers: usize, what: &str) -> Result<(
     if todo.is_empty() {
         return Ok(());
     }
-    let traces = traces::Traces::default();
+    let traces = traces::Traces::for_runs(todo.iter().map(|(_, args)| &args.trace));
     let policies = traces::Policies::resolve(todo.iter().map(|(_, args)| *args))?;
     let progress = progress::Progress::new(todo.len(), what.to_string());
     let saved = crate::par::pool(todo, workers, |&(r, args)| {
         let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             run_one(r, args.clone(), a, &traces, &policies)
         }));
+        traces.done(&args.trace);
         let record = match ran {
             Ok(Ok(record)) => record,
             Ok(Err(e)) => Record::failed(r, super::with_causes(&e)),
