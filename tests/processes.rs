@@ -66,7 +66,10 @@ fn left_after_a_while(pids: &[i32]) -> Vec<i32> {
             .filter(|&p| alive(p))
             .collect::<Vec<_>>()
     };
-    eventually(5, || Some(()).filter(|_| left().is_empty()));
+    // Generous: under a loaded machine (the whole suite on two cores)
+    // ending a process group takes a while; only a process left for good
+    // fails.
+    eventually(20, || Some(()).filter(|_| left().is_empty()));
     left()
 }
 

@@ -68,6 +68,8 @@ pub enum ArgError {
     PlotSize(String),
     #[error("'{}': a tick is from 1 s to 366 days", sanitize(.0))]
     TickRange(String),
+    #[error("'{}' is not a duration of a second or more, such as 90m, 12h or 2d (units s, m, h, d, w)", sanitize(.0))]
+    NotADuration(String),
 }
 
 impl ArgError {

@@ -422,14 +422,9 @@ fn collect(
 }
 
 /// `--wait-at-most`: a duration (`90m`, `12h`, `2d`), at least a second.
-fn parse_wait(s: &str) -> std::result::Result<u64, String> {
+fn parse_wait(s: &str) -> std::result::Result<u64, crate::sim::error::ArgError> {
     crate::trace::clock::parse_duration(s.trim())
         .filter(|&d| d >= 1)
         .map(|d| d as u64)
-        .ok_or_else(|| {
-            format!(
-                "{}: expected a duration, as 90m, 12h or 2d",
-                crate::text::sanitize(s)
-            )
-        })
+        .ok_or_else(|| crate::sim::error::ArgError::NotADuration(s.to_string()))
 }
