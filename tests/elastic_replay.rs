@@ -4,9 +4,10 @@
 
 mod common;
 
+use common::fresh_run as fresh;
+
 use proptest::prelude::*;
 use std::sync::Arc;
-use tracetui::sim::engine::Switch;
 use tracetui::sim::replay::Replay;
 use tracetui::sim::{Engine, Placement, Policy};
 use tracetui::trace::{itp, throughput::Tables, LoadOptions, Trace};
@@ -61,16 +62,6 @@ fn fingerprint(e: &Engine) -> String {
         e.running(),
         serde_json::to_string(&e.report()).unwrap()
     )
-}
-
-fn fresh(trace: &Arc<Trace>, first: Policy, switches: &[(i64, Switch)], t: i64) -> Engine {
-    let mut e = Engine::new(trace.clone(), first, Placement::Consolidate);
-    for &(s, p) in switches.iter().filter(|(s, _)| *s <= t) {
-        e.advance_to(s);
-        e.switch(p);
-    }
-    e.advance_to(t);
-    e
 }
 
 #[derive(Debug, Clone)]

@@ -268,3 +268,22 @@ pub fn zeus_without_groups(tag: &str) -> std::path::PathBuf {
     }
     d
 }
+
+/// A fresh engine under `first`, consolidating, advanced to `t` with the
+/// `switches` up to then applied at their times (what a replay stepped
+/// back and forth must equal).
+pub fn fresh_run(
+    trace: &std::sync::Arc<tracetui::trace::Trace>,
+    first: tracetui::sim::Policy,
+    switches: &[(i64, tracetui::sim::engine::Switch)],
+    t: i64,
+) -> tracetui::sim::Engine {
+    let mut e =
+        tracetui::sim::Engine::new(trace.clone(), first, tracetui::sim::Placement::Consolidate);
+    for &(s, p) in switches.iter().filter(|(s, _)| *s <= t) {
+        e.advance_to(s);
+        e.switch(p);
+    }
+    e.advance_to(t);
+    e
+}
