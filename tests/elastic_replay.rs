@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::fresh_run as fresh;
+use common::{fingerprint, fresh_run as fresh, Step};
 
 use proptest::prelude::*;
 use std::sync::Arc;
@@ -47,28 +47,6 @@ fn elastic_trace(jobs: &[(i64, u32, bool, i64)]) -> Arc<Trace> {
     let tables = Tables::load(&tables, None).unwrap();
     tracetui::trace::speed::attach(&mut t, vec![tables]).unwrap();
     Arc::new(t)
-}
-
-fn fingerprint(e: &Engine) -> String {
-    let states: Vec<_> = (0..e.trace().jobs.len() as u32)
-        .map(|j| (e.job_state(j), e.progress(j).map(|p| p.left.to_bits())))
-        .collect();
-    format!(
-        "{} {} {:?} {:?} {:?} {}",
-        e.now(),
-        e.policy(),
-        states,
-        e.queue_in_order(usize::MAX),
-        e.running(),
-        serde_json::to_string(&e.report()).unwrap()
-    )
-}
-
-#[derive(Debug, Clone)]
-enum Step {
-    Forward(i64),
-    Back(i64),
-    Switch(usize),
 }
 
 const POLICIES: [Policy; 4] = [Policy::EdfElastic, Policy::Edf, Policy::Fifo, Policy::Las];

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::fresh_run as fresh;
+use common::{fingerprint, fresh_run as fresh, Step};
 
 use common::{tiny, tiny_rich};
 use proptest::prelude::*;
@@ -11,32 +11,6 @@ use std::sync::Arc;
 use tracetui::sim::engine::Switch;
 use tracetui::sim::replay::Replay;
 use tracetui::sim::{Engine, Placement, Policy};
-
-fn fingerprint(e: &Engine) -> String {
-    let states: Vec<_> = (0..e.trace().jobs.len() as u32)
-        .map(|j| e.job_state(j))
-        .collect();
-    let holders: Vec<_> = (0..e.cluster().gpu_count())
-        .map(|g| e.cluster().holders(g).to_vec())
-        .collect();
-    format!(
-        "{} {} {:?} {:?} {:?} {:?} {}",
-        e.now(),
-        e.policy(),
-        states,
-        e.queue_in_order(usize::MAX),
-        e.running(),
-        holders,
-        serde_json::to_string(&e.report()).unwrap()
-    )
-}
-
-#[derive(Debug, Clone)]
-enum Step {
-    Forward(i64),
-    Back(i64),
-    Switch(usize),
-}
 
 fn arb_steps() -> impl Strategy<Value = Vec<Step>> {
     prop::collection::vec(

@@ -158,16 +158,7 @@ impl App {
                 replay["deadline_kept"] = json!("missed: dropped");
             }
             _ => {
-                let left = p
-                    .and_then(|p| p.secs_left)
-                    .or_else(|| {
-                        j.runtime
-                            .get()
-                            .filter(|_| st.phase == crate::sim::Phase::Queued)
-                    })
-                    .or_else(|| {
-                        (st.phase == crate::sim::Phase::Running).then(|| (st.end - e.now()).max(0))
-                    });
+                let left = e.secs_to_end(job);
                 if let Some(left) = left {
                     let how = match st.phase {
                         crate::sim::Phase::Running => "at its speed now",

@@ -287,3 +287,33 @@ pub fn fresh_run(
     e.advance_to(t);
     e
 }
+
+/// What a replay's state is, to compare two engines: the time, policy,
+/// every job's state (and the work it has left under a speed model), the
+/// queue, the running set, every GPU's holders and the report.
+pub fn fingerprint(e: &tracetui::sim::Engine) -> String {
+    let states: Vec<_> = (0..e.trace().jobs.len() as u32)
+        .map(|j| (e.job_state(j), e.progress(j).map(|p| p.left.to_bits())))
+        .collect();
+    let holders: Vec<_> = (0..e.cluster().gpu_count())
+        .map(|g| e.cluster().holders(g).to_vec())
+        .collect();
+    format!(
+        "{} {} {:?} {:?} {:?} {:?} {}",
+        e.now(),
+        e.policy(),
+        states,
+        e.queue_in_order(usize::MAX),
+        e.running(),
+        holders,
+        serde_json::to_string(&e.report()).unwrap()
+    )
+}
+
+/// A step of a replay walk in the step-back tests.
+#[derive(Debug, Clone)]
+pub enum Step {
+    Forward(i64),
+    Back(i64),
+    Switch(usize),
+}

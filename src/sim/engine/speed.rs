@@ -84,9 +84,6 @@ pub struct Progress {
     /// Running: its rate on the GPUs it holds, and how many.
     pub rate: Option<f64>,
     pub gpus: u32,
-    /// Seconds until it ends: running, at its end now; waiting, if it
-    /// started now on what it asks for on the fastest type.
-    pub secs_left: Option<Secs>,
 }
 
 impl Engine {
@@ -99,19 +96,13 @@ impl Engine {
             return None;
         }
         let left = self.work_left_now(job)?;
-        let st = &self.jobs[job as usize];
-        let (rate, gpus, secs_left) = match (st.phase, self.running.get(&job)) {
-            (crate::sim::Phase::Running, Some(g)) => {
+        let (rate, gpus) = match self.running.get(&job) {
+            Some(g) => {
                 let milli: u64 = g.iter().map(|g| g.milli as u64).sum();
                 let gpus = (milli / MILLI_PER_GPU as u64) as u32;
-                (
-                    self.speed_rate(job, Some(g)),
-                    gpus,
-                    Some((st.end - self.now).max(0)),
-                )
+                (self.speed_rate(job, Some(g)), gpus)
             }
-            (crate::sim::Phase::Queued, _) => (None, 0, self.time_left(job)),
-            _ => (None, 0, None),
+            None => (None, 0),
         };
         Some(Progress {
             work,
@@ -119,7 +110,22 @@ impl Engine {
             iterations: speeds.factors().is_none(),
             rate,
             gpus,
-            secs_left,
         })
+    }
+
+    /// Seconds until `job` ends: running, at its end now; waiting, if it
+    /// started now on what it asks for (fastest type), restart cost and
+    /// work done counted. None: done, dropped, or with no known end.
+    pub fn secs_to_end(&self, job: u32) -> Option<Secs> {
+        let st = &self.jobs[job as usize];
+        match st.phase {
+            crate::sim::Phase::Running => self.trace.jobs[job as usize]
+                .runtime
+                .get()
+                .or(self.speed_runtime(job))
+                .map(|_| (st.end - self.now).max(0)),
+            crate::sim::Phase::Queued => self.time_left(job),
+            _ => None,
+        }
     }
 }
