@@ -142,6 +142,8 @@ pub enum Refused {
     Scale { job: u32 },
     #[error("drop job {job}, which is not waiting (or named twice)")]
     Drop { job: u32 },
+    #[error("end job {job} at {at}: it does not run after this answer, the time is past, or it is named twice")]
+    End { job: u32, at: i64 },
 }
 
 /// What an external policy said (or would be sent) that the protocol does not allow.

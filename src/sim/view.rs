@@ -175,6 +175,12 @@ pub struct Answer {
     /// stays waiting and a running one is preempted. Without this, it is
     /// refused, and the answer with it.
     pub scale_down_to_fit: bool,
+    /// Ends the policy holds: (job, time) for jobs that run after this
+    /// answer (kept running, scaled or started by it). The job ends then,
+    /// whatever work its speed model says it has left — a policy that
+    /// plans finishes itself (ElasticFlow's slot-aligned ends with their
+    /// overheads). Applied last.
+    pub ends: Vec<(u32, Secs)>,
 }
 
 /// Why a deciding policy gave nothing to apply.
@@ -204,4 +210,5 @@ pub struct Checked {
     /// Elastic jobs with the GPUs each gets (running: resized; waiting: started).
     pub(crate) scale: Vec<(u32, Vec<Grant>)>,
     pub(crate) drop: Vec<u32>,
+    pub(crate) ends: Vec<(u32, Secs)>,
 }

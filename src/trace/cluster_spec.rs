@@ -4,8 +4,9 @@
 //! - ElasticFlow's `cluster_specs/*.csv`, read as they are:
 //!   `num_switch,num_node_p_switch,num_gpu_p_node,num_cpu_p_node,mem_p_node`,
 //!   one row; `num_switch × num_node_p_switch` machines of
-//!   `num_gpu_p_node` GPUs (switches are not modelled: ElasticFlow's
-//!   placement does not use them either).
+//!   `num_gpu_p_node` GPUs. The switch count is kept for the `elasticflow`
+//!   policy, whose node order goes switch by switch as ElasticFlow's
+//!   placement does; the engine's placement rules do not use it.
 //! - Machines per GPU type: `gpu_type,machines,gpus_per_machine` (then
 //!   optionally `cpus,mem_gb`), one row per type, for a heterogeneous
 //!   cluster (`A100,16,8` and `T4,32,4`).
@@ -58,6 +59,7 @@ pub fn parse(text: &[u8], file: &str) -> Result<Cluster, InputError> {
     let header = header.clone();
     let body = &rows[1..];
     let mut types: Vec<(String, u64, u32, u32, u32)> = Vec::new();
+    let mut switches = 0;
     let whole = |line: u64, cells: &[String], k: usize, max: u64| -> Result<u64, InputError> {
         let v = cells.get(k).map_or("", String::as_str);
         v.parse::<u64>()
@@ -103,6 +105,7 @@ pub fn parse(text: &[u8], file: &str) -> Result<Cluster, InputError> {
         let cpus = whole(*line, cells, 3, 1 << 20)? as u32;
         let mem = whole(*line, cells, 4, 1 << 30)? as u32;
         types.push(("GPU".into(), machines, gpus, cpus, mem));
+        switches = whole(*line, cells, 0, 1 << 16)? as u32;
     } else if (3..=5).contains(&header.len())
         && header[..3] == TYPED
         && header[3..] == TYPED_MORE[..header.len() - 3]
@@ -153,10 +156,14 @@ pub fn parse(text: &[u8], file: &str) -> Result<Cluster, InputError> {
             ),
         ));
     }
-    build(types, file)
+    build(types, file, switches)
 }
 
-fn build(types: Vec<(String, u64, u32, u32, u32)>, file: &str) -> Result<Cluster, InputError> {
+fn build(
+    types: Vec<(String, u64, u32, u32, u32)>,
+    file: &str,
+    switches: u32,
+) -> Result<Cluster, InputError> {
     let total: u64 = types.iter().map(|t| t.1 * t.2 as u64).sum();
     if total > super::limits::MAX_GPUS as u64 {
         return Err(InputError::file(
@@ -198,6 +205,7 @@ fn build(types: Vec<(String, u64, u32, u32, u32)>, file: &str) -> Result<Cluster
         machines,
         gpu_types,
         per_node,
+        switches,
         sized_by: "--cluster".into(),
     })
 }

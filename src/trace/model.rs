@@ -39,6 +39,9 @@ pub struct Cluster {
     pub origin: String,
     /// GPUs per machine when every machine was made alike (`--gpus-per-node`).
     pub per_node: Option<u32>,
+    /// The switches its machines hang from, in equal groups of consecutive
+    /// machines (ElasticFlow's spec, `num_switch`); 0 where not known.
+    pub switches: u32,
     /// For a cluster the trace does not list, the rule that sized it, in a
     /// few words for the header (`peak recorded demand`); empty otherwise.
     pub sized_by: String,
@@ -69,6 +72,7 @@ impl Cluster {
             gpu_types: vec!["GPU".to_string()],
             origin,
             per_node: Some(per_node),
+            switches: 0,
             sized_by: String::new(),
         }
     }

@@ -109,6 +109,21 @@ impl Speeds {
         self.levels(job).last().copied()
     }
 
+    /// The profiled row `job` runs from on GPU type `ty`: (GPU count,
+    /// iterations/s), counts ascending; and its global batch size.
+    pub fn row(&self, job: u32, ty: TypeId) -> Option<(&[(u32, f64)], u32)> {
+        let c = *self.curve.get(job as usize).filter(|&&c| c != NONE)?;
+        let t = *self.type_table.get(ty as usize)?;
+        let row = self.rows.get(c as usize)?.get(t as usize)?;
+        Some((row, self.batch[c as usize]))
+    }
+
+    /// The table directory GPU type `ty` runs from.
+    pub fn table_of(&self, ty: TypeId) -> Option<&Tables> {
+        let t = *self.type_table.get(ty as usize)?;
+        self.tables.get(t as usize)
+    }
+
     /// How many jobs run from the tables.
     pub fn jobs_with_speed(&self) -> usize {
         self.curve.iter().filter(|&&c| c != NONE).count()

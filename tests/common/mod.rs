@@ -31,6 +31,7 @@ pub fn tiny(machines: &[u32], jobs: &[(i64, i64, u32)]) -> Arc<Trace> {
         gpu_types: vec!["GPU".into()],
         origin: "test".into(),
         per_node: None,
+        switches: 0,
         sized_by: String::new(),
     };
     let jobs = jobs

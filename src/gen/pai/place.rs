@@ -30,6 +30,7 @@ fn cluster_of(g: &Generated) -> Cluster {
         gpu_types: SPEC.iter().map(|s| s.0.to_string()).collect(),
         origin: String::new(),
         per_node: None,
+        switches: 0,
         sized_by: String::new(),
     }
 }

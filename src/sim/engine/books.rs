@@ -274,6 +274,7 @@ impl Engine {
                 out.start.push((j, g));
             }
         }
+        out.ends = self.check_ends(a, &out)?;
         Ok(out)
     }
 
@@ -391,6 +392,9 @@ impl Engine {
         }
         for (j, g) in c.start {
             self.start(j, &g);
+        }
+        for (j, at) in c.ends {
+            self.hold_end(j, at);
         }
     }
 

@@ -15,7 +15,7 @@ use crate::sim::cluster::{ClusterState, Grant};
 use crate::sim::error::Refused;
 use crate::sim::placement::place;
 use crate::sim::view::{Answer, Checked, View};
-use crate::trace::model::{Demand, MILLI_PER_GPU};
+use crate::trace::model::{Demand, Secs, MILLI_PER_GPU};
 use rustc_hash::FxHashSet;
 
 impl Engine {
@@ -148,6 +148,38 @@ impl Engine {
                 None => self.start(j, &g),
             }
         }
+    }
+
+    /// Checks the ends an answer holds against what it does (`out`): each
+    /// for a job that runs after it, later than now, named once.
+    pub(super) fn check_ends(
+        &self,
+        a: &Answer,
+        out: &Checked,
+    ) -> Result<Vec<(u32, Secs)>, Refused> {
+        let mut named = FxHashSet::default();
+        for &(j, at) in &a.ends {
+            let running = self.jobs.get(j as usize).map(|s| s.phase) == Some(Phase::Running)
+                && !out.preempt.contains(&j);
+            let runs = running
+                || out.scale.iter().any(|(s, _)| *s == j)
+                || out.start.iter().any(|(s, _)| *s == j);
+            if !runs || at <= self.now || !named.insert(j) {
+                return Err(Refused::End { job: j, at });
+            }
+        }
+        Ok(a.ends.clone())
+    }
+
+    /// `job` ends at `at`, as its policy holds.
+    pub(super) fn hold_end(&mut self, job: u32, at: Secs) {
+        let st = &mut self.jobs[job as usize];
+        if st.phase != Phase::Running || st.end == at {
+            return;
+        }
+        self.completions.remove(st.end, job);
+        st.end = at;
+        self.completions.push(at, job);
     }
 
     /// A waiting job declined by the policy: out of the queue for good.

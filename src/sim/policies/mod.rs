@@ -5,6 +5,7 @@
 
 mod edf;
 mod edf_elastic;
+mod elasticflow;
 pub(crate) mod exec;
 mod fair;
 mod fifo;
@@ -52,6 +53,7 @@ built_in! {
     Fair => fair::Fair,
     Edf => edf::Edf,
     EdfElastic => edf_elastic::EdfElastic,
+    ElasticFlow => elasticflow::ElasticFlow,
 }
 
 /// Policies registered at run time (after the built-ins). They live for the

@@ -1,0 +1,108 @@
+//! One job as ElasticFlow plans it: its deadline, the iterations it has
+//! left, the GPU counts it may hold (its table's columns up to its model's
+//! cap) and its rate on each, and the plan it holds now.
+
+use super::maps::Alloc;
+use crate::trace::model::Secs;
+use std::sync::Arc;
+
+#[derive(Debug, Clone)]
+pub(super) struct Job {
+    pub(super) ddl: Secs,
+    /// Iterations left, as the policy counts them (ElasticFlow's
+    /// `iter_left`: progress at the GPUs held since the last round, less
+    /// the overhead charged then, up to the planned finish).
+    pub(super) iter_left: f64,
+    /// (GPU count, iterations/s), ascending, counts up to the cap.
+    pub(super) levels: Arc<[(u32, f64)]>,
+    /// GPUs held this round (0: none).
+    pub(super) gpus: u32,
+    /// The plan: time → GPUs, from this round's time on.
+    pub(super) alloc: Alloc,
+    /// When its end falls: the planned finish on the slot grid, plus the
+    /// overhead charged this round.
+    pub(super) end: Secs,
+    /// The planned finish to the second (no grid, no overhead): the
+    /// deadline is kept when it is not after the deadline.
+    pub(super) real_end: Secs,
+    /// Seconds without progress charged at the end of the last round.
+    pub(super) overhead: Secs,
+    /// Whether it sat, this round, on a GPU set some job held since the
+    /// overhead cache was last cleared.
+    pub(super) in_cache: bool,
+    /// The node set it is placed on (`nodes.rs`), while placed.
+    pub(super) node_set: Option<usize>,
+    /// When it first started.
+    pub(super) start: Option<Secs>,
+    /// Scratch of the hand-out of leftover GPUs (`grow.rs`).
+    pub(super) probe: Probe,
+}
+
+/// What growing a job by one level would give (ElasticFlow's `next_level_*`).
+#[derive(Debug, Clone, Default)]
+pub(super) struct Probe {
+    pub(super) next: u32,
+    pub(super) marginal: f64,
+    pub(super) alloc: Alloc,
+    pub(super) free: super::maps::Free,
+    pub(super) end: Secs,
+    pub(super) real_end: Secs,
+}
+
+impl Job {
+    pub(super) fn new(ddl: Secs, iters: f64, levels: Arc<[(u32, f64)]>) -> Job {
+        Job {
+            ddl,
+            iter_left: iters,
+            levels,
+            gpus: 0,
+            alloc: Alloc::new(),
+            end: 0,
+            real_end: 0,
+            overhead: 0,
+            in_cache: false,
+            node_set: None,
+            start: None,
+            probe: Probe::default(),
+        }
+    }
+
+    /// The most GPUs it may hold.
+    pub(super) fn max_gpu(&self) -> u32 {
+        self.levels.last().map_or(0, |l| l.0)
+    }
+
+    /// Iterations per second on `g` GPUs (one of its levels; between
+    /// them, the table's rule).
+    pub(super) fn tp(&self, g: u32) -> f64 {
+        match self.levels.iter().find(|l| l.0 == g) {
+            Some(l) => l.1,
+            None => crate::trace::throughput::rate_on(&self.levels, g).unwrap_or(0.0),
+        }
+    }
+
+    /// The level after `g` (the first, for 0); `g` itself at the top.
+    pub(super) fn next_level(&self, g: u32) -> u32 {
+        if g == 0 {
+            return self.levels.first().map_or(0, |l| l.0);
+        }
+        let mut it = self.levels.iter().skip_while(|l| l.0 != g);
+        it.next();
+        it.next().map_or(g, |l| l.0)
+    }
+
+    /// The largest level below `x` (0: none): `last_level(free + 1)` is
+    /// the most of its levels `free` GPUs hold.
+    pub(super) fn last_level(&self, x: i64) -> u32 {
+        self.levels
+            .iter()
+            .take_while(|l| (l.0 as i64) < x)
+            .last()
+            .map_or(0, |l| l.0)
+    }
+
+    /// The GPUs its plan gives it at `t` (0 where the plan says nothing).
+    pub(super) fn planned_at(&self, t: Secs) -> u32 {
+        self.alloc.get(&t).copied().unwrap_or(0)
+    }
+}

@@ -1,0 +1,319 @@
+//! ElasticFlow's plan for one job (its `ef_sim_allocation`): against the
+//! reservations of the jobs planned before it, the least GPUs from which
+//! it meets its deadline ("minimum satisfactory share"), taken as late as
+//! possible; or, where no level meets it, all it can get until the
+//! deadline and then what is free. A probe plans it from a given level
+//! now (to weigh growing it, `grow.rs`).
+//!
+//! The rules, in ElasticFlow's order (times on the slot grid from the
+//! round's time `t`; `ad` the deadline rounded up to it):
+//! - Quota: for each level `q` from the smallest, walk the reservation
+//!   steps back from `ad`, giving each `q` GPUs (or the largest level that
+//!   is free there), until the iterations add up; the step where they do
+//!   is `P`. The first `q` that works is the plan: the level before `q`
+//!   before `P`, `q` from `P` on, finishing inside the step where the work
+//!   runs out (its end rounded up to the grid).
+//! - Fallback: the largest level (capped by what is free) until `ad`, then
+//!   at each later step what is free, then past the last step as if the
+//!   whole cluster were free.
+
+use super::job::Job;
+use super::maps::{align, before, ceil_secs, merge, Alloc, Free};
+use crate::trace::model::Secs;
+
+/// A job's plan, and the reservations with it.
+#[derive(Debug, Clone)]
+pub(super) struct Plan {
+    pub(super) alloc: Alloc,
+    pub(super) free: Free,
+    /// Its finish on the grid (the end of its last step).
+    pub(super) end: Secs,
+    /// Its finish to the second.
+    pub(super) real_end: Secs,
+    /// Planned past the last step, on a whole free cluster.
+    pub(super) beyond: bool,
+}
+
+/// Plans `job` at round time `t` on a cluster of `n` GPUs against the
+/// reservations `f` (whose first key is `t`); with `assigned`, from that
+/// many GPUs now (a probe).
+pub(super) fn plan(job: &Job, t: Secs, n: u32, f: &Free, assigned: Option<u32>) -> Plan {
+    let mut p = Planner {
+        job,
+        t,
+        n,
+        f,
+        ev: t,
+        r: job.iter_left,
+        a: Alloc::from([(t, 0)]),
+        nf: f.clone(),
+        ad: align(t, job.ddl),
+        leg: None,
+    };
+    if !p.nf.contains_key(&p.ad) && p.ad >= t {
+        p.leg = before(&p.nf, p.ad);
+        p.nf.insert(p.ad, p.leg.unwrap_or(n as i64));
+    }
+    if let Some(q) = assigned {
+        if let Some(done) = p.probe_now(q) {
+            return done;
+        }
+    }
+    match p.quota() {
+        Ok(plan) => plan,
+        Err(lq) => p.fallback(lq, assigned),
+    }
+}
+
+struct Planner<'a> {
+    job: &'a Job,
+    t: Secs,
+    n: u32,
+    f: &'a Free,
+    /// Where the plan still to make starts.
+    ev: Secs,
+    /// Iterations still to plan.
+    r: f64,
+    a: Alloc,
+    nf: Free,
+    ad: Secs,
+    /// The free count last read (ElasticFlow's `last_event_gpu`).
+    leg: Option<i64>,
+}
+
+impl Planner<'_> {
+    fn free_at(&self, k: Secs) -> i64 {
+        self.nf.get(&k).copied().unwrap_or(0)
+    }
+
+    fn take(&mut self, k: Secs, g: u32) {
+        *self.nf.entry(k).or_insert(0) -= g as i64;
+    }
+
+    fn done(&self, end: Secs, real_end: Secs, beyond: bool) -> Plan {
+        Plan {
+            alloc: merge(&self.a),
+            free: merge(&self.nf),
+            end,
+            real_end,
+            beyond,
+        }
+    }
+
+    /// A probe at `q` GPUs now: the plan, if it finishes on time before
+    /// the next reservation step; else the work done until then is
+    /// counted and planning goes on from that step.
+    fn probe_now(&mut self, q: u32) -> Option<Plan> {
+        let (t, job) = (self.t, self.job);
+        let fet = self.f.range(t + 1..).next().map_or(self.ad, |(&k, _)| k);
+        self.a.insert(t, q);
+        let tq = job.tp(q);
+        let eret = ceil_secs(t as f64 + self.r / tq);
+        let eet = align(t, eret);
+        if fet >= eet && job.ddl >= eret {
+            for k in keys_in(self.f, t, eet) {
+                self.leg = Some(self.free_at(k));
+                self.take(k, q);
+            }
+            if t != eet {
+                let avail = self.f.get(&t).copied().unwrap_or(self.n as i64);
+                self.nf.insert(t, avail - q as i64);
+            }
+            if !self.f.contains_key(&eet) {
+                self.nf.insert(eet, self.leg.unwrap_or(self.n as i64));
+            }
+            return Some(self.done(eet, eret, false));
+        }
+        let dur = if fet == self.ad { job.ddl - t } else { fet - t };
+        self.r -= dur as f64 * tq;
+        self.take(t, q);
+        self.ev = fet;
+        self.a.insert(fet, 0);
+        None
+    }
+
+    /// The minimum satisfactory share, if some level meets the deadline;
+    /// else the largest level tried.
+    fn quota(&mut self) -> Result<Plan, u32> {
+        let job = self.job;
+        let (mut q, mut lq) = (job.next_level(0), 0);
+        while q <= self.n && q <= job.max_gpu() && q > 0 {
+            let keys: Vec<Secs> = self.nf.range(..self.ad).map(|(&k, _)| k).collect();
+            for &k in &keys {
+                self.a.entry(k).or_insert(0);
+            }
+            let (mut pend, mut acc, mut point) = (self.ad, 0.0f64, None);
+            for &p in keys.iter().rev() {
+                if p < self.ev {
+                    break;
+                }
+                let a = q.min(job.last_level(self.free_at(p) + 1));
+                if a == 0 {
+                    pend = p;
+                    continue;
+                }
+                let dur = if pend == self.ad {
+                    job.ddl - p
+                } else {
+                    pend - p
+                };
+                acc += dur as f64 * job.tp(a);
+                if acc >= self.r {
+                    point = Some(p);
+                    break;
+                }
+                pend = p;
+            }
+            if let Some(p) = point {
+                if let Some(plan) = self.build(q, lq, p) {
+                    return Ok(plan);
+                }
+                return Err(lq.max(q));
+            }
+            lq = q;
+            q = job.next_level(q);
+            if q == lq {
+                break;
+            }
+        }
+        Err(lq)
+    }
+
+    /// The plan from `ev`: `lq` GPUs (or fewer, where fewer are free)
+    /// before `point`, `q` from it on, up to the step where the work runs out.
+    fn build(&mut self, q: u32, lq: u32, point: Secs) -> Option<Plan> {
+        let job = self.job;
+        let rule = |pl: &Planner, e: Secs| {
+            let want = if e >= point { q } else { lq };
+            want.min(job.last_level(pl.free_at(e) + 1))
+        };
+        let keys = keys_in(&self.nf, self.ev, self.ad + 1);
+        let mut lat = *keys.first()?;
+        let mut la = rule(self, lat);
+        let mut fin = None;
+        for &e in &keys[1..] {
+            self.a.insert(lat, la);
+            self.take(lat, la);
+            if la == 0 {
+                lat = e;
+                la = rule(self, e);
+                continue;
+            }
+            let dur = if e == self.ad { job.ddl - lat } else { e - lat };
+            let it = dur as f64 * job.tp(la);
+            if lat < point || it < self.r {
+                self.r -= it;
+            } else {
+                let rtl = ceil_secs(self.r / job.tp(la));
+                fin = Some((lat + align(0, rtl), lat + rtl));
+                break;
+            }
+            lat = e;
+            la = rule(self, e);
+        }
+        let (eet, eret) = match fin {
+            Some(f) => f,
+            None => {
+                if la == 0 {
+                    return None;
+                }
+                self.a.insert(lat, la);
+                self.take(lat, la);
+                let rtl = ceil_secs(self.r / job.tp(la));
+                (lat + align(0, rtl), lat + rtl)
+            }
+        };
+        // The free count of the reservations given, in force before `eet`.
+        let lg = keys_in(self.f, self.ev, eet)
+            .last()
+            .map_or(self.n as i64, |k| self.f[k]);
+        if !self.f.contains_key(&eet) {
+            self.nf.insert(eet, lg);
+        }
+        Some(self.done(eet, eret, false))
+    }
+
+    /// No level meets the deadline: see the module notes.
+    fn fallback(&mut self, lq: u32, assigned: Option<u32>) -> Plan {
+        let job = self.job;
+        let (t, ad) = (self.t, self.ad);
+        // Until the deadline: the largest level, capped by what is free;
+        // the last step (at `ad`) is left to what follows.
+        let keys = keys_in(&self.nf, self.ev, ad + 1);
+        if let Some(&first) = keys.first() {
+            let cap = |pl: &Planner, e: Secs| lq.min(job.last_level(pl.free_at(e) + 1));
+            let (mut lat, mut la) = (first, cap(self, first));
+            for &e in &keys[1..] {
+                self.a.insert(lat, la);
+                self.take(lat, la);
+                if la != 0 {
+                    let dur = if e == ad { job.ddl - lat } else { e - lat };
+                    self.r -= dur as f64 * job.tp(la);
+                }
+                lat = e;
+                la = cap(self, e);
+            }
+        }
+        // After it: what is free at each step.
+        let mut lat = ad.max(self.ev);
+        let later: Vec<Secs> = self.nf.range(ad + 1..).map(|(&k, _)| k).collect();
+        for e in later {
+            let q2 = job.last_level(self.free_at(lat) + 1).min(job.max_gpu());
+            if q2 == 0 {
+                self.a.insert(lat, 0);
+                lat = e;
+                continue;
+            }
+            self.a.insert(lat, q2);
+            let tp = job.tp(q2);
+            let it = (e - lat) as f64 * tp;
+            if it >= self.r {
+                let eret = ceil_secs(lat as f64 + self.r / tp);
+                let eet = align(t, eret);
+                let keys: Vec<Secs> = self.nf.range(ad..).map(|(&k, _)| k).collect();
+                for e1 in keys {
+                    if e1 < eet {
+                        if let Some(&v) = self.f.get(&e1) {
+                            self.leg = Some(v);
+                        }
+                    }
+                    if lat <= e1 && e1 < eet {
+                        self.take(e1, q2);
+                    }
+                }
+                let leg = self.leg.unwrap_or(self.n as i64);
+                if lat != eet {
+                    self.nf.insert(lat, leg - q2 as i64);
+                }
+                if !self.f.contains_key(&eet) {
+                    self.nf.insert(eet, leg);
+                }
+                return self.done(eet, eret, false);
+            }
+            self.r -= it;
+            if let Some((&k, _)) = self.f.range(..lat).next_back() {
+                self.leg = Some(self.free_at(k));
+            }
+            for k in keys_in(&self.nf, lat, e) {
+                self.take(k, q2);
+            }
+            lat = e;
+        }
+        // Past the last step, as if the whole cluster were free.
+        let q3 = assigned.unwrap_or_else(|| self.n.min(job.max_gpu()));
+        self.a.insert(lat, q3);
+        let eret = ceil_secs(lat as f64 + self.r / job.tp(q3));
+        let eet = align(t, eret);
+        self.nf.insert(lat, self.n as i64 - q3 as i64);
+        self.nf.insert(eet, self.n as i64);
+        self.done(eet, eret, true)
+    }
+}
+
+/// The keys of `m` from `lo` up to (not including) `hi`; none if `hi` is not after `lo`.
+fn keys_in<V>(m: &std::collections::BTreeMap<Secs, V>, lo: Secs, hi: Secs) -> Vec<Secs> {
+    if hi <= lo {
+        return Vec::new();
+    }
+    m.range(lo..hi).map(|(&k, _)| k).collect()
+}
