@@ -9,7 +9,13 @@ use std::process::Command;
 pub struct Slurm {
     pub dir: PathBuf,
     pub conf: PathBuf,
+    /// One Slurm at a time in a test binary: two on one host (one node
+    /// name, one munge key directory layout) interfere — a test's squeue
+    /// went unanswered once the other test's daemons stopped.
+    _one: std::sync::MutexGuard<'static, ()>,
 }
+
+static ONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn found(program: &str) -> bool {
     Command::new("sh")
@@ -41,6 +47,7 @@ impl Slurm {
             eprintln!("skipped: a one-node Slurm needs root here (slurmd runs the tasks)");
             return None;
         }
+        let one = ONE.lock().unwrap_or_else(|e| e.into_inner());
         let dir = super::scratch_dir(tag);
         for d in ["state", "spool", "log", "munge"] {
             std::fs::create_dir_all(dir.join(d)).unwrap();
@@ -80,8 +87,9 @@ impl Slurm {
             .trim()
             .to_string();
         let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-        // Ports of this test's own, away from the defaults and from each other.
-        let port = 20_000 + (std::process::id() % 20_000) as u16;
+        // Ports of this test's own, away from the defaults and from other
+        // test binaries' (within one, `ONE` keeps Slurms apart in time).
+        let port = 20_000 + (std::process::id() % 10_000) as u16 * 2;
         let d = dir.display();
         let conf = dir.join("slurm.conf");
         std::fs::write(
@@ -102,7 +110,11 @@ impl Slurm {
             ),
         )
         .unwrap();
-        let slurm = Slurm { dir, conf };
+        let slurm = Slurm {
+            dir,
+            conf,
+            _one: one,
+        };
         for daemon in ["slurmctld", "slurmd"] {
             let o = run(daemon, &["-f", slurm.conf.to_str().unwrap()], &slurm.conf);
             assert!(
