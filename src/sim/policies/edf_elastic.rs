@@ -45,18 +45,7 @@ impl Rule for EdfElastic {
     }
 
     fn available(&self, trace: &Trace) -> Result<(), Unavailable> {
-        if trace
-            .speeds
-            .as_ref()
-            .is_some_and(|s| s.factors().is_none() && s.jobs_with_speed() > 0)
-        {
-            return Ok(());
-        }
-        Err(Unavailable {
-            lacks: "jobs that run from throughput tables".into(),
-            short: "no --throughputs".into(),
-            hint: Some("load an ITP trace in the ElasticFlow schema with --throughputs DIR".into()),
-        })
+        needs_tables(trace)
     }
 
     fn books(&self, v: &dyn View) -> Box<dyn Books> {
@@ -199,4 +188,21 @@ fn plan(v: &dyn View, order: &BTreeSet<(u64, u32, u32)>) -> Answer {
 /// Whole GPUs a running job holds.
 fn held_gpus(g: &[crate::sim::cluster::Grant]) -> u64 {
     g.iter().map(|g| g.milli as u64).sum::<u64>() / MILLI_PER_GPU as u64
+}
+
+/// Whether `trace`'s jobs run from throughput tables (not `--gpu-speed`
+/// factors), as the elastic policies need.
+pub(super) fn needs_tables(trace: &Trace) -> Result<(), Unavailable> {
+    if trace
+        .speeds
+        .as_ref()
+        .is_some_and(|s| s.factors().is_none() && s.jobs_with_speed() > 0)
+    {
+        return Ok(());
+    }
+    Err(Unavailable {
+        lacks: "jobs that run from throughput tables".into(),
+        short: "no --throughputs".into(),
+        hint: Some("load an ITP trace in the ElasticFlow schema with --throughputs DIR".into()),
+    })
 }

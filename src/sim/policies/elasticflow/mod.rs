@@ -68,19 +68,7 @@ impl Rule for ElasticFlow {
     }
 
     fn available(&self, trace: &Trace) -> Result<(), Unavailable> {
-        let tables = trace
-            .speeds
-            .as_ref()
-            .is_some_and(|s| s.factors().is_none() && s.jobs_with_speed() > 0);
-        if !tables {
-            return Err(Unavailable {
-                lacks: "jobs that run from throughput tables".into(),
-                short: "no --throughputs".into(),
-                hint: Some(
-                    "load an ITP trace in the ElasticFlow schema with --throughputs DIR".into(),
-                ),
-            });
-        }
+        super::edf_elastic::needs_tables(trace)?;
         let c = &trace.cluster;
         if c.gpu_types.len() != 1 || c.per_node.is_none() {
             return Err(Unavailable {
