@@ -5,6 +5,7 @@
 
 use super::maps::{at, before, gpu_secs, merge};
 use super::plan::plan;
+use super::round::{no_plan, Failed};
 use super::state::State;
 use crate::trace::model::Secs;
 use std::cmp::Ordering;
@@ -14,7 +15,7 @@ const MAX: f64 = i64::MAX as f64;
 
 impl State {
     /// Hands out the GPUs free at `t` after the plans.
-    pub(super) fn hand_out(&mut self, t: Secs) {
+    pub(super) fn hand_out(&mut self, t: Secs) -> Result<(), Failed> {
         let mut used = 0i64;
         for j in &self.runnable {
             let job = self.jobs.get_mut(j).expect("a runnable job has books");
@@ -23,10 +24,10 @@ impl State {
         }
         let mut free = self.n as i64 - used;
         if free <= 0 {
-            return;
+            return Ok(());
         }
         for j in self.runnable.clone() {
-            self.weigh(j, free, t);
+            self.weigh(j, free, t)?;
         }
         self.sort_by_gain();
         let mut grew = true;
@@ -50,7 +51,7 @@ impl State {
                 job.probe.next = job.next_level(job.gpus);
                 self.free = p.free;
                 if self.pending.contains(&j) {
-                    self.start_job(j, t);
+                    self.start_job(j);
                 }
                 self.move_end_event(j, old.1);
                 free -= p.next as i64 - old.0 as i64;
@@ -60,11 +61,12 @@ impl State {
             for j in self.runnable.clone() {
                 let job = &self.jobs[&j];
                 if job.probe.next > job.gpus {
-                    self.weigh(j, free, t);
+                    self.weigh(j, free, t)?;
                 }
             }
             self.sort_by_gain();
         }
+        Ok(())
     }
 
     /// Most gain first; ties keep their order.
@@ -79,13 +81,13 @@ impl State {
     /// Weighs growing `j` one level with `free` GPUs free now
     /// (ElasticFlow's `get_marginal`): its plan with the GPUs it holds
     /// given back, probed from the next level now.
-    fn weigh(&mut self, j: u32, free: i64, t: Secs) {
+    fn weigh(&mut self, j: u32, free: i64, t: Secs) -> Result<(), Failed> {
         let n = self.n;
         let job = &self.jobs[&j];
         let more = job.probe.next as i64 - job.gpus as i64;
         if more > free || more == 0 {
             self.jobs.get_mut(&j).expect("books").probe.marginal = -MAX;
-            return;
+            return Ok(());
         }
         let mut tmp = self.free.clone();
         if !tmp.contains_key(&job.end) {
@@ -104,7 +106,7 @@ impl State {
             last = g as i64;
         }
         let tmp = merge(&tmp);
-        let p = plan(job, t, n, &tmp, Some(job.probe.next));
+        let p = plan(job, t, n, &tmp, Some(job.probe.next)).ok_or_else(|| no_plan(j, t))?;
         let marginal = if job.gpus == 0 {
             MAX
         } else if p.beyond && more == 0 {
@@ -118,13 +120,11 @@ impl State {
         job.probe.free = p.free;
         job.probe.end = p.end;
         job.probe.real_end = p.real_end;
+        Ok(())
     }
 
-    /// A pending job starts at `t`.
-    pub(super) fn start_job(&mut self, j: u32, t: Secs) {
-        if let Some(job) = self.jobs.get_mut(&j) {
-            job.start = Some(t);
-        }
+    /// A pending job starts at `t` (the engine keeps its start time).
+    pub(super) fn start_job(&mut self, j: u32) {
         self.pending.retain(|&x| x != j);
         self.running.push(j);
         self.accepted += 1;

@@ -32,8 +32,6 @@ pub(super) struct Job {
     pub(super) in_cache: bool,
     /// The node set it is placed on (`nodes.rs`), while placed.
     pub(super) node_set: Option<usize>,
-    /// When it first started.
-    pub(super) start: Option<Secs>,
     /// Scratch of the hand-out of leftover GPUs (`grow.rs`).
     pub(super) probe: Probe,
 }
@@ -62,7 +60,6 @@ impl Job {
             overhead: 0,
             in_cache: false,
             node_set: None,
-            start: None,
             probe: Probe::default(),
         }
     }

@@ -36,8 +36,9 @@ pub(super) struct Plan {
 
 /// Plans `job` at round time `t` on a cluster of `n` GPUs against the
 /// reservations `f` (whose first key is `t`); with `assigned`, from that
-/// many GPUs now (a probe).
-pub(super) fn plan(job: &Job, t: Secs, n: u32, f: &Free, assigned: Option<u32>) -> Plan {
+/// many GPUs now (a probe). None where ElasticFlow's own planner fails (a
+/// plan whose last step holds no GPU: it divides by zero there).
+pub(super) fn plan(job: &Job, t: Secs, n: u32, f: &Free, assigned: Option<u32>) -> Option<Plan> {
     let mut p = Planner {
         job,
         t,
@@ -56,12 +57,12 @@ pub(super) fn plan(job: &Job, t: Secs, n: u32, f: &Free, assigned: Option<u32>) 
     }
     if let Some(q) = assigned {
         if let Some(done) = p.probe_now(q) {
-            return done;
+            return Some(done);
         }
     }
     match p.quota() {
         Ok(plan) => plan,
-        Err(lq) => p.fallback(lq, assigned),
+        Err(lq) => Some(p.fallback(lq, assigned)),
     }
 }
 
@@ -132,9 +133,9 @@ impl Planner<'_> {
         None
     }
 
-    /// The minimum satisfactory share, if some level meets the deadline;
-    /// else the largest level tried.
-    fn quota(&mut self) -> Result<Plan, u32> {
+    /// The minimum satisfactory share, if some level meets the deadline
+    /// (None: its plan failed); else the largest level tried.
+    fn quota(&mut self) -> Result<Option<Plan>, u32> {
         let job = self.job;
         let (mut q, mut lq) = (job.next_level(0), 0);
         while q <= self.n && q <= job.max_gpu() && q > 0 {
@@ -165,10 +166,7 @@ impl Planner<'_> {
                 pend = p;
             }
             if let Some(p) = point {
-                if let Some(plan) = self.build(q, lq, p) {
-                    return Ok(plan);
-                }
-                return Err(lq.max(q));
+                return Ok(self.build(q, lq, p));
             }
             lq = q;
             q = job.next_level(q);

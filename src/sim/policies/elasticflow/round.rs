@@ -63,7 +63,7 @@ impl State {
             let mut admitted = false;
             if !admit.is_empty() {
                 let mut all: Vec<u32> = self.runnable.iter().chain(&admit).copied().collect();
-                if self.plan_all(&mut all, t) {
+                if self.plan_all(&mut all, t)? {
                     admitted = true;
                     self.pending.extend(&admit);
                     self.runnable.extend(&admit);
@@ -77,8 +77,9 @@ impl State {
             }
             if !admitted {
                 let mut all = std::mem::take(&mut self.runnable);
-                self.plan_all(&mut all, t);
+                let planned = self.plan_all(&mut all, t);
                 self.runnable = all;
+                planned?;
             }
             let jobs = &self.jobs;
             self.runnable.sort_by_key(|j| jobs[j].ddl);
@@ -89,13 +90,13 @@ impl State {
             }
         }
         self.start_planned(t);
-        self.hand_out(t);
+        self.hand_out(t)?;
         let first_change = self.place(t)?;
         self.mark_change(v, first_change);
         self.charge_overheads();
         self.advance(v, t);
         self.last = t;
-        self.outcome(t, out)
+        Ok(self.outcome(t, out))
     }
 
     /// Progress since the last round, `td` seconds ago, at the GPUs held
@@ -104,21 +105,23 @@ impl State {
     fn progress(&mut self, t: Secs, td: Secs) {
         for j in self.runnable.clone() {
             let job = self.jobs.get_mut(&j).expect("books");
+            let mut early = None;
             if job.gpus > 0 {
                 let tp = job.tp(job.gpus);
-                let it = ran(td, t, job.real_end, job.overhead) as f64 * tp;
-                let mut it = it;
+                let mut it = ran(td, t, job.real_end, job.overhead) as f64 * tp;
                 if job.iter_left <= it && job.end > t {
-                    let new_end = (t - td) + ceil_secs(job.iter_left / tp);
+                    early = Some((job.end, (t - td) + ceil_secs(job.iter_left / tp)));
                     it = (job.end - t + td) as f64 * tp;
-                    let old = job.end;
-                    job.end = t;
-                    self.move_end_event(j, old);
-                    self.jobs.get_mut(&j).expect("books").end = new_end;
                 }
-                self.jobs.get_mut(&j).expect("books").iter_left -= it;
+                job.iter_left -= it;
             }
-            self.jobs.get_mut(&j).expect("books").overhead = 0;
+            job.overhead = 0;
+            // Its end event joins this round's; its end is when it ran out.
+            if let Some((old, ran_out)) = early {
+                job.end = t;
+                self.move_end_event(j, old);
+                self.jobs.get_mut(&j).expect("books").end = ran_out;
+            }
         }
     }
 
@@ -155,7 +158,7 @@ impl State {
     /// Plans every job of `list` in deadline order on an empty
     /// reservation map (their GPUs let go first); whether each meets
     /// its deadline.
-    fn plan_all(&mut self, list: &mut [u32], t: Secs) -> bool {
+    fn plan_all(&mut self, list: &mut [u32], t: Secs) -> Result<bool, Failed> {
         self.free = [(t, self.n as i64)].into();
         let jobs = &self.jobs;
         list.sort_by_key(|j| jobs[j].ddl);
@@ -169,7 +172,7 @@ impl State {
         let mut ok = true;
         for j in list.iter() {
             let job = &self.jobs[j];
-            let p = plan(job, t, self.n, &self.free, None);
+            let p = plan(job, t, self.n, &self.free, None).ok_or_else(|| no_plan(*j, t))?;
             ok &= p.real_end <= job.ddl;
             let job = self.jobs.get_mut(j).expect("books");
             job.alloc = p.alloc;
@@ -177,7 +180,7 @@ impl State {
             job.real_end = p.real_end;
             self.free = p.free;
         }
-        ok
+        Ok(ok)
     }
 
     /// Pending jobs whose plan gives them GPUs now start.
@@ -196,7 +199,7 @@ impl State {
             }
         }
         for j in starts {
-            self.start_job(j, t);
+            self.start_job(j);
             self.add_end_event(j);
         }
     }
@@ -283,7 +286,7 @@ impl State {
 
     /// What the engine is to do; a job whose work will have run out by
     /// the next round, before its end, ends when it runs out.
-    fn outcome(&self, t: Secs, mut out: Outcome) -> Result<Outcome, Failed> {
+    fn outcome(&self, t: Secs, mut out: Outcome) -> Outcome {
         for &j in &self.runnable {
             let job = &self.jobs[&j];
             if job.gpus == 0 {
@@ -300,7 +303,7 @@ impl State {
             }
             out.hold.push((j, job.gpus, end));
         }
-        Ok(out)
+        out
     }
 }
 
@@ -316,4 +319,11 @@ fn ran(td: Secs, t: Secs, real_end: Secs, overhead: Secs) -> Secs {
     } else {
         run - overhead
     }
+}
+
+/// ElasticFlow's planner failed for job `j` at `t`.
+pub(super) fn no_plan(j: u32, t: Secs) -> Failed {
+    Failed(format!(
+        "no plan for job {j} at {t}: its last planned step holds no GPU (ElasticFlow's own simulator stops there)"
+    ))
 }
