@@ -58,8 +58,26 @@ fn alive(pid: i32) -> bool {
     !matches!(state, Some("Z" | "X"))
 }
 
-/// Those of `pids` still alive after waiting up to 5 s for all to go.
-fn left_after_a_while(pids: &[i32]) -> Vec<i32> {
+/// What a leftover process is: its command line, state and parent, for the
+/// failure message.
+fn described(pid: i32) -> String {
+    let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let rest = stat.rfind(')').map_or("", |i| &stat[i + 1..]);
+    let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+    format!(
+        "{pid} `{}` (state, parent, group: {})",
+        cmd.trim(),
+        rest.split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ")
+    )
+}
+
+/// Those of `pids` still alive after waiting up to 20 s for all to go,
+/// each described (pid, command, state, parent).
+fn left_after_a_while(pids: &[i32]) -> Vec<String> {
     let left = || {
         pids.iter()
             .copied()
@@ -70,7 +88,7 @@ fn left_after_a_while(pids: &[i32]) -> Vec<i32> {
     // ending a process group takes a while; only a process left for good
     // fails.
     eventually(20, || Some(()).filter(|_| left().is_empty()));
-    left()
+    left().into_iter().map(described).collect()
 }
 
 /// Waits up to 20 s for `n` pids in `dir/pids`.
@@ -103,7 +121,7 @@ fn what_a_policy_started_ends_with_the_run() {
     // The hello's process and the run's, each with its sleep.
     let p = pids(&dir);
     assert_eq!(p.len(), 4, "{p:?}");
-    assert_eq!(left_after_a_while(&p), Vec::<i32>::new());
+    assert_eq!(left_after_a_while(&p), Vec::<String>::new());
 }
 
 /// A headless run stopped by `sig` while its policy is thinking.
@@ -131,7 +149,7 @@ fn stopped_headless(sig: i32) {
     }
     let status = child.wait().unwrap();
     assert_eq!(status.signal(), Some(sig), "{status:?}");
-    assert_eq!(left_after_a_while(&p), Vec::<i32>::new());
+    assert_eq!(left_after_a_while(&p), Vec::<String>::new());
     assert!(!out.exists());
     assert_eq!(temporaries(&dir), Vec::<PathBuf>::new());
 }
@@ -205,7 +223,7 @@ fn a_signal_to_the_replay_restores_the_terminal_ends_the_policy_and_exits_128_pl
         libc::kill(pid, libc::SIGTERM);
     }
     assert_eq!(status_written(&dir), "143");
-    assert_eq!(left_after_a_while(&p), Vec::<i32>::new());
+    assert_eq!(left_after_a_while(&p), Vec::<String>::new());
     assert!(!t.screen().contains("Queue"), "{}", t.screen());
 }
 
@@ -217,7 +235,7 @@ fn the_terminal_going_away_ends_every_policy_process() {
     let dir = scratch_dir("procs-tui-gone");
     let (t, p) = replay("procs-gone", &dir, "sh", false);
     drop(t); // kills the tmux session: the pane's terminal hangs up
-    assert_eq!(left_after_a_while(&p), Vec::<i32>::new());
+    assert_eq!(left_after_a_while(&p), Vec::<String>::new());
 }
 
 #[test]
@@ -244,5 +262,5 @@ fn ctrl_z_gives_the_terminal_back_and_fg_takes_it_again() {
     assert!(back.contains("leaver"), "{back}");
     t.keys(&["q"]);
     t.wait_for("ready$");
-    assert_eq!(left_after_a_while(&p), Vec::<i32>::new());
+    assert_eq!(left_after_a_while(&p), Vec::<String>::new());
 }
