@@ -3,7 +3,7 @@
 //! gains most per GPU added — the drop in its planned GPU-seconds — with
 //! jobs holding none first; every job is weighed again after each step.
 
-use super::maps::{at, before, gpu_secs, merge};
+use super::maps::{at, before, gpu_secs};
 use super::plan::plan;
 use super::round::{no_plan, Failed};
 use super::state::State;
@@ -90,22 +90,22 @@ impl State {
             return Ok(());
         }
         let mut tmp = self.free.clone();
-        if !tmp.contains_key(&job.end) {
+        if !tmp.contains_key(job.end) {
             tmp.insert(job.end, before(&tmp, job.end).unwrap_or(n as i64));
         }
         let mut last = 0i64;
-        for (&a, &g) in &job.alloc {
-            if !tmp.contains_key(&a) {
+        for (a, g) in job.alloc.iter() {
+            if !tmp.contains_key(a) {
                 tmp.insert(a, at(&tmp, a).unwrap_or(n as i64));
             }
             if a < job.end {
-                for (_, v) in tmp.range_mut(a..job.end) {
+                for (_, v) in tmp.range_mut(a, job.end) {
                     *v += g as i64 - last;
                 }
             }
             last = g as i64;
         }
-        let tmp = merge(&tmp);
+        let tmp = tmp.merged();
         let p = plan(job, t, n, &tmp, Some(job.probe.next)).ok_or_else(|| no_plan(j, t))?;
         let marginal = if job.gpus == 0 {
             MAX

@@ -100,6 +100,6 @@ impl Job {
 
     /// The GPUs its plan gives it at `t` (0 where the plan says nothing).
     pub(super) fn planned_at(&self, t: Secs) -> u32 {
-        self.alloc.get(&t).copied().unwrap_or(0)
+        self.alloc.get(t).unwrap_or(0)
     }
 }

@@ -2,16 +2,142 @@
 //! that time on (free GPUs of the cluster, or a job's GPUs), kept sorted.
 
 use crate::trace::model::Secs;
-use std::collections::BTreeMap;
 
 /// ElasticFlow's scheduling slot, seconds: plans are on a grid of this
 /// step from the round's time, and rounds are at least this far apart.
 pub(super) const SLOT: Secs = 60;
 
 /// Time → free GPUs from then on (ElasticFlow's `future_free_gpus`).
-pub(super) type Free = BTreeMap<Secs, i64>;
+pub(super) type Free = Steps<i64>;
 /// Time → the GPUs a job holds from then on (its `allocations`).
-pub(super) type Alloc = BTreeMap<Secs, u32>;
+pub(super) type Alloc = Steps<u32>;
+
+/// A step map: (time, value) pairs sorted by time, each time once. A
+/// sorted vector rather than a tree: plans clone and scan whole maps
+/// thousands of times a round, and a vector clones with one copy.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(super) struct Steps<V>(Vec<(Secs, V)>);
+
+impl<V: Copy + PartialEq, const N: usize> From<[(Secs, V); N]> for Steps<V> {
+    fn from(pairs: [(Secs, V); N]) -> Self {
+        let mut s = Steps(Vec::with_capacity(N));
+        for (k, v) in pairs {
+            s.insert(k, v);
+        }
+        s
+    }
+}
+
+impl<V: Copy + PartialEq> Steps<V> {
+    pub(super) fn new() -> Self {
+        Steps(Vec::new())
+    }
+
+    /// Where `k` is, or would go.
+    fn find(&self, k: Secs) -> Result<usize, usize> {
+        self.0.binary_search_by_key(&k, |e| e.0)
+    }
+
+    /// The index of the first key not before `k`.
+    fn lower(&self, k: Secs) -> usize {
+        self.0.partition_point(|e| e.0 < k)
+    }
+
+    pub(super) fn get(&self, k: Secs) -> Option<V> {
+        self.find(k).ok().map(|i| self.0[i].1)
+    }
+
+    pub(super) fn contains_key(&self, k: Secs) -> bool {
+        self.find(k).is_ok()
+    }
+
+    pub(super) fn insert(&mut self, k: Secs, v: V) {
+        match self.find(k) {
+            Ok(i) => self.0[i].1 = v,
+            Err(i) => self.0.insert(i, (k, v)),
+        }
+    }
+
+    /// A copy with room for a few more steps (a plan adds some).
+    pub(super) fn roomy_clone(&self) -> Self {
+        let mut v = Vec::with_capacity(self.0.len() + 16);
+        v.extend_from_slice(&self.0);
+        Steps(v)
+    }
+
+    /// Every key of `keys` (ascending) not yet a key gets the value `v`.
+    pub(super) fn fill_keys(&mut self, keys: &[(Secs, impl Copy)], v: V) {
+        let old = std::mem::take(&mut self.0);
+        let mut out = Vec::with_capacity(old.len() + keys.len());
+        let mut i = 0;
+        for (k, x) in old {
+            while i < keys.len() && keys[i].0 < k {
+                out.push((keys[i].0, v));
+                i += 1;
+            }
+            if i < keys.len() && keys[i].0 == k {
+                i += 1;
+            }
+            out.push((k, x));
+        }
+        out.extend(keys[i..].iter().map(|e| (e.0, v)));
+        self.0 = out;
+    }
+
+    /// The value at `k`, set to `v` first if `k` is not a key.
+    pub(super) fn at_or_insert(&mut self, k: Secs, v: V) -> &mut V {
+        let i = match self.find(k) {
+            Ok(i) => i,
+            Err(i) => {
+                self.0.insert(i, (k, v));
+                i
+            }
+        };
+        &mut self.0[i].1
+    }
+
+    /// The steps whose keys are in `lo..hi` (none if `hi` is not after `lo`).
+    pub(super) fn range(&self, lo: Secs, hi: Secs) -> &[(Secs, V)] {
+        let (a, b) = (self.lower(lo), self.lower(hi));
+        &self.0[a..b.max(a)]
+    }
+
+    pub(super) fn range_mut(&mut self, lo: Secs, hi: Secs) -> &mut [(Secs, V)] {
+        let (a, b) = (self.lower(lo), self.lower(hi));
+        &mut self.0[a..b.max(a)]
+    }
+
+    /// The keys in `lo..hi`.
+    pub(super) fn keys_in(&self, lo: Secs, hi: Secs) -> Vec<Secs> {
+        self.range(lo, hi).iter().map(|e| e.0).collect()
+    }
+
+    /// The steps with keys from `lo` on.
+    pub(super) fn from_key(&self, lo: Secs) -> &[(Secs, V)] {
+        &self.0[self.lower(lo)..]
+    }
+
+    /// The first key after `x`.
+    pub(super) fn key_after(&self, x: Secs) -> Option<Secs> {
+        self.from_key(x.saturating_add(1)).first().map(|e| e.0)
+    }
+
+    /// The last step with a key before `x`.
+    pub(super) fn last_before(&self, x: Secs) -> Option<(Secs, V)> {
+        self.0[..self.lower(x)].last().copied()
+    }
+
+    pub(super) fn iter(&self) -> impl Iterator<Item = (Secs, V)> + '_ {
+        self.0.iter().copied()
+    }
+
+    /// Every step whose value repeats the one before dropped
+    /// (run-length: the same steps).
+    pub(super) fn merged(mut self) -> Self {
+        self.0.dedup_by(|b, a| a.1 == b.1);
+        self
+    }
+}
 
 /// `x` rounded up to the slot grid that starts at `s` (`s + 60k`, the
 /// least such time not before `x`; for any sign of `x − s`).
@@ -21,28 +147,14 @@ pub(super) fn align(s: Secs, x: Secs) -> Secs {
     s + k * SLOT
 }
 
-/// The map with every key whose value repeats the one before dropped
-/// (run-length: the same steps).
-pub(super) fn merge<V: Copy + PartialEq>(m: &BTreeMap<Secs, V>) -> BTreeMap<Secs, V> {
-    let mut out = BTreeMap::new();
-    let mut last = None;
-    for (&k, &v) in m {
-        if last != Some(v) {
-            out.insert(k, v);
-            last = Some(v);
-        }
-    }
-    out
-}
-
 /// The value in force just before `x` (at the last key below it).
-pub(super) fn before<V: Copy>(m: &BTreeMap<Secs, V>, x: Secs) -> Option<V> {
-    m.range(..x).next_back().map(|(_, &v)| v)
+pub(super) fn before<V: Copy + PartialEq>(m: &Steps<V>, x: Secs) -> Option<V> {
+    m.last_before(x).map(|e| e.1)
 }
 
 /// The value in force at `x` (at the last key not after it).
-pub(super) fn at<V: Copy>(m: &BTreeMap<Secs, V>, x: Secs) -> Option<V> {
-    m.range(..=x).next_back().map(|(_, &v)| v)
+pub(super) fn at<V: Copy + PartialEq>(m: &Steps<V>, x: Secs) -> Option<V> {
+    m.last_before(x.saturating_add(1)).map(|e| e.1)
 }
 
 /// GPU-seconds of an allocation from its first key to `end` (the last
@@ -50,8 +162,8 @@ pub(super) fn at<V: Copy>(m: &BTreeMap<Secs, V>, x: Secs) -> Option<V> {
 pub(super) fn gpu_secs(a: &Alloc, end: Secs) -> i64 {
     let mut sum = 0i64;
     let mut it = a.iter().peekable();
-    while let Some((&k, &g)) = it.next() {
-        let to = it.peek().map_or(end, |(&n, _)| n);
+    while let Some((k, g)) = it.next() {
+        let to = it.peek().map_or(end, |&(n, _)| n);
         sum = sum.saturating_add((g as i64).saturating_mul(to - k));
     }
     sum
@@ -86,10 +198,10 @@ mod tests {
     #[test]
     fn merge_keeps_steps_and_gpu_secs_sums_them() {
         let m: Alloc = [(0, 2), (60, 2), (120, 4), (180, 0), (240, 0)].into();
-        let got = merge(&m);
+        let got = m.merged();
         assert_eq!(got, [(0, 2), (120, 4), (180, 0)].into());
         assert_eq!(gpu_secs(&got, 300), 2 * 120 + 4 * 60);
-        assert_eq!(gpu_secs(&[(0, 16)].into(), 480), 16 * 480);
+        assert_eq!(gpu_secs(&Alloc::from([(0, 16)]), 480), 16 * 480);
         assert_eq!(before(&got, 120), Some(2));
         assert_eq!(at(&got, 120), Some(4));
         assert_eq!(before(&got, 0), None);

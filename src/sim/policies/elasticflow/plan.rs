@@ -18,7 +18,7 @@
 //!   whole cluster were free.
 
 use super::job::Job;
-use super::maps::{align, before, ceil_secs, merge, Alloc, Free};
+use super::maps::{align, before, ceil_secs, Alloc, Free};
 use crate::trace::model::Secs;
 
 /// A job's plan, and the reservations with it.
@@ -47,11 +47,11 @@ pub(super) fn plan(job: &Job, t: Secs, n: u32, f: &Free, assigned: Option<u32>) 
         ev: t,
         r: job.iter_left,
         a: Alloc::from([(t, 0)]),
-        nf: f.clone(),
+        nf: f.roomy_clone(),
         ad: align(t, job.ddl),
         leg: None,
     };
-    if !p.nf.contains_key(&p.ad) && p.ad >= t {
+    if !p.nf.contains_key(p.ad) && p.ad >= t {
         p.leg = before(&p.nf, p.ad);
         p.nf.insert(p.ad, p.leg.unwrap_or(n as i64));
     }
@@ -84,17 +84,17 @@ struct Planner<'a> {
 
 impl Planner<'_> {
     fn free_at(&self, k: Secs) -> i64 {
-        self.nf.get(&k).copied().unwrap_or(0)
+        self.nf.get(k).unwrap_or(0)
     }
 
     fn take(&mut self, k: Secs, g: u32) {
-        *self.nf.entry(k).or_insert(0) -= g as i64;
+        *self.nf.at_or_insert(k, 0) -= g as i64;
     }
 
-    fn done(&self, end: Secs, real_end: Secs, beyond: bool) -> Plan {
+    fn done(&mut self, end: Secs, real_end: Secs, beyond: bool) -> Plan {
         Plan {
-            alloc: merge(&self.a),
-            free: merge(&self.nf),
+            alloc: std::mem::take(&mut self.a).merged(),
+            free: std::mem::take(&mut self.nf).merged(),
             end,
             real_end,
             beyond,
@@ -106,21 +106,21 @@ impl Planner<'_> {
     /// counted and planning goes on from that step.
     fn probe_now(&mut self, q: u32) -> Option<Plan> {
         let (t, job) = (self.t, self.job);
-        let fet = self.f.range(t + 1..).next().map_or(self.ad, |(&k, _)| k);
+        let fet = self.f.key_after(t).unwrap_or(self.ad);
         self.a.insert(t, q);
         let tq = job.tp(q);
         let eret = ceil_secs(t as f64 + self.r / tq);
         let eet = align(t, eret);
         if fet >= eet && job.ddl >= eret {
-            for k in keys_in(self.f, t, eet) {
+            for k in self.f.keys_in(t, eet) {
                 self.leg = Some(self.free_at(k));
                 self.take(k, q);
             }
             if t != eet {
-                let avail = self.f.get(&t).copied().unwrap_or(self.n as i64);
+                let avail = self.f.get(t).unwrap_or(self.n as i64);
                 self.nf.insert(t, avail - q as i64);
             }
-            if !self.f.contains_key(&eet) {
+            if !self.f.contains_key(eet) {
                 self.nf.insert(eet, self.leg.unwrap_or(self.n as i64));
             }
             return Some(self.done(eet, eret, false));
@@ -138,17 +138,20 @@ impl Planner<'_> {
     fn quota(&mut self) -> Result<Option<Plan>, u32> {
         let job = self.job;
         let (mut q, mut lq) = (job.next_level(0), 0);
+        // The steps before the deadline (the walk reads, never changes them).
+        let steps = self.nf.range(Secs::MIN, self.ad).to_vec();
+        let mut keyed = false;
         while q <= self.n && q <= job.max_gpu() && q > 0 {
-            let keys: Vec<Secs> = self.nf.range(..self.ad).map(|(&k, _)| k).collect();
-            for &k in &keys {
-                self.a.entry(k).or_insert(0);
+            if !keyed {
+                self.a.fill_keys(&steps, 0);
+                keyed = true;
             }
             let (mut pend, mut acc, mut point) = (self.ad, 0.0f64, None);
-            for &p in keys.iter().rev() {
+            for &(p, free) in steps.iter().rev() {
                 if p < self.ev {
                     break;
                 }
-                let a = q.min(job.last_level(self.free_at(p) + 1));
+                let a = q.min(job.last_level(free + 1));
                 if a == 0 {
                     pend = p;
                     continue;
@@ -185,7 +188,7 @@ impl Planner<'_> {
             let want = if e >= point { q } else { lq };
             want.min(job.last_level(pl.free_at(e) + 1))
         };
-        let keys = keys_in(&self.nf, self.ev, self.ad + 1);
+        let keys = self.nf.keys_in(self.ev, self.ad + 1);
         let mut lat = *keys.first()?;
         let mut la = rule(self, lat);
         let mut fin = None;
@@ -222,10 +225,12 @@ impl Planner<'_> {
             }
         };
         // The free count of the reservations given, in force before `eet`.
-        let lg = keys_in(self.f, self.ev, eet)
+        let lg = self
+            .f
+            .range(self.ev, eet)
             .last()
-            .map_or(self.n as i64, |k| self.f[k]);
-        if !self.f.contains_key(&eet) {
+            .map_or(self.n as i64, |e| e.1);
+        if !self.f.contains_key(eet) {
             self.nf.insert(eet, lg);
         }
         Some(self.done(eet, eret, false))
@@ -237,7 +242,7 @@ impl Planner<'_> {
         let (t, ad) = (self.t, self.ad);
         // Until the deadline: the largest level, capped by what is free;
         // the last step (at `ad`) is left to what follows.
-        let keys = keys_in(&self.nf, self.ev, ad + 1);
+        let keys = self.nf.keys_in(self.ev, ad + 1);
         if let Some(&first) = keys.first() {
             let cap = |pl: &Planner, e: Secs| lq.min(job.last_level(pl.free_at(e) + 1));
             let (mut lat, mut la) = (first, cap(self, first));
@@ -254,7 +259,7 @@ impl Planner<'_> {
         }
         // After it: what is free at each step.
         let mut lat = ad.max(self.ev);
-        let later: Vec<Secs> = self.nf.range(ad + 1..).map(|(&k, _)| k).collect();
+        let later = self.nf.keys_in(ad + 1, Secs::MAX);
         for e in later {
             let q2 = job.last_level(self.free_at(lat) + 1).min(job.max_gpu());
             if q2 == 0 {
@@ -268,10 +273,10 @@ impl Planner<'_> {
             if it >= self.r {
                 let eret = ceil_secs(lat as f64 + self.r / tp);
                 let eet = align(t, eret);
-                let keys: Vec<Secs> = self.nf.range(ad..).map(|(&k, _)| k).collect();
+                let keys = self.nf.keys_in(ad, Secs::MAX);
                 for e1 in keys {
                     if e1 < eet {
-                        if let Some(&v) = self.f.get(&e1) {
+                        if let Some(v) = self.f.get(e1) {
                             self.leg = Some(v);
                         }
                     }
@@ -283,16 +288,16 @@ impl Planner<'_> {
                 if lat != eet {
                     self.nf.insert(lat, leg - q2 as i64);
                 }
-                if !self.f.contains_key(&eet) {
+                if !self.f.contains_key(eet) {
                     self.nf.insert(eet, leg);
                 }
                 return self.done(eet, eret, false);
             }
             self.r -= it;
-            if let Some((&k, _)) = self.f.range(..lat).next_back() {
+            if let Some((k, _)) = self.f.last_before(lat) {
                 self.leg = Some(self.free_at(k));
             }
-            for k in keys_in(&self.nf, lat, e) {
+            for k in self.nf.keys_in(lat, e) {
                 self.take(k, q2);
             }
             lat = e;
@@ -306,12 +311,4 @@ impl Planner<'_> {
         self.nf.insert(eet, self.n as i64);
         self.done(eet, eret, true)
     }
-}
-
-/// The keys of `m` from `lo` up to (not including) `hi`; none if `hi` is not after `lo`.
-fn keys_in<V>(m: &std::collections::BTreeMap<Secs, V>, lo: Secs, hi: Secs) -> Vec<Secs> {
-    if hi <= lo {
-        return Vec::new();
-    }
-    m.range(lo..hi).map(|(&k, _)| k).collect()
 }

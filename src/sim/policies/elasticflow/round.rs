@@ -191,8 +191,8 @@ impl State {
             let later = job
                 .alloc
                 .iter()
-                .find(|(_, &g)| g != 0)
-                .is_some_and(|(&k, _)| k > t);
+                .find(|&(_, g)| g != 0)
+                .is_some_and(|(k, _)| k > t);
             job.gpus = job.planned_at(t);
             if job.gpus <= self.n && !later {
                 starts.push(p);
@@ -214,7 +214,7 @@ impl State {
         let mut small = Vec::new();
         for j in self.runnable.clone() {
             let job = &self.jobs[&j];
-            if let Some((&k, _)) = job.alloc.range(t + 1..).next() {
+            if let Some(k) = job.alloc.key_after(t) {
                 change = Some(change.map_or(k, |c| c.min(k)));
             }
             if job.gpus >= self.gpn {
