@@ -3,7 +3,7 @@
 //! gains most per GPU added — the drop in its planned GPU-seconds — with
 //! jobs holding none first; every job is weighed again after each step.
 
-use super::maps::{at, before, gpu_secs};
+use super::maps::{given_back, gpu_secs};
 use super::plan::plan;
 use super::round::{no_plan, Failed};
 use super::state::State;
@@ -89,23 +89,7 @@ impl State {
             self.jobs.get_mut(&j).expect("books").probe.marginal = -MAX;
             return Ok(());
         }
-        let mut tmp = self.free.clone();
-        if !tmp.contains_key(job.end) {
-            tmp.insert(job.end, before(&tmp, job.end).unwrap_or(n as i64));
-        }
-        let mut last = 0i64;
-        for (a, g) in job.alloc.iter() {
-            if !tmp.contains_key(a) {
-                tmp.insert(a, at(&tmp, a).unwrap_or(n as i64));
-            }
-            if a < job.end {
-                for (_, v) in tmp.range_mut(a, job.end) {
-                    *v += g as i64 - last;
-                }
-            }
-            last = g as i64;
-        }
-        let tmp = tmp.merged();
+        let tmp = given_back(&self.free, &job.alloc, job.end, n as i64);
         let p = plan(job, t, n, &tmp, Some(job.probe.next)).ok_or_else(|| no_plan(j, t))?;
         let marginal = if job.gpus == 0 {
             MAX

@@ -102,9 +102,41 @@ impl<V: Copy + PartialEq> Steps<V> {
         &self.0[a..b.max(a)]
     }
 
+    #[cfg(test)]
     pub(super) fn range_mut(&mut self, lo: Secs, hi: Secs) -> &mut [(Secs, V)] {
         let (a, b) = (self.lower(lo), self.lower(hi));
         &mut self.0[a..b.max(a)]
+    }
+
+    /// The indices of the steps whose keys are in `lo..hi`.
+    pub(super) fn bounds(&self, lo: Secs, hi: Secs) -> (usize, usize) {
+        (self.lower(lo), self.lower(hi))
+    }
+
+    pub(super) fn key(&self, i: usize) -> Secs {
+        self.0[i].0
+    }
+
+    pub(super) fn value(&self, i: usize) -> V {
+        self.0[i].1
+    }
+
+    pub(super) fn value_mut(&mut self, i: usize) -> &mut V {
+        &mut self.0[i].1
+    }
+
+    /// `insert` for keys given in ascending order: the search starts at
+    /// `*from`, which is left at the key.
+    pub(super) fn put_from(&mut self, from: &mut usize, k: Secs, v: V) {
+        let mut i = *from;
+        while i < self.0.len() && self.0[i].0 < k {
+            i += 1;
+        }
+        match self.0.get_mut(i) {
+            Some(e) if e.0 == k => e.1 = v,
+            _ => self.0.insert(i, (k, v)),
+        }
+        *from = i;
     }
 
     /// The keys in `lo..hi`.
@@ -139,6 +171,39 @@ impl<V: Copy + PartialEq> Steps<V> {
     }
 }
 
+/// The reservations `free` with a job's plan `alloc` given back until
+/// its `end` (ElasticFlow's copy of `future_free_gpus` in `get_marginal`):
+/// on every key of either and at `end`, the free count plus the GPUs the
+/// plan holds there before `end` (a map with no key yet at a time counts
+/// `n` free there, a plan 0), merged. One pass over the three.
+pub(super) fn given_back(free: &Free, alloc: &Alloc, end: Secs, n: i64) -> Free {
+    let (f, a) = (&free.0, &alloc.0);
+    let mut out = Vec::with_capacity(f.len() + a.len() + 1);
+    let (mut i, mut j, mut e) = (0, 0, false);
+    let (mut fv, mut av) = (n, 0i64);
+    const NONE: Secs = Secs::MAX;
+    loop {
+        let fk = if i < f.len() { f[i].0 } else { NONE };
+        let ak = if j < a.len() { a[j].0 } else { NONE };
+        let ek = if e { NONE } else { end };
+        let k = fk.min(ak).min(ek);
+        if k == NONE && i >= f.len() && j >= a.len() && e {
+            break;
+        }
+        if fk == k && i < f.len() {
+            fv = f[i].1;
+            i += 1;
+        }
+        if ak == k && j < a.len() {
+            av = a[j].1 as i64;
+            j += 1;
+        }
+        e |= ek == k;
+        out.push((k, if k < end { fv + av } else { fv }));
+    }
+    Steps(out).merged()
+}
+
 /// `x` rounded up to the slot grid that starts at `s` (`s + 60k`, the
 /// least such time not before `x`; for any sign of `x − s`).
 pub(super) fn align(s: Secs, x: Secs) -> Secs {
@@ -153,6 +218,7 @@ pub(super) fn before<V: Copy + PartialEq>(m: &Steps<V>, x: Secs) -> Option<V> {
 }
 
 /// The value in force at `x` (at the last key not after it).
+#[cfg(test)]
 pub(super) fn at<V: Copy + PartialEq>(m: &Steps<V>, x: Secs) -> Option<V> {
     m.last_before(x.saturating_add(1)).map(|e| e.1)
 }
@@ -184,6 +250,50 @@ pub(super) fn ceil_secs(x: f64) -> Secs {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `given_back` against the insert-by-insert construction it replaces.
+    #[test]
+    fn given_back_adds_the_plan_until_its_end() {
+        let slow = |f: &Free, a: &Alloc, end: Secs, n: i64| {
+            let mut tmp = f.clone();
+            if !tmp.contains_key(end) {
+                tmp.insert(end, before(&tmp, end).unwrap_or(n));
+            }
+            let mut last = 0i64;
+            for (k, g) in a.iter() {
+                if !tmp.contains_key(k) {
+                    tmp.insert(k, at(&tmp, k).unwrap_or(n));
+                }
+                if k < end {
+                    for (_, v) in tmp.range_mut(k, end) {
+                        *v += g as i64 - last;
+                    }
+                }
+                last = g as i64;
+            }
+            tmp.merged()
+        };
+        let f: Free = [(0, 10), (60, 4), (180, 8), (300, 16)].into();
+        let cases: [(Alloc, Secs); 6] = [
+            ([(0, 2), (120, 4), (240, 0)].into(), 240),
+            ([(0, 2), (120, 4)].into(), 200),
+            ([(30, 1), (400, 2)].into(), 500),
+            ([(-60, 8)].into(), 60),
+            ([(0, 6)].into(), 1000),
+            (Alloc::new(), 90),
+        ];
+        for (a, end) in cases {
+            assert_eq!(
+                given_back(&f, &a, end, 16),
+                slow(&f, &a, end, 16),
+                "{a:?} {end}"
+            );
+        }
+        assert_eq!(
+            given_back(&Free::new(), &[(0, 2)].into(), 60, 8),
+            slow(&Free::new(), &[(0, 2)].into(), 60, 8)
+        );
+    }
 
     #[test]
     fn align_rounds_up_on_the_grid_from_its_start() {

@@ -138,12 +138,12 @@ impl Planner<'_> {
     fn quota(&mut self) -> Result<Option<Plan>, u32> {
         let job = self.job;
         let (mut q, mut lq) = (job.next_level(0), 0);
-        // The steps before the deadline (the walk reads, never changes them).
-        let steps = self.nf.range(Secs::MIN, self.ad).to_vec();
         let mut keyed = false;
         while q <= self.n && q <= job.max_gpu() && q > 0 {
+            // The steps before the deadline (the walk reads, never changes them).
+            let steps = self.nf.range(Secs::MIN, self.ad);
             if !keyed {
-                self.a.fill_keys(&steps, 0);
+                self.a.fill_keys(steps, 0);
                 keyed = true;
             }
             let (mut pend, mut acc, mut point) = (self.ad, 0.0f64, None);
@@ -184,20 +184,27 @@ impl Planner<'_> {
     /// before `point`, `q` from it on, up to the step where the work runs out.
     fn build(&mut self, q: u32, lq: u32, point: Secs) -> Option<Plan> {
         let job = self.job;
-        let rule = |pl: &Planner, e: Secs| {
+        let rule = |free: i64, e: Secs| {
             let want = if e >= point { q } else { lq };
-            want.min(job.last_level(pl.free_at(e) + 1))
+            want.min(job.last_level(free + 1))
         };
-        let keys = self.nf.keys_in(self.ev, self.ad + 1);
-        let mut lat = *keys.first()?;
-        let mut la = rule(self, lat);
+        // The steps from `ev` to the deadline, walked by index: taking
+        // GPUs at a step only changes that step's count.
+        let (lo, hi) = self.nf.bounds(self.ev, self.ad + 1);
+        if lo >= hi {
+            return None;
+        }
+        let (mut li, mut lat) = (lo, self.nf.key(lo));
+        let mut la = rule(self.nf.value(lo), lat);
+        let mut at_a = 0;
         let mut fin = None;
-        for &e in &keys[1..] {
-            self.a.insert(lat, la);
-            self.take(lat, la);
+        for i in lo + 1..hi {
+            let e = self.nf.key(i);
+            self.a.put_from(&mut at_a, lat, la);
+            *self.nf.value_mut(li) -= la as i64;
             if la == 0 {
-                lat = e;
-                la = rule(self, e);
+                (li, lat) = (i, e);
+                la = rule(self.nf.value(i), e);
                 continue;
             }
             let dur = if e == self.ad { job.ddl - lat } else { e - lat };
@@ -209,8 +216,8 @@ impl Planner<'_> {
                 fin = Some((lat + align(0, rtl), lat + rtl));
                 break;
             }
-            lat = e;
-            la = rule(self, e);
+            (li, lat) = (i, e);
+            la = rule(self.nf.value(i), e);
         }
         let (eet, eret) = match fin {
             Some(f) => f,
