@@ -10,7 +10,7 @@
 //! Temporary output files are listed too, so a signal leaves none behind.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 /// Live process groups, at most this many at once (the rest are still
@@ -21,6 +21,11 @@ static GROUPS: [AtomicI32; SLOTS] = [const { AtomicI32::new(0) }; SLOTS];
 static STARTED: AtomicBool = AtomicBool::new(false);
 /// Temporary output files being written.
 static TEMPS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+/// Set once everything started is being ended: no process starts after.
+static ENDING_ALL: AtomicBool = AtomicBool::new(false);
+/// Processes being started this instant (between the check of
+/// `ENDING_ALL` and the listing of their group).
+static SPAWNING: AtomicUsize = AtomicUsize::new(0);
 /// The ending signal being handled (0: none).
 static DYING: AtomicI32 = AtomicI32::new(0);
 
@@ -46,6 +51,26 @@ impl Drop for Group {
     }
 }
 
+/// Leave to start a process, held until its group is listed; None once
+/// everything is being ended (a process started then would outlive it).
+pub(crate) fn spawning() -> Option<Spawning> {
+    SPAWNING.fetch_add(1, Ordering::SeqCst);
+    if ENDING_ALL.load(Ordering::SeqCst) {
+        SPAWNING.fetch_sub(1, Ordering::SeqCst);
+        return None;
+    }
+    adopt_orphans();
+    Some(Spawning)
+}
+
+pub(crate) struct Spawning;
+
+impl Drop for Spawning {
+    fn drop(&mut self) {
+        SPAWNING.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 /// Makes this process the parent of its descendants' orphans (Linux).
 fn adopt_orphans() {
     static ONCE: std::sync::Once = std::sync::Once::new();
@@ -60,9 +85,21 @@ fn adopt_orphans() {
 
 /// Ends every listed group and every descendant of this process.
 pub(crate) fn end_all() {
+    // No process starts from here on; one being started is waited for
+    // (a moment at most), so the walk below finds it.
+    ENDING_ALL.store(true, Ordering::SeqCst);
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(1);
+    while SPAWNING.load(Ordering::SeqCst) > 0 && std::time::Instant::now() < until {
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
     if !STARTED.load(Ordering::SeqCst) {
         return;
     }
+    // Listed before anything is killed: a grandchild is found through its
+    // parent while that parent lives (once the parent is a zombie the walk
+    // cannot reach it, were its pid read first).
+    let me = std::process::id() as i32;
+    let below = descendants(me);
     for g in &GROUPS {
         let pgid = g.load(Ordering::SeqCst);
         if pgid > 0 {
@@ -72,14 +109,18 @@ pub(crate) fn end_all() {
             }
         }
     }
-    end_descendants(std::process::id() as i32);
+    end_listed(&below);
+    end_descendants(me);
 }
 
 /// SIGKILLs every descendant of `root` (not `root` itself), as many rounds
 /// as it takes for none to be left (a process forking as it is ended adds
 /// one), at most a few.
 pub(crate) fn end_descendants(root: i32) {
-    for _ in 0..4 {
+    // A round that killed something is followed by another walk: the
+    // orphans of what it killed reach this process only as their parents
+    // die, and a walk that met a dying parent may have missed them.
+    for _ in 0..6 {
         let found = descendants(root);
         if found.is_empty() {
             return;

@@ -263,6 +263,11 @@ pub(crate) fn run(
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         restore();
+        if super::signals::terminal_hung_up() {
+            // The report cannot be written (a panic in this hook aborts,
+            // skipping the ends of the policy processes): end them first.
+            crate::procs::end_all();
+        }
         previous(info);
     }));
 
@@ -298,12 +303,13 @@ pub(crate) fn run(
     if last {
         let mut buf = Buffer::empty(ratatui::layout::Rect::new(0, 0, size.0, size.1));
         super::draw::render(&app, buf.area, &mut buf);
-        print!("{}", buffer_to_ansi(&buf));
+        let _ = write!(std::io::stdout(), "{}", buffer_to_ansi(&buf));
         let _ = std::io::stdout().flush();
     }
     if !app.replay().switches().is_empty() {
         // The session's switches, to replay it headless (as `S` logs them).
-        eprintln!(
+        let _ = writeln!(
+            std::io::stderr(),
             "tracetui: this session as a schedule: --policy-schedule '{}'",
             crate::text::guarded(&app.session_schedule())
         );

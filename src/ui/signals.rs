@@ -146,7 +146,7 @@ fn watchdog(stop: Arc<AtomicUsize>, done: Arc<AtomicBool>) {
 }
 
 /// Whether the terminal on stdout has hung up (its window or SSH session closed).
-fn terminal_hung_up() -> bool {
+pub(super) fn terminal_hung_up() -> bool {
     let mut p = libc::pollfd {
         fd: 1,
         events: 0,

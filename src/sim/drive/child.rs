@@ -38,6 +38,11 @@ impl Child {
     /// prefixes its stderr lines, which are logged as they come (held:
     /// kept until `release`, for the probe).
     pub(super) fn spawn(cmd: &str, label: &str, held: bool) -> Result<Child, PolicyError> {
+        let ending = || PolicyError::Spawn {
+            cmd: cmd.to_string(),
+            source: std::io::Error::other("tracetui is ending"),
+        };
+        let leave = crate::procs::spawning().ok_or_else(ending)?;
         let mut process = Command::new("sh")
             .arg("-c")
             .arg(cmd)
@@ -53,6 +58,7 @@ impl Child {
                 source,
             })?;
         let group = crate::procs::group(process.id() as i32);
+        drop(leave);
         let (Some(stdin), Some(stdout), Some(stderr)) = (
             process.stdin.take(),
             process.stdout.take(),
