@@ -25,7 +25,6 @@ struct Run {
     rows: usize,
     /// The simulator's `accepted jobs:` (for `ef-accessctrl`: admitted
     /// and on time by the planned finish).
-    #[allow(dead_code)]
     accepted: Option<usize>,
     /// Jobs whose `job.csv` end is by their deadline, over a whole run.
     met: Option<usize>,
@@ -74,8 +73,23 @@ fn check(dir: &Path, run: &Run) -> std::path::PathBuf {
         },
         "--jobs-out",
         out.to_str().unwrap(),
+        "--format",
+        "json",
     ]);
     assert!(o.status.success(), "{}: {}", run.run, stderr(&o));
+    // ElasticFlow's own ratio (accepted ÷ all jobs), beside ours.
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let admitted = report["deadline_admitted"].as_f64();
+    match (run.schedule.as_str(), run.accepted) {
+        ("elasticflow", Some(a)) => assert_eq!(
+            admitted,
+            Some(a as f64 / run.jobs as f64),
+            "{}: ElasticFlow's ratio",
+            run.run
+        ),
+        ("elasticflow", None) => assert!(admitted.is_some(), "{}", run.run),
+        _ => assert_eq!(admitted, None, "{}: edf keeps no ratio of its own", run.run),
+    }
     let ours = ours(&out);
     assert_eq!(ours.len(), run.jobs, "{}", run.run);
     let file = format!("{FIXTURES}/{}-{}.csv", run.schedule, run.run);

@@ -168,6 +168,12 @@ pub struct Report {
     /// deadlines); a job that never finished missed it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deadline_met: Option<f64>,
+    /// The policy's own deadline ratio, where it keeps one (`elasticflow`:
+    /// ElasticFlow's `ddl_satis_ratio`, jobs admitted and not late by their
+    /// planned finish ÷ every job admitted or declined). It counts a job
+    /// on time that ended after its deadline; `deadline_met` does not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deadline_admitted: Option<f64>,
     /// Energy drawn (with `--energy`), and its mean power over the makespan.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub energy_kwh: Option<f64>,

@@ -209,6 +209,13 @@ pub trait Books: fmt::Debug + Send + Sync {
     fn passive(&self) -> bool {
         false
     }
+    /// The policy's own count of deadlines kept, where its peer reports one
+    /// that differs from "ended by the deadline": (on time, of). ElasticFlow
+    /// counts a job on time once admitted unless its planned finish is
+    /// late, over every job it admitted or declined.
+    fn own_deadline_count(&self) -> Option<(u64, u64)> {
+        None
+    }
 }
 
 impl Clone for Box<dyn Books> {

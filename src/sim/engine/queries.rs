@@ -197,6 +197,12 @@ impl Engine {
             preemptions: self.tally.preemptions,
             resizes: self.tally.resizes,
             deadline_met: self.deadline_share(),
+            deadline_admitted: self
+                .books
+                .as_ref()
+                .and_then(|b| b.own_deadline_count())
+                .filter(|&(_, of)| of > 0)
+                .map(|(on, of)| on as f64 / of as f64),
             energy_kwh: self.joules().map(crate::sim::energy::kwh),
             failed: self.failures.first().map(|f| f.why.clone()),
             avg_power_w: self

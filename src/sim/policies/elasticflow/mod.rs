@@ -105,6 +105,11 @@ impl Books for EfBooks {
         self.0.next
     }
 
+    fn own_deadline_count(&self) -> Option<(u64, u64)> {
+        let on = self.0.accepted.max(0) as u64;
+        Some((on, on + self.0.declined))
+    }
+
     fn wake(&mut self, _v: &dyn View, _acts: &mut Acts<'_>, t: Secs) -> bool {
         self.0.next == Some(t)
     }

@@ -1,0 +1,61 @@
+//! An elastic replay in a real 80×24 terminal with NO_COLOR: a job that
+//! holds all four GPUs shrinks to two when a job due sooner arrives, and
+//! the grid, the running list and the log say so.
+
+mod common;
+
+use common::tmux::{available, Tmux};
+
+#[test]
+fn a_job_shrinking_shows_in_the_grid_and_the_log_at_80x24() {
+    if !available() {
+        return;
+    }
+    let d = common::scratch_dir("tmux-elastic");
+    let tables = d.join("tables");
+    std::fs::create_dir_all(&tables).unwrap();
+    std::fs::write(
+        tables.join("m.csv"),
+        "global_batch_size,1,2,4\n32,2,3,5\n2,1,1.5,2\n",
+    )
+    .unwrap();
+    // a asks for 1 GPU but gets all 4; b (due first, at most 2) arrives at 10.
+    let trace = d.join("t.csv");
+    std::fs::write(
+        &trace,
+        "job_id,submission_time,num_iteration,model_name,deadline,batch_size,num_gpu,duration\n\
+         a,0,1000,m,9999,32,1,999\nb,10,3000,m,5000,2,1,999\n",
+    )
+    .unwrap();
+    let bin = env!("CARGO_BIN_EXE_tracetui");
+    let t = Tmux::start(
+        "elastic-80x24",
+        (80, 24),
+        &format!(
+            "env NO_COLOR=1 {bin} itp {} --gpus 4 --gpus-per-node 4 --throughputs {} \
+             --policy edf-elastic --fps 20; sleep 5",
+            trace.display(),
+            tables.display()
+        ),
+    );
+    t.wait_for("PAUSED");
+    // A step (a minute) from just before the first arrival: a runs on all
+    // four GPUs, b waits for the next round.
+    t.keys(&["n"]);
+    let s = t.wait_for("4/4 busy");
+    assert!(
+        s.lines().any(|l| l.contains("a ") && l.contains(" 4 ")),
+        "a holds every GPU at first:\n{s}"
+    );
+    // The next: the round at 60 s shrinks a and starts b.
+    t.keys(&["n"]);
+    let s = t.wait_for("shrank a");
+    assert!(s.contains("shrank a · 4→2 GPUs"), "{s}");
+    assert!(s.contains("started b · 2 GPUs"), "{s}");
+    assert!(s.contains("4/4 busy"), "a's two and b's two:\n{s}");
+    assert!(
+        s.lines().any(|l| l.contains("a ") && l.contains(" 2 ")),
+        "the running list shows a on 2 GPUs:\n{s}"
+    );
+    t.keys(&["q"]);
+}
