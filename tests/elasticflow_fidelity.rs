@@ -170,3 +170,66 @@ fn elasticflow_ends_every_job_when_elasticflows_own_scheduler_does_on_the_itp_cl
         check(&dir, run);
     }
 }
+
+/// Figure 8a with every fourth job best-effort (ElasticFlow's
+/// `best_effort` column): those are kept when their round's arrivals are
+/// declined and run on what is left, in neither of its counts; every job
+/// its simulator ended ends at the same second.
+#[test]
+fn elasticflow_keeps_best_effort_jobs_as_elasticflows_own_scheduler_does() {
+    let Some(dir) = common::real_traces() else {
+        return;
+    };
+    let a = dir.join("elasticflow-artifact");
+    let scratch = common::scratch_dir("ef-best-effort");
+    let text = std::fs::read_to_string(a.join("elasticVpollux_e.csv")).unwrap();
+    let mut lines = text.lines();
+    let mut out = format!("{},best_effort\n", lines.next().unwrap());
+    for (i, l) in lines.enumerate() {
+        out += &format!("{l},{}\n", u8::from(i % 4 == 3));
+    }
+    let trace = scratch.join("fig8a_be.csv");
+    std::fs::write(&trace, out).unwrap();
+    let jobs = scratch.join("jobs.csv");
+    let o = tracetui(&[
+        "sim",
+        "itp",
+        trace.to_str().unwrap(),
+        "--cluster",
+        a.join("cluster_specs/n16g4.csv").to_str().unwrap(),
+        "--throughputs",
+        a.join("throughputs_T4").to_str().unwrap(),
+        "--policy",
+        "elasticflow",
+        "--jobs-out",
+        jobs.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    // accepted ÷ (accepted + declined): 113 ÷ 147, the best-effort 48 in neither.
+    assert_eq!(report["deadline_admitted"].as_f64(), Some(113.0 / 147.0));
+    assert_eq!(report["jobs_dropped"].as_u64(), Some(33));
+    let ours = ours(&jobs);
+    let mut r = csv::Reader::from_path(format!("{FIXTURES}/elasticflow-fig8a-be.csv")).unwrap();
+    let mut rows = 0;
+    for row in r.deserialize::<(usize, i64)>() {
+        let (job, end) = row.unwrap();
+        rows += 1;
+        assert_eq!(ours[&job].0, end.to_string(), "row {job}");
+    }
+    assert_eq!(rows, 162);
+    // A best-effort job has no deadline: not in "met", never dropped.
+    let text = std::fs::read_to_string(&jobs).unwrap();
+    let mut rd = csv::Reader::from_reader(text.as_bytes());
+    for row in rd.deserialize::<HashMap<String, String>>() {
+        let row = row.unwrap();
+        let job: usize = row["job"].parse().unwrap();
+        if job % 4 == 3 {
+            assert_eq!(row["state"], "done", "{row:?}");
+            assert_eq!(row["deadline_s"], "", "{row:?}");
+            assert_eq!(row["met"], "", "{row:?}");
+        }
+    }
+}

@@ -65,6 +65,31 @@ fn elasticflow_schema_loads_model_and_deadline() {
     assert!(r.notes[0].contains("ElasticFlow"));
 }
 
+/// ElasticFlow's optional `best_effort` column, beside either of its
+/// schemas: 1 makes a job one without a deadline, anything else keeps it;
+/// a value that is not a number is named; the raw schema takes none.
+#[test]
+fn best_effort_column_makes_a_job_without_a_deadline() {
+    let body =
+        "job_id,submit_time,iteration,model_name,ddl,batch_size,num_gpu,duration,best_effort\n\
+                x,100,5000,resnet50,900,64,4,600,1\ny,100,5000,resnet50,900,64,4,600,0\n";
+    let (t, _) = load("e.csv", body.as_bytes(), true).unwrap();
+    assert_eq!(t.jobs[0].deadline, None);
+    assert_eq!(t.jobs[1].deadline, Some(900));
+    let body = "job_id,submission_time,num_iteration,model_name,deadline,batch_size,num_gpu,duration,best_effort\n\
+                x,100,5000,resnet50,900,64,4,600,yes\n";
+    let e = strict_error(body);
+    assert!(
+        e.ends_with("t.csv:2: column best_effort: not a whole number: 'yes'"),
+        "{e}"
+    );
+    let e = strict_error(&format!(
+        "{}best_effort\na,1,10,1,1\n",
+        RAW.trim_end().to_owned() + ","
+    ));
+    assert!(e.contains("unknown header"), "{e}");
+}
+
 #[test]
 fn missing_file() {
     let e = itp::load(

@@ -70,6 +70,9 @@ struct Columns {
     num_gpu: usize,
     model: Option<usize>,
     deadline: Option<usize>,
+    /// ElasticFlow's optional `best_effort` column: 1 makes a job one
+    /// without a deadline (its simulator sets the deadline to `maxsize`).
+    best_effort: Option<usize>,
     /// ElasticFlow's generated whole-number columns: not used by the
     /// replay, kept for `job` (`ItpTables`).
     checked: Vec<(usize, &'static str)>,
@@ -89,7 +92,9 @@ impl Columns {
 }
 
 fn detect(header: &[String], file: &str) -> Result<Columns, InputError> {
-    let artifact = header.len() == ARTIFACT_HEADER.len()
+    // ElasticFlow's optional last column, beside either of its schemas.
+    let extra = usize::from(header.iter().any(|h| h == "best_effort"));
+    let artifact = header.len() - extra == ARTIFACT_HEADER.len()
         && ARTIFACT_HEADER
             .iter()
             .all(|n| header.iter().any(|h| h == n));
@@ -104,18 +109,19 @@ fn detect(header: &[String], file: &str) -> Result<Columns, InputError> {
         })
         .collect();
     let pos = |name: &str| header.iter().position(|h| h == name);
-    let has_all =
-        |names: &[&str]| header.len() == names.len() && names.iter().all(|n| pos(n).is_some());
-    let schema = if has_all(&ELASTICFLOW_HEADER) {
+    let has_all = |names: &[&str], extra: usize| {
+        header.len() - extra == names.len() && names.iter().all(|n| pos(n).is_some())
+    };
+    let schema = if has_all(&ELASTICFLOW_HEADER, extra) {
         Schema::ElasticFlow
-    } else if has_all(&RAW_HEADER) {
+    } else if has_all(&RAW_HEADER, 0) {
         Schema::Raw
     } else {
         return Err(InputError::on_line(
             file,
             1,
             format!(
-                "unknown header '{}': expected ITP raw ({}), ElasticFlow ({}) or the ElasticFlow artifact's ({})",
+                "unknown header '{}': expected ITP raw ({}), ElasticFlow ({}) or the ElasticFlow artifact's ({}); either ElasticFlow one may add best_effort",
                 crate::text::sanitize(&header.join(",")),
                 RAW_HEADER.join(","),
                 ELASTICFLOW_HEADER.join(","),
@@ -133,6 +139,7 @@ fn detect(header: &[String], file: &str) -> Result<Columns, InputError> {
         num_gpu: p("num_gpu"),
         model: pos("model_name"),
         deadline: pos("deadline"),
+        best_effort: pos("best_effort"),
         checked: ["num_iteration", "batch_size"]
             .into_iter()
             .filter_map(|n| pos(n).map(|i| (i, n)))
@@ -326,9 +333,13 @@ fn parse_row<F: Fields>(
         Some(i) => Some(symbols.intern(row.required(i, "model_name")?)),
         None => None,
     };
+    let best_effort = match cols.best_effort {
+        Some(i) => row.int(i, "best_effort", 0)? == 1,
+        None => false,
+    };
     let deadline = match cols.deadline {
-        Some(i) => Some(row.int(i, cols.label("deadline"), 0)?),
-        None => None,
+        Some(i) if !best_effort => Some(row.int(i, cols.label("deadline"), 0)?),
+        _ => None,
     };
     let mut values = [0i64; 2];
     for (k, &(i, name)) in cols.checked.iter().enumerate() {

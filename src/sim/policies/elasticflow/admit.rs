@@ -8,12 +8,12 @@ use super::job::Job;
 use crate::sim::view::View;
 use std::sync::Arc;
 
-/// The job as elasticflow plans it; None when it cannot be planned (no
-/// deadline, no work or table row).
+/// The job as elasticflow plans it (best-effort without a deadline);
+/// None when it cannot be planned (no work or table row).
 pub(super) fn job_of(v: &dyn View, j: u32) -> Option<Job> {
     let trace = v.trace();
     let tj = &trace.jobs[j as usize];
-    let ddl = tj.deadline.get()?;
+    let ddl = tj.deadline.get().unwrap_or(super::job::BEST_EFFORT);
     let speeds = trace.speeds.as_deref()?;
     speeds.work(j)?;
     let iters = v.work_left(j)?;

@@ -111,6 +111,8 @@ impl State {
     pub(super) fn start_job(&mut self, j: u32) {
         self.pending.retain(|&x| x != j);
         self.running.push(j);
-        self.accepted += 1;
+        if !self.jobs[&j].best_effort() {
+            self.accepted += 1;
+        }
     }
 }

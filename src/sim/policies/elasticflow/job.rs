@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 #[derive(Debug, Clone)]
 pub(super) struct Job {
+    /// Its deadline; `BEST_EFFORT` for a job without one.
     pub(super) ddl: Secs,
     /// Iterations left, as the policy counts them (ElasticFlow's
     /// `iter_left`: progress at the GPUs held since the last round, less
@@ -47,7 +48,18 @@ pub(super) struct Probe {
     pub(super) real_end: Secs,
 }
 
+/// The deadline of a best-effort job (ElasticFlow's `sys.maxsize`): after
+/// every other, far enough that no sum of times reaches it, near enough
+/// that none overflows.
+pub(super) const BEST_EFFORT: Secs = Secs::MAX / 4;
+
 impl Job {
+    /// A job without a deadline: kept when its round's arrivals are
+    /// declined, planned after every job with one, in no count.
+    pub(super) fn best_effort(&self) -> bool {
+        self.ddl == BEST_EFFORT
+    }
+
     pub(super) fn new(ddl: Secs, iters: f64, levels: Arc<[(u32, f64)]>) -> Job {
         Job {
             ddl,

@@ -11,8 +11,10 @@
 //! - Admission (`round.rs`): a round's arrivals are admitted together if
 //!   every admitted job and every arrival still meets its deadline when
 //!   all are planned in deadline order; else all of them are declined
-//!   (dropped). An admitted job is never dropped; a job with no deadline
-//!   or no throughput row is declined on arrival.
+//!   (dropped), but for best-effort ones (no deadline: ElasticFlow's
+//!   `best_effort` column), which stay and are planned after every job
+//!   with a deadline, in no count. An admitted job is never dropped; a job
+//!   with no throughput row is declined on arrival.
 //! - Plans (`plan.rs`): each job its minimum satisfactory share, as late
 //!   as possible, against the reservations of earlier deadlines.
 //! - Hand-out (`grow.rs`): GPUs free now go one level at a time to the job

@@ -68,11 +68,17 @@ impl State {
                     self.pending.extend(&admit);
                     self.runnable.extend(&admit);
                 } else {
-                    for j in &admit {
-                        self.jobs.remove(j);
+                    // Best-effort arrivals stay, to run on what is left.
+                    for j in admit {
+                        if self.jobs[&j].best_effort() {
+                            self.pending.push(j);
+                            self.runnable.push(j);
+                        } else {
+                            self.jobs.remove(&j);
+                            self.declined += 1;
+                            out.declined.push(j);
+                        }
                     }
-                    self.declined += admit.len() as u64;
-                    out.declined.extend(admit);
                 }
             }
             if !admitted {
