@@ -11,22 +11,8 @@ fn a_job_shrinking_shows_in_the_grid_and_the_log_at_80x24() {
     if !available() {
         return;
     }
-    let d = common::scratch_dir("tmux-elastic");
-    let tables = d.join("tables");
-    std::fs::create_dir_all(&tables).unwrap();
-    std::fs::write(
-        tables.join("m.csv"),
-        "global_batch_size,1,2,4\n32,2,3,5\n2,1,1.5,2\n",
-    )
-    .unwrap();
     // a asks for 1 GPU but gets all 4; b (due first, at most 2) arrives at 10.
-    let trace = d.join("t.csv");
-    std::fs::write(
-        &trace,
-        "job_id,submission_time,num_iteration,model_name,deadline,batch_size,num_gpu,duration\n\
-         a,0,1000,m,9999,32,1,999\nb,10,3000,m,5000,2,1,999\n",
-    )
-    .unwrap();
+    let (trace, tables) = common::two_elastic_jobs("tmux-elastic");
     let bin = env!("CARGO_BIN_EXE_tracetui");
     let t = Tmux::start(
         "elastic-80x24",

@@ -11,22 +11,8 @@ use tracetui::ui::keymap::Command;
 
 /// The two-job elastic trace below, under edf-elastic at 80×24.
 fn elastic_app() -> tracetui::ui::app::App {
-    let d = common::scratch_dir("ui-elastic");
-    let tables = d.join("tables");
-    std::fs::create_dir_all(&tables).unwrap();
-    std::fs::write(
-        tables.join("m.csv"),
-        "global_batch_size,1,2,4\n32,2,3,5\n2,1,1.5,2\n",
-    )
-    .unwrap();
     // a asks for 1 GPU but gets all 4; b (due first, at most 2) arrives at 10.
-    let trace = d.join("t.csv");
-    std::fs::write(
-        &trace,
-        "job_id,submission_time,num_iteration,model_name,deadline,batch_size,num_gpu,duration\n\
-         a,0,1000,m,9999,32,1,999\nb,10,3000,m,5000,2,1,999\n",
-    )
-    .unwrap();
+    let (trace, tables) = common::two_elastic_jobs("ui-elastic");
     let opts = LoadOptions {
         gpus: Some(4),
         gpus_per_node: 4,

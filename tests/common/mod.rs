@@ -318,3 +318,27 @@ pub enum Step {
     Back(i64),
     Switch(usize),
 }
+
+/// A two-job elastic trace and its throughput tables, written to a scratch
+/// directory named for `tag`: a (asks for 1 GPU, may take 4, deadline
+/// 9999) arrives at 0; b (due first, at 5000; at most 2 GPUs) at 10. On 4
+/// GPUs under edf-elastic, a holds all four, then shrinks to two for b at
+/// the round at 60 s. Returns (trace file, tables directory).
+pub fn two_elastic_jobs(tag: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+    let d = scratch_dir(tag);
+    let tables = d.join("tables");
+    std::fs::create_dir_all(&tables).unwrap();
+    std::fs::write(
+        tables.join("m.csv"),
+        "global_batch_size,1,2,4\n32,2,3,5\n2,1,1.5,2\n",
+    )
+    .unwrap();
+    let trace = d.join("t.csv");
+    std::fs::write(
+        &trace,
+        "job_id,submission_time,num_iteration,model_name,deadline,batch_size,num_gpu,duration\n\
+         a,0,1000,m,9999,32,1,999\nb,10,3000,m,5000,2,1,999\n",
+    )
+    .unwrap();
+    (trace, tables)
+}

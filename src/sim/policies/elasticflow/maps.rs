@@ -145,13 +145,13 @@ impl<V: Copy + PartialEq> Steps<V> {
     }
 
     /// The steps with keys from `lo` on.
-    pub(super) fn from_key(&self, lo: Secs) -> &[(Secs, V)] {
+    pub(super) fn since(&self, lo: Secs) -> &[(Secs, V)] {
         &self.0[self.lower(lo)..]
     }
 
     /// The first key after `x`.
     pub(super) fn key_after(&self, x: Secs) -> Option<Secs> {
-        self.from_key(x.saturating_add(1)).first().map(|e| e.0)
+        self.since(x.saturating_add(1)).first().map(|e| e.0)
     }
 
     /// The last step with a key before `x`.
