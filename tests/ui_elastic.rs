@@ -131,3 +131,55 @@ fn the_ab_split_runs_edf_elastic_against_edf_and_each_side_is_a_fresh_run() {
         "{screen}"
     );
 }
+
+/// The what-if table counts the jobs a policy dropped: elasticflow
+/// declines b (its deadline, a second after it arrives, cannot be met).
+#[test]
+fn the_what_if_table_counts_dropped_jobs() {
+    let d = common::scratch_dir("ui-elastic-drop");
+    let (_, tables) = common::two_elastic_jobs("ui-elastic-drop-tables");
+    let trace = d.join("t.csv");
+    std::fs::write(
+        &trace,
+        "job_id,submission_time,num_iteration,model_name,deadline,batch_size,num_gpu,duration\n\
+         a,0,1000,m,9999,32,1,999\nb,100,3000,m,101,2,1,999\n",
+    )
+    .unwrap();
+    let opts = LoadOptions {
+        gpus: Some(4),
+        gpus_per_node: 4,
+        ..LoadOptions::default()
+    };
+    let (mut t, _) = itp::load(&trace, &opts).unwrap();
+    tracetui::trace::speed::attach(&mut t, vec![Tables::load(&tables, None).unwrap()]).unwrap();
+    let mut app = app_for(Arc::new(t), Policy::ElasticFlow, (120, 40));
+    let mut fx = tracetui::ui::effects::Effects::new(std::env::temp_dir());
+    fx.dispatch(&mut app, Action::Command(Command::WhatIf));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !app.what_if().unwrap().done() {
+        assert!(std::time::Instant::now() < deadline, "what-if runs finish");
+        fx.poll(&mut app);
+        fx.dispatch(&mut app, Action::Elapsed(0.0));
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let screen = text(&render(&app, 120, 40));
+    let head = screen.lines().find(|l| l.contains("JCT mean")).unwrap();
+    assert!(head.contains("drop"), "{screen}");
+    let row = |name: &str| {
+        screen
+            .lines()
+            .find(|l| l.contains(&format!("{name} ")) && l.contains('%'))
+            .unwrap_or_else(|| panic!("no {name} row:\n{screen}"))
+            .to_string()
+    };
+    let cell = |line: &str| {
+        let at = head.find("drop").unwrap();
+        line[..]
+            .chars()
+            .skip(head[..at].chars().count())
+            .take(4)
+            .collect::<String>()
+    };
+    assert_eq!(cell(&row("elasticflow")).trim(), "1", "{screen}");
+    assert_eq!(cell(&row("edf-elastic")).trim(), "0", "{screen}");
+}

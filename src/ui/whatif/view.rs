@@ -24,7 +24,7 @@ fn secs(v: Option<f64>) -> String {
 }
 
 /// Every column, in the order shown.
-const COLS: [Col; 11] = [
+const COLS: [Col; 12] = [
     Col {
         head: "JCT mean",
         width: 9,
@@ -92,6 +92,12 @@ const COLS: [Col; 11] = [
         value: |r| r.jobs_unfinished.to_string(),
     },
     Col {
+        head: "drop",
+        width: 6,
+        rank: 1,
+        value: |r| r.jobs_dropped.to_string(),
+    },
+    Col {
         head: "kWh",
         width: 9,
         rank: 5,
@@ -107,10 +113,11 @@ const NAME_W: usize = 16;
 /// left out for want of room.
 fn columns(w: &WhatIf, width: usize) -> (Vec<&'static Col>, usize) {
     let any = |f: fn(&Report) -> bool| w.rows.iter().any(|r| r.1.as_ref().is_some_and(f));
-    let (deadlines, energy, unfinished) = (
+    let (deadlines, energy, unfinished, dropped) = (
         any(|r| r.deadline_met.is_some()),
         any(|r| r.energy_kwh.is_some()),
         any(|r| r.jobs_unfinished > 0),
+        any(|r| r.jobs_dropped > 0),
     );
     let mut by_rank: Vec<(usize, &Col)> = COLS
         .iter()
@@ -119,6 +126,7 @@ fn columns(w: &WhatIf, width: usize) -> (Vec<&'static Col>, usize) {
             "dl met" => deadlines,
             "kWh" => energy,
             "unfin" => unfinished,
+            "drop" => dropped,
             _ => true,
         })
         .collect();
