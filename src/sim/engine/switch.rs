@@ -25,6 +25,14 @@ impl Engine {
     /// get its limits; running ones keep theirs. A switch to what is in
     /// force changes nothing.
     pub fn switch(&mut self, s: Switch) {
+        self.switch_only(s);
+        // What the new policy's pass made due now happens now (a job it
+        // resized with no work left ends): the state shown after a switch
+        // is the one a run through the instant gives.
+        self.advance_to(self.now);
+    }
+
+    fn switch_only(&mut self, s: Switch) {
         match s {
             Switch::Policy(p) if p != self.policy => {
                 self.emit(Event::PolicySwitched {
