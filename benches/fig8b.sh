@@ -2,7 +2,7 @@
 # ElasticFlow's Figure 8b, as far as the shared traces go: one `compare`
 # per ITP cluster (01-05 are released) with the schedulers tracetui has of
 # those the figure compares (ElasticFlow = elasticflow, EDF = edf-elastic,
-# Tiresias = las; gandiva and themis are not built yet), the A100 tables
+# Gandiva = gandiva, Tiresias = las; themis is not built), the A100 tables
 # and the spec ElasticFlow's run_fig8b.sh gives each cluster. ROUNDS
 # rounds; per cluster the median wall time and its range, and the median
 # of the rounds' totals.
@@ -11,7 +11,7 @@ set -eu
 ROUNDS=$1; BIN=${2:-target/release/tracetui}
 A=${ARTIFACT:-../shared/traces/elasticflow-artifact}
 T=${ITP:-../shared/traces/itp/elasticflow}
-POLICIES=${POLICIES:-elasticflow,edf-elastic,las}
+POLICIES=${POLICIES:-elasticflow,edf-elastic,gandiva,las}
 OUT=$(mktemp)
 for r in $(seq "$ROUNDS"); do
   for c in 01 02 03 04 05; do

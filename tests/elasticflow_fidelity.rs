@@ -233,3 +233,69 @@ fn elasticflow_keeps_best_effort_jobs_as_elasticflows_own_scheduler_does() {
         }
     }
 }
+
+/// `gandiva` against ElasticFlow's simulator's (`--scheme=gandiva`): every
+/// job ends at the same second on Figure 8a (n16g4) and ITP cluster01
+/// (n64g8), and as many meet their deadlines (its 18 of 195, 0.092, and
+/// 259 of 1,595). Known answers: `tests/fixtures/elasticflow/gandiva-*.csv`.
+#[test]
+fn gandiva_ends_every_job_when_elasticflows_gandiva_does() {
+    let Some(dir) = common::real_traces() else {
+        return;
+    };
+    let a = dir.join("elasticflow-artifact");
+    let runs = [
+        (
+            "fig8a",
+            "elasticflow-artifact/elasticVpollux_e.csv",
+            "n16g4",
+            195,
+            18,
+        ),
+        (
+            "cluster01",
+            "itp/elasticflow/cluster01.csv",
+            "n64g8",
+            1595,
+            259,
+        ),
+    ];
+    for (run, trace, spec, jobs, met) in runs {
+        let out = common::scratch_dir(&format!("gandiva-{run}")).join("jobs.csv");
+        let o = tracetui(&[
+            "sim",
+            "itp",
+            dir.join(trace).to_str().unwrap(),
+            "--cluster",
+            a.join(format!("cluster_specs/{spec}.csv"))
+                .to_str()
+                .unwrap(),
+            "--policy",
+            "gandiva",
+            "--jobs-out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{run}: {}", stderr(&o));
+        let ours = ours(&out);
+        assert_eq!(ours.len(), jobs, "{run}");
+        let mut r = csv::Reader::from_path(format!("{FIXTURES}/gandiva-{run}.csv")).unwrap();
+        let mut differ = Vec::new();
+        for row in r.deserialize::<(usize, i64)>() {
+            let (job, end) = row.unwrap();
+            if ours[&job].0 != end.to_string() {
+                differ.push(format!("row {job}: peer {end}, ours {}", ours[&job].0));
+            }
+        }
+        assert!(
+            differ.is_empty(),
+            "{run}: {} differ, e.g. {:?}",
+            differ.len(),
+            &differ[..differ.len().min(5)]
+        );
+        assert_eq!(
+            ours.values().filter(|(_, m)| m == "true").count(),
+            met,
+            "{run}"
+        );
+    }
+}

@@ -95,14 +95,14 @@ fn an_external_policy_live_in_the_replay() {
     t.keys(&["p"]);
     let s = t.wait_for("my-sjf");
     assert!(s.contains("external: python3"), "{s}");
-    t.keys(&["Down"; 11]);
+    t.keys(&["Down"; 12]);
     t.keys(&["Enter"]);
     let s = t.wait_for("MY-SJF since");
     assert!(s.contains("· my-sjf ·"), "the queue's order: {s}");
     // The what-if fork runs it too (its own process): the same figures as
     // the built-in sjf it mirrors.
     t.keys(&["w"]);
-    let s = t.wait_for("9 of 9 done");
+    let s = t.wait_for("10 of 10 done");
     assert_eq!(figures_of(&s, "my-sjf"), figures_of(&s, "sjf"), "{s}");
     t.keys(&["Escape"]);
     // Six hours on: jobs arrive, the policy keys them and says so on stderr.

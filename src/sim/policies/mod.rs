@@ -11,6 +11,7 @@ mod fair;
 mod fifo;
 mod fifo_backfill;
 mod first_fit;
+mod gandiva;
 mod las;
 mod recorded;
 mod rounds;
@@ -54,6 +55,7 @@ built_in! {
     Edf => edf::Edf,
     EdfElastic => edf_elastic::EdfElastic,
     ElasticFlow => elasticflow::ElasticFlow,
+    Gandiva => gandiva::Gandiva,
 }
 
 /// Policies registered at run time (after the built-ins). They live for the
