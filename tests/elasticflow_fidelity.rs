@@ -235,9 +235,9 @@ fn elasticflow_keeps_best_effort_jobs_as_elasticflows_own_scheduler_does() {
 }
 
 /// `gandiva` against ElasticFlow's simulator's (`--scheme=gandiva`): every
-/// job ends at the same second on Figure 8a (n16g4) and ITP cluster01
-/// (n64g8), and as many meet their deadlines (its 18 of 195, 0.092, and
-/// 259 of 1,595). Known answers: `tests/fixtures/elasticflow/gandiva-*.csv`.
+/// job ends at the same second on Figure 8a (n16g4) and ITP clusters 01,
+/// 02, 03 and 05 (n64g8), and as many meet their deadlines (its 18 of
+/// 195, 0.092; 259 of 1,595; 1,848 of 5,778; 1,001 of 3,011; 902 of 3,629). Known answers: `tests/fixtures/elasticflow/gandiva-*.csv`.
 #[test]
 fn gandiva_ends_every_job_when_elasticflows_gandiva_does() {
     let Some(dir) = common::real_traces() else {
@@ -258,6 +258,27 @@ fn gandiva_ends_every_job_when_elasticflows_gandiva_does() {
             "n64g8",
             1595,
             259,
+        ),
+        (
+            "cluster02",
+            "itp/elasticflow/cluster02.csv",
+            "n64g8",
+            5778,
+            1848,
+        ),
+        (
+            "cluster03",
+            "itp/elasticflow/cluster03.csv",
+            "n64g8",
+            3011,
+            1001,
+        ),
+        (
+            "cluster05",
+            "itp/elasticflow/cluster05.csv",
+            "n64g8",
+            3629,
+            902,
         ),
     ];
     for (run, trace, spec, jobs, met) in runs {
