@@ -136,15 +136,10 @@ fn the_ab_split_runs_edf_elastic_against_edf_and_each_side_is_a_fresh_run() {
 /// declines b (its deadline, a second after it arrives, cannot be met).
 #[test]
 fn the_what_if_table_counts_dropped_jobs() {
-    let d = common::scratch_dir("ui-elastic-drop");
-    let (_, tables) = common::two_elastic_jobs("ui-elastic-drop-tables");
-    let trace = d.join("t.csv");
-    std::fs::write(
-        &trace,
-        "job_id,submission_time,num_iteration,model_name,deadline,batch_size,num_gpu,duration\n\
-         a,0,1000,m,9999,32,1,999\nb,100,3000,m,101,2,1,999\n",
-    )
-    .unwrap();
+    let (trace, tables) = common::elastic_jobs(
+        "ui-elastic-drop",
+        "a,0,1000,m,9999,32,1,999\nb,100,3000,m,101,2,1,999\n",
+    );
     let opts = LoadOptions {
         gpus: Some(4),
         gpus_per_node: 4,

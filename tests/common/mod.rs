@@ -325,6 +325,13 @@ pub enum Step {
 /// GPUs under edf-elastic, a holds all four, then shrinks to two for b at
 /// the round at 60 s. Returns (trace file, tables directory).
 pub fn two_elastic_jobs(tag: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+    elastic_jobs(tag, "a,0,1000,m,9999,32,1,999\nb,10,3000,m,5000,2,1,999\n")
+}
+
+/// `rows` (ElasticFlow-schema job rows of model `m`, batch 32 or 2) and
+/// the tables of `two_elastic_jobs`, written to a scratch directory named
+/// for `tag`: (trace file, tables directory).
+pub fn elastic_jobs(tag: &str, rows: &str) -> (std::path::PathBuf, std::path::PathBuf) {
     let d = scratch_dir(tag);
     let tables = d.join("tables");
     std::fs::create_dir_all(&tables).unwrap();
@@ -334,11 +341,8 @@ pub fn two_elastic_jobs(tag: &str) -> (std::path::PathBuf, std::path::PathBuf) {
     )
     .unwrap();
     let trace = d.join("t.csv");
-    std::fs::write(
-        &trace,
-        "job_id,submission_time,num_iteration,model_name,deadline,batch_size,num_gpu,duration\n\
-         a,0,1000,m,9999,32,1,999\nb,10,3000,m,5000,2,1,999\n",
-    )
-    .unwrap();
+    let head =
+        "job_id,submission_time,num_iteration,model_name,deadline,batch_size,num_gpu,duration\n";
+    std::fs::write(&trace, format!("{head}{rows}")).unwrap();
     (trace, tables)
 }
