@@ -190,6 +190,21 @@ fn held_gpus(g: &[crate::sim::cluster::Grant]) -> u64 {
     g.iter().map(|g| g.milli as u64).sum::<u64>() / MILLI_PER_GPU as u64
 }
 
+/// Whether `trace`'s cluster is one GPU type with every machine alike, as
+/// ElasticFlow's simulator takes it (`elasticflow`, `gandiva`); `hint`
+/// says how to give one.
+pub(super) fn needs_alike_machines(trace: &Trace, hint: &str) -> Result<(), Unavailable> {
+    let c = &trace.cluster;
+    if c.gpu_types.len() != 1 || c.per_node.is_none() {
+        return Err(Unavailable {
+            lacks: "a cluster of one GPU type, every machine alike".into(),
+            short: "mixed machines".into(),
+            hint: Some(hint.into()),
+        });
+    }
+    Ok(())
+}
+
 /// Whether `trace`'s jobs run from throughput tables (not `--gpu-speed`
 /// factors), as the elastic policies need.
 pub(super) fn needs_tables(trace: &Trace) -> Result<(), Unavailable> {

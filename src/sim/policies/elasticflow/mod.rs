@@ -71,15 +71,10 @@ impl Rule for ElasticFlow {
 
     fn available(&self, trace: &Trace) -> Result<(), Unavailable> {
         super::edf_elastic::needs_tables(trace)?;
-        let c = &trace.cluster;
-        if c.gpu_types.len() != 1 || c.per_node.is_none() {
-            return Err(Unavailable {
-                lacks: "a cluster of one GPU type, every machine alike".into(),
-                short: "mixed machines".into(),
-                hint: Some("give an ElasticFlow cluster spec with --cluster".into()),
-            });
-        }
-        Ok(())
+        super::edf_elastic::needs_alike_machines(
+            trace,
+            "give an ElasticFlow cluster spec with --cluster",
+        )
     }
 
     fn books(&self, v: &dyn View) -> Box<dyn Books> {

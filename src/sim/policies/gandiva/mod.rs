@@ -51,16 +51,10 @@ impl Rule for Gandiva {
     }
 
     fn available(&self, trace: &Trace) -> Result<(), Unavailable> {
-        let c = &trace.cluster;
-        if c.gpu_types.len() != 1 || c.per_node.is_none() {
-            return Err(Unavailable {
-                lacks: "a cluster of one GPU type, every machine alike".into(),
-                short: "mixed machines".into(),
-                hint: Some(
-                    "give --gpus and --gpus-per-node, or an ElasticFlow --cluster spec".into(),
-                ),
-            });
-        }
+        super::edf_elastic::needs_alike_machines(
+            trace,
+            "give --gpus and --gpus-per-node, or an ElasticFlow --cluster spec",
+        )?;
         if trace.jobs.iter().any(|j| j.runtime.get().is_none()) {
             return Err(Unavailable {
                 lacks: "every job's run time".into(),
@@ -77,6 +71,11 @@ impl Rule for Gandiva {
             to_start: Vec::new(),
         })
     }
+}
+
+/// The whole GPUs job `j` asks for.
+fn gpus_of(trace: &Trace, j: u32) -> u32 {
+    trace.jobs[j as usize].demand.total_milli().div_ceil(1000) as u32
 }
 
 /// The books of a run at `v.now()`: jobs waiting or running arrive now
@@ -96,7 +95,7 @@ fn books_at(v: &dyn View) -> State {
             Phase::Queued | Phase::Running => (v.now(), v.time_left(j)),
             _ => continue,
         };
-        let gpus = tj.demand.total_milli().div_ceil(1000) as u32;
+        let gpus = gpus_of(trace, j);
         let fits = CLASSES.contains(&gpus) && gpus.div_ceil(gpn) <= machines;
         if fits {
             jobs.insert(j, Job::new(gpus, duration.unwrap_or(0) as f64));
@@ -198,7 +197,6 @@ impl Books for GandivaBooks {
         }
         let t = v.now();
         let trace = v.trace();
-        let gpus_of = |j: u32| trace.jobs[j as usize].demand.total_milli().div_ceil(1000) as u32;
         let mut busy: rustc_hash::FxHashSet<(u32, u16)> = v
             .running_jobs()
             .into_iter()
@@ -211,10 +209,10 @@ impl Books for GandivaBooks {
             })
             .collect();
         let mut starts = std::mem::take(&mut self.to_start);
-        starts.sort_by_key(|s| std::cmp::Reverse(gpus_of(s.0)));
+        starts.sort_by_key(|s| std::cmp::Reverse(gpus_of(trace, s.0)));
         let mut a = Answer::default();
         for (j, end, ids) in starts {
-            let mut want = gpus_of(j);
+            let mut want = gpus_of(trace, j);
             let mut grants = Vec::new();
             for &m in &ids {
                 let per = trace.cluster.machines[m as usize].gpus;

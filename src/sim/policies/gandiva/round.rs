@@ -108,8 +108,13 @@ impl State {
             self.first = false;
             self.ahead(t, 0);
         }
-        for job in self.jobs.values_mut().filter(|j| j.ever_pending) {
-            job.overhead = 0.0;
+        // Those that ever waited: all are waiting or placed (a finished
+        // job has no books), so only those lists are walked.
+        for j in self.pending.iter().chain(&self.running) {
+            let job = self.jobs.get_mut(j).expect("books");
+            if job.ever_pending {
+                job.overhead = 0.0;
+            }
         }
         if self.events.front().is_some_and(|e| e.0 == t) {
             let (_, arrivals) = self.events.pop_front().expect("checked");
