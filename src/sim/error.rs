@@ -155,8 +155,12 @@ pub enum ProtocolError {
     Start(String),
     #[error("malformed answer ({why}): {}{}", excerpt(.line), stdout_hint(.line))]
     Answer { why: String, line: String },
-    #[error("speaks protocol {0}, tracetui speaks {1}")]
+    #[error("speaks protocol {0}, tracetui speaks 1 and {1}")]
     Version(u32, u32),
+    #[error("answered with '{0}', which needs protocol 2: say \"protocol\": 2 in the hello")]
+    NeedsV2(&'static str),
+    #[error("lookahead {0} in its hello: at most 64, and only with protocol 2")]
+    Lookahead(u32),
     #[error("walk '{}' in its hello: choose strict, greedy, preemptive or explicit", sanitize(.0))]
     Walk(String),
     #[error("ask '{}' in its hello: choose always or arrivals", sanitize(.0))]
@@ -171,7 +175,7 @@ pub enum ProtocolError {
         now_notify: bool,
     },
     #[error(
-        "answered 'passed' with starts or preemptions: only priority and wakeup may follow a pass"
+        "answered 'passed' with starts, preemptions, resizes, drops or ends: only priority, wakeup and deadline_admitted may follow a pass"
     )]
     StartAfterPass,
     #[error("asked to wake up at {0}, not after now")]

@@ -166,6 +166,16 @@ pub trait Books: fmt::Debug + Send + Sync {
     fn waiting(&mut self, _v: &dyn View, _job: u32, _joins: bool) {}
     /// A job started running on `milli` milli-GPUs.
     fn started(&mut self, _v: &dyn View, _acts: &mut Acts<'_>, _job: u32, _milli: u64) {}
+    /// A running job was resized onto `milli` milli-GPUs (it held `from`
+    /// whole GPUs before); heard as a start unless the books care.
+    fn resized(&mut self, v: &dyn View, acts: &mut Acts<'_>, job: u32, _from: u32, milli: u64) {
+        self.started(v, acts, job, milli)
+    }
+    /// A waiting job was declined by its policy; heard as leaving unless
+    /// the books care.
+    fn dropped(&mut self, v: &dyn View, acts: &mut Acts<'_>, job: u32) {
+        self.left(v, acts, job)
+    }
     /// A running job stopped (finished or preempted).
     fn stopped(&mut self, _v: &dyn View, _acts: &mut Acts<'_>, _job: u32, _milli: u64) {}
     /// A job was preempted and is back in the queue.

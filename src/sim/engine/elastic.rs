@@ -187,9 +187,12 @@ impl Engine {
         self.dequeue(job);
         self.jobs[job as usize].phase = Phase::Dropped;
         self.tally.dropped += 1;
+        if self.trace.jobs[job as usize].deadline.get().is_some() {
+            self.tally.deadlines_dropped += 1;
+        }
         self.emit(Event::Dropped { job, at: self.now });
         if !self.passive {
-            self.with_books(|b, v, a| b.left(v, a, job));
+            self.with_books(|b, v, a| b.dropped(v, a, job));
         }
     }
 
@@ -224,16 +227,16 @@ impl Engine {
             from,
             to: gpus_of(grants),
         });
-        self.on_resized(job, milli);
+        self.on_resized(job, from, milli);
     }
 
-    /// The books hear of a resized job as a stop and a start.
-    fn on_resized(&mut self, job: u32, milli: u64) {
+    /// The books hear of a resized job (as a start, unless they care).
+    fn on_resized(&mut self, job: u32, from: u32, milli: u64) {
         if self.walk == crate::sim::policy::Walk::Preemptive {
             self.track_running(job);
         }
         if !self.passive {
-            self.with_books(|b, v, a| b.started(v, a, job, milli));
+            self.with_books(|b, v, a| b.resized(v, a, job, from, milli));
         }
     }
 

@@ -4,7 +4,7 @@
 //! it asks a `Question` and the engine stops until resumed with the reply.
 
 use super::dialogue::{self, Lookup, Question, Reply, Said, Shared};
-use super::{wire, Spec};
+use super::{wire, wire2, Spec};
 use crate::sim::error::ProtocolError;
 use crate::sim::policy::Books;
 use crate::sim::view::{Acts, Checked, NoAnswer, View};
@@ -18,6 +18,8 @@ struct Decided {
     checked: Checked,
     wakeup: Option<Secs>,
     keys: Vec<(u32, i64)>,
+    /// Its own count of deadlines kept, if it gave one (version 2).
+    own: Option<(u64, u64)>,
 }
 
 /// Why an exchange did not give an answer.
@@ -43,6 +45,8 @@ pub(super) struct ExecBooks {
     pass_mark: usize,
     keys: FxHashMap<u32, i64>,
     wakeup: Option<Secs>,
+    /// Its own count of deadlines kept, as it last gave it (version 2).
+    own: Option<(u64, u64)>,
     arrived: Vec<u32>,
     events: Vec<wire::Change>,
     /// A hook asked and waits for its answer: asked again, it decides as
@@ -73,6 +77,7 @@ impl ExecBooks {
             pass_mark: 0,
             keys: FxHashMap::default(),
             wakeup: None,
+            own: None,
             arrived: Vec::new(),
             events: Vec::new(),
             asking: false,
@@ -85,6 +90,16 @@ impl ExecBooks {
     /// The key the policy gave `job` (0 if none), as the protocol has it.
     fn key(&self, job: u32) -> i64 {
         self.keys.get(&job).copied().unwrap_or(0)
+    }
+
+    /// Whether it speaks version 2.
+    fn v2(&self) -> bool {
+        self.spec.protocol >= 2
+    }
+
+    /// A job's work left now, for version 2's events (absent in version 1).
+    fn work_left(&self, e: &dyn View, job: u32) -> Option<Option<f64>> {
+        self.v2().then(|| e.work_left(job))
     }
 
     /// Whether this copy has sent its snapshot (hooks record changes from then on).
@@ -187,7 +202,8 @@ impl ExecBooks {
         if !self.live() {
             let line = self.talk_built(e, |b| {
                 let keys = &b.keys;
-                let start = wire::start(e, &b.spec.params, |j| keys.get(&j).copied().unwrap_or(0));
+                let key = |j| keys.get(&j).copied().unwrap_or(0);
+                let start = wire::start(e, &b.spec.params, key, b.v2());
                 serde_json::to_vec(&start).map_err(|x| Talk::Failed(x.to_string()))
             })?;
             if serde_json::from_str::<serde::de::IgnoredAny>(&line.line).is_err() {
@@ -211,10 +227,11 @@ impl ExecBooks {
                 arrived: b
                     .arrived
                     .iter()
-                    .map(|&j| wire::job_info(e, j, None, false))
+                    .map(|&j| wire::job_info(e, j, None, false, b.v2()))
                     .collect(),
                 events: &b.events,
                 wakeup: b.wakeup == Some(e.now()),
+                coming: (b.spec.lookahead > 0).then(|| wire2::coming(e, b.spec.lookahead)),
             };
             serde_json::to_vec(&msg).map_err(|x| ProtocolError::Message(x.to_string()))
         })?;
@@ -231,7 +248,7 @@ impl ExecBooks {
             };
             serde_json::to_vec(&msg).map_err(|x| ProtocolError::Message(x.to_string()))
         })?;
-        if !reply.start.is_empty() || !reply.start_if_fits.is_empty() || !reply.preempt.is_empty() {
+        if reply.acts() {
             return Err(NoAnswer::Failed(ProtocolError::StartAfterPass.to_string()));
         }
         Ok(self.checked(e, reply)?)
@@ -253,6 +270,9 @@ impl ExecBooks {
     /// answer against the engine now (`View::check`, the one check of keys,
     /// preemptions and starts).
     fn checked(&self, e: &dyn View, reply: wire::Reply) -> Result<Decided, ProtocolError> {
+        if let Some(field) = reply.v2_field().filter(|_| !self.v2()) {
+            return Err(ProtocolError::NeedsV2(field));
+        }
         if let Some(w) = reply.wakeup.filter(|&w| w <= e.now()) {
             return Err(ProtocolError::WakeupPast(w));
         }
@@ -262,11 +282,13 @@ impl ExecBooks {
         }
         let wakeup = reply.wakeup;
         let keys = reply.priority.clone();
+        let own = reply.deadline_admitted;
         let answer = reply.answer(|j| self.key(j));
         Ok(Decided {
             checked: e.check(&answer)?,
             wakeup,
             keys,
+            own,
         })
     }
 }
@@ -278,6 +300,7 @@ impl Books for ExecBooks {
         let mut b = ExecBooks::new(self.spec.clone());
         b.keys = self.keys.clone();
         b.wakeup = self.wakeup;
+        b.own = self.own;
         Box::new(b)
     }
 
@@ -292,6 +315,7 @@ impl Books for ExecBooks {
             pass_mark: self.pass_mark,
             keys: self.keys.clone(),
             wakeup: self.wakeup,
+            own: self.own,
             arrived: self.arrived.clone(),
             events: self.events.clone(),
             asking: self.asking,
@@ -345,8 +369,36 @@ impl Books for ExecBooks {
                 job,
                 at: e.now(),
                 gpus: g,
+                work_left: self.work_left(e, job),
+                overhead: self.v2().then(|| e.resume(job).overhead),
             });
         }
+    }
+
+    fn resized(&mut self, e: &dyn View, acts: &mut Acts<'_>, job: u32, from: u32, milli: u64) {
+        if !self.v2() {
+            return self.started(e, acts, job, milli);
+        }
+        if self.live() {
+            self.events.push(wire::Change::Resized {
+                job,
+                at: e.now(),
+                from,
+                gpus: e.held(job).map(wire::gpus).unwrap_or_default(),
+                work_left: e.work_left(job),
+                overhead: e.resume(job).overhead,
+            });
+        }
+    }
+
+    fn dropped(&mut self, e: &dyn View, acts: &mut Acts<'_>, job: u32) {
+        if !self.v2() {
+            return self.left(e, acts, job);
+        }
+        if self.live() {
+            self.events.push(wire::Change::Dropped { job, at: e.now() });
+        }
+        self.keys.remove(&job);
     }
 
     fn hold_ended(&mut self, e: &dyn View, job: u32) {
@@ -359,13 +411,21 @@ impl Books for ExecBooks {
 
     fn preempted(&mut self, e: &dyn View, job: u32) {
         if self.live() {
-            self.events
-                .push(wire::Change::Preempted { job, at: e.now() });
+            let work_left = self.work_left(e, job);
+            self.events.push(wire::Change::Preempted {
+                job,
+                at: e.now(),
+                work_left,
+            });
         }
     }
 
     fn next_wakeup(&self) -> Option<Secs> {
         self.wakeup
+    }
+
+    fn own_deadline_count(&self) -> Option<(u64, u64)> {
+        self.own
     }
 
     fn wake(&mut self, _e: &dyn View, _acts: &mut Acts<'_>, t: Secs) -> bool {
@@ -383,6 +443,7 @@ impl Books for ExecBooks {
             self.keys.insert(j, k);
         }
         self.wakeup = r.wakeup;
+        self.own = r.own.or(self.own);
         self.events.clear();
         Ok(Some(r.checked))
     }
@@ -402,11 +463,13 @@ impl Books for ExecBooks {
             checked,
             wakeup,
             keys,
+            own,
         } = self.exchange(e).map_err(|n| self.named(n, e))?;
         for (j, k) in keys {
             self.keys.insert(j, k);
         }
         self.wakeup = wakeup;
+        self.own = own.or(self.own);
         self.arrived.clear();
         self.events.clear();
         self.pass_mark = 0;

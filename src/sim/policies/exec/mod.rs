@@ -9,6 +9,7 @@
 mod books;
 mod dialogue;
 mod wire;
+mod wire2;
 
 use super::super::policy::{Books, KeyMeaning, Policy, Rule, Walk};
 use super::super::view::View;
@@ -37,6 +38,10 @@ pub(crate) struct Spec {
     notify: bool,
     /// Asked only at points where jobs arrived (and at its wake-ups).
     arrivals_only: bool,
+    /// The protocol version it speaks (1 or 2).
+    protocol: u32,
+    /// Version 2: how many arrival times to come each `schedule` carries.
+    lookahead: u32,
     describe: String,
     /// The name the program gave itself (or one from config.toml).
     pub(crate) label: String,
@@ -54,6 +59,8 @@ impl Spec {
             walk: hello.walk,
             notify: hello.notify,
             arrivals_only: hello.arrivals_only,
+            protocol: hello.protocol,
+            lookahead: hello.lookahead,
             describe: hello.describe,
             hello_name: hello.label.clone(),
             label: hello.label,
@@ -155,6 +162,8 @@ pub(crate) struct Hello {
     walk: Walk,
     notify: bool,
     arrivals_only: bool,
+    protocol: u32,
+    lookahead: u32,
     describe: String,
     label: String,
 }
@@ -175,8 +184,13 @@ pub(crate) fn read_hello(line: &str, cmd: &str) -> Result<Hello, ProtocolError> 
         why: e.to_string(),
         line: line.to_string(),
     })?;
-    if let Some(v) = id.protocol.filter(|&v| v != wire::PROTOCOL) {
-        return Err(ProtocolError::Version(v, wire::PROTOCOL));
+    let protocol = id.protocol.unwrap_or(1);
+    if !(1..=wire::PROTOCOL).contains(&protocol) {
+        return Err(ProtocolError::Version(protocol, wire::PROTOCOL));
+    }
+    let lookahead = id.lookahead.unwrap_or(0);
+    if lookahead > wire2::MAX_LOOKAHEAD || (lookahead > 0 && protocol < 2) {
+        return Err(ProtocolError::Lookahead(lookahead));
     }
     let walk = match id.walk.as_str() {
         "strict" => Walk::Strict,
@@ -195,6 +209,8 @@ pub(crate) fn read_hello(line: &str, cmd: &str) -> Result<Hello, ProtocolError> 
         walk,
         notify: id.notify,
         arrivals_only,
+        protocol,
+        lookahead,
         describe: sanitize(&format!(
             "external: {cmd}{}{about}",
             if about.is_empty() { "" } else { " — " }
@@ -206,7 +222,16 @@ pub(crate) fn read_hello(line: &str, cmd: &str) -> Result<Hello, ProtocolError> 
 /// The program's hello, as the probe heard it when the policy was named.
 pub(crate) fn check_hello(spec: &Spec, line: &str) -> Result<(), ProtocolError> {
     let h = read_hello(line, &spec.cmd)?;
-    if (h.walk, h.notify, h.arrivals_only) != (spec.walk, spec.notify, spec.arrivals_only) {
+    let now = (h.walk, h.notify, h.arrivals_only, h.protocol, h.lookahead);
+    if now
+        != (
+            spec.walk,
+            spec.notify,
+            spec.arrivals_only,
+            spec.protocol,
+            spec.lookahead,
+        )
+    {
         return Err(ProtocolError::Changed {
             was: spec.walk.name(),
             was_notify: spec.notify,

@@ -1,6 +1,8 @@
-//! The policy protocol's messages (docs/policy-protocol.md), version 1:
-//! what tracetui sends, and the answer it reads back.
+//! The policy protocol's messages (docs/policy-protocol.md), versions 1
+//! and 2: what tracetui sends, and the answer it reads back (what version
+//! 2 adds to a message is in `wire2.rs`).
 
+use super::wire2::{self, SpeedInfo, StartV2};
 use super::Params;
 use crate::sim::cluster::Grant;
 use crate::sim::view::{Answer, View};
@@ -8,7 +10,8 @@ use crate::sim::Phase;
 use crate::trace::model::{Demand, Secs, Trace, Zone};
 use serde::{Deserialize, Serialize};
 
-pub(super) const PROTOCOL: u32 = 1;
+/// The newest version tracetui speaks (it speaks every one before too).
+pub(super) const PROTOCOL: u32 = 2;
 
 #[derive(Serialize)]
 pub(super) struct Hello<'a> {
@@ -36,6 +39,9 @@ pub(super) struct Identity {
     /// takes over; the others' events come with the next message).
     #[serde(default)]
     pub ask: Option<String>,
+    /// Version 2: how many arrival times to come each `schedule` carries.
+    #[serde(default)]
+    pub lookahead: Option<u32>,
 }
 
 /// A job as a policy sees it.
@@ -62,6 +68,9 @@ pub(super) struct JobInfo<'a> {
     /// Work carried from earlier runs (in a snapshot, for preempted jobs).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub carried: Option<Carried>,
+    /// Version 2: its work and speed.
+    #[serde(flatten)]
+    pub speed: Option<SpeedInfo<'a>>,
 }
 
 #[derive(Serialize)]
@@ -80,6 +89,7 @@ pub(super) fn job_info(
     job: u32,
     priority: Option<i64>,
     snapshot: bool,
+    v2: bool,
 ) -> JobInfo<'_> {
     let t: &Trace = e.trace();
     let j = &t.jobs[job as usize];
@@ -112,6 +122,7 @@ pub(super) fn job_info(
         model: j.model.map(|s| t.symbols.get(s)),
         priority,
         carried,
+        speed: (v2 && t.speeds.is_some()).then(|| wire2::speed_info(e, job)),
     }
 }
 
@@ -161,6 +172,8 @@ pub(super) struct Start<'a> {
     pub machines: Vec<Machine<'a>>,
     pub queue: Vec<JobInfo<'a>>,
     pub running: Vec<Running<'a>>,
+    #[serde(flatten)]
+    pub v2: Option<StartV2<'a>>,
 }
 
 pub(super) fn zone_name(z: &Zone) -> String {
@@ -178,12 +191,13 @@ pub(super) fn start<'a>(
     e: &'a dyn View,
     params: &'a Params,
     priority: impl Fn(u32) -> i64,
+    v2: bool,
 ) -> Start<'a> {
     let t = e.trace();
     let queue = e
         .queue_in_order(usize::MAX)
         .into_iter()
-        .map(|j| job_info(e, j, Some(priority(j)), true))
+        .map(|j| job_info(e, j, Some(priority(j)), true, v2))
         .collect();
     // In job order.
     let running = e
@@ -191,7 +205,7 @@ pub(super) fn start<'a>(
         .into_iter()
         .filter(|&j| e.job(j).phase == Phase::Running)
         .map(|j| Running {
-            job: job_info(e, j, Some(priority(j)), true),
+            job: job_info(e, j, Some(priority(j)), true, v2),
             start: e.job(j).start,
             run_from: e.resume(j).run_from,
             gpus_held: gpus(e.held(j).unwrap_or_default()),
@@ -225,10 +239,13 @@ pub(super) fn start<'a>(
             .collect(),
         queue,
         running,
+        v2: v2.then(|| wire2::start_v2(e)),
     }
 }
 
 /// Something that happened to a job since the last scheduling point.
+/// (`work_left` and `overhead` are version 2's: absent in version 1,
+/// `work_left` null for a job without a speed.)
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "event", rename_all = "lowercase")]
 pub(super) enum Change {
@@ -236,12 +253,32 @@ pub(super) enum Change {
         job: u32,
         at: Secs,
         gpus: Vec<(u32, u16, u16)>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        work_left: Option<Option<f64>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        overhead: Option<Secs>,
     },
     Finished {
         job: u32,
         at: Secs,
     },
     Preempted {
+        job: u32,
+        at: Secs,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        work_left: Option<Option<f64>>,
+    },
+    /// Version 2: a running job now holds `gpus` (it held `from` GPUs).
+    Resized {
+        job: u32,
+        at: Secs,
+        from: u32,
+        gpus: Vec<(u32, u16, u16)>,
+        work_left: Option<f64>,
+        overhead: Secs,
+    },
+    /// Version 2: a waiting job the policy declined.
+    Dropped {
         job: u32,
         at: Secs,
     },
@@ -258,6 +295,9 @@ pub(super) struct Schedule<'a> {
     pub arrived: Vec<JobInfo<'a>>,
     /// Whether this point is the wake-up the policy asked for.
     pub wakeup: bool,
+    /// Version 2, with a lookahead: the next distinct submit times.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub coming: Option<Vec<Secs>>,
 }
 
 /// Right after a pass that started or preempted jobs (for policies that asked).
@@ -285,6 +325,21 @@ pub(super) struct Reply {
     pub preempt: Vec<u32>,
     #[serde(default)]
     pub wakeup: Option<Secs>,
+    /// Version 2: (job, GPUs): resize a running job, start a waiting one on that many.
+    #[serde(default)]
+    pub resize: Vec<(u32, u32)>,
+    /// Version 2: a resize that does not fit takes a smaller level that does.
+    #[serde(default)]
+    pub shrink_to_fit: bool,
+    /// Version 2: waiting jobs declined.
+    #[serde(default)]
+    pub drop: Vec<u32>,
+    /// Version 2: (job, time): the ends the policy holds.
+    #[serde(default)]
+    pub ends: Vec<(u32, Secs)>,
+    /// Version 2: the policy's own count of deadlines kept, (on time, of).
+    #[serde(default)]
+    pub deadline_admitted: Option<(u64, u64)>,
 }
 
 #[derive(Deserialize)]
@@ -302,6 +357,29 @@ pub(super) struct Placed {
 }
 
 impl Reply {
+    /// The first field of version 2 the answer uses, if any.
+    pub(super) fn v2_field(&self) -> Option<&'static str> {
+        [
+            (!self.resize.is_empty(), "resize"),
+            (self.shrink_to_fit, "shrink_to_fit"),
+            (!self.drop.is_empty(), "drop"),
+            (!self.ends.is_empty(), "ends"),
+            (self.deadline_admitted.is_some(), "deadline_admitted"),
+        ]
+        .into_iter()
+        .find_map(|(used, name)| used.then_some(name))
+    }
+
+    /// Whether it acts on jobs beyond keys (not allowed after a pass).
+    pub(super) fn acts(&self) -> bool {
+        !self.start.is_empty()
+            || !self.start_if_fits.is_empty()
+            || !self.preempt.is_empty()
+            || !self.resize.is_empty()
+            || !self.drop.is_empty()
+            || !self.ends.is_empty()
+    }
+
     /// The answer for the engine, with each key's old key (every key the
     /// policy sent, changed or not: the engine checks them all).
     pub(super) fn answer(self, old: impl Fn(u32) -> i64) -> Answer {
@@ -333,7 +411,10 @@ impl Reply {
                 })
                 .collect(),
             start_if_fits: self.start_if_fits,
-            ..Answer::default()
+            scale: self.resize,
+            drop: self.drop,
+            scale_down_to_fit: self.shrink_to_fit,
+            ends: self.ends,
         }
     }
 }
