@@ -4,6 +4,8 @@
 
 use crate::sim::Placement;
 use crate::trace::model::Secs;
+use crate::trace::speed::attach;
+use crate::trace::throughput::{parse_table, Tables};
 use crate::trace::{Format, LoadOptions, LoadReport, Trace};
 use std::fmt::Write as _;
 
@@ -20,37 +22,95 @@ pub struct Lesson {
     pub schedule: &'static str,
     /// (trace second, caption), in time order.
     pub captions: &'static [(Secs, &'static str)],
-    /// (submit, run time, GPUs) of every job.
-    jobs: fn() -> Vec<(Secs, Secs, u32)>,
+    jobs: Jobs,
 }
 
+/// A lesson's jobs.
+#[derive(Clone, Copy)]
+enum Jobs {
+    /// (submit, run time, GPUs) of every job: rigid, at their recorded length.
+    Rigid(fn() -> Vec<(Secs, Secs, u32)>),
+    /// (id, submit, iterations, deadline) of every job: elastic jobs of
+    /// the lesson's one model, run from `ELASTIC_TABLE`.
+    Elastic(fn() -> Vec<ElasticJob>),
+}
+
+/// An elastic lesson job: (id, submit, iterations, deadline).
+type ElasticJob = (&'static str, Secs, u64, Secs);
+
+/// The elastic lessons' throughput table (ElasticFlow's layout): one
+/// model at a global batch size of 64, 10, 18, 30 and 40 iterations/s on
+/// 1, 2, 4 and 8 GPUs — faster on more, but less than in proportion.
+const ELASTIC_TABLE: &str = "global_batch_size,1,2,4,8\n64,10,18,30,40\n";
+const ELASTIC_MODEL: &str = "resnet";
+
 impl Lesson {
-    /// The lesson's trace, as an ITP CSV loaded like any other.
+    /// The lesson's trace, as an ITP CSV loaded like any other (with its
+    /// throughput table, for an elastic lesson).
     pub fn trace(&self) -> (Trace, LoadReport) {
-        let mut csv = String::from("job_id,submission_time,duration,num_gpu\n");
-        let mut jobs = (self.jobs)();
-        jobs.sort_by_key(|j| j.0);
-        for (i, (s, r, g)) in jobs.iter().enumerate() {
-            // Ids that say what the job is: `07·4g·10m` is the 7th job, 4 GPUs for 10 minutes.
-            let d = match r {
-                r if r % 3600 == 0 => format!("{}h", r / 3600),
-                r if r % 60 == 0 => format!("{}m", r / 60),
-                r => format!("{r}s"),
-            };
-            let _ = writeln!(csv, "{:02}·{g}g·{d},{s},{r},{g}", i + 1);
-        }
+        let csv = match self.jobs {
+            Jobs::Rigid(jobs) => rigid_csv(jobs()),
+            Jobs::Elastic(jobs) => elastic_csv(jobs()),
+        };
         let itp = Format::find("itp").expect("the ITP format is registered");
-        itp.load_text(
-            csv.as_bytes(),
-            &format!("lesson {}", self.name),
-            &LoadOptions {
-                gpus: Some(self.gpus),
-                gpus_per_node: self.per_node,
-                ..LoadOptions::default()
-            },
-        )
-        .expect("lesson traces are well formed")
+        let (mut trace, mut report) = itp
+            .load_text(
+                csv.as_bytes(),
+                &format!("lesson {}", self.name),
+                &LoadOptions {
+                    gpus: Some(self.gpus),
+                    gpus_per_node: self.per_node,
+                    ..LoadOptions::default()
+                },
+            )
+            .expect("lesson traces are well formed");
+        if let Jobs::Elastic(_) = self.jobs {
+            let table = parse_table(ELASTIC_TABLE.as_bytes(), "resnet.csv")
+                .expect("the lesson's table is well formed");
+            let tables = Tables {
+                gpu_type: None,
+                dir: std::path::PathBuf::from(format!("lesson {}", self.name)),
+                models: [(ELASTIC_MODEL.to_string(), table)].into(),
+            };
+            for line in attach(&mut trace, vec![tables]).expect("the lesson's table fits") {
+                report.note(line);
+            }
+        }
+        (trace, report)
     }
+}
+
+/// Rigid jobs as ITP rows, with ids that say what each job is:
+/// `07·4g·10m` is the 7th job, 4 GPUs for 10 minutes.
+fn rigid_csv(mut jobs: Vec<(Secs, Secs, u32)>) -> String {
+    let mut csv = String::from("job_id,submission_time,duration,num_gpu\n");
+    jobs.sort_by_key(|j| j.0);
+    for (i, (s, r, g)) in jobs.iter().enumerate() {
+        // Ids that say what the job is: `07·4g·10m` is the 7th job, 4 GPUs for 10 minutes.
+        let d = match r {
+            r if r % 3600 == 0 => format!("{}h", r / 3600),
+            r if r % 60 == 0 => format!("{}m", r / 60),
+            r => format!("{r}s"),
+        };
+        let _ = writeln!(csv, "{:02}·{g}g·{d},{s},{r},{g}", i + 1);
+    }
+    csv
+}
+
+/// Elastic jobs as rows of ElasticFlow's schema: each asks for one GPU and
+/// may hold up to eight; its recorded duration is its time on one.
+fn elastic_csv(jobs: Vec<ElasticJob>) -> String {
+    let mut csv = String::from(
+        "job_id,submission_time,num_iteration,model_name,deadline,batch_size,num_gpu,duration\n",
+    );
+    for (id, submit, work, deadline) in jobs {
+        let one_gpu = work.div_ceil(10);
+        let _ = writeln!(
+            csv,
+            "{id},{submit},{work},{ELASTIC_MODEL},{deadline},64,1,{one_gpu}"
+        );
+    }
+    csv
 }
 
 /// Head-of-line blocking: a 16-GPU job behind long one-GPU jobs, with small
@@ -96,7 +156,47 @@ fn fragmentation_jobs() -> Vec<(Secs, Secs, u32)> {
     v
 }
 
-pub const LESSONS: [Lesson; 3] = [
+/// Deadlines: five elastic jobs with deadlines, twice — under EDF, which
+/// gives the most urgent job every GPU it can use and admits everything,
+/// and under ElasticFlow, which gives each job the fewest GPUs that meet
+/// its deadline and declines the one that cannot meet it.
+fn deadline_jobs() -> Vec<ElasticJob> {
+    let jobs = [
+        (0, 60_000, 3600),
+        (0, 30_000, 2400),
+        (60, 25_000, 1860),
+        (120, 20_000, 1620),
+        (180, 90_000, 1380),
+    ];
+    let ids = [
+        [
+            "A1·due1h",
+            "B1·due40m",
+            "C1·due31m",
+            "D1·due27m",
+            "E1·due23m",
+        ],
+        [
+            "A2·due1h",
+            "B2·due40m",
+            "C2·due31m",
+            "D2·due27m",
+            "E2·due23m",
+        ],
+    ];
+    let mut v = Vec::new();
+    for (part, offset) in [(0, 0), (1, DEADLINES_PART2)] {
+        for (k, &(submit, work, due)) in jobs.iter().enumerate() {
+            v.push((ids[part][k], submit + offset, work, due + offset));
+        }
+    }
+    v
+}
+
+/// When the deadlines lesson plays its jobs again, under elasticflow.
+pub const DEADLINES_PART2: Secs = 3 * 3600;
+
+pub const LESSONS: [Lesson; 4] = [
     Lesson {
         name: "hol",
         title: "Head-of-line blocking: fifo, first-fit, fifo-backfill",
@@ -117,7 +217,7 @@ pub const LESSONS: [Lesson; 3] = [
             (14520, "Small jobs use the free GPUs only if they end before that reservation: no delay for the head."),
             (16800, "Compare the parts: p switches the policy yourself, w runs every policy from here, b steps back."),
         ],
-        jobs: hol_jobs,
+        jobs: Jobs::Rigid(hol_jobs),
     },
     Lesson {
         name: "starvation",
@@ -137,7 +237,7 @@ pub const LESSONS: [Lesson; 3] = [
             (6900, "It has waited twice its run so far: the starvation guard (--las-starve) promotes it back to the first queue, for good."),
             (8400, "The short jobs have stopped; the long job runs to the end. w compares every policy from here; b steps back."),
         ],
-        jobs: starvation_jobs,
+        jobs: Jobs::Rigid(starvation_jobs),
     },
     Lesson {
         name: "fragmentation",
@@ -154,7 +254,29 @@ pub const LESSONS: [Lesson; 3] = [
             (2100, "It keeps happening: each 8-GPU job waits 5 to 25 minutes for a machine to empty."),
             (3600, "Now run `tracetui lesson fragmentation --placement pack`: small jobs fill one machine at a time and every 8-GPU job starts on arrival."),
         ],
-        jobs: fragmentation_jobs,
+        jobs: Jobs::Rigid(fragmentation_jobs),
+    },
+    Lesson {
+        name: "deadlines",
+        title: "Deadlines and elastic jobs: edf vs ElasticFlow",
+        about: "EDF gives the most urgent job every GPU and misses every deadline; ElasticFlow admits, shares and meets them",
+        gpus: 8,
+        per_node: 4,
+        placement: Placement::Consolidate,
+        schedule: "start:edf-elastic,2h:elasticflow",
+        captions: &[
+            (0, "Part 1, edf-elastic. Five elastic jobs with deadlines; on 1, 2, 4, 8 GPUs each runs 10, 18, 30, 40 iterations/s. B is due first: EDF gives it all 8 GPUs, A waits."),
+            (60, "C arrives, due sooner (31 minutes in): EDF moves all 8 GPUs to it, and B goes back to the queue."),
+            (120, "D, due sooner still, does the same to C."),
+            (180, "E arrives due at 23 minutes, though even all 8 GPUs need 37.5 minutes for it. EDF admits everything: E takes every GPU."),
+            (2430, "E ends, 17 minutes late. D, C, B and A follow one at a time, each on all 8 GPUs, and each misses its deadline: 0 of 5 met."),
+            (10800, "Part 2, elasticflow (the schedule switched to it at 2h): the same five jobs. A and B start together, each on the fewest GPUs that meet its deadline; spare GPUs go where they gain most."),
+            (10860, "C is admitted because every admitted job can still meet its deadline with it: the jobs share the GPUs, and they shrink to make room."),
+            (10980, "E cannot meet its deadline even on all 8 GPUs: ElasticFlow declines it on arrival (dropped) instead of letting it make every job late."),
+            (12062, "D ends, and A grows from 2 GPUs to 4 on the GPUs it leaves; as each job ends, the others grow."),
+            (13096, "Every admitted job met its deadline: 4 of 5, against 0 of 5 under EDF. A splits the screen to watch both policies side by side; b steps back."),
+        ],
+        jobs: Jobs::Elastic(deadline_jobs),
     },
 ];
 

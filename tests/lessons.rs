@@ -15,6 +15,7 @@ fn run(name: &str, placement: Option<Placement>) -> (Arc<Trace>, Engine) {
         s.start.unwrap(),
         placement.unwrap_or(l.placement),
     );
+    e.set_record_events(true);
     for (at, w) in s.effective(e.policy(), None) {
         e.advance_to(at);
         e.switch(w);
@@ -173,4 +174,63 @@ fn lecture_layout_renders() {
     assert!(!app.lecture());
     assert_eq!(app.theme().name, "dark");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The deadlines lesson: under edf-elastic each more urgent arrival takes
+/// all 8 GPUs, E (which cannot meet its deadline) runs anyway, and no
+/// deadline is met; under elasticflow the same jobs share the GPUs, E is
+/// declined on arrival and the four admitted meet their deadlines.
+#[test]
+fn deadlines_edf_misses_every_one_elasticflow_declines_e_and_meets_the_rest() {
+    use tracetui::sim::{Event, Phase};
+    let (t, mut e) = run("deadlines", None);
+    let id = |j: u32| t.jobs[j as usize].id.to_string();
+    let events = e.take_events();
+    let said = |want: &str| {
+        let seen: Vec<String> = events
+            .iter()
+            .filter_map(|ev| match *ev {
+                Event::Started { job, at, milli, .. } => {
+                    Some(format!("{at} start {} on {}", id(job), milli / 1000))
+                }
+                Event::Preempted { job, at } => Some(format!("{at} preempt {}", id(job))),
+                Event::Resized { job, at, from, to } => {
+                    Some(format!("{at} resize {} {from}→{to}", id(job)))
+                }
+                Event::Dropped { job, at } => Some(format!("{at} drop {}", id(job))),
+                Event::Finished { job, at } => Some(format!("{at} end {}", id(job))),
+                _ => None,
+            })
+            .collect();
+        assert!(seen.iter().any(|s| s == want), "{want} not in {seen:#?}");
+    };
+    // Part 1: each more urgent arrival takes every GPU; E runs anyway.
+    said("0 start B1·due40m on 8");
+    said("60 preempt B1·due40m");
+    said("60 start C1·due31m on 8");
+    said("120 start D1·due27m on 8");
+    said("180 start E1·due23m on 8");
+    said("2430 end E1·due23m");
+    // Part 2: A and B share; B shrinks for C, A for D; E is declined;
+    // A grows as jobs end.
+    said("10800 start A2·due1h on 4");
+    said("10800 start B2·due40m on 4");
+    said("10860 resize B2·due40m 4→2");
+    said("10860 start C2·due31m on 2");
+    said("10920 resize A2·due1h 4→2");
+    said("10980 drop E2·due23m");
+    said("12062 resize A2·due1h 2→4");
+    said("13096 end A2·due1h");
+    let part2 = lesson::DEADLINES_PART2;
+    let met = |part: std::ops::Range<i64>| {
+        (0..t.jobs.len() as u32)
+            .filter(|&j| part.contains(&t.jobs[j as usize].submit))
+            .filter(|&j| {
+                let s = e.job_state(j);
+                s.phase == Phase::Done && s.end <= t.jobs[j as usize].deadline.get().unwrap()
+            })
+            .count()
+    };
+    assert_eq!(met(0..part2), 0);
+    assert_eq!(met(part2..i64::MAX), 4);
 }

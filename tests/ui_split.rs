@@ -199,3 +199,27 @@ fn export_writes_the_split_screen() {
     assert!(chars.contains("B·sjfsince"), "{chars}");
     assert!(chars.contains("queuehead(sjforder)"));
 }
+
+/// The lecture of the deadlines lesson: elasticflow beside edf-elastic
+/// over the lesson's jobs. Each side counts the deadlines met and missed
+/// (a dropped job missed its deadline): elasticflow declines both E jobs
+/// and meets the other eight; edf-elastic meets none.
+#[test]
+fn the_split_counts_deadlines_elasticflow_beside_edf() {
+    let l = tracetui::lesson::find("deadlines").unwrap();
+    let trace = std::sync::Arc::new(l.trace().0);
+    let p = |name: &str| {
+        Policy::all()
+            .into_iter()
+            .find(|p| p.name() == name)
+            .unwrap()
+    };
+    let mut app = app_for(trace, p("elasticflow"), (80, 24));
+    split_with(&mut app, p("edf-elastic"));
+    app.update(Action::GoTo(6 * 3600));
+    let screen = text(&render(&app, 80, 24));
+    assert!(screen.contains("A · elasticflow (live)"), "{screen}");
+    assert!(screen.contains("B · edf-elastic since"), "{screen}");
+    assert!(screen.contains("│deadlines 8 met · 2 missed"), "{screen}");
+    assert!(screen.contains("│deadlines 0 met · 10 missed"), "{screen}");
+}

@@ -96,14 +96,19 @@ fn pane(app: &App, side: &Side, area: Rect, buf: &mut Buffer) {
     let w = inner.width as usize;
     let only_here = running_only_here(side.here, side.there);
     let mark = differ_glyph(app.view.ascii);
-    for (i, line) in figure_lines(side, only_here.len(), mark).iter().enumerate() {
+    let lines = figure_lines(side, only_here.len(), mark, app.sim.has_deadlines);
+    for (i, line) in lines.iter().enumerate() {
         let text = crate::text::fit(line, w);
         buf.set_stringn(inner.x, inner.y + i as u16, text, w, t.text);
     }
+    let top = lines.len() as u16;
+    if inner.height < top + 2 {
+        return;
+    }
     // The grid gets what it needs up to all but four lines for the queue.
-    let rest = inner.height.saturating_sub(3);
+    let rest = inner.height.saturating_sub(top);
     let grid_h = rest.saturating_sub(4).max(1);
-    let grid = Rect::new(inner.x, inner.y + 3, inner.width, grid_h);
+    let grid = Rect::new(inner.x, inner.y + top, inner.width, grid_h);
     let used = cells(app, side, &only_here, grid, buf);
     let q = Rect::new(
         inner.x,
@@ -114,13 +119,14 @@ fn pane(app: &App, side: &Side, area: Rect, buf: &mut Buffer) {
     queue_head(app, side, q, buf);
 }
 
-/// The lines of headline figures.
-fn figure_lines(side: &Side, only_here: usize, mark: char) -> [String; 3] {
+/// The lines of headline figures (with the deadlines met and missed so
+/// far, on a trace with deadlines).
+fn figure_lines(side: &Side, only_here: usize, mark: char, deadlines: bool) -> Vec<String> {
     let f = side.figures;
     let e = side.here;
     let util = e.busy_percent();
     let secs = |v: Option<f64>| v.map_or("-".to_string(), human_secs);
-    [
+    let mut lines = vec![
         format!(
             "done {} · JCT {} · p99 wait {}",
             f.done,
@@ -133,7 +139,16 @@ fn figure_lines(side: &Side, only_here: usize, mark: char) -> [String; 3] {
             e.queue_len()
         ),
         format!("{mark} differs there · {only_here} run only here"),
-    ]
+    ];
+    if deadlines {
+        let tally = e.tally();
+        let missed = tally.deadlines - tally.deadlines_met + tally.deadlines_dropped;
+        lines.push(format!(
+            "deadlines {} met · {missed} missed (ended late or dropped)",
+            tally.deadlines_met
+        ));
+    }
+    lines
 }
 
 /// The grid in `area`: a cell per GPU (machines a gap apart) when that

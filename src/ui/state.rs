@@ -85,6 +85,8 @@ pub(super) struct ReplayState {
     /// Whether the trace's job ids share a prefix (Philly's
     /// `application_15…`): lists then cut them from the left.
     pub(super) ids_share_prefix: bool,
+    /// Whether some job has a deadline (the split then counts them).
+    pub(super) has_deadlines: bool,
     /// Machines with GPUs in display order: grouped by GPU type.
     pub(super) machines: Vec<u32>,
     /// (GPU type, range of `machines`)
@@ -215,6 +217,7 @@ impl ReplayState {
             label,
             first: trace.first_submit().unwrap_or(0),
             ids_share_prefix: shared_prefix(trace.jobs.iter().map(|j| j.id.as_str())) >= 4,
+            has_deadlines: trace.jobs.iter().any(|j| j.deadline.get().is_some()),
             machines,
             groups,
             paused: true,
