@@ -96,7 +96,7 @@ fn pane(app: &App, side: &Side, area: Rect, buf: &mut Buffer) {
     let w = inner.width as usize;
     let only_here = running_only_here(side.here, side.there);
     let mark = differ_glyph(app.view.ascii);
-    let lines = figure_lines(side, only_here.len(), mark, app.sim.has_deadlines);
+    let lines = figure_lines(side, only_here.len(), mark, app.sim.has_deadlines, w);
     for (i, line) in lines.iter().enumerate() {
         let text = crate::text::fit(line, w);
         buf.set_stringn(inner.x, inner.y + i as u16, text, w, t.text);
@@ -121,7 +121,13 @@ fn pane(app: &App, side: &Side, area: Rect, buf: &mut Buffer) {
 
 /// The lines of headline figures (with the deadlines met and missed so
 /// far, on a trace with deadlines).
-fn figure_lines(side: &Side, only_here: usize, mark: char, deadlines: bool) -> Vec<String> {
+fn figure_lines(
+    side: &Side,
+    only_here: usize,
+    mark: char,
+    deadlines: bool,
+    width: usize,
+) -> Vec<String> {
     let f = side.figures;
     let e = side.here;
     let util = e.busy_percent();
@@ -143,10 +149,13 @@ fn figure_lines(side: &Side, only_here: usize, mark: char, deadlines: bool) -> V
     if deadlines {
         let tally = e.tally();
         let missed = tally.deadlines - tally.deadlines_met + tally.deadlines_dropped;
-        lines.push(format!(
-            "deadlines {} met · {missed} missed (ended late or dropped)",
-            tally.deadlines_met
-        ));
+        let line = format!("deadlines {} met · {missed} missed", tally.deadlines_met);
+        let long = format!("{line} (ended late or dropped)");
+        lines.push(if crate::text::width(&long) <= width {
+            long
+        } else {
+            line
+        });
     }
     lines
 }
