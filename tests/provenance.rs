@@ -151,6 +151,11 @@ fn an_external_policy_s_command_and_hello_name_are_in_the_meta() {
     assert_eq!(p["arg"], "exec:python3 policies/fifo.py");
     assert!(p["hello"].as_str().is_some_and(|h| !h.is_empty()), "{p}");
     assert_eq!(p["name"], v["policy"]);
+    // The script its command names, hashed.
+    let script = std::path::absolute("policies/fifo.py").unwrap();
+    assert_eq!(p["files"][0]["path"], script.display().to_string());
+    assert_eq!(p["files"][0]["sha256"], sha256_of(&script));
+    assert_eq!(p["files"].as_array().unwrap().len(), 1, "{p}");
 }
 
 #[test]

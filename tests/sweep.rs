@@ -472,7 +472,7 @@ fn a_run_recorded_from_a_trace_that_changed_since_runs_again() {
     let o = sweep(&plan, &out, &[]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("2 runs recorded before were made from trace files that have changed"),
+        stderr(&o).contains("2 runs recorded before were made from trace or policy files that have changed"),
         "{}",
         stderr(&o)
     );
@@ -482,6 +482,48 @@ fn a_run_recorded_from_a_trace_that_changed_since_runs_again() {
         after[0]["jobs"].parse::<u64>().unwrap() + 1,
         before[0]["jobs"].parse::<u64>().unwrap()
     );
+}
+
+/// The script an external policy's command names is hashed with the run:
+/// edited, the runs that used it run again; the others are kept.
+#[test]
+fn a_run_whose_policy_script_changed_since_runs_again() {
+    if !common::python() {
+        return;
+    }
+    let dir = common::scratch_dir("sweep-stale-policy");
+    let here = std::env::current_dir().unwrap();
+    let script = dir.join("mine.py");
+    let body = |describe: &str| {
+        format!(
+            "import sys\nsys.path.insert(0, {:?})\nfrom tracetui_policy import Policy, run\n\
+             class P(Policy):\n    name, walk, describe = 'mine', 'strict', {describe:?}\nrun(P())\n",
+            here.join("policies").display().to_string()
+        )
+    };
+    std::fs::write(&script, body("one")).unwrap();
+    let plan = write_plan(
+        &dir,
+        &format!(
+            "trace = \"itp:{}\"\npolicy = [\"fifo\", \"exec:python3 {}\"]\n",
+            here.join(SAMPLE).display(),
+            script.display()
+        ),
+    );
+    let out = dir.join("out");
+    let o = sweep(&plan, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = sweep(&plan, &out, &[]);
+    assert!(stderr(&o).contains("0 to run"), "{}", stderr(&o));
+    std::fs::write(&script, body("two")).unwrap();
+    let o = sweep(&plan, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("1 runs recorded before were made from trace or policy files that have changed"),
+        "{err}"
+    );
+    assert!(err.contains("1 to run"), "{err}");
 }
 
 #[test]

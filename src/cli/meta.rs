@@ -76,6 +76,9 @@ pub(crate) struct PolicyMeta {
     /// The name the program gave itself in its hello.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hello: Option<String>,
+    /// The files its command names (its script), hashed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<super::meta_inputs::PolicyFile>,
 }
 
 impl Meta {
@@ -123,6 +126,10 @@ fn policy_metas(policies: &[Policy], schedule: Option<&Schedule>) -> Vec<PolicyM
             arg: p.name().to_string(),
             command: p.command().map(str::to_string),
             hello: p.hello_name().map(str::to_string),
+            files: p
+                .command()
+                .map(super::meta_inputs::policy_files)
+                .unwrap_or_default(),
         });
     }
     out

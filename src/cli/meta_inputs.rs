@@ -108,3 +108,54 @@ fn input((what, path, files): Listed) -> InputMeta {
             .collect(),
     }
 }
+
+/// A file an external policy's command names (its script), hashed: a
+/// sweep runs a policy again when its file changed.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub(crate) struct PolicyFile {
+    /// Absolute.
+    pub path: String,
+    pub bytes: u64,
+    pub sha256: String,
+}
+
+/// The files `cmd` names: each of its words (quotes taken off) that is a
+/// regular file from here, hashed once per process while unchanged.
+pub(crate) fn policy_files(cmd: &str) -> Vec<PolicyFile> {
+    cmd.split_whitespace()
+        .map(|w| w.trim_matches(|c| c == '\'' || c == '"'))
+        .filter(|w| !w.is_empty() && !w.starts_with('-'))
+        .filter_map(|w| {
+            let p = std::path::absolute(w).ok()?;
+            p.is_file().then_some(p)
+        })
+        .filter_map(|p| hash_policy_file(&p))
+        .collect()
+}
+
+/// `path` hashed now, or as it was when last hashed if its length and
+/// modification time are the same.
+pub(crate) fn hash_policy_file(path: &Path) -> Option<PolicyFile> {
+    type Seen = Vec<(PathBuf, u64, Option<std::time::SystemTime>, PolicyFile)>;
+    static SEEN: OnceLock<Mutex<Seen>> = OnceLock::new();
+    let m = std::fs::metadata(path).ok()?;
+    let (len, modified) = (m.len(), m.modified().ok());
+    let mut seen = SEEN
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(|p| p.into_inner());
+    if let Some(f) = seen
+        .iter()
+        .find(|s| s.0 == path && s.1 == len && s.2 == modified)
+    {
+        return Some(f.3.clone());
+    }
+    let (bytes, sha256) = hash_file(path).ok()?;
+    let f = PolicyFile {
+        path: path.display().to_string(),
+        bytes,
+        sha256,
+    };
+    seen.push((path.to_path_buf(), len, modified, f.clone()));
+    Some(f)
+}

@@ -145,7 +145,8 @@ pub(super) fn run(a: &SweepArgs) -> Result<()> {
             None => true,
             Some(d) if d.error.is_some() => true,
             Some(d) => {
-                let changed = d.trace_sha256() != trace_sha256(&args[r.index]).as_deref();
+                let changed = d.trace_sha256() != trace_sha256(&args[r.index]).as_deref()
+                    || !d.policy_files_unchanged();
                 stale += usize::from(changed);
                 changed
             }
@@ -154,7 +155,7 @@ pub(super) fn run(a: &SweepArgs) -> Result<()> {
         .collect();
     if stale > 0 {
         super::print_err(&format!(
-            "tracetui: {stale} runs recorded before were made from trace files that have changed since (or are gone): they run again"
+            "tracetui: {stale} runs recorded before were made from trace or policy files that have changed since (or are gone): they run again"
         ));
     }
     let what = match a.shard {

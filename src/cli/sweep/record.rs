@@ -48,8 +48,29 @@ impl Record {
     /// as none).
     pub(crate) fn done(out: &Path, run: &Run, trace_sha256: Option<&str>) -> Option<Record> {
         let r = Record::read(out, run)?;
-        (r.error.is_some() || r.trace_sha256().is_some_and(|s| Some(s) == trace_sha256))
-            .then_some(r)
+        let same = r.trace_sha256().is_some_and(|s| Some(s) == trace_sha256);
+        (r.error.is_some() || same && r.policy_files_unchanged()).then_some(r)
+    }
+
+    /// Whether the files its external policies' commands named (their
+    /// scripts) hash now as they did when it ran.
+    pub(crate) fn policy_files_unchanged(&self) -> bool {
+        let Some(policies) = self.meta.as_ref().and_then(|m| m.get("policies")) else {
+            return true;
+        };
+        let files = policies
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|p| p.get("files")?.as_array())
+            .flatten();
+        files.into_iter().all(|f| {
+            let (Some(path), Some(sha)) = (f["path"].as_str(), f["sha256"].as_str()) else {
+                return false;
+            };
+            crate::cli::meta_inputs::hash_policy_file(Path::new(path))
+                .is_some_and(|now| now.sha256 == sha)
+        })
     }
 
     /// The record `run` left in `out`, whatever its inputs.
