@@ -134,12 +134,16 @@ fn a_job_resized_by_an_external_policy_ends_when_its_table_says() {
     );
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(ends(&jobs), [("a".into(), "done".into(), "270".into())]);
-    // The snapshot has the job's work and speed.
+    // The snapshot has the cluster; the job submitted at the first
+    // instant comes as an arrival, with its work and speed.
     let start = heard.iter().find(|m| m["type"] == "start").unwrap();
     assert_eq!(start["rescale_cost"], 10);
     assert_eq!(start["per_node"], 4);
     assert_eq!(start["speeds"]["tables"][0]["table"], "tables");
-    let a = &start["queue"][0];
+    assert_eq!(start["queue"], json!([]));
+    let first = heard.iter().find(|m| m["type"] == "schedule").unwrap();
+    assert_eq!(first["time"], 0);
+    let a = &first["arrived"][0];
     assert_eq!(a["work"], 1000.0);
     assert_eq!(a["work_left"], 1000.0);
     assert_eq!(a["batch_size"], 32);
@@ -227,6 +231,9 @@ fn a_lookahead_gives_the_times_to_come_and_version_1_hears_nothing_new() {
     for field in ["work_left", "rescale_cost", "levels", "coming", "overhead"] {
         assert!(!text.contains(field), "{field} in a version 1 message");
     }
+    // Version 1 has the first instant's jobs in the snapshot.
+    let start = heard.iter().find(|m| m["type"] == "start").unwrap();
+    assert_eq!(start["queue"][0]["id"], "a");
 }
 
 /// Version 1 cannot resize, drop or hold ends; a lookahead needs version

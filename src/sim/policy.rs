@@ -157,6 +157,9 @@ pub trait Books: fmt::Debug + Send + Sync {
     }
     /// A job becomes active (it arrived, or waits or runs when the books are made).
     fn joined(&mut self, _v: &dyn View, _acts: &mut Acts<'_>, _job: u32) {}
+    /// The books know who waits and runs (told by `joined` and
+    /// `started` as they were made): a job that joins from now on arrives.
+    fn made(&mut self) {}
     /// A job finished.
     fn left(&mut self, _v: &dyn View, _acts: &mut Acts<'_>, _job: u32) {}
     /// A job replayed as the trace recorded it (its GPUs were never the

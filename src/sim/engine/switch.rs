@@ -121,9 +121,16 @@ impl Engine {
         self.pre.key_of.clear();
         self.books = Some(self.policy.rule().books(self));
         self.passive = self.books().passive();
-        if self.walk != Walk::Preemptive {
-            return;
+        if self.walk == Walk::Preemptive {
+            self.tell_who_is_here();
         }
+        if let Some(b) = self.books.as_mut() {
+            b.made();
+        }
+    }
+
+    /// Tells books under a preemptive walk who waits and who runs.
+    fn tell_who_is_here(&mut self) {
         let waiting: Vec<u32> = self
             .queue
             .entries()

@@ -47,6 +47,11 @@ pub(super) struct ExecBooks {
     wakeup: Option<Secs>,
     /// Its own count of deadlines kept, as it last gave it (version 2).
     own: Option<(u64, u64)>,
+    /// The books were made: a job joining from now on arrives.
+    made: bool,
+    /// Version 2: jobs that arrived after the books were made and before
+    /// the snapshot went out: they come as arrivals, not in the snapshot.
+    early: Vec<u32>,
     arrived: Vec<u32>,
     events: Vec<wire::Change>,
     /// A hook asked and waits for its answer: asked again, it decides as
@@ -78,6 +83,8 @@ impl ExecBooks {
             keys: FxHashMap::default(),
             wakeup: None,
             own: None,
+            made: false,
+            early: Vec::new(),
             arrived: Vec::new(),
             events: Vec::new(),
             asking: false,
@@ -203,7 +210,8 @@ impl ExecBooks {
             let line = self.talk_built(e, |b| {
                 let keys = &b.keys;
                 let key = |j| keys.get(&j).copied().unwrap_or(0);
-                let start = wire::start(e, &b.spec.params, key, b.v2());
+                let early: rustc_hash::FxHashSet<u32> = b.early.iter().copied().collect();
+                let start = wire::start(e, &b.spec.params, key, b.v2(), |j| early.contains(&j));
                 serde_json::to_vec(&start).map_err(|x| Talk::Failed(x.to_string()))
             })?;
             if serde_json::from_str::<serde::de::IgnoredAny>(&line.line).is_err() {
@@ -211,9 +219,15 @@ impl ExecBooks {
                     ProtocolError::Start(line.line.clone()).to_string(),
                 ));
             }
-            // What happened before the snapshot is in it.
+            // What happened before the snapshot is in it, but for the
+            // jobs that arrived since the books were made (version 2).
             self.arrived.clear();
             self.events.clear();
+            for j in std::mem::take(&mut self.early) {
+                if e.job(j).phase == crate::sim::Phase::Queued {
+                    self.arrived.push(j);
+                }
+            }
         }
         self.talk_built(e, |b| build(b, e).map_err(|x| Talk::Failed(x.to_string())))
     }
@@ -301,6 +315,8 @@ impl Books for ExecBooks {
         b.keys = self.keys.clone();
         b.wakeup = self.wakeup;
         b.own = self.own;
+        b.made = self.made;
+        b.early = self.early.clone();
         Box::new(b)
     }
 
@@ -316,6 +332,8 @@ impl Books for ExecBooks {
             keys: self.keys.clone(),
             wakeup: self.wakeup,
             own: self.own,
+            made: self.made,
+            early: self.early.clone(),
             arrived: self.arrived.clone(),
             events: self.events.clone(),
             asking: self.asking,
@@ -348,9 +366,15 @@ impl Books for ExecBooks {
         wire::engine_key(self.key(job))
     }
 
+    fn made(&mut self) {
+        self.made = true;
+    }
+
     fn joined(&mut self, _e: &dyn View, _acts: &mut Acts<'_>, job: u32) {
         if self.live() {
             self.arrived.push(job);
+        } else if self.made && self.v2() {
+            self.early.push(job);
         }
     }
 

@@ -148,6 +148,9 @@ pub(super) struct Running<'a> {
     /// False for a job held as the trace recorded it: it keeps its GPUs to
     /// its recorded end (no preemption), and its end comes as `finished`.
     pub preemptable: bool,
+    /// Version 2: the seconds from `run_from` without progress.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub overhead: Option<Secs>,
 }
 
 /// The state when a policy takes over: the cluster and who waits and runs.
@@ -192,11 +195,13 @@ pub(super) fn start<'a>(
     params: &'a Params,
     priority: impl Fn(u32) -> i64,
     v2: bool,
+    arriving: impl Fn(u32) -> bool,
 ) -> Start<'a> {
     let t = e.trace();
     let queue = e
         .queue_in_order(usize::MAX)
         .into_iter()
+        .filter(|&j| !arriving(j))
         .map(|j| job_info(e, j, Some(priority(j)), true, v2))
         .collect();
     // In job order.
@@ -210,6 +215,7 @@ pub(super) fn start<'a>(
             run_from: e.resume(j).run_from,
             gpus_held: gpus(e.held(j).unwrap_or_default()),
             preemptable: e.preemptable(j),
+            overhead: v2.then(|| e.resume(j).overhead),
         })
         .collect();
     let tuning = e.tuning();
