@@ -16,6 +16,7 @@ use clap::Args;
 use color_eyre::eyre::{bail, eyre, Result};
 use plan::{Plan, Run};
 use record::Record;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Args)]
@@ -113,22 +114,27 @@ pub(super) fn run(a: &SweepArgs) -> Result<()> {
     let text = crate::ui::keymap::read_config_file(&a.plan).map_err(|e| eyre!("{shown}: {e}"))?;
     let plan = Plan::parse(&text, &shown)?;
     let runs = plan.runs().map_err(|e| eyre!("{shown}: {e}"))?;
-    // Every run's arguments parsed (and checked) once, before any runs.
-    let args = runs
-        .iter()
-        .map(|r| {
-            r.sim_args().map_err(|e| {
-                eyre!(
-                    "{shown}: run {} ({}): {e}",
-                    r.index + 1,
-                    plan::shown(&r.settings)
-                )
-            })
-        })
-        .collect::<Result<Vec<SimArgs>>>()?;
+    // The arguments of runs that between them give every value of every
+    // key, parsed (and checked) before any run; each run parses its own
+    // when it runs (a grid of a million runs holds no million of them).
+    let mut covered: Vec<SimArgs> = Vec::new();
+    let mut reps: Reps = HashMap::new();
+    for i in plan.covering() {
+        let r = &runs[i];
+        let args = r.sim_args().map_err(|e| {
+            eyre!(
+                "{shown}: run {} ({}): {e}",
+                r.index + 1,
+                plan::shown(&r.settings)
+            )
+        })?;
+        reps.entry(r.trace().to_string())
+            .or_insert_with(|| args.clone());
+        covered.push(args);
+    }
     if let Some(p) = &a.plot {
         figure::x_axis(&plan, a.plot_x.as_deref())?;
-        check_figure(p, a, &args)?;
+        check_figure(p, a, &reps)?;
     }
     let out = &a.out;
     std::fs::create_dir_all(record::runs_dir(out))
@@ -139,19 +145,19 @@ pub(super) fn run(a: &SweepArgs) -> Result<()> {
         .collect();
     // A good record is kept while its trace files hash the same.
     let mut stale = 0;
-    let todo: Vec<Todo> = mine
+    let todo: Vec<&Run> = mine
         .iter()
+        .copied()
         .filter(|r| match Record::read(out, r) {
             None => true,
             Some(d) if d.error.is_some() => true,
             Some(d) => {
-                let changed = d.trace_sha256() != trace_sha256(&args[r.index]).as_deref()
+                let changed = d.trace_sha256() != trace_sha256(&reps[r.trace()]).as_deref()
                     || !d.policy_files_unchanged();
                 stale += usize::from(changed);
                 changed
             }
         })
-        .map(|&r| (r, &args[r.index]))
         .collect();
     if stale > 0 {
         super::print_err(&format!(
@@ -179,14 +185,15 @@ pub(super) fn run(a: &SweepArgs) -> Result<()> {
         todo.len()
     ));
     if a.slurm {
-        return on_slurm(a, &plan, &text, &runs, &args, todo.len());
+        return on_slurm(a, &plan, &text, &runs, &reps, todo.len());
     }
     let workers = a.jobs.map_or_else(crate::par::cores, usize::from);
-    execute(&largest_first(todo), a, workers, &what)?;
+    let todo = largest_first(todo, &reps);
+    execute(&todo, a, workers, &what, &covered)?;
     collect(
         &plan,
         &runs,
-        &args,
+        &reps,
         out,
         a.shard.is_some(),
         a.figure().as_ref(),
@@ -200,11 +207,11 @@ fn on_slurm(
     plan: &Plan,
     text: &str,
     runs: &[Run],
-    args: &[SimArgs],
+    reps: &Reps,
     todo: usize,
 ) -> Result<()> {
     if todo == 0 {
-        return collect(plan, runs, args, &a.out, false, a.figure().as_ref());
+        return collect(plan, runs, reps, &a.out, false, a.figure().as_ref());
     }
     // The tasks read a copy: editing the plan after submitting moves nothing.
     let copy = a.out.join("plan.toml");
@@ -237,13 +244,13 @@ fn on_slurm(
         &a.out,
         a.wait_at_most.map(std::time::Duration::from_secs),
     )?;
-    collect(plan, runs, args, &a.out, false, a.figure().as_ref())
+    collect(plan, runs, reps, &a.out, false, a.figure().as_ref())
         .map_err(|e| eyre!("{e} (the array's tasks wrote their output in {shown}/slurm/)"))
 }
 
 /// Refuses a figure (or its numbers, or their meta) that would overwrite
 /// the plan or a trace.
-fn check_figure(svg: &Path, a: &SweepArgs, args: &[SimArgs]) -> Result<()> {
+fn check_figure(svg: &Path, a: &SweepArgs, reps: &Reps) -> Result<()> {
     if svg.as_os_str() == "-" {
         bail!("--plot -: a figure is a file with its numbers beside it, not standard output");
     }
@@ -254,7 +261,7 @@ fn check_figure(svg: &Path, a: &SweepArgs, args: &[SimArgs]) -> Result<()> {
         a.out.join("plan.toml"),
         a.out.join("sweep.sbatch"),
     ];
-    for a in args {
+    for a in reps.values() {
         for f in a.trace.load.format.reads(&a.trace.load.path) {
             if !inputs.contains(&f) {
                 inputs.push(f);
@@ -273,33 +280,46 @@ fn check_figure(svg: &Path, a: &SweepArgs, args: &[SimArgs]) -> Result<()> {
     Ok(())
 }
 
-/// A run to do, with its parsed arguments.
-type Todo<'a> = (&'a Run, &'a SimArgs);
+/// The arguments of one run of each trace value (`FORMAT:PATH`): what a
+/// run's trace files are, without parsing every run's arguments.
+type Reps = HashMap<String, SimArgs>;
 
 /// The runs in the order to start them: those of the largest trace files
 /// first (stable otherwise), so the longest runs do not start last and
 /// leave cores idle at the end. The table keeps the plan's order.
-fn largest_first(mut todo: Vec<Todo>) -> Vec<Todo> {
-    todo.sort_by_cached_key(|(_, a)| {
-        let size = std::fs::metadata(&a.trace.load.path).map_or(0, |m| m.len());
-        std::cmp::Reverse(size)
-    });
+fn largest_first<'a>(mut todo: Vec<&'a Run>, reps: &Reps) -> Vec<&'a Run> {
+    let sizes: HashMap<&str, u64> = reps
+        .iter()
+        .map(|(t, a)| {
+            let size = std::fs::metadata(&a.trace.load.path).map_or(0, |m| m.len());
+            (t.as_str(), size)
+        })
+        .collect();
+    todo.sort_by_key(|r| std::cmp::Reverse(sizes.get(r.trace()).copied().unwrap_or(0)));
     todo
 }
 
-/// Runs `todo` on `workers` threads, each run's record saved as it ends.
-fn execute(todo: &[Todo], a: &SweepArgs, workers: usize, what: &str) -> Result<()> {
+/// Runs `todo` on `workers` threads, each run's record saved as it ends;
+/// `covered` are arguments that name every policy of the plan (asked who
+/// they are at once).
+fn execute(
+    todo: &[&Run],
+    a: &SweepArgs,
+    workers: usize,
+    what: &str,
+    covered: &[SimArgs],
+) -> Result<()> {
     if todo.is_empty() {
         return Ok(());
     }
-    let traces = traces::Traces::for_runs(todo.iter().map(|(_, args)| &args.trace));
-    let policies = traces::Policies::resolve(todo.iter().map(|(_, args)| *args))?;
+    let traces = traces::Traces::for_runs(todo.iter().map(|r| r.trace()));
+    let policies = traces::Policies::resolve(covered.iter())?;
     let progress = progress::Progress::new(todo.len(), what.to_string());
-    let saved = crate::par::pool(todo, workers, |&(r, args)| {
+    let saved = crate::par::pool(todo, workers, |&r| {
         let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            run_one(r, args.clone(), a, &traces, &policies)
+            run_one(r, a, &traces, &policies)
         }));
-        traces.done(&args.trace);
+        traces.done(r.trace());
         let record = match ran {
             Ok(Ok(record)) => record,
             Ok(Err(e)) => Record::failed(r, super::with_causes(&e)),
@@ -309,7 +329,7 @@ fn execute(todo: &[Todo], a: &SweepArgs, workers: usize, what: &str) -> Result<(
         progress.tick(record.error.is_none());
         saved
     });
-    for ((r, _), s) in todo.iter().zip(saved) {
+    for (r, s) in todo.iter().zip(saved) {
         match s {
             Ok(Ok(())) => {}
             Ok(Err(e)) => return Err(e),
@@ -326,11 +346,11 @@ fn execute(todo: &[Todo], a: &SweepArgs, workers: usize, what: &str) -> Result<(
 /// One run, as `tracetui sim … --format csv` would do it.
 fn run_one(
     r: &Run,
-    mut args: SimArgs,
     a: &SweepArgs,
     traces: &traces::Traces,
     policies: &traces::Policies,
 ) -> Result<Record> {
+    let mut args = r.sim_args()?;
     if a.jobs_out {
         args.jobs_out = Some(record::run_file(&a.out, &r.id, "jobs"));
     }
@@ -347,7 +367,7 @@ fn run_one(
         &outputs,
     )?;
     let policy = policies.get(&args)?;
-    let trace = traces.get(&args.trace)?;
+    let trace = traces.get(&args.trace, r.trace())?;
     let hashed = super::meta::trace_meta(args.trace.load.format, &args.trace.load.path)
         .map_err(|e| eyre!("hashing the trace: {e}"))?;
     let schedule = args.trace.policies.schedule(&trace)?;
@@ -372,14 +392,14 @@ fn trace_sha256(a: &SimArgs) -> Option<String> {
 fn collect(
     plan: &Plan,
     runs: &[Run],
-    args: &[SimArgs],
+    reps: &Reps,
     out: &Path,
     shard: bool,
     figure: Option<&figure::Wanted>,
 ) -> Result<()> {
     let records: Vec<Option<Record>> = runs
         .iter()
-        .map(|r| Record::done(out, r, trace_sha256(&args[r.index]).as_deref()))
+        .map(|r| Record::done(out, r, trace_sha256(&reps[r.trace()]).as_deref()))
         .collect();
     let have = records.iter().flatten().count();
     let shown = crate::text::sanitize(&out.display().to_string());

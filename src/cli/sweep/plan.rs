@@ -150,6 +150,23 @@ impl Plan {
         Ok(runs)
     }
 
+    /// Runs that between them give every value of every key (the i-th
+    /// takes each key's value i modulo its count), in grid order:
+    /// checking their arguments checks every value of the plan.
+    pub(crate) fn covering(&self) -> Vec<usize> {
+        let most = self.keys.iter().map(|k| k.values.len()).max().unwrap_or(1);
+        let mut out: Vec<usize> = (0..most)
+            .map(|i| {
+                self.keys
+                    .iter()
+                    .fold(0usize, |at, k| at * k.values.len() + i % k.values.len())
+            })
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
     /// The keys that are axes of the grid.
     pub(crate) fn axes(&self) -> impl Iterator<Item = &Key> {
         self.keys.iter().filter(|k| k.axis)
@@ -212,6 +229,14 @@ pub(crate) fn shown(settings: &[(String, String)]) -> String {
 
 impl Run {
     /// `tracetui sim …` for this run, as a user would type it.
+    /// Its `trace` setting (`FORMAT:PATH`).
+    pub(crate) fn trace(&self) -> &str {
+        self.settings
+            .iter()
+            .find(|(k, _)| k == "trace")
+            .map_or("", |(_, v)| v.as_str())
+    }
+
     pub(crate) fn argv(&self) -> Result<Vec<OsString>> {
         let mut argv: Vec<OsString> = vec!["tracetui".into(), "sim".into()];
         for (k, v) in &self.settings {
@@ -259,6 +284,25 @@ mod tests {
         gpus = [8, 16, 32]
         strict = true
     "#;
+
+    #[test]
+    fn the_covering_runs_give_every_value_of_every_key() {
+        let plan = Plan::parse(PLAN, "p.toml").unwrap();
+        let runs = plan.runs().unwrap();
+        let cover = plan.covering();
+        assert_eq!(cover.len(), 3, "as many as the longest list");
+        for k in &plan.keys {
+            for v in &k.values {
+                assert!(
+                    cover
+                        .iter()
+                        .any(|&i| runs[i].settings.iter().any(|(n, x)| *n == k.name && x == v)),
+                    "{} = {v} not covered",
+                    k.name
+                );
+            }
+        }
+    }
 
     #[test]
     fn lists_are_axes_and_the_first_key_varies_slowest() {

@@ -15,11 +15,20 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 type Loaded = Arc<OnceLock<Result<Arc<Trace>, Arc<InputError>>>>;
 
-/// Traces by what reads them (format, path, read options), each with the
-/// runs still to use it: a trace is let go after its last run.
+/// Traces by what reads them (format, path, read options), each under
+/// its plan value (`FORMAT:PATH`), with the runs of each value still to
+/// come: its traces are let go after its last run.
 #[derive(Default)]
 pub(crate) struct Traces {
-    loaded: Mutex<HashMap<String, (Loaded, usize)>>,
+    loaded: Mutex<Held>,
+}
+
+#[derive(Default)]
+struct Held {
+    /// What reads a trace → the trace, and the plan value it is under.
+    traces: HashMap<String, (Loaded, String)>,
+    /// Plan value → runs still to come.
+    left: HashMap<String, usize>,
 }
 
 /// What reads a trace: runs with the same key share its load.
@@ -33,25 +42,27 @@ fn trace_key(t: &TraceArgs) -> String {
 }
 
 impl Traces {
-    /// The traces of `runs`, none loaded yet.
-    pub(crate) fn for_runs<'a>(runs: impl Iterator<Item = &'a TraceArgs>) -> Traces {
-        let mut map: HashMap<String, (Loaded, usize)> = HashMap::new();
-        for t in runs {
-            map.entry(trace_key(t)).or_default().1 += 1;
+    /// The traces of the runs of these plan values (`FORMAT:PATH`, one
+    /// per run), none loaded yet.
+    pub(crate) fn for_runs<'a>(runs: impl Iterator<Item = &'a str>) -> Traces {
+        let mut held = Held::default();
+        for v in runs {
+            *held.left.entry(v.to_string()).or_default() += 1;
         }
         Traces {
-            loaded: Mutex::new(map),
+            loaded: Mutex::new(held),
         }
     }
 
-    /// A run of `t` has ended: after the last, the trace is let go.
-    pub(crate) fn done(&self, t: &TraceArgs) {
-        let mut map = self.loaded.lock().unwrap_or_else(|p| p.into_inner());
-        let key = trace_key(t);
-        if let Some(e) = map.get_mut(&key) {
-            e.1 = e.1.saturating_sub(1);
-            if e.1 == 0 {
-                map.remove(&key);
+    /// A run of plan value `value` has ended: after its last, its traces
+    /// are let go.
+    pub(crate) fn done(&self, value: &str) {
+        let mut held = self.loaded.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(n) = held.left.get_mut(value) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                held.left.remove(value);
+                held.traces.retain(|_, (_, v)| v != value);
             }
         }
     }
@@ -59,15 +70,23 @@ impl Traces {
     /// How many traces are held now.
     #[cfg(test)]
     fn held(&self) -> usize {
-        let map = self.loaded.lock().unwrap_or_else(|p| p.into_inner());
-        map.values().filter(|(l, _)| l.get().is_some()).count()
+        let held = self.loaded.lock().unwrap_or_else(|p| p.into_inner());
+        held.traces
+            .values()
+            .filter(|(l, _)| l.get().is_some())
+            .count()
     }
 
-    /// The run's trace, as `sim` with these arguments would have it.
-    pub(crate) fn get(&self, t: &TraceArgs) -> Result<Arc<Trace>> {
+    /// The trace of a run of plan value `value`, as `sim` with these
+    /// arguments would have it.
+    pub(crate) fn get(&self, t: &TraceArgs, value: &str) -> Result<Arc<Trace>> {
         let slot = {
-            let mut map = self.loaded.lock().unwrap_or_else(|p| p.into_inner());
-            map.entry(trace_key(t)).or_default().0.clone()
+            let mut held = self.loaded.lock().unwrap_or_else(|p| p.into_inner());
+            let e = held
+                .traces
+                .entry(trace_key(t))
+                .or_insert_with(|| (Loaded::default(), value.to_string()));
+            e.0.clone()
         };
         // Runs of one trace wait for its one load.
         let base = slot.get_or_init(|| {
@@ -91,7 +110,7 @@ impl Traces {
 
 /// Each run's policy, resolved once per (policy, timeout).
 pub(crate) struct Policies {
-    named: HashMap<String, Result<Policy, Arc<ArgError>>>,
+    named: Mutex<HashMap<String, Result<Policy, Arc<ArgError>>>>,
 }
 
 fn key(policy: &PolicyArg, timeout: std::time::Duration) -> String {
@@ -99,7 +118,8 @@ fn key(policy: &PolicyArg, timeout: std::time::Duration) -> String {
 }
 
 impl Policies {
-    /// Asks every external policy of `runs` who it is, all at once.
+    /// Asks every external policy of `runs` who it is, all at once (a
+    /// run's policy not among them is asked when the run needs it).
     pub(crate) fn resolve<'a>(runs: impl Iterator<Item = &'a SimArgs>) -> Result<Policies> {
         let mut asks: Vec<(String, PolicyArg, std::time::Duration)> = Vec::new();
         for a in runs {
@@ -124,17 +144,22 @@ impl Policies {
                 (k, r)
             })
             .collect();
-        Ok(Policies { named })
+        Ok(Policies {
+            named: Mutex::new(named),
+        })
     }
 
     pub(crate) fn get(&self, a: &SimArgs) -> Result<Policy> {
-        let k = key(&a.policy, a.trace.policies.timeout()?);
-        match self.named.get(&k) {
-            Some(Ok(p)) => Ok(*p),
-            Some(Err(e)) => Err(eyre!("{e}")),
-            None => Err(eyre!(
-                "a policy was not asked who it is (a bug in tracetui)"
-            )),
+        let timeout = a.trace.policies.timeout()?;
+        let k = key(&a.policy, timeout);
+        // Held while asking: the runs of a policy wait for its one answer.
+        let mut named = self.named.lock().unwrap_or_else(|p| p.into_inner());
+        let r = named.entry(k).or_insert_with(|| {
+            crate::cli::policy_arg::resolve(&a.policy, timeout).map_err(Arc::new)
+        });
+        match r {
+            Ok(p) => Ok(*p),
+            Err(e) => Err(eyre!("{e}")),
         }
     }
 }
@@ -150,14 +175,15 @@ mod tests {
         else {
             panic!("sim")
         };
-        let traces = Traces::for_runs([&a.trace, &a.trace].into_iter());
+        let v = "itp:sample-traces/itp/sample.csv";
+        let traces = Traces::for_runs([v, v].into_iter());
         assert_eq!(traces.held(), 0);
-        let first = traces.get(&a.trace).unwrap();
+        let first = traces.get(&a.trace, v).unwrap();
         assert_eq!(traces.held(), 1);
-        traces.done(&a.trace);
-        let second = traces.get(&a.trace).unwrap();
+        traces.done(v);
+        let second = traces.get(&a.trace, v).unwrap();
         assert!(Arc::ptr_eq(&first, &second), "loaded once");
-        traces.done(&a.trace);
+        traces.done(v);
         assert_eq!(traces.held(), 0, "let go after the last run");
         drop(second);
         assert_eq!(Arc::strong_count(&first), 1, "no other holder");
