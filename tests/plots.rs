@@ -109,7 +109,7 @@ fn a_policy_keeps_its_colour_across_figures_and_sizes_and_fonts_are_taken() {
             "--policies",
             "las,sjf",
             "--plot-size",
-            "900x700",
+            "1800x1300",
             "--plot-font",
             "serif",
             "--plot-font-size",
@@ -119,7 +119,7 @@ fn a_policy_keeps_its_colour_across_figures_and_sizes_and_fonts_are_taken() {
     );
     assert_eq!(legend_colour(&a, "sjf"), legend_colour(&b, "sjf"));
     assert_ne!(legend_colour(&b, "las"), legend_colour(&b, "sjf"));
-    assert!(b.contains("width=\"900\" height=\"700\""), "{}", &b[..200]);
+    assert!(b.contains("width=\"1800\" height=\"1300\""), "{}", &b[..200]);
     assert!(b.contains("font-family=\"serif\""));
     let o = tracetui(&[
         "compare",
@@ -131,6 +131,24 @@ fn a_policy_keeps_its_colour_across_figures_and_sizes_and_fonts_are_taken() {
         "10x10",
     ]);
     assert_eq!(o.status.code(), Some(2));
+    // Too small for its text (labels would overlap): refused, saying what fits.
+    let o = tracetui(&[
+        "compare",
+        "itp",
+        SAMPLE,
+        "--plot",
+        "x.svg",
+        "--plot-size",
+        "900x700",
+        "--plot-font-size",
+        "20",
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("a 900x700 figure is too small for 20 px text: its labels would overlap; give --plot-size 1800x1200 or more, or --plot-font-size 10 or less"),
+        "{}",
+        stderr(&o)
+    );
     // A figure comes with its numbers beside it: not to standard output.
     let o = tracetui(&["sim", "itp", SAMPLE, "--plot", "-"]);
     assert!(!o.status.success());

@@ -46,6 +46,9 @@ impl Outputs {
                 "--plot -: a figure is a file with its numbers beside it, not standard output"
             ));
         }
+        if self.plot.is_some() {
+            self.look.fits()?;
+        }
         Ok(())
     }
 

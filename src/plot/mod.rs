@@ -125,3 +125,31 @@ pub(crate) fn figure(title: &str, curves: &[Curves], look: &Look) -> Result<Figu
         data: data.into_csv(),
     })
 }
+
+/// Pixels of figure per pixel of `--plot-font-size` below which its
+/// labels overlap (width, height): 1500x1000 holds 16 px text; 900x600, 10 px.
+const PX_PER_FONT_PX: (u32, u32) = (90, 60);
+
+impl Look {
+    /// Refuses a figure too small for its text (labels would overlap).
+    pub(crate) fn fits(&self) -> Result<(), crate::sim::error::ArgError> {
+        let l = self;
+        let (w, h) = PX_PER_FONT_PX;
+        if l.width >= w * l.font_size && l.height >= h * l.font_size {
+            return Ok(());
+        }
+        let font = (l.width / w).min(l.height / h);
+        let smaller = match font >= 6 {
+            true => format!(", or --plot-font-size {font} or less"),
+            false => String::new(),
+        };
+        Err(crate::sim::error::ArgError::PlotTooSmall(format!(
+            "a {}x{} figure is too small for {} px text: its labels would overlap; give --plot-size {}x{} or more{smaller}",
+            l.width,
+            l.height,
+            l.font_size,
+            w * l.font_size,
+            h * l.font_size,
+        )))
+    }
+}

@@ -254,6 +254,7 @@ fn check_figure(svg: &Path, a: &SweepArgs, reps: &Reps) -> Result<()> {
     if svg.as_os_str() == "-" {
         bail!("--plot -: a figure is a file with its numbers beside it, not standard output");
     }
+    a.look.look().fits()?;
     // The plan, the traces, and what the sweep writes itself.
     let mut inputs: Vec<PathBuf> = vec![
         a.plan.clone(),
