@@ -73,7 +73,9 @@ fn frame<'a>(
     look: &Look,
 ) -> Result<(Panel<'a>, Panel<'a>), PlotError> {
     root.fill(&WHITE)?;
-    let root = root.titled(title, look.font(6))?;
+    // Room on the right for the last tick label of the rightmost panels.
+    let right = 2 * look.font_size as i32;
+    let root = root.titled(title, look.font(6))?.margin(0, 0, 0, right);
     let legend_h = legend::height(labels, look);
     Ok(root.split_vertically(root.dim_in_pixel().1.saturating_sub(legend_h)))
 }
