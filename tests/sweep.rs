@@ -472,7 +472,9 @@ fn a_run_recorded_from_a_trace_that_changed_since_runs_again() {
     let o = sweep(&plan, &out, &[]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("2 runs recorded before were made from trace or policy files that have changed"),
+        stderr(&o).contains(
+            "2 runs recorded before were made from trace or policy files that have changed"
+        ),
         "{}",
         stderr(&o)
     );
@@ -520,7 +522,9 @@ fn a_run_whose_policy_script_changed_since_runs_again() {
     assert!(o.status.success(), "{}", stderr(&o));
     let err = stderr(&o);
     assert!(
-        err.contains("1 runs recorded before were made from trace or policy files that have changed"),
+        err.contains(
+            "1 runs recorded before were made from trace or policy files that have changed"
+        ),
         "{err}"
     );
     assert!(err.contains("1 to run"), "{err}");
