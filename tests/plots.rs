@@ -119,7 +119,11 @@ fn a_policy_keeps_its_colour_across_figures_and_sizes_and_fonts_are_taken() {
     );
     assert_eq!(legend_colour(&a, "sjf"), legend_colour(&b, "sjf"));
     assert_ne!(legend_colour(&b, "las"), legend_colour(&b, "sjf"));
-    assert!(b.contains("width=\"1800\" height=\"1300\""), "{}", &b[..200]);
+    assert!(
+        b.contains("width=\"1800\" height=\"1300\""),
+        "{}",
+        &b[..200]
+    );
     assert!(b.contains("font-family=\"serif\""));
     let o = tracetui(&[
         "compare",
