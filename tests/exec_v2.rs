@@ -273,3 +273,52 @@ fn what_needs_version_2_is_refused_in_version_1() {
         assert!(stderr(&o).contains(said), "{plan}: {}", stderr(&o));
     }
 }
+
+/// A job is named once: one answer cannot drop a job and start it.
+#[test]
+fn an_answer_cannot_drop_and_start_one_job() {
+    if !common::python() {
+        return;
+    }
+    let run = Run::new("v2-drop-start", "a,0,1000,m,9999,32,1,999\n");
+    for answer in [
+        json!({"drop": [0], "start": [0]}),
+        json!({"drop": [0], "start_if_fits": [0]}),
+    ] {
+        let plan = json!({"hello": v2_hello(0), "answers": {"0": answer}});
+        let (o, _) = run.sim(&plan, &[]);
+        assert!(!o.status.success(), "{answer}");
+        assert!(
+            stderr(&o).contains("start job 0, which this answer drops"),
+            "{answer}: {}",
+            stderr(&o)
+        );
+    }
+}
+
+/// A resize with `shrink_to_fit` that finds no level to fit leaves the
+/// job waiting, and the end the answer held for it goes with it (the
+/// answer is not refused): b waits while a holds every GPU, then starts
+/// on 4 when a ends at 200 and ends at 400 (1,000 iterations at 5 it/s),
+/// not at the 500 held for it.
+#[test]
+fn an_end_held_for_a_job_that_found_no_room_goes_with_it() {
+    if !common::python() {
+        return;
+    }
+    let run = Run::new(
+        "v2-shrink-ends",
+        "a,0,1000,m,9999,32,1,999\nb,10,1000,m,9999,32,1,999\n",
+    );
+    let plan = json!({"hello": v2_hello(0), "answers": {
+        "0": {"resize": [[0, 4]]},
+        "10": {"resize": [[1, 2]], "shrink_to_fit": true, "ends": [[1, 500]]},
+        "200": {"resize": [[1, 4]]},
+    }});
+    let jobs = run.dir.join("jobs.csv");
+    let (o, _) = run.sim(&plan, &["--jobs-out", jobs.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let e = ends(&jobs);
+    assert_eq!(e[0], ("a".into(), "done".into(), "200".into()));
+    assert_eq!(e[1], ("b".into(), "done".into(), "400".into()));
+}

@@ -151,11 +151,29 @@ fn an_external_policy_s_command_and_hello_name_are_in_the_meta() {
     assert_eq!(p["arg"], "exec:python3 policies/fifo.py");
     assert!(p["hello"].as_str().is_some_and(|h| !h.is_empty()), "{p}");
     assert_eq!(p["name"], v["policy"]);
-    // The script its command names, hashed.
-    let script = std::path::absolute("policies/fifo.py").unwrap();
-    assert_eq!(p["files"][0]["path"], script.display().to_string());
-    assert_eq!(p["files"][0]["sha256"], sha256_of(&script));
-    assert_eq!(p["files"].as_array().unwrap().len(), 1, "{p}");
+    // The script its command names, hashed, and the modules beside it
+    // (the helper it imports, the elasticflow port's package).
+    let file = |name: &str| {
+        let path = std::path::absolute(name).unwrap();
+        let f = p["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["path"] == path.display().to_string())
+            .unwrap_or_else(|| panic!("{name} not hashed: {p}"))
+            .clone();
+        assert_eq!(f["sha256"], sha256_of(&path), "{name}");
+    };
+    assert_eq!(
+        p["files"][0]["path"],
+        std::path::absolute("policies/fifo.py")
+            .unwrap()
+            .display()
+            .to_string()
+    );
+    file("policies/fifo.py");
+    file("policies/tracetui_policy.py");
+    file("policies/elasticflow_port/plan.py");
 }
 
 #[test]

@@ -120,17 +120,56 @@ pub(crate) struct PolicyFile {
 }
 
 /// The files `cmd` names: each of its words (quotes taken off) that is a
-/// regular file from here, hashed once per process while unchanged.
+/// regular file from here, and for a Python script the modules beside it
+/// (`*.py`, and those of the packages there: what it may import, as
+/// `tracetui_policy.py`), hashed once per process while unchanged.
 pub(crate) fn policy_files(cmd: &str) -> Vec<PolicyFile> {
-    cmd.split_whitespace()
+    let mut paths: Vec<PathBuf> = Vec::new();
+    let named = cmd
+        .split_whitespace()
         .map(|w| w.trim_matches(|c| c == '\'' || c == '"'))
         .filter(|w| !w.is_empty() && !w.starts_with('-'))
-        .filter_map(|w| {
-            let p = std::path::absolute(w).ok()?;
-            p.is_file().then_some(p)
-        })
-        .filter_map(|p| hash_policy_file(&p))
-        .collect()
+        .filter_map(|w| std::path::absolute(w).ok().filter(|p| p.is_file()));
+    for p in named {
+        let beside = match (p.extension(), p.parent()) {
+            (Some(x), Some(dir)) if x == "py" => python_beside(dir),
+            _ => Vec::new(),
+        };
+        for f in std::iter::once(p).chain(beside) {
+            if !paths.contains(&f) {
+                paths.push(f);
+            }
+        }
+    }
+    paths.iter().filter_map(|p| hash_policy_file(p)).collect()
+}
+
+/// The most modules hashed beside one script (a script in a crowded
+/// directory is not a reason to hash it all).
+const MOST_BESIDE: usize = 200;
+
+/// `dir`'s `*.py` and those of its packages (subdirectories with an
+/// `__init__.py`), by path.
+fn python_beside(dir: &Path) -> Vec<PathBuf> {
+    let py = |d: &Path| -> Vec<PathBuf> {
+        let Ok(rd) = std::fs::read_dir(d) else {
+            return Vec::new();
+        };
+        rd.filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "py") && p.is_file())
+            .collect()
+    };
+    let mut out = py(dir);
+    if let Ok(rd) = std::fs::read_dir(dir) {
+        for sub in rd.filter_map(|e| e.ok().map(|e| e.path())) {
+            if sub.join("__init__.py").is_file() {
+                out.extend(py(&sub));
+            }
+        }
+    }
+    out.sort();
+    out.truncate(MOST_BESIDE);
+    out
 }
 
 /// `path` hashed now, or as it was when last hashed if its length and

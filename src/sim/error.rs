@@ -144,6 +144,8 @@ pub enum Refused {
     Scale { job: u32 },
     #[error("drop job {job}, which is not waiting (or named twice)")]
     Drop { job: u32 },
+    #[error("start job {job}, which this answer drops")]
+    StartDropped { job: u32 },
     #[error("end job {job} at {at}: it does not run after this answer, the time is past, or it is named twice")]
     End { job: u32, at: i64 },
 }
@@ -167,15 +169,8 @@ pub enum ProtocolError {
     Walk(String),
     #[error("ask '{}' in its hello: choose always or arrivals", sanitize(.0))]
     Ask(String),
-    #[error(
-        "said walk {was} (notify {was_notify}) when first asked and {now} (notify {now_notify}) now"
-    )]
-    Changed {
-        was: &'static str,
-        was_notify: bool,
-        now: &'static str,
-        now_notify: bool,
-    },
+    #[error("said {was} when first asked and {now} now")]
+    Changed { was: String, now: String },
     #[error(
         "answered 'passed' with starts, preemptions, resizes, drops or ends: only priority, wakeup and deadline_admitted may follow a pass"
     )]

@@ -84,8 +84,6 @@ pub struct Tally {
     /// Finished jobs that had a deadline, and those that met it.
     pub deadlines: u64,
     pub deadlines_met: u64,
-    /// Dropped jobs that had a deadline (each one missed).
-    pub deadlines_dropped: u64,
 }
 
 impl Tally {

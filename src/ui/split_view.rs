@@ -146,11 +146,10 @@ fn figure_lines(
         ),
         format!("{mark} differs there · {only_here} run only here"),
     ];
-    if deadlines {
-        let tally = e.tally();
-        let missed = tally.deadlines - tally.deadlines_met + tally.deadlines_dropped;
-        let line = format!("deadlines {} met · {missed} missed", tally.deadlines_met);
-        let long = format!("{line} (ended late or dropped)");
+    if let Some((met, counted)) = e.deadline_counts().filter(|_| deadlines) {
+        let missed = counted - met;
+        let line = format!("deadlines {met} met · {missed} missed");
+        let long = format!("{line} (late, dropped or past due)");
         lines.push(if crate::text::width(&long) <= width {
             long
         } else {

@@ -144,6 +144,7 @@ pub(super) fn run(a: &SweepArgs) -> Result<()> {
         .filter(|r| a.shard.is_none_or(|(i, n)| r.index % n == i))
         .collect();
     // A good record is kept while its trace files hash the same.
+    let shas = trace_shas(&reps);
     let mut stale = 0;
     let todo: Vec<&Run> = mine
         .iter()
@@ -152,8 +153,7 @@ pub(super) fn run(a: &SweepArgs) -> Result<()> {
             None => true,
             Some(d) if d.error.is_some() => true,
             Some(d) => {
-                let changed = d.trace_sha256() != trace_sha256(&reps[r.trace()]).as_deref()
-                    || !d.policy_files_unchanged();
+                let changed = !d.current(shas[r.trace()].as_deref());
                 stale += usize::from(changed);
                 changed
             }
@@ -379,12 +379,17 @@ fn run_one(
     Record::ok(r, &text, &meta)
 }
 
-/// The SHA-256 of the trace files a run reads, as they are now (none
-/// where they cannot be read).
-fn trace_sha256(a: &SimArgs) -> Option<String> {
-    super::meta::trace_meta(a.trace.load.format, &a.trace.load.path)
-        .ok()
-        .map(|m| m.sha256.clone())
+/// The SHA-256 of the trace files of each trace value, as they are now
+/// (none where they cannot be read).
+fn trace_shas(reps: &Reps) -> HashMap<&str, Option<String>> {
+    reps.iter()
+        .map(|(v, a)| {
+            let sha = super::meta::trace_meta(a.trace.load.format, &a.trace.load.path)
+                .ok()
+                .map(|m| m.sha256.clone());
+            (v.as_str(), sha)
+        })
+        .collect()
 }
 
 /// Writes `results.csv` when every run of the plan has a record; says how
@@ -398,9 +403,10 @@ fn collect(
     shard: bool,
     figure: Option<&figure::Wanted>,
 ) -> Result<()> {
+    let shas = trace_shas(reps);
     let records: Vec<Option<Record>> = runs
         .iter()
-        .map(|r| Record::done(out, r, trace_sha256(&reps[r.trace()]).as_deref()))
+        .map(|r| Record::done(out, r, shas[r.trace()].as_deref()))
         .collect();
     let have = records.iter().flatten().count();
     let shown = crate::text::sanitize(&out.display().to_string());

@@ -5,8 +5,9 @@
 //! Paths are taken as the command line takes them: from the directory the
 //! sweep runs in.
 //!
-//! Every run is checked by `sim`'s own argument parser before any runs, so
-//! a run's row is the row `tracetui sim` gives for the same arguments.
+//! Each run's arguments go through `sim`'s own parser (the runs that give
+//! every value of every key before any run, each other run when it runs),
+//! so a run's row is the row `tracetui sim` gives for the same arguments.
 
 use crate::cli::{Command, SimArgs};
 use color_eyre::eyre::{bail, eyre, Result};
@@ -228,7 +229,6 @@ pub(crate) fn shown(settings: &[(String, String)]) -> String {
 }
 
 impl Run {
-    /// `tracetui sim …` for this run, as a user would type it.
     /// Its `trace` setting (`FORMAT:PATH`).
     pub(crate) fn trace(&self) -> &str {
         self.settings
@@ -237,6 +237,7 @@ impl Run {
             .map_or("", |(_, v)| v.as_str())
     }
 
+    /// `tracetui sim …` for this run, as a user would type it.
     pub(crate) fn argv(&self) -> Result<Vec<OsString>> {
         let mut argv: Vec<OsString> = vec!["tracetui".into(), "sim".into()];
         for (k, v) in &self.settings {

@@ -48,8 +48,14 @@ impl Record {
     /// as none).
     pub(crate) fn done(out: &Path, run: &Run, trace_sha256: Option<&str>) -> Option<Record> {
         let r = Record::read(out, run)?;
-        let same = r.trace_sha256().is_some_and(|s| Some(s) == trace_sha256);
-        (r.error.is_some() || same && r.policy_files_unchanged()).then_some(r)
+        (r.error.is_some() || r.current(trace_sha256)).then_some(r)
+    }
+
+    /// Whether it was made from the inputs there are now: trace files
+    /// hashing to `trace_sha256`, and policy files hashing as they did.
+    pub(crate) fn current(&self, trace_sha256: Option<&str>) -> bool {
+        self.trace_sha256().is_some_and(|s| Some(s) == trace_sha256)
+            && self.policy_files_unchanged()
     }
 
     /// Whether the files its external policies' commands named (their

@@ -108,9 +108,11 @@ impl Traces {
     }
 }
 
+type Resolved = Arc<OnceLock<Result<Policy, Arc<ArgError>>>>;
+
 /// Each run's policy, resolved once per (policy, timeout).
 pub(crate) struct Policies {
-    named: Mutex<HashMap<String, Result<Policy, Arc<ArgError>>>>,
+    named: Mutex<HashMap<String, Resolved>>,
 }
 
 fn key(policy: &PolicyArg, timeout: std::time::Duration) -> String {
@@ -141,7 +143,7 @@ impl Policies {
                         crate::sim::drive::PolicyError::ProbePanicked,
                     )))
                 });
-                (k, r)
+                (k, Arc::new(OnceLock::from(r)))
             })
             .collect();
         Ok(Policies {
@@ -152,11 +154,13 @@ impl Policies {
     pub(crate) fn get(&self, a: &SimArgs) -> Result<Policy> {
         let timeout = a.trace.policies.timeout()?;
         let k = key(&a.policy, timeout);
-        // Held while asking: the runs of a policy wait for its one answer.
-        let mut named = self.named.lock().unwrap_or_else(|p| p.into_inner());
-        let r = named.entry(k).or_insert_with(|| {
-            crate::cli::policy_arg::resolve(&a.policy, timeout).map_err(Arc::new)
-        });
+        let slot = {
+            let mut named = self.named.lock().unwrap_or_else(|p| p.into_inner());
+            named.entry(k).or_default().clone()
+        };
+        // The runs of a policy wait for its one answer; the others go on.
+        let r = slot
+            .get_or_init(|| crate::cli::policy_arg::resolve(&a.policy, timeout).map_err(Arc::new));
         match r {
             Ok(p) => Ok(*p),
             Err(e) => Err(eyre!("{e}")),

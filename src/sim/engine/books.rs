@@ -242,6 +242,9 @@ impl Engine {
             if self.jobs[j as usize].phase != Phase::Queued {
                 return Err(Refused::NotWaiting { job: j });
             }
+            if out.drop.contains(&j) {
+                return Err(Refused::StartDropped { job: j });
+            }
             if !started.insert(j) {
                 return Err(Refused::StartTwice { job: j });
             }
@@ -263,6 +266,9 @@ impl Engine {
             let j = known(j)?;
             if self.jobs[j as usize].phase != Phase::Queued {
                 return Err(Refused::NotWaiting { job: j });
+            }
+            if out.drop.contains(&j) {
+                return Err(Refused::StartDropped { job: j });
             }
             if !started.insert(j) {
                 return Err(Refused::StartTwice { job: j });

@@ -158,17 +158,24 @@ impl Engine {
         out: &Checked,
     ) -> Result<Vec<(u32, Secs)>, Refused> {
         let mut named = FxHashSet::default();
+        let mut ends = Vec::with_capacity(a.ends.len());
         for &(j, at) in &a.ends {
+            let scaled = out.scale.iter().any(|(s, _)| *s == j);
+            // A resize that found no level to fit left it without GPUs:
+            // its end goes with it.
+            let shrunk_away =
+                a.scale_down_to_fit && !scaled && a.scale.iter().any(|(s, _)| *s == j);
             let running = self.jobs.get(j as usize).map(|s| s.phase) == Some(Phase::Running)
                 && !out.preempt.contains(&j);
-            let runs = running
-                || out.scale.iter().any(|(s, _)| *s == j)
-                || out.start.iter().any(|(s, _)| *s == j);
-            if !runs || at <= self.now || !named.insert(j) {
+            let runs = running || scaled || out.start.iter().any(|(s, _)| *s == j);
+            if !(runs || shrunk_away) || at <= self.now || !named.insert(j) {
                 return Err(Refused::End { job: j, at });
             }
+            if !shrunk_away {
+                ends.push((j, at));
+            }
         }
-        Ok(a.ends.clone())
+        Ok(ends)
     }
 
     /// `job` ends at `at`, as its policy holds.
@@ -187,9 +194,6 @@ impl Engine {
         self.dequeue(job);
         self.jobs[job as usize].phase = Phase::Dropped;
         self.tally.dropped += 1;
-        if self.trace.jobs[job as usize].deadline.get().is_some() {
-            self.tally.deadlines_dropped += 1;
-        }
         self.emit(Event::Dropped { job, at: self.now });
         if !self.passive {
             self.with_books(|b, v, a| b.dropped(v, a, job));

@@ -131,6 +131,15 @@ impl Engine {
     /// or rejected job missed it), and while it runs the finished ones and
     /// those already past their deadline.
     fn deadline_share(&self) -> Option<f64> {
+        let (met, counted) = self.deadline_counts()?;
+        (counted > 0).then(|| met as f64 / counted as f64)
+    }
+
+    /// (met, counted) of `deadline_share`: the jobs with a deadline that
+    /// met it, and those counted so far (finished, rejected, dropped or
+    /// past their deadline; every one once the run is over). None without
+    /// deadlines.
+    pub fn deadline_counts(&self) -> Option<(u64, u64)> {
         let over = self.next_event_time().is_none();
         let (mut with, mut counted) = (0u64, 0u64);
         for (j, st) in self.trace.jobs.iter().zip(&self.jobs) {
@@ -142,7 +151,7 @@ impl Engine {
                 || matches!(st.phase, Phase::Done | Phase::Rejected | Phase::Dropped)
                 || d < self.now) as u64;
         }
-        (with > 0 && counted > 0).then(|| self.tally.deadlines_met as f64 / counted as f64)
+        (with > 0).then_some((self.tally.deadlines_met, counted))
     }
 
     /// The report at the end of a run, summarised without copies or sorts

@@ -190,6 +190,12 @@ impl ExecBooks {
                 Err(Talk::Diverged) => {
                     self.talk = Arc::default();
                     self.pos = 0;
+                    // A snapshot of now comes first: in version 2, what
+                    // arrived since the last message still comes after it.
+                    if self.v2() {
+                        let arrived = std::mem::take(&mut self.arrived);
+                        self.early.extend(arrived);
+                    }
                 }
                 Err(Talk::Failed(why)) => return Err(NoAnswer::Failed(why)),
                 Err(Talk::Ask(q)) => return Err(NoAnswer::Ask(Box::new(q))),
@@ -316,7 +322,13 @@ impl Books for ExecBooks {
         b.wakeup = self.wakeup;
         b.own = self.own;
         b.made = self.made;
-        b.early = self.early.clone();
+        // Its own snapshot is of now: in version 2, what arrived since the
+        // last message comes as arrivals after it, as here.
+        b.early = match self.live() {
+            true if self.v2() => self.arrived.clone(),
+            true => Vec::new(),
+            false => self.early.clone(),
+        };
         Box::new(b)
     }
 

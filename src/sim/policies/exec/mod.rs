@@ -232,11 +232,22 @@ pub(crate) fn check_hello(spec: &Spec, line: &str) -> Result<(), ProtocolError> 
             spec.lookahead,
         )
     {
+        let said = |walk: Walk, notify, arrivals: bool, protocol, lookahead| {
+            let ask = if arrivals { "arrivals" } else { "always" };
+            format!(
+                "walk {} (notify {notify}, ask {ask}, protocol {protocol}, lookahead {lookahead})",
+                walk.name()
+            )
+        };
         return Err(ProtocolError::Changed {
-            was: spec.walk.name(),
-            was_notify: spec.notify,
-            now: h.walk.name(),
-            now_notify: h.notify,
+            was: said(
+                spec.walk,
+                spec.notify,
+                spec.arrivals_only,
+                spec.protocol,
+                spec.lookahead,
+            ),
+            now: said(h.walk, h.notify, h.arrivals_only, h.protocol, h.lookahead),
         });
     }
     Ok(())
