@@ -13,6 +13,10 @@ use crate::cli::{Command, SimArgs};
 use color_eyre::eyre::{bail, eyre, Result};
 use sha2::{Digest, Sha256};
 use std::ffi::OsString;
+use std::sync::Arc;
+
+/// (key, value) of a run, shared with the plan's other runs.
+pub(crate) type Setting = (Arc<str>, Arc<str>);
 
 /// One key of the plan and its values (one for a fixed setting).
 #[derive(Debug, Clone, PartialEq)]
@@ -37,7 +41,7 @@ pub(crate) struct Run {
     /// Stable from its settings: the same settings, the same id.
     pub id: String,
     /// (key, value) in the plan's key order.
-    pub settings: Vec<(String, String)>,
+    pub settings: Vec<Setting>,
 }
 
 /// Keys a plan may not set: the sweep writes these itself.
@@ -125,13 +129,24 @@ impl Plan {
         let n = self.len();
         let mut runs = Vec::with_capacity(n);
         let mut seen = std::collections::HashMap::new();
+        // Every run shares the plan's names and values (a run holds
+        // pointers, not copies: a million runs of long values stay small).
+        let names: Vec<Arc<str>> = self
+            .keys
+            .iter()
+            .map(|k| Arc::from(k.name.as_str()))
+            .collect();
+        let values: Vec<Vec<Arc<str>>> = self
+            .keys
+            .iter()
+            .map(|k| k.values.iter().map(|v| Arc::from(v.as_str())).collect())
+            .collect();
         for index in 0..n {
             let mut rest = index;
-            let mut settings = vec![(String::new(), String::new()); self.keys.len()];
+            let mut settings: Vec<Setting> = names.iter().map(|n| (n.clone(), n.clone())).collect();
             for (i, k) in self.keys.iter().enumerate().rev() {
-                let v = &k.values[rest % k.values.len()];
+                settings[i].1 = values[i][rest % k.values.len()].clone();
                 rest /= k.values.len();
-                settings[i] = (k.name.clone(), v.clone());
             }
             let id = run_id(&settings);
             if let Some(first) = seen.insert(id.clone(), index) {
@@ -201,8 +216,8 @@ fn scalar(v: &toml::Value) -> Option<String> {
 
 /// The run's id: the first 16 hex digits of the SHA-256 of its settings
 /// (sorted, each key and value length-prefixed).
-fn run_id(settings: &[(String, String)]) -> String {
-    let mut sorted: Vec<&(String, String)> = settings.iter().collect();
+fn run_id(settings: &[Setting]) -> String {
+    let mut sorted: Vec<&Setting> = settings.iter().collect();
     sorted.sort();
     let mut h = Sha256::new();
     // Each key and value with its length first: no value can pass for another.
@@ -220,7 +235,7 @@ fn run_id(settings: &[(String, String)]) -> String {
 }
 
 /// Settings in a message: `trace=itp:a.csv policy=sjf`.
-pub(crate) fn shown(settings: &[(String, String)]) -> String {
+pub(crate) fn shown(settings: &[Setting]) -> String {
     settings
         .iter()
         .map(|(k, v)| format!("{k}={v}"))
@@ -233,15 +248,15 @@ impl Run {
     pub(crate) fn trace(&self) -> &str {
         self.settings
             .iter()
-            .find(|(k, _)| k == "trace")
-            .map_or("", |(_, v)| v.as_str())
+            .find(|(k, _)| &**k == "trace")
+            .map_or("", |(_, v)| &**v)
     }
 
     /// `tracetui sim …` for this run, as a user would type it.
     pub(crate) fn argv(&self) -> Result<Vec<OsString>> {
         let mut argv: Vec<OsString> = vec!["tracetui".into(), "sim".into()];
         for (k, v) in &self.settings {
-            if k == "trace" {
+            if &**k == "trace" {
                 let Some((format, path)) = v.split_once(':') else {
                     bail!("trace '{v}' is not FORMAT:PATH (itp:cluster01.csv)");
                 };
@@ -250,7 +265,7 @@ impl Run {
             }
         }
         for (k, v) in &self.settings {
-            match (k.as_str(), v.as_str()) {
+            match (&**k, &**v) {
                 ("trace", _) | (_, "false") => {}
                 (_, "true") => argv.push(format!("--{k}").into()),
                 _ => argv.push(format!("--{k}={v}").into()),
@@ -295,9 +310,10 @@ mod tests {
         for k in &plan.keys {
             for v in &k.values {
                 assert!(
-                    cover
+                    cover.iter().any(|&i| runs[i]
+                        .settings
                         .iter()
-                        .any(|&i| runs[i].settings.iter().any(|(n, x)| *n == k.name && x == v)),
+                        .any(|(n, x)| **n == *k.name && **x == **v)),
                     "{} = {v} not covered",
                     k.name
                 );
@@ -313,9 +329,9 @@ mod tests {
         assert_eq!(plan.axes().count(), 3);
         let runs = plan.runs().unwrap();
         assert_eq!(runs.len(), 12);
-        assert_eq!(runs[0].settings[0].1, "itp:a.csv");
-        assert_eq!(runs[6].settings[0].1, "itp:b.csv");
-        assert_eq!(runs[1].settings[2].1, "16");
+        assert_eq!(&*runs[0].settings[0].1, "itp:a.csv");
+        assert_eq!(&*runs[6].settings[0].1, "itp:b.csv");
+        assert_eq!(&*runs[1].settings[2].1, "16");
         let argv = runs[1].argv().unwrap();
         let argv: Vec<&str> = argv.iter().map(|a| a.to_str().unwrap()).collect();
         assert_eq!(

@@ -83,7 +83,12 @@ impl Record {
     pub(crate) fn read(out: &Path, run: &Run) -> Option<Record> {
         let text = std::fs::read_to_string(record_path(out, &run.id)).ok()?;
         let r: Record = serde_json::from_str(&text).ok()?;
-        (r.id == run.id && r.settings == run.settings).then_some(r)
+        let same = r.settings.len() == run.settings.len()
+            && r.settings
+                .iter()
+                .zip(&run.settings)
+                .all(|((k, v), (rk, rv))| *k == **rk && *v == **rv);
+        (r.id == run.id && same).then_some(r)
     }
 
     /// The SHA-256 of the trace files the run read.
@@ -117,7 +122,7 @@ impl Record {
             .ok_or_else(|| eyre!("sim wrote no row (a bug in tracetui)"))??;
         Ok(Record {
             id: run.id.clone(),
-            settings: run.settings.clone(),
+            settings: owned(&run.settings),
             columns: header
                 .iter()
                 .zip(row.iter())
@@ -131,7 +136,7 @@ impl Record {
     pub(crate) fn failed(run: &Run, error: String) -> Record {
         Record {
             id: run.id.clone(),
-            settings: run.settings.clone(),
+            settings: owned(&run.settings),
             columns: Vec::new(),
             error: Some(error),
             meta: None,
@@ -183,4 +188,12 @@ pub(crate) fn results_csv(plan: &Plan, records: &[Record]) -> Result<Vec<u8>> {
         w.write_record(&row)?;
     }
     w.into_inner().map_err(|e| eyre!("{e}"))
+}
+
+/// A run's settings as a record keeps them.
+fn owned(settings: &[super::plan::Setting]) -> Vec<(String, String)> {
+    settings
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
 }
