@@ -27,6 +27,8 @@ pub enum Action {
     /// Text typed into a prompt.
     Char(char),
     Backspace,
+    /// A prompt's line edited (cursor moves, cuts).
+    Edit(super::line_edit::Edit),
     /// A click at a screen cell (column, row).
     Click {
         column: u16,

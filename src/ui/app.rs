@@ -129,13 +129,8 @@ impl App {
                 }
             }
             Action::Char(ch) => self.type_char(ch),
-            Action::Backspace => match &mut self.view.popup {
-                Some(Popup::Prompt { input, .. }) => {
-                    input.pop();
-                    true
-                }
-                _ => false,
-            },
+            Action::Backspace => self.edit_prompt(super::line_edit::Edit::DeleteBack),
+            Action::Edit(e) => self.edit_prompt(e),
             Action::Click { column, row } => self.click(column, row),
             Action::Scroll { column, row, lines } => self.scroll(column, row, lines),
             Action::Resize(w, h) => {

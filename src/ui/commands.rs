@@ -116,9 +116,11 @@ impl App {
             PromptKind::Filter => self.view.filter.as_ref().map(|f| f.text.clone()),
             _ => None,
         };
+        let input = input.unwrap_or_default();
         self.view.popup = Some(Popup::Prompt {
             kind,
-            input: input.unwrap_or_default(),
+            cursor: input.chars().count(),
+            input,
         });
     }
 
@@ -259,8 +261,18 @@ impl App {
 
     pub(super) fn type_char(&mut self, ch: char) -> bool {
         match &mut self.view.popup {
-            Some(Popup::Prompt { input, .. }) if !ch.is_control() && input.chars().count() < 80 => {
-                input.push(ch);
+            Some(Popup::Prompt { input, cursor, .. }) => {
+                super::line_edit::insert(input, cursor, ch, 80)
+            }
+            _ => false,
+        }
+    }
+
+    /// An edit of the prompt's line (none open: nothing).
+    pub(super) fn edit_prompt(&mut self, e: super::line_edit::Edit) -> bool {
+        match &mut self.view.popup {
+            Some(Popup::Prompt { input, cursor, .. }) => {
+                super::line_edit::apply(input, cursor, e);
                 true
             }
             _ => false,

@@ -12,7 +12,12 @@ use ratatui::text::{Line, Span};
 pub(crate) fn draw(app: &App, area: Rect, buf: &mut Buffer) {
     let t = app.theme();
     buf.set_style(area, t.header);
-    if let Some(super::app::Popup::Prompt { kind, input }) = &app.view.popup {
+    if let Some(super::app::Popup::Prompt {
+        kind,
+        input,
+        cursor,
+    }) = &app.view.popup
+    {
         let label = match kind {
             super::app::PromptKind::Find => "find job or machine: ",
             super::app::PromptKind::Goto => "go to (+2h, -30m, day 3 14:00, 14:00, seconds): ",
@@ -20,7 +25,7 @@ pub(crate) fn draw(app: &App, area: Rect, buf: &mut Buffer) {
         };
         let line = Line::from(vec![
             Span::styled(label, t.header.add_modifier(Modifier::BOLD)),
-            Span::styled(format!("{input}▏"), t.header),
+            Span::styled(with_cursor(input, *cursor), t.header),
             Span::styled("   enter ok · esc cancel", t.header),
         ]);
         buf.set_line(area.x, area.y, &line, area.width);
@@ -111,4 +116,13 @@ fn hint_word(cmd: Command, desc: &'static str) -> &'static str {
         Command::Quit => "quit",
         _ => desc,
     }
+}
+
+/// A prompt's line with its cursor mark where typing goes.
+fn with_cursor(input: &str, cursor: usize) -> String {
+    let at = input
+        .char_indices()
+        .nth(cursor)
+        .map_or(input.len(), |(i, _)| i);
+    format!("{}▏{}", &input[..at], &input[at..])
 }

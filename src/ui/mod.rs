@@ -24,6 +24,7 @@ mod job_detail;
 pub mod keymap;
 pub mod layout;
 pub(crate) mod lecture;
+pub mod line_edit;
 mod logfmt;
 mod nav;
 mod play;

@@ -344,7 +344,7 @@ impl App {
     }
 
     pub(super) fn submit_prompt(&mut self) {
-        let Some(Popup::Prompt { kind, input }) = self.view.popup.take() else {
+        let Some(Popup::Prompt { kind, input, .. }) = self.view.popup.take() else {
             return;
         };
         let input = input.trim().to_string();

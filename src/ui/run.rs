@@ -151,18 +151,12 @@ pub(crate) fn key_action(app: &App, key: &KeyEvent) -> Option<Action> {
     if key.kind == KeyEventKind::Release {
         return None;
     }
+    if matches!(app.view.popup, Some(Popup::Prompt { .. })) {
+        return prompt_action(key);
+    }
     let ctrl_c = key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c');
     if ctrl_c {
         return Some(Action::Command(Command::Quit));
-    }
-    if matches!(app.view.popup, Some(Popup::Prompt { .. })) {
-        return match key.code {
-            KeyCode::Enter => Some(Action::Command(Command::Detail)),
-            KeyCode::Esc => Some(Action::Command(Command::Close)),
-            KeyCode::Backspace => Some(Action::Backspace),
-            KeyCode::Char(c) => Some(Action::Char(c)),
-            _ => None,
-        };
     }
     if app.view.focus == Focus::Log && app.view.popup.is_none() {
         use tui_logger::TuiWidgetEvent as W;
@@ -188,6 +182,31 @@ pub(crate) fn key_action(app: &App, key: &KeyEvent) -> Option<Action> {
         }
     }
     app.view.keymap.command(key).map(Action::Command)
+}
+
+/// A key in a prompt: readline's basics. Ctrl-C and Esc cancel the
+/// prompt (not the program); a terminal whose Backspace sends ^H erases.
+fn prompt_action(key: &KeyEvent) -> Option<Action> {
+    use super::line_edit::Edit;
+    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+    let edit = |e| Some(Action::Edit(e));
+    match (key.code, ctrl) {
+        (KeyCode::Enter, _) => Some(Action::Command(Command::Detail)),
+        (KeyCode::Esc, _) | (KeyCode::Char('c'), true) => Some(Action::Command(Command::Close)),
+        (KeyCode::Backspace, _) | (KeyCode::Char('h'), true) => Some(Action::Backspace),
+        (KeyCode::Delete, _) | (KeyCode::Char('d'), true) => edit(Edit::DeleteForward),
+        (KeyCode::Left, _) | (KeyCode::Char('b'), true) => edit(Edit::Left),
+        (KeyCode::Right, _) | (KeyCode::Char('f'), true) => edit(Edit::Right),
+        (KeyCode::Home, _) | (KeyCode::Char('a'), true) => edit(Edit::Home),
+        (KeyCode::End, _) | (KeyCode::Char('e'), true) => edit(Edit::End),
+        (KeyCode::Char('u'), true) => edit(Edit::KillToStart),
+        (KeyCode::Char('k'), true) => edit(Edit::KillToEnd),
+        (KeyCode::Char('w'), true) => edit(Edit::KillWord),
+        (KeyCode::Char(c), false) if !key.modifiers.contains(KeyModifiers::ALT) => {
+            Some(Action::Char(c))
+        }
+        _ => None,
+    }
 }
 
 /// Runs the replay until the user quits.
@@ -294,6 +313,12 @@ pub(crate) fn run(
         terminal::EnterAlternateScreen,
         cursor::Hide
     )?;
+    // Keys typed while the trace loaded are not for the replay: dropped.
+    while event::poll(std::time::Duration::ZERO).unwrap_or(false) {
+        if event::read().is_err() {
+            break;
+        }
+    }
     let mut fx = Effects::from_env();
     let result = event_loop(&mut app, &mut fx, &signals, &util_rx);
     signals.finish();

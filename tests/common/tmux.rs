@@ -49,6 +49,12 @@ impl Tmux {
         }
     }
 
+    /// Types `text` literally (no key names).
+    pub fn type_text(&self, text: &str) {
+        self.run(&["send-keys", "-t", &self.session, "-l", text]);
+        sleep(Duration::from_millis(150));
+    }
+
     pub fn screen(&self) -> String {
         self.run(&["capture-pane", "-t", &self.session, "-p"])
     }

@@ -43,6 +43,8 @@ pub enum Popup {
     Prompt {
         kind: PromptKind,
         input: String,
+        /// Where typing goes: a character index into `input`.
+        cursor: usize,
     },
 }
 

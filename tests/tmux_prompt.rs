@@ -1,0 +1,49 @@
+//! A prompt edited as a shell line, in a real terminal (tmux): Ctrl-W
+//! cuts a word, ← and → move, ^H (a Backspace that sends it) erases
+//! before the cursor, Ctrl-U cuts to the start; Ctrl-C closes the prompt
+//! and not the program.
+
+mod common;
+
+use common::tmux::Tmux;
+use std::process::Command;
+
+#[test]
+fn a_prompt_takes_readline_keys_and_ctrl_c_only_closes_it() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("skipped: tmux is not installed (.ci/run installs it)");
+        return;
+    }
+    let bin = env!("CARGO_BIN_EXE_tracetui");
+    let t = Tmux::start(
+        "prompt",
+        (120, 40),
+        &format!("env NO_COLOR=1 {bin} --fps 20"),
+    );
+    t.wait_for("PAUSED");
+    t.keys(&["/"]);
+    t.wait_for("find job or machine:");
+    // Typed as words, one cut with Ctrl-W.
+    t.type_text("alpha beta");
+    t.keys(&["C-w"]);
+    t.type_text("gamma");
+    t.wait_for("find job or machine: alpha gamma▏");
+    // Two left, ^H erases the m before the cursor, one right, a ! there.
+    t.keys(&["Left", "Left", "C-h", "Right"]);
+    t.type_text("!");
+    let s = t.wait_for("find job or machine: alpha gam!▏a");
+    assert!(!s.contains("gamh"), "^H typed an h:\n{s}");
+    // Ctrl-U cuts what is before the cursor.
+    t.keys(&["C-u"]);
+    t.wait_for("find job or machine: ▏a");
+    // Ctrl-C closes the prompt; the replay goes on.
+    t.keys(&["C-c"]);
+    std::thread::sleep(std::time::Duration::from_millis(600));
+    let s = t.screen();
+    assert!(!s.contains("find job or machine"), "{s}");
+    assert!(
+        s.contains("PAUSED"),
+        "Ctrl-C in a prompt quit the program:\n{s}"
+    );
+    t.keys(&["q"]);
+}
