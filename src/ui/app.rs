@@ -388,6 +388,11 @@ impl App {
             }),
             (false, true) => 4,
         };
-        super::layout::areas_full(area, rows, caption, self.view.lecture.on)
+        // The lecture layout's bottom line only while it has something to
+        // say: a message, or a prompt being typed.
+        let says = self.view.flash.is_some()
+            || matches!(self.view.popup, Some(super::popups::Popup::Prompt { .. }));
+        let lecture = self.view.lecture.on.then_some(says);
+        super::layout::areas_full(area, rows, caption, lecture)
     }
 }

@@ -80,16 +80,6 @@ fn render_views(app: &App, area: Rect, buf: &mut Buffer) {
         super::hints::draw(app, a.hints, buf);
     }
     popups::view::draw(app, area, buf);
-    // The lecture layout has no hint bar: its messages (an export's file)
-    // show on the last line.
-    if let Some(f) = app.view.flash.as_ref().filter(|_| app.view.lecture.on) {
-        let y = area.bottom().saturating_sub(1);
-        let text = crate::text::fit(
-            &format!(" {} ", crate::text::guarded(f)),
-            area.width as usize,
-        );
-        buf.set_stringn(area.x, y, text, area.width as usize, app.theme().warn);
-    }
 }
 
 /// A lesson's caption for the current time: one line, or a box in the lecture layout.

@@ -31,17 +31,23 @@ pub fn areas(area: Rect) -> Areas {
 
 /// `areas`, with a metrics strip of `metrics_h` lines (3 with an energy model).
 pub(crate) fn areas_for(area: Rect, metrics_h: u16) -> Areas {
-    areas_full(area, metrics_h, 0, false)
+    areas_full(area, metrics_h, 0, None)
 }
 
 /// `areas_for`, with a caption of `caption_h` lines under the header; the
 /// lecture layout drops the metrics strip, the log and the hint bar so the
 /// grid and the queue get the screen.
-pub(crate) fn areas_full(area: Rect, metrics_h: u16, caption_h: u16, lecture: bool) -> Areas {
-    let (metrics_h, log_h, hints_h) = if lecture {
-        (0, 0, 0)
-    } else {
-        (metrics_h, (area.height / 6).clamp(3, 10), 1)
+/// `lecture`: the lecture layout, and whether it has a message to show
+/// (a line of its own under the panes; none otherwise).
+pub(crate) fn areas_full(
+    area: Rect,
+    metrics_h: u16,
+    caption_h: u16,
+    lecture: Option<bool>,
+) -> Areas {
+    let (metrics_h, log_h, hints_h) = match lecture {
+        Some(message) => (0, 0, u16::from(message)),
+        None => (metrics_h, (area.height / 6).clamp(3, 10), 1),
     };
     let body_h = area
         .height
