@@ -260,3 +260,33 @@ fn the_what_if_fork_and_exports_are_effects_for_the_runner() {
     }));
     assert_eq!(u.log_lines(), ["export failed in /d: no"]);
 }
+
+/// Pickers: a letter jumps to the next policy whose name starts with it
+/// (again: the one after); the A/B picker opens on the first policy after
+/// the live one that the trace supports.
+#[test]
+fn pickers_jump_by_letter_and_the_split_s_opens_after_the_live_policy() {
+    let at = |app: &App| match app.popup() {
+        Some(&Popup::Picker { at, .. }) => Policy::all()[at].name().to_string(),
+        p => panic!("no picker: {p:?}"),
+    };
+    let mut app = app_for(sample(), Policy::Fifo, (120, 40));
+    cmd(&mut app, Command::Policy);
+    assert_eq!(at(&app), "fifo");
+    app.update(Action::Char('l'));
+    assert_eq!(at(&app), "las");
+    app.update(Action::Char('s'));
+    assert_eq!(at(&app), "sjf");
+    app.update(Action::Char('S'));
+    assert_eq!(at(&app), "sgf");
+    app.update(Action::Char('f'));
+    assert_eq!(at(&app), "fair");
+    app.update(Action::Char('f'));
+    assert_eq!(at(&app), "fifo");
+    app.update(Action::Char('%'));
+    assert_eq!(at(&app), "fifo", "no policy starts so: it stays");
+    cmd(&mut app, Command::Detail);
+    let mut app = app_for(sample(), Policy::Las, (120, 40));
+    cmd(&mut app, Command::Split);
+    assert_eq!(at(&app), "fair");
+}

@@ -264,6 +264,24 @@ impl App {
             Some(Popup::Prompt { input, cursor, .. }) => {
                 super::line_edit::insert(input, cursor, ch, 80)
             }
+            // A picker jumps to the next policy whose name starts so.
+            Some(Popup::Picker { at, .. }) => {
+                let all = Policy::all();
+                let starts = |p: &Policy| {
+                    [p.label(), p.name()].iter().any(|n| {
+                        n.chars()
+                            .next()
+                            .is_some_and(|c| c.eq_ignore_ascii_case(&ch))
+                    })
+                };
+                let next = (1..=all.len())
+                    .map(|k| (*at + k) % all.len())
+                    .find(|&i| starts(&all[i]));
+                if let Some(i) = next {
+                    *at = i;
+                }
+                next.is_some()
+            }
             _ => false,
         }
     }

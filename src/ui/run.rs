@@ -154,6 +154,26 @@ pub(crate) fn key_action(app: &App, key: &KeyEvent) -> Option<Action> {
     if matches!(app.view.popup, Some(Popup::Prompt { .. })) {
         return prompt_action(key);
     }
+    if let (Some(Popup::Picker { .. }), KeyCode::Char(c)) = (&app.view.popup, key.code) {
+        // Type to jump: a letter the picker has no use for names a policy.
+        let picks = matches!(
+            app.view.keymap.command(key),
+            Some(
+                Command::Up
+                    | Command::Down
+                    | Command::PageUp
+                    | Command::PageDown
+                    | Command::Detail
+                    | Command::Close
+                    | Command::Quit
+                    | Command::Help
+            )
+        );
+        if !picks && c.is_alphanumeric() && key.modifiers.difference(KeyModifiers::SHIFT).is_empty()
+        {
+            return Some(Action::Char(c));
+        }
+    }
     let ctrl_c = key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c');
     if ctrl_c {
         return Some(Action::Command(Command::Quit));

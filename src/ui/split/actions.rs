@@ -20,10 +20,11 @@ impl App {
         }
         let live = self.sim.replay.policy_to_be();
         let all = Policy::all();
-        // The first other policy that this trace supports.
-        let at = all
-            .iter()
-            .position(|p| *p != live && p.available(self.trace()).is_ok())
+        // The first other policy after the live one that this trace supports.
+        let from = all.iter().position(|p| *p == live).unwrap_or(0);
+        let at = (1..=all.len())
+            .map(|k| (from + k) % all.len())
+            .find(|&i| all[i] != live && all[i].available(self.trace()).is_ok())
             .unwrap_or(0);
         self.view.popup = Some(Popup::Picker { at, split: true });
     }
