@@ -10,7 +10,7 @@ use tracetui::trace::{zeus, LoadOptions};
 const FIXTURE: &str = "tests/fixtures/zeus";
 
 /// The fixture directory with its groups file compressed as released, and
-/// a group starting at PAI's second 4,550,879 (Mon 00:07:59 CST).
+/// a group starting at PAI's second 4,550,879 (Mon 00:07:59 UTC+8).
 fn released(truncate: bool) -> std::path::PathBuf {
     let d = common::zeus_without_groups("zeus-xz");
     let mut csv = std::fs::read(Path::new(FIXTURE).join("alibaba_groups.csv")).unwrap();

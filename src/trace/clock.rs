@@ -56,12 +56,23 @@ pub fn clock(zone: Zone, first: Secs, t: Secs) -> String {
     }
 }
 
-/// The zone's short name at `t` (`CST`, `PDT`), for headers.
+/// The zone's offset from UTC at `t` (`UTC+8`, `UTC-7`, `UTC+5:30`), for
+/// headers: unambiguous where abbreviations are not (PAI's Shanghai time
+/// is `CST`, as is US Central).
 pub(crate) fn zone_abbrev(zone: Zone, t: Secs) -> String {
+    use chrono::Offset;
     match zone {
         Zone::Relative => String::new(),
         Zone::Tz(tz) => DateTime::from_timestamp(t, 0)
-            .map(|d| d.with_timezone(&tz).format("%Z").to_string())
+            .map(|d| {
+                let off = d.with_timezone(&tz).offset().fix().local_minus_utc();
+                let sign = if off < 0 { '-' } else { '+' };
+                let (h, m) = (off.abs() / 3600, (off.abs() % 3600) / 60);
+                match m {
+                    0 => format!("UTC{sign}{h}"),
+                    m => format!("UTC{sign}{h}:{m:02}"),
+                }
+            })
             .unwrap_or_default(),
         Zone::Fixed(off) => {
             let h = off / 3600;
@@ -81,7 +92,11 @@ mod tests {
     fn pai_times_read_in_shanghai() {
         // The release's own example: 4550879 is a Monday, 00:07:59 in UTC+8.
         assert_eq!(weekday_time(PAI_ZONE, 4_550_879), "Mon 00:07:59");
-        assert_eq!(zone_abbrev(PAI_ZONE, 4_550_879), "CST");
+        assert_eq!(zone_abbrev(PAI_ZONE, 4_550_879), "UTC+8");
+        let kolkata = Zone::Tz(chrono_tz::Asia::Kolkata);
+        assert_eq!(zone_abbrev(kolkata, 0), "UTC+5:30");
+        let pacific = Zone::Tz(chrono_tz::America::Los_Angeles);
+        assert_eq!(zone_abbrev(pacific, 1_500_000_000), "UTC-7");
     }
 
     #[test]
