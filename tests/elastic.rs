@@ -9,21 +9,10 @@ use tracetui::sim::policy::{Books, Rule, Walk};
 use tracetui::sim::view::{Answer, Checked, NoAnswer, View};
 use tracetui::sim::{Engine, Event, Phase, Placement, Policy};
 
-const HEADER: &str =
-    "job_id,submission_time,num_iteration,model_name,deadline,batch_size,num_gpu,duration\n";
-
 /// A trace and tables: `m` at batch 32 runs 2, 3, 5 it/s on 1, 2, 4 GPUs;
 /// at batch 2, 1 and 1.5 it/s on 1 and 2 (so it may hold at most 2).
 fn write_inputs(dir: &std::path::Path, rows: &str) -> (String, String) {
-    let t = dir.join("tables");
-    std::fs::create_dir_all(&t).unwrap();
-    std::fs::write(
-        t.join("m.csv"),
-        "global_batch_size,1,2,4\n32,2,3,5\n2,1,1.5,2\n",
-    )
-    .unwrap();
-    let trace = dir.join("t.csv");
-    std::fs::write(&trace, format!("{HEADER}{rows}")).unwrap();
+    let (trace, t) = common::write_elastic(dir, rows);
     (trace.display().to_string(), t.display().to_string())
 }
 

@@ -332,7 +332,11 @@ pub fn two_elastic_jobs(tag: &str) -> (std::path::PathBuf, std::path::PathBuf) {
 /// the tables of `two_elastic_jobs`, written to a scratch directory named
 /// for `tag`: (trace file, tables directory).
 pub fn elastic_jobs(tag: &str, rows: &str) -> (std::path::PathBuf, std::path::PathBuf) {
-    let d = scratch_dir(tag);
+    write_elastic(&scratch_dir(tag), rows)
+}
+
+/// `elastic_jobs`, written into `d`.
+pub fn write_elastic(d: &std::path::Path, rows: &str) -> (std::path::PathBuf, std::path::PathBuf) {
     let tables = d.join("tables");
     std::fs::create_dir_all(&tables).unwrap();
     std::fs::write(

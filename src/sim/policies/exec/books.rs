@@ -99,6 +99,15 @@ impl ExecBooks {
         self.keys.get(&job).copied().unwrap_or(0)
     }
 
+    /// `job` is gone for good (`change` says how): told at the next
+    /// message, and its key forgotten.
+    fn gone(&mut self, job: u32, change: wire::Change) {
+        if self.live() {
+            self.events.push(change);
+        }
+        self.keys.remove(&job);
+    }
+
     /// Whether it speaks version 2.
     fn v2(&self) -> bool {
         self.spec.protocol >= 2
@@ -391,11 +400,7 @@ impl Books for ExecBooks {
     }
 
     fn left(&mut self, e: &dyn View, _acts: &mut Acts<'_>, job: u32) {
-        if self.live() {
-            self.events
-                .push(wire::Change::Finished { job, at: e.now() });
-        }
-        self.keys.remove(&job);
+        self.gone(job, wire::Change::Finished { job, at: e.now() });
     }
 
     fn started(&mut self, e: &dyn View, _acts: &mut Acts<'_>, job: u32, _milli: u64) {
@@ -431,18 +436,11 @@ impl Books for ExecBooks {
         if !self.v2() {
             return self.left(e, acts, job);
         }
-        if self.live() {
-            self.events.push(wire::Change::Dropped { job, at: e.now() });
-        }
-        self.keys.remove(&job);
+        self.gone(job, wire::Change::Dropped { job, at: e.now() });
     }
 
     fn hold_ended(&mut self, e: &dyn View, job: u32) {
-        if self.live() {
-            self.events
-                .push(wire::Change::Finished { job, at: e.now() });
-        }
-        self.keys.remove(&job);
+        self.gone(job, wire::Change::Finished { job, at: e.now() });
     }
 
     fn preempted(&mut self, e: &dyn View, job: u32) {
