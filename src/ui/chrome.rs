@@ -59,7 +59,7 @@ impl Chrome<'_> {
     pub(crate) fn popup(self, r: Rect, buf: &mut Buffer, title: &str) -> Rect {
         let t = self.theme;
         Clear.render(r, buf);
-        buf.set_style(r, t.text);
+        buf.set_style(r, t.text.bg(t.background));
         let block = self
             .pane(true)
             .title(Span::styled(format!(" {title} "), t.title));

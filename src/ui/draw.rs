@@ -43,7 +43,8 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
 
 fn render_views(app: &App, area: Rect, buf: &mut Buffer) {
     let t = app.theme();
-    buf.set_style(area, t.text);
+    // A theme made for a background paints it (light, high-contrast).
+    buf.set_style(area, t.text.bg(t.background));
     if too_small(area) {
         let msg = format!(
             "terminal too small: tracetui needs {}×{}, this is {}×{}",

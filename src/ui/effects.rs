@@ -221,7 +221,7 @@ pub fn export_to(app: &App, dir: &Path) -> std::io::Result<(PathBuf, PathBuf)> {
     };
     let text = super::export::buffer_text(&buf);
     crate::outfile::write_atomic(&txt, |f| std::io::Write::write_all(f, text.as_bytes()))?;
-    let image = super::export::buffer_svg(&buf);
+    let image = super::export::buffer_svg(&buf, &app.theme().paper);
     crate::outfile::write_atomic(&svg, |f| std::io::Write::write_all(f, image.as_bytes()))?;
     Ok((txt, svg))
 }

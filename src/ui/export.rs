@@ -49,9 +49,10 @@ const CH: u32 = 18;
 
 /// The frame as SVG: a rectangle per background run, text per cell, the
 /// colours and bold/reverse kept.
-pub(crate) fn buffer_svg(buf: &Buffer) -> String {
+/// Cells on the terminal's own colours take the theme's `paper`.
+pub(crate) fn buffer_svg(buf: &Buffer, paper: &(String, String)) -> String {
     let a = buf.area;
-    let (bg0, fg0) = ("#101010", "#e0e0e0");
+    let (bg0, fg0) = (paper.0.as_str(), paper.1.as_str());
     let mut o = String::new();
     let _ = write!(
         o,
@@ -116,7 +117,7 @@ fn escape(s: &str) -> String {
 }
 
 /// A terminal colour as `#rrggbb` (the xterm palette for indexed colours).
-fn hex(c: Color, default: &str) -> String {
+pub(crate) fn hex(c: Color, default: &str) -> String {
     const ANSI: [(u8, u8, u8); 16] = [
         (0, 0, 0),
         (205, 49, 49),

@@ -97,6 +97,11 @@ pub struct Theme {
     pub jobs: Vec<Color>,
     /// Whether this theme draws any colour (mono does not).
     pub colored: bool,
+    /// The background it paints (`Color::Reset`: the terminal's own).
+    pub background: Color,
+    /// Its page for exports, whatever the terminal shows: background and
+    /// text as `#rrggbb` (a theme on the terminal's background: dark).
+    pub paper: (String, String),
 }
 
 fn named(s: &str) -> Option<Color> {
@@ -272,6 +277,19 @@ impl Theme {
             return Err(UiError::EmptyJobs);
         }
         let colored = depth != Depth::None && f.name != "mono";
+        let background = match f.roles.get("background") {
+            None => Color::Reset,
+            Some(v) => {
+                let s = v
+                    .as_str()
+                    .ok_or_else(|| UiError::NotAString("background".into()))?;
+                parse_color(s).map_err(|e| UiError::Role {
+                    name: "background".into(),
+                    why: Box::new(e),
+                })?
+            }
+        };
+        let paper = paper(background, &f.roles);
         let cursor = Style::default()
             .fg(role("cursor_fg")?)
             .bg(role("cursor_bg")?)
@@ -302,6 +320,8 @@ impl Theme {
             util: [role("util_low")?, role("util_mid")?, role("util_high")?],
             jobs: if colored { jobs } else { vec![Color::Reset] },
             colored,
+            background: reduce(background, depth),
+            paper,
         })
     }
 
@@ -328,6 +348,22 @@ impl Theme {
             2
         }]
     }
+}
+
+/// A theme's page for exports: its own background and text colours as
+/// written (not as the terminal shows them); the dark page where it
+/// paints none (it is drawn on the terminal's background).
+fn paper(background: Color, roles: &BTreeMap<String, toml::Value>) -> (String, String) {
+    use super::export::hex;
+    if background == Color::Reset {
+        return ("#101010".into(), "#e0e0e0".into());
+    }
+    let text = roles
+        .get("text")
+        .and_then(|v| v.as_str())
+        .and_then(|s| parse_color(s).ok())
+        .unwrap_or(Color::Black);
+    (hex(background, "#ffffff"), hex(text, "#000000"))
 }
 
 /// `--theme NAME|PATH`: an embedded name, a file, or a theme in `user_dir`.
