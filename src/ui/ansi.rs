@@ -42,7 +42,7 @@ fn sgr(fg: Color, bg: Color, m: Modifier) -> String {
             Color::Indexed(i) => format!("{};5;{i}", base + 8),
             other => {
                 // Bright colours (8–15) are SGR 90–97 / 100–107.
-                let i = super::theme::ansi16(other).unwrap_or(15) as u32;
+                let i = super::colour::ansi16(other).unwrap_or(15) as u32;
                 let n = if i < 8 { i } else { 60 + i - 8 };
                 format!("{}", base as u32 + n)
             }

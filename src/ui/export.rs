@@ -2,8 +2,9 @@
 //! files, see `effects.rs`), and what became of an export.
 
 use super::app::{App, Exported};
+use super::colour::hex;
 use ratatui::buffer::Buffer;
-use ratatui::style::{Color, Modifier};
+use ratatui::style::Modifier;
 use std::fmt::Write as _;
 
 impl App {
@@ -116,47 +117,10 @@ fn escape(s: &str) -> String {
         .collect()
 }
 
-/// A terminal colour as `#rrggbb` (the xterm palette for indexed colours).
-pub(crate) fn hex(c: Color, default: &str) -> String {
-    const ANSI: [(u8, u8, u8); 16] = [
-        (0, 0, 0),
-        (205, 49, 49),
-        (13, 188, 121),
-        (229, 229, 16),
-        (36, 114, 200),
-        (188, 63, 188),
-        (17, 168, 205),
-        (229, 229, 229),
-        (102, 102, 102),
-        (241, 76, 76),
-        (35, 209, 139),
-        (245, 245, 67),
-        (59, 142, 234),
-        (214, 112, 214),
-        (41, 184, 219),
-        (255, 255, 255),
-    ];
-    let rgb = match c {
-        Color::Reset => return default.to_string(),
-        Color::Rgb(r, g, b) => (r, g, b),
-        Color::Indexed(i) if i < 16 => ANSI[i as usize],
-        Color::Indexed(i) if i < 232 => {
-            let i = i - 16;
-            let l = |v: u8| if v == 0 { 0 } else { 55 + v * 40 };
-            (l(i / 36), l((i / 6) % 6), l(i % 6))
-        }
-        Color::Indexed(i) => {
-            let v = 8 + (i - 232) * 10;
-            (v, v, v)
-        }
-        named => ANSI[super::theme::ansi16(named).unwrap_or(15) as usize],
-    };
-    format!("#{:02x}{:02x}{:02x}", rgb.0, rgb.1, rgb.2)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ratatui::style::Color;
 
     #[test]
     fn colours_and_escapes() {

@@ -3,9 +3,9 @@
 //! when something changed, inside synchronized output.
 
 use super::ansi::buffer_to_ansi;
-use super::app::{Action, App, Focus, Popup, Quit};
+use super::app::{Action, App, Quit};
 use super::effects::Effects;
-use super::keymap::{Command, Keymap};
+use super::keymap::Keymap;
 use super::signals::restore;
 use super::theme::{self, Depth};
 use crate::sim::{Placement, Policy};
@@ -13,9 +13,7 @@ use crate::trace::model::Trace;
 use crate::trace::LoadReport;
 use color_eyre::eyre::{bail, Result};
 use ratatui::buffer::Buffer;
-use ratatui::crossterm::event::{
-    self, Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEventKind,
-};
+use ratatui::crossterm::event::{self, Event, MouseButton, MouseEventKind};
 use ratatui::crossterm::{cursor, execute, style, terminal};
 use std::io::{IsTerminal, Write};
 use std::sync::{mpsc, Arc};
@@ -143,89 +141,6 @@ fn probe_config_policies() {
         });
     if let Err(e) = spawned {
         log::warn!("config.toml [policies] not asked: {e}");
-    }
-}
-
-/// The action for a key, given what has the keyboard (a prompt, the log pane, or the keymap).
-pub(crate) fn key_action(app: &App, key: &KeyEvent) -> Option<Action> {
-    if key.kind == KeyEventKind::Release {
-        return None;
-    }
-    if matches!(app.view.popup, Some(Popup::Prompt { .. })) {
-        return prompt_action(key);
-    }
-    if let (Some(Popup::Picker { .. }), KeyCode::Char(c)) = (&app.view.popup, key.code) {
-        // Type to jump: a letter the picker has no use for names a policy.
-        let picks = matches!(
-            app.view.keymap.command(key),
-            Some(
-                Command::Up
-                    | Command::Down
-                    | Command::PageUp
-                    | Command::PageDown
-                    | Command::Detail
-                    | Command::Close
-                    | Command::Quit
-                    | Command::Help
-            )
-        );
-        if !picks && c.is_alphanumeric() && key.modifiers.difference(KeyModifiers::SHIFT).is_empty()
-        {
-            return Some(Action::Char(c));
-        }
-    }
-    let ctrl_c = key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c');
-    if ctrl_c {
-        return Some(Action::Command(Command::Quit));
-    }
-    if app.view.focus == Focus::Log && app.view.popup.is_none() {
-        use tui_logger::TuiWidgetEvent as W;
-        let w = match key.code {
-            KeyCode::Char(' ') => Some(W::SpaceKey),
-            KeyCode::Up => Some(W::UpKey),
-            KeyCode::Down => Some(W::DownKey),
-            KeyCode::Left => Some(W::LeftKey),
-            KeyCode::Right => Some(W::RightKey),
-            KeyCode::Char('+') => Some(W::PlusKey),
-            KeyCode::Char('-') => Some(W::MinusKey),
-            KeyCode::Char('h') => Some(W::HideKey),
-            KeyCode::Char('f') => Some(W::FocusKey),
-            KeyCode::PageUp => Some(W::PrevPageKey),
-            KeyCode::PageDown => Some(W::NextPageKey),
-            _ => None,
-        };
-        if let Some(w) = w {
-            return Some(Action::Log(w));
-        }
-        if key.code == KeyCode::Esc {
-            return Some(Action::Command(Command::Focus));
-        }
-    }
-    app.view.keymap.command(key).map(Action::Command)
-}
-
-/// A key in a prompt: readline's basics. Ctrl-C and Esc cancel the
-/// prompt (not the program); a terminal whose Backspace sends ^H erases.
-fn prompt_action(key: &KeyEvent) -> Option<Action> {
-    use super::line_edit::Edit;
-    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-    let edit = |e| Some(Action::Edit(e));
-    match (key.code, ctrl) {
-        (KeyCode::Enter, _) => Some(Action::Command(Command::Detail)),
-        (KeyCode::Esc, _) | (KeyCode::Char('c'), true) => Some(Action::Command(Command::Close)),
-        (KeyCode::Backspace, _) | (KeyCode::Char('h'), true) => Some(Action::Backspace),
-        (KeyCode::Delete, _) | (KeyCode::Char('d'), true) => edit(Edit::DeleteForward),
-        (KeyCode::Left, _) | (KeyCode::Char('b'), true) => edit(Edit::Left),
-        (KeyCode::Right, _) | (KeyCode::Char('f'), true) => edit(Edit::Right),
-        (KeyCode::Home, _) | (KeyCode::Char('a'), true) => edit(Edit::Home),
-        (KeyCode::End, _) | (KeyCode::Char('e'), true) => edit(Edit::End),
-        (KeyCode::Char('u'), true) => edit(Edit::KillToStart),
-        (KeyCode::Char('k'), true) => edit(Edit::KillToEnd),
-        (KeyCode::Char('w'), true) => edit(Edit::KillWord),
-        (KeyCode::Char(c), false) if !key.modifiers.contains(KeyModifiers::ALT) => {
-            Some(Action::Char(c))
-        }
-        _ => None,
     }
 }
 
@@ -376,7 +291,7 @@ fn event_action(
     ev: Event,
 ) -> Result<Option<Action>> {
     Ok(match ev {
-        Event::Key(k) => key_action(app, &k),
+        Event::Key(k) => super::key_input::key_action(app, &k),
         Event::Mouse(m) if app.view.mouse => match m.kind {
             MouseEventKind::Down(MouseButton::Left) => Some(Action::Click {
                 column: m.column,

@@ -9,7 +9,9 @@ pub mod cli;
 pub mod exec;
 pub mod reference;
 pub mod slurm;
+pub mod source;
 pub mod split;
+pub mod sweep;
 pub mod tmux;
 pub mod ui;
 

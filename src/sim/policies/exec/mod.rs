@@ -8,6 +8,7 @@
 
 mod books;
 mod dialogue;
+mod talk;
 mod wire;
 mod wire2;
 
