@@ -84,6 +84,18 @@ pub struct Tally {
     /// Finished jobs that had a deadline, and those that met it.
     pub deadlines: u64,
     pub deadlines_met: u64,
+    /// Jobs arrived (rejected ones too) and the sum of their submit times.
+    pub arrived: u64,
+    pub arrived_submit_sum: i128,
+    /// The sums of submit times of the rejected and of the finished jobs:
+    /// with `arrived_submit_sum`, the time in system so far of every job
+    /// still in it, without a walk over them (`Tally::in_system`).
+    pub rejected_submit_sum: i128,
+    pub done_submit_sum: i128,
+    /// The sum of the finished jobs' JCTs, whole seconds.
+    pub done_jct_sum: i128,
+    /// The submit times of the jobs the policy dropped (their waits go on).
+    pub dropped_submits: Vec<Secs>,
 }
 
 impl Tally {
@@ -96,6 +108,28 @@ impl Tally {
             slowdown: Vec::with_capacity(jobs),
             ..Tally::default()
         }
+    }
+
+    pub(crate) fn on_reject(&mut self, submit: Secs) {
+        self.rejected += 1;
+        self.rejected_submit_sum += submit as i128;
+    }
+
+    pub(crate) fn on_drop(&mut self, submit: Secs) {
+        self.dropped += 1;
+        self.dropped_submits.push(submit);
+    }
+
+    /// The jobs arrived and not rejected, and the sum of their times in
+    /// the system at `now`: a finished job's JCT, any other's time since
+    /// it was submitted (waiting, running or dropped). The same set of jobs
+    /// under any policy, so its mean compares policies honestly.
+    pub fn in_system(&self, now: Secs) -> (u64, i128) {
+        let jobs = self.arrived - self.rejected;
+        let open = jobs.saturating_sub(self.jct.len() as u64) as i128;
+        let open_submits =
+            self.arrived_submit_sum - self.rejected_submit_sum - self.done_submit_sum;
+        (jobs, open * now as i128 - open_submits + self.done_jct_sum)
     }
 
     /// The per-job figures in value order (their order carries nothing the
@@ -114,12 +148,16 @@ impl Tally {
 
     pub(crate) fn on_finish(&mut self, submit: Secs, runtime: Secs, finish: Secs) {
         let jct = finish - submit;
+        self.done_submit_sum += submit as i128;
+        self.done_jct_sum += jct as i128;
         self.jct.push(jct as f64);
         self.slowdown.push(jct as f64 / runtime.max(1) as f64);
         self.last_finish = Some(self.last_finish.map_or(finish, |l| l.max(finish)));
     }
 
     pub(crate) fn on_arrival(&mut self, submit: Secs) {
+        self.arrived += 1;
+        self.arrived_submit_sum += submit as i128;
         self.first_submit = Some(self.first_submit.map_or(submit, |f| f.min(submit)));
     }
 

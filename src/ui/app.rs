@@ -214,7 +214,7 @@ impl App {
 
     /// The headline figures, brought up to date with the engine's tally.
     pub(super) fn refresh_figures(&mut self) {
-        self.sim.figures.update(self.sim.replay.engine().tally());
+        self.sim.figures.update(self.sim.replay.engine());
     }
 }
 

@@ -304,7 +304,6 @@ fn log_pane(app: &App, area: Rect, buf: &mut Buffer) {
         .render(area, buf);
 }
 
-/// The hint bar: the commands marked for it, with their configured keys; or the prompt.
 /// The trace's label in `room` columns: whole if it fits, else its path
 /// down to the file's name, then without the parts between, then cut.
 pub fn fit_label(label: &str, room: usize) -> String {
@@ -334,8 +333,6 @@ pub fn fit_label(label: &str, room: usize) -> String {
     crate::text::fit(&joined, room)
 }
 
-/// The replay's figures in the longest wording that fits `w` columns:
-/// every figure shows at 80 columns.
 /// Jobs that will not finish: rejected, dropped, and — past the last
 /// event — what still waits or runs; in fewer words where narrow.
 fn counts_line(app: &App, w: usize) -> String {
@@ -356,7 +353,21 @@ fn counts_line(app: &App, w: usize) -> String {
         }
         l
     };
+    // What the figures above count, where there is room to say it.
+    let f = &app.sim.figures;
+    let over = format!(
+        " · JCT, wait: all {} arrived, {} not started so far",
+        f.jobs, f.unserved
+    );
+    let short = format!(" · over all {} arrived", f.jobs);
+    let full = line(
+        "dropped",
+        &format!("unfinished {left}: nothing more happens"),
+        " · ",
+    );
     [
+        format!("{full}{over}"),
+        format!("{full}{short}"),
         line(
             "dropped",
             &format!("unfinished {left}: nothing more happens"),
@@ -374,6 +385,9 @@ fn counts_line(app: &App, w: usize) -> String {
     .unwrap_or_else(|| line("dropped", &format!("unfinished {left}"), " · "))
 }
 
+/// The replay's figures in the longest wording that fits `w` columns:
+/// every figure shows at 80 columns. JCT and wait count every job arrived
+/// (so far, for those not done or not started: `figures.rs`).
 fn figures_line(app: &App, w: usize) -> String {
     let f = &app.sim.figures;
     let (jct, p99) = (
@@ -382,8 +396,9 @@ fn figures_line(app: &App, w: usize) -> String {
     );
     let (done, running) = (f.done, app.engine().running().len());
     [
-        format!("done {done}  ·  running {running}  ·  mean JCT {jct}  ·  p99 wait {p99}"),
-        format!("done {done} · running {running} · mean JCT {jct} · p99 wait {p99}"),
+        format!("done {done}  ·  running {running}  ·  JCT so far {jct}  ·  p99 wait {p99}"),
+        format!("done {done} · running {running} · JCT so far {jct} · p99 wait {p99}"),
+        format!("done {done} · run {running} · JCT so far {jct} · p99 wait {p99}"),
         format!("done {done} · run {running} · JCT {jct} · p99 wait {p99}"),
         format!("done {done} run {running} JCT {jct} p99w {p99}"),
     ]

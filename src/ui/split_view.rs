@@ -132,18 +132,37 @@ fn figure_lines(
     let e = side.here;
     let util = e.busy_percent();
     let secs = |v: Option<f64>| v.map_or("-".to_string(), human_secs);
+    // Both sides count the same jobs: every one arrived, those not done
+    // (not started) with their time in the system (wait) so far.
+    let (w99, jct, n) = (secs(f.p99_wait), secs(f.mean_jct), f.jobs);
+    let head = [
+        format!("over all {n} arrived: p99 wait {w99} · JCT so far {jct}"),
+        format!("all {n} arrived: p99 wait {w99} · JCT so far {jct}"),
+        format!("all {n}: p99 wait {w99} · JCT so far {jct}"),
+        format!("all {n}: p99 wait {w99} · JCT {jct}"),
+        format!("p99 wait {w99} · JCT {jct}"),
+    ]
+    .into_iter()
+    .find(|l| crate::text::width(l) <= width)
+    .unwrap_or_default();
+    let (run, queue) = (e.running().len(), e.queue_len());
+    let counts = [
+        format!(
+            "done {} · run {run} · queue {queue} · GPUs {util:.0}% busy",
+            f.done
+        ),
+        format!(
+            "done {} · run {run} · queue {queue} · {util:.0}% busy",
+            f.done
+        ),
+        format!("done {} run {run} queue {queue} {util:.0}%", f.done),
+    ]
+    .into_iter()
+    .find(|l| crate::text::width(l) <= width)
+    .unwrap_or_default();
     let mut lines = vec![
-        format!(
-            "done {} · JCT {} · p99 wait {}",
-            f.done,
-            secs(f.mean_jct),
-            secs(f.p99_wait)
-        ),
-        format!(
-            "run {} · queue {} · GPUs {util:.0}% busy",
-            e.running().len(),
-            e.queue_len()
-        ),
+        head,
+        counts,
         format!("{mark} differs there · {only_here} run only here"),
     ];
     if let Some((met, counted)) = e.deadline_counts().filter(|_| deadlines) {

@@ -193,7 +193,8 @@ impl Engine {
     fn drop_job(&mut self, job: u32) {
         self.dequeue(job);
         self.jobs[job as usize].phase = Phase::Dropped;
-        self.tally.dropped += 1;
+        let submit = self.trace.jobs[job as usize].submit;
+        self.tally.on_drop(submit);
         self.emit(Event::Dropped { job, at: self.now });
         if !self.passive {
             self.with_books(|b, v, a| b.dropped(v, a, job));

@@ -87,6 +87,20 @@ impl Engine {
         })
     }
 
+    /// The waits so far of the jobs arrived that have not started: those
+    /// waiting that never ran, and those the policy dropped (a preempted
+    /// job's wait was counted when it first started).
+    pub fn unserved_waits(&self) -> Vec<Secs> {
+        let now = self.now;
+        let trace = &self.trace;
+        let waiting = self.queue.entries().filter_map(|(_, _, r)| {
+            let j = self.shapes.arrival[r as usize];
+            (!self.resumes.contains_key(&j)).then(|| now - trace.jobs[j as usize].submit)
+        });
+        let dropped = self.tally.dropped_submits.iter().map(|&s| now - s);
+        waiting.chain(dropped).collect()
+    }
+
     pub fn jobs_done(&self) -> u64 {
         self.tally.jct.len() as u64
     }

@@ -29,7 +29,8 @@ impl Engine {
         let class = self.shapes.class_of[job as usize];
         if !self.feasible[class as usize] {
             self.jobs[job as usize].phase = Phase::Rejected;
-            self.tally.rejected += 1;
+            let submit = self.trace.jobs[job as usize].submit;
+            self.tally.on_reject(submit);
             if self.tally.rejected <= 5 {
                 let j = &self.trace.jobs[job as usize];
                 log::warn!(

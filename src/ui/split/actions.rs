@@ -78,7 +78,7 @@ impl App {
             s.replay.seek(now);
         }
         s.replay.engine_mut().take_events();
-        s.figures.update(s.replay.engine().tally());
+        s.figures.update(s.replay.engine());
     }
 
     /// Whether B waits for an external policy's answer.
