@@ -8,7 +8,7 @@ pub use super::action::{Action, Asker, Effect, Exported, Quit, Update, WhatIfSta
 pub use super::figures::Figures;
 use super::keymap::Keymap;
 pub use super::popups::{Popup, PromptKind};
-pub use super::state::{ColorBy, Focus, Tick, Zoom, HISTORY, SPEEDS, TICKS};
+pub use super::state::{ColorBy, Focus, Tick, Zoom, SPEEDS, TICKS};
 use super::state::{ReplayState, ViewState};
 use super::theme::Theme;
 use super::whatif::WhatIf;

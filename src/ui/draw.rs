@@ -3,6 +3,7 @@
 use super::app::{App, Focus, Tick, SPEEDS};
 
 use super::layout::{self, too_small};
+use super::timeline::Series;
 use super::{grid, popups, queue};
 use crate::fmt::human_secs;
 use crate::text::sanitized;
@@ -205,14 +206,15 @@ fn metrics(app: &App, area: Rect, buf: &mut Buffer) {
     let util = e.busy_percent();
     let spark_w = (area.width / 4).max(10);
     let label_w = 12u16;
-    let row = |y: u16,
-               label: String,
-               data: &std::collections::VecDeque<u64>,
-               max: Option<u64>,
-               buf: &mut Buffer| {
+    // A bar a tick of trace time (a minute in next-event mode), from the
+    // timeline's samples: what the replay was at each, never its future.
+    let step = match app.tick_size() {
+        Tick::Secs(s) => s,
+        Tick::NextEvent => 60,
+    };
+    let row = |y: u16, label: String, of: Series, max: Option<u64>, buf: &mut Buffer| {
         buf.set_stringn(area.x, y, &label, label_w as usize, t.dim);
-        let skip = data.len().saturating_sub(spark_w as usize);
-        let v: Vec<u64> = data.iter().skip(skip).copied().collect();
+        let v = app.sim.timeline.bars(of, e.now(), step, spark_w as usize);
         let mut s = Sparkline::default().data(&v).style(t.accent);
         if app.view.ascii {
             s = s.bar_set(ASCII_BARS);
@@ -225,14 +227,14 @@ fn metrics(app: &App, area: Rect, buf: &mut Buffer) {
     row(
         area.y,
         format!("util {util:>5.1}%"),
-        &app.sim.util_hist,
+        Series::Util,
         Some(100),
         buf,
     );
     row(
         area.y + 1,
         format!("queue {:>6}", e.queue_len()),
-        &app.sim.queue_hist,
+        Series::Queue,
         None,
         buf,
     );
@@ -240,7 +242,7 @@ fn metrics(app: &App, area: Rect, buf: &mut Buffer) {
         row(
             area.y + 2,
             format!("power {:>6}", human_watts(w)),
-            &app.sim.power_hist,
+            Series::Watts,
             None,
             buf,
         );

@@ -1,6 +1,7 @@
 //! Moving through time: playing, stepping, stepping back, going to a time.
 
-use super::app::{App, Asker, Effect, Tick, HISTORY, SPEEDS};
+use super::app::{App, Asker, Effect, Tick, SPEEDS};
+use super::state::Sampling;
 use crate::sim::{Event, Question, Reply};
 use crate::trace::model::Secs;
 use crate::trace::native::MachineValues;
@@ -100,6 +101,11 @@ impl App {
         // Its hold on the dialogue goes before the replay goes on.
         drop(question);
         replay.answer(reply);
+        if !self.waiting() && asker == Asker::Replay && self.sim.sampling.is_some() {
+            // Arrived where it was to sample: on to the next point.
+            self.record_sample();
+            self.go_on_sampling();
+        }
         if !self.waiting() {
             self.sim.waited = 0.0;
             self.sim.debt = 0.0;
@@ -148,8 +154,12 @@ impl App {
     /// Going back logs one line, not the events re-simulated on the way.
     pub(super) fn move_to(&mut self, t: Secs) {
         let from = self.sim.replay.now();
-        self.sample_on_the_way(from, t);
-        self.sim.replay.seek(t);
+        self.sim.sampling = None;
+        if t > from {
+            self.sample_on_the_way(from, t);
+        } else {
+            self.sim.replay.seek(t);
+        }
         if t < from {
             self.sim.replay.engine_mut().take_events();
             let (from, to) = (self.clock(from), self.clock(self.sim.replay.now()));
@@ -158,16 +168,44 @@ impl App {
         self.after_move();
     }
 
-    /// A long move forward (a `g` jump, fast play) stops on its way to
-    /// sample the timeline (up to `JUMP_SAMPLES` times, a minute apart at
-    /// least), so it shows what happened there rather than a straight line.
+    /// A move forward (a `g` jump, fast play) stops on its way to sample
+    /// the timeline at the tick (a minute in next-event mode), or wider
+    /// where the move would take more than `JUMP_SAMPLES` samples: the
+    /// timeline and the sparklines show what happened there, as `sim
+    /// --timeline-out` does, rather than a straight line. Waiting for an
+    /// external policy's answer, it goes on sampling once answered.
     fn sample_on_the_way(&mut self, from: Secs, to: Secs) {
-        let step = ((to - from) / JUMP_SAMPLES).max(60);
-        let mut at = from + step;
-        while at < to && !self.sim.replay.waiting() {
-            self.sim.replay.seek(at);
+        let tick = match self.tick_size() {
+            Tick::Secs(t) => t,
+            Tick::NextEvent => 60,
+        };
+        let step = ((to - from) / JUMP_SAMPLES).max(tick).max(1);
+        self.sim.sampling = Some(Sampling {
+            next: from + step,
+            step,
+            to,
+        });
+        self.go_on_sampling();
+    }
+
+    /// Goes on with the move under way: to each sample point in turn, a
+    /// sample there, then to its end; stops where the replay waits.
+    fn go_on_sampling(&mut self) {
+        while let Some(s) = self.sim.sampling {
+            if s.next >= s.to {
+                self.sim.sampling = None;
+                self.sim.replay.seek(s.to);
+                return;
+            }
+            self.sim.sampling = Some(Sampling {
+                next: s.next + s.step,
+                ..s
+            });
+            self.sim.replay.seek(s.next);
+            if self.sim.replay.waiting() {
+                return;
+            }
             self.record_sample();
-            at += step;
         }
     }
 
@@ -186,15 +224,6 @@ impl App {
 
     /// Refreshes what depends on the replay's state after it moved or switched.
     pub(super) fn after_move(&mut self) {
-        let e = self.sim.replay.engine();
-        // Whole percent (rounded down) for the sparkline.
-        let util = e.busy_percent() as u64;
-        let queue = e.queue_len() as u64;
-        push(&mut self.sim.util_hist, util);
-        if let Some(w) = e.watts() {
-            push(&mut self.sim.power_hist, w.max(0.0) as u64);
-        }
-        push(&mut self.sim.queue_hist, queue);
         self.record_sample();
         self.log_events();
         self.sync_split();
@@ -365,12 +394,6 @@ impl App {
     }
 }
 
-/// Samples a long move forward takes on its way, at most.
-const JUMP_SAMPLES: Secs = 100;
-
-fn push(h: &mut std::collections::VecDeque<u64>, v: u64) {
-    if h.len() == HISTORY {
-        h.pop_front();
-    }
-    h.push_back(v);
-}
+/// Samples a move forward takes on its way, at most (the timeline keeps
+/// `timeline::MAX_SAMPLES`, halving the oldest).
+const JUMP_SAMPLES: Secs = 20_000;

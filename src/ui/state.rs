@@ -9,7 +9,6 @@ use super::theme::Theme;
 use super::whatif::WhatIf;
 use crate::sim::replay::Replay;
 use crate::trace::model::Secs;
-use std::collections::VecDeque;
 use std::sync::Arc;
 
 /// Trace seconds per wall second when playing.
@@ -72,8 +71,13 @@ pub enum ColorBy {
     Power,
 }
 
-/// Steps of history kept for the sparklines.
-pub const HISTORY: usize = 240;
+/// A move forward on its way, sampling the timeline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Sampling {
+    pub(super) next: Secs,
+    pub(super) step: Secs,
+    pub(super) to: Secs,
+}
 
 /// The replay: the simulation, how it is played, and what is derived from it.
 pub(super) struct ReplayState {
@@ -106,12 +110,13 @@ pub(super) struct ReplayState {
     pub(super) moved_waiting: bool,
     /// Where steps came from, for stepping back in next-event mode.
     pub(super) back: Vec<Secs>,
+    /// A move forward still sampling on its way (it waits for an external
+    /// policy's answer): the next time to sample, the step, the end.
+    pub(super) sampling: Option<Sampling>,
     // Derived from the replay as it moves.
-    pub(super) util_hist: VecDeque<u64>,
-    /// Cluster power draw (W) at each step, with an energy model.
-    pub(super) power_hist: VecDeque<u64>,
-    pub(super) queue_hist: VecDeque<u64>,
-    /// Every step's figures by trace time, for the timeline view.
+    /// Every step's figures by trace time: the timeline view and the
+    /// metrics strip's sparklines read them, so going back forgets the
+    /// future in both.
     pub(super) timeline: super::timeline::Samples,
     pub(super) figures: Figures,
     // Arrived from the runner.
@@ -227,9 +232,7 @@ impl ReplayState {
             waited: 0.0,
             moved_waiting: false,
             back: Vec::new(),
-            util_hist: VecDeque::with_capacity(HISTORY),
-            power_hist: VecDeque::with_capacity(HISTORY),
-            queue_hist: VecDeque::with_capacity(HISTORY),
+            sampling: None,
             timeline: Default::default(),
             figures: Figures::default(),
             job_util: None,

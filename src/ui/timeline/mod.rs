@@ -12,7 +12,7 @@ use crate::trace::model::Secs;
 
 /// Samples kept before every other one is dropped (the oldest keep their
 /// shape, memory stays bounded however long the replay).
-const MAX_SAMPLES: usize = 20_000;
+pub(crate) const MAX_SAMPLES: usize = 50_000;
 
 /// What the replay looked like at each step, in time order.
 #[derive(Debug, Clone, Default)]
@@ -22,6 +22,14 @@ pub(crate) struct Samples {
     queue: Vec<f64>,
     running: Vec<f64>,
     watts: Vec<f64>,
+}
+
+/// What a sparkline shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Series {
+    Util,
+    Queue,
+    Watts,
 }
 
 /// One step's figures.
@@ -55,6 +63,28 @@ impl Samples {
         if self.t.len() > MAX_SAMPLES {
             self.halve();
         }
+    }
+
+    /// A sparkline's bars: the value of `of` at `n` times `step` apart up
+    /// to `now` (each the last sample at or before it), oldest first; none
+    /// before the first sample.
+    pub(crate) fn bars(&self, of: Series, now: Secs, step: Secs, n: usize) -> Vec<u64> {
+        let v = match of {
+            Series::Util => &self.util,
+            Series::Queue => &self.queue,
+            Series::Watts => &self.watts,
+        };
+        if v.len() != self.t.len() {
+            return Vec::new();
+        }
+        (0..n as Secs)
+            .rev()
+            .filter_map(|k| {
+                let at = now.saturating_sub(k.saturating_mul(step));
+                let i = self.t.partition_point(|&x| x <= at);
+                (i > 0).then(|| v[i - 1].max(0.0) as u64)
+            })
+            .collect()
     }
 
     /// Sampled times and utilisation (percent), in time order.
