@@ -122,6 +122,25 @@ fn played_tick_one_minute_mid_trace(bencher: divan::Bencher) {
     });
 }
 
+/// A `g` jump of eleven days from the start of the 1.26 M-job trace, as
+/// the app makes it: the timeline sampled at the tick (1 minute) on the
+/// way, 15,840 stops.
+#[divan::bench(sample_count = 5, sample_size = 1)]
+fn jump_eleven_days_on_the_1m26_trace(bencher: divan::Bencher) {
+    let t = big();
+    let first = t.first_submit().unwrap();
+    bencher
+        .with_inputs(|| {
+            let mut app = big_app(&t);
+            app.update(Action::Resize(200, 60));
+            app
+        })
+        .bench_values(|mut app| {
+            app.update(Action::GoTo(first + 11 * 86_400));
+            app
+        });
+}
+
 /// Going back from the end to times spread over the 1.26 M-job trace.
 #[divan::bench(sample_count = 20, sample_size = 1)]
 fn step_back_anywhere_on_the_1m26_trace(bencher: divan::Bencher) {

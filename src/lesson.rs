@@ -22,8 +22,13 @@ pub struct Lesson {
     pub schedule: &'static str,
     /// (trace second, caption), in time order.
     pub captions: &'static [(Secs, &'static str)],
+    /// Captions for the run under another placement (`--placement`).
+    pub other_placements: &'static [(Placement, Captions)],
     jobs: Jobs,
 }
+
+/// (trace second, caption), in time order.
+pub type Captions = &'static [(Secs, &'static str)];
 
 /// A lesson's jobs.
 #[derive(Clone, Copy)]
@@ -45,6 +50,18 @@ const ELASTIC_TABLE: &str = "global_batch_size,1,2,4,8\n64,10,18,30,40\n";
 const ELASTIC_MODEL: &str = "resnet";
 
 impl Lesson {
+    /// The captions for its run under `placement`: its own, those it has
+    /// for that placement, or none (its captions tell of another run).
+    pub fn captions_for(&self, placement: Placement) -> Option<Captions> {
+        if placement == self.placement {
+            return Some(self.captions);
+        }
+        self.other_placements
+            .iter()
+            .find(|(p, _)| *p == placement)
+            .map(|(_, c)| *c)
+    }
+
     /// The lesson's trace, as an ITP CSV loaded like any other (with its
     /// throughput table, for an elastic lesson).
     pub fn trace(&self) -> (Trace, LoadReport) {
@@ -217,6 +234,7 @@ pub const LESSONS: [Lesson; 4] = [
             (14520, "Small jobs use the free GPUs only if they end before that reservation: no delay for the head."),
             (16800, "Compare the parts: p switches the policy yourself, w runs every policy from here, b steps back."),
         ],
+        other_placements: &[],
         jobs: Jobs::Rigid(hol_jobs),
     },
     Lesson {
@@ -237,6 +255,7 @@ pub const LESSONS: [Lesson; 4] = [
             (6900, "It has waited twice its run so far: the starvation guard (--las-starve) promotes it back to the first queue, for good."),
             (8400, "The short jobs have stopped; the long job runs to the end. w compares every policy from here; b steps back."),
         ],
+        other_placements: &[],
         jobs: Jobs::Rigid(starvation_jobs),
     },
     Lesson {
@@ -254,6 +273,7 @@ pub const LESSONS: [Lesson; 4] = [
             (2100, "It keeps happening: each 8-GPU job waits 5 to 25 minutes for a machine to empty."),
             (3600, "Now run `tracetui lesson fragmentation --placement pack`: small jobs fill one machine at a time and every 8-GPU job starts on arrival."),
         ],
+        other_placements: &[(Placement::Pack, FRAGMENTATION_PACKED)],
         jobs: Jobs::Rigid(fragmentation_jobs),
     },
     Lesson {
@@ -276,8 +296,18 @@ pub const LESSONS: [Lesson; 4] = [
             (12062, "D ends, and A grows from 2 GPUs to 4 on the GPUs it leaves; as each job ends, the others grow."),
             (13096, "Every admitted job met its deadline: 4 of 5, against 0 of 5 under EDF. A splits the screen to watch both policies side by side; b steps back."),
         ],
+        other_placements: &[],
         jobs: Jobs::Elastic(deadline_jobs),
     },
+];
+
+/// The fragmentation lesson under `--placement pack`: what that run shows
+/// (tests/lessons.rs checks each fact).
+const FRAGMENTATION_PACKED: Captions = &[
+    (0, "Four 8-GPU machines, the same jobs, packed: each one-GPU job goes on the fullest machine with room."),
+    (300, "The first 8-GPU job starts on arrival."),
+    (1200, "The next arrives: the small jobs sit on two machines, the first 8-GPU job holds a third, the fourth is empty: it starts at once."),
+    (2100, "Every 8-GPU job starts on arrival: packing keeps whole machines free (under spread, the lesson's own run, 5 of 6 waited)."),
 ];
 
 pub fn find(name: &str) -> Option<&'static Lesson> {

@@ -317,6 +317,7 @@ fn the_export_path_is_escaped_in_the_log_as_on_the_flash_line() {
     let u = app.update(Action::Exported(Exported::Files {
         txt: dir.join("s.txt"),
         svg: dir.join("s.svg"),
+        detail: None,
     }));
     let logged: Vec<String> = u
         .effects

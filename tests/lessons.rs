@@ -238,3 +238,56 @@ fn deadlines_edf_misses_every_one_elasticflow_declines_e_and_meets_the_rest() {
     assert_eq!(met(0..part2), 0);
     assert_eq!(met(part2..i64::MAX), 4);
 }
+
+/// The fragmentation lesson under `--placement pack` has captions of its
+/// own; each fact they state holds in that run.
+#[test]
+fn fragmentation_packed_captions_tell_of_the_packed_run() {
+    let l = lesson::find("fragmentation").unwrap();
+    let packed = l.captions_for(Placement::Pack).unwrap();
+    assert_ne!(packed, l.captions);
+    assert_eq!(l.captions_for(l.placement), Some(l.captions));
+    assert_eq!(l.captions_for(Placement::Consolidate), None);
+    let (t, _) = run("fragmentation", Some(Placement::Pack));
+    let s = Schedule::parse(&t, l.schedule).unwrap();
+    let mut e = Engine::new(t.clone(), s.start.unwrap(), Placement::Pack);
+    let big: Vec<i64> = t
+        .jobs
+        .iter()
+        .filter(|j| j.demand.total_milli() == 8000)
+        .map(|j| j.submit)
+        .collect();
+    // 300: the first 8-GPU job starts on arrival.
+    assert_eq!(big[0], 300);
+    // 1200: before the next arrives, the small jobs sit on two machines, the
+    // first 8-GPU job holds a third, the fourth is empty.
+    assert_eq!(big[1], 1200);
+    e.advance_to(1199);
+    let c = e.cluster();
+    let (mut small, mut big8, mut empty) = (0, 0, 0);
+    for m in 0..4u32 {
+        let holders: std::collections::BTreeSet<u32> = (0..8)
+            .flat_map(|g| c.holders(c.first_gpu(m) + g).iter().map(|h| h.0))
+            .collect();
+        let small_here = holders
+            .iter()
+            .any(|&j| t.jobs[j as usize].demand.total_milli() == 1000);
+        small += small_here as u32;
+        big8 += holders
+            .iter()
+            .any(|&j| t.jobs[j as usize].demand.total_milli() == 8000) as u32;
+        empty += holders.is_empty() as u32;
+    }
+    assert_eq!(
+        (small, big8, empty),
+        (2, 1, 1),
+        "machines with small jobs, with the first 8-GPU job, empty"
+    );
+    // Every 8-GPU job starts on arrival; under spread 5 of 6 waited.
+    e.run_to_end();
+    for &b in &big {
+        assert_eq!(starts_of(&t, &e, b, 8), vec![b], "the 8-GPU job of {b}");
+    }
+    let text: String = packed.iter().map(|c| c.1).collect();
+    assert!(text.contains("5 of 6 waited") && text.contains("the small jobs sit on two machines"));
+}

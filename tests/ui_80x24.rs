@@ -427,6 +427,7 @@ fn the_lecture_layout_widens_the_cells_and_shows_what_e_wrote() {
     app.update(Action::Exported(Exported::Files {
         txt: "/tmp/x/tracetui-1.txt".into(),
         svg: "/tmp/x/tracetui-1.svg".into(),
+        detail: None,
     }));
     let s = text(&render(&app, 200, 60));
     assert!(

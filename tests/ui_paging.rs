@@ -13,12 +13,12 @@ fn screen(app: &App) -> String {
     text(&render(app, 80, 24))
 }
 
-/// The drill-down's scroll and the rows its box shows.
+/// The drill-down's scroll and its rows (its lines, wrapped to the box).
 fn detail_scroll(app: &App) -> (usize, usize) {
-    let Some(tracetui::ui::app::Popup::Detail { scroll, lines, .. }) = app.popup() else {
+    let Some(tracetui::ui::app::Popup::Detail { scroll, .. }) = app.popup() else {
         panic!("no drill-down")
     };
-    (*scroll, lines.len())
+    (*scroll, app.detail_rows().unwrap())
 }
 
 #[test]
@@ -39,7 +39,7 @@ fn paging_shows_every_drill_down_line_once_and_home_end_and_g_jump() {
     let rows: Vec<&str> = s.lines().collect();
     let top = rows
         .iter()
-        .position(|l| l.contains("esc closes"))
+        .position(|l| l.contains("┌ job "))
         .unwrap_or_else(|| panic!("{s}"));
     // The box's own bottom: the first row below with `└` in its left column.
     let col = rows[top].chars().position(|c| c == '┌').unwrap();

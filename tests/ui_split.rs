@@ -187,7 +187,7 @@ fn the_marks_name_the_jobs_whose_state_differs() {
 fn export_writes_the_split_screen() {
     let app = fifo_sjf((120, 40), "dark");
     let dir = common::scratch_dir("split-export");
-    let (txt, svg) = tracetui::ui::effects::export_to(&app, &dir).unwrap();
+    let (txt, svg, _) = tracetui::ui::effects::export_to(&app, &dir).unwrap();
     let txt = std::fs::read_to_string(txt).unwrap();
     assert!(txt.contains("A · fifo (live)") && txt.contains("B · sjf since"));
     // The SVG draws a text element per character (spaces left out).

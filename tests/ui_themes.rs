@@ -83,7 +83,7 @@ fn page(svg: &str) -> &str {
 fn an_export_is_drawn_on_the_themes_page() {
     let dir = common::scratch_dir("theme-export");
     let shot = |app: &App| {
-        let (_, svg) = tracetui::ui::effects::export_to(app, &dir).unwrap();
+        let (_, svg, _) = tracetui::ui::effects::export_to(app, &dir).unwrap();
         std::fs::read_to_string(svg).unwrap()
     };
     let mut app = app_for(sample(), Policy::Fifo, (120, 40));

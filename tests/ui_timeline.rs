@@ -123,7 +123,7 @@ fn a_jump_fills_the_timeline_on_its_way() {
 fn export_writes_the_timeline() {
     let app = stepped((120, 40), "dark");
     let dir = common::scratch_dir("timeline-export");
-    let (txt, _svg) = tracetui::ui::effects::export_to(&app, &dir).unwrap();
+    let (txt, _svg, _) = tracetui::ui::effects::export_to(&app, &dir).unwrap();
     let txt = std::fs::read_to_string(txt).unwrap();
     assert!(txt.contains("Timeline · 1 day · follows now"), "{txt}");
     assert!(txt.contains("util %") && txt.contains("running"));

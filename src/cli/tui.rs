@@ -71,18 +71,23 @@ pub fn lesson(a: &super::LessonArgs, v: &ViewArgs) -> Result<()> {
     opts.tuning = tuning;
     opts.schedule = Some(schedule);
     opts.no_terminal = "a lesson plays in a terminal (`tracetui lesson` lists them)".into();
-    // The lesson's captions tell of its own schedule: with yours, one says so.
-    opts.captions = match yours {
-        true => vec![(
+    // The lesson's captions tell of its own schedule and of the placements
+    // it has captions for: under another, one caption says so.
+    opts.captions = match (yours, l.captions_for(placement)) {
+        (true, _) => vec![(
             0,
             "Under your schedule: the lesson's captions follow its own (S shows yours)."
                 .to_string(),
         )],
-        false => l
-            .captions
-            .iter()
-            .map(|&(t, c)| (t, c.to_string()))
-            .collect(),
+        (false, None) => vec![(
+            0,
+            format!(
+                "Under --placement {}: the lesson's captions tell of its own run ({}).",
+                placement.name(),
+                l.placement.name()
+            ),
+        )],
+        (false, Some(c)) => c.iter().map(|&(t, c)| (t, c.to_string())).collect(),
     };
     let label = match yours {
         true => format!("lesson {} · {} · your schedule", l.name, placement.name()),

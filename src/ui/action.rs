@@ -108,8 +108,16 @@ pub enum Asker {
 /// The files an export wrote, or why it failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Exported {
-    Files { txt: PathBuf, svg: PathBuf },
-    Failed { dir: PathBuf, error: String },
+    /// The screen as text and SVG, and an open drill-down's whole text.
+    Files {
+        txt: PathBuf,
+        svg: PathBuf,
+        detail: Option<PathBuf>,
+    },
+    Failed {
+        dir: PathBuf,
+        error: String,
+    },
 }
 
 /// What the runner does for `update`.

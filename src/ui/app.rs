@@ -291,6 +291,18 @@ impl App {
         self.view.popup.as_ref()
     }
 
+    /// The rows an open drill-down takes once its long lines are wrapped
+    /// to the box (what paging moves over).
+    pub fn detail_rows(&self) -> Option<usize> {
+        match &self.view.popup {
+            Some(Popup::Detail { lines, .. }) => {
+                let cols = super::popups::detail_width(self.view.size);
+                Some(super::popups::wrap_detail(lines, cols).len())
+            }
+            _ => None,
+        }
+    }
+
     pub fn flash(&self) -> Option<&str> {
         self.view.flash.as_deref()
     }

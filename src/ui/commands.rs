@@ -203,6 +203,11 @@ impl App {
             self.emit(Effect::Quit(Quit::Clear));
             return true;
         }
+        // A drill-down is saved whole with the screen (`e`).
+        if c == Command::Export && matches!(self.view.popup, Some(Popup::Detail { .. })) {
+            self.emit(Effect::Export);
+            return true;
+        }
         if self.view.popup.is_none() {
             return false;
         }
@@ -223,7 +228,9 @@ impl App {
                 *scroll = super::popups::scrolled(*scroll, c, page, max)
             }
             (Popup::Detail { scroll, lines, .. }, _) if super::popups::is_scroll(c) => {
-                let (page, max) = super::popups::detail_pages(size, lines.len());
+                let cols = super::popups::detail_width(size);
+                let rows = super::popups::wrap_detail(lines, cols).len();
+                let (page, max) = super::popups::detail_pages(size, rows);
                 *scroll = super::popups::scrolled(*scroll, c, page, max)
             }
             (Popup::Detail { .. }, Command::Detail) => self.view.popup = None,

@@ -122,7 +122,7 @@ impl Effects {
     fn perform_one(&mut self, app: &App, e: Effect) -> Option<Action> {
         match e {
             Effect::Export => Some(Action::Exported(match export_to(app, &self.export_dir) {
-                Ok((txt, svg)) => Exported::Files { txt, svg },
+                Ok((txt, svg, detail)) => Exported::Files { txt, svg, detail },
                 Err(e) => Exported::Failed {
                     dir: self.export_dir.clone(),
                     error: e.to_string(),
@@ -197,7 +197,9 @@ fn read(app: &App, e: Effect) -> Option<Action> {
 
 /// Renders the app at its size and writes `tracetui-<time>.txt` and `.svg`
 /// in `dir` (never over an earlier export); their paths.
-pub fn export_to(app: &App, dir: &Path) -> std::io::Result<(PathBuf, PathBuf)> {
+/// The files written: the screen as text and SVG, and, with a drill-down
+/// open, its whole text (every line, not only those on screen).
+pub fn export_to(app: &App, dir: &Path) -> std::io::Result<(PathBuf, PathBuf, Option<PathBuf>)> {
     let (w, h) = match app.view.size {
         (0, _) | (_, 0) => (120, 40),
         s => s,
@@ -206,7 +208,7 @@ pub fn export_to(app: &App, dir: &Path) -> std::io::Result<(PathBuf, PathBuf)> {
     super::draw::render(app, buf.area, &mut buf);
     let stem = format!("tracetui-{}", app.replay().now());
     let mut n = 0;
-    let (txt, svg) = loop {
+    let (txt, svg, job) = loop {
         let suffix = if n == 0 {
             String::new()
         } else {
@@ -214,8 +216,9 @@ pub fn export_to(app: &App, dir: &Path) -> std::io::Result<(PathBuf, PathBuf)> {
         };
         let txt = dir.join(format!("{stem}{suffix}.txt"));
         let svg = dir.join(format!("{stem}{suffix}.svg"));
-        if !txt.exists() && !svg.exists() {
-            break (txt, svg);
+        let job = dir.join(format!("{stem}{suffix}-drill-down.txt"));
+        if !txt.exists() && !svg.exists() && !job.exists() {
+            break (txt, svg, job);
         }
         n += 1;
     };
@@ -223,7 +226,19 @@ pub fn export_to(app: &App, dir: &Path) -> std::io::Result<(PathBuf, PathBuf)> {
     crate::outfile::write_atomic(&txt, |f| std::io::Write::write_all(f, text.as_bytes()))?;
     let image = super::export::buffer_svg(&buf, &app.theme().paper);
     crate::outfile::write_atomic(&svg, |f| std::io::Write::write_all(f, image.as_bytes()))?;
-    Ok((txt, svg))
+    let detail = match app.popup() {
+        Some(super::app::Popup::Detail { title, lines, .. }) => {
+            let mut text = format!("{title}\n\n");
+            for l in lines {
+                text.push_str(l);
+                text.push('\n');
+            }
+            crate::outfile::write_atomic(&job, |f| std::io::Write::write_all(f, text.as_bytes()))?;
+            Some(job)
+        }
+        _ => None,
+    };
+    Ok((txt, svg, detail))
 }
 
 /// The memory the what-if's rows may take: half of what the system has

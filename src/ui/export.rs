@@ -11,10 +11,21 @@ impl App {
     /// What became of `e`'s export (written by the runner): in the log and the flash.
     pub(super) fn exported(&mut self, e: Exported) {
         match e {
-            Exported::Files { txt, svg } => {
+            Exported::Files { txt, svg, detail } => {
                 let (txt, svg) = (shown(&txt), shown(&svg));
-                self.info(format!("screen exported: {txt} and {svg}"));
-                self.view.flash = Some(format!("exported {svg}"));
+                match detail {
+                    Some(d) => {
+                        let d = shown(&d);
+                        self.info(format!(
+                            "screen exported: {txt} and {svg}; the drill-down: {d}"
+                        ));
+                        self.view.flash = Some(format!("saved the drill-down: {d}"));
+                    }
+                    None => {
+                        self.info(format!("screen exported: {txt} and {svg}"));
+                        self.view.flash = Some(format!("exported {svg}"));
+                    }
+                }
             }
             Exported::Failed { dir, error } => {
                 let error = crate::text::guarded(&error).into_owned();

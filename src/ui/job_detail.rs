@@ -103,10 +103,11 @@ impl App {
             replay["power_limit_w"] = json!(d.limit);
         }
         let all = json!({ "in this replay": replay, "as recorded": record });
-        crate::fmt::json_text(&all)
-            .lines()
-            .map(str::to_string)
-            .collect()
+        let mut lines = self.job_card(job);
+        lines.push(String::new());
+        lines.push("── the replay's and the trace's records ──".into());
+        lines.extend(crate::fmt::json_text(&all).lines().map(str::to_string));
+        lines
     }
 
     /// Under a speed model: the work done and left, the speed now, the
@@ -194,23 +195,16 @@ impl App {
     }
 }
 
-/// `3rd of 57 waiting under sjf (2 ahead)`.
-fn order_text(policy: &str, p: QueuePlace) -> String {
-    let n = p.ahead + 1;
-    let th = match (n % 10, n % 100) {
-        (_, 11..=13) => "th",
-        (1, _) => "st",
-        (2, _) => "nd",
-        (3, _) => "rd",
-        _ => "th",
-    };
+/// `3rd of 57 waiting under sjf: 2 jobs ahead`.
+pub(super) fn order_text(policy: &str, p: QueuePlace) -> String {
     let ahead = match p.ahead {
         0 => "next to start".to_string(),
         1 => "1 job ahead".to_string(),
         a => format!("{a} jobs ahead"),
     };
     format!(
-        "{n}{th} of {} waiting under {}: {ahead}",
+        "{} of {} waiting under {}: {ahead}",
+        super::job_card::ordinal(p.ahead + 1),
         p.waiting,
         crate::text::sanitize(policy)
     )

@@ -21,6 +21,7 @@ pub(crate) mod filter;
 mod find;
 pub mod grid;
 pub(crate) mod hints;
+mod job_card;
 mod job_detail;
 mod key_input;
 pub mod keymap;

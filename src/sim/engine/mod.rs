@@ -16,6 +16,8 @@ mod switch;
 mod victims;
 mod waiting;
 mod walks;
+mod why;
+pub use why::Blocked;
 
 pub use power::JobPower;
 pub use snapshot::Snapshot;

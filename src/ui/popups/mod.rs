@@ -57,6 +57,54 @@ pub(super) fn detail_box(area: Rect) -> Rect {
     )
 }
 
+/// The columns a drill-down's text has in a terminal of `size`.
+pub(crate) fn detail_width(size: (u16, u16)) -> usize {
+    detail_box(Rect::new(0, 0, size.0, size.1))
+        .width
+        .saturating_sub(2) as usize
+}
+
+/// A drill-down's lines wrapped to `cols`: a line too long goes on in the
+/// column its value starts in (after the label and its run of spaces), so
+/// no value is cut at the edge.
+pub(crate) fn wrap_detail(lines: &[String], cols: usize) -> Vec<String> {
+    let mut out = Vec::with_capacity(lines.len());
+    for line in lines {
+        if crate::text::width(line) <= cols || cols < 8 {
+            out.push(line.clone());
+            continue;
+        }
+        let chars: Vec<char> = line.chars().collect();
+        let lead = chars.iter().take_while(|c| **c == ' ').count();
+        // The value: after the first run of two spaces past the label.
+        let value_at = (lead..chars.len().saturating_sub(2))
+            .find(|&i| chars[i] == ' ' && chars[i + 1] == ' ')
+            .and_then(|i| (i..chars.len()).find(|&k| chars[k] != ' '));
+        let text = |r: std::ops::Range<usize>| chars[r].iter().collect::<String>();
+        let (head, value, indent) = match value_at {
+            Some(k) if k <= cols / 2 => (text(0..k), text(k..chars.len()), k),
+            Some(k) => {
+                // A label too wide to hang the value beside: the value below it.
+                out.push(text(0..k).trim_end().to_string());
+                (String::new(), text(k..chars.len()), lead + 2)
+            }
+            None => (text(0..lead), text(lead..chars.len()), lead),
+        };
+        let indent = indent.min(cols / 2);
+        let room = cols - indent.max(crate::text::width(&head));
+        for (i, piece) in crate::text::wrap_words(&value, room, 0)
+            .into_iter()
+            .enumerate()
+        {
+            match (i, head.is_empty()) {
+                (0, false) => out.push(format!("{head}{piece}")),
+                _ => out.push(format!("{}{piece}", " ".repeat(indent))),
+            }
+        }
+    }
+    out
+}
+
 /// A drill-down's page (the lines it shows) and how far it can scroll: its
 /// last line at the bottom of the box, never into blank pages.
 pub(crate) fn detail_pages(size: (u16, u16), lines: usize) -> (usize, usize) {
@@ -98,4 +146,30 @@ pub(crate) fn scrolled(scroll: usize, c: Command, page: usize, max: usize) -> us
         _ => scroll,
     }
     .min(max)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wrap_detail;
+
+    #[test]
+    fn a_long_line_goes_on_under_its_value_and_nothing_is_cut() {
+        let lines = vec![
+            "waits for  its turn: it fits now, but fifo starts jobs in order".to_string(),
+            "    job_id                 0123456789abcdef0123456789abcdef".to_string(),
+            "short".to_string(),
+        ];
+        let rows = wrap_detail(&lines, 40);
+        assert!(
+            rows.iter().all(|r| crate::text::width(r) <= 40),
+            "{rows:#?}"
+        );
+        assert_eq!(rows[0], "waits for  its turn: it fits now, but");
+        assert_eq!(rows[1], "           fifo starts jobs in order");
+        assert_eq!(rows[2], "    job_id");
+        assert_eq!(rows[3], "      0123456789abcdef0123456789abcdef");
+        let squeeze = |v: &[String]| v.concat().replace(' ', "");
+        assert_eq!(squeeze(&rows), squeeze(&lines));
+        assert_eq!(rows.last().unwrap(), "short");
+    }
 }

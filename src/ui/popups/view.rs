@@ -75,11 +75,18 @@ fn help(app: &App, area: Rect, buf: &mut Buffer, scroll: usize) {
 fn detail(app: &App, area: Rect, buf: &mut Buffer, title: &str, lines: &[String], scroll: usize) {
     let t = app.theme();
     let r = detail_box(area);
-    let inner = app.chrome().popup(
-        r,
-        buf,
-        &format!("{title} · ↑↓ PgUp PgDn Home End · esc closes"),
-    );
+    // The keys in as many words as fit beside the title.
+    let room = r.width.saturating_sub(4) as usize;
+    let full = [
+        format!("{title} · ↑↓ PgUp PgDn Home End · e saves · esc closes"),
+        format!("{title} · ↑↓ PgDn End · e saves · esc"),
+        format!("{title} · esc closes"),
+    ]
+    .into_iter()
+    .find(|t| crate::text::width(t) <= room)
+    .unwrap_or_else(|| title.to_string());
+    let inner = app.chrome().popup(r, buf, &full);
+    let lines = &super::wrap_detail(lines, inner.width as usize);
     let shown: Vec<Line> = lines
         .iter()
         .skip(scroll)
