@@ -56,6 +56,21 @@ pub fn clock(zone: Zone, first: Secs, t: Secs) -> String {
     }
 }
 
+/// Whether the trace's calendar dates are real (Philly, Acme): PAI's and
+/// Zeus's are shifted, and ITP's seconds have no calendar.
+pub(crate) fn dated(zone: Zone) -> bool {
+    !matches!(zone, Zone::Relative) && zone != PAI_ZONE
+}
+
+/// `t` as the replay shows it: `Tue 2017-10-03 14:00:00` where the dates
+/// are real, else `clock`'s `Tue 14:00:00 day 2` (`day 2 14:00:00`).
+pub fn clock_shown(zone: Zone, first: Secs, t: Secs) -> String {
+    match local(zone, t).filter(|_| dated(zone)) {
+        Some(d) => format!("{} {}", d.weekday(), d.format("%Y-%m-%d %H:%M:%S")),
+        None => clock(zone, first, t),
+    }
+}
+
 /// The zone's offset from UTC at `t` (`UTC+8`, `UTC-7`, `UTC+5:30`), for
 /// headers: unambiguous where abbreviations are not (PAI's Shanghai time
 /// is `CST`, as is US Central).
@@ -116,6 +131,21 @@ mod tests {
         assert_eq!(clock(Zone::Relative, 0, 90_061), "day 2 01:01:01");
         assert_eq!(clock(Zone::Fixed(8 * 3600), 0, 0), "Thu 08:00:00 day 1");
         assert_eq!(zone_abbrev(Zone::Fixed(-7 * 3600 - 1800), 0), "UTC-07:30");
+    }
+
+    #[test]
+    fn real_dates_are_shown_where_the_trace_has_them() {
+        let la = Zone::Tz(chrono_tz::America::Los_Angeles);
+        assert_eq!(clock_shown(la, 0, 1_507_064_400), "Tue 2017-10-03 14:00:00");
+        assert_eq!(
+            clock_shown(Zone::Fixed(8 * 3600), 0, 0),
+            "Thu 1970-01-01 08:00:00"
+        );
+        assert_eq!(
+            clock_shown(PAI_ZONE, 4_550_879, 4_550_879),
+            "Mon 00:07:59 day 1"
+        );
+        assert_eq!(clock_shown(Zone::Relative, 0, 90_061), "day 2 01:01:01");
     }
 }
 
@@ -183,15 +213,19 @@ pub(crate) fn parse_duration(s: &str) -> Option<Secs> {
 /// A time a user typed that is not one (the text, as typed).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "'{}': try +2h, -30m, day 3 14:00, 14:00 or trace seconds",
+    "'{}': try +2h, -30m, day 3 14:00, Fri 03:00, 14:00 or trace seconds",
     crate::text::sanitize(.input.trim())
 )]
 pub struct WhenError {
     pub input: String,
 }
 
-/// A time typed by a user: `+2h` / `-30m` (from now), `day 3 14:00`, `day 3`,
-/// `14:00` (today), or raw trace seconds.
+/// A time typed by a user: `+2h` / `-30m` (from now), or the words of a
+/// time as the screen shows it, in any order — `day 3`, a weekday (`Fri`),
+/// a date (`2017-10-03`, for traces with real dates), a time of day
+/// (`14:00`, `14:00:30`) — or raw trace seconds. A weekday alone means the
+/// next one from now (today if its time is still to come); with a day or a
+/// date it must be that day's. A time alone is today's.
 pub(crate) fn parse_when(
     zone: Zone,
     first: Secs,
@@ -212,28 +246,79 @@ pub(crate) fn parse_when(
             .and_then(|d| now.checked_sub(d))
             .ok_or_else(bad);
     }
-    if let Some(rest) = s.strip_prefix("day") {
-        let mut it = rest.split_whitespace();
-        let n: i64 = it
-            .next()
-            .and_then(|x| x.parse().ok())
-            .filter(|n| *n >= 1)
-            .ok_or_else(bad)?;
-        let at = match it.next() {
-            Some(hms) => parse_hms(hms).ok_or_else(bad)?,
-            None => 0,
-        };
-        if it.next().is_some() {
-            return Err(bad());
+    if let Ok(t) = s.parse::<i64>() {
+        return Ok(t);
+    }
+    let words = Words::read(&s).ok_or_else(bad)?;
+    // Only what the screen shows: no weekday without a calendar, no date
+    // where the dates are not real.
+    if (zone == Zone::Relative && words.weekday.is_some()) || (!dated(zone) && words.date.is_some())
+    {
+        return Err(bad());
+    }
+    let at = words.at.unwrap_or(0);
+    let day = match (words.day, words.date) {
+        (Some(_), Some(_)) => return Err(bad()),
+        (Some(n), None) => Some(n),
+        (None, Some(d)) => {
+            let d1 = local(zone, first).ok_or_else(bad)?.date();
+            Some((d - d1).num_days() + 1)
         }
-        return Ok(day_start(zone, first, n) + at);
+        (None, None) => None,
+    };
+    let weekday_of = |n: i64| local(zone, day_start(zone, first, n) + 43_200).map(|d| d.weekday());
+    match (day, words.weekday) {
+        (Some(n), Some(w)) if weekday_of(n) != Some(w) => Err(bad()),
+        (Some(n), _) => Ok(day_start(zone, first, n) + at),
+        (None, Some(w)) => {
+            // The next such weekday from today, today if still to come.
+            let today = day_number(zone, first, now);
+            (today..today + 8)
+                .find(|&n| weekday_of(n) == Some(w) && day_start(zone, first, n) + at >= now)
+                .map(|n| day_start(zone, first, n) + at)
+                .ok_or_else(bad)
+        }
+        (None, None) if words.at.is_some() => {
+            Ok(day_start(zone, first, day_number(zone, first, now)) + at)
+        }
+        (None, None) => Err(bad()),
     }
-    if s.contains(':') {
-        let at = parse_hms(&s).ok_or_else(bad)?;
-        let today = day_number(zone, first, now);
-        return Ok(day_start(zone, first, today) + at);
+}
+
+/// The words of a typed time, each at most once.
+#[derive(Default)]
+struct Words {
+    day: Option<i64>,
+    weekday: Option<chrono::Weekday>,
+    date: Option<chrono::NaiveDate>,
+    at: Option<Secs>,
+}
+
+impl Words {
+    fn read(s: &str) -> Option<Words> {
+        let mut w = Words::default();
+        let mut it = s.split_whitespace();
+        fn set<T>(slot: &mut Option<T>, v: T) -> Option<()> {
+            slot.replace(v).is_none().then_some(())
+        }
+        while let Some(word) = it.next() {
+            if word == "day" {
+                let n: i64 = it.next()?.parse().ok().filter(|n| *n >= 1)?;
+                set(&mut w.day, n)?;
+            } else if let Some(n) = word.strip_prefix("day").and_then(|n| n.parse().ok()) {
+                set(&mut w.day, n).filter(|_| n >= 1)?;
+            } else if let Ok(d) = word.parse::<chrono::Weekday>() {
+                set(&mut w.weekday, d)?;
+            } else if let Ok(d) = chrono::NaiveDate::parse_from_str(word, "%Y-%m-%d") {
+                set(&mut w.date, d)?;
+            } else if word.contains(':') {
+                set(&mut w.at, parse_hms(word)?)?;
+            } else {
+                return None;
+            }
+        }
+        Some(w)
     }
-    s.parse::<i64>().map_err(|_| bad())
 }
 
 #[cfg(test)]
@@ -272,6 +357,45 @@ mod when_tests {
             .contains("try +2h"));
         assert!(parse_when(PAI_ZONE, first, now, "day 0").is_err());
         assert!(parse_when(PAI_ZONE, first, now, "25:99").is_err());
+        // As the screen shows it: weekday, time and day in any order.
+        let shown = parse_when(PAI_ZONE, first, now, "Wed 14:00:00 day 3").unwrap();
+        assert_eq!(clock(PAI_ZONE, first, shown), "Wed 14:00:00 day 3");
+        assert_eq!(
+            parse_when(PAI_ZONE, first, now, "day 3 wed 14:00"),
+            Ok(shown)
+        );
+        assert!(
+            parse_when(PAI_ZONE, first, now, "Fri 14:00 day 3").is_err(),
+            "day 3 is a Wed"
+        );
+        // A weekday alone: the next one from now (Monday 00:09:39).
+        let fri = parse_when(PAI_ZONE, first, now, "Fri 03:00").unwrap();
+        assert_eq!(clock(PAI_ZONE, first, fri), "Fri 03:00:00 day 5");
+        let mon = parse_when(PAI_ZONE, first, now, "mon 00:05").unwrap();
+        assert_eq!(
+            clock(PAI_ZONE, first, mon),
+            "Mon 00:05:00 day 8",
+            "today's is past"
+        );
+        // A real date (Philly's).
+        let la = Zone::Tz(chrono_tz::America::Los_Angeles);
+        let p0 = 1_506_816_000; // 2017-10-01 00:00 UTC, Sep 30 17:00 in LA
+        let t = parse_when(la, p0, p0, "2017-10-03 14:00").unwrap();
+        assert_eq!(weekday_time(la, t), "Tue 14:00:00");
+        assert_eq!(day_number(la, p0, t), 4);
+        assert!(
+            parse_when(la, p0, p0, "2017-10-03 day 4").is_err(),
+            "a date or a day"
+        );
+        assert!(parse_when(PAI_ZONE, first, now, "day 3 day 4").is_err());
+        assert!(
+            parse_when(PAI_ZONE, first, now, "2020-07-01").is_err(),
+            "PAI's dates are not real"
+        );
+        assert!(
+            parse_when(Zone::Relative, 0, 0, "Fri 03:00").is_err(),
+            "ITP has no weekdays"
+        );
         // Past i64: refused, not wrapped (or a panic in a debug build).
         assert!(parse_when(PAI_ZONE, first, now, "+999999999999999d").is_err());
         assert!(parse_when(PAI_ZONE, first, now, "+9223372036854775807").is_err());

@@ -350,7 +350,7 @@ impl App {
     /// `day 3 Tue 14:05:33` in the trace's zone.
     pub fn clock(&self, t: Secs) -> String {
         let tr = self.trace();
-        crate::trace::clock::clock(tr.zone, self.sim.first, t)
+        crate::trace::clock::clock_shown(tr.zone, self.sim.first, t)
     }
 }
 

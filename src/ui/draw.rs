@@ -130,7 +130,7 @@ fn header(app: &App, area: Rect, buf: &mut Buffer) {
     } else {
         format!(
             " since {}",
-            clock::clock(trace.zone, first, e.policy_since())
+            clock::clock_shown(trace.zone, first, e.policy_since())
         )
     };
     let left = vec![
@@ -166,7 +166,7 @@ fn header(app: &App, area: Rect, buf: &mut Buffer) {
     };
     let right = vec![
         Span::styled(
-            format!("{} {zone} ", clock::clock(trace.zone, first, now)),
+            format!("{} {zone} ", clock::clock_shown(trace.zone, first, now)),
             t.header.add_modifier(Modifier::BOLD),
         ),
         state,

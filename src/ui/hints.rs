@@ -20,7 +20,15 @@ pub(crate) fn draw(app: &App, area: Rect, buf: &mut Buffer) {
     {
         let label = match kind {
             super::app::PromptKind::Find => "find job or machine: ",
-            super::app::PromptKind::Goto => "go to (+2h, -30m, day 3 14:00, 14:00, seconds): ",
+            super::app::PromptKind::Goto => match app.trace().zone {
+                crate::trace::model::Zone::Relative => {
+                    "go to (+2h, -30m, day 3 14:00, 14:00, seconds): "
+                }
+                z if crate::trace::clock::dated(z) => {
+                    "go to (+2h, -30m, 2017-10-03 14:00, Fri 03:00, day 3): "
+                }
+                _ => "go to (+2h, -30m, day 3 14:00, Fri 03:00, 14:00): ",
+            },
             super::app::PromptKind::Filter => "filter (alice, user=, group=, gpu=, state=): ",
         };
         let line = Line::from(vec![

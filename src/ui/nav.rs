@@ -363,11 +363,7 @@ impl App {
                     self.sim.replay.now(),
                     &input,
                 ) {
-                    Ok(t) => {
-                        let start = self.sim.first - 1;
-                        self.move_to(t.max(start));
-                        self.view.flash = Some(format!("at {}", self.clock(self.sim.replay.now())));
-                    }
+                    Ok(t) => self.go_to(t),
                     Err(e) => {
                         self.warn(format!("go to: {e}"));
                         self.view.flash = Some(e.to_string());
@@ -377,6 +373,35 @@ impl App {
             PromptKind::Find => self.find(&input),
             PromptKind::Filter => self.set_filter(&input),
         }
+    }
+
+    /// `g`'s move: to `t`, or where the trace begins or ends if `t` is
+    /// beyond them (said, rather than a jump into nothing).
+    fn go_to(&mut self, t: Secs) {
+        let start = self.sim.first - 1;
+        self.move_to(t.max(start));
+        let e = self.engine();
+        let end = e
+            .tally()
+            .last_finish
+            .into_iter()
+            .chain(self.trace().last_submit())
+            .max();
+        let past = match end {
+            Some(end) if !self.waiting() && e.next_event_time().is_none() && t > end => Some(end),
+            _ => None,
+        };
+        self.view.flash = Some(if let Some(end) = past {
+            self.move_to(end);
+            format!(
+                "the trace ends at {}: nothing happens after",
+                self.clock(end)
+            )
+        } else if t < start {
+            format!("the trace begins at {}", self.clock(self.sim.replay.now()))
+        } else {
+            format!("at {}", self.clock(self.sim.replay.now()))
+        });
     }
 
     /// A click: on the grid, the machine under it; on the lists, the job.

@@ -62,7 +62,7 @@ pub(crate) fn draw(app: &App, view: &TimelineView, area: Rect, buf: &mut Buffer)
         chart(app, r, buf, (name, values, *floor), (from, to, now), width);
     }
     // The time axis once, under the last chart, in the trace's local time.
-    let clock = |x: Secs| crate::trace::clock::clock(app.trace().zone, first, x);
+    let clock = |x: Secs| crate::trace::clock::clock_shown(app.trace().zone, first, x);
     let y = inner.y + plot_rows;
     let x0 = inner.x + width as u16 + 1;
     let room = inner.right().saturating_sub(x0) as usize;
