@@ -315,3 +315,44 @@ fn the_released_machine_spec_is_the_cluster() {
         assert!(rep.jobs_done > 2000, "{p}: {rep:?}");
     }
 }
+
+/// A sensor row names a device of its machine (`/dev/nvidia0` up to one
+/// below the machine's `cap_gpu`), and none for an instance without GPUs
+/// or on a CPU machine (issue 33 item 10: `/dev/nvidia2`–`7` were written
+/// on 2-GPU machines, and GPU rows on CPU machines).
+#[test]
+fn sensor_devices_lie_within_their_machines() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-traces/pai");
+    let spec = std::fs::read_to_string(dir.join("pai_machine_spec.csv")).unwrap();
+    let cap: std::collections::HashMap<&str, u32> = spec
+        .lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (f[0], f[4].parse().unwrap_or(0))
+        })
+        .collect();
+    let tasks = std::fs::read_to_string(dir.join("pai_task_table.csv")).unwrap();
+    let gpu_task: std::collections::HashSet<(&str, &str)> = tasks
+        .lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (!f[8].is_empty()).then_some((f[0], f[1]))
+        })
+        .collect();
+    let sensors = std::fs::read_to_string(dir.join("pai_sensor_table.csv")).unwrap();
+    let (mut named, mut blank) = (0, 0);
+    for l in sensors.lines() {
+        let f: Vec<&str> = l.split(',').collect();
+        let (machine, device) = (f[4], f[5]);
+        let c = cap[machine];
+        if !gpu_task.contains(&(f[0], f[1])) || c == 0 {
+            assert_eq!(device, "", "{l}");
+            blank += 1;
+            continue;
+        }
+        let k: u32 = device.strip_prefix("/dev/nvidia").unwrap().parse().unwrap();
+        assert!(k < c, "{device} on a machine of {c} GPUs: {l}");
+        named += 1;
+    }
+    assert!(named > 1000 && blank > 1000, "{named} named, {blank} blank");
+}

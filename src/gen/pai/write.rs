@@ -115,15 +115,24 @@ fn sensors(g: &Generated, w: &mut dyn Write) -> io::Result<()> {
         let plan = task.plan_gpu.unwrap_or(0) as f64;
         let util = plan * r.uniform();
         let mem = task.plan_mem * r.range(0.1, 0.9);
+        // A device of its machine (`/dev/nvidia0` … one below `cap_gpu`);
+        // none for an instance without GPUs or on a CPU machine.
+        let cap = g.machines[m as usize].3;
+        // (Drawn where the device always was: the other columns keep their values.)
+        let slot = r.below(8);
+        let device = match (task.plan_gpu, cap) {
+            (Some(_), 1..) => format!("/dev/nvidia{}", slot % cap as u64),
+            _ => String::new(),
+        };
         writeln!(
             w,
-            "{},{},{},{},{},/dev/nvidia{},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.1},{:.1},{:.1},{:.1}",
+            "{},{},{},{},{},{},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.1},{:.1},{:.1},{:.1}",
             n.job(task.job),
             task.name,
             n.worker(i as u32),
             n.inst_id(task.job),
             n.machine(m),
-            r.below(8),
+            device,
             task.plan_cpu as f64 * r.uniform(),
             util,
             mem,
