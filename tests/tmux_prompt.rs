@@ -47,3 +47,47 @@ fn a_prompt_takes_readline_keys_and_ctrl_c_only_closes_it() {
     );
     t.keys(&["q"]);
 }
+
+/// Keys typed while a trace loads are not echoed over the loading line,
+/// and Ctrl-C during the load gives the shell back its echo.
+#[test]
+fn keys_typed_during_a_load_are_not_echoed_and_ctrl_c_restores_echo() {
+    if !common::tmux::available() {
+        return;
+    }
+    let bin = env!("CARGO_BIN_EXE_tracetui");
+    let dir = common::scratch_dir("typeahead");
+    let big = dir.join("big.csv");
+    let gen = Command::new(bin)
+        .args(["gen", "itp", "--jobs", "600000", "--seed", "1", "--out"])
+        .arg(&big)
+        .output()
+        .unwrap();
+    assert!(gen.status.success());
+    let t = Tmux::shell("typeahead", (100, 24), "bash --norc --noprofile");
+    t.keys(&["clear", "Enter"]);
+    t.type_text(&format!("{bin} itp {} --fps 20", big.display()));
+    t.keys(&["Enter"]);
+    t.wait_for("tracetui: loading itp");
+    t.type_text("qwzx");
+    let s = t.screen();
+    if !s.contains("tracetui: loading itp") || s.contains("PAUSED") {
+        eprintln!("skipped: the load ended before the keys were typed");
+        t.keys(&["q"]);
+        return;
+    }
+    assert!(
+        !s.contains("qwzx"),
+        "typed keys echoed over the loading line:\n{s}"
+    );
+    t.keys(&["C-c"]);
+    // The terminal's own echo flag (readline echoes by itself, so ask stty).
+    t.keys(&["clear", "Enter"]);
+    t.type_text("stty -a | tr ' ' '\\n' | grep -x -- '-\\?echo' | sed 's/^/fl''ag=/'");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("flag=");
+    assert!(
+        s.contains("flag=echo") && !s.contains("flag=-echo"),
+        "echo is back:\n{s}"
+    );
+}

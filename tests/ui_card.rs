@@ -217,3 +217,56 @@ fn e_saves_the_whole_drill_down() {
     }
     assert!(saved.starts_with("job "), "{saved}");
 }
+
+/// A PAI drill-down opened while the side tables are indexed says so, with
+/// how far it has got, and is read again when they are (issue 33 item 9:
+/// it showed `sensor -` and never refreshed).
+#[test]
+fn a_drill_down_opened_while_indexing_refreshes_when_done() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-traces/pai");
+    let (trace, _) = tracetui::trace::pai::load(&dir, &Default::default()).unwrap();
+    let trace = std::sync::Arc::new(trace);
+    let mut app = app_for(trace.clone(), Policy::Fifo, (100, 30));
+    let noon = app.engine().now() + 12 * 3600;
+    act(&mut app, Action::GoTo(noon));
+    let &j = app.engine().running().keys().next().unwrap();
+    let card = app.job_card(j);
+    let measured = card
+        .iter()
+        .find(|l| l.starts_with("measured"))
+        .expect("{card:#?}");
+    assert!(
+        measured.contains("indexing sensor and metric tables… 0 %: this drill-down refreshes"),
+        "{measured}"
+    );
+    // Opened on the grid's machine of that job, then the index arrives.
+    let at = app.engine().now();
+    app.update(Action::JobDetailRead {
+        job: j,
+        at,
+        record: serde_json::json!({}),
+    });
+    assert!(matches!(app.popup(), Some(Popup::Detail { job: Some(x), .. }) if *x == j));
+    let util = trace.native.as_ref().unwrap().build_indexes().unwrap();
+    let u = act(&mut app, Action::Indexed(Ok(util.map(std::sync::Arc::new))));
+    assert!(u.effects.iter().any(|e| matches!(e,
+        tracetui::ui::app::Effect::ReadJobDetail { job, .. } if *job == j)));
+    let Some(Popup::Detail {
+        lines,
+        job: Some(x),
+        ..
+    }) = app.popup()
+    else {
+        panic!("read again: {:?}", app.popup())
+    };
+    assert_eq!(*x, j);
+    assert!(
+        lines.iter().any(|l| l.starts_with("GPU util   ")),
+        "{lines:#?}"
+    );
+    assert!(!lines.iter().any(|l| l.starts_with("measured")));
+    assert!(
+        !lines.iter().any(|l| l.contains("still being indexed")),
+        "{lines:#?}"
+    );
+}

@@ -182,7 +182,10 @@ pub fn open(format: Format, a: &TuiArgs, v: &ViewArgs) -> Result<()> {
         format.name(),
         a.path.display()
     ));
+    // Keys typed meanwhile are not echoed over that line.
+    let quiet = crate::ui::typeahead::quiet_typing();
     let (trace, report) = a.read.load(format, &a.path)?;
+    drop(quiet);
     let schedule = a.policies.schedule(&trace)?;
     let policy = schedule
         .as_ref()

@@ -169,6 +169,12 @@ impl App {
                     self.sim.job_util = util;
                 }
                 self.refresh_gpu_util();
+                // An open job drill-down read before: read again, with them.
+                if let Some(Popup::Detail { job: Some(job), .. }) = self.view.popup {
+                    self.view.popup = None;
+                    let at = self.sim.replay.now();
+                    self.emit(Effect::ReadJobDetail { job, at });
+                }
                 true
             }
             Action::WhatIfProgress { row, progress } => self.what_if_progress(row, progress),

@@ -6,7 +6,7 @@
 
 use super::app::App;
 use crate::fmt::human_secs;
-use crate::sim::engine::Blocked;
+use crate::sim::engine::{Blocked, QueuePlace};
 use crate::sim::Phase;
 use crate::text::sanitize;
 
@@ -70,12 +70,20 @@ impl App {
         }
         if let Some(u) = self.measured_util(job) {
             line("GPU util", u);
+        } else if let Some(i) = self.trace().native.as_ref().and_then(|n| n.indexing()) {
+            let done = i
+                .progress
+                .map_or(String::new(), |p| format!(" {:.0} %", p * 100.0));
+            line(
+                "measured",
+                format!(
+                    "indexing {}…{done}: this drill-down refreshes when it is done",
+                    i.what
+                ),
+            );
         }
         if let Some(place) = e.queue_place(job) {
-            line(
-                "queue",
-                super::job_detail::order_text(e.policy().title(), place),
-            );
+            line("queue", order_text(e.policy().title(), place));
         }
         if let Some(b) = e.blocked(job) {
             line("waits for", self.blocked_text(b));
@@ -168,4 +176,19 @@ pub(crate) fn ordinal(n: usize) -> String {
         _ => "th",
     };
     format!("{n}{th}")
+}
+
+/// `3rd of 57 waiting under sjf: 2 jobs ahead`.
+pub(super) fn order_text(policy: &str, p: QueuePlace) -> String {
+    let ahead = match p.ahead {
+        0 => "next to start".to_string(),
+        1 => "1 job ahead".to_string(),
+        a => format!("{a} jobs ahead"),
+    };
+    format!(
+        "{} of {} waiting under {}: {ahead}",
+        ordinal(p.ahead + 1),
+        p.waiting,
+        crate::text::sanitize(policy)
+    )
 }

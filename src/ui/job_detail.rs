@@ -2,7 +2,7 @@
 //! the trace records about it.
 
 use super::app::App;
-use crate::sim::{engine::QueuePlace, KeyMeaning};
+use crate::sim::KeyMeaning;
 use serde_json::{json, Value};
 
 impl App {
@@ -62,7 +62,7 @@ impl App {
         if let Some(place) = e.queue_place(job) {
             let policy = e.policy();
             replay["policy_key"] = json!(self.key_text(policy.key_meaning(), place.key));
-            replay["order"] = json!(order_text(policy.title(), place));
+            replay["order"] = json!(super::job_card::order_text(policy.title(), place));
         }
         if !held.is_empty() {
             replay["holds"] = json!(held);
@@ -193,19 +193,4 @@ impl App {
             (KeyMeaning::Number, k) => format!("{k} (lower goes first)"),
         }
     }
-}
-
-/// `3rd of 57 waiting under sjf: 2 jobs ahead`.
-pub(super) fn order_text(policy: &str, p: QueuePlace) -> String {
-    let ahead = match p.ahead {
-        0 => "next to start".to_string(),
-        1 => "1 job ahead".to_string(),
-        a => format!("{a} jobs ahead"),
-    };
-    format!(
-        "{} of {} waiting under {}: {ahead}",
-        super::job_card::ordinal(p.ahead + 1),
-        p.waiting,
-        crate::text::sanitize(policy)
-    )
 }

@@ -240,6 +240,7 @@ impl App {
             title: format!("job {id}{of}"),
             lines,
             scroll: 0,
+            job: Some(job),
         });
         true
     }
@@ -260,6 +261,7 @@ impl App {
             title: format!("machine {name}"),
             lines,
             scroll: 0,
+            job: None,
         });
         true
     }

@@ -74,6 +74,8 @@ pub struct PaiTables {
     /// Whether bad rows stop the load (also for the side tables, indexed later).
     pub strict: bool,
     side: std::sync::OnceLock<Result<side::SideIndex, InputError>>,
+    /// Bytes of the side tables' files indexed so far (CSV files).
+    side_scanned: std::sync::atomic::AtomicU64,
 }
 
 impl PaiTables {
@@ -86,6 +88,27 @@ impl PaiTables {
     /// Whether the side index is built yet.
     pub(crate) fn side_ready(&self) -> bool {
         self.side.get().is_some()
+    }
+
+    /// How far the side index has got, 0–1 (None: its tables are archives
+    /// or parts, read as streams, with no size to count against).
+    pub(crate) fn side_progress(&self) -> Option<f64> {
+        let mut total = 0u64;
+        for name in [side::SENSOR_T.name, side::METRIC_T.name] {
+            match self.source(name) {
+                Some(Source::Csv(p)) => total += std::fs::metadata(p).ok()?.len(),
+                Some(_) => return None,
+                None => {}
+            }
+        }
+        let done = self.side_scanned.load(std::sync::atomic::Ordering::Relaxed);
+        (total > 0).then(|| (done as f64 / total as f64).min(1.0))
+    }
+
+    /// `n` more bytes of a side table indexed.
+    pub(crate) fn side_scanned(&self, n: u64) {
+        self.side_scanned
+            .fetch_add(n, std::sync::atomic::Ordering::Relaxed);
     }
 
     pub fn source(&self, table: &str) -> Option<&Source> {

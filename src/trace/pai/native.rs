@@ -104,9 +104,9 @@ impl NativeTables for PaiTables {
     }
 
     fn indexing(&self) -> Option<Indexing> {
-        (!self.side_ready()).then_some(Indexing {
+        (!self.side_ready()).then(|| Indexing {
             what: "sensor and metric tables",
-            progress: None,
+            progress: self.side_progress(),
         })
     }
 

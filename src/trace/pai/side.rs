@@ -181,7 +181,13 @@ fn index_csv(
     let mut policy = RowPolicy::new(&file, strict);
     let mut rec = Record::default();
     let mut at = RowOffsets::new(pai.instances.len(), file_len);
+    // Progress for the replay's drill-down, counted every few thousand rows.
+    let mut counted = 0u64;
     while lines.next(&mut rec)? {
+        if rec.line % 4096 == 0 {
+            pai.side_scanned(rec.offset.saturating_sub(counted));
+            counted = rec.offset;
+        }
         let row = Row {
             file: &file,
             line: rec.line,

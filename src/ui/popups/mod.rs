@@ -28,6 +28,8 @@ pub enum Popup {
         title: String,
         lines: Vec<String>,
         scroll: usize,
+        /// The job it shows (none: a machine's).
+        job: Option<u32>,
     },
     /// The policy picker: for a live switch, or (`split`) for the B side.
     Picker {

@@ -20,6 +20,7 @@ pub(crate) fn draw(app: &App, area: Rect, buf: &mut Buffer) {
             title,
             lines,
             scroll,
+            ..
         }) => detail(app, area, buf, title, lines, *scroll),
         Some(Popup::Picker { at, split }) => picker(app, area, buf, *at, *split),
         Some(Popup::WhatIf { at, charts }) => {
