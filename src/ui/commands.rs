@@ -33,6 +33,13 @@ impl App {
                 self.view.popup = Some(Popup::Picker { at, split: false });
             }
             Command::Split => self.toggle_split(),
+            Command::Rankings => {
+                self.view.popup = Some(Popup::Rankings {
+                    by: super::rankings::RankBy::Users,
+                    sort: 0,
+                    at: 0,
+                })
+            }
             Command::Detail => self.open_detail(),
             Command::Machine => self.open_machine(),
             Command::Power => self.toggle_power(),
@@ -259,6 +266,11 @@ impl App {
                 } else {
                     self.switch_policy(p)
                 }
+            }
+            (Popup::Rankings { .. }, Command::Rankings) => self.view.popup = None,
+            (Popup::Rankings { by, sort, at }, _) => {
+                let (b, s, a) = (*by, *sort, *at);
+                self.rank_command(b, s, a, c)
             }
             (Popup::Prompt { .. }, Command::Detail) => self.submit_prompt(),
             _ => return false,

@@ -120,6 +120,7 @@ fn hint_word(cmd: Command, desc: &'static str) -> &'static str {
         Command::WhatIf => "what if",
         Command::Timeline => "timeline",
         Command::Split => "split",
+        Command::Rankings => "who",
         Command::Help => "help",
         Command::Quit => "quit",
         _ => desc,

@@ -46,6 +46,7 @@ pub enum Command {
     Filter,
     Timeline,
     Split,
+    Rankings,
 }
 
 #[path = "keymap_table.rs"]

@@ -4,7 +4,7 @@
 use super::Command;
 
 /// (command, config name, description, default keys, shown in the hint bar)
-pub const COMMANDS: [(Command, &str, &str, &[&str], bool); 38] = [
+pub const COMMANDS: [(Command, &str, &str, &[&str], bool); 39] = [
     (
         Command::TogglePlay,
         "play",
@@ -146,6 +146,13 @@ pub const COMMANDS: [(Command, &str, &str, &[&str], bool); 38] = [
         "split",
         "A/B split: the live policy beside another, in lockstep (A again: one)",
         &["A"],
+        true,
+    ),
+    (
+        Command::Rankings,
+        "rankings",
+        "who holds the GPUs: users, groups, machines ranked (s sorts)",
+        &["u"],
         true,
     ),
     (Command::Mouse, "mouse", "mouse on / off", &["m"], false),

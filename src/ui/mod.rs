@@ -33,6 +33,7 @@ mod nav;
 mod play;
 pub(crate) mod popups;
 pub(crate) mod queue;
+pub mod rankings;
 pub(crate) mod run;
 mod signals;
 pub mod split;

@@ -68,7 +68,7 @@ impl App {
     }
 
     /// `f`: only the jobs that match (of the lists; the grid dims the rest).
-    fn set_filter(&mut self, text: &str) {
+    pub(super) fn set_filter(&mut self, text: &str) {
         match super::filter::Filter::parse(text) {
             Ok(f) => {
                 let l = {

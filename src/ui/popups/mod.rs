@@ -42,6 +42,12 @@ pub enum Popup {
         at: usize,
         charts: bool,
     },
+    /// The rankings (`u`): what is ranked, by which column, the chosen row.
+    Rankings {
+        by: crate::ui::rankings::by::RankBy,
+        sort: usize,
+        at: usize,
+    },
     Prompt {
         kind: PromptKind,
         input: String,

@@ -23,6 +23,9 @@ pub(crate) fn draw(app: &App, area: Rect, buf: &mut Buffer) {
             ..
         }) => detail(app, area, buf, title, lines, *scroll),
         Some(Popup::Picker { at, split }) => picker(app, area, buf, *at, *split),
+        Some(Popup::Rankings { by, sort, at }) => {
+            crate::ui::rankings::view::draw(app, area, buf, *by, *sort, *at)
+        }
         Some(Popup::WhatIf { at, charts }) => {
             crate::ui::whatif::view::draw(app, area, buf, *at, *charts)
         }

@@ -1,0 +1,36 @@
+//! What the rankings table ranks, and its columns (a leaf: the popup's
+//! state names it without the app).
+
+/// What the table ranks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RankBy {
+    Users,
+    Groups,
+    Machines,
+}
+
+impl RankBy {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            RankBy::Users => "users",
+            RankBy::Groups => "groups",
+            RankBy::Machines => "machines",
+        }
+    }
+
+    pub(crate) fn next(self, back: bool) -> RankBy {
+        const ALL: [RankBy; 3] = [RankBy::Users, RankBy::Groups, RankBy::Machines];
+        let i = ALL.iter().position(|&b| b == self).unwrap_or(0);
+        ALL[(i + if back { 2 } else { 1 }) % 3]
+    }
+
+    /// The columns after the name: GPUs held, their share of the cluster,
+    /// jobs running and queued, GPUs the queued ask for; a machine's GPU
+    /// type, GPUs in use and in all, jobs on it, measured utilisation.
+    pub(crate) fn columns(self) -> &'static [&'static str] {
+        match self {
+            RankBy::Users | RankBy::Groups => &["GPUs", "share", "running", "queued", "asking"],
+            RankBy::Machines => &["type", "used", "GPUs", "jobs", "util %"],
+        }
+    }
+}

@@ -1,0 +1,109 @@
+//! The rankings table (`u`): a box over the replay, the name column then
+//! the numbers right-aligned, the sorted column marked, the chosen row
+//! marked with a glyph too (NO_COLOR).
+
+use super::{window, RankBy, RankRow};
+use crate::ui::app::App;
+use crate::ui::layout::centered;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+
+pub(crate) fn draw(app: &App, area: Rect, buf: &mut Buffer, by: RankBy, sort: usize, at: usize) {
+    let t = app.theme();
+    let rows = app.rank_rows(by, sort);
+    let high = (rows.len() as u16 + 5)
+        .max(8)
+        .min(area.height.saturating_sub(4));
+    let r = centered(area, area.width.saturating_sub(4).min(100), high);
+    let sorted = by.columns().get(sort).copied().unwrap_or("");
+    let enter = if by == RankBy::Machines {
+        "go there"
+    } else {
+        "filter"
+    };
+    let room = r.width.saturating_sub(4) as usize;
+    let title = [
+        format!(
+            "{} by {sorted} · ←→ users, groups, machines · s sorts · enter {enter} · esc",
+            by.name()
+        ),
+        format!(
+            "{} by {sorted} · ←→ users/groups/machines · s sort · enter {enter}",
+            by.name()
+        ),
+        format!("{} by {sorted} · ←→ · s sort · enter {enter}", by.name()),
+    ]
+    .into_iter()
+    .find(|t| crate::text::width(t) <= room)
+    .unwrap_or_else(|| crate::text::fit(&format!("{} by {sorted}", by.name()), room));
+    let inner = app.chrome().popup(r, buf, &title);
+    let w = inner.width as usize;
+    let cols = by.columns();
+    // Numbers take 10 columns each (a machine's type 8); the name the rest.
+    let widths: Vec<usize> = cols
+        .iter()
+        .map(|c| if *c == "type" { 8 } else { 9 })
+        .collect();
+    let name_w = w.saturating_sub(2 + widths.iter().sum::<usize>()).max(8);
+    let line = |lead: &str, name: &str, cells: &[String]| {
+        let mut s = format!(
+            "{lead} {}",
+            crate::text::padded(crate::text::fit(name, name_w), name_w)
+        );
+        for (c, cw) in cells.iter().zip(&widths) {
+            s.push_str(&format!("{:>cw$}", crate::text::fit(c, cw - 1), cw = cw));
+        }
+        s
+    };
+    let heads: Vec<String> = cols
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            if i == sort {
+                format!("▼{c}")
+            } else {
+                c.to_string()
+            }
+        })
+        .collect();
+    let what = match by {
+        RankBy::Users => "user",
+        RankBy::Groups => "group",
+        RankBy::Machines => "machine",
+    };
+    buf.set_stringn(inner.x, inner.y, line(" ", what, &heads), w, t.title);
+    if rows.is_empty() {
+        buf.set_stringn(
+            inner.x,
+            inner.y + 2,
+            "  nothing running or waiting now",
+            w,
+            t.dim,
+        );
+        return;
+    }
+    let at = at.min(rows.len() - 1);
+    let (first, shown) = window((area.width, area.height), rows.len(), at);
+    let marker = crate::ui::grid::glyphs(app.view.ascii).marker.to_string();
+    for (k, row) in rows.iter().enumerate().skip(first).take(shown) {
+        let y = inner.y + 1 + (k - first) as u16;
+        let (lead, style) = if k == at {
+            (marker.as_str(), t.cursor)
+        } else {
+            (" ", t.text)
+        };
+        buf.set_stringn(inner.x, y, line(lead, &row.name, &row.cells), w, style);
+    }
+    let foot = foot(&rows, by, first, shown);
+    buf.set_stringn(inner.x, inner.bottom().saturating_sub(1), foot, w, t.dim);
+}
+
+/// Where the list stands, and what the trace has no names for.
+fn foot(rows: &[RankRow], by: RankBy, first: usize, shown: usize) -> String {
+    let end = (first + shown).min(rows.len());
+    let mut s = format!("{}–{} of {} {}", first + 1, end, rows.len(), by.name());
+    if by != RankBy::Machines && rows.len() == 1 && rows[0].name == "(none)" {
+        s.push_str(&format!(" · this trace names no {}", by.name()));
+    }
+    s
+}
