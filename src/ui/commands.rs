@@ -234,6 +234,35 @@ impl App {
                 let (page, max) = super::popups::help_pages(size, help_len);
                 *scroll = super::popups::scrolled(*scroll, c, page, max)
             }
+            // A machine's GPU rows: ↑↓ pick one (the box follows), Enter opens its job.
+            (
+                Popup::Detail {
+                    picks,
+                    pick,
+                    scroll,
+                    lines,
+                    ..
+                },
+                Command::Up | Command::Down,
+            ) if !picks.is_empty() => {
+                *pick = match c {
+                    Command::Up => pick.saturating_sub(1),
+                    _ => (*pick + 1).min(picks.len() - 1),
+                };
+                let cols = super::popups::detail_width(size);
+                let (rows, first) = super::popups::wrap_detail_rows(lines, cols);
+                let (page, max) = super::popups::detail_pages(size, rows.len());
+                let row = first[picks[*pick].0];
+                if row < *scroll {
+                    *scroll = row;
+                } else if row >= *scroll + page {
+                    *scroll = (row + 1 - page).min(max);
+                }
+            }
+            (Popup::Detail { picks, pick, .. }, Command::Detail) if !picks.is_empty() => {
+                let (job, gpu) = (picks[*pick].1, *pick);
+                self.open_picked(job, gpu)
+            }
             (Popup::Detail { scroll, lines, .. }, _) if super::popups::is_scroll(c) => {
                 let cols = super::popups::detail_width(size);
                 let rows = super::popups::wrap_detail(lines, cols).len();

@@ -290,18 +290,6 @@ fn frame(app: &App, area: Rect, buf: &mut Buffer) {
     let g = glyphs(app.view.ascii);
     let cluster = app.engine().cluster();
     let trace = app.trace();
-    let mode = match app.view.zoom {
-        Zoom::Gpus => "one cell per GPU",
-        Zoom::Machines => "one cell per machine",
-    };
-    let by = match app.view.color_by {
-        ColorBy::Job => "job",
-        ColorBy::User => "user",
-        ColorBy::Util if app.sim.gpu_util.is_some() => "utilisation (measured)",
-        ColorBy::Util if app.sim.job_util.is_some() => "utilisation (sensor)",
-        ColorBy::Util => "utilisation (allocated)",
-        ColorBy::Power => "power per GPU",
-    };
     let mut status = String::new();
     if let Some(&m) = app.sim.machines.get(app.view.cursor) {
         let mach = &trace.cluster.machines[m as usize];
@@ -326,10 +314,8 @@ fn frame(app: &App, area: Rect, buf: &mut Buffer) {
     c.pane(focused)
         .title(c.focus_title(
             focused,
-            vec![
-                Span::styled(" GPUs ", t.title),
-                Span::styled(format!("· {mode} · colour: {by} "), t.dim),
-            ],
+            // Within the corners, and the focus mark.
+            super::grid_title::spans(app, area.width.saturating_sub(4) as usize),
         ))
         .title_bottom(
             // Within the border: the corners stay.

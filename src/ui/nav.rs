@@ -241,6 +241,8 @@ impl App {
             lines,
             scroll: 0,
             job: Some(job),
+            picks: Vec::new(),
+            pick: 0,
         });
         true
     }
@@ -256,12 +258,15 @@ impl App {
             return false;
         }
         let lines = self.machine_lines(m, samples);
+        let picks = self.gpu_picks(m, &lines);
         let name = crate::text::sanitize(&self.trace().cluster.machines[m as usize].name);
         self.view.popup = Some(Popup::Detail {
             title: format!("machine {name}"),
             lines,
             scroll: 0,
             job: None,
+            picks,
+            pick: 0,
         });
         true
     }
@@ -269,6 +274,39 @@ impl App {
     /// The machine drill-down: what it is, who holds each GPU now, and what
     /// the trace measured on it (Philly's utilisation files, PAI's spec;
     /// `samples` as `NativeTables::machine_samples` read them).
+    /// A machine drill-down's GPU rows (`- gpu3: …`) and the job holding
+    /// most of each GPU.
+    fn gpu_picks(&self, m: u32, lines: &[String]) -> Vec<(usize, Option<u32>)> {
+        let c = self.engine().cluster();
+        let base = c.first_gpu(m);
+        (0..c.cap(m) as usize)
+            .filter_map(|k| {
+                let tag = format!("- gpu{k}: ");
+                let line = lines
+                    .iter()
+                    .position(|l| l.trim_start().starts_with(&tag))?;
+                let top = c
+                    .holders(base + k)
+                    .iter()
+                    .max_by_key(|h| (h.1, std::cmp::Reverse(h.0)));
+                Some((line, top.map(|h| h.0)))
+            })
+            .collect()
+    }
+
+    /// Enter on a machine's GPU row: its job's drill-down.
+    pub(super) fn open_picked(&mut self, job: Option<u32>, gpu: usize) {
+        match job {
+            Some(job) => {
+                self.view.selected = Some(job);
+                self.view.popup = None;
+                let at = self.sim.replay.now();
+                self.emit(Effect::ReadJobDetail { job, at });
+            }
+            None => self.view.flash = Some(format!("gpu{gpu} is free")),
+        }
+    }
+
     pub(crate) fn machine_lines(
         &self,
         m: u32,
@@ -332,11 +370,11 @@ impl App {
                     let mut o = serde_json::Map::new();
                     o.insert("time".into(), json!(self.clock(when)));
                     for (c, x) in values {
-                        o.insert(c, x.map_or(Value::Null, |x| json!(x)));
+                        o.insert(c, x.map_or(Value::Null, measured_json));
                     }
                     Value::Object(o)
                 }
-                MachineSample::Missing => json!("no row within two minutes"),
+                MachineSample::Missing => json!("no row for this minute"),
             };
         }
         crate::fmt::json_text(&v)
@@ -456,4 +494,16 @@ impl App {
         }
         false
     }
+}
+
+/// A measured value as the file wrote it: a whole number as one, else the
+/// shortest decimal that reads back as the same `f32` (not its `f64`
+/// expansion, `10.936579704284668`).
+fn measured_json(x: f32) -> Value {
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        return json!(x as i64);
+    }
+    x.to_string()
+        .parse::<f64>()
+        .map_or(Value::Null, |v| json!(v))
 }

@@ -2,10 +2,11 @@
 //! and machine-metric index built in the background, and its timings.
 
 use super::detail::{job_detail, side_rows, workers_of, SideRows};
+use super::tables::{InstanceRow, NONE_TIME};
 use super::PaiTables;
 use crate::trace::input::{Damaged, InputError};
-use crate::trace::model::{Job, Trace};
-use crate::trace::native::{BenchProbe, Indexing, NativeTables};
+use crate::trace::model::{Job, Secs, Trace};
+use crate::trace::native::{BenchProbe, Indexing, MachineSample, NativeTables};
 use serde_json::Value;
 use std::any::Any;
 use std::collections::BTreeMap;
@@ -101,6 +102,95 @@ impl NativeTables for PaiTables {
             Ok(idx) => Ok(idx.job_util.clone()),
             Err(e) => Err(Damaged(vec![e.clone()])),
         }
+    }
+
+    /// What the sensor and machine-metric tables measured on `machine` at
+    /// `t`: over the instances placed there then (by the instance table),
+    /// their sensors' mean GPU utilisation, and the machine-metric row of
+    /// the one that started last.
+    fn machine_samples(
+        &self,
+        machine: u32,
+        t: Secs,
+        _max_age: Secs,
+    ) -> Vec<(&'static str, MachineSample)> {
+        if !self.side_ready() {
+            let p = self.side_progress().unwrap_or(0.0);
+            return vec![
+                ("sensor", MachineSample::Indexing(p)),
+                ("machine_metric", MachineSample::Indexing(p)),
+            ];
+        }
+        let open = |r: &InstanceRow| {
+            r.machine == machine
+                && r.start_time != NONE_TIME
+                && r.start_time <= t
+                && (r.end_time == NONE_TIME || r.end_time > t)
+        };
+        let mut here: Vec<(Secs, u128, u32)> = self
+            .instances
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| open(r))
+            .map(|(i, r)| {
+                (
+                    r.start_time,
+                    self.inst_texts.key_in(r.texts, InstanceRow::WORKER_NAME),
+                    i as u32,
+                )
+            })
+            .collect();
+        if here.is_empty() {
+            return vec![
+                ("sensor", MachineSample::Missing),
+                ("machine_metric", MachineSample::Missing),
+            ];
+        }
+        here.sort_unstable();
+        let workers: Vec<(u128, u32)> = here.iter().map(|&(_, w, i)| (w, i)).collect();
+        let Ok(rows) = side_rows(self, &workers) else {
+            return Vec::new();
+        };
+        let num = |f: &[String], i: usize| f.get(i).and_then(|x| x.parse::<f32>().ok());
+        // Sensor: gpu_wrk_util (column 7) of each instance's row, averaged.
+        let utils: Vec<f32> = workers
+            .iter()
+            .filter_map(|(w, _)| rows.sensor.get(w).and_then(|f| num(f, 7)))
+            .filter(|u| u.is_finite())
+            .collect();
+        let sensor = match utils.len() {
+            0 => MachineSample::Missing,
+            n => MachineSample::At {
+                when: t,
+                values: vec![
+                    ("instances".into(), Some(here.len() as f32)),
+                    ("with_sensor_rows".into(), Some(n as f32)),
+                    (
+                        "gpu_wrk_util_mean".into(),
+                        Some(utils.iter().sum::<f32>() / n as f32),
+                    ),
+                ],
+            },
+        };
+        // Machine metric: the latest instance's row, its numeric columns.
+        let latest = here
+            .iter()
+            .rev()
+            .find_map(|&(start, w, _)| rows.metric.get(&w).map(|f| (start, f)));
+        let metric = match latest {
+            None => MachineSample::Missing,
+            Some((start, f)) => MachineSample::At {
+                when: start,
+                values: super::tables::MACHINE_METRIC
+                    .1
+                    .iter()
+                    .enumerate()
+                    .skip(4)
+                    .map(|(i, c)| (c.to_string(), num(f, i)))
+                    .collect(),
+            },
+        };
+        vec![("sensor", sensor), ("machine_metric", metric)]
     }
 
     fn indexing(&self) -> Option<Indexing> {

@@ -30,6 +30,11 @@ pub enum Popup {
         scroll: usize,
         /// The job it shows (none: a machine's).
         job: Option<u32>,
+        /// A machine's GPU rows, to pick with ↑↓ and open with Enter: the
+        /// line of each and the job holding most of it (none: free).
+        picks: Vec<(usize, Option<u32>)>,
+        /// The picked one (an index into `picks`).
+        pick: usize,
     },
     /// The policy picker: for a live switch, or (`split`) for the B side.
     Picker {
@@ -76,8 +81,15 @@ pub(crate) fn detail_width(size: (u16, u16)) -> usize {
 /// column its value starts in (after the label and its run of spaces), so
 /// no value is cut at the edge.
 pub(crate) fn wrap_detail(lines: &[String], cols: usize) -> Vec<String> {
+    wrap_detail_rows(lines, cols).0
+}
+
+/// `wrap_detail`, with the first wrapped row of each line.
+pub(crate) fn wrap_detail_rows(lines: &[String], cols: usize) -> (Vec<String>, Vec<usize>) {
     let mut out = Vec::with_capacity(lines.len());
+    let mut first = Vec::with_capacity(lines.len());
     for line in lines {
+        first.push(out.len());
         if crate::text::width(line) <= cols || cols < 8 {
             out.push(line.clone());
             continue;
@@ -110,7 +122,7 @@ pub(crate) fn wrap_detail(lines: &[String], cols: usize) -> Vec<String> {
             }
         }
     }
-    out
+    (out, first)
 }
 
 /// A drill-down's page (the lines it shows) and how far it can scroll: its

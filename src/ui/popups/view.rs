@@ -20,8 +20,13 @@ pub(crate) fn draw(app: &App, area: Rect, buf: &mut Buffer) {
             title,
             lines,
             scroll,
+            picks,
+            pick,
             ..
-        }) => detail(app, area, buf, title, lines, *scroll),
+        }) => {
+            let picked = picks.get(*pick).map(|p| p.0);
+            detail(app, area, buf, title, lines, *scroll, picked)
+        }
         Some(Popup::Picker { at, split }) => picker(app, area, buf, *at, *split),
         Some(Popup::Rankings { by, sort, at }) => {
             crate::ui::rankings::view::draw(app, area, buf, *by, *sort, *at)
@@ -76,26 +81,55 @@ fn help(app: &App, area: Rect, buf: &mut Buffer, scroll: usize) {
         .render(inner, buf);
 }
 
-fn detail(app: &App, area: Rect, buf: &mut Buffer, title: &str, lines: &[String], scroll: usize) {
+/// A drill-down: its lines wrapped to the box from `scroll`, the
+/// `picked` line (a machine's GPU row) marked.
+fn detail(
+    app: &App,
+    area: Rect,
+    buf: &mut Buffer,
+    title: &str,
+    lines: &[String],
+    scroll: usize,
+    picked: Option<usize>,
+) {
     let t = app.theme();
     let r = detail_box(area);
     // The keys in as many words as fit beside the title.
     let room = r.width.saturating_sub(4) as usize;
-    let full = [
-        format!("{title} · ↑↓ PgUp PgDn Home End · e saves · esc closes"),
-        format!("{title} · ↑↓ PgDn End · e saves · esc"),
-        format!("{title} · esc closes"),
-    ]
+    let full = match picked {
+        // A machine's: ↑↓ pick a GPU row.
+        Some(_) => [
+            format!("{title} · ↑↓ a GPU · enter its job · PgUp PgDn · e saves · esc closes"),
+            format!("{title} · ↑↓ a GPU · enter its job · esc"),
+            format!("{title} · esc closes"),
+        ],
+        None => [
+            format!("{title} · ↑↓ PgUp PgDn Home End · e saves · esc closes"),
+            format!("{title} · ↑↓ PgDn End · e saves · esc"),
+            format!("{title} · esc closes"),
+        ],
+    }
     .into_iter()
     .find(|t| crate::text::width(t) <= room)
     .unwrap_or_else(|| title.to_string());
     let inner = app.chrome().popup(r, buf, &full);
-    let lines = &super::wrap_detail(lines, inner.width as usize);
+    let (lines, first) = super::wrap_detail_rows(lines, inner.width as usize);
+    let lines = &lines;
+    let mark = picked.and_then(|p| first.get(p).copied());
+    let marker = super::super::grid::glyphs(app.view.ascii).marker;
     let shown: Vec<Line> = lines
         .iter()
+        .enumerate()
         .skip(scroll)
         .take(inner.height as usize)
-        .map(|l| Line::from(Span::styled(l.clone(), t.text)))
+        .map(|(i, l)| match mark == Some(i) {
+            // The picked row: reversed, and a glyph where the leading space was.
+            true => Line::from(Span::styled(
+                format!("{marker}{}", l.get(1..).unwrap_or("")),
+                t.cursor,
+            )),
+            false => Line::from(Span::styled(l.clone(), t.text)),
+        })
         .collect();
     Paragraph::new(shown).render(inner, buf);
     if lines.len() > inner.height as usize {
