@@ -327,6 +327,11 @@ impl App {
     }
 
     /// The machine under the cursor (an index into `machines`).
+    /// The machine at place `pos` of the grid's order.
+    pub fn grid_machine(&self, pos: usize) -> Option<u32> {
+        self.sim.machines.get(pos).copied()
+    }
+
     pub fn cursor(&self) -> usize {
         self.view.cursor
     }

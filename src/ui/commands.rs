@@ -220,7 +220,10 @@ impl App {
         }
         let whatif_rows = self.sim.whatif.as_ref().map_or(1, |w| w.rows.len().max(1));
         let help_len = match self.view.popup {
-            Some(Popup::Help { .. }) => super::popups::view::help_lines(self).len(),
+            Some(Popup::Help { .. }) => {
+                let cols = super::popups::view::help_cols(self, self.view.size.0);
+                super::popups::view::help_lines(self, cols).len()
+            }
             _ => 0,
         };
         let Some(popup) = &mut self.view.popup else {

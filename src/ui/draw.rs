@@ -123,8 +123,9 @@ fn header(app: &App, area: Rect, buf: &mut Buffer) {
     buf.set_style(area, t.header);
     let first = app.sim.first;
     let now = e.now().max(first - 1);
-    // The policy comes first: the trace's label is what gives way on narrow screens.
-    // Since when, once the policy in force is not the one the replay began with.
+    // The policy comes first; then the trace's label, which gives way on
+    // narrow screens, but not all of it: since when the policy is in force
+    // (once it is not the one the replay began with) goes first.
     let since = if e.policy_since() <= app.replay().start_time() {
         String::new()
     } else {
@@ -133,23 +134,22 @@ fn header(app: &App, area: Rect, buf: &mut Buffer) {
             clock::clock_shown(trace.zone, first, e.policy_since())
         )
     };
-    let left = vec![
-        Span::styled(" tracetui ", t.header.add_modifier(Modifier::BOLD)),
+    let policy = |since: &str| {
         Span::styled(
             format!("· {}{since} ", e.policy().label().to_uppercase()),
             t.header.add_modifier(Modifier::BOLD),
-        ),
+        )
+    };
+    let mut left = vec![
+        Span::styled(" tracetui ", t.header.add_modifier(Modifier::BOLD)),
+        policy(""),
     ];
-    let mut left = left;
     if let Some(p) = e.power_policy() {
         // After the policy, before the label (which gives way first).
-        left.insert(
-            2,
-            Span::styled(
-                format!("· {} power ", p.name()),
-                t.header.add_modifier(Modifier::BOLD),
-            ),
-        );
+        left.push(Span::styled(
+            format!("· {} power ", p.name()),
+            t.header.add_modifier(Modifier::BOLD),
+        ));
     }
     let zone = clock::zone_abbrev(trace.zone, now);
     let state = if app.waiting() && app.sim.waited >= 0.5 {
@@ -164,16 +164,21 @@ fn header(app: &App, area: Rect, buf: &mut Buffer) {
         Tick::NextEvent => format!("{:.0} ev/s", (SPEEDS[app.sim.speed] / 60.0).max(1.0)),
         Tick::Secs(_) => format!("x{}", SPEEDS[app.sim.speed]),
     };
+    // The speed in fewer words where the trace's name would not show.
+    let left_w: usize = left.iter().map(|s| s.width()).sum();
+    let tick = app.tick_size().label();
+    let clock_text = format!("{} {zone} ", clock::clock_shown(trace.zone, first, now));
+    let long =
+        crate::text::width(&clock_text) + state.width() + format!(" {speed} tick {tick} ").len();
+    let narrow = (area.width as usize) < long + left_w + 1 + 3 + 8;
+    let speed_text = match narrow {
+        true => format!(" {speed} {tick} "),
+        false => format!(" {speed} tick {tick} "),
+    };
     let right = vec![
-        Span::styled(
-            format!("{} {zone} ", clock::clock_shown(trace.zone, first, now)),
-            t.header.add_modifier(Modifier::BOLD),
-        ),
+        Span::styled(clock_text, t.header.add_modifier(Modifier::BOLD)),
         state,
-        Span::styled(
-            format!(" {speed} tick {} ", app.tick_size().label()),
-            t.header,
-        ),
+        Span::styled(speed_text, t.header),
     ];
     // The clock and state on the right always show; the label gives way.
     let rw = right
@@ -183,7 +188,19 @@ fn header(app: &App, area: Rect, buf: &mut Buffer) {
         .min(area.width as usize) as u16;
     let used: usize = left.iter().map(|s| s.width()).sum();
     let room = (area.width as usize).saturating_sub(rw as usize + 1 + used + 3);
-    let mut label = fit_label(&sanitized(&app.sim.label), room);
+    let whole = sanitized(&app.sim.label);
+    // `since …` where the label keeps at least its file's name (or 12 columns).
+    let keep = crate::text::width(&fit_label(&whole, 0))
+        .max(12)
+        .min(crate::text::width(&whole));
+    let since_w = crate::text::width(&since);
+    let room = if !since.is_empty() && room >= since_w + keep {
+        left[1] = policy(&since);
+        room - since_w
+    } else {
+        room
+    };
+    let mut label = fit_label(&whole, room);
     if app.view.ascii {
         // `~/name` would read as a home directory.
         label = label.replace("…/", ".../");
@@ -260,22 +277,52 @@ fn metrics(app: &App, area: Rect, buf: &mut Buffer) {
     let done = figures_line(app, w);
     buf.set_stringn(x, area.y, &done, w, t.text);
     let tally = e.tally();
-    let mut extra = counts_line(app, w);
-    // Background indexes of the big side files, while they build.
-    // (A per-job result, once in, means the index is done.)
+    // Background indexes of the big side files, while they build (a
+    // per-job result, once in, means the index is done), and the recorded
+    // holds replayed over capacity: whole phrases, in fewer words or left
+    // out where the line is short, never cut.
     let indexing = app.trace().native.as_ref().and_then(|n| n.indexing());
-    if let Some(i) = indexing.filter(|_| app.sim.job_util.is_none()) {
-        match i.progress {
-            Some(p) => extra.push_str(&format!("  ·  indexing {} {:.0} %", i.what, p * 100.0)),
-            None => extra.push_str(&format!("  ·  indexing {}…", i.what)),
-        }
-    }
-    if tally.overflow_segments > 0 {
-        extra.push_str(&format!(
-            "  ·  recorded overflow {}",
-            tally.overflow_segments
-        ));
-    }
+    let indexing = indexing.filter(|_| app.sim.job_util.is_none()).map(|i| {
+        let p = i
+            .progress
+            .map_or("…".to_string(), |p| format!(" {:.0} %", p * 100.0));
+        (
+            format!("  ·  indexing {}{p}", i.what),
+            format!(" · indexing{p}"),
+        )
+    });
+    let n = tally.overflow_segments;
+    let overflow = (n > 0).then(|| {
+        (
+            format!("  ·  recorded overflow {n}"),
+            format!(" · overflow {n}"),
+        )
+    });
+    let longs: String = [&overflow, &indexing]
+        .iter()
+        .filter_map(|p| p.as_ref().map(|p| p.0.clone()))
+        .collect();
+    let shorts: String = [&overflow, &indexing]
+        .iter()
+        .filter_map(|p| p.as_ref().map(|p| p.1.clone()))
+        .collect();
+    let few = overflow.as_ref().map_or(String::new(), |p| p.1.clone());
+    // The counts in their own longest wording with the longest tail that
+    // fits; else the counts shorter, to keep a short tail; else the counts.
+    let full = counts_line(app, w);
+    let fw = crate::text::width(&full);
+    let extra = [&longs, &shorts, &few]
+        .into_iter()
+        .find(|tail| fw + crate::text::width(tail) <= w)
+        .map(|tail| format!("{full}{tail}"))
+        .or_else(|| {
+            [&shorts, &few].into_iter().find_map(|tail| {
+                let tw = crate::text::width(tail);
+                let head = counts_line(app, w.saturating_sub(tw));
+                (crate::text::width(&head) + tw <= w).then(|| head + tail)
+            })
+        })
+        .unwrap_or(full);
     buf.set_stringn(x, area.y + 1, &extra, w, t.dim);
 }
 

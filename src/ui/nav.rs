@@ -76,8 +76,9 @@ impl App {
                     self.lists(0)
                 };
                 self.view.queue_pos = 0;
+                let shown = self.cursor_to_a_match();
                 self.view.flash = Some(format!(
-                    "filter '{}': {} waiting, {} running",
+                    "filter '{}': {} waiting, {} running{shown}",
                     crate::text::sanitize(text),
                     l.queued_n,
                     l.running_n
@@ -127,6 +128,29 @@ impl App {
         self.view.cursor = target;
         self.scroll_to_cursor();
         self.follow_cursor_job();
+    }
+
+    /// The grid's cursor to the first machine (in the grid's order) where a
+    /// job the filter keeps runs, scrolled into view: what to say of it.
+    fn cursor_to_a_match(&mut self) -> String {
+        let (Some(f), c) = (&self.view.filter, self.engine().cluster()) else {
+            return String::new();
+        };
+        let (trace, e) = (self.trace(), self.engine());
+        let pos = self.sim.machines.iter().position(|&m| {
+            let first = c.first_gpu(m);
+            (first..first + c.cap(m) as usize)
+                .any(|g| c.holders(g).iter().any(|h| f.matches(trace, e, h.0)))
+        });
+        let Some(pos) = pos else {
+            return String::new();
+        };
+        let name =
+            crate::text::sanitize(&trace.cluster.machines[self.sim.machines[pos] as usize].name);
+        self.view.cursor = pos;
+        self.scroll_to_cursor();
+        self.follow_cursor_job();
+        format!(" · the first on {name}")
     }
 
     pub(super) fn scroll_to_cursor(&mut self) {

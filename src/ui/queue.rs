@@ -323,6 +323,9 @@ struct Table {
     w: usize,
     id_w: usize,
     user_w: usize,
+    /// Whether the second time column shows (a narrow pane sorted by user
+    /// gives it to the user column).
+    second: bool,
     focused: bool,
     marker: char,
 }
@@ -330,13 +333,21 @@ struct Table {
 impl Table {
     fn new(app: &App, inner: Rect, focused: bool) -> Table {
         let w = inner.width as usize;
-        // Narrow panes drop the user column before the job id gets too short.
-        let user_w = if w >= 48 { 9 } else { 0 };
+        // Narrow panes drop the user column before the job id gets too short;
+        // sorted by user, they keep it and drop the second time instead.
+        let by_user = app.view.sort == super::filter::Sort::User;
+        let (user_w, second) = match (w >= 48, by_user) {
+            (true, _) => (9, true),
+            (false, true) => (9, false),
+            (false, false) => (0, true),
+        };
+        let times = if second { 9 + 9 } else { 9 };
         Table {
             x: inner.x,
             w,
-            id_w: w.saturating_sub(user_w + 6 + 9 + 9 + 2).clamp(6, 36),
+            id_w: w.saturating_sub(user_w + 6 + times + 2).clamp(6, 36),
             user_w,
+            second,
             focused,
             marker: super::grid::glyphs(app.view.ascii).marker,
         }
@@ -345,12 +356,16 @@ impl Table {
     /// A list's header line: its name in the id column, then the time columns.
     fn header(&self, app: &App, buf: &mut Buffer, y: u16, name: &str, times: (&str, &str)) {
         let (user_h, user_w) = (if self.user_w > 0 { "user" } else { "" }, self.user_w);
+        let second = if self.second {
+            format!(" {:>8}", times.1)
+        } else {
+            String::new()
+        };
         let line = format!(
-            " {} {user_h:<user_w$}{:>6} {:>8} {:>8}",
+            " {} {user_h:<user_w$}{:>6} {:>8}{second}",
             clip(name, self.id_w),
             "GPUs",
             times.0,
-            times.1
         );
         let style = app.theme().dim.add_modifier(Modifier::BOLD);
         buf.set_stringn(self.x, y, line, self.w, style);
@@ -396,6 +411,10 @@ impl Table {
         let gpus = crate::sim::view::View::held(app.engine(), j).map_or(job.gpus_display(), |g| {
             g.iter().map(|g| g.milli as f64).sum::<f64>() / 1000.0
         });
+        let right = match self.second {
+            true => right,
+            false => right.chars().take(8).collect(),
+        };
         let text = format!("{id} {user}{:>6} {right}", fmt_gpus(gpus));
         let selected = Some(j) == app.view.selected;
         let cursor = self.focused && app.view.queue_pos == pos;

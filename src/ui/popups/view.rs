@@ -39,35 +39,67 @@ pub(crate) fn draw(app: &App, area: Rect, buf: &mut Buffer) {
 }
 
 /// The help text: every command with its configured keys, and the glyph legend.
-pub(crate) fn help_lines(app: &App) -> Vec<Line<'static>> {
+/// The help's text: each command's keys and what it does, then the
+/// legend; wrapped to fit `cols` columns (a description goes on under
+/// itself, never cut).
+pub(crate) fn help_lines(app: &App, cols: usize) -> Vec<Line<'static>> {
     let t = app.theme();
     let mut out = Vec::new();
+    let room = cols.saturating_sub(14).max(10);
     for (cmd, _, desc, _, _) in COMMANDS {
         let keys = app.view.keymap.keys_of(cmd).join(", ");
-        out.push(Line::from(vec![
-            Span::styled(
-                format!("{keys:>12}  "),
-                t.accent.add_modifier(Modifier::BOLD),
-            ),
-            Span::styled(desc, t.text),
-        ]));
+        for (i, piece) in crate::text::wrap_words(desc, room, 0)
+            .into_iter()
+            .enumerate()
+        {
+            let lead = if i == 0 {
+                format!("{keys:>12}  ")
+            } else {
+                " ".repeat(14)
+            };
+            out.push(Line::from(vec![
+                Span::styled(lead, t.accent.add_modifier(Modifier::BOLD)),
+                Span::styled(piece, t.text),
+            ]));
+        }
     }
-    let g = glyphs(app.view.ascii);
     out.push(Line::from(""));
-    out.push(Line::from(Span::styled(
+    for text in legend(app) {
+        for piece in crate::text::wrap_words(&text, cols.max(10), 0) {
+            out.push(Line::from(Span::styled(piece, t.dim)));
+        }
+    }
+    out
+}
+
+/// The help's legend: what the grid's cells mean, and where keys rebind.
+fn legend(app: &App) -> [String; 2] {
+    let g = glyphs(app.view.ascii);
+    [
         format!(
             "cells: {} free  {} ≤¼  {} ≤½  {} partly  {} whole GPU  {} over capacity  {} cursor",
             g.free, g.shades[0], g.shades[1], g.shades[2], g.shades[3], g.over, g.marker
         ),
-        t.dim,
-    )));
-    out.push(Line::from(Span::styled("the selected job's GPUs are bold and underlined; keys rebind in ~/.config/tracetui/config.toml", t.dim)));
-    out
+        "the selected job's GPUs are bold and underlined; keys rebind in ~/.config/tracetui/config.toml".into(),
+    ]
+}
+
+/// The columns the help's text takes on a screen `width` wide: its widest
+/// line, or the screen less the box's borders.
+pub(crate) fn help_cols(app: &App, width: u16) -> usize {
+    let widest = COMMANDS
+        .iter()
+        .map(|c| 14 + crate::text::width(c.2))
+        .chain(legend(app).iter().map(|l| crate::text::width(l)))
+        .max()
+        .unwrap_or(40);
+    widest.min((width as usize).saturating_sub(2)).max(20)
 }
 
 fn help(app: &App, area: Rect, buf: &mut Buffer, scroll: usize) {
-    let lines = help_lines(app);
-    let width = lines.iter().map(|l| l.width()).max().unwrap_or(40) as u16 + 2;
+    let cols = help_cols(app, area.width);
+    let lines = help_lines(app, cols);
+    let width = cols as u16 + 2;
     let r = centered(area, width.max(50), lines.len() as u16 + 2);
     let title = if lines.len() as u16 + 2 > r.height {
         "help · ↑↓ PgUp PgDn Home End · esc or ? closes"
