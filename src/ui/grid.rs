@@ -405,13 +405,48 @@ fn gpu_cells(app: &App, at: &At, cell_w: u16, right: u16, buf: &mut Buffer) {
             )
         };
         if at.cursor {
-            style = style.patch(t.cursor);
+            style = cursor_style(t, style);
         }
         let cx = at.x + 1 + cell_w * k as u16;
         if cx + cell_w <= right {
-            buf.set_string(cx, at.y, ch.to_string().repeat(cell_w as usize), style);
+            let text = cell_text(
+                app,
+                ch,
+                cell_w,
+                flat,
+                k + 1 < cluster.cap(at.machine) as usize,
+            );
+            buf.set_string(cx, at.y, text, style);
         }
     }
+}
+
+/// A cell's style under the cursor: the theme's cursor where colour shows;
+/// without colour, bold and underlined (reverse video would turn a free
+/// cell into a busy-looking block and a busy one into a blank).
+fn cursor_style(t: &super::theme::Theme, style: Style) -> Style {
+    if t.colored {
+        style.patch(t.cursor)
+    } else {
+        style.add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
+    }
+}
+
+/// A GPU cell's text. Without colour, where jobs cannot be told apart by
+/// it, a wide whole-GPU cell ends in `▌` when the next GPU is not the same
+/// job's: a 16-GPU job is one bar, sixteen 1-GPU jobs sixteen.
+fn cell_text(app: &App, ch: char, cell_w: u16, flat: usize, more: bool) -> String {
+    let g = glyphs(app.view.ascii);
+    let t = app.theme();
+    if t.colored || cell_w < 2 || ch != g.shades[3] {
+        return ch.to_string().repeat(cell_w as usize);
+    }
+    let c = app.engine().cluster();
+    let same_next = more && largest(c.holders(flat + 1)) == largest(c.holders(flat));
+    let end = if app.view.ascii { ']' } else { '▌' };
+    let mut s = ch.to_string().repeat(cell_w as usize - 1);
+    s.push(if same_next { ch } else { end });
+    s
 }
 
 /// One machine as one cell, shaded by how much of it is in use, coloured
@@ -457,7 +492,7 @@ fn machine_cell(app: &App, at: &At, buf: &mut Buffer) {
         style = style.add_modifier(t.selected.add_modifier);
     }
     if at.cursor {
-        style = style.patch(t.cursor);
+        style = cursor_style(t, style);
     }
     buf.set_string(at.x, at.y, ch.to_string(), style);
 }
