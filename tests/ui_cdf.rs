@@ -61,7 +61,11 @@ fn cdf_snapshots_in_colour_and_mono() {
         .collect();
     // Mono shows everything colour does (and marks where jobs end: `▌`).
     let same = |s: &str| s.replace('▌', "█");
-    assert_eq!(same(&shots[0]), same(&shots[1]), "mono shows everything colour does");
+    assert_eq!(
+        same(&shots[0]),
+        same(&shots[1]),
+        "mono shows everything colour does"
+    );
     insta::assert_snapshot!("cdf_80x24", shots[0]);
     assert!(shots[0].contains("JCT CDF") && shots[0].contains("wait CDF"));
     // 120×40: under the table.
@@ -104,10 +108,12 @@ fn legend_glyphs_the_live_one_bold_and_only_finished_rows() {
     let glyphs = ['■', '▲', '◆', '○', '□', '△', '◇', '×', '+', '▼'];
     for (row, glyph) in glyphs.iter().enumerate().take(w.rows()) {
         let label = w.run(row).unwrap().label();
-        assert!(
-            legend.contains(&format!("{glyph} {label}")),
-            "{label}: {legend}"
-        );
+        // A row with another's very results: that one's glyph, said equal.
+        let want = match w.same_as(row) {
+            Some(k) => format!("{} {label} = {}", glyphs[k], w.run(k).unwrap().label()),
+            None => format!("{glyph} {label}"),
+        };
+        assert!(legend.contains(&want), "{want}: {legend}");
     }
     assert!(legend.contains("■ fifo (live)"), "{legend}");
     // The live policy's curve is bold; another's is not.
@@ -173,5 +179,49 @@ fn a_curve_rises_at_its_time_on_the_log_axis() {
     assert!(
         mid.abs_diff(h) <= 1,
         "the rise at column {mid}, 1h at {h}\n{s}"
+    );
+}
+
+/// Issue 33 item 21: rows with the very same results are said to be the
+/// same (in the table and the legend) and drawn once; `fair` on a trace
+/// without users says what it does there.
+#[test]
+fn identical_rows_are_said_identical_and_fair_without_users_says_so() {
+    let mut app = with_what_if((120, 40), "dark");
+    cmd(&mut app, Command::WhatIf);
+    let w = app.what_if().unwrap();
+    let same: Vec<(usize, usize)> = (0..w.rows())
+        .filter_map(|i| w.same_as(i).map(|k| (i, k)))
+        .collect();
+    assert!(
+        !same.is_empty(),
+        "the sample has policies that agree job for job"
+    );
+    for &(i, k) in &same {
+        let (a, b) = (w.dists(i).unwrap(), w.dists(k).unwrap());
+        assert_eq!((&a.jct_s, &a.wait_s), (&b.jct_s, &b.wait_s));
+        assert!(k < i);
+    }
+    let label = |r: &Run| match r {
+        Run::Policy(p) => p.label().to_string(),
+        other => other.label(),
+    };
+    let s = screen(&app, (120, 40));
+    for &(i, k) in &same {
+        let (li, lk) = (label(w.run(i).unwrap()), label(w.run(k).unwrap()));
+        assert!(
+            s.lines()
+                .any(|l| l.contains(&li) && l.contains(&format!("= {lk}: the same results"))),
+            "{li} = {lk}\n{s}"
+        );
+        assert!(
+            s.contains(&format!("{li} = {lk}")) || s.contains(&format!("{li} (live) = {lk}")),
+            "legend: {li} = {lk}\n{s}"
+        );
+    }
+    let all: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        all.contains("fair: no users here: each job is its own owner"),
+        "{s}"
     );
 }

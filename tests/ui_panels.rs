@@ -104,7 +104,9 @@ fn the_mono_theme_draws_no_colour_and_keeps_the_cursor_visible() {
     // video would make a free cell look busy and a busy one free).
     let cursor = gpu_cell(&app, &buf, 0, 0);
     assert!(!cursor.modifier.contains(Modifier::REVERSED));
-    assert!(cursor.modifier.contains(Modifier::UNDERLINED | Modifier::BOLD));
+    assert!(cursor
+        .modifier
+        .contains(Modifier::UNDERLINED | Modifier::BOLD));
     assert!(text(&buf).contains("▸"), "a marker glyph, not colour alone");
 }
 

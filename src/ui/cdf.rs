@@ -65,18 +65,29 @@ pub(super) fn draw(app: &App, w: &WhatIf, area: Rect, buf: &mut Buffer) {
             t.text.fg(t.palette(i as u64 * 7919 + 3))
         }
     };
+    // A row with another's very results is drawn once, under the other's
+    // glyph; the legend says so.
+    let label_of = |k: usize| {
+        rows.iter()
+            .find(|r| r.0 == k)
+            .map_or(String::new(), |r| r.1.clone())
+    };
     let items: Vec<String> = rows
         .iter()
         .map(|(i, l, is_live, _)| {
             let live = if *is_live { " (live)" } else { "" };
-            format!("{} {l}{live}", glyph(*i, ascii))
+            match w.same_as(*i) {
+                Some(k) => format!("{} {l}{live} = {}", glyph(k, ascii), label_of(k)),
+                None => format!("{} {l}{live}", glyph(*i, ascii)),
+            }
         })
         .collect();
     let lines = pack(&items, area.width as usize);
     let legend_h = (lines.len() as u16).min(area.height.saturating_sub(MIN_HEIGHT - 2));
     let charts_h = area.height.saturating_sub(legend_h);
     // The live policy's curve is drawn last: on top.
-    let mut order: Vec<&(usize, String, bool, &Dists)> = rows.iter().collect();
+    let mut order: Vec<&(usize, String, bool, &Dists)> =
+        rows.iter().filter(|r| w.same_as(r.0).is_none()).collect();
     order.sort_by_key(|r| r.2);
     let series = |pick: fn(&Dists) -> &[f64]| -> Vec<Series> {
         order
@@ -100,7 +111,13 @@ pub(super) fn draw(app: &App, w: &WhatIf, area: Rect, buf: &mut Buffer) {
         for &n in line {
             let (i, _, is_live, _) = rows[n];
             let text = &items[n];
-            buf.set_string(x, y, glyph(i, ascii).to_string(), style_of(i, is_live));
+            let drawn = w.same_as(i).unwrap_or(i);
+            buf.set_string(
+                x,
+                y,
+                glyph(drawn, ascii).to_string(),
+                style_of(drawn, is_live),
+            );
             let rest: String = text.chars().skip(1).collect();
             let label = if is_live {
                 t.text.add_modifier(Modifier::BOLD)

@@ -41,6 +41,26 @@ impl WhatIf {
         self.dists.get(row)?.as_ref()
     }
 
+    /// The first earlier row whose results are `row`'s exactly (every job's
+    /// completion time and wait the same): said as such, drawn once.
+    pub fn same_as(&self, row: usize) -> Option<usize> {
+        let mine = self.dists.get(row)?.as_ref()?;
+        (0..row).find(|&k| {
+            self.dists
+                .get(k)
+                .and_then(|d| d.as_ref())
+                .is_some_and(|d| d.jct_s == mine.jct_s && d.wait_s == mine.wait_s)
+                && self.rows[k]
+                    .1
+                    .as_ref()
+                    .map(|r| (r.jobs_unfinished, r.jobs_dropped, r.preemptions))
+                    == self.rows[row]
+                        .1
+                        .as_ref()
+                        .map(|r| (r.jobs_unfinished, r.jobs_dropped, r.preemptions))
+        })
+    }
+
     /// Row `row`'s run.
     pub fn run(&self, row: usize) -> Option<&Run> {
         self.runs.get(row)

@@ -162,8 +162,20 @@ pub(crate) fn draw(app: &App, area: Rect, buf: &mut Buffer, at: usize, charts: b
     let (cols, hidden) = columns(w, box_w.saturating_sub(2) as usize);
     let done = w.rows.iter().filter(|r| r.1.is_some()).count();
     let key = app.view.keymap.first(crate::ui::keymap::Command::ColorBy);
+    // What a policy's row means on this trace (fair without users).
+    let notes: String = w
+        .runs
+        .iter()
+        .filter_map(|r| match r {
+            crate::sim::whatif::Run::Policy(p) => {
+                let c = p.caveat(app.trace(), app.engine().tuning())?;
+                Some(format!(" · {}: {c}", p.label()))
+            }
+            _ => None,
+        })
+        .collect();
     let foot = format!(
-        "{done} of {} done · bold: lowest mean JCT · ● the live policy · each row runs from this state to the end · {key}: the JCT and wait CDFs{}",
+        "{done} of {} done · bold: lowest mean JCT · ● the live policy · each row runs from this state to the end · {key}: the JCT and wait CDFs{}{notes}",
         w.rows.len(),
         if hidden > 0 { " · a wider window shows more columns" } else { "" }
     );
@@ -204,9 +216,13 @@ pub(crate) fn draw(app: &App, area: Rect, buf: &mut Buffer, at: usize, charts: b
         let live = matches!(run, crate::sim::whatif::Run::Policy(p) if *p == current);
         let now = if live { "●" } else { " " };
         let name = format!("{lead}{now}{}", crate::text::padded(label, 14));
-        let text = match rep {
-            None => progress_text(&name, *progress, app.view.ascii),
-            Some(r) => result_text(&name, r, &cols),
+        let text = match (rep, w.same_as(i)) {
+            (None, _) => progress_text(&name, *progress, app.view.ascii),
+            (Some(_), Some(k)) => format!(
+                "{name}   = {}: the same results, job for job",
+                label_of(&w.runs[k])
+            ),
+            (Some(r), None) => result_text(&name, r, &cols),
         };
         let mut style = t.text;
         if rep
@@ -251,6 +267,14 @@ fn draw_charts(app: &App, w: &WhatIf, area: Rect, buf: &mut Buffer) {
     );
     let inner = app.chrome().popup(r, buf, &title);
     crate::ui::cdf::draw(app, w, inner, buf);
+}
+
+/// A run's name in the table.
+fn label_of(run: &crate::sim::whatif::Run) -> String {
+    match run {
+        crate::sim::whatif::Run::Policy(p) => p.label().to_string(),
+        other => other.label(),
+    }
 }
 
 /// The header line.
