@@ -128,3 +128,35 @@ fn export_writes_the_timeline() {
     assert!(txt.contains("Timeline · 1 day · follows now"), "{txt}");
     assert!(txt.contains("util %") && txt.contains("running"));
 }
+
+/// Issue 33 item 24: with the split open, `T` draws B's utilisation and
+/// queue over A's, sampled at the same times; B's past before the split is
+/// A's.
+#[test]
+fn the_split_overlays_b_on_the_timeline() {
+    let mut app = app_for(sample(), Policy::Fifo, (120, 40));
+    app.update(Action::GoTo(9 * 86_400 + 6 * 3600));
+    common::split::split_with(&mut app, Policy::Sjf);
+    app.update(Action::GoTo(9 * 86_400 + 12 * 3600));
+    let (a, b) = (app.timeline_util(), app.split().unwrap().timeline_util());
+    let since = app.split().unwrap().since();
+    let times = |v: &[(i64, f64)]| v.iter().map(|p| p.0).collect::<Vec<_>>();
+    assert_eq!(times(&a), times(&b), "the same times");
+    let before = |v: &[(i64, f64)]| {
+        v.iter()
+            .filter(|p| p.0 <= since)
+            .copied()
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(before(&a), before(&b), "B's past is A's");
+    assert_ne!(a, b, "after the split they differ");
+    let last = b.last().unwrap();
+    let e = app.split().unwrap().replay().engine();
+    assert_eq!(last.0, e.now());
+    cmd(&mut app, Command::Timeline);
+    cmd(&mut app, Command::Zoom);
+    let s = text(&render(&app, 120, 40));
+    assert!(s.contains("util % · A fifo ⠒ · B sjf ∘"), "{s}");
+    assert!(s.contains("queue · A fifo ⠒ · B sjf ∘"), "{s}");
+    assert!(s.matches('∘').count() > 50, "{s}");
+}

@@ -220,6 +220,22 @@ impl App {
             watts: e.watts(),
         };
         self.sim.timeline.record(sample);
+        // The split's B side, at the same time, for `T`'s overlay.
+        let now = self.sim.replay.now();
+        if let Some(s) = self.sim.split.as_mut() {
+            if !s.replay.waiting() && (s.replay.now() != now || s.replay.target() != now) {
+                s.replay.seek(now);
+                s.replay.engine_mut().take_events();
+            }
+            let b = s.replay.engine();
+            s.timeline.record(super::timeline::Sample {
+                at: b.now(),
+                util: b.busy_percent(),
+                queue: b.queue_len() as u64,
+                running: b.running().len() as u64,
+                watts: b.watts(),
+            });
+        }
     }
 
     /// Refreshes what depends on the replay's state after it moved or switched.

@@ -59,6 +59,7 @@ impl App {
             figures: Figures::default(),
             since: now,
             policy: p,
+            timeline: self.sim.timeline.until(now),
         }));
         self.sync_split();
         let at = self.clock(now);

@@ -23,6 +23,8 @@ pub struct Split {
     pub(in crate::ui) since: Secs,
     /// B's policy (its replay may fall back after a failure; this is what was picked).
     pub(in crate::ui) policy: Policy,
+    /// B's figures by trace time (A's up to `since`), for `T`'s overlay.
+    pub(in crate::ui) timeline: super::timeline::Samples,
 }
 
 impl Split {
@@ -40,6 +42,11 @@ impl Split {
 
     pub fn since(&self) -> Secs {
         self.since
+    }
+
+    /// B's samples: (time, allocated GPUs in percent).
+    pub fn timeline_util(&self) -> Vec<(Secs, f64)> {
+        self.timeline.util_at().collect()
     }
 }
 

@@ -87,6 +87,18 @@ impl Samples {
             .collect()
     }
 
+    /// The samples up to `t` (a split's B side shares A's past).
+    pub(crate) fn until(&self, t: Secs) -> Samples {
+        let keep = self.t.partition_point(|&x| x <= t);
+        Samples {
+            t: self.t[..keep].to_vec(),
+            util: self.util[..keep].to_vec(),
+            queue: self.queue[..keep].to_vec(),
+            running: self.running[..keep].to_vec(),
+            watts: self.watts[..keep.min(self.watts.len())].to_vec(),
+        }
+    }
+
     /// Sampled times and utilisation (percent), in time order.
     pub(crate) fn util_at(&self) -> impl Iterator<Item = (Secs, f64)> + '_ {
         self.t.iter().copied().zip(self.util.iter().copied())

@@ -11,6 +11,11 @@ use ratatui::symbols::Marker;
 use ratatui::text::Line;
 use ratatui::widgets::{Axis, Chart, Dataset, GraphType, Widget};
 
+/// A chart: its name, A's values, the floor of its y axis, B's values.
+type ChartOf<'a> = (&'a str, &'a [f64], f64, Option<&'a [f64]>);
+/// A series' (time, value) points.
+type Points = Vec<(f64, f64)>;
+
 /// Draws the timeline in `area` (the grid and queue's place).
 pub(crate) fn draw(app: &App, view: &TimelineView, area: Rect, buf: &mut Buffer) {
     let t = app.theme();
@@ -31,13 +36,15 @@ pub(crate) fn draw(app: &App, view: &TimelineView, area: Rect, buf: &mut Buffer)
     let inner = block.inner(area);
     block.render(area, buf);
     let s = &app.sim.timeline;
-    let mut charts: Vec<(&str, &[f64], f64)> = vec![
-        ("util %", &s.util, 100.0),
-        ("queue", &s.queue, 1.0),
-        ("running", &s.running, 1.0),
+    // With the split open, B's utilisation and queue over A's.
+    let b = app.sim.split.as_ref().map(|sp| &sp.timeline);
+    let mut charts: Vec<ChartOf> = vec![
+        ("util %", &s.util, 100.0, b.map(|b| &b.util[..])),
+        ("queue", &s.queue, 1.0, b.map(|b| &b.queue[..])),
+        ("running", &s.running, 1.0, None),
     ];
     if !s.watts.is_empty() && s.watts.len() == s.t.len() {
-        charts.push(("power W", &s.watts, 1.0));
+        charts.push(("power W", &s.watts, 1.0, None));
     }
     let n = charts.len() as u16;
     if inner.height < n * 2 + 1 {
@@ -47,19 +54,45 @@ pub(crate) fn draw(app: &App, view: &TimelineView, area: Rect, buf: &mut Buffer)
     let plot_rows = inner.height.saturating_sub(1);
     let each = plot_rows / n.max(1);
     // Every chart's y labels as wide, so their time axes line up.
+    let b_series = |v: Option<&[f64]>| match (b, v) {
+        (Some(b), Some(v)) => b.series(v, from, to),
+        _ => Vec::new(),
+    };
     let tops: Vec<String> = charts
         .iter()
-        .map(|(_, v, floor)| top_label(top_of(&s.series(v, from, to), *floor), *floor))
+        .map(|(_, v, floor, bv)| {
+            let top = top_of(&s.series(v, from, to), *floor).max(top_of(&b_series(*bv), *floor));
+            top_label(top, *floor)
+        })
         .collect();
     let width = tops.iter().map(|l| l.chars().count()).max().unwrap_or(1);
-    for (i, (name, values, floor)) in charts.iter().enumerate() {
+    let names = app.sim.split.as_ref().map(|sp| {
+        (
+            app.engine().policy().label().to_string(),
+            sp.policy().label().to_string(),
+        )
+    });
+    for (i, (name, values, floor, bv)) in charts.iter().enumerate() {
         let h = if i as u16 + 1 == n {
             plot_rows - each * (n - 1)
         } else {
             each
         };
         let r = Rect::new(inner.x, inner.y + each * i as u16, inner.width, h);
-        chart(app, r, buf, (name, values, *floor), (from, to, now), width);
+        let data = s.series(values, from, to);
+        let other = b_series(*bv);
+        let title = match (&names, bv.is_some()) {
+            (Some((a, b)), true) => format!("{name} · A {a} ⠒ · B {b} ∘"),
+            _ => name.to_string(),
+        };
+        chart(
+            app,
+            r,
+            buf,
+            (&title, data, other, *floor),
+            (from, to, now),
+            width,
+        );
     }
     // The time axis once, under the last chart, in the trace's local time.
     let clock = |x: Secs| crate::trace::clock::clock_shown(app.trace().zone, first, x);
@@ -96,14 +129,12 @@ fn chart(
     app: &App,
     r: Rect,
     buf: &mut Buffer,
-    (name, values, floor): (&str, &[f64], f64),
+    (name, data, other, floor): (&str, Points, Points, f64),
     (from, to, now): (Secs, Secs, Secs),
     width: usize,
 ) {
     let t = app.theme();
-    let s = &app.sim.timeline;
-    let data = s.series(values, from, to);
-    let top = top_of(&data, floor);
+    let top = top_of(&data, floor).max(top_of(&other, floor));
     // Never colour alone: the series in braille (`.` in ASCII), the time
     // shown as a column of `•` (`#` in ASCII).
     let (marker, now_marker) = if app.view.ascii {
@@ -111,12 +142,23 @@ fn chart(
     } else {
         (Marker::Braille, Marker::Dot)
     };
+    // B's series (the split's), in a glyph of its own: `∘`, `o` in ASCII.
+    let b_glyph = if app.view.ascii { 'o' } else { '∘' };
     let now_line = [(now as f64, 0.0), (now as f64, top)];
     let mut sets = vec![Dataset::default()
         .marker(marker)
         .graph_type(GraphType::Line)
         .style(t.accent)
         .data(&data)];
+    if !other.is_empty() {
+        sets.push(
+            Dataset::default()
+                .marker(Marker::Custom(b_glyph))
+                .graph_type(GraphType::Scatter)
+                .style(t.warn)
+                .data(&other),
+        );
+    }
     if (from..=to).contains(&now) {
         sets.push(
             Dataset::default()
