@@ -85,7 +85,7 @@ fn a_split_at_80x24() {
     );
     t.wait_for("PAUSED");
     t.keys(&["A"]);
-    t.wait_for("split: the B side's policy");
+    t.wait_for("B's policy");
     // The picker starts on the first other policy (first-fit); sjf is two down.
     t.keys(&["Down", "Down", "Enter"]);
     t.wait_for("B · sjf since");

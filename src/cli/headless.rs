@@ -100,7 +100,7 @@ fn schedule_policies(first: Option<Policy>, s: Option<&Schedule>) -> Vec<Policy>
             .into_iter()
             .chain(s.switches.iter().filter_map(|(_, w)| match w {
                 Switch::Policy(p) => Some(*p),
-                Switch::Power(_) => None,
+                Switch::Power(_) | Switch::Placement(_) => None,
             }))
     });
     first.into_iter().chain(named).collect()

@@ -113,7 +113,7 @@ fn policy_metas(policies: &[Policy], schedule: Option<&Schedule>) -> Vec<PolicyM
         all.extend(s.start);
         all.extend(s.switches.iter().filter_map(|(_, w)| match w {
             crate::sim::engine::Switch::Policy(p) => Some(*p),
-            crate::sim::engine::Switch::Power(_) => None,
+            crate::sim::engine::Switch::Power(_) | crate::sim::engine::Switch::Placement(_) => None,
         }));
     }
     let mut out: Vec<PolicyMeta> = Vec::new();

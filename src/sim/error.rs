@@ -50,6 +50,8 @@ pub enum ArgError {
     EmptySchedule,
     #[error("unknown power policy '{}'; choose max or zeus", sanitize(.0))]
     Power(String),
+    #[error("unknown placement '{}'; choose consolidate, pack or spread", sanitize(.0))]
+    Placement(String),
     #[error("after @, trace seconds")]
     AtSeconds,
     #[error(transparent)]

@@ -124,6 +124,13 @@ impl Replay {
         }
     }
 
+    /// Switches the placement rule now (a later start is placed by it).
+    pub fn set_placement(&mut self, p: crate::sim::Placement) {
+        if p != self.engine.placement() {
+            self.switch(Switch::Placement(p));
+        }
+    }
+
     /// The policy in force once the switches made while waiting for a
     /// policy's answer are applied (the engine's otherwise).
     pub fn policy_to_be(&self) -> Policy {
@@ -133,7 +140,7 @@ impl Replay {
             .take_while(|s| s.0 <= now)
             .filter_map(|s| match s.1 {
                 Switch::Policy(p) => Some(p),
-                Switch::Power(_) => None,
+                Switch::Power(_) | Switch::Placement(_) => None,
             })
             .last()
             .unwrap_or(self.engine.policy())

@@ -57,9 +57,13 @@ impl Schedule {
                 None => item.rsplit_once(':'),
             };
             let (when, what) = split.ok_or_else(|| ArgError::NoColon(item.to_string()))?;
-            let switch = match what.trim().strip_prefix("power=") {
-                Some(p) => Switch::Power(parse_power(p)?),
-                None => Switch::Policy(policy(what.trim()).map_err(|e| ArgError::item(item, e))?),
+            let what = what.trim();
+            let switch = if let Some(p) = what.strip_prefix("power=") {
+                Switch::Power(parse_power(p)?)
+            } else if let Some(p) = what.strip_prefix("placement=") {
+                Switch::Placement(parse_placement(p)?)
+            } else {
+                Switch::Policy(policy(what).map_err(|e| ArgError::item(item, e))?)
             };
             let (t, exact) =
                 parse_time(trace, first, when.trim()).map_err(|e| ArgError::item(item, e))?;
@@ -92,6 +96,7 @@ impl Schedule {
             items.push(match s {
                 Switch::Policy(p) => format!("@{t}:{p}"),
                 Switch::Power(p) => format!("@{t}:power={}", p.name()),
+                Switch::Placement(p) => format!("@{t}:placement={}", p.name()),
             });
         }
         items.join(",")
@@ -114,6 +119,8 @@ impl Schedule {
             let changes = match s {
                 Switch::Policy(p) => std::mem::replace(&mut policy, p) != p,
                 Switch::Power(p) => power.is_some() && power.replace(p) != Some(p),
+                // Made as a switch at its time (a start placement is the run's own).
+                Switch::Placement(_) => true,
             };
             if changes {
                 out.push((t, s));
@@ -215,4 +222,11 @@ fn parse_power(s: &str) -> Result<PowerPolicy, ArgError> {
         "zeus" => Ok(PowerPolicy::Zeus),
         other => Err(ArgError::Power(other.to_string())),
     }
+}
+
+/// A placement rule's name in a schedule (`placement=pack`).
+fn parse_placement(name: &str) -> Result<crate::sim::Placement, ArgError> {
+    use clap::ValueEnum;
+    crate::sim::Placement::from_str(name.trim(), true)
+        .map_err(|_| ArgError::Placement(name.trim().to_string()))
 }

@@ -33,6 +33,7 @@ impl App {
                 self.view.popup = Some(Popup::Picker { at, split: false });
             }
             Command::Split => self.toggle_split(),
+            Command::Placement => self.next_placement(),
             Command::Rankings => {
                 self.view.popup = Some(Popup::Rankings {
                     by: super::rankings::RankBy::Users,
@@ -278,6 +279,7 @@ impl App {
             {
                 self.other_job_here(if c == Command::Right { 1 } else { -1 })
             }
+            (Popup::Picker { split: true, .. }, Command::Placement) => self.next_split_placement(),
             (Popup::Picker { at, .. }, Command::Down) => *at = (*at + 1) % Policy::all().len(),
             (Popup::Picker { at, .. }, Command::Up) => {
                 let n = Policy::all().len();
@@ -415,6 +417,26 @@ impl App {
         } else {
             format!("power limits: {} from {at}", to.name())
         });
+        self.after_move();
+    }
+
+    /// `o`: the next placement rule, now (as a policy switch is made: kept
+    /// in the replay's switches, so going back and forth replays it).
+    fn next_placement(&mut self) {
+        use crate::sim::Placement::*;
+        let from = self.engine().placement();
+        let to = match from {
+            Consolidate => Pack,
+            Pack => Spread,
+            Spread => Consolidate,
+        };
+        self.sim.replay.set_placement(to);
+        let at = self.clock(self.sim.replay.now());
+        self.info(format!("{at} placement {} → {}", from.name(), to.name()));
+        self.view.flash = Some(format!(
+            "placement {} from {at}: jobs started from now on (o: the next)",
+            to.name()
+        ));
         self.after_move();
     }
 }

@@ -27,6 +27,7 @@ pub(crate) fn key_action(app: &App, key: &KeyEvent) -> Option<Action> {
                     | Command::Close
                     | Command::Quit
                     | Command::Help
+                    | Command::Placement
             )
         );
         if !picks && c.is_alphanumeric() && key.modifiers.difference(KeyModifiers::SHIFT).is_empty()

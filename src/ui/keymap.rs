@@ -47,6 +47,7 @@ pub enum Command {
     Timeline,
     Split,
     Rankings,
+    Placement,
 }
 
 #[path = "keymap_table.rs"]

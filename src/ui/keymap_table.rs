@@ -4,7 +4,7 @@
 use super::Command;
 
 /// (command, config name, description, default keys, shown in the hint bar)
-pub const COMMANDS: [(Command, &str, &str, &[&str], bool); 39] = [
+pub const COMMANDS: [(Command, &str, &str, &[&str], bool); 40] = [
     (
         Command::TogglePlay,
         "play",
@@ -154,6 +154,13 @@ pub const COMMANDS: [(Command, &str, &str, &[&str], bool); 39] = [
         "who holds the GPUs: users, groups, machines ranked (s sorts)",
         &["u"],
         true,
+    ),
+    (
+        Command::Placement,
+        "placement",
+        "placement now: consolidate → pack → spread (jobs started from now on)",
+        &["o"],
+        false,
     ),
     (Command::Mouse, "mouse", "mouse on / off", &["m"], false),
     (

@@ -301,6 +301,7 @@ impl App {
                 Event::Dropped { .. } => dropped += 1,
                 Event::PolicySwitched { .. }
                 | Event::PowerSwitched { .. }
+                | Event::PlacementSwitched { .. }
                 | Event::PolicyFailed { .. } => {}
             }
         }
@@ -362,6 +363,7 @@ impl App {
                     }
                     Event::PolicySwitched { .. }
                     | Event::PowerSwitched { .. }
+                    | Event::PlacementSwitched { .. }
                     | Event::PolicyFailed { .. } => {}
                 }
             }

@@ -41,12 +41,22 @@ pub(super) fn draw(app: &App, area: Rect, buf: &mut Buffer) {
     let left_w = area.width / 2;
     let left = Rect::new(area.x, area.y, left_w, area.height);
     let right = Rect::new(area.x + left_w, area.y, area.width - left_w, area.height);
-    let a_title = format!("A · {} (live)", a.policy().label());
+    // Comparing placements, each side names its own.
+    let placed = |e: &crate::sim::Engine| match s.placement {
+        Some(_) => format!(" · {}", e.placement().name()),
+        None => String::new(),
+    };
+    let a_title = format!("A · {}{} (live)", a.policy().label(), placed(a));
     let b_policy = if b.policy() == s.policy() {
-        s.policy().label().to_string()
+        format!("{}{}", s.policy().label(), placed(b))
     } else {
         // It failed and fell back (logged).
-        format!("{} (now {})", s.policy().label(), b.policy().label())
+        format!(
+            "{} (now {}){}",
+            s.policy().label(),
+            b.policy().label(),
+            placed(b)
+        )
     };
     // The moment B took its own way, shortened to fit.
     let room = (left.width as usize).saturating_sub(4);

@@ -161,6 +161,8 @@ pub(super) struct ViewState {
     pub(super) sized: bool,
     /// The lecture layout (`L`) and a lesson's captions.
     pub(super) lecture: super::lecture::Lecture,
+    /// The split picker's placement for B (`o` there), if not A's.
+    pub(super) split_placement: Option<crate::sim::Placement>,
     /// The timeline view (`T`) in place of the grid and lists, when open.
     pub(super) timeline: Option<super::timeline::TimelineView>,
 }
@@ -191,6 +193,7 @@ impl ViewState {
             size: (120, 40),
             sized: false,
             lecture: super::lecture::Lecture::default(),
+            split_placement: None,
             timeline: None,
         }
     }

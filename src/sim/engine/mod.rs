@@ -82,6 +82,10 @@ pub enum Event {
         at: Secs,
         to: crate::sim::energy::PowerPolicy,
     },
+    PlacementSwitched {
+        at: Secs,
+        to: crate::sim::Placement,
+    },
     /// The policy failed (see `Engine::failures`); the engine fell back to
     /// the policy before, or halted.
     PolicyFailed {

@@ -15,6 +15,9 @@ use crate::trace::model::Secs;
 pub enum Switch {
     Policy(Policy),
     Power(PowerPolicy),
+    /// The placement rule: jobs started from now on are placed by it
+    /// (running ones stay where they are).
+    Placement(crate::sim::Placement),
 }
 
 impl Engine {
@@ -56,7 +59,15 @@ impl Engine {
                 self.rebuild_queue();
                 self.pass();
             }
-            Switch::Policy(_) => {}
+            Switch::Placement(p) if p != self.placement => {
+                self.placement = p;
+                self.emit(Event::PlacementSwitched {
+                    at: self.now,
+                    to: p,
+                });
+                self.pass();
+            }
+            Switch::Policy(_) | Switch::Placement(_) => {}
         }
     }
 

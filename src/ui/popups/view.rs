@@ -207,11 +207,23 @@ fn picker(app: &App, area: Rect, buf: &mut Buffer, at: usize, split: bool) {
     });
     let rows = policies.len() + 1 + about.len() + 1 + foot.len();
     let r = centered(area, box_w, rows as u16 + 2);
+    // B's placement, when the split is to compare placements (`o`).
+    let b_place = app
+        .view
+        .split_placement
+        .map_or("A's".to_string(), |p| p.name().to_string());
+    let split_title = [
+        format!("split: the B side's policy · ↑↓ choose · o: B places by {b_place} · enter splits · esc"),
+        format!("split: B's policy · o: B places by {b_place} · enter · esc"),
+    ]
+    .into_iter()
+    .find(|t| crate::text::width(t) + 4 <= r.width as usize)
+    .unwrap_or_else(|| format!("B's policy · o: {b_place}"));
     let inner = app.chrome().popup(
         r,
         buf,
         if split {
-            "split: the B side's policy · ↑↓ choose · enter splits · esc cancels"
+            &split_title
         } else {
             "scheduling policy · ↑↓ choose · enter switches now · esc cancels"
         },

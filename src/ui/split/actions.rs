@@ -26,7 +26,22 @@ impl App {
             .map(|k| (from + k) % all.len())
             .find(|&i| all[i] != live && all[i].available(self.trace()).is_ok())
             .unwrap_or(0);
+        self.view.split_placement = None;
         self.view.popup = Some(Popup::Picker { at, split: true });
+    }
+
+    /// `o` in the split's picker: B's placement, the next after the one
+    /// chosen (A's rule means none of its own).
+    pub(in crate::ui) fn next_split_placement(&mut self) {
+        use crate::sim::Placement::*;
+        let a = self.engine().placement();
+        let next = |p| match p {
+            Consolidate => Pack,
+            Pack => Spread,
+            Spread => Consolidate,
+        };
+        let to = next(self.view.split_placement.unwrap_or(a));
+        self.view.split_placement = (to != a).then_some(to);
     }
 
     /// Opens the split with `p` on the B side, from now.
@@ -35,9 +50,10 @@ impl App {
             return;
         }
         let live = self.sim.replay.policy_to_be();
-        if p == live {
+        let place = self.view.split_placement.take();
+        if p == live && place.is_none() {
             self.view.flash = Some(format!(
-                "{} is the live policy: pick another for the B side",
+                "{} is the live policy: pick another for the B side, or o for another placement",
                 p.label()
             ));
             return;
@@ -51,7 +67,12 @@ impl App {
             .filter(|s| s.0 <= now)
             .copied()
             .collect();
-        switches.push((now, Switch::Policy(p)));
+        if p != live {
+            switches.push((now, Switch::Policy(p)));
+        }
+        if let Some(pl) = place {
+            switches.push((now, Switch::Placement(pl)));
+        }
         let mut b = Replay::new(a.start_engine().forked());
         b.schedule(switches);
         self.sim.split = Some(Box::new(Split {
@@ -59,14 +80,19 @@ impl App {
             figures: Figures::default(),
             since: now,
             policy: p,
+            placement: place,
             timeline: self.sim.timeline.until(now),
         }));
         self.sync_split();
         let at = self.clock(now);
+        let b = match place {
+            Some(pl) => format!("{p} placing by {}", pl.name()),
+            None => p.to_string(),
+        };
         self.info(format!(
-            "{at} split: A {live} (live) beside B {p}, in lockstep"
+            "{at} split: A {live} (live) beside B {b}, in lockstep"
         ));
-        self.view.flash = Some(format!("split: B runs {} from {at} · A closes", p.label()));
+        self.view.flash = Some(format!("split: B runs {b} from {at} · A closes"));
     }
 
     /// Brings B to A's time and its figures up to date.

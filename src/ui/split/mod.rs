@@ -23,6 +23,8 @@ pub struct Split {
     pub(in crate::ui) since: Secs,
     /// B's policy (its replay may fall back after a failure; this is what was picked).
     pub(in crate::ui) policy: Policy,
+    /// B's placement rule, where the split compares placements.
+    pub(in crate::ui) placement: Option<crate::sim::Placement>,
     /// B's figures by trace time (A's up to `since`), for `T`'s overlay.
     pub(in crate::ui) timeline: super::timeline::Samples,
 }
