@@ -21,7 +21,8 @@ fn an_edf_queue_shows_deadlines_and_a_fair_queue_each_owners_share() {
     assert!(s.contains("due in"), "{s}");
     // edf preempted job 0 (due at 3 × 1000 s) for the sooner ones: it
     // waits, due 2,900 s from now.
-    let row = s.lines().find(|l| l.contains(" j0 ")).unwrap();
+    // (Marked ↺: preempted before.)
+    let row = s.lines().find(|l| l.contains("↺j0 ")).unwrap();
     assert!(row.contains("48m20s"), "{row}");
     let mut app = app_for(t, Policy::Fair, (120, 40));
     app.update(Action::GoTo(100));

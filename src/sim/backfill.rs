@@ -38,6 +38,11 @@ fn whole_use(grants: &[Grant], cluster: &ClusterState) -> Vec<(u32, u32)> {
 }
 
 impl Reservation {
+    /// The machines of the head's plan.
+    pub(crate) fn machines(&self) -> impl Iterator<Item = u32> + '_ {
+        self.avail.iter().map(|a| a.0)
+    }
+
     pub(crate) fn compute(
         head: u32,
         demand: &Demand,

@@ -240,7 +240,12 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
     let y_of = |row: usize| inner.y + (row - scroll) as u16;
     for &(row, gi) in &lay.labels {
         if visible(row) {
-            group_label(app, gi, Rect::new(inner.x, y_of(row), inner.width, 1), buf);
+            super::grid_title::group_label(
+                app,
+                gi,
+                Rect::new(inner.x, y_of(row), inner.width, 1),
+                buf,
+            );
         }
     }
     if lay.labels.is_empty() {
@@ -253,6 +258,8 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
         );
     }
     let cursor_m = app.sim.machines.get(app.view.cursor).copied();
+    // Backfill's reservation: its machines marked `R`.
+    let reserved = app.engine().reserved().map_or(Vec::new(), |r| r.machines);
     for p in &lay.cells {
         if !visible(p.row) {
             continue;
@@ -263,6 +270,7 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
             x: inner.x + p.x,
             y: y_of(p.row),
             cursor: Some(m) == cursor_m,
+            reserved: reserved.contains(&m),
         };
         match app.view.zoom {
             Zoom::Gpus => gpu_cells(app, &at, lay.cell_w, inner.x + inner.width, buf),
@@ -328,48 +336,14 @@ fn frame(app: &App, area: Rect, buf: &mut Buffer) {
         .render(area, buf);
 }
 
-/// A GPU type's line: how many machines, how many GPUs each, how busy.
-fn group_label(app: &App, gi: usize, line: Rect, buf: &mut Buffer) {
-    let t = app.theme();
-    let cluster = app.engine().cluster();
-    let trace = app.trace();
-    let (ty, range) = &app.sim.groups[gi];
-    let n = range.len();
-    let per = trace.cluster.machines[app.sim.machines[range.start] as usize].gpus;
-    let (used, cap): (u64, u64) = range.clone().fold((0, 0), |(u, c), pos| {
-        let m = app.sim.machines[pos];
-        let base = cluster.first_gpu(m);
-        let gp = cluster.cap(m) as usize;
-        (
-            u + (0..gp)
-                .map(|k| cluster.used_milli(base + k) as u64)
-                .sum::<u64>(),
-            c + gp as u64 * 1000,
-        )
-    });
-    let name = crate::text::sanitized(&trace.cluster.gpu_types[*ty as usize]).into_owned();
-    let label = format!(
-        "{name} · {} × {} · {:.0}/{} busy",
-        crate::fmt::count(n as u64, "machine"),
-        crate::fmt::count(per as u64, "GPU"),
-        used as f64 / 1000.0,
-        cap / 1000
-    );
-    buf.set_stringn(
-        line.x,
-        line.y,
-        &label,
-        line.width as usize,
-        t.dim.add_modifier(Modifier::BOLD),
-    );
-}
-
 /// Where a machine is drawn, and whether the cursor is on it.
 struct At {
     machine: u32,
     x: u16,
     y: u16,
     cursor: bool,
+    /// In the backfill reservation's plan.
+    reserved: bool,
 }
 
 /// One machine, one cell per GPU (`cell_w` columns each) after a marker
@@ -379,7 +353,11 @@ fn gpu_cells(app: &App, at: &At, cell_w: u16, right: u16, buf: &mut Buffer) {
     let g = glyphs(app.view.ascii);
     let cluster = app.engine().cluster();
     let base = cluster.first_gpu(at.machine);
-    let marker = if at.cursor { g.marker } else { ' ' };
+    let marker = match (at.cursor, at.reserved) {
+        (true, _) => g.marker,
+        (false, true) => 'R',
+        _ => ' ',
+    };
     buf.set_string(
         at.x,
         at.y,

@@ -1,9 +1,12 @@
-//! The grid's title: what a cell is, what its colour means, and for the
-//! colour modes that have a scale (utilisation, power) the scale itself —
-//! in the longest wording that fits, the colour mode always named.
+//! The grid's words: its title — what a cell is, what its colour means,
+//! and for the colour modes that have a scale (utilisation, power) the
+//! scale itself, in the longest wording that fits, the colour mode always
+//! named — and each GPU type's label line.
 
 use super::app::{App, ColorBy, Zoom};
-use ratatui::style::Style;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
 use ratatui::text::Span;
 
 /// The title's spans within `room` columns.
@@ -65,4 +68,40 @@ pub(crate) fn spans(app: &App, room: usize) -> Vec<Span<'static>> {
             t.dim,
         ),
     ]
+}
+
+/// A GPU type's line: how many machines, how many GPUs each, how busy.
+pub(crate) fn group_label(app: &App, gi: usize, line: Rect, buf: &mut Buffer) {
+    let t = app.theme();
+    let cluster = app.engine().cluster();
+    let trace = app.trace();
+    let (ty, range) = &app.sim.groups[gi];
+    let n = range.len();
+    let per = trace.cluster.machines[app.sim.machines[range.start] as usize].gpus;
+    let (used, cap): (u64, u64) = range.clone().fold((0, 0), |(u, c), pos| {
+        let m = app.sim.machines[pos];
+        let base = cluster.first_gpu(m);
+        let gp = cluster.cap(m) as usize;
+        (
+            u + (0..gp)
+                .map(|k| cluster.used_milli(base + k) as u64)
+                .sum::<u64>(),
+            c + gp as u64 * 1000,
+        )
+    });
+    let name = crate::text::sanitized(&trace.cluster.gpu_types[*ty as usize]).into_owned();
+    let label = format!(
+        "{name} · {} × {} · {:.0}/{} busy",
+        crate::fmt::count(n as u64, "machine"),
+        crate::fmt::count(per as u64, "GPU"),
+        used as f64 / 1000.0,
+        cap / 1000
+    );
+    buf.set_stringn(
+        line.x,
+        line.y,
+        &label,
+        line.width as usize,
+        t.dim.add_modifier(Modifier::BOLD),
+    );
 }

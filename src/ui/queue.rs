@@ -7,7 +7,7 @@ use crate::text::sanitized;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
-use ratatui::text::Span;
+use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
 
 /// The part of a list of `n` rows a pane of `h` rows shows, keeping the
@@ -146,9 +146,31 @@ pub(crate) fn draw(app: &App, area: Rect, buf: &mut Buffer) {
     let trace = app.trace();
     let focused = app.view.focus == Focus::Queue;
     let c = app.chrome();
-    c.pane(focused)
-        .title(c.focus_title(focused, title(app, area.width as usize)))
-        .render(area, buf);
+    // EASY backfill's reservation, said under the lists (R marks its head).
+    let reserved = e.reserved();
+    let foot = reserved.as_ref().map(|r| {
+        let from = r
+            .from
+            .map_or("an end no one knows".into(), |t| app.clock(t));
+        let short = from.rsplit(' ').next().unwrap_or("").to_string();
+        let room = area.width.saturating_sub(2) as usize;
+        let text = [
+            format!(" R: head reserved from {from} "),
+            format!(" R: reserved from {from} "),
+            format!(" R: reserved from {short} "),
+        ]
+        .into_iter()
+        .find(|x| crate::text::width(x) <= room)
+        .unwrap_or_else(|| crate::text::fit(" R: reserved ", room));
+        Line::from(Span::styled(text, t.dim))
+    });
+    let mut pane = c
+        .pane(focused)
+        .title(c.focus_title(focused, title(app, area.width as usize)));
+    if let Some(f) = foot {
+        pane = pane.title_bottom(f);
+    }
+    pane.render(area, buf);
     let inner = layout::inner(area);
     if inner.height < 4 || inner.width < 20 {
         return;
@@ -199,6 +221,8 @@ enum QueueColumn {
     Runtime,
     DueIn,
     Share(crate::sim::FairBy),
+    /// A priority queue's number and the attained GPU service (`las`).
+    Level,
 }
 
 impl QueueColumn {
@@ -206,6 +230,7 @@ impl QueueColumn {
         match app.engine().policy() {
             p if p.key_meaning() == crate::sim::KeyMeaning::Deadline => QueueColumn::DueIn,
             p if p == crate::sim::Policy::Fair => QueueColumn::Share(app.engine().tuning().fair_by),
+            p if p.key_meaning() == crate::sim::KeyMeaning::Level => QueueColumn::Level,
             _ => QueueColumn::Runtime,
         }
     }
@@ -215,6 +240,7 @@ impl QueueColumn {
             QueueColumn::Runtime => "runtime",
             QueueColumn::DueIn => "due in",
             QueueColumn::Share(_) => "share",
+            QueueColumn::Level => "queue",
         }
     }
 
@@ -228,6 +254,17 @@ impl QueueColumn {
                 .speed_runtime(j)
                 .or(job.runtime.get())
                 .map_or("?".into(), |r| human_secs(r as f64)),
+            // `Q1 3h12m`: its queue, and the GPU service it has had.
+            QueueColumn::Level => {
+                let r = crate::sim::view::View::resume(e, j);
+                let q = if r.promoted {
+                    0
+                } else {
+                    e.tuning().las_queue(r.attained)
+                };
+                let gpu_secs = (r.attained / 1000) as f64;
+                crate::text::fit(&format!("Q{q} {}", human_secs(gpu_secs)), 8)
+            }
             QueueColumn::DueIn => match job.deadline.get() {
                 Some(d) if d >= e.now() => human_secs((d - e.now()) as f64),
                 Some(d) => format!("-{}", human_secs((e.now() - d) as f64)),
@@ -328,6 +365,9 @@ struct Table {
     second: bool,
     focused: bool,
     marker: char,
+    /// The job backfill reserves GPUs for (marked `R`).
+    reserved: Option<u32>,
+    ascii: bool,
 }
 
 impl Table {
@@ -348,6 +388,8 @@ impl Table {
             id_w: w.saturating_sub(user_w + 6 + times + 2).clamp(6, 36),
             user_w,
             second,
+            reserved: app.engine().reserved().map(|r| r.head),
+            ascii: app.view.ascii,
             focused,
             marker: super::grid::glyphs(app.view.ascii).marker,
         }
@@ -425,7 +467,15 @@ impl Table {
         if cursor {
             style = style.patch(t.cursor);
         }
-        let lead = if cursor || selected { self.marker } else { ' ' };
+        // Marks: the reservation's head (R), a job preempted before (↺).
+        let preempted = crate::sim::view::View::resume(app.engine(), j).preemptions > 0;
+        let lead = match (cursor || selected, self.reserved == Some(j), preempted) {
+            (true, _, _) => self.marker,
+            (_, true, _) => 'R',
+            (_, _, true) if self.ascii => 'p',
+            (_, _, true) => '↺',
+            _ => ' ',
+        };
         buf.set_stringn(self.x, y, format!("{lead}{text}"), self.w, style);
     }
 }

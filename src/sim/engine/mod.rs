@@ -17,7 +17,7 @@ mod victims;
 mod waiting;
 mod walks;
 mod why;
-pub use why::Blocked;
+pub use why::{Blocked, Reserved};
 
 pub use power::JobPower;
 pub use snapshot::Snapshot;

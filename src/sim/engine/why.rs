@@ -33,7 +33,29 @@ pub enum Blocked {
     Policy,
 }
 
+/// EASY backfill's reservation now: the head it is for, when the head is
+/// due to start (none: no end in sight), and the machines it plans on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reserved {
+    pub head: u32,
+    pub from: Option<Secs>,
+    pub machines: Vec<u32>,
+}
+
 impl Engine {
+    /// The backfill reservation in force, if the head still waits.
+    pub fn reserved(&self) -> Option<Reserved> {
+        let r = self
+            .reservation
+            .as_ref()
+            .filter(|_| self.walk == Walk::Backfill)?;
+        (self.jobs.get(r.head as usize)?.phase == Phase::Queued).then(|| Reserved {
+            head: r.head,
+            from: (r.shadow != Secs::MAX).then_some(r.shadow),
+            machines: r.machines().collect(),
+        })
+    }
+
     /// Why waiting `job` has not started (`None` unless it waits).
     pub fn blocked(&self, job: u32) -> Option<Blocked> {
         if self.jobs.get(job as usize)?.phase != Phase::Queued {
