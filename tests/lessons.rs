@@ -9,7 +9,7 @@ use tracetui::trace::Trace;
 fn run(name: &str, placement: Option<Placement>) -> (Arc<Trace>, Engine) {
     let l = lesson::find(name).unwrap();
     let t = Arc::new(l.trace().0);
-    let s = Schedule::parse(&t, l.schedule).unwrap();
+    let s = Schedule::parse(&t, &l.schedule).unwrap();
     let mut e = Engine::new(
         t.clone(),
         s.start.unwrap(),
@@ -98,10 +98,10 @@ fn fragmentation_under_spread_not_under_consolidate() {
 
 #[test]
 fn every_lesson_loads_and_its_schedule_parses() {
-    for l in &lesson::LESSONS {
+    for l in lesson::builtins() {
         let (t, r) = l.trace();
         assert_eq!(r.total_skipped(), 0);
-        assert!(Schedule::parse(&t, l.schedule).is_ok(), "{}", l.name);
+        assert!(Schedule::parse(&t, &l.schedule).is_ok(), "{}", l.name);
         assert!(l.captions.windows(2).all(|w| w[0].0 < w[1].0), "{}", l.name);
     }
     assert!(lesson::listing().contains("fragmentation"));
@@ -128,12 +128,7 @@ fn lecture_layout_renders() {
         themes,
         Keymap::defaults(),
     )
-    .with_captions(
-        l.captions
-            .iter()
-            .map(|&(t, c)| (t, c.to_string()))
-            .collect(),
-    );
+    .with_captions(l.captions.clone());
     app.update(Action::Resize(100, 30));
     app.update(Action::GoTo(400));
     app.update(Action::Command(Command::Lecture));
@@ -245,11 +240,11 @@ fn deadlines_edf_misses_every_one_elasticflow_declines_e_and_meets_the_rest() {
 fn fragmentation_packed_captions_tell_of_the_packed_run() {
     let l = lesson::find("fragmentation").unwrap();
     let packed = l.captions_for(Placement::Pack).unwrap();
-    assert_ne!(packed, l.captions);
-    assert_eq!(l.captions_for(l.placement), Some(l.captions));
+    assert_ne!(packed, &l.captions);
+    assert_eq!(l.captions_for(l.placement), Some(&l.captions));
     assert_eq!(l.captions_for(Placement::Consolidate), None);
     let (t, _) = run("fragmentation", Some(Placement::Pack));
-    let s = Schedule::parse(&t, l.schedule).unwrap();
+    let s = Schedule::parse(&t, &l.schedule).unwrap();
     let mut e = Engine::new(t.clone(), s.start.unwrap(), Placement::Pack);
     let big: Vec<i64> = t
         .jobs
@@ -288,6 +283,6 @@ fn fragmentation_packed_captions_tell_of_the_packed_run() {
     for &b in &big {
         assert_eq!(starts_of(&t, &e, b, 8), vec![b], "the 8-GPU job of {b}");
     }
-    let text: String = packed.iter().map(|c| c.1).collect();
+    let text: String = packed.iter().map(|c| c.1.as_str()).collect();
     assert!(text.contains("5 of 6 waited") && text.contains("the small jobs sit on two machines"));
 }

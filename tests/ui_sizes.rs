@@ -87,12 +87,7 @@ fn a_lesson_at_every_size() {
             themes,
             Keymap::defaults(),
         )
-        .with_captions(
-            l.captions
-                .iter()
-                .map(|&(t, c)| (t, c.to_string()))
-                .collect(),
-        );
+        .with_captions(l.captions.clone());
         app.update(Action::Resize(w, h));
         app.update(Action::GoTo(400));
         insta::assert_snapshot!(format!("lesson_{w}x{h}"), screen(&app, size));

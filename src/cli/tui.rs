@@ -48,18 +48,27 @@ pub fn lesson(a: &super::LessonArgs, v: &ViewArgs) -> Result<()> {
         super::print_out(&lesson::listing());
         return Ok(());
     };
-    let Some(l) = lesson::find(name) else {
-        color_eyre::eyre::bail!(
-            "no lesson '{}'; there are: {}",
-            crate::text::sanitize(name),
-            lesson::LESSONS
-                .iter()
-                .map(|l| l.name)
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
+    // A lesson file (a path, or a name ending in .toml), else a built-in.
+    let path = std::path::Path::new(name);
+    let owned;
+    let l: &lesson::Lesson = if name.ends_with(".toml") || path.is_file() {
+        owned = lesson::Lesson::from_file(path)?;
+        &owned
+    } else {
+        match lesson::find(name) {
+            Some(l) => l,
+            None => color_eyre::eyre::bail!(
+                "no lesson '{}'; there are: {} (or give a lesson file: FILE.toml)",
+                crate::text::sanitize(name),
+                lesson::builtins()
+                    .iter()
+                    .map(|l| l.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }
     };
-    let (trace, report) = l.trace();
+    let (trace, report) = l.load_trace()?;
     let tuning = a.policies.tuning()?;
     let (schedule, yours) = lesson_schedule(a, l, &trace)?;
     let policy = schedule.start.unwrap_or(Policy::Fifo);
@@ -87,7 +96,7 @@ pub fn lesson(a: &super::LessonArgs, v: &ViewArgs) -> Result<()> {
                 l.placement.name()
             ),
         )],
-        (false, Some(c)) => c.iter().map(|&(t, c)| (t, c.to_string())).collect(),
+        (false, Some(c)) => c.clone(),
     };
     let label = match yours {
         true => format!("lesson {} · {} · your schedule", l.name, placement.name()),
@@ -115,7 +124,7 @@ fn lesson_schedule(
     if let Some(s) = a.policies.schedule(trace)? {
         return Ok((s, true));
     }
-    let s = Schedule::parse(trace, l.schedule).map_err(color_eyre::eyre::Report::msg)?;
+    let s = Schedule::parse(trace, &l.schedule).map_err(color_eyre::eyre::Report::msg)?;
     Ok((s, false))
 }
 

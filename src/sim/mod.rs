@@ -10,6 +10,7 @@ mod free_index;
 mod holders;
 pub(crate) mod job;
 pub mod metrics;
+pub mod moments;
 mod order;
 pub(crate) mod placement;
 pub(crate) mod policies;

@@ -34,6 +34,8 @@ impl App {
             }
             Command::Split => self.toggle_split(),
             Command::Placement => self.next_placement(),
+            Command::NextCaption => self.next_caption(),
+            Command::NextMoment => self.next_moment(),
             Command::Rankings => {
                 self.view.popup = Some(Popup::Rankings {
                     by: super::rankings::RankBy::Users,

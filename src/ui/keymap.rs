@@ -48,6 +48,8 @@ pub enum Command {
     Split,
     Rankings,
     Placement,
+    NextCaption,
+    NextMoment,
 }
 
 #[path = "keymap_table.rs"]

@@ -4,7 +4,7 @@
 use super::Command;
 
 /// (command, config name, description, default keys, shown in the hint bar)
-pub const COMMANDS: [(Command, &str, &str, &[&str], bool); 40] = [
+pub const COMMANDS: [(Command, &str, &str, &[&str], bool); 42] = [
     (
         Command::TogglePlay,
         "play",
@@ -154,6 +154,20 @@ pub const COMMANDS: [(Command, &str, &str, &[&str], bool); 40] = [
         "who holds the GPUs: users, groups, machines ranked (s sorts)",
         &["u"],
         true,
+    ),
+    (
+        Command::NextCaption,
+        "next_caption",
+        "a lesson's next caption (its next part): go there",
+        &[">"],
+        false,
+    ),
+    (
+        Command::NextMoment,
+        "next_moment",
+        "the next moment worth a look: a preemption burst, a starving job, else the queue's peak",
+        &["."],
+        false,
     ),
     (
         Command::Placement,

@@ -30,6 +30,7 @@ pub mod layout;
 pub(crate) mod lecture;
 pub mod line_edit;
 mod logfmt;
+mod machine_detail;
 mod nav;
 mod play;
 pub(crate) mod popups;

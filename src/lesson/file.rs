@@ -1,0 +1,275 @@
+//! A lesson file: TOML a lecturer can write. The cluster (`gpus`,
+//! `gpus_per_machine`), the `placement`, the policy `schedule` (as
+//! `--policy-schedule` takes it), timed `[[captions]]` (and
+//! `[[placements.NAME]]` for a run under another placement), and the jobs:
+//! `[[jobs]]` groups of one shape (`count` of them from `at`, `every`
+//! seconds apart, the group again `repeat` times `period` apart), or
+//! `[elastic]` jobs from a throughput table, or `trace = "itp:FILE"` (from
+//! the lesson file's folder), or `[gen]` (`gen itp`'s jobs for a seed at an
+//! offered `load`). Times are seconds or durations (`40m`, `2h`). Unknown
+//! keys are refused, by name and line.
+
+use super::{Captions, Elastic, Jobs, Lesson};
+use crate::sim::Placement;
+use crate::trace::clock::parse_duration;
+use crate::trace::model::Secs;
+use crate::trace::Format;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// What is wrong with a lesson file, naming it.
+#[derive(Debug, thiserror::Error)]
+pub enum LessonError {
+    #[error("{}: {source}", .path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: {why}", .path.display())]
+    Bad { path: PathBuf, why: String },
+}
+
+/// What is wrong inside a lesson file (the file is named around it).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub(super) struct Bad(String);
+
+impl From<String> for Bad {
+    fn from(s: String) -> Bad {
+        Bad(s)
+    }
+}
+
+impl From<&str> for Bad {
+    fn from(s: &str) -> Bad {
+        Bad(s.to_string())
+    }
+}
+
+/// A time: seconds, or a duration (`40m`).
+#[derive(Debug, Deserialize, Clone)]
+#[serde(untagged)]
+enum Time {
+    Secs(i64),
+    Text(String),
+}
+
+impl Time {
+    fn secs(&self, what: &str) -> Result<Secs, Bad> {
+        match self {
+            Time::Secs(s) => Ok(*s),
+            Time::Text(t) => parse_duration(t.trim()).ok_or_else(|| {
+                Bad(format!(
+                    "{what}: '{}' is not seconds or a duration such as 40m",
+                    crate::text::sanitize(t)
+                ))
+            }),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LessonFile {
+    name: String,
+    #[serde(default)]
+    title: String,
+    #[serde(default)]
+    about: String,
+    gpus: u32,
+    gpus_per_machine: u32,
+    #[serde(default = "consolidate")]
+    placement: String,
+    schedule: String,
+    #[serde(default)]
+    captions: Vec<Caption>,
+    #[serde(default)]
+    placements: BTreeMap<String, Vec<Caption>>,
+    #[serde(default)]
+    jobs: Vec<Group>,
+    elastic: Option<ElasticFile>,
+    trace: Option<String>,
+    gen: Option<GenFile>,
+}
+
+fn consolidate() -> String {
+    "consolidate".into()
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Caption {
+    at: Time,
+    text: String,
+}
+
+/// Jobs of one shape.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Group {
+    at: Time,
+    #[serde(default = "one")]
+    count: u32,
+    every: Option<Time>,
+    runtime: Time,
+    gpus: u32,
+    #[serde(default = "one")]
+    repeat: u32,
+    period: Option<Time>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ElasticFile {
+    model: String,
+    table: String,
+    jobs: Vec<ElasticJob>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ElasticJob {
+    id: String,
+    submit: Time,
+    iterations: u64,
+    deadline: Time,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GenFile {
+    jobs: u64,
+    seed: u64,
+    load: f64,
+}
+
+/// The lesson in file `path`.
+pub(super) fn read(path: &Path) -> Result<Lesson, LessonError> {
+    let text = std::fs::read_to_string(path).map_err(|source| LessonError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    parse(&text, dir).map_err(|why| LessonError::Bad {
+        path: path.to_path_buf(),
+        why: why.0,
+    })
+}
+
+/// A lesson from its file's text; paths in it from `dir`.
+pub(super) fn parse(text: &str, dir: &Path) -> Result<Lesson, Bad> {
+    let f: LessonFile = toml::from_str(text).map_err(|e| Bad(e.to_string()))?;
+    let placement = placement(&f.placement)?;
+    let mut others = Vec::new();
+    for (name, caps) in &f.placements {
+        others.push((placement_of(name)?, captions(caps)?));
+    }
+    let sources = [
+        !f.jobs.is_empty(),
+        f.elastic.is_some(),
+        f.trace.is_some(),
+        f.gen.is_some(),
+    ];
+    if sources.iter().filter(|s| **s).count() != 1 {
+        return Err(
+            "give the jobs one way: [[jobs]], [elastic], trace = \"itp:FILE\" or [gen]".into(),
+        );
+    }
+    if f.gpus == 0 || f.gpus_per_machine == 0 {
+        return Err("gpus and gpus_per_machine: more than 0".into());
+    }
+    let jobs = if let Some(e) = f.elastic {
+        let mut jobs = Vec::new();
+        for j in e.jobs {
+            jobs.push((
+                j.id,
+                j.submit.secs("submit")?,
+                j.iterations,
+                j.deadline.secs("deadline")?,
+            ));
+        }
+        Jobs::Elastic(Elastic {
+            model: e.model,
+            table: e.table,
+            jobs,
+        })
+    } else if let Some(t) = f.trace {
+        let (format, file) = t
+            .split_once(':')
+            .ok_or("trace: FORMAT:FILE, e.g. itp:jobs.csv")?;
+        let format = Format::find(format)
+            .ok_or_else(|| format!("trace: no format '{}'", crate::text::sanitize(format)))?;
+        Jobs::Trace(format, dir.join(file))
+    } else if let Some(g) = f.gen {
+        Jobs::Gen {
+            jobs: g.jobs,
+            seed: g.seed,
+            load: g.load,
+        }
+    } else {
+        Jobs::Rigid(groups(&f.jobs)?)
+    };
+    let captions = captions(&f.captions)?;
+    Ok(Lesson {
+        name: f.name,
+        title: f.title,
+        about: f.about,
+        gpus: f.gpus,
+        per_node: f.gpus_per_machine,
+        placement,
+        schedule: f.schedule,
+        captions,
+        other_placements: others,
+        jobs,
+    })
+}
+
+/// Every job of the groups, in the order written.
+fn groups(groups: &[Group]) -> Result<Vec<(Secs, Secs, u32)>, Bad> {
+    let mut out = Vec::new();
+    for g in groups {
+        let (at, runtime) = (g.at.secs("at")?, g.runtime.secs("runtime")?);
+        let every = g.every.as_ref().map_or(Ok(0), |t| t.secs("every"))?;
+        let period = g.period.as_ref().map_or(Ok(0), |t| t.secs("period"))?;
+        if (g.count as u64) * (g.repeat as u64) > 100_000 {
+            return Err("a lesson of more than 100,000 jobs: use trace = or [gen]".into());
+        }
+        for r in 0..g.repeat as i64 {
+            for k in 0..g.count as i64 {
+                out.push((at + r * period + k * every, runtime, g.gpus));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Captions in time order.
+fn captions(caps: &[Caption]) -> Result<Captions, Bad> {
+    let mut out = Vec::new();
+    for c in caps {
+        out.push((c.at.secs("caption at")?, c.text.clone()));
+    }
+    if !out.windows(2).all(|w| w[0].0 < w[1].0) {
+        return Err("captions: in time order, one at a time".into());
+    }
+    Ok(out)
+}
+
+fn placement(name: &str) -> Result<Placement, Bad> {
+    placement_of(name)
+}
+
+fn placement_of(name: &str) -> Result<Placement, Bad> {
+    use clap::ValueEnum;
+    Placement::from_str(name, true).map_err(|_| {
+        Bad(format!(
+            "placement '{}': consolidate, pack or spread",
+            crate::text::sanitize(name)
+        ))
+    })
+}
