@@ -220,8 +220,41 @@ fn identical_rows_are_said_identical_and_fair_without_users_says_so() {
         );
     }
     let all: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    // (The note wraps in the table's foot.)
     assert!(
-        all.contains("fair: no users here: each job is its own owner"),
+        all.contains("fair: no users") && all.contains("each job is its own owner"),
         "{s}"
     );
+}
+
+/// The chosen row's curve is drawn over the others (issue 33 item 21: a
+/// curve could hide under another): ↑↓ bring any curve to the top.
+#[test]
+fn the_chosen_rows_curve_is_drawn_on_top() {
+    let size = (120, 40);
+    let mut app = with_what_if(size, "dark");
+    cmd(&mut app, Command::WhatIf);
+    cmd(&mut app, Command::ColorBy);
+    let glyphs = ['■', '▲', '◆', '○', '□', '△', '◇', '×', '+', '▼'];
+    let count = |app: &App, g: char| text(&render(app, size.0, size.1)).matches(g).count();
+    let w = app.what_if().unwrap();
+    let rows: Vec<usize> = (1..w.rows().min(10))
+        .filter(|&i| w.same_as(i).is_none())
+        .collect();
+    let mut gained = 0;
+    for &i in &rows {
+        let g = glyphs[i];
+        let before = count(&app, g);
+        // Down to row i (the table's chosen row), then back up to the top.
+        for _ in 0..i {
+            cmd(&mut app, Command::Down);
+        }
+        let on_top = count(&app, g);
+        assert!(on_top >= before, "row {i}: {on_top} < {before}");
+        gained += usize::from(on_top > before);
+        for _ in 0..i {
+            cmd(&mut app, Command::Up);
+        }
+    }
+    assert!(gained > 0, "some curve was hidden and now shows");
 }

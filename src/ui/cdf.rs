@@ -33,8 +33,10 @@ struct Series<'a> {
     q: &'a [f64],
 }
 
-/// The JCT and wait CDFs side by side in `area`, the legend under them.
-pub(super) fn draw(app: &App, w: &WhatIf, area: Rect, buf: &mut Buffer) {
+/// The JCT and wait CDFs side by side in `area`, the legend under them;
+/// the chosen row's curve (`at`, ↑↓ in the table) drawn on top, so none
+/// stays hidden under another.
+pub(super) fn draw(app: &App, w: &WhatIf, area: Rect, buf: &mut Buffer, at: usize) {
     let t = app.theme();
     let live = app.engine().policy();
     let ascii = app.view.ascii;
@@ -85,10 +87,12 @@ pub(super) fn draw(app: &App, w: &WhatIf, area: Rect, buf: &mut Buffer) {
     let lines = pack(&items, area.width as usize);
     let legend_h = (lines.len() as u16).min(area.height.saturating_sub(MIN_HEIGHT - 2));
     let charts_h = area.height.saturating_sub(legend_h);
-    // The live policy's curve is drawn last: on top.
+    // The live policy's curve is drawn over the others, and the chosen
+    // row's over all.
     let mut order: Vec<&(usize, String, bool, &Dists)> =
         rows.iter().filter(|r| w.same_as(r.0).is_none()).collect();
-    order.sort_by_key(|r| r.2);
+    let chosen = w.same_as(at).unwrap_or(at);
+    order.sort_by_key(|r| (r.0 == chosen, r.2));
     let series = |pick: fn(&Dists) -> &[f64]| -> Vec<Series> {
         order
             .iter()

@@ -25,6 +25,9 @@ pub struct Figures {
     pub mean_jct: Option<f64>,
     /// The p99 of every counted job's wait, so far for those not started.
     pub p99_wait: Option<f64>,
+    /// The mean of those waits.
+    pub mean_wait: Option<f64>,
+    wait_sum: f64,
     wait_seen: usize,
     /// wait (whole seconds) → how many started jobs waited that long.
     waits: BTreeMap<i64, u64>,
@@ -42,6 +45,7 @@ impl Figures {
         }
         for &w in &tally.wait[self.wait_seen..] {
             *self.waits.entry(w as i64).or_insert(0) += 1;
+            self.wait_sum += w;
         }
         self.wait_seen = tally.wait.len();
         self.done = tally.jct.len() as u64;
@@ -50,6 +54,9 @@ impl Figures {
         self.jobs = jobs;
         self.mean_jct = (jobs > 0).then(|| in_system as f64 / jobs as f64);
         self.unserved = unserved.len() as u64;
+        let n = self.wait_seen + unserved.len();
+        let sum = self.wait_sum + unserved.iter().map(|&w| w as f64).sum::<f64>();
+        self.mean_wait = (n > 0).then(|| sum / n as f64);
         self.p99_wait = self.percentile(&mut unserved, 99.0);
     }
 

@@ -2,7 +2,7 @@
 //! one per machine when zoomed out), a glyph for how full a cell is, a
 //! colour by job, user or utilisation, and never state by colour alone.
 
-use super::app::{App, ColorBy, Zoom};
+use super::app::{App, Zoom};
 use super::layout;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -148,77 +148,34 @@ fn flow(app: &App, inner: Rect, cell_w: u16, gap: usize) -> GridLayout {
 pub fn layout(app: &App, inner: Rect) -> GridLayout {
     if app.view.zoom == Zoom::Gpus {
         // The lecture layout tries cells three wide first: seen from the back.
+        // The lecture layout scales the cells up to fill the pane (seen
+        // from the back of the room): the widest that fits.
         let wide: &[(u16, usize)] = if app.view.lecture.on {
-            &[(3, 1), (3, 0), (2, 1), (2, 0)]
+            &[
+                (8, 1),
+                (6, 1),
+                (5, 1),
+                (4, 1),
+                (3, 1),
+                (3, 0),
+                (2, 1),
+                (2, 0),
+            ]
         } else {
             &[(2, 1), (2, 0)]
         };
         for &(cell_w, gap) in wide {
             let l = flow(app, inner, cell_w, gap);
-            if l.fits(inner.height) {
+            // Every machine whole on its row, and every row on screen.
+            let widest = (0..app.sim.machines.len())
+                .map(|p| width(app, p, cell_w))
+                .max();
+            if l.fits(inner.height) && widest.is_none_or(|w| w <= inner.width) {
                 return l;
             }
         }
     }
     flow(app, inner, 1, 0)
-}
-
-/// Measured utilisation (0–100) of GPUs `flat..flat + n`, where a
-/// per-minute file gives it (Philly); the mean over those it knows.
-fn measured(app: &App, flat: usize, n: usize) -> Option<f64> {
-    let (_, u) = app.sim.gpu_util.as_ref()?;
-    let vals: Vec<f64> = u
-        .get(flat..flat + n)?
-        .iter()
-        .filter(|x| x.is_finite())
-        .map(|&x| x as f64)
-        .collect();
-    (!vals.is_empty()).then(|| vals.iter().sum::<f64>() / vals.len() as f64)
-}
-
-/// The style of a cell held by `job` (the largest holder) at `frac` full,
-/// with the GPUs' measured utilisation where known.
-fn holder_style(app: &App, job: Option<u32>, frac: f64, gpu_util: Option<f64>) -> Style {
-    let t = app.theme();
-    let trace = app.trace();
-    // Outside the lists' filter: dimmed, whatever the colouring.
-    if let (Some(f), Some(j)) = (&app.view.filter, job) {
-        if !f.matches(app.trace(), app.engine(), j) {
-            return t.dim;
-        }
-    }
-    let fg = match (app.view.color_by, job) {
-        (_, None) => return t.free,
-        (ColorBy::Job, Some(j)) => t.palette(j as u64),
-        (ColorBy::User, Some(j)) => match trace.jobs[j as usize].user {
-            Some(u) => t.palette(u.index() as u64 ^ 0xA5A5_5A5A),
-            None => t.palette(j as u64),
-        },
-        (ColorBy::Util, Some(j)) => {
-            let row = trace.jobs[j as usize].native_row as usize;
-            let job_util = app
-                .sim
-                .job_util
-                .as_ref()
-                .and_then(|v| v.get(row).copied())
-                .filter(|u| u.is_finite());
-            let u = gpu_util.or(job_util.map(|u| u as f64));
-            t.util_color(u.map_or(frac, |u| u / 100.0))
-        }
-        (ColorBy::Power, Some(j)) => {
-            let e = app.engine();
-            match (e.draw_of(j), e.max_watts()) {
-                (Some(d), Some(max)) if max > 0.0 => t.util_color(d.watts / max),
-                _ => t.util_color(frac),
-            }
-        }
-    };
-    let mut s = t.text.fg(fg);
-    if job.is_some() && job == app.view.selected {
-        // Bold and underlined, keeping the cell's colour (which carries meaning).
-        s = s.add_modifier(t.selected.add_modifier);
-    }
-    s
 }
 
 fn largest(holders: &[(u32, u16)]) -> Option<u32> {
@@ -375,11 +332,11 @@ fn gpu_cells(app: &App, at: &At, cell_w: u16, right: u16, buf: &mut Buffer) {
         let mut style = if used > 1000 {
             t.error
         } else {
-            holder_style(
+            super::grid_style::holder_style(
                 app,
                 largest(cluster.holders(flat)),
                 used as f64 / 1000.0,
-                measured(app, flat, 1),
+                super::grid_style::measured(app, flat, 1),
             )
         };
         if at.cursor {
@@ -396,6 +353,37 @@ fn gpu_cells(app: &App, at: &At, cell_w: u16, right: u16, buf: &mut Buffer) {
             );
             buf.set_string(cx, at.y, text, style);
         }
+    }
+    if app.view.lecture.on && cell_w >= 4 {
+        label_runs(app, at, cell_w, right, buf);
+    }
+}
+
+/// The lecture layout's wide cells: each run of whole GPUs one job holds
+/// on the machine is labelled with the job's id, as much as fits, in
+/// reverse video over its cells.
+fn label_runs(app: &App, at: &At, cell_w: u16, right: u16, buf: &mut Buffer) {
+    let c = app.engine().cluster();
+    let (base, cap) = (c.first_gpu(at.machine), c.cap(at.machine) as usize);
+    let whole = |k: usize| c.used_milli(base + k) == 1000;
+    let mut k = 0;
+    while k < cap {
+        let job = largest(c.holders(base + k)).filter(|_| whole(k));
+        let end = (k..cap)
+            .find(|&i| !whole(i) || largest(c.holders(base + i)) != job)
+            .unwrap_or(cap);
+        if let Some(j) = job {
+            let x = at.x + 1 + cell_w * k as u16;
+            let w = ((end - k) as u16 * cell_w)
+                .saturating_sub(1)
+                .min(right.saturating_sub(x)) as usize;
+            let id = crate::text::fit(&crate::text::sanitized(&app.trace().jobs[j as usize].id), w);
+            let style = buf[(x, at.y)]
+                .style()
+                .add_modifier(Modifier::REVERSED | Modifier::BOLD);
+            buf.set_stringn(x, at.y, id, w, style);
+        }
+        k = end.max(k + 1);
     }
 }
 
@@ -455,11 +443,11 @@ fn machine_cell(app: &App, at: &At, buf: &mut Buffer) {
     let mut style = if used > cap {
         t.error
     } else {
-        holder_style(
+        super::grid_style::holder_style(
             app,
             top,
             used as f64 / cap.max(1) as f64,
-            measured(app, base, gpus),
+            super::grid_style::measured(app, base, gpus),
         )
     };
     if app

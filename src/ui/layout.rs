@@ -45,8 +45,9 @@ pub(crate) fn areas_full(
     caption_h: u16,
     lecture: Option<bool>,
 ) -> Areas {
+    // The lecture layout keeps one line of headline figures, large.
     let (metrics_h, log_h, hints_h) = match lecture {
-        Some(message) => (0, 0, u16::from(message)),
+        Some(message) => (1, 0, u16::from(message)),
         None => (metrics_h, (area.height / 6).clamp(3, 10), 1),
     };
     let body_h = area

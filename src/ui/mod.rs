@@ -20,6 +20,7 @@ pub(crate) mod figures;
 pub(crate) mod filter;
 mod find;
 pub mod grid;
+mod grid_style;
 mod grid_title;
 pub(crate) mod hints;
 mod job_card;

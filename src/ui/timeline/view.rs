@@ -137,10 +137,12 @@ fn chart(
     let top = top_of(&data, floor).max(top_of(&other, floor));
     // Never colour alone: the series in braille (`.` in ASCII), the time
     // shown as a column of `•` (`#` in ASCII).
-    let (marker, now_marker) = if app.view.ascii {
-        (Marker::Dot, Marker::Block)
-    } else {
-        (Marker::Braille, Marker::Dot)
+    // In the lecture layout, lines a projector shows: half blocks, not
+    // one-dot braille.
+    let (marker, now_marker) = match (app.view.ascii, app.view.lecture.on) {
+        (true, _) => (Marker::Dot, Marker::Block),
+        (false, true) => (Marker::HalfBlock, Marker::Dot),
+        (false, false) => (Marker::Braille, Marker::Dot),
     };
     // B's series (the split's), in a glyph of its own: `∘`, `o` in ASCII.
     let b_glyph = if app.view.ascii { 'o' } else { '∘' };

@@ -149,7 +149,7 @@ fn columns(w: &WhatIf, width: usize) -> (Vec<&'static Col>, usize) {
 pub(crate) fn draw(app: &App, area: Rect, buf: &mut Buffer, at: usize, charts: bool) {
     let Some(w) = &app.sim.whatif else { return };
     if charts {
-        return draw_charts(app, w, area, buf);
+        return draw_charts(app, w, area, buf, at);
     }
     let t = app.theme();
     let full: usize = NAME_W
@@ -175,7 +175,7 @@ pub(crate) fn draw(app: &App, area: Rect, buf: &mut Buffer, at: usize, charts: b
         })
         .collect();
     let foot = format!(
-        "{done} of {} done · bold: lowest mean JCT · ● the live policy · each row runs from this state to the end · {key}: the JCT and wait CDFs{}{notes}",
+        "{done} of {} done · bold: lowest mean JCT · ● the live policy · each row runs from this state to the end · {key}: the JCT and wait CDFs (the chosen row's curve on top){}{notes}",
         w.rows.len(),
         if hidden > 0 { " · a wider window shows more columns" } else { "" }
     );
@@ -246,12 +246,12 @@ pub(crate) fn draw(app: &App, area: Rect, buf: &mut Buffer, at: usize, charts: b
     if charts_h > 0 {
         let y = inner.y + w.rows.len() as u16 + 3 + foot.len() as u16;
         let below = Rect::new(inner.x, y, inner.width, inner.bottom().saturating_sub(y));
-        crate::ui::cdf::draw(app, w, below, buf);
+        crate::ui::cdf::draw(app, w, below, buf, at);
     }
 }
 
 /// The CDFs alone, as big as the screen allows.
-fn draw_charts(app: &App, w: &WhatIf, area: Rect, buf: &mut Buffer) {
+fn draw_charts(app: &App, w: &WhatIf, area: Rect, buf: &mut Buffer, at: usize) {
     let done = w.rows.iter().filter(|r| r.1.is_some()).count();
     let key = app.view.keymap.first(crate::ui::keymap::Command::ColorBy);
     let title = format!(
@@ -266,7 +266,7 @@ fn draw_charts(app: &App, w: &WhatIf, area: Rect, buf: &mut Buffer) {
         area.height.saturating_sub(2),
     );
     let inner = app.chrome().popup(r, buf, &title);
-    crate::ui::cdf::draw(app, w, inner, buf);
+    crate::ui::cdf::draw(app, w, inner, buf, at);
 }
 
 /// A run's name in the table.

@@ -1,0 +1,63 @@
+//! A grid cell's colour: by job, by user, by measured (or allocated)
+//! utilisation, or by power; dimmed outside the lists' filter.
+
+use super::app::{App, ColorBy};
+use ratatui::style::Style;
+
+/// Measured utilisation (0–100) of GPUs `flat..flat + n`, where a
+/// per-minute file gives it (Philly); the mean over those it knows.
+pub(super) fn measured(app: &App, flat: usize, n: usize) -> Option<f64> {
+    let (_, u) = app.sim.gpu_util.as_ref()?;
+    let vals: Vec<f64> = u
+        .get(flat..flat + n)?
+        .iter()
+        .filter(|x| x.is_finite())
+        .map(|&x| x as f64)
+        .collect();
+    (!vals.is_empty()).then(|| vals.iter().sum::<f64>() / vals.len() as f64)
+}
+
+/// The style of a cell held by `job` (the largest holder) at `frac` full,
+/// with the GPUs' measured utilisation where known.
+pub(super) fn holder_style(app: &App, job: Option<u32>, frac: f64, gpu_util: Option<f64>) -> Style {
+    let t = app.theme();
+    let trace = app.trace();
+    // Outside the lists' filter: dimmed, whatever the colouring.
+    if let (Some(f), Some(j)) = (&app.view.filter, job) {
+        if !f.matches(app.trace(), app.engine(), j) {
+            return t.dim;
+        }
+    }
+    let fg = match (app.view.color_by, job) {
+        (_, None) => return t.free,
+        (ColorBy::Job, Some(j)) => t.palette(j as u64),
+        (ColorBy::User, Some(j)) => match trace.jobs[j as usize].user {
+            Some(u) => t.palette(u.index() as u64 ^ 0xA5A5_5A5A),
+            None => t.palette(j as u64),
+        },
+        (ColorBy::Util, Some(j)) => {
+            let row = trace.jobs[j as usize].native_row as usize;
+            let job_util = app
+                .sim
+                .job_util
+                .as_ref()
+                .and_then(|v| v.get(row).copied())
+                .filter(|u| u.is_finite());
+            let u = gpu_util.or(job_util.map(|u| u as f64));
+            t.util_color(u.map_or(frac, |u| u / 100.0))
+        }
+        (ColorBy::Power, Some(j)) => {
+            let e = app.engine();
+            match (e.draw_of(j), e.max_watts()) {
+                (Some(d), Some(max)) if max > 0.0 => t.util_color(d.watts / max),
+                _ => t.util_color(frac),
+            }
+        }
+    };
+    let mut s = t.text.fg(fg);
+    if job.is_some() && job == app.view.selected {
+        // Bold and underlined, keeping the cell's colour (which carries meaning).
+        s = s.add_modifier(t.selected.add_modifier);
+    }
+    s
+}
