@@ -141,7 +141,7 @@ fn a_new_policy_edited_and_switched_to_live_in_the_replay() {
     // Chosen, it is described in full: the edited line is what runs.
     t.wait_for("edited by hand");
     t.keys(&["Enter"]);
-    let s = t.wait_for("MINE since");
+    let s = t.wait_for("MINE · sample itp");
     assert!(s.contains("mine ·"), "the queue's order: {s}");
     t.keys(&["n"]);
     t.wait_for("day 2 10:01");

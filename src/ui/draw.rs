@@ -217,37 +217,10 @@ fn header(app: &App, area: Rect, buf: &mut Buffer) {
     buf.set_line(area.x + area.width - rw, area.y, &Line::from(right), rw);
 }
 
-/// The lecture layout's headline: queue, mean wait and utilisation, bold
-/// and spaced for the back of the room.
-fn lecture_headline(app: &App, area: Rect, buf: &mut Buffer) {
-    let t = app.theme();
-    let (e, f) = (app.engine(), &app.sim.figures);
-    let wait = f.mean_wait.map_or("-".into(), human_secs);
-    let big = t.title.add_modifier(Modifier::BOLD);
-    let parts = [
-        ("QUEUE", e.queue_len().to_string()),
-        ("MEAN WAIT", wait),
-        ("UTIL", format!("{:.0} %", e.busy_percent())),
-        ("DONE", f.done.to_string()),
-    ];
-    let mut spans = Vec::new();
-    for (k, v) in parts {
-        spans.push(Span::styled(
-            format!("  {k} "),
-            t.dim.add_modifier(Modifier::BOLD),
-        ));
-        spans.push(Span::styled(
-            format!("{v}  "),
-            big.add_modifier(Modifier::REVERSED),
-        ));
-    }
-    buf.set_line(area.x, area.y, &Line::from(spans), area.width);
-}
-
 fn metrics(app: &App, area: Rect, buf: &mut Buffer) {
     let t = app.theme();
     if app.view.lecture.on {
-        return lecture_headline(app, area, buf);
+        return super::lecture::view::headline(app, area, buf);
     }
     let e = app.engine();
     let util = e.busy_percent();

@@ -5,6 +5,7 @@
 //! `actions.rs`; the layout itself is the screen's (`layout.rs`, `draw.rs`).
 
 mod actions;
+pub(crate) mod view;
 
 use crate::trace::model::Secs;
 

@@ -182,7 +182,11 @@ impl App {
         let n = self.rank_rows(by, sort).len().max(1);
         let page = window(self.view.size, n, at).1;
         let (by, sort, at) = match c {
-            Left | Right => (by.next(c == Left), 0, 0),
+            // Machines by GPUs used first, users and groups by GPUs held.
+            Left | Right => {
+                let to = by.next(c == Left);
+                (to, usize::from(to == RankBy::Machines), 0)
+            }
             Sort => (by, (sort + 1) % by.columns().len(), 0),
             Up | Down | PageUp | PageDown | Home | End => {
                 (by, sort, super::popups::scrolled(at, c, page, n - 1))
