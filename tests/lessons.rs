@@ -24,6 +24,15 @@ fn run(name: &str, placement: Option<Placement>) -> (Arc<Trace>, Engine) {
     (t, e)
 }
 
+/// The submit times of the 8-GPU jobs (the fragmentation lesson's).
+fn big_submits(t: &Trace) -> Vec<i64> {
+    t.jobs
+        .iter()
+        .filter(|j| j.demand.total_milli() == 8000)
+        .map(|j| j.submit)
+        .collect()
+}
+
 /// Start times of the jobs submitted at `submit` needing `gpus`.
 fn starts_of(t: &Trace, e: &Engine, submit: i64, gpus: u64) -> Vec<i64> {
     (0..t.jobs.len() as u32)
@@ -76,12 +85,7 @@ fn starvation_under_sjf_ends_under_las() {
 fn fragmentation_under_spread_not_under_consolidate() {
     let (t, spread) = run("fragmentation", None);
     let (_, packed) = run("fragmentation", Some(Placement::Pack));
-    let big: Vec<i64> = t
-        .jobs
-        .iter()
-        .filter(|j| j.demand.total_milli() == 8000)
-        .map(|j| j.submit)
-        .collect();
+    let big = big_submits(&t);
     assert_eq!(big.len(), 6);
     let late = |e: &Engine| {
         big.iter()
@@ -248,12 +252,7 @@ fn fragmentation_packed_captions_tell_of_the_packed_run() {
     let (t, _) = run("fragmentation", Some(Placement::Pack));
     let s = Schedule::parse(&t, &l.schedule).unwrap();
     let mut e = Engine::new(t.clone(), s.start.unwrap(), Placement::Pack);
-    let big: Vec<i64> = t
-        .jobs
-        .iter()
-        .filter(|j| j.demand.total_milli() == 8000)
-        .map(|j| j.submit)
-        .collect();
+    let big = big_submits(&t);
     // 300: the first 8-GPU job starts on arrival.
     assert_eq!(big[0], 300);
     // 1200: before the next arrives, the small jobs sit on two machines, the

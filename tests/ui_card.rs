@@ -153,9 +153,7 @@ fn the_card_of_a_running_job() {
 /// sensor table is indexed) and its recorded start.
 #[test]
 fn a_recorded_pai_job_says_its_wait_is_the_record() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-traces/pai");
-    let (trace, _) = tracetui::trace::pai::load(&dir, &Default::default()).unwrap();
-    let trace = std::sync::Arc::new(trace);
+    let trace = common::ui::pai_sample();
     let mut app = app_for(trace, Policy::Recorded, (100, 30));
     let day2 = app.engine().now() + 86_400;
     act(&mut app, Action::GoTo(day2));
@@ -223,9 +221,7 @@ fn e_saves_the_whole_drill_down() {
 /// it showed `sensor -` and never refreshed).
 #[test]
 fn a_drill_down_opened_while_indexing_refreshes_when_done() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-traces/pai");
-    let (trace, _) = tracetui::trace::pai::load(&dir, &Default::default()).unwrap();
-    let trace = std::sync::Arc::new(trace);
+    let trace = common::ui::pai_sample();
     let mut app = app_for(trace.clone(), Policy::Fifo, (100, 30));
     let noon = app.engine().now() + 12 * 3600;
     act(&mut app, Action::GoTo(noon));

@@ -45,9 +45,7 @@ fn past_the_end_it_says_where_the_trace_ends() {
 
 #[test]
 fn the_headers_time_typed_back_goes_there_and_so_does_a_weekday() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-traces/pai");
-    let (trace, _) = tracetui::trace::pai::load(&dir, &Default::default()).unwrap();
-    let mut app = app_for(std::sync::Arc::new(trace), Policy::Recorded, (100, 30));
+    let mut app = app_for(common::ui::pai_sample(), Policy::Recorded, (100, 30));
     let t0 = app.engine().now();
     act(&mut app, Action::GoTo(t0 + 86_400 + 5 * 3600 + 17));
     let (now, shown) = (app.engine().now(), app.clock(app.engine().now()));

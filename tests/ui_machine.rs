@@ -6,23 +6,15 @@
 
 mod common;
 
-use common::ui::{act, app_for, cmd, render, text};
-use std::sync::Arc;
+use common::ui::{cmd, render, text};
 use tracetui::sim::Policy;
-use tracetui::ui::app::{Action, App, Popup};
+use tracetui::ui::app::{App, Popup};
 use tracetui::ui::keymap::Command;
 
 /// The PAI sample at day 1 16:00 (recorded), its side tables indexed, the
 /// cursor on the grid's `pos`-th machine.
 fn pai_at_four(pos: usize) -> App {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-traces/pai");
-    let (trace, _) = tracetui::trace::pai::load(&dir, &Default::default()).unwrap();
-    let trace = Arc::new(trace);
-    let util = trace.native.as_ref().unwrap().build_indexes().unwrap();
-    let mut app = app_for(trace, Policy::Recorded, (80, 24));
-    act(&mut app, Action::Indexed(Ok(util.map(Arc::new))));
-    let t = app.engine().now() + 16 * 3600;
-    act(&mut app, Action::GoTo(t));
+    let mut app = common::ui::pai_sample_indexed(Policy::Recorded, (80, 24), 16 * 3600);
     for _ in 0..pos {
         cmd(&mut app, Command::Right);
     }

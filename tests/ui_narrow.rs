@@ -6,15 +6,12 @@
 mod common;
 
 use common::ui::{act, app_for, cmd, render, sample, text};
-use std::sync::Arc;
 use tracetui::sim::Policy;
 use tracetui::ui::app::{Action, App};
 use tracetui::ui::keymap::Command;
 
 fn pai(policy: Policy) -> App {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-traces/pai");
-    let (trace, _) = tracetui::trace::pai::load(&dir, &Default::default()).unwrap();
-    let mut app = app_for(Arc::new(trace), policy, (80, 24));
+    let mut app = app_for(common::ui::pai_sample(), policy, (80, 24));
     app.update(Action::Resize(80, 24));
     let t = app.engine().now() + 16 * 3600;
     act(&mut app, Action::GoTo(t));

@@ -6,7 +6,6 @@
 mod common;
 
 use common::ui::{act, app_for, cmd, render, sample, text};
-use std::sync::Arc;
 use tracetui::sim::Policy;
 use tracetui::ui::app::{Action, App, Popup};
 use tracetui::ui::keymap::Command;
@@ -14,15 +13,7 @@ use tracetui::ui::rankings::{RankBy, Target};
 
 /// The PAI sample at day 1 16:00 under the recorded replay, indexed.
 fn pai_at_four(size: (u16, u16)) -> App {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-traces/pai");
-    let (trace, _) = tracetui::trace::pai::load(&dir, &Default::default()).unwrap();
-    let trace = Arc::new(trace);
-    let util = trace.native.as_ref().unwrap().build_indexes().unwrap();
-    let mut app = app_for(trace, Policy::Recorded, size);
-    act(&mut app, Action::Indexed(Ok(util.map(Arc::new))));
-    let t = app.engine().now() + 16 * 3600;
-    act(&mut app, Action::GoTo(t));
-    app
+    common::ui::pai_sample_indexed(Policy::Recorded, size, 16 * 3600)
 }
 
 fn num(s: &str) -> f64 {

@@ -53,6 +53,28 @@ pub fn pai() -> Arc<Trace> {
     )
 }
 
+/// The generated PAI sample (`sample-traces/pai`).
+pub fn pai_sample() -> Arc<Trace> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-traces/pai");
+    Arc::new(
+        tracetui::trace::pai::load(&dir, &Default::default())
+            .unwrap()
+            .0,
+    )
+}
+
+/// The PAI sample under `policy` at `size`, its sensor and metric tables
+/// indexed (as the runner does in the background), gone `secs` past its start.
+pub fn pai_sample_indexed(policy: Policy, size: (u16, u16), secs: i64) -> App {
+    let trace = pai_sample();
+    let util = trace.native.as_ref().unwrap().build_indexes().unwrap();
+    let mut app = app_for(trace, policy, size);
+    act(&mut app, Action::Indexed(Ok(util.map(Arc::new))));
+    let t = app.engine().now() + secs;
+    act(&mut app, Action::GoTo(t));
+    app
+}
+
 /// The built-in ITP sample (2,000 jobs).
 pub fn sample() -> Arc<Trace> {
     Arc::new(tracetui::sample::itp().unwrap().0)

@@ -156,14 +156,8 @@ impl App {
     /// A machine's measured GPU utilisation now: the minute's per-GPU
     /// readings (Philly), else the mean of its jobs' sensor means (PAI).
     fn machine_util(&self, first: usize, cap: usize, jobs: &[u32]) -> Option<f64> {
-        if let Some((_, u)) = &self.sim.gpu_util {
-            let v: Vec<f64> = u
-                .get(first..first + cap)?
-                .iter()
-                .filter(|x| x.is_finite())
-                .map(|&x| x as f64)
-                .collect();
-            return (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64);
+        if self.sim.gpu_util.is_some() {
+            return super::grid_style::measured(self, first, cap);
         }
         let per_job = self.sim.job_util.as_ref()?;
         let v: Vec<f64> = jobs
