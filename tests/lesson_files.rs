@@ -124,6 +124,11 @@ fn a_bad_file_says_what_and_where() {
             MINE.replace("every = \"2m\"", "every = \"soon\""),
             "every: 'soon' is not seconds",
         ),
+        (
+            "huge.toml",
+            MINE.replacen("gpus = 8\n", "gpus = 200000\n", 1),
+            "gpus: 1 to 100000",
+        ),
     ];
     for (name, text, want) in cases {
         let p = write(name, &text);

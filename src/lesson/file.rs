@@ -148,6 +148,10 @@ struct GenFile {
     load: f64,
 }
 
+/// The most GPUs a lesson's cluster may have, and jobs a `[gen]` may make.
+const MAX_GPUS: u32 = 100_000;
+const MAX_GEN_JOBS: u64 = 2_000_000;
+
 /// The lesson in file `path`.
 pub(super) fn read(path: &Path) -> Result<Lesson, LessonError> {
     let text = std::fs::read_to_string(path).map_err(|source| LessonError::Read {
@@ -180,8 +184,15 @@ pub(super) fn parse(text: &str, dir: &Path) -> Result<Lesson, Bad> {
             "give the jobs one way: [[jobs]], [elastic], trace = \"itp:FILE\" or [gen]".into(),
         );
     }
-    if f.gpus == 0 || f.gpus_per_machine == 0 {
-        return Err("gpus and gpus_per_machine: more than 0".into());
+    // Bounds a lesson stays within (memory grows with each).
+    if !(1..=MAX_GPUS).contains(&f.gpus) || !(1..=64).contains(&f.gpus_per_machine) {
+        return Err(format!("gpus: 1 to {MAX_GPUS}; gpus_per_machine: 1 to 64").into());
+    }
+    if f.gen
+        .as_ref()
+        .is_some_and(|g| !(1..=MAX_GEN_JOBS).contains(&g.jobs))
+    {
+        return Err(format!("[gen] jobs: 1 to {MAX_GEN_JOBS}").into());
     }
     let jobs = if let Some(e) = f.elastic {
         let mut jobs = Vec::new();
