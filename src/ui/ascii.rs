@@ -15,7 +15,12 @@ pub fn fallback(symbol: &str) -> &'static str {
         "→" | "▶" | "▸" | "›" => ">",
         "←" | "◂" | "‹" => "<",
         "↑" => "^",
-        "↓" => "v",
+        "↓" | "▼" => "v",
+        "↺" => "p",
+        "▌" => "]",
+        "■" => "#",
+        "∘" => "o",
+        "⠒" => "-",
         "↔" => "-",
         "–" | "—" | "─" | "━" => "-",
         "│" | "┃" => "|",
@@ -68,5 +73,27 @@ pub fn make_ascii(buf: &mut Buffer, area: Rect) {
                 buf[(x + 1, y)].set_symbol(" ");
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fallback;
+
+    /// The glyphs the rankings, queue marks, mono grid, legend and
+    /// timeline overlay draw have stand-ins, not `?`.
+    #[test]
+    fn the_newer_glyphs_have_stand_ins() {
+        for (g, a) in [
+            ("▼", "v"),
+            ("↺", "p"),
+            ("▌", "]"),
+            ("■", "#"),
+            ("∘", "o"),
+            ("⠒", "-"),
+        ] {
+            assert_eq!(fallback(g), a, "{g}");
+        }
+        assert_eq!(fallback("漢"), "?");
     }
 }
