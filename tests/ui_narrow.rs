@@ -133,3 +133,23 @@ fn the_help_wraps_its_long_lines() {
         "the legend whole"
     );
 }
+
+/// A GPU type's label gives way in words, not mid-word: 1,350 machines of
+/// 8 at 80 columns; whole at 200.
+#[test]
+fn group_labels_give_way_in_words() {
+    let machines = vec![8u32; 1350];
+    let app = app_for(
+        common::tiny(&machines, &[(0, 100, 8)]),
+        Policy::Fifo,
+        (80, 24),
+    );
+    let s = screen(&app);
+    let label = s.lines().find(|l| l.contains("GPU ·")).unwrap();
+    assert!(label.contains("│GPU · 1350 × 8 · 0/10800 busy "), "{label}");
+    let wide = text(&render(&app, 200, 60));
+    assert!(
+        wide.contains("GPU · 1350 machines × 8 GPUs · 0/10800 busy"),
+        "{wide}"
+    );
+}

@@ -90,13 +90,21 @@ pub(crate) fn group_label(app: &App, gi: usize, line: Rect, buf: &mut Buffer) {
         )
     });
     let name = crate::text::sanitized(&trace.cluster.gpu_types[*ty as usize]).into_owned();
-    let label = format!(
-        "{name} · {} × {} · {:.0}/{} busy",
+    // In the longest wording that fits, never cut mid-word.
+    let (machines, gpus) = (
         crate::fmt::count(n as u64, "machine"),
         crate::fmt::count(per as u64, "GPU"),
-        used as f64 / 1000.0,
-        cap / 1000
     );
+    let (u, c) = (used as f64 / 1000.0, cap / 1000);
+    let label = [
+        format!("{name} · {machines} × {gpus} · {u:.0}/{c} busy"),
+        format!("{name} · {n} × {per} · {u:.0}/{c} busy"),
+        format!("{name} {u:.0}/{c} busy"),
+        format!("{name} {u:.0}/{c}"),
+    ]
+    .into_iter()
+    .find(|l| crate::text::width(l) <= line.width as usize)
+    .unwrap_or_else(|| crate::text::fit(&name, line.width as usize));
     buf.set_stringn(
         line.x,
         line.y,
