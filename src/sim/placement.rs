@@ -19,6 +19,16 @@ pub enum Placement {
 }
 
 impl Placement {
+    /// The next rule in the cycle `o` steps through: consolidate → pack →
+    /// spread → consolidate.
+    pub fn next(self) -> Placement {
+        match self {
+            Placement::Consolidate => Placement::Pack,
+            Placement::Pack => Placement::Spread,
+            Placement::Spread => Placement::Consolidate,
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Placement::Consolidate => "consolidate",

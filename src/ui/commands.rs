@@ -425,13 +425,8 @@ impl App {
     /// `o`: the next placement rule, now (as a policy switch is made: kept
     /// in the replay's switches, so going back and forth replays it).
     fn next_placement(&mut self) {
-        use crate::sim::Placement::*;
         let from = self.engine().placement();
-        let to = match from {
-            Consolidate => Pack,
-            Pack => Spread,
-            Spread => Consolidate,
-        };
+        let to = from.next();
         self.sim.replay.set_placement(to);
         let at = self.clock(self.sim.replay.now());
         self.info(format!("{at} placement {} → {}", from.name(), to.name()));

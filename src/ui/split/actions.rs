@@ -33,14 +33,8 @@ impl App {
     /// `o` in the split's picker: B's placement, the next after the one
     /// chosen (A's rule means none of its own).
     pub(in crate::ui) fn next_split_placement(&mut self) {
-        use crate::sim::Placement::*;
         let a = self.engine().placement();
-        let next = |p| match p {
-            Consolidate => Pack,
-            Pack => Spread,
-            Spread => Consolidate,
-        };
-        let to = next(self.view.split_placement.unwrap_or(a));
+        let to = self.view.split_placement.unwrap_or(a).next();
         self.view.split_placement = (to != a).then_some(to);
     }
 
