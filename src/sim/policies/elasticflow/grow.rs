@@ -2,9 +2,18 @@
 //! (`allocate_free_gpus`): one level at a time, to the job whose plan
 //! gains most per GPU added — the drop in its planned GPU-seconds — with
 //! jobs holding none first; every job is weighed again after each step.
+//!
+//! Weighing again is where its time goes, and after a step most weights
+//! are what they were: a job's probe is kept, not planned again, when the
+//! reservations it read are the same (`still_holds`). A plan never reads
+//! the free count at the round's time, only the steps after it, up to its
+//! `reach`; the step reads those steps with the job's own plan given
+//! back, so a count at the round's time that moved still leaves them the
+//! same if the first of them stays where it was. Debug builds plan every
+//! kept probe again and check it.
 
-use super::maps::{given_back, gpu_secs};
-use super::plan::plan;
+use super::maps::{at, given_back, given_back_into, gpu_secs};
+use super::plan::{plan, probe, Plan};
 use super::round::{no_plan, Failed};
 use super::state::State;
 use crate::trace::model::Secs;
@@ -13,6 +22,9 @@ use std::cmp::Ordering;
 /// ElasticFlow's sentinel weights (its `sys.maxsize`).
 const MAX: f64 = i64::MAX as f64;
 
+/// A probe's `changed` when it no longer holds.
+const EVERYTHING: (Secs, Secs) = (Secs::MIN, Secs::MAX);
+
 impl State {
     /// Hands out the GPUs free at `t` after the plans.
     pub(super) fn hand_out(&mut self, t: Secs) -> Result<(), Failed> {
@@ -20,6 +32,8 @@ impl State {
         for j in &self.runnable {
             let job = self.jobs.get_mut(j).expect("a runnable job has books");
             job.probe.next = job.next_level(job.gpus);
+            // Last round's probe read other reservations.
+            job.probe.changed = EVERYTHING;
             used += job.gpus as i64;
         }
         let mut free = self.n as i64 - used;
@@ -39,22 +53,7 @@ impl State {
                 if more > free || more == 0 {
                     continue;
                 }
-                let job = self.jobs.get_mut(&j).expect("a runnable job has books");
-                let p = std::mem::take(&mut job.probe);
-                // Its weight stays until it is weighed again.
-                job.probe.marginal = p.marginal;
-                let old = (job.gpus, job.end);
-                job.alloc = p.alloc;
-                job.gpus = p.next;
-                job.end = p.end;
-                job.real_end = p.real_end;
-                job.probe.next = job.next_level(job.gpus);
-                self.free = p.free;
-                if self.pending.contains(&j) {
-                    self.start_job(j);
-                }
-                self.move_end_event(j, old.1);
-                free -= p.next as i64 - old.0 as i64;
+                free -= self.grow(j, t)?;
                 grew = true;
                 break;
             }
@@ -69,6 +68,37 @@ impl State {
         Ok(())
     }
 
+    /// Grows `j` one level as its probe says; the GPUs it took.
+    fn grow(&mut self, j: u32, t: Secs) -> Result<i64, Failed> {
+        let p = self.probe_plan(j, t)?;
+        let before = std::mem::replace(&mut self.free, p.free);
+        let (lo, hi) = before.changed_after(&self.free, t);
+        for job in self.jobs.values_mut() {
+            let c = &mut job.probe.changed;
+            *c = (c.0.min(lo), c.1.max(hi));
+        }
+        let job = self.jobs.get_mut(&j).expect("a runnable job has books");
+        debug_assert_eq!(
+            (&job.probe.alloc, job.probe.end, job.probe.real_end),
+            (&p.alloc, p.end, p.real_end),
+            "job {j}: its kept probe is its plan"
+        );
+        let old = (job.gpus, job.end);
+        job.alloc = p.alloc;
+        job.gpus = job.probe.next;
+        job.end = p.end;
+        job.real_end = p.real_end;
+        job.probe.next = job.next_level(job.gpus);
+        // Its weight stays until it is weighed again, which it must be.
+        job.probe.changed = EVERYTHING;
+        let took = job.gpus as i64 - old.0 as i64;
+        if self.pending.contains(&j) {
+            self.start_job(j);
+        }
+        self.move_end_event(j, old.1);
+        Ok(took)
+    }
+
     /// Most gain first; ties keep their order.
     fn sort_by_gain(&mut self) {
         let jobs = &self.jobs;
@@ -78,19 +108,49 @@ impl State {
         });
     }
 
-    /// Weighs growing `j` one level with `free` GPUs free now
-    /// (ElasticFlow's `get_marginal`): its plan with the GPUs it holds
-    /// given back, probed from the next level now.
-    fn weigh(&mut self, j: u32, free: i64, t: Secs) -> Result<(), Failed> {
-        let n = self.n;
+    /// `j`'s plan from its next level now, with the GPUs it holds given
+    /// back (ElasticFlow's probe in `get_marginal`).
+    fn probe_plan(&self, j: u32, t: Secs) -> Result<Plan, Failed> {
         let job = &self.jobs[&j];
+        let tmp = given_back(&self.free, &job.alloc, job.end, self.n as i64);
+        plan(job, t, self.n, &tmp, Some(job.probe.next)).ok_or_else(|| no_plan(j, t))
+    }
+
+    /// Weighs growing `j` one level with `free` GPUs free now
+    /// (ElasticFlow's `get_marginal`): its probe's drop in planned
+    /// GPU-seconds per GPU added.
+    fn weigh(&mut self, j: u32, free: i64, t: Secs) -> Result<(), Failed> {
+        let job = self.jobs.get_mut(&j).expect("books");
         let more = job.probe.next as i64 - job.gpus as i64;
         if more > free || more == 0 {
-            self.jobs.get_mut(&j).expect("books").probe.marginal = -MAX;
+            job.probe.marginal = -MAX;
+            job.probe.changed = EVERYTHING;
             return Ok(());
         }
-        let tmp = given_back(&self.free, &job.alloc, job.end, n as i64);
-        let p = plan(job, t, n, &tmp, Some(job.probe.next)).ok_or_else(|| no_plan(j, t))?;
+        if self.still_holds(j, t) {
+            if cfg!(debug_assertions) {
+                let p = self.probe_plan(j, t)?;
+                let pr = &self.jobs[&j].probe;
+                assert_eq!(
+                    (&pr.alloc, pr.end, pr.real_end),
+                    (&p.alloc, p.end, p.real_end),
+                    "job {j} at {t}: a kept probe differs from its plan"
+                );
+            }
+            return Ok(());
+        }
+        let job = &self.jobs[&j];
+        given_back_into(
+            &self.free,
+            &job.alloc,
+            job.end,
+            self.n as i64,
+            &mut self.given,
+        );
+        let p = probe(job, t, self.n, &self.given, job.probe.next, &mut self.bufs)
+            .ok_or_else(|| no_plan(j, t))?;
+        let free_now = self.free.get(t).unwrap_or(i64::MIN);
+        let job = self.jobs.get_mut(&j).expect("books");
         let marginal = if job.gpus == 0 {
             MAX
         } else if p.beyond && more == 0 {
@@ -98,13 +158,52 @@ impl State {
         } else {
             (gpu_secs(&p.alloc, p.end) - gpu_secs(&job.alloc, job.end)) as f64 / more as f64
         };
-        let job = self.jobs.get_mut(&j).expect("books");
-        job.probe.marginal = marginal;
-        job.probe.alloc = p.alloc;
-        job.probe.free = p.free;
-        job.probe.end = p.end;
-        job.probe.real_end = p.real_end;
+        let pr = &mut job.probe;
+        pr.marginal = marginal;
+        // The probe's alloc is kept; its room goes back for the next.
+        self.bufs.alloc = std::mem::replace(&mut pr.alloc, p.alloc);
+        self.bufs.free = p.free;
+        pr.end = p.end;
+        pr.real_end = p.real_end;
+        pr.reach = p.reach;
+        pr.first = p.first;
+        pr.from = p.from;
+        pr.free_now = free_now;
+        pr.changed = (Secs::MAX, Secs::MIN);
         Ok(())
+    }
+
+    /// Whether `j`'s probe is its plan on today's reservations: none of
+    /// the steps it read after `t` changed, and if the count at `t` did,
+    /// the first step after `t` of the reservations with its own plan
+    /// given back is still the reservations' own first step.
+    fn still_holds(&self, j: u32, t: Secs) -> bool {
+        let job = &self.jobs[&j];
+        let pr = &job.probe;
+        let (Some(first), (lo, hi)) = (pr.first, pr.changed) else {
+            return false;
+        };
+        let unread = lo > pr.reach || (lo > first && pr.from.is_some_and(|f| hi < f));
+        if pr.reach == Secs::MAX || !unread {
+            return false;
+        }
+        let Some(now) = self.free.get(t) else {
+            return false;
+        };
+        if now == pr.free_now {
+            return true;
+        }
+        let Some((k1, f1)) = self.free.since(t.saturating_add(1)).first().copied() else {
+            return false;
+        };
+        let held = |k: Secs| {
+            if k < job.end {
+                at(&job.alloc, k).unwrap_or(0) as i64
+            } else {
+                0
+            }
+        };
+        pr.first == Some(k1) && now + held(t) != f1 + held(k1)
     }
 
     /// A pending job starts at `t` (the engine keeps its start time).

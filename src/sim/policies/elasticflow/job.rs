@@ -37,15 +37,25 @@ pub(super) struct Job {
     pub(super) probe: Probe,
 }
 
-/// What growing a job by one level would give (ElasticFlow's `next_level_*`).
+/// What growing a job by one level would give (ElasticFlow's
+/// `next_level_*`), and what its plan read of the reservations, to tell
+/// when it still holds (`grow.rs`).
 #[derive(Debug, Clone, Default)]
 pub(super) struct Probe {
     pub(super) next: u32,
     pub(super) marginal: f64,
     pub(super) alloc: Alloc,
-    pub(super) free: super::maps::Free,
     pub(super) end: Secs,
     pub(super) real_end: Secs,
+    /// The plan's `reach`, `first` and `from` (`plan.rs`).
+    pub(super) reach: Secs,
+    pub(super) first: Option<Secs>,
+    pub(super) from: Option<Secs>,
+    /// The free count at the round's time when it was weighed.
+    pub(super) free_now: i64,
+    /// Since then, the reservations changed after the round's time only
+    /// from the first time to before the second (`Steps::changed_after`).
+    pub(super) changed: (Secs, Secs),
 }
 
 /// The deadline of a best-effort job (ElasticFlow's `sys.maxsize`): after
@@ -108,6 +118,21 @@ impl Job {
             .take_while(|l| (l.0 as i64) < x)
             .last()
             .map_or(0, |l| l.0)
+    }
+
+    /// The most of its levels it holds with `q` wanted (a level, or 0) and
+    /// `free` GPUs free, with its rate there: `q.min(last_level(free + 1))`
+    /// and `tp` of that, in one look (0 and 0.0: none).
+    pub(super) fn share(&self, q: u32, free: i64) -> (u32, f64) {
+        let most = (q as i64).min(free);
+        let mut got = (0, 0.0);
+        for &(g, rate) in self.levels.iter() {
+            if g as i64 > most {
+                break;
+            }
+            got = (g, rate);
+        }
+        got
     }
 
     /// The GPUs its plan gives it at `t` (0 where the plan says nothing).

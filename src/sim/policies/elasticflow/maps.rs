@@ -58,30 +58,53 @@ impl<V: Copy + PartialEq> Steps<V> {
         }
     }
 
-    /// A copy with room for a few more steps (a plan adds some).
-    pub(super) fn roomy_clone(&self) -> Self {
-        let mut v = Vec::with_capacity(self.0.len() + 16);
-        v.extend_from_slice(&self.0);
-        Steps(v)
+    /// Becomes a copy of `other` (in the room it has: a plan adds steps).
+    pub(super) fn refill_from(&mut self, other: &Self) {
+        self.0.clear();
+        self.0.reserve(other.0.len() + 16);
+        self.0.extend_from_slice(&other.0);
     }
 
-    /// Every key of `keys` (ascending) not yet a key gets the value `v`.
+    /// Becomes the one step `(k, v)`.
+    pub(super) fn reset_to(&mut self, k: Secs, v: V) {
+        self.0.clear();
+        self.0.push((k, v));
+    }
+
+    /// Every key of `keys` (ascending) not yet a key gets the value `v`:
+    /// merged from the back, in place.
     pub(super) fn fill_keys(&mut self, keys: &[(Secs, impl Copy)], v: V) {
-        let old = std::mem::take(&mut self.0);
-        let mut out = Vec::with_capacity(old.len() + keys.len());
-        let mut i = 0;
-        for (k, x) in old {
-            while i < keys.len() && keys[i].0 < k {
-                out.push((keys[i].0, v));
+        let m = self.0.len();
+        let (mut i, mut c) = (0, 0);
+        for k in keys {
+            while i < m && self.0[i].0 < k.0 {
                 i += 1;
             }
-            if i < keys.len() && keys[i].0 == k {
-                i += 1;
+            if i == m || self.0[i].0 != k.0 {
+                c += 1;
             }
-            out.push((k, x));
         }
-        out.extend(keys[i..].iter().map(|e| (e.0, v)));
-        self.0 = out;
+        if c == 0 {
+            return;
+        }
+        let fill = self.0.first().map_or((0, v), |&e| e);
+        self.0.resize(m + c, fill);
+        let (mut a, mut b, mut w) = (m, keys.len(), m + c);
+        while b > 0 {
+            let k = keys[b - 1].0;
+            w -= 1;
+            if a > 0 && self.0[a - 1].0 > k {
+                self.0[w] = self.0[a - 1];
+                a -= 1;
+            } else if a > 0 && self.0[a - 1].0 == k {
+                self.0[w] = self.0[a - 1];
+                a -= 1;
+                b -= 1;
+            } else {
+                self.0[w] = (k, v);
+                b -= 1;
+            }
+        }
     }
 
     /// The value at `k`, set to `v` first if `k` is not a key.
@@ -163,6 +186,44 @@ impl<V: Copy + PartialEq> Steps<V> {
         self.0.iter().copied()
     }
 
+    /// Where `self` and `other`, both starting at `t`, differ after `t`:
+    /// from the first key whose step differs to the first key of the
+    /// steps they end with alike (`Secs::MAX` if none), so that their
+    /// values differ only in that span, and at `t`. `(Secs::MAX,
+    /// Secs::MIN)` if they differ only at `t`; everything if either does
+    /// not start at `t`.
+    pub(super) fn changed_after(&self, other: &Self, t: Secs) -> (Secs, Secs) {
+        let (a, b) = (&self.0, &other.0);
+        if a.first().is_none_or(|e| e.0 != t) || b.first().is_none_or(|e| e.0 != t) {
+            return (Secs::MIN, Secs::MAX);
+        }
+        let same = |x: &(Secs, V), y: &(Secs, V)| x == y;
+        let head = 1 + a[1..]
+            .iter()
+            .zip(&b[1..])
+            .take_while(|(x, y)| same(x, y))
+            .count();
+        if head == a.len() && head == b.len() {
+            return (Secs::MAX, Secs::MIN);
+        }
+        let room = a.len().min(b.len()) - head;
+        let tail = a
+            .iter()
+            .rev()
+            .zip(b.iter().rev())
+            .take(room)
+            .take_while(|(x, y)| same(x, y))
+            .count();
+        let key = |s: &[(Secs, V)], i: usize| s.get(i).map_or(Secs::MAX, |e| e.0);
+        let lo = key(a, head).min(key(b, head));
+        let hi = if tail == 0 {
+            Secs::MAX
+        } else {
+            key(a, a.len() - tail)
+        };
+        (lo, hi)
+    }
+
     /// Every step whose value repeats the one before dropped
     /// (run-length: the same steps).
     pub(super) fn merged(mut self) -> Self {
@@ -177,31 +238,62 @@ impl<V: Copy + PartialEq> Steps<V> {
 /// plan holds there before `end` (a map with no key yet at a time counts
 /// `n` free there, a plan 0), merged. One pass over the three.
 pub(super) fn given_back(free: &Free, alloc: &Alloc, end: Secs, n: i64) -> Free {
+    let mut out = Free::new();
+    given_back_into(free, alloc, end, n, &mut out);
+    out
+}
+
+/// `given_back` into `out`, in the room it has. The reservations are
+/// copied in runs between the plan's keys (and `end`), each run raised by
+/// what the plan holds there; `free` is merged already, so a repeat can
+/// only come where a run starts.
+pub(super) fn given_back_into(free: &Free, alloc: &Alloc, end: Secs, n: i64, out: &mut Free) {
     let (f, a) = (&free.0, &alloc.0);
-    let mut out = Vec::with_capacity(f.len() + a.len() + 1);
-    let (mut i, mut j, mut e) = (0, 0, false);
-    let (mut fv, mut av) = (n, 0i64);
-    const NONE: Secs = Secs::MAX;
-    loop {
-        let fk = if i < f.len() { f[i].0 } else { NONE };
-        let ak = if j < a.len() { a[j].0 } else { NONE };
-        let ek = if e { NONE } else { end };
-        let k = fk.min(ak).min(ek);
-        if k == NONE && i >= f.len() && j >= a.len() && e {
-            break;
+    debug_assert!(
+        f.windows(2).all(|w| w[0].1 != w[1].1),
+        "reservations merged"
+    );
+    let out = &mut out.0;
+    out.clear();
+    out.reserve(f.len() + a.len() + 1);
+    let push = |out: &mut Vec<(Secs, i64)>, k: Secs, v: i64| {
+        if out.last().is_none_or(|l| l.1 != v) {
+            out.push((k, v));
         }
-        if fk == k && i < f.len() {
-            fv = f[i].1;
-            i += 1;
+    };
+    // The free entries before `upto`, raised by `add`.
+    let run = |out: &mut Vec<(Secs, i64)>, i: &mut usize, upto: Secs, add: i64| {
+        let from = *i;
+        while *i < f.len() && f[*i].0 < upto {
+            *i += 1;
         }
-        if ak == k && j < a.len() {
+        if let Some((&(k, v), rest)) = f[from..*i].split_first() {
+            push(out, k, v + add);
+            out.extend(rest.iter().map(|&(k, v)| (k, v + add)));
+        }
+    };
+    let (mut i, mut j, mut add, mut av, mut ended) = (0, 0, 0i64, 0i64, false);
+    while j < a.len() || !ended {
+        let ak = a.get(j).map_or(Secs::MAX, |e| e.0);
+        let b = if ended { ak } else { ak.min(end) };
+        run(out, &mut i, b, add);
+        if ak == b {
             av = a[j].1 as i64;
             j += 1;
         }
-        e |= ek == k;
-        out.push((k, if k < end { fv + av } else { fv }));
+        ended |= b == end;
+        add = if b < end { av } else { 0 };
+        let fv = if i < f.len() && f[i].0 == b {
+            f[i].1
+        } else {
+            i.checked_sub(1).map_or(n, |p| f[p].1)
+        };
+        push(out, b, fv + add);
+        if i < f.len() && f[i].0 == b {
+            i += 1;
+        }
     }
-    Steps(out).merged()
+    run(out, &mut i, Secs::MAX, add);
 }
 
 /// `x` rounded up to the slot grid that starts at `s` (`s + 60k`, the
@@ -218,7 +310,6 @@ pub(super) fn before<V: Copy + PartialEq>(m: &Steps<V>, x: Secs) -> Option<V> {
 }
 
 /// The value in force at `x` (at the last key not after it).
-#[cfg(test)]
 pub(super) fn at<V: Copy + PartialEq>(m: &Steps<V>, x: Secs) -> Option<V> {
     m.last_before(x.saturating_add(1)).map(|e| e.1)
 }
@@ -248,72 +339,4 @@ pub(super) fn ceil_secs(x: f64) -> Secs {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// `given_back` against the insert-by-insert construction it replaces.
-    #[test]
-    fn given_back_adds_the_plan_until_its_end() {
-        let slow = |f: &Free, a: &Alloc, end: Secs, n: i64| {
-            let mut tmp = f.clone();
-            if !tmp.contains_key(end) {
-                tmp.insert(end, before(&tmp, end).unwrap_or(n));
-            }
-            let mut last = 0i64;
-            for (k, g) in a.iter() {
-                if !tmp.contains_key(k) {
-                    tmp.insert(k, at(&tmp, k).unwrap_or(n));
-                }
-                if k < end {
-                    for (_, v) in tmp.range_mut(k, end) {
-                        *v += g as i64 - last;
-                    }
-                }
-                last = g as i64;
-            }
-            tmp.merged()
-        };
-        let f: Free = [(0, 10), (60, 4), (180, 8), (300, 16)].into();
-        let cases: [(Alloc, Secs); 6] = [
-            ([(0, 2), (120, 4), (240, 0)].into(), 240),
-            ([(0, 2), (120, 4)].into(), 200),
-            ([(30, 1), (400, 2)].into(), 500),
-            ([(-60, 8)].into(), 60),
-            ([(0, 6)].into(), 1000),
-            (Alloc::new(), 90),
-        ];
-        for (a, end) in cases {
-            assert_eq!(
-                given_back(&f, &a, end, 16),
-                slow(&f, &a, end, 16),
-                "{a:?} {end}"
-            );
-        }
-        assert_eq!(
-            given_back(&Free::new(), &[(0, 2)].into(), 60, 8),
-            slow(&Free::new(), &[(0, 2)].into(), 60, 8)
-        );
-    }
-
-    #[test]
-    fn align_rounds_up_on_the_grid_from_its_start() {
-        assert_eq!(align(100, 100), 100);
-        assert_eq!(align(100, 101), 160);
-        assert_eq!(align(100, 160), 160);
-        assert_eq!(align(100, 70), 100);
-        assert_eq!(align(100, 10), 40);
-        assert_eq!(align(0, 3368), 3420);
-    }
-
-    #[test]
-    fn merge_keeps_steps_and_gpu_secs_sums_them() {
-        let m: Alloc = [(0, 2), (60, 2), (120, 4), (180, 0), (240, 0)].into();
-        let got = m.merged();
-        assert_eq!(got, [(0, 2), (120, 4), (180, 0)].into());
-        assert_eq!(gpu_secs(&got, 300), 2 * 120 + 4 * 60);
-        assert_eq!(gpu_secs(&Alloc::from([(0, 16)]), 480), 16 * 480);
-        assert_eq!(before(&got, 120), Some(2));
-        assert_eq!(at(&got, 120), Some(4));
-        assert_eq!(before(&got, 0), None);
-    }
-}
+mod tests;

@@ -32,6 +32,16 @@ pub(super) struct Plan {
     pub(super) real_end: Secs,
     /// Planned past the last step, on a whole free cluster.
     pub(super) beyond: bool,
+    /// How far its plan read the reservations: its alloc and ends are the
+    /// same on any reservations with the same steps after `t` up to here
+    /// (`Secs::MAX`: all of them). Their count at `t` it never reads.
+    pub(super) reach: Secs,
+    /// The reservations' first step after `t` (None: there is none).
+    pub(super) first: Option<Secs>,
+    /// The first step it read after `first`: it read neither the counts
+    /// nor the steps between the two (its share starts at `from`, and it
+    /// holds nothing before it; else `from` is `first`).
+    pub(super) from: Option<Secs>,
 }
 
 /// Plans `job` at round time `t` on a cluster of `n` GPUs against the
@@ -39,30 +49,61 @@ pub(super) struct Plan {
 /// many GPUs now (a probe). None where ElasticFlow's own planner fails (a
 /// plan whose last step holds no GPU: it divides by zero there).
 pub(super) fn plan(job: &Job, t: Secs, n: u32, f: &Free, assigned: Option<u32>) -> Option<Plan> {
-    let mut p = Planner {
-        job,
-        t,
-        n,
-        f,
-        ev: t,
-        r: job.iter_left,
-        a: Alloc::from([(t, 0)]),
-        nf: f.roomy_clone(),
-        ad: align(t, job.ddl),
-        leg: None,
-    };
-    if !p.nf.contains_key(p.ad) && p.ad >= t {
-        p.leg = before(&p.nf, p.ad);
-        p.nf.insert(p.ad, p.leg.unwrap_or(n as i64));
-    }
-    if let Some(q) = assigned {
-        if let Some(done) = p.probe_now(q) {
-            return Some(done);
+    let mut p = Planner::new(job, t, n, f, Bufs::default());
+    p.keep = true;
+    p.run(assigned)
+}
+
+/// Buffers a probe plans in, kept from one probe to the next.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Bufs {
+    pub(super) free: Free,
+    pub(super) alloc: Alloc,
+}
+
+/// `plan` from `q` GPUs now, for its alloc and ends only: its `free` is
+/// left as planned, not merged — give it back to `bufs` with its alloc
+/// once read.
+pub(super) fn probe(job: &Job, t: Secs, n: u32, f: &Free, q: u32, bufs: &mut Bufs) -> Option<Plan> {
+    Planner::new(job, t, n, f, std::mem::take(bufs)).run(Some(q))
+}
+
+impl<'a> Planner<'a> {
+    fn new(job: &'a Job, t: Secs, n: u32, f: &'a Free, mut bufs: Bufs) -> Self {
+        bufs.free.refill_from(f);
+        bufs.alloc.reset_to(t, 0);
+        let ad = align(t, job.ddl);
+        Planner {
+            job,
+            t,
+            n,
+            f,
+            ev: t,
+            r: job.iter_left,
+            a: bufs.alloc,
+            nf: bufs.free,
+            ad,
+            leg: None,
+            reach: ad.max(t),
+            from: None,
+            keep: false,
         }
     }
-    match p.quota() {
-        Ok(plan) => plan,
-        Err(lq) => Some(p.fallback(lq, assigned)),
+
+    fn run(mut self, assigned: Option<u32>) -> Option<Plan> {
+        if !self.nf.contains_key(self.ad) && self.ad >= self.t {
+            self.leg = before(&self.nf, self.ad);
+            self.nf.insert(self.ad, self.leg.unwrap_or(self.n as i64));
+        }
+        if let Some(q) = assigned {
+            if let Some(done) = self.probe_now(q) {
+                return Some(done);
+            }
+        }
+        match self.quota() {
+            Ok(plan) => plan,
+            Err(lq) => Some(self.fallback(lq, assigned)),
+        }
     }
 }
 
@@ -80,6 +121,12 @@ struct Planner<'a> {
     ad: Secs,
     /// The free count last read (ElasticFlow's `last_event_gpu`).
     leg: Option<i64>,
+    /// The latest step read so far (see `Plan::reach`).
+    reach: Secs,
+    /// Where its share starts, if it holds nothing before (see `Plan::from`).
+    from: Option<Secs>,
+    /// Whether its `free` is wanted (merged), or only its alloc and ends.
+    keep: bool,
 }
 
 impl Planner<'_> {
@@ -94,10 +141,17 @@ impl Planner<'_> {
     fn done(&mut self, end: Secs, real_end: Secs, beyond: bool) -> Plan {
         Plan {
             alloc: std::mem::take(&mut self.a).merged(),
-            free: std::mem::take(&mut self.nf).merged(),
+            free: if self.keep {
+                std::mem::take(&mut self.nf).merged()
+            } else {
+                std::mem::take(&mut self.nf)
+            },
             end,
             real_end,
             beyond,
+            reach: self.reach.max(end),
+            first: self.f.key_after(self.t),
+            from: self.from.or(self.f.key_after(self.t)),
         }
     }
 
@@ -107,6 +161,7 @@ impl Planner<'_> {
     fn probe_now(&mut self, q: u32) -> Option<Plan> {
         let (t, job) = (self.t, self.job);
         let fet = self.f.key_after(t).unwrap_or(self.ad);
+        self.reach = self.reach.max(self.f.key_after(t).unwrap_or(Secs::MAX));
         self.a.insert(t, q);
         let tq = job.tp(q);
         let eret = ceil_secs(t as f64 + self.r / tq);
@@ -151,7 +206,7 @@ impl Planner<'_> {
                 if p < self.ev {
                     break;
                 }
-                let a = q.min(job.last_level(free + 1));
+                let (a, tp) = job.share(q, free);
                 if a == 0 {
                     pend = p;
                     continue;
@@ -161,7 +216,7 @@ impl Planner<'_> {
                 } else {
                     pend - p
                 };
-                acc += dur as f64 * job.tp(a);
+                acc += dur as f64 * tp;
                 if acc >= self.r {
                     point = Some(p);
                     break;
@@ -169,6 +224,9 @@ impl Planner<'_> {
                 pend = p;
             }
             if let Some(p) = point {
+                if lq == 0 {
+                    self.from = Some(p);
+                }
                 return Ok(self.build(q, lq, p));
             }
             lq = q;
@@ -184,10 +242,8 @@ impl Planner<'_> {
     /// before `point`, `q` from it on, up to the step where the work runs out.
     fn build(&mut self, q: u32, lq: u32, point: Secs) -> Option<Plan> {
         let job = self.job;
-        let rule = |free: i64, e: Secs| {
-            let want = if e >= point { q } else { lq };
-            want.min(job.last_level(free + 1))
-        };
+        // What it holds at a step with `free` GPUs free, and its rate there.
+        let rule = |free: i64, e: Secs| job.share(if e >= point { q } else { lq }, free);
         // The steps from `ev` to the deadline, walked by index: taking
         // GPUs at a step only changes that step's count.
         let (lo, hi) = self.nf.bounds(self.ev, self.ad + 1);
@@ -195,7 +251,7 @@ impl Planner<'_> {
             return None;
         }
         let (mut li, mut lat) = (lo, self.nf.key(lo));
-        let mut la = rule(self.nf.value(lo), lat);
+        let (mut la, mut tp) = rule(self.nf.value(lo), lat);
         let mut at_a = 0;
         let mut fin = None;
         for i in lo + 1..hi {
@@ -204,20 +260,20 @@ impl Planner<'_> {
             *self.nf.value_mut(li) -= la as i64;
             if la == 0 {
                 (li, lat) = (i, e);
-                la = rule(self.nf.value(i), e);
+                (la, tp) = rule(self.nf.value(i), e);
                 continue;
             }
             let dur = if e == self.ad { job.ddl - lat } else { e - lat };
-            let it = dur as f64 * job.tp(la);
+            let it = dur as f64 * tp;
             if lat < point || it < self.r {
                 self.r -= it;
             } else {
-                let rtl = ceil_secs(self.r / job.tp(la));
+                let rtl = ceil_secs(self.r / tp);
                 fin = Some((lat + align(0, rtl), lat + rtl));
                 break;
             }
             (li, lat) = (i, e);
-            la = rule(self.nf.value(i), e);
+            (la, tp) = rule(self.nf.value(i), e);
         }
         let (eet, eret) = match fin {
             Some(f) => f,
@@ -227,7 +283,7 @@ impl Planner<'_> {
                 }
                 self.a.insert(lat, la);
                 self.take(lat, la);
-                let rtl = ceil_secs(self.r / job.tp(la));
+                let rtl = ceil_secs(self.r / tp);
                 (lat + align(0, rtl), lat + rtl)
             }
         };
@@ -237,7 +293,7 @@ impl Planner<'_> {
             .range(self.ev, eet)
             .last()
             .map_or(self.n as i64, |e| e.1);
-        if !self.f.contains_key(eet) {
+        if self.keep && !self.f.contains_key(eet) {
             self.nf.insert(eet, lg);
         }
         Some(self.done(eet, eret, false))
@@ -245,6 +301,8 @@ impl Planner<'_> {
 
     /// No level meets the deadline: see the module notes.
     fn fallback(&mut self, lq: u32, assigned: Option<u32>) -> Plan {
+        // It may read every step: it is never taken as unchanged.
+        self.reach = Secs::MAX;
         let job = self.job;
         let (t, ad) = (self.t, self.ad);
         // Until the deadline: the largest level, capped by what is free;

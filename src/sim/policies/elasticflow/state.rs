@@ -5,6 +5,7 @@
 use super::job::Job;
 use super::maps::{Free, SLOT};
 use super::nodes::Nodes;
+use super::plan::Bufs;
 use crate::sim::view::View;
 use crate::trace::model::Secs;
 use rustc_hash::FxHashMap;
@@ -43,6 +44,9 @@ pub(super) struct State {
     /// at arrival or found late by their plan when they ended.
     pub(super) accepted: i64,
     pub(super) declined: u64,
+    /// Room the hand-out's probes plan in (`grow.rs`).
+    pub(super) bufs: Bufs,
+    pub(super) given: Free,
 }
 
 impl State {
@@ -70,6 +74,8 @@ impl State {
             last: v.now(),
             accepted: 0,
             declined: 0,
+            bufs: Bufs::default(),
+            given: Free::new(),
         };
         let total = trace.jobs.len() as u32;
         while s.next_rank < total {
