@@ -22,9 +22,6 @@ use std::cmp::Ordering;
 /// ElasticFlow's sentinel weights (its `sys.maxsize`).
 const MAX: f64 = i64::MAX as f64;
 
-/// A probe's `changed` when it no longer holds.
-const EVERYTHING: (Secs, Secs) = (Secs::MIN, Secs::MAX);
-
 impl State {
     /// Hands out the GPUs free at `t` after the plans.
     pub(super) fn hand_out(&mut self, t: Secs) -> Result<(), Failed> {
@@ -33,7 +30,7 @@ impl State {
             let job = self.jobs.get_mut(j).expect("a runnable job has books");
             job.probe.next = job.next_level(job.gpus);
             // Last round's probe read other reservations.
-            job.probe.changed = EVERYTHING;
+            job.probe.stale = true;
             used += job.gpus as i64;
         }
         let mut free = self.n as i64 - used;
@@ -72,10 +69,10 @@ impl State {
     fn grow(&mut self, j: u32, t: Secs) -> Result<i64, Failed> {
         let p = self.probe_plan(j, t)?;
         let before = std::mem::replace(&mut self.free, p.free);
-        let (lo, hi) = before.changed_after(&self.free, t);
+        before.changes_after(&self.free, t, &mut self.changes);
         for job in self.jobs.values_mut() {
-            let c = &mut job.probe.changed;
-            *c = (c.0.min(lo), c.1.max(hi));
+            let pr = &mut job.probe;
+            pr.stale = pr.stale || self.changes.iter().any(|&c| pr.reads(c));
         }
         let job = self.jobs.get_mut(&j).expect("a runnable job has books");
         debug_assert_eq!(
@@ -90,7 +87,7 @@ impl State {
         job.real_end = p.real_end;
         job.probe.next = job.next_level(job.gpus);
         // Its weight stays until it is weighed again, which it must be.
-        job.probe.changed = EVERYTHING;
+        job.probe.stale = true;
         let took = job.gpus as i64 - old.0 as i64;
         if self.pending.contains(&j) {
             self.start_job(j);
@@ -124,7 +121,7 @@ impl State {
         let more = job.probe.next as i64 - job.gpus as i64;
         if more > free || more == 0 {
             job.probe.marginal = -MAX;
-            job.probe.changed = EVERYTHING;
+            job.probe.stale = true;
             return Ok(());
         }
         if self.still_holds(j, t) {
@@ -150,6 +147,7 @@ impl State {
         let p = probe(job, t, self.n, &self.given, job.probe.next, &mut self.bufs)
             .ok_or_else(|| no_plan(j, t))?;
         let free_now = self.free.get(t).unwrap_or(i64::MIN);
+        let second = self.free.key_after(t);
         let job = self.jobs.get_mut(&j).expect("books");
         let marginal = if job.gpus == 0 {
             MAX
@@ -169,22 +167,20 @@ impl State {
         pr.first = p.first;
         pr.from = p.from;
         pr.free_now = free_now;
-        pr.changed = (Secs::MAX, Secs::MIN);
+        pr.second = second;
+        pr.stale = p.reach == Secs::MAX || p.first.is_none();
         Ok(())
     }
 
     /// Whether `j`'s probe is its plan on today's reservations: none of
-    /// the steps it read after `t` changed, and if the count at `t` did,
-    /// the first step after `t` of the reservations with its own plan
-    /// given back is still the reservations' own first step.
+    /// the steps it read after `t` changed since (`Probe::reads`), and if
+    /// the count at `t` did, the first step after `t` of the reservations
+    /// with its own plan given back is the reservations' own, as it was,
+    /// and still a step.
     fn still_holds(&self, j: u32, t: Secs) -> bool {
         let job = &self.jobs[&j];
         let pr = &job.probe;
-        let (Some(first), (lo, hi)) = (pr.first, pr.changed) else {
-            return false;
-        };
-        let unread = lo > pr.reach || (lo > first && pr.from.is_some_and(|f| hi < f));
-        if pr.reach == Secs::MAX || !unread {
+        if pr.stale {
             return false;
         }
         let Some(now) = self.free.get(t) else {
@@ -203,7 +199,7 @@ impl State {
                 0
             }
         };
-        pr.first == Some(k1) && now + held(t) != f1 + held(k1)
+        pr.first == Some(k1) && pr.second == Some(k1) && now + held(t) != f1 + held(k1)
     }
 
     /// A pending job starts at `t` (the engine keeps its start time).

@@ -51,11 +51,23 @@ pub(super) struct Probe {
     pub(super) reach: Secs,
     pub(super) first: Option<Secs>,
     pub(super) from: Option<Secs>,
-    /// The free count at the round's time when it was weighed.
+    /// The free count at the round's time when it was weighed, and the
+    /// reservations' first step after it then.
     pub(super) free_now: i64,
-    /// Since then, the reservations changed after the round's time only
-    /// from the first time to before the second (`Steps::changed_after`).
-    pub(super) changed: (Secs, Secs),
+    pub(super) second: Option<Secs>,
+    /// Whether the reservations changed since where it read them.
+    pub(super) stale: bool,
+}
+
+impl Probe {
+    /// Whether its plan read where the reservations' values changed in
+    /// `[a, b)`: at or before its first step after now, or from just
+    /// before where its share starts to its reach.
+    pub(super) fn reads(&self, (a, b): (Secs, Secs)) -> bool {
+        let first = self.first.unwrap_or(Secs::MAX);
+        let from = self.from.unwrap_or(first);
+        a <= first || (a <= self.reach && b >= from)
+    }
 }
 
 /// The deadline of a best-effort job (ElasticFlow's `sys.maxsize`): after

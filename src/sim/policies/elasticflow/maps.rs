@@ -186,42 +186,50 @@ impl<V: Copy + PartialEq> Steps<V> {
         self.0.iter().copied()
     }
 
-    /// Where `self` and `other`, both starting at `t`, differ after `t`:
-    /// from the first key whose step differs to the first key of the
-    /// steps they end with alike (`Secs::MAX` if none), so that their
-    /// values differ only in that span, and at `t`. `(Secs::MAX,
-    /// Secs::MIN)` if they differ only at `t`; everything if either does
-    /// not start at `t`.
-    pub(super) fn changed_after(&self, other: &Self, t: Secs) -> (Secs, Secs) {
+    /// Where the values of `self` and `other`, both starting at `t`,
+    /// differ after their first steps: spans `[a, b)` from the first key
+    /// after `t` in either on, into `out`; everything if either does not
+    /// start at `t`. (Their values at `t` may differ besides.)
+    pub(super) fn changes_after(&self, other: &Self, t: Secs, out: &mut Vec<(Secs, Secs)>) {
+        out.clear();
         let (a, b) = (&self.0, &other.0);
-        if a.first().is_none_or(|e| e.0 != t) || b.first().is_none_or(|e| e.0 != t) {
-            return (Secs::MIN, Secs::MAX);
-        }
-        let same = |x: &(Secs, V), y: &(Secs, V)| x == y;
-        let head = 1 + a[1..]
-            .iter()
-            .zip(&b[1..])
-            .take_while(|(x, y)| same(x, y))
-            .count();
-        if head == a.len() && head == b.len() {
-            return (Secs::MAX, Secs::MIN);
-        }
-        let room = a.len().min(b.len()) - head;
-        let tail = a
-            .iter()
-            .rev()
-            .zip(b.iter().rev())
-            .take(room)
-            .take_while(|(x, y)| same(x, y))
-            .count();
-        let key = |s: &[(Secs, V)], i: usize| s.get(i).map_or(Secs::MAX, |e| e.0);
-        let lo = key(a, head).min(key(b, head));
-        let hi = if tail == 0 {
-            Secs::MAX
-        } else {
-            key(a, a.len() - tail)
+        let (Some(a0), Some(b0)) = (a.first(), b.first()) else {
+            out.push((Secs::MIN, Secs::MAX));
+            return;
         };
-        (lo, hi)
+        if a0.0 != t || b0.0 != t {
+            out.push((Secs::MIN, Secs::MAX));
+            return;
+        }
+        let (mut i, mut j, mut va, mut vb) = (1, 1, a0.1, b0.1);
+        let mut open = None;
+        loop {
+            let ka = a.get(i).map_or(Secs::MAX, |e| e.0);
+            let kb = b.get(j).map_or(Secs::MAX, |e| e.0);
+            let k = ka.min(kb);
+            if k == Secs::MAX {
+                break;
+            }
+            if ka == k {
+                va = a[i].1;
+                i += 1;
+            }
+            if kb == k {
+                vb = b[j].1;
+                j += 1;
+            }
+            match (open, va != vb) {
+                (None, true) => open = Some(k),
+                (Some(s), false) => {
+                    out.push((s, k));
+                    open = None;
+                }
+                _ => {}
+            }
+        }
+        if let Some(s) = open {
+            out.push((s, Secs::MAX));
+        }
     }
 
     /// Every step whose value repeats the one before dropped

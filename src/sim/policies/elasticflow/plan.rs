@@ -246,9 +246,13 @@ impl Planner<'_> {
         let rule = |free: i64, e: Secs| job.share(if e >= point { q } else { lq }, free);
         // The steps from `ev` to the deadline, walked by index: taking
         // GPUs at a step only changes that step's count.
-        let (lo, hi) = self.nf.bounds(self.ev, self.ad + 1);
+        let (mut lo, hi) = self.nf.bounds(self.ev, self.ad + 1);
         if lo >= hi {
             return None;
+        }
+        if lq == 0 {
+            // It holds none before `point`, where its alloc is 0 already.
+            lo = self.nf.bounds(point, point).0;
         }
         let (mut li, mut lat) = (lo, self.nf.key(lo));
         let (mut la, mut tp) = rule(self.nf.value(lo), lat);

@@ -47,6 +47,8 @@ pub(super) struct State {
     /// Room the hand-out's probes plan in (`grow.rs`).
     pub(super) bufs: Bufs,
     pub(super) given: Free,
+    /// Where a hand-out step changed the reservations' values.
+    pub(super) changes: Vec<(Secs, Secs)>,
 }
 
 impl State {
@@ -76,6 +78,7 @@ impl State {
             declined: 0,
             bufs: Bufs::default(),
             given: Free::new(),
+            changes: Vec::new(),
         };
         let total = trace.jobs.len() as u32;
         while s.next_rank < total {

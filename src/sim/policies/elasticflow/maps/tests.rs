@@ -138,11 +138,12 @@ fn fill_keys_adds_only_the_missing_keys() {
     }
 }
 
-/// `changed_after`: the two maps have the same steps before its first
-/// time but for the one at `t`, and the same values from its second on.
+/// `changes_after`: the two maps' values differ at the start of each
+/// span it gives and nowhere after the step at `t` outside them.
 #[test]
-fn changed_after_bounds_where_two_maps_differ() {
+fn changes_after_finds_where_two_maps_differ() {
     let mut r = Lcg(3);
+    let mut out = Vec::new();
     for _ in 0..2000 {
         let a = r.steps(0, 10, 3);
         let mut b = a.clone();
@@ -151,28 +152,26 @@ fn changed_after_bounds_where_two_maps_differ() {
             b.insert(k, r.below(3) as i64);
         }
         let b = b.merged();
-        let (lo, hi) = a.changed_after(&b, 0);
-        let before = |m: &Free| m.iter().filter(|e| e.0 > 0 && e.0 < lo).collect::<Vec<_>>();
-        assert_eq!(before(&a), before(&b), "{a:?} {b:?} {lo}");
+        a.changes_after(&b, 0, &mut out);
         // The step at `t` lasts until the first key after it in either.
         let k1 = a
             .key_after(0)
             .unwrap_or(Secs::MAX)
             .min(b.key_after(0).unwrap_or(Secs::MAX));
-        let same_at_t = at(&a, 0) == at(&b, 0);
         for x in (0..2000).step_by(30) {
-            if (x >= hi || x < lo) && (x >= k1 || same_at_t) {
-                assert_eq!(at(&a, x), at(&b, x), "{a:?} {b:?} at {x}: {lo}..{hi}");
+            let inside = out.iter().any(|&(s, e)| s <= x && x < e);
+            if x >= k1 && !inside {
+                assert_eq!(at(&a, x), at(&b, x), "{a:?} {b:?} at {x}: {out:?}");
             }
         }
+        for &(s, e) in &out {
+            assert!(s < e && s >= k1, "{out:?}");
+            assert_ne!(at(&a, s), at(&b, s), "{a:?} {b:?}: {out:?}");
+        }
         if a == b {
-            assert_eq!((lo, hi), (Secs::MAX, Secs::MIN));
+            assert!(out.is_empty());
         }
     }
-    assert_eq!(
-        Free::from([(60, 1)])
-            .changed_after(&Free::from([(0, 1)]), 0)
-            .0,
-        Secs::MIN
-    );
+    Free::from([(60, 1)]).changes_after(&Free::from([(0, 1)]), 0, &mut out);
+    assert_eq!(out, [(Secs::MIN, Secs::MAX)]);
 }
