@@ -4,13 +4,15 @@
 //! jobs holding none first; every job is weighed again after each step.
 //!
 //! Weighing again is where its time goes, and after a step most weights
-//! are what they were: a job's probe is kept, not planned again, when the
-//! reservations it read are the same (`still_holds`). A plan never reads
-//! the free count at the round's time, only the steps after it, up to its
-//! `reach`; the step reads those steps with the job's own plan given
-//! back, so a count at the round's time that moved still leaves them the
-//! same if the first of them stays where it was. Debug builds plan every
-//! kept probe again and check it.
+//! are what they were: a job's probe is kept, not planned again, while
+//! the reservations it read are the same (`still_holds`). A plan never
+//! reads the free count at the round's time, only steps after it: the
+//! first, and those from where its share starts to its `reach` (`Plan`).
+//! Each step notes the spans where the reservations' values changed
+//! (`Steps::changes_after`); a probe that read one is stale. A count at
+//! the round's time that moved leaves the steps it read the same if the
+//! first of them, with its own plan given back, stays where it was.
+//! Debug builds plan every kept probe again and check it.
 
 use super::maps::{at, given_back, given_back_into, gpu_secs};
 use super::plan::{plan, probe, Plan};
