@@ -139,6 +139,7 @@ impl Planner<'_> {
     }
 
     fn done(&mut self, end: Secs, real_end: Secs, beyond: bool) -> Plan {
+        let first = self.f.key_after(self.t);
         Plan {
             alloc: std::mem::take(&mut self.a).merged(),
             free: if self.keep {
@@ -150,8 +151,8 @@ impl Planner<'_> {
             real_end,
             beyond,
             reach: self.reach.max(end),
-            first: self.f.key_after(self.t),
-            from: self.from.or(self.f.key_after(self.t)),
+            first,
+            from: self.from.or(first),
         }
     }
 
@@ -160,8 +161,9 @@ impl Planner<'_> {
     /// counted and planning goes on from that step.
     fn probe_now(&mut self, q: u32) -> Option<Plan> {
         let (t, job) = (self.t, self.job);
-        let fet = self.f.key_after(t).unwrap_or(self.ad);
-        self.reach = self.reach.max(self.f.key_after(t).unwrap_or(Secs::MAX));
+        let first = self.f.key_after(t);
+        let fet = first.unwrap_or(self.ad);
+        self.reach = self.reach.max(first.unwrap_or(Secs::MAX));
         self.a.insert(t, q);
         let tq = job.tp(q);
         let eret = ceil_secs(t as f64 + self.r / tq);
