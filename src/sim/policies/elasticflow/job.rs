@@ -16,6 +16,8 @@ pub(super) struct Job {
     pub(super) iter_left: f64,
     /// (GPU count, iterations/s), ascending, counts up to the cap.
     pub(super) levels: Arc<[(u32, f64)]>,
+    /// Its levels looked up (`Levels`).
+    pub(super) look: Arc<Levels>,
     /// GPUs held this round (0: none).
     pub(super) gpus: u32,
     /// The plan: time → GPUs, from this round's time on.
@@ -70,6 +72,42 @@ impl Probe {
     }
 }
 
+/// The largest level `Levels` lists every count up to.
+const MAX_LISTED: usize = 4096;
+
+/// A job's levels, looked up: for each GPU count up to the largest level,
+/// the largest level not above it; and the fastest rate up to each level.
+#[derive(Debug)]
+pub(super) struct Levels {
+    /// Count → 1 + the index of the largest level not above it (0: none);
+    /// empty where the largest level is too large to list (`MAX_LISTED`).
+    below: Vec<u32>,
+    /// Level index → the most iterations/s of the levels up to it.
+    fastest: Vec<f64>,
+}
+
+impl Levels {
+    fn of(levels: &[(u32, f64)]) -> Levels {
+        let top = levels.last().map_or(0, |l| l.0) as usize;
+        let listed = if top <= MAX_LISTED { top + 1 } else { 0 };
+        let mut below = vec![0u32; listed];
+        let mut i = 0;
+        for (c, b) in below.iter_mut().enumerate() {
+            while i < levels.len() && levels[i].0 as usize <= c {
+                i += 1;
+            }
+            *b = i as u32;
+        }
+        let mut fastest = Vec::with_capacity(levels.len());
+        let mut most = 0.0f64;
+        for l in levels {
+            most = most.max(l.1);
+            fastest.push(most);
+        }
+        Levels { below, fastest }
+    }
+}
+
 /// The deadline of a best-effort job (ElasticFlow's `sys.maxsize`): after
 /// every other, far enough that no sum of times reaches it, near enough
 /// that none overflows.
@@ -86,6 +124,7 @@ impl Job {
         Job {
             ddl,
             iter_left: iters,
+            look: Arc::new(Levels::of(&levels)),
             levels,
             gpus: 0,
             alloc: Alloc::new(),
@@ -137,14 +176,31 @@ impl Job {
     /// and `tp` of that, in one look (0 and 0.0: none).
     pub(super) fn share(&self, q: u32, free: i64) -> (u32, f64) {
         let most = (q as i64).min(free);
-        let mut got = (0, 0.0);
-        for &(g, rate) in self.levels.iter() {
-            if g as i64 > most {
-                break;
-            }
-            got = (g, rate);
+        if most <= 0 {
+            return (0, 0.0);
         }
-        got
+        let below = &self.look.below;
+        if below.is_empty() {
+            let fit = self.levels.iter().take_while(|l| l.0 as i64 <= most);
+            return fit.last().copied().unwrap_or((0, 0.0));
+        }
+        match below[(most as usize).min(below.len() - 1)] {
+            0 => (0, 0.0),
+            i => self.levels[i as usize - 1],
+        }
+    }
+
+    /// The most iterations it can do in `secs` seconds on at most `q`
+    /// GPUs, at any level up to `q`.
+    pub(super) fn most_in(&self, q: u32, secs: Secs) -> f64 {
+        let fastest = self
+            .levels
+            .iter()
+            .zip(self.look.fastest.iter())
+            .take_while(|(l, _)| l.0 <= q)
+            .last()
+            .map_or(0.0, |(_, &f)| f);
+        secs as f64 * fastest
     }
 
     /// The GPUs its plan gives it at `t` (0 where the plan says nothing).

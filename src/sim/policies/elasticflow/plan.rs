@@ -203,28 +203,15 @@ impl Planner<'_> {
                 self.a.fill_keys(steps, 0);
                 keyed = true;
             }
-            let (mut pend, mut acc, mut point) = (self.ad, 0.0f64, None);
-            for &(p, free) in steps.iter().rev() {
-                if p < self.ev {
-                    break;
-                }
-                let (a, tp) = job.share(q, free);
-                if a == 0 {
-                    pend = p;
-                    continue;
-                }
-                let dur = if pend == self.ad {
-                    job.ddl - p
-                } else {
-                    pend - p
-                };
-                acc += dur as f64 * tp;
-                if acc >= self.r {
-                    point = Some(p);
-                    break;
-                }
-                pend = p;
-            }
+            // A level too slow to do the work from `ev` to the deadline
+            // even with every GPU it asks for is not walked: with a
+            // margin far above the sum's rounding, its walk would fail.
+            let point = if job.most_in(q, self.ad - self.ev) * (1.0 + 1e-9) >= self.r {
+                self.walk(steps, q)
+            } else {
+                debug_assert_eq!(self.walk(steps, q), None, "a level skipped would do");
+                None
+            };
             if let Some(p) = point {
                 if lq == 0 {
                     self.from = Some(p);
@@ -238,6 +225,35 @@ impl Planner<'_> {
             }
         }
         Err(lq)
+    }
+
+    /// The walk of the quota at level `q` over `steps` (the reservations
+    /// before the deadline), back from the deadline to `ev`: the step
+    /// where the iterations it could do add up to the work left (`P`).
+    fn walk(&self, steps: &[(Secs, i64)], q: u32) -> Option<Secs> {
+        let job = self.job;
+        let (mut pend, mut acc) = (self.ad, 0.0f64);
+        for &(p, free) in steps.iter().rev() {
+            if p < self.ev {
+                break;
+            }
+            let (a, tp) = job.share(q, free);
+            if a == 0 {
+                pend = p;
+                continue;
+            }
+            let dur = if pend == self.ad {
+                job.ddl - p
+            } else {
+                pend - p
+            };
+            acc += dur as f64 * tp;
+            if acc >= self.r {
+                return Some(p);
+            }
+            pend = p;
+        }
+        None
     }
 
     /// The plan from `ev`: `lq` GPUs (or fewer, where fewer are free)
