@@ -31,6 +31,7 @@ impl State {
         for j in &self.runnable {
             let job = self.jobs.get_mut(j).expect("a runnable job has books");
             job.probe.next = job.next_level(job.gpus);
+            job.probe.own = gpu_secs(&job.alloc, job.end);
             // Last round's probe read other reservations.
             job.probe.stale = true;
             used += job.gpus as i64;
@@ -84,6 +85,7 @@ impl State {
         );
         let old = (job.gpus, job.end);
         job.alloc = p.alloc;
+        job.probe.own = p.secs;
         job.gpus = job.probe.next;
         job.end = p.end;
         job.real_end = p.real_end;
@@ -99,12 +101,15 @@ impl State {
     }
 
     /// Most gain first; ties keep their order.
+    /// (Sorted as gain and job pairs: the same order, one look-up a job.)
     fn sort_by_gain(&mut self) {
         let jobs = &self.jobs;
-        self.runnable.sort_by(|a, b| {
-            let (ga, gb) = (jobs[a].probe.marginal, jobs[b].probe.marginal);
-            gb.partial_cmp(&ga).unwrap_or(Ordering::Equal)
-        });
+        let order = &mut self.order;
+        order.clear();
+        order.extend(self.runnable.iter().map(|j| (jobs[j].probe.marginal, *j)));
+        order.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap_or(Ordering::Equal));
+        self.runnable.clear();
+        self.runnable.extend(order.iter().map(|o| o.1));
     }
 
     /// `j`'s plan from its next level now, with the GPUs it holds given
@@ -151,12 +156,13 @@ impl State {
         let free_now = self.free.get(t).unwrap_or(i64::MIN);
         let second = self.free.key_after(t);
         let job = self.jobs.get_mut(&j).expect("books");
+        debug_assert_eq!(job.probe.own, gpu_secs(&job.alloc, job.end));
         let marginal = if job.gpus == 0 {
             MAX
         } else if p.beyond && more == 0 {
             -MAX
         } else {
-            (gpu_secs(&p.alloc, p.end) - gpu_secs(&job.alloc, job.end)) as f64 / more as f64
+            (p.secs - job.probe.own) as f64 / more as f64
         };
         let pr = &mut job.probe;
         pr.marginal = marginal;

@@ -46,6 +46,8 @@ pub(super) struct Job {
 pub(super) struct Probe {
     pub(super) next: u32,
     pub(super) marginal: f64,
+    /// The GPU-seconds of the job's own plan (`gpu_secs`), this round.
+    pub(super) own: i128,
     pub(super) alloc: Alloc,
     pub(super) end: Secs,
     pub(super) real_end: Secs,

@@ -136,14 +136,6 @@ impl<V: Copy + PartialEq> Steps<V> {
         (self.lower(lo), self.lower(hi))
     }
 
-    pub(super) fn key(&self, i: usize) -> Secs {
-        self.0[i].0
-    }
-
-    pub(super) fn value(&self, i: usize) -> V {
-        self.0[i].1
-    }
-
     pub(super) fn value_mut(&mut self, i: usize) -> &mut V {
         &mut self.0[i].1
     }
@@ -323,13 +315,14 @@ pub(super) fn at<V: Copy + PartialEq>(m: &Steps<V>, x: Secs) -> Option<V> {
 }
 
 /// GPU-seconds of an allocation from its first key to `end` (the last
-/// step counted to `end`, negative if it starts after it).
-pub(super) fn gpu_secs(a: &Alloc, end: Secs) -> i64 {
-    let mut sum = 0i64;
+/// step counted to `end`, negative if it starts after it); exact, as
+/// ElasticFlow's integers are, for any times.
+pub(super) fn gpu_secs(a: &Alloc, end: Secs) -> i128 {
+    let mut sum = 0i128;
     let mut it = a.iter().peekable();
     while let Some((k, g)) = it.next() {
         let to = it.peek().map_or(end, |&(n, _)| n);
-        sum = sum.saturating_add((g as i64).saturating_mul(to - k));
+        sum += g as i128 * (to as i128 - k as i128);
     }
     sum
 }

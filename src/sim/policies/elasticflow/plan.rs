@@ -18,7 +18,7 @@
 //!   whole cluster were free.
 
 use super::job::Job;
-use super::maps::{align, before, ceil_secs, Alloc, Free};
+use super::maps::{align, before, ceil_secs, gpu_secs, Alloc, Free};
 use crate::trace::model::Secs;
 
 /// A job's plan, and the reservations with it.
@@ -42,6 +42,8 @@ pub(super) struct Plan {
     /// nor the steps between the two (its share starts at `from`, and it
     /// holds nothing before it; else `from` is `first`).
     pub(super) from: Option<Secs>,
+    /// Its GPU-seconds (`gpu_secs` of its alloc to its end).
+    pub(super) secs: i128,
 }
 
 /// Plans `job` at round time `t` on a cluster of `n` GPUs against the
@@ -50,7 +52,7 @@ pub(super) struct Plan {
 /// plan whose last step holds no GPU: it divides by zero there).
 pub(super) fn plan(job: &Job, t: Secs, n: u32, f: &Free, assigned: Option<u32>) -> Option<Plan> {
     let mut p = Planner::new(job, t, n, f, Bufs::default());
-    p.keep = true;
+    (p.keep, p.track) = (true, true);
     p.run(assigned)
 }
 
@@ -61,16 +63,18 @@ pub(super) struct Bufs {
     pub(super) alloc: Alloc,
 }
 
-/// `plan` from `q` GPUs now, for its alloc and ends only: its `free` is
-/// left as planned, not merged — give it back to `bufs` with its alloc
+/// `plan` from `q` GPUs now, for its ends and GPU-seconds only: neither
+/// its `free` nor (but in debug builds, to check the sum) its alloc is
+/// made, unless no level meets the deadline — give both back to `bufs`
 /// once read.
 pub(super) fn probe(job: &Job, t: Secs, n: u32, f: &Free, q: u32, bufs: &mut Bufs) -> Option<Plan> {
-    Planner::new(job, t, n, f, std::mem::take(bufs)).run(Some(q))
+    let mut p = Planner::new(job, t, n, f, std::mem::take(bufs));
+    p.track = cfg!(debug_assertions);
+    p.run(Some(q))
 }
 
 impl<'a> Planner<'a> {
     fn new(job: &'a Job, t: Secs, n: u32, f: &'a Free, mut bufs: Bufs) -> Self {
-        bufs.free.refill_from(f);
         bufs.alloc.reset_to(t, 0);
         let ad = align(t, job.ddl);
         Planner {
@@ -87,13 +91,26 @@ impl<'a> Planner<'a> {
             reach: ad.max(t),
             from: None,
             keep: false,
+            track: false,
+            secs: 0,
+            fell: false,
+            ad_free: 0,
         }
     }
 
     fn run(mut self, assigned: Option<u32>) -> Option<Plan> {
-        if !self.nf.contains_key(self.ad) && self.ad >= self.t {
-            self.leg = before(&self.nf, self.ad);
-            self.nf.insert(self.ad, self.leg.unwrap_or(self.n as i64));
+        // The reservations with a step at the deadline: made only when
+        // tracked; read, untracked, as `f` and `ad_free` (`build`).
+        if self.track {
+            self.nf.refill_from(self.f);
+        }
+        self.ad_free = self.f.get(self.ad).unwrap_or(self.n as i64);
+        if !self.f.contains_key(self.ad) && self.ad >= self.t {
+            self.leg = before(self.f, self.ad);
+            self.ad_free = self.leg.unwrap_or(self.n as i64);
+            if self.track {
+                self.nf.insert(self.ad, self.ad_free);
+            }
         }
         if let Some(q) = assigned {
             if let Some(done) = self.probe_now(q) {
@@ -102,7 +119,17 @@ impl<'a> Planner<'a> {
         }
         match self.quota() {
             Ok(plan) => plan,
-            Err(lq) => Some(self.fallback(lq, assigned)),
+            Err(lq) if self.track => Some(self.fallback(lq, assigned)),
+            Err(_) => {
+                // The fallback reads what it took: plan again, tracked.
+                let bufs = Bufs {
+                    free: std::mem::take(&mut self.nf),
+                    alloc: std::mem::take(&mut self.a),
+                };
+                let mut again = Planner::new(self.job, self.t, self.n, self.f, bufs);
+                (again.keep, again.track) = (self.keep, true);
+                again.run(assigned)
+            }
         }
     }
 }
@@ -127,6 +154,17 @@ struct Planner<'a> {
     from: Option<Secs>,
     /// Whether its `free` is wanted (merged), or only its alloc and ends.
     keep: bool,
+    /// Whether its alloc and `free` are made (else only its ends and
+    /// GPU-seconds: a probe's, which reads no count it took).
+    track: bool,
+    /// Its GPU-seconds so far, summed as `gpu_secs` would its alloc
+    /// (`Plan::secs`).
+    secs: i128,
+    /// Whether it fell back (then its GPU-seconds are its alloc's: it is
+    /// always tracked).
+    fell: bool,
+    /// The free count at the deadline's step.
+    ad_free: i64,
 }
 
 impl Planner<'_> {
@@ -135,13 +173,28 @@ impl Planner<'_> {
     }
 
     fn take(&mut self, k: Secs, g: u32) {
-        *self.nf.at_or_insert(k, 0) -= g as i64;
+        if self.track {
+            *self.nf.at_or_insert(k, 0) -= g as i64;
+        }
+    }
+
+    /// `g` GPUs held from `k` to `to`, in its GPU-seconds.
+    fn held(&mut self, g: u32, k: Secs, to: Secs) {
+        self.secs += g as i128 * (to as i128 - k as i128);
     }
 
     fn done(&mut self, end: Secs, real_end: Secs, beyond: bool) -> Plan {
         let first = self.f.key_after(self.t);
+        let alloc = std::mem::take(&mut self.a);
+        let secs = if self.fell {
+            gpu_secs(&alloc, end)
+        } else {
+            debug_assert!(!self.track || gpu_secs(&alloc, end) == self.secs);
+            self.secs
+        };
         Plan {
-            alloc: std::mem::take(&mut self.a).merged(),
+            alloc: if self.track { alloc.merged() } else { alloc },
+            secs,
             free: if self.keep {
                 std::mem::take(&mut self.nf).merged()
             } else {
@@ -164,11 +217,17 @@ impl Planner<'_> {
         let first = self.f.key_after(t);
         let fet = first.unwrap_or(self.ad);
         self.reach = self.reach.max(first.unwrap_or(Secs::MAX));
-        self.a.insert(t, q);
+        if self.track {
+            self.a.insert(t, q);
+        }
         let tq = job.tp(q);
         let eret = ceil_secs(t as f64 + self.r / tq);
         let eet = align(t, eret);
         if fet >= eet && job.ddl >= eret {
+            self.held(q, t, eet);
+            if !self.track {
+                return Some(self.done(eet, eret, false));
+            }
             for k in self.f.keys_in(t, eet) {
                 self.leg = Some(self.free_at(k));
                 self.take(k, q);
@@ -186,7 +245,10 @@ impl Planner<'_> {
         self.r -= dur as f64 * tq;
         self.take(t, q);
         self.ev = fet;
-        self.a.insert(fet, 0);
+        self.held(q, t, fet);
+        if self.track {
+            self.a.insert(fet, 0);
+        }
         None
     }
 
@@ -197,12 +259,13 @@ impl Planner<'_> {
         let (mut q, mut lq) = (job.next_level(0), 0);
         let mut keyed = false;
         while q <= self.n && q <= job.max_gpu() && q > 0 {
-            // The steps before the deadline (the walk reads, never changes them).
-            let steps = self.nf.range(Secs::MIN, self.ad);
-            if !keyed {
+            // The steps before the deadline (the walk reads, never changes
+            // them; they are `nf`'s, whose counts it has not taken yet).
+            let steps = self.f.range(Secs::MIN, self.ad);
+            if !keyed && self.track {
                 self.a.fill_keys(steps, 0);
-                keyed = true;
             }
+            keyed = true;
             // A level too slow to do the work from `ev` to the deadline
             // even with every GPU it asks for is not walked: with a
             // margin far above the sum's rounding, its walk would fail.
@@ -262,60 +325,80 @@ impl Planner<'_> {
         let job = self.job;
         // What it holds at a step with `free` GPUs free, and its rate there.
         let rule = |free: i64, e: Secs| job.share(if e >= point { q } else { lq }, free);
-        // The steps from `ev` to the deadline, walked by index: taking
-        // GPUs at a step only changes that step's count.
-        let (mut lo, hi) = self.nf.bounds(self.ev, self.ad + 1);
-        if lo >= hi {
+        // The steps from `ev` to the deadline (`nf`'s), walked by index:
+        // taking GPUs at a step only changes that step's count, so each is
+        // read as given, before it is taken.
+        if self.ad < self.ev {
             return None;
         }
+        let head = self.f.range(self.ev, self.ad);
+        let tail = (self.ad, self.ad_free);
+        let step = |i: usize| head.get(i).copied().unwrap_or(tail);
+        let (mut lo, hi) = (0, head.len() + 1);
         if lq == 0 {
             // It holds none before `point`, where its alloc is 0 already.
-            lo = self.nf.bounds(point, point).0;
+            lo = head.partition_point(|e| e.0 < point);
         }
-        let (mut li, mut lat) = (lo, self.nf.key(lo));
-        let (mut la, mut tp) = rule(self.nf.value(lo), lat);
+        // Where the steps start in `nf` (tracked).
+        let at_nf = self.nf.bounds(self.ev, self.ev).0;
+        let (mut li, mut lat) = (lo, step(lo).0);
+        let (mut la, mut tp) = rule(step(lo).1, lat);
         let mut at_a = 0;
         let mut fin = None;
+        // GPU-seconds held up to the step (`held`, summed here).
+        let (mut secs, mut r) = (0i128, self.r);
         for i in lo + 1..hi {
-            let e = self.nf.key(i);
-            self.a.put_from(&mut at_a, lat, la);
-            *self.nf.value_mut(li) -= la as i64;
+            let (e, free) = step(i);
+            if self.track {
+                self.a.put_from(&mut at_a, lat, la);
+                *self.nf.value_mut(at_nf + li) -= la as i64;
+            }
             if la == 0 {
                 (li, lat) = (i, e);
-                (la, tp) = rule(self.nf.value(i), e);
+                (la, tp) = rule(free, e);
                 continue;
             }
             let dur = if e == self.ad { job.ddl - lat } else { e - lat };
             let it = dur as f64 * tp;
-            if lat < point || it < self.r {
-                self.r -= it;
+            if lat < point || it < r {
+                r -= it;
+                // Its alloc's next key: `e`, a step before the deadline or
+                // the deadline, which it holds then (else it failed).
+                secs += la as i128 * (e as i128 - lat as i128);
             } else {
-                let rtl = ceil_secs(self.r / tp);
-                fin = Some((lat + align(0, rtl), lat + rtl));
+                let rtl = ceil_secs(r / tp);
+                let eet = lat + align(0, rtl);
+                // Its alloc's next key: `e` before the deadline, else none.
+                self.held(la, lat, if e < self.ad { e } else { eet });
+                fin = Some((eet, lat + rtl));
                 break;
             }
             (li, lat) = (i, e);
-            (la, tp) = rule(self.nf.value(i), e);
+            (la, tp) = rule(free, e);
         }
+        (self.secs, self.r) = (self.secs + secs, r);
         let (eet, eret) = match fin {
             Some(f) => f,
             None => {
                 if la == 0 {
                     return None;
                 }
-                self.a.insert(lat, la);
+                if self.track {
+                    self.a.insert(lat, la);
+                }
                 self.take(lat, la);
                 let rtl = ceil_secs(self.r / tp);
+                self.held(la, lat, lat + align(0, rtl));
                 (lat + align(0, rtl), lat + rtl)
             }
         };
-        // The free count of the reservations given, in force before `eet`.
-        let lg = self
-            .f
-            .range(self.ev, eet)
-            .last()
-            .map_or(self.n as i64, |e| e.1);
         if self.keep && !self.f.contains_key(eet) {
+            // The free count of the reservations given, in force before `eet`.
+            let lg = self
+                .f
+                .range(self.ev, eet)
+                .last()
+                .map_or(self.n as i64, |e| e.1);
             self.nf.insert(eet, lg);
         }
         Some(self.done(eet, eret, false))
@@ -325,6 +408,7 @@ impl Planner<'_> {
     fn fallback(&mut self, lq: u32, assigned: Option<u32>) -> Plan {
         // It may read every step: it is never taken as unchanged.
         self.reach = Secs::MAX;
+        self.fell = true;
         let job = self.job;
         let (t, ad) = (self.t, self.ad);
         // Until the deadline: the largest level, capped by what is free;

@@ -49,6 +49,8 @@ pub(super) struct State {
     pub(super) given: Free,
     /// Where a hand-out step changed the reservations' values.
     pub(super) changes: Vec<(Secs, Secs)>,
+    /// Room to sort the runnable jobs by gain in (`grow.rs`).
+    pub(super) order: Vec<(f64, u32)>,
 }
 
 impl State {
@@ -79,6 +81,7 @@ impl State {
             bufs: Bufs::default(),
             given: Free::new(),
             changes: Vec::new(),
+            order: Vec::new(),
         };
         let total = trace.jobs.len() as u32;
         while s.next_rank < total {
