@@ -34,7 +34,8 @@ one() { # ROUND FILE
   echo "$1 $c $(( (t1 - t0) / 1000000 ))"
 }
 export -f one; export BIN A POLICIES
-FILES=$(ls -S "$T"/cluster[0-9][0-9].csv)
+FILES=$(ls -S "$T"/cluster[0-9][0-9].csv 2>/dev/null) || {
+  echo "fig8b.sh: no clusterNN.csv in $T (set ITP to the unpacked traces)" >&2; exit 2; }
 for r in $(seq "$ROUNDS"); do
   t0=$(date +%s%N)
   printf '%s\n' $FILES | xargs -P "$LANES" -I{} bash -c "one $r {}" >> "$OUT"
