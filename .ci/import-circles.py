@@ -5,9 +5,10 @@ and nested, and paths written inline: `crate::`, `super::`, `self::`).
 A module's `mod` lines do not count; test modules (`#[cfg(test)]` files
 named `tests.rs` or `*_tests.rs`) are left out.
 
-usage: .ci/import-circles.py SRC_DIR [--max N]
+usage: .ci/import-circles.py SRC_DIR [--max N] [--why]
 Prints each circle of more than one file, largest first; with --max N
-exits 1 if any circle has more than N files.
+exits 1 if any circle has more than N files; with --why prints the
+edges inside each circle and a path that makes each.
 """
 import os
 import re
@@ -143,17 +144,24 @@ def main():
         if base == "tests.rs" or base.endswith("_tests.rs"):
             continue
         files[tuple(module_path(root, f))] = f
-    edges = {}
+    edges, why = {}, {}
     for mod, f in files.items():
         text = cut_tests(strip_comments(open(f, encoding="utf-8").read()))
         for p in paths_in(text):
             t = resolve(files, list(mod), p)
             if t is not None and t != mod:
                 edges.setdefault(mod, set()).add(t)
+                why.setdefault((mod, t), p)
     comps = sorted((c for c in sccs(list(files), edges) if len(c) > 1), key=len, reverse=True)
     for c in comps:
         names = sorted(os.path.relpath(files[m], root) for m in c)
         print(f"{len(c)} files: " + ", ".join(names))
+        if "--why" in sys.argv:
+            inside = set(c)
+            for a in sorted(c):
+                for b in sorted(edges.get(a, ())):
+                    if b in inside:
+                        print(f"    {os.path.relpath(files[a], root)} -> {os.path.relpath(files[b], root)}  ({why[(a, b)]})")
     if not comps:
         print("no import circles")
     if limit is not None and any(len(c) > limit for c in comps):

@@ -146,6 +146,6 @@ fn generated_1m26_what_if_from_mid_trace(bencher: divan::Bencher) {
     base.advance_to(mid);
     bencher.bench(|| {
         let runs = runs_for(&base, &[]);
-        divan::black_box(Fork::start(&base, runs, 2).wait())
+        divan::black_box(Fork::start(&base, runs, 2, &tracetui::sim::NoPrograms).wait())
     });
 }

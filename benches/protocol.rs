@@ -37,7 +37,7 @@ fn main() {
                 let t = Instant::now();
                 let mut e = Engine::new(trace.clone(), p, Placement::Consolidate);
                 e.set_halt_on_failure(true);
-                tracetui::sim::drive::run_to_end(&mut e);
+                tracetui::driver::run_to_end(&mut e);
                 assert!(e.failures().is_empty(), "{:?}", e.failures());
                 t.elapsed().as_secs_f64()
             })

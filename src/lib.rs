@@ -5,13 +5,13 @@
 //! Data flows one way: `trace` (load) → the model → `sim` (engine) → views.
 
 pub mod cli;
+pub mod driver;
 pub(crate) mod fmt;
 pub mod gen;
 pub mod lesson;
 pub(crate) mod outfile;
 pub(crate) mod par;
 pub(crate) mod plot;
-pub(crate) mod procs;
 pub mod rng;
 pub mod sample;
 pub mod sim;
@@ -32,6 +32,6 @@ pub fn run() -> i32 {
     // A panic unwinds through here: every policy process ends with it.
     let code = std::panic::catch_unwind(|| cli::main_with(std::env::args_os()));
     // What a policy left behind (a grandchild that outlived its parent).
-    procs::end_all();
+    driver::procs::end_all();
     code.unwrap_or_else(|p| std::panic::resume_unwind(p))
 }

@@ -111,7 +111,7 @@ for line in sys.stdin:
     let t = tiny(&[4], &[(5, 100, 3), (5, 100, 2), (5, 100, 1)]);
     let mut e = Engine::new(t, p, Placement::Consolidate);
     e.set_halt_on_failure(true);
-    tracetui::sim::drive::advance_to(&mut e, 6);
+    tracetui::driver::advance_to(&mut e, 6);
     assert!(e.failures().is_empty(), "{:?}", e.failures());
     let phases: Vec<Phase> = (0..3).map(|j| e.job_state(j).phase).collect();
     assert_eq!(

@@ -39,8 +39,7 @@ for line in sys.stdin:
         ),
     )
     .unwrap();
-    let p: Policy = format!("exec:python3 {}", path.display())
-        .parse()
+    let p: Policy = tracetui::driver::resolve(&format!("exec:python3 {}", path.display()))
         .unwrap_or_else(|e| panic!("{e}"));
     let jobs: Vec<(i64, i64, u32)> = (0..60)
         .map(|i| (i * 40, 100 + (i * 37) % 500, 1 + (i % 4) as u32))
@@ -57,7 +56,7 @@ for line in sys.stdin:
     };
     let e = Engine::new(t.clone(), p, Placement::Consolidate);
     let mut r = Replay::new(e.with_tuning(std::sync::Arc::new(tuning)));
-    tracetui::sim::drive::seek(&mut r, 5000);
+    tracetui::driver::seek(&mut r, 5000);
     let want = states(r.engine());
     let starts = |log: &std::path::Path| {
         std::fs::read_to_string(log)
@@ -68,8 +67,8 @@ for line in sys.stdin:
     };
     assert_eq!(starts(&log), 1);
     // Back to the beginning, whose answers are gone: a new conversation.
-    tracetui::sim::drive::seek(&mut r, 10);
-    tracetui::sim::drive::seek(&mut r, 5000);
+    tracetui::driver::seek(&mut r, 10);
+    tracetui::driver::seek(&mut r, 5000);
     assert!(r.engine().failures().is_empty());
     assert_eq!(states(r.engine()), want);
     assert_eq!(

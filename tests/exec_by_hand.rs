@@ -24,8 +24,7 @@ fn listener(tag: &str) -> (Policy, std::path::PathBuf) {
         ),
     )
     .unwrap();
-    let p = format!("exec:sh {}", script.display())
-        .parse()
+    let p = tracetui::driver::resolve(&format!("exec:sh {}", script.display()))
         .unwrap_or_else(|e| panic!("{e}"));
     (p, heard)
 }
@@ -176,15 +175,14 @@ fn wordy(tag: &str) -> Policy {
         ),
     )
     .unwrap();
-    format!("exec:sh {}", script.display())
-        .parse()
+    tracetui::driver::resolve(&format!("exec:sh {}", script.display()))
         .unwrap_or_else(|e| panic!("{e}"))
 }
 
 #[test]
 fn a_huge_answer_is_read_apart_while_the_replay_draws() {
     use std::time::{Duration, Instant};
-    use tracetui::sim::drive;
+    use tracetui::driver;
     let t = tiny(&[4], &[(0, 100, 2), (10, 100, 2)]);
     let mut e = Engine::new(t.clone(), wordy("wordy"), Placement::Consolidate);
     e.run_to_end();
@@ -193,12 +191,12 @@ fn a_huge_answer_is_read_apart_while_the_replay_draws() {
         // As the replay asks: by the next frame. The line comes well within
         // five seconds, but being 8 MB it is read on a thread of its own and
         // the replay is told "not yet" instead of waiting for it.
-        let mut reply = drive::ask(q, Some(Instant::now() + Duration::from_secs(5)));
+        let mut reply = driver::ask(q, Some(Instant::now() + Duration::from_secs(5)));
         if reply.is_some() {
             first_answers += 1;
         }
         while reply.is_none() {
-            reply = drive::ask(q, Some(Instant::now() + Duration::from_millis(20)));
+            reply = driver::ask(q, Some(Instant::now() + Duration::from_millis(20)));
         }
         assert_eq!(reply, Some(Reply::Recorded));
         e.answer(reply.unwrap());
@@ -210,7 +208,7 @@ fn a_huge_answer_is_read_apart_while_the_replay_draws() {
     );
     // The same run as answered headless, where nothing draws meanwhile.
     let mut h = Engine::new(t, wordy("wordy-headless"), Placement::Consolidate);
-    drive::run_to_end(&mut h);
+    driver::run_to_end(&mut h);
     assert_eq!(e.now(), h.now());
     assert_eq!(e.tally().jct, h.tally().jct);
 }

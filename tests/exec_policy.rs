@@ -16,8 +16,7 @@ use tracetui::sim::{self, Engine, Placement, Policy, Report};
 use tracetui::trace::model::Trace;
 
 fn port(name: &str) -> Policy {
-    format!("exec:python3 policies/{name}.py")
-        .parse()
+    tracetui::driver::resolve(&format!("exec:python3 policies/{name}.py"))
         .unwrap_or_else(|e| panic!("{e}"))
 }
 
@@ -187,14 +186,14 @@ for line in sys.stdin:
     .unwrap();
     let t = contended();
     let mut e = Engine::new(t.clone(), Policy::Fifo, Placement::Consolidate);
-    tracetui::sim::drive::advance_to(&mut e, 500);
+    tracetui::driver::advance_to(&mut e, 500);
     assert!(e.queue_len() >= 2, "the test needs jobs waiting at 500");
     e.set_policy(p);
-    tracetui::sim::drive::settle(&mut e, None);
+    tracetui::driver::settle(&mut e, None);
     assert_eq!(e.policy(), Policy::Fifo, "fell back at once");
     let f = &e.failures()[0];
     assert_eq!((f.at, f.fell_back_to), (500, Some(Policy::Fifo)));
-    tracetui::sim::drive::run_to_end(&mut e);
+    tracetui::driver::run_to_end(&mut e);
     // As if the switch had never happened (fifo switching to fifo).
     let plain = run(&t, Policy::Fifo);
     assert_eq!(figures(e.report()), figures(plain));
@@ -202,13 +201,25 @@ for line in sys.stdin:
 
 #[test]
 fn a_program_that_is_no_policy_is_refused_when_named() {
-    let err = "exec:sh -c 'echo hello'"
-        .parse::<Policy>()
+    let err = tracetui::driver::resolve("exec:sh -c 'echo hello'")
         .unwrap_err()
         .to_string();
     assert!(err.contains("malformed answer to hello"), "{err}");
-    let err = "exec:".parse::<Policy>().unwrap_err().to_string();
+    let err = tracetui::driver::resolve("exec:").unwrap_err().to_string();
     assert!(err.contains("needs a command"), "{err}");
+}
+
+#[test]
+fn parsing_a_policy_name_starts_no_program() {
+    let dir = std::env::temp_dir().join(format!("tracetui-parse-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mark = dir.join("started");
+    let name = format!("exec:touch {}", mark.display());
+    let err = name.parse::<Policy>().unwrap_err().to_string();
+    assert!(err.contains("is a program"), "{err}");
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    assert!(!mark.exists(), "parsing '{name}' ran it");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -251,7 +262,7 @@ fn timeslice_preempts_only_after_a_quantum_and_for_a_job_waiting_longer() {
     let mut last_start = std::collections::HashMap::new();
     let mut preempted = 0;
     while let Some(next) = e.next_event_time() {
-        tracetui::sim::drive::advance_to(&mut e, next);
+        tracetui::driver::advance_to(&mut e, next);
         for ev in e.take_events() {
             match ev {
                 Event::Started { job, at, .. } => {
@@ -284,12 +295,20 @@ fn a_schedule_switches_to_an_external_policy_and_round_trips() {
     use tracetui::sim::schedule::Schedule;
     let t = contended();
     let text = "start:fifo,@3000:exec:python3 policies/sjf.py,day 1 02:00:las";
-    let s = Schedule::parse(&t, text).unwrap_or_else(|e| panic!("{e}"));
+    let s = Schedule::parse_with(&t, text, &tracetui::driver::resolve)
+        .unwrap_or_else(|e| panic!("{e}"));
     let again = Schedule::parse(&t, &s.text()).unwrap();
     assert_eq!(again.text(), s.text(), "the text round-trips");
-    let theirs = s.run(Engine::new(t.clone(), Policy::Fifo, Placement::Consolidate));
+    let driver = &tracetui::driver::Driver;
+    let theirs = s.run(
+        Engine::new(t.clone(), Policy::Fifo, Placement::Consolidate),
+        driver,
+    );
     let built_in = Schedule::parse(&t, "start:fifo,@3000:sjf,day 1 02:00:las").unwrap();
-    let ours = built_in.run(Engine::new(t.clone(), Policy::Fifo, Placement::Consolidate));
+    let ours = built_in.run(
+        Engine::new(t.clone(), Policy::Fifo, Placement::Consolidate),
+        driver,
+    );
     assert_eq!(figures(theirs), figures(ours));
 }
 
@@ -322,10 +341,10 @@ for line in sys.stdin:
     assert_ne!(runs[0], runs[1], "random keys should change the schedule");
 
     let mut r = Replay::new(Engine::new(t.clone(), p, Placement::Consolidate));
-    tracetui::sim::drive::seek(&mut r, 6000);
+    tracetui::driver::seek(&mut r, 6000);
     let (at_6000, report) = (states(r.engine()), figures(r.engine().report()));
-    tracetui::sim::drive::seek(&mut r, 1500);
-    tracetui::sim::drive::seek(&mut r, 6000);
+    tracetui::driver::seek(&mut r, 1500);
+    tracetui::driver::seek(&mut r, 6000);
     assert_eq!(
         states(r.engine()),
         at_6000,
@@ -333,7 +352,7 @@ for line in sys.stdin:
     );
     assert_eq!(figures(r.engine().report()), report);
     // Forward past where it had been: the program answers again.
-    tracetui::sim::drive::seek(&mut r, 20_000);
+    tracetui::driver::seek(&mut r, 20_000);
     assert!(r.engine().failures().is_empty());
     assert!(r.engine().jobs_done() > 0);
 }
@@ -347,12 +366,12 @@ fn two_failing_policies_fall_back_to_fifo_not_to_each_other() {
     let b = scripted("fails-b", "greedy", "answer = {'start': [99998]}");
     let t = contended();
     let mut e = quick(Engine::new(t.clone(), Policy::Fifo, Placement::Consolidate));
-    tracetui::sim::drive::advance_to(&mut e, 500);
+    tracetui::driver::advance_to(&mut e, 500);
     e.set_policy(a);
-    tracetui::sim::drive::settle(&mut e, None);
+    tracetui::driver::settle(&mut e, None);
     assert_eq!(e.policy(), Policy::Fifo);
     e.set_policy(b);
-    tracetui::sim::drive::settle(&mut e, None);
+    tracetui::driver::settle(&mut e, None);
     // b fails and would go back to a, which failed at this instant: fifo.
     assert_eq!(e.policy(), Policy::Fifo);
     let fell: Vec<_> = e.failures().iter().map(|f| f.fell_back_to).collect();
@@ -410,8 +429,8 @@ fn two_engines_with_different_timeouts_run_side_by_side_in_one_process() {
     };
     let (mut short, mut long) = (with_timeout(0.2), with_timeout(5.0));
     std::thread::scope(|s| {
-        s.spawn(|| tracetui::sim::drive::run_to_end(&mut short));
-        s.spawn(|| tracetui::sim::drive::run_to_end(&mut long));
+        s.spawn(|| tracetui::driver::run_to_end(&mut short));
+        s.spawn(|| tracetui::driver::run_to_end(&mut long));
     });
     assert!(short.halted(), "0.2 s is too short for a 0.6 s answer");
     let why = &short.failures()[0].why;

@@ -16,7 +16,7 @@ use common::{scratch_dir, tiny};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tracetui::sim::drive;
+use tracetui::driver;
 use tracetui::sim::engine::Switch;
 use tracetui::sim::replay::Replay;
 use tracetui::sim::whatif::{Fork, Run};
@@ -55,8 +55,7 @@ for line in sys.stdin:
     );
     let path = dir.join(format!("{name}.py"));
     std::fs::write(&path, body).unwrap();
-    let p = format!("exec:python3 {}", path.display())
-        .parse()
+    let p = tracetui::driver::resolve(&format!("exec:python3 {}", path.display()))
         .unwrap_or_else(|e| panic!("{e}"));
     (p, log)
 }
@@ -101,7 +100,7 @@ const END: Secs = 1000;
 fn blocking(t: &Arc<Trace>, p: Policy, switches: Vec<(Secs, Switch)>) -> (Vec<JobState>, String) {
     let mut r = Replay::new(engine(t, p));
     r.schedule(switches);
-    drive::seek(&mut r, END);
+    driver::seek(&mut r, END);
     assert!(!r.waiting());
     (states(r.engine()), figures(r.engine().report()))
 }
@@ -110,7 +109,7 @@ fn blocking(t: &Arc<Trace>, p: Policy, switches: Vec<(Secs, Switch)>) -> (Vec<Jo
 /// policy (nobody answered: the engine never waits itself).
 fn waiting_after(t: &Arc<Trace>, p: Policy, at: Secs) -> Replay {
     let mut r = Replay::new(engine(t, p));
-    drive::seek(&mut r, at);
+    driver::seek(&mut r, at);
     r.seek(END);
     assert!(r.waiting(), "an engine stands at its question");
     assert!(r.now() > at && r.now() < END, "stands at {}", r.now());
@@ -123,7 +122,7 @@ fn frames_until_answered(r: &mut Replay) -> usize {
     while r.waiting() {
         frames += 1;
         assert!(frames < 100_000, "the replay never stopped waiting");
-        drive::settle(r, Some(Instant::now() + Duration::from_millis(5)));
+        driver::settle(r, Some(Instant::now() + Duration::from_millis(5)));
     }
     frames
 }
@@ -138,7 +137,7 @@ fn a_slow_policy_leaves_the_replay_standing_and_it_ends_where_waiting_ends() {
     let (want, report) = blocking(&t, p, Vec::new());
     let mut r = Replay::new(engine(&t, p));
     r.seek(END);
-    drive::settle(&mut r, Some(Instant::now() + Duration::from_millis(5)));
+    driver::settle(&mut r, Some(Instant::now() + Duration::from_millis(5)));
     assert!(r.waiting(), "a 50 ms answer cannot come within 5 ms");
     assert!(r.now() < END);
     assert_eq!(r.target(), END);
@@ -199,7 +198,7 @@ fn a_switch_while_waiting_is_made_once_the_answer_is_in_as_a_schedule_would() {
     assert_eq!(r.policy_to_be(), Policy::Sjf);
     frames_until_answered(&mut r);
     assert_eq!(r.engine().policy(), Policy::Sjf);
-    drive::seek(&mut r, END);
+    driver::seek(&mut r, END);
     let switches = vec![
         (at, Switch::Policy(Policy::Fifo)),
         (at, Switch::Policy(Policy::Sjf)),
@@ -222,7 +221,7 @@ fn stepping_back_while_waiting_leaves_the_point_and_forward_again_ends_the_same(
     r.seek(5);
     assert!(!r.waiting(), "earlier points replay the recorded answers");
     assert_eq!(r.now(), 5);
-    drive::seek(&mut r, END);
+    driver::seek(&mut r, END);
     assert_eq!(states(r.engine()), want);
 }
 
@@ -239,17 +238,18 @@ fn a_what_if_forks_from_a_waiting_replay() {
         r.engine(),
         vec![Run::Policy(Policy::Fifo), Run::Policy(p)],
         2,
+        &tracetui::driver::Driver,
     )
     .wait();
     assert_eq!(rows.len(), 2);
     let to_end = |switch: bool| {
         let mut e = engine(&t, p);
         e.set_halt_on_failure(true);
-        drive::advance_to(&mut e, at);
+        driver::advance_to(&mut e, at);
         if switch {
             e.switch(Switch::Policy(Policy::Fifo));
         }
-        drive::run_to_end(&mut e);
+        driver::run_to_end(&mut e);
         assert_eq!(e.failures(), &[]);
         figures(e.report())
     };
@@ -335,15 +335,14 @@ fn a_schedule_goes_on_after_a_policy_failed_and_the_replay_fell_back() {
          print(json.dumps({\"name\": \"quits\", \"walk\": \"greedy\"}), flush=True)\n",
     )
     .unwrap();
-    let quits: Policy = format!("exec:python3 {}", path.display())
-        .parse()
+    let quits: Policy = tracetui::driver::resolve(&format!("exec:python3 {}", path.display()))
         .unwrap_or_else(|e| panic!("{e}"));
     let mut r = Replay::new(engine(&t, Policy::Fifo));
     r.schedule(vec![
         (5, Switch::Policy(quits)),
         (25, Switch::Policy(Policy::Sjf)),
     ]);
-    drive::seek(&mut r, END);
+    driver::seek(&mut r, END);
     let f = r.engine().failures();
     assert_eq!(f.len(), 1, "{f:?}");
     assert_eq!(

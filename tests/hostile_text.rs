@@ -294,7 +294,7 @@ fn a_wide_policy_name_keeps_the_picker_s_columns() {
         "while IFS= read -r l; do echo '{\"name\":\"最短作业\",\"walk\":\"greedy\",\"describe\":\"wide-named\"}'; done\n",
     )
     .unwrap();
-    let p = tracetui::sim::drive::register(&format!("sh {}", script.display())).unwrap();
+    let p = tracetui::driver::register(&format!("sh {}", script.display())).unwrap();
     assert_eq!(p.label(), "最短作业");
     let trace = common::tiny(&[4], &[(0, 100, 1)]);
     let mut app = common::ui::app_for(trace, Policy::Fifo, (120, 40));

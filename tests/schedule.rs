@@ -7,7 +7,7 @@ use common::tiny;
 use std::sync::Arc;
 use tracetui::sim::engine::Switch;
 use tracetui::sim::schedule::Schedule;
-use tracetui::sim::{Engine, Placement, Policy, Tuning};
+use tracetui::sim::{Engine, NoPrograms, Placement, Policy, Tuning};
 use tracetui::ui::app::{Action, App};
 use tracetui::ui::keymap::{Command, Keymap};
 
@@ -64,7 +64,10 @@ fn a_schedule_switches_at_its_times() {
     // One GPU: three jobs queue behind the first. fifo until 50, then sjf.
     let t = tiny(&[1], &[(0, 100, 1), (1, 50, 1), (2, 30, 1), (3, 10, 1)]);
     let s = Schedule::parse(&t, "start:fifo,@50:sjf").unwrap();
-    let r = s.run(Engine::new(t.clone(), Policy::Fifo, Placement::Consolidate));
+    let r = s.run(
+        Engine::new(t.clone(), Policy::Fifo, Placement::Consolidate),
+        &NoPrograms,
+    );
     assert_eq!(r.policy, "schedule start:fifo,@50:sjf");
     // At 100 sjf picks 10 s, then 30 s, then 50 s.
     let mut e = Engine::new(t.clone(), Policy::Fifo, Placement::Consolidate);
@@ -115,11 +118,10 @@ fn the_live_session_replays_headless_byte_for_byte() {
     let mut live = app.engine().report();
     // Headless, as `sim --policy-schedule` runs it.
     let s = Schedule::parse(&t, &text).unwrap();
-    let headless = s.run(Engine::new(
-        t.clone(),
-        s.start.unwrap(),
-        Placement::Consolidate,
-    ));
+    let headless = s.run(
+        Engine::new(t.clone(), s.start.unwrap(), Placement::Consolidate),
+        &NoPrograms,
+    );
     live.policy = headless.policy.clone();
     assert_eq!(
         serde_json::to_string(&live).unwrap(),

@@ -43,7 +43,7 @@ fn a_switch_is_made_in_one_place() {
 }
 
 /// Errors are typed per layer (`trace::input`, `sim::error`,
-/// `sim::drive::PolicyError`, `ui::error`, `plot::PlotError`): no function
+/// `driver::PolicyError`, `ui::error`, `plot::PlotError`): no function
 /// in the library says what went wrong as a bare `String`.
 #[test]
 fn no_error_is_a_bare_string() {
@@ -79,14 +79,14 @@ fn no_error_is_a_bare_string() {
 /// what-if, the headless signal watcher.
 const OWN_THREADS: &[&str] = &[
     "par.rs",
-    "procs.rs",
+    "driver/procs.rs",
     "trace/archive.rs",
     "trace/xz.rs",
     "ui/run.rs",
     "ui/signals.rs",
-    "sim/drive/child.rs",
-    "sim/drive/link.rs",
-    "sim/drive/stderr.rs",
+    "driver/child.rs",
+    "driver/link.rs",
+    "driver/stderr.rs",
     "sim/whatif.rs",
 ];
 

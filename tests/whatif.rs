@@ -42,7 +42,7 @@ fn every_row_equals_a_fresh_run_switched_at_the_fork() {
         ],
         "no recorded row: the trace records no starts"
     );
-    let got = Fork::start(&base, runs.clone(), 2).wait();
+    let got = Fork::start(&base, runs.clone(), 2, &tracetui::sim::NoPrograms).wait();
     assert_eq!(got.len(), runs.len());
     for (run, r) in runs.iter().zip(&got) {
         let Run::Policy(p) = run else { unreachable!() };

@@ -99,18 +99,19 @@ pub(super) fn run(a: &BenchArgs) -> Result<()> {
         status_mb("VmRSS:").map_or("n/a".into(), |m| format!("{m:.0} MiB"))
     );
     let trace = Arc::new(trace);
-    let policies: Vec<sim::Policy> = crate::sim::policy::parse_list(&a.policies)
-        .map_err(color_eyre::eyre::Report::msg)?
-        .into_iter()
-        .filter(|p| p.available(&trace).is_ok())
-        .collect();
+    let policies: Vec<sim::Policy> =
+        crate::sim::policy::parse_list(&a.policies, &crate::driver::resolve)
+            .map_err(color_eyre::eyre::Report::msg)?
+            .into_iter()
+            .filter(|p| p.available(&trace).is_ok())
+            .collect();
     let tuning = Arc::new(crate::sim::tuning::Tuning::default());
     for &p in &policies {
         // `sim::run`, timed in its three parts.
         let t = Instant::now();
         let mut e = sim::engine(trace.clone(), p, Placement::Consolidate, None, &tuning);
         let set_up = t.elapsed();
-        crate::sim::drive::run_to_end(&mut e);
+        crate::driver::run_to_end(&mut e);
         let ran = t.elapsed();
         let r = e.final_report();
         let ms = |d: std::time::Duration| {

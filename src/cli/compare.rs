@@ -106,7 +106,7 @@ fn compare_from(
     }
     let t = crate::sim::schedule::parse_at(trace, from).map_err(|e| eyre!("--from: {e}"))?;
     let mut base = setup.engine(trace, Policy::Recorded, None);
-    crate::sim::drive::advance_to(&mut base, t);
+    crate::driver::advance_to(&mut base, t);
     let mut runs: Vec<Run> = policies.iter().map(|&p| Run::Policy(p)).collect();
     if let Some(s) = schedule {
         runs.push(Run::Schedule(
@@ -123,7 +123,7 @@ fn compare_from(
         crate::trace::clock::clock(trace.zone, trace.first_submit().unwrap_or(0), t),
         runs.len()
     ));
-    let reports = Fork::start(&base, runs, workers).wait();
+    let reports = Fork::start(&base, runs, workers, &crate::driver::Driver).wait();
     if let Some(why) = reports.iter().find_map(|r| r.failed.clone()) {
         super::output::warn_unfinished(&reports);
         bail!("{why}");

@@ -130,7 +130,7 @@ impl Setup {
 
     fn run(&self, trace: &Arc<Trace>, policy: Policy) -> Result<Report> {
         let mut e = self.engine(trace, policy, None);
-        crate::sim::drive::run_to_end(&mut e);
+        crate::driver::run_to_end(&mut e);
         let report = e.final_report();
         finished(&e, report)
     }
@@ -138,7 +138,7 @@ impl Setup {
     /// Runs a schedule; `policy` is the start when the schedule sets none.
     fn run_schedule(&self, trace: &Arc<Trace>, s: &Schedule, policy: Policy) -> Result<Report> {
         let mut e = self.engine(trace, s.start.unwrap_or(policy), s.start_power);
-        let r = s.run_on(&mut e);
+        let r = s.run_on(&mut e, &crate::driver::Driver);
         finished(&e, r)
     }
 }

@@ -6,7 +6,7 @@
 //! applies and a failure is the policy's error (exit 1) with what it wrote
 //! on stderr, not a usage error.
 
-use crate::sim::drive::ExecSpec;
+use crate::driver::ExecSpec;
 use crate::sim::error::ArgError;
 use crate::sim::policies::exec::Params;
 use crate::sim::Policy;
@@ -135,7 +135,7 @@ pub fn resolve_all(args: &[PolicyArg], timeout: Duration) -> Result<Vec<Policy>>
             PolicyArg::Known(_) => None,
         })
         .collect();
-    let mut named = crate::sim::drive::register_all(&specs, timeout).into_iter();
+    let mut named = crate::driver::register_all(&specs, timeout).into_iter();
     args.iter()
         .map(|a| match a {
             PolicyArg::Known(p) => Ok(*p),
@@ -153,7 +153,7 @@ pub fn resolve_all(args: &[PolicyArg], timeout: Duration) -> Result<Vec<Policy>>
 pub fn resolve(arg: &PolicyArg, timeout: Duration) -> Result<Policy, ArgError> {
     match arg {
         PolicyArg::Known(p) => Ok(*p),
-        PolicyArg::Exec(spec) => crate::sim::drive::register_spec(spec, timeout),
+        PolicyArg::Exec(spec) => crate::driver::register_spec(spec, timeout),
     }
 }
 

@@ -187,18 +187,19 @@ pub(super) fn run_sampled(
         }
     }
     let first = tick.map(|_| day_one);
-    let flow = crate::sim::schedule::drive(e, &switches, first, |e, reached| {
-        let Some(s) = reached else {
-            return ControlFlow::Continue(None);
-        };
-        if rows.len() >= MAX_TIMELINE_ROWS {
-            return ControlFlow::Break(eyre!(
+    let flow =
+        crate::sim::schedule::drive(e, &switches, first, &crate::driver::Driver, |e, reached| {
+            let Some(s) = reached else {
+                return ControlFlow::Continue(None);
+            };
+            if rows.len() >= MAX_TIMELINE_ROWS {
+                return ControlFlow::Break(eyre!(
                 "the timeline would pass {MAX_TIMELINE_ROWS} rows: choose a larger --timeline-tick"
             ));
-        }
-        rows.push(timeline_row(e, day_one, s));
-        ControlFlow::Continue(tick.map(|k| s + k))
-    });
+            }
+            rows.push(timeline_row(e, day_one, s));
+            ControlFlow::Continue(tick.map(|k| s + k))
+        });
     if let ControlFlow::Break(err) = flow {
         return Err(err);
     }

@@ -124,7 +124,8 @@ fn lesson_schedule(
     if let Some(s) = a.policies.schedule(trace)? {
         return Ok((s, true));
     }
-    let s = Schedule::parse(trace, &l.schedule).map_err(color_eyre::eyre::Report::msg)?;
+    let s = Schedule::parse_with(trace, &l.schedule, &crate::driver::resolve)
+        .map_err(color_eyre::eyre::Report::msg)?;
     Ok((s, false))
 }
 

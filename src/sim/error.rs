@@ -2,7 +2,8 @@
 //! setting a user named ([`ArgError`]), an external policy's answer checked
 //! against the engine ([`Refused`]), and what an external policy said that
 //! the protocol does not allow ([`ProtocolError`]). The driver's own errors
-//! (a process that cannot start, pipes, deadlines) are `drive::PolicyError`.
+//! (a process that cannot start, pipes, deadlines) are the driver's
+//! `PolicyError`, kept here as the cause of a refused policy.
 //! Every text from outside is made safe where the message is built.
 
 use crate::text::sanitize;
@@ -36,9 +37,14 @@ pub enum ArgError {
     Param(String),
     #[error("parameter '{}' is given twice", sanitize(.0))]
     ParamTwice(String),
-    /// An external policy that could not be named (its probe failed).
+    /// An external policy that could not be named (its probe failed): the
+    /// driver's error, kept whole as the cause.
     #[error(transparent)]
-    Probe(#[from] crate::sim::drive::PolicyError),
+    Probe(Box<dyn std::error::Error + Send + Sync>),
+    /// `exec:CMD` parsed where no driver starts programs: a program is
+    /// named through the driver (which asks it who it is), never parsed.
+    #[error("'exec:{}' is a program: only the command line and the replay start one", sanitize(.0))]
+    NotStarted(String),
     #[error("'{}': expected TIME:POLICY, e.g. 2d:sjf", sanitize(.0))]
     NoColon(String),
     /// One item of a schedule, and what is wrong with it.

@@ -1,8 +1,9 @@
 //! The simulation engine: no terminal code here.
 
+pub mod answered;
+pub mod ask;
 pub(crate) mod backfill;
 pub(crate) mod cluster;
-pub mod drive;
 pub mod energy;
 pub mod engine;
 pub mod error;
@@ -15,32 +16,48 @@ mod order;
 pub(crate) mod placement;
 pub(crate) mod policies;
 pub mod policy;
+pub mod programs;
 pub(crate) mod queue;
 pub mod replay;
+pub mod rule;
 pub(crate) mod running;
 pub mod schedule;
 mod shape_classes;
 mod summarise;
 mod summed_bits;
+pub mod switch;
 pub(crate) mod tuning;
 pub mod view;
+pub mod waits;
+pub mod walk;
 pub mod whatif;
 
+pub use ask::{Answers, NoPrograms, Question, Reply};
 pub use cluster::{ClusterState, Grant, TypeFilter};
 pub use engine::{Engine, Event, PolicyFailure};
 pub use job::{JobState, Phase, Resume};
 pub use metrics::{Report, Summary};
 pub use placement::Placement;
-pub use policies::exec::{Question, Reply};
 pub use policy::{KeyMeaning, Policy};
 pub use tuning::{FairBy, Tuning};
 
 use crate::trace::Trace;
 use std::sync::Arc;
 
-/// Runs `trace` under `policy` to the end and reports its metrics.
+/// Runs `trace` under a built-in `policy` to the end and reports its
+/// metrics (a program's questions fail: see `run_answered`).
 pub fn run(trace: Arc<Trace>, policy: Policy, placement: Placement) -> Report {
-    run_with(trace, policy, placement, None)
+    run_answered(trace, policy, placement, &NoPrograms)
+}
+
+/// `run`, the questions of a policy that is a program answered by `answers`.
+pub fn run_answered(
+    trace: Arc<Trace>,
+    policy: Policy,
+    placement: Placement,
+    answers: &dyn Answers,
+) -> Report {
+    run_with(trace, policy, placement, None, answers)
 }
 
 /// An energy model and the power-limit policy to start with.
@@ -52,6 +69,7 @@ pub(crate) fn run_with(
     policy: Policy,
     placement: Placement,
     energy: Energy,
+    answers: &dyn Answers,
 ) -> Report {
     let mut e = engine(
         trace,
@@ -60,7 +78,7 @@ pub(crate) fn run_with(
         energy,
         &Arc::new(Tuning::default()),
     );
-    drive::run_to_end(&mut e);
+    answered::run_to_end(&mut e, answers);
     e.final_report()
 }
 

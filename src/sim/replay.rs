@@ -3,8 +3,9 @@
 //! the replay. Going back to t and forward again reapplies the switches
 //! made after t; a new switch made after going back replaces them.
 
-use super::engine::{Engine, Snapshot, Switch};
-use super::policies::exec::{Question, Reply};
+use super::ask::{Question, Reply};
+use super::engine::snapshot::Snapshot;
+use super::engine::{Engine, Switch};
 use super::policy::Policy;
 use crate::trace::model::Secs;
 
@@ -125,7 +126,7 @@ impl Replay {
     }
 
     /// Switches the placement rule now (a later start is placed by it).
-    pub fn set_placement(&mut self, p: crate::sim::Placement) {
+    pub fn set_placement(&mut self, p: crate::sim::placement::Placement) {
         if p != self.engine.placement() {
             self.switch(Switch::Placement(p));
         }

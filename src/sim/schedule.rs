@@ -11,6 +11,8 @@
 //! `S` in the replay writes a session's switches, so that running them
 //! headless gives the same result.
 
+use super::answered::{advance_to, settle};
+use super::ask::Answers;
 use super::engine::{Engine, Switch};
 use super::metrics::Report;
 use super::policy::Policy;
@@ -130,16 +132,18 @@ impl Schedule {
     }
 
     /// Runs `engine` (already started with the schedule's start policies) to
-    /// the end, switching as scheduled.
-    pub fn run(&self, mut engine: Engine) -> Report {
-        self.run_on(&mut engine)
+    /// the end, switching as scheduled, its questions answered by `answers`.
+    pub fn run(&self, mut engine: Engine, answers: &dyn Answers) -> Report {
+        self.run_on(&mut engine, answers)
     }
 
     /// `run`, leaving the engine to be asked (e.g. for failures); a halted
     /// engine takes no further switches.
-    pub(crate) fn run_on(&self, engine: &mut Engine) -> Report {
+    pub fn run_on(&self, engine: &mut Engine, answers: &dyn Answers) -> Report {
         let switches = self.effective(engine.policy(), engine.power_policy());
-        let _: ControlFlow<()> = drive(engine, &switches, None, |_, _| ControlFlow::Continue(None));
+        let _: ControlFlow<()> = drive(engine, &switches, None, answers, |_, _| {
+            ControlFlow::Continue(None)
+        });
         let mut r = engine.report();
         r.policy = self.label();
         r
@@ -151,11 +155,13 @@ impl Schedule {
 /// stopping also at `stop`, a time of the caller's. After every step
 /// `visit` sees the engine and the stop reached, if any, and answers with
 /// the next stop (kept only when one was reached), or breaks off. Stops
-/// when nothing is left or a failing policy halted the engine.
+/// when nothing is left or a failing policy halted the engine. Questions
+/// are answered by `answers` as they come.
 pub fn drive<B>(
     e: &mut Engine,
     switches: &[(Secs, Switch)],
     mut stop: Option<Secs>,
+    answers: &dyn Answers,
     mut visit: impl FnMut(&Engine, Option<Secs>) -> ControlFlow<B, Option<Secs>>,
 ) -> ControlFlow<B> {
     loop {
@@ -168,10 +174,10 @@ pub fn drive<B>(
             .flatten()
             .min()
             .unwrap_or(event);
-        super::drive::advance_to(e, t);
+        advance_to(e, t, answers);
         while e.next_switch(switches).is_some_and(|s| s.0 <= e.now()) && !e.halted() {
             e.make_due(switches);
-            super::drive::settle(e, None);
+            settle(e, answers);
         }
         if e.halted() {
             return ControlFlow::Continue(());
@@ -225,8 +231,8 @@ fn parse_power(s: &str) -> Result<PowerPolicy, ArgError> {
 }
 
 /// A placement rule's name in a schedule (`placement=pack`).
-fn parse_placement(name: &str) -> Result<crate::sim::Placement, ArgError> {
+fn parse_placement(name: &str) -> Result<crate::sim::placement::Placement, ArgError> {
     use clap::ValueEnum;
-    crate::sim::Placement::from_str(name.trim(), true)
+    crate::sim::placement::Placement::from_str(name.trim(), true)
         .map_err(|_| ArgError::Placement(name.trim().to_string()))
 }

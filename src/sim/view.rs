@@ -10,10 +10,10 @@
 //! the engine applies any of it. Nothing here names the engine: policies
 //! depend on this module, the engine implements it.
 
+use super::ask::Question;
 use super::cluster::Grant;
 use super::job::{JobState, Resume};
 use super::placement::Placement;
-use super::policies::exec::Question;
 use super::tuning::Tuning;
 use crate::trace::model::{Secs, Trace};
 

@@ -5,6 +5,7 @@
 //! GPUs; the queue is reordered by the run's policy, as a live switch does),
 //! so the rows differ only in what happens from the fork on.
 
+use super::ask::Answers;
 use super::engine::{Engine, Switch};
 use super::metrics::{Dists, Report};
 use super::policy::Policy;
@@ -54,12 +55,22 @@ impl Drop for Fork {
 
 impl Fork {
     /// Starts `runs` from `base` on `workers` threads (at least one).
-    pub fn start(base: &Engine, runs: Vec<Run>, workers: usize) -> Fork {
-        Fork::start_from(base.clone(), runs, workers)
+    pub fn start(
+        base: &Engine,
+        runs: Vec<Run>,
+        workers: usize,
+        answers: &'static dyn Answers,
+    ) -> Fork {
+        Fork::start_from(base.clone(), runs, workers, answers)
     }
 
     /// `start`, from an engine given up for it (no copy of it is made).
-    pub(crate) fn start_from(base: Engine, runs: Vec<Run>, workers: usize) -> Fork {
+    pub fn start_from(
+        base: Engine,
+        runs: Vec<Run>,
+        workers: usize,
+        answers: &'static dyn Answers,
+    ) -> Fork {
         let (tx, rx) = channel();
         let cancel = Arc::new(AtomicBool::new(false));
         let next = Arc::new(AtomicUsize::new(0));
@@ -83,7 +94,7 @@ impl Fork {
                     if i >= runs.len() || cancel.load(Ordering::Relaxed) {
                         return;
                     }
-                    if let Some((r, d)) = run_one(&base, &runs[i], i, &tx, &cancel) {
+                    if let Some((r, d)) = run_one(&base, &runs[i], (i, &tx, &cancel), answers) {
                         if tx.send(Msg::Done(i, Box::new(r), Box::new(d))).is_err() {
                             return;
                         }
@@ -125,13 +136,12 @@ impl Fork {
 fn run_one(
     base: &Engine,
     run: &Run,
-    i: usize,
-    tx: &Sender<Msg>,
-    cancel: &AtomicBool,
+    (i, tx, cancel): (usize, &Sender<Msg>, &AtomicBool),
+    answers: &dyn Answers,
 ) -> Option<(Report, Dists)> {
     let mut e = base.fork();
     // The question the replay stood at, asked of the fork's own program.
-    super::drive::settle(&mut e, None);
+    super::answered::settle(&mut e, answers);
     // A row is a plan: one switch now, or a schedule's.
     let switches = match run {
         Run::Policy(p) => vec![(e.now(), super::engine::Switch::Policy(*p))],
@@ -147,7 +157,7 @@ fn run_one(
         .unwrap_or(from)
         .max(from + 1);
     let mut steps = 0u64;
-    let flow = super::schedule::drive(&mut e, &switches, None, |e, _| {
+    let flow = super::schedule::drive(&mut e, &switches, None, answers, |e, _| {
         steps += 1;
         if steps.is_multiple_of(8192) {
             if cancel.load(Ordering::Relaxed) {

@@ -87,8 +87,11 @@ impl Effects {
         changed
     }
 
-    /// What the what-if workers have sent since last asked, dispatched.
+    /// What the what-if workers have sent since last asked, dispatched;
+    /// the processes of policy dialogues no engine can ask in any more
+    /// (a finished row's, a dropped copy's) are ended meanwhile.
     pub fn poll(&mut self, app: &mut App) -> bool {
+        crate::driver::reap();
         let Some((fork, started)) = &self.fork else {
             return false;
         };
@@ -139,11 +142,14 @@ impl Effects {
                     runs.len(),
                     at_once
                 );
-                self.fork = Some((Fork::start_from(*base, runs, at_once), Instant::now()));
+                self.fork = Some((
+                    Fork::start_from(*base, runs, at_once, &crate::driver::Driver),
+                    Instant::now(),
+                ));
                 None
             }
             Effect::Ask { asker, question } => {
-                let reply = crate::sim::drive::ask(&question, self.answer_by)?;
+                let reply = crate::driver::ask(&question, self.answer_by)?;
                 Some(Action::Answered {
                     asker,
                     question,

@@ -123,7 +123,7 @@ fn probe_config_policies() {
     let spawned = std::thread::Builder::new()
         .name("config-policies".into())
         .spawn(move || {
-            let results = crate::sim::drive::register_all_named(&entries);
+            let results = crate::driver::register_all_named(&entries);
             let mut ready = Vec::new();
             for ((name, _), r) in entries.iter().zip(results) {
                 let name = crate::text::sanitize(name);
@@ -220,7 +220,7 @@ pub(crate) fn run(
         if super::signals::terminal_hung_up() {
             // The report cannot be written (a panic in this hook aborts,
             // skipping the ends of the policy processes): end them first.
-            crate::procs::end_all();
+            crate::driver::procs::end_all();
         }
         previous(info);
     }));
@@ -278,8 +278,8 @@ pub(crate) fn run(
         // Quit by a signal: every policy process ends, then so does this
         // one, of the signal, so a script or a shell sees why.
         drop(app);
-        crate::procs::end_all();
-        crate::procs::die_of(sig);
+        crate::driver::procs::end_all();
+        crate::driver::procs::die_of(sig);
     }
     result
 }

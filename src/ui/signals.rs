@@ -42,7 +42,7 @@ impl Signals {
             resumed: Arc::new(AtomicBool::new(false)),
             done: Arc::new(AtomicBool::new(false)),
         };
-        for sig in crate::procs::ENDING {
+        for sig in crate::driver::procs::ENDING {
             let _ = signal_hook::flag::register_usize(sig, s.stop.clone(), sig as usize);
         }
         let _ = signal_hook::flag::register(libc::SIGTSTP, s.suspend.clone());
@@ -137,8 +137,8 @@ fn watchdog(stop: Arc<AtomicUsize>, done: Arc<AtomicBool>) {
                     let at = *since.get_or_insert_with(Instant::now);
                     if at.elapsed() > Duration::from_secs(1) && !done.load(Ordering::SeqCst) {
                         restore();
-                        crate::procs::end_all();
-                        crate::procs::die_of(sig as i32);
+                        crate::driver::procs::end_all();
+                        crate::driver::procs::die_of(sig as i32);
                     }
                 }
             }

@@ -40,7 +40,7 @@ pub(crate) fn quiet_typing() -> Option<QuietTyping> {
     }
     let saved = *SAVED.get_or_init(|| t);
     let mut hooks = Vec::new();
-    for sig in crate::procs::ENDING {
+    for sig in crate::driver::procs::ENDING {
         // SAFETY: the handler only calls `put_back` (an atomic and
         // tcsetattr) and the signal's default action, both signal-safe.
         let id = unsafe {

@@ -12,8 +12,7 @@ pub fn script(name: &str, body: &str) -> Result<Policy, String> {
     let dir = scratch_dir("exec");
     let path = dir.join(format!("{name}.py"));
     std::fs::write(&path, body).unwrap();
-    format!("exec:python3 {}", path.display())
-        .parse()
+    tracetui::driver::resolve(&format!("exec:python3 {}", path.display()))
         .map_err(|e: tracetui::sim::error::ArgError| e.to_string())
 }
 
@@ -53,7 +52,7 @@ pub fn failure(p: Policy) -> String {
     let t = tiny(&[4], &[(0, 100, 2), (10, 100, 2), (20, 100, 4)]);
     let mut e = quick(Engine::new(t, p, Placement::Consolidate));
     e.set_halt_on_failure(true);
-    tracetui::sim::drive::run_to_end(&mut e);
+    tracetui::driver::run_to_end(&mut e);
     assert!(e.halted(), "{p} should have failed");
     let f = &e.failures()[0];
     assert_eq!(f.policy, p);
@@ -73,7 +72,7 @@ pub fn figures(mut r: Report) -> String {
 pub fn run_placed(trace: &Arc<Trace>, p: Policy, placement: Placement) -> Report {
     let mut e = Engine::new(trace.clone(), p, placement);
     e.set_halt_on_failure(true);
-    tracetui::sim::drive::run_to_end(&mut e);
+    tracetui::driver::run_to_end(&mut e);
     assert_eq!(e.failures(), &[], "{p} failed");
     e.report()
 }

@@ -90,7 +90,7 @@ pub fn tiny_rich(
 /// Start time of every job after a full run (`None`: never started).
 pub fn starts(trace: &Arc<Trace>, policy: Policy, placement: Placement) -> Vec<Option<i64>> {
     let mut e = Engine::new(trace.clone(), policy, placement);
-    tracetui::sim::drive::run_to_end(&mut e);
+    tracetui::driver::run_to_end(&mut e);
     (0..trace.jobs.len() as u32)
         .map(|j| {
             let s = e.job_state(j);
@@ -139,7 +139,7 @@ pub fn run_checked_with(mut e: Engine) -> Engine {
     let mut preempted = vec![0u32; n];
     let mut steps = 0u64;
     while let Some(t) = e.next_event_time() {
-        tracetui::sim::drive::advance_to(&mut e, t);
+        tracetui::driver::advance_to(&mut e, t);
         steps += 1;
         let c = e.cluster();
         // Checking every GPU at every instant is quadratic; sample on big traces.

@@ -139,8 +139,8 @@ impl Policies {
             .zip(answers)
             .map(|((k, _, _), r)| {
                 let r = r.unwrap_or_else(|_| {
-                    Err(Arc::new(ArgError::Probe(
-                        crate::sim::drive::PolicyError::ProbePanicked,
+                    Err(Arc::new(ArgError::from(
+                        crate::driver::PolicyError::ProbePanicked,
                     )))
                 });
                 (k, Arc::new(OnceLock::from(r)))

@@ -2,7 +2,7 @@
 //! instant stands at while an external policy's program is to answer.
 
 use super::{Engine, Hook};
-use crate::sim::policies::exec::{Question, Reply};
+use crate::sim::ask::{Question, Reply};
 use crate::trace::model::Secs;
 
 impl Engine {
@@ -44,7 +44,7 @@ impl Engine {
     /// Processes every instant up to and including `t`, then sets the clock to `t`.
     /// Times before the clock are ignored (the engine only goes forward).
     /// Stops early, at the instant it reached, when it stands at a question
-    /// (see `question`; `sim::drive::advance_to` answers as it goes).
+    /// (see `question`; `sim::answered::advance_to` answers as it goes).
     pub fn advance_to(&mut self, t: Secs) {
         if self.asking.is_some() {
             return;
@@ -62,7 +62,7 @@ impl Engine {
     }
 
     /// Runs until nothing is left to happen, or until it stands at a
-    /// question (`sim::drive::run_to_end` answers as it goes). Never
+    /// question (`sim::answered::run_to_end` answers as it goes). Never
     /// inlined: profiles and benchmarks find the engine's whole run under
     /// this one name.
     #[inline(never)]
@@ -77,7 +77,7 @@ impl Engine {
 
     /// The question the engine stands at: an external policy's program is
     /// to answer before the current instant goes on. Data only; the
-    /// driver (`sim::drive`) asks the program, and `answer` resumes.
+    /// driver asks the program, and `answer` resumes.
     pub fn question(&self) -> Option<&Question> {
         self.asking.as_ref().map(|a| &a.question)
     }

@@ -6,31 +6,31 @@ mod clock;
 mod elastic;
 mod ends;
 mod power;
+mod power_meter;
 mod preempt;
+mod preemption;
 mod queries;
-pub use queries::QueuePlace;
 mod recorded;
-mod snapshot;
+pub mod snapshot;
 mod speed;
 mod switch;
 mod victims;
 mod waiting;
 mod walks;
 mod why;
-pub use why::{Blocked, Reserved};
 
-pub use power::JobPower;
-pub use snapshot::Snapshot;
-pub use switch::Switch;
+pub use crate::sim::switch::Switch;
+pub use crate::sim::waits::{Blocked, QueuePlace, Reserved};
+pub use power_meter::JobPower;
 
 pub use crate::sim::job::{JobState, Phase, Resume};
 pub use crate::sim::running::Running;
 
+use super::ask::Question;
 use super::backfill::Reservation;
 use super::cluster::{ClusterState, Grant};
 use super::metrics::Tally;
 use super::placement::{place, Placement};
-use super::policies::exec::Question;
 use super::policy::{Books, Policy, Walk};
 use super::queue::{MinTree, Queue, Shapes};
 use super::tuning::Tuning;
@@ -84,7 +84,7 @@ pub enum Event {
     },
     PlacementSwitched {
         at: Secs,
-        to: crate::sim::Placement,
+        to: crate::sim::placement::Placement,
     },
     /// The policy failed (see `Engine::failures`); the engine fell back to
     /// the policy before, or halted.
@@ -153,12 +153,12 @@ pub struct Engine {
     tally: Tally,
     reservation: Option<Reservation>,
     /// The energy model and its accounts, when one is given.
-    power: Option<power::Power>,
+    power: Option<power_meter::Power>,
     tuning: Arc<Tuning>,
     /// Jobs preempted at least once: the work they carry.
     resumes: FxHashMap<u32, Resume>,
     /// The preemptive walk's index of running jobs by priority.
-    pre: preempt::Preemption,
+    pre: preemption::Preemption,
     record_events: bool,
     events: Vec<Event>,
     /// The question the engine stands at: an external policy's program is
@@ -239,7 +239,7 @@ impl Engine {
             power: None,
             tuning: Arc::new(Tuning::default()),
             resumes: FxHashMap::default(),
-            pre: preempt::Preemption::default(),
+            pre: preemption::Preemption::default(),
             record_events: false,
             events: Vec::new(),
             asking: None,

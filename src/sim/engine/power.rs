@@ -1,45 +1,11 @@
 //! Energy accounting and the live power-limit policy (with a Zeus model).
 
+use super::power_meter::{JobPower, Power};
 use super::Engine;
 use crate::sim::energy::{Draw, EnergyModel, PowerPolicy};
 use crate::trace::model::Secs;
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
-
-#[derive(Debug, Clone)]
-pub(super) struct Power {
-    model: Arc<EnergyModel>,
-    workload: Arc<Vec<u8>>,
-    pub(super) policy: PowerPolicy,
-    /// Watts drawn now, and Σ watts × start over the holds drawing them.
-    draw: f64,
-    draw_start: f64,
-    /// Joules of holds that have ended.
-    joules: f64,
-    /// hold → (watts, start, job); a job's key is its index, a recorded
-    /// segment's `1 << 32 | segment`.
-    held: FxHashMap<u64, (f64, Secs, u32)>,
-    /// job → (power limit W of its last hold, joules of its ended holds).
-    per_job: FxHashMap<u32, (u32, f64)>,
-}
-
-impl Power {
-    /// Bytes held.
-    pub(super) fn held_bytes(&self) -> usize {
-        self.held.capacity() * 40 + self.per_job.capacity() * 24
-    }
-}
-
-/// A job's power in the replay so far.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct JobPower {
-    /// The power limit of its current (or last) hold, W per GPU.
-    pub limit: u32,
-    /// Watts it draws now (0 when not running).
-    pub watts: f64,
-    /// Joules it has drawn so far.
-    pub joules: f64,
-}
 
 impl Engine {
     /// Gives the replay an energy model; jobs start under `policy`'s power limits.

@@ -7,6 +7,7 @@ use crate::sim::metrics::{Report, Summary, Tally};
 use crate::sim::placement::Placement;
 use crate::sim::policy::Policy;
 use crate::sim::tuning::Tuning;
+use crate::sim::waits::QueuePlace;
 use crate::trace::model::{Secs, Trace};
 use std::sync::Arc;
 
@@ -234,15 +235,4 @@ impl Engine {
                 .map(|(j, m)| j / m as f64),
         }
     }
-}
-
-/// Where a waiting job stands: its policy key (the engine's unsigned form,
-/// read with [`crate::sim::KeyMeaning`]) and the jobs ahead of it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct QueuePlace {
-    pub key: u64,
-    /// Waiting jobs before it in the order (0: it is next).
-    pub ahead: usize,
-    /// Jobs waiting in all.
-    pub waiting: usize,
 }

@@ -39,7 +39,7 @@ impl Snapshot {
     }
 
     /// The policy in force then.
-    pub fn policy(&self) -> crate::sim::Policy {
+    pub fn policy(&self) -> crate::sim::policy::Policy {
         self.engine.policy
     }
 

@@ -119,12 +119,12 @@ impl Engine {
     pub fn secs_to_end(&self, job: u32) -> Option<Secs> {
         let st = &self.jobs[job as usize];
         match st.phase {
-            crate::sim::Phase::Running => self.trace.jobs[job as usize]
+            crate::sim::job::Phase::Running => self.trace.jobs[job as usize]
                 .runtime
                 .get()
                 .or(self.speed_runtime(job))
                 .map(|_| (st.end - self.now).max(0)),
-            crate::sim::Phase::Queued => self.time_left(job),
+            crate::sim::job::Phase::Queued => self.time_left(job),
             _ => None,
         }
     }

@@ -8,17 +8,8 @@
 use super::{Engine, Event, Walk};
 use crate::sim::energy::PowerPolicy;
 use crate::sim::policy::Policy;
+use crate::sim::switch::Switch;
 use crate::trace::model::Secs;
-
-/// A change the replay can make at an instant.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Switch {
-    Policy(Policy),
-    Power(PowerPolicy),
-    /// The placement rule: jobs started from now on are placed by it
-    /// (running ones stay where they are).
-    Placement(crate::sim::Placement),
-}
 
 impl Engine {
     /// Makes `s` now. A policy: the queue is reordered at once and a

@@ -148,7 +148,7 @@ impl Engine {
         gpus: u32,
         filter: crate::sim::cluster::TypeFilter,
     ) -> bool {
-        if self.placement == crate::sim::Placement::Pack {
+        if self.placement == crate::sim::placement::Placement::Pack {
             return true;
         }
         let c = &self.cluster;

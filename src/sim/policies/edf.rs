@@ -1,7 +1,7 @@
 //! `edf`: earliest deadline first, preemptive, for traces with deadlines.
 
-use super::Keyed;
-use crate::sim::policy::{deadline_key, Books, KeyMeaning, Rule, Unavailable, Walk};
+use super::keyed::Keyed;
+use crate::sim::rule::{deadline_key, Books, KeyMeaning, Rule, Unavailable, Walk};
 use crate::sim::view::View;
 use crate::trace::model::Trace;
 

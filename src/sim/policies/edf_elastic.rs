@@ -15,7 +15,7 @@
 //! where the placement rule puts it takes the next smaller level that does.
 
 use super::rounds::Rounds;
-use crate::sim::policy::{deadline_key, Books, KeyMeaning, Rule, Unavailable, Walk};
+use crate::sim::rule::{deadline_key, Books, KeyMeaning, Rule, Unavailable, Walk};
 use crate::sim::view::{Acts, Answer, Checked, NoAnswer, View};
 use crate::trace::model::{Demand, Secs, Trace, MILLI_PER_GPU};
 use rustc_hash::FxHashSet;

@@ -2,7 +2,7 @@
 //! holds what and who waits, the queue keys that follow allocations, and
 //! the victims a job under its share may take.
 
-use crate::sim::policy::{Books, KeyMeaning, Rule, Walk};
+use crate::sim::rule::{Books, KeyMeaning, Rule, Walk};
 use crate::sim::tuning::{FairBy, Tuning};
 use crate::sim::view::{Acts, View};
 use crate::trace::model::Trace;

@@ -1,7 +1,7 @@
 //! `fifo`: strict arrival order; the head blocks the queue.
 
-use super::Keyed;
-use crate::sim::policy::{Books, KeyMeaning, Rule, Walk};
+use super::keyed::Keyed;
+use crate::sim::rule::{Books, KeyMeaning, Rule, Walk};
 use crate::sim::view::View;
 
 pub(super) struct Fifo;

@@ -1,7 +1,7 @@
 //! `fifo-backfill`: EASY backfill: later jobs start if they do not delay the head (oracle run times).
 
-use super::Keyed;
-use crate::sim::policy::{Books, KeyMeaning, Rule, Walk};
+use super::keyed::Keyed;
+use crate::sim::rule::{Books, KeyMeaning, Rule, Walk};
 use crate::sim::view::View;
 
 pub(super) struct FifoBackfill;

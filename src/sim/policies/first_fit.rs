@@ -1,7 +1,7 @@
 //! `first-fit`: arrival order; every job that fits starts.
 
-use super::Keyed;
-use crate::sim::policy::{Books, KeyMeaning, Rule, Walk};
+use super::keyed::Keyed;
+use crate::sim::rule::{Books, KeyMeaning, Rule, Walk};
 use crate::sim::view::View;
 
 pub(super) struct FirstFit;

@@ -3,7 +3,7 @@
 //! guard's promotion, as timed wake-ups.
 
 use crate::sim::job::Resume;
-use crate::sim::policy::{Books, KeyMeaning, Rule, Walk};
+use crate::sim::rule::{Books, KeyMeaning, Rule, Walk};
 use crate::sim::view::{Acts, View};
 use crate::trace::model::Secs;
 use std::collections::BTreeSet;

@@ -12,6 +12,7 @@ mod fifo;
 mod fifo_backfill;
 mod first_fit;
 mod gandiva;
+mod keyed;
 mod las;
 mod recorded;
 mod rounds;
@@ -20,7 +21,6 @@ mod sjf;
 mod srtf;
 
 use super::policy::{Policy, Rule};
-use super::view::View;
 use std::sync::RwLock;
 
 /// Declares the built-ins' list and, beside it, each one's named handle
@@ -82,25 +82,6 @@ pub(super) fn register(rule: Box<dyn Rule>) -> u16 {
     }
     added.push(Box::leak(rule));
     (BUILT_IN.len() + added.len() - 1) as u16
-}
-
-/// The order key of the policies that keep no state: one function of the
-/// simulation's view and the job.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Keyed(pub fn(&dyn View, u32) -> u64);
-
-impl super::policy::Books for Keyed {
-    fn clone_box(&self) -> Box<dyn super::policy::Books> {
-        Box::new(*self)
-    }
-
-    fn queued_key(&self, v: &dyn View, job: u32) -> u64 {
-        (self.0)(v, job)
-    }
-
-    fn passive(&self) -> bool {
-        true
-    }
 }
 
 #[cfg(test)]

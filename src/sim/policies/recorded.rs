@@ -1,7 +1,7 @@
 //! `recorded`: the trace's own start times and placements.
 
-use super::Keyed;
-use crate::sim::policy::{Books, KeyMeaning, Rule, Unavailable, Walk};
+use super::keyed::Keyed;
+use crate::sim::rule::{Books, KeyMeaning, Rule, Unavailable, Walk};
 use crate::sim::view::View;
 use crate::trace::model::Trace;
 

@@ -1,7 +1,7 @@
 //! `sgf`: shortest GPU-time (run time × GPUs) first (oracle).
 
-use super::Keyed;
-use crate::sim::policy::{Books, KeyMeaning, Rule, Walk};
+use super::keyed::Keyed;
+use crate::sim::rule::{Books, KeyMeaning, Rule, Walk};
 use crate::sim::view::View;
 
 pub(super) struct Sgf;

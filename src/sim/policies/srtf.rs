@@ -1,6 +1,6 @@
 //! `srtf`: preemptive shortest remaining time first (oracle run times).
 
-use crate::sim::policy::{Books, KeyMeaning, Rule, Walk};
+use crate::sim::rule::{Books, KeyMeaning, Rule, Walk};
 use crate::sim::view::View;
 
 pub(super) struct Srtf;

@@ -40,9 +40,9 @@ mod plan;
 mod round;
 mod state;
 
-use crate::sim::policy::{deadline_key, Books, KeyMeaning, Rule, Unavailable, Walk};
+use crate::sim::job::Phase;
+use crate::sim::rule::{deadline_key, Books, KeyMeaning, Rule, Unavailable, Walk};
 use crate::sim::view::{Acts, Answer, Checked, NoAnswer, View};
-use crate::sim::Phase;
 use crate::trace::model::{Secs, Trace};
 use state::State;
 

@@ -87,12 +87,12 @@ impl State {
         while s.next_rank < total {
             let j = v.job_at_rank(s.next_rank);
             let phase = v.job(j).phase;
-            if phase == crate::sim::Phase::Future {
+            if phase == crate::sim::job::Phase::Future {
                 break;
             }
             if matches!(
                 phase,
-                crate::sim::Phase::Queued | crate::sim::Phase::Running
+                crate::sim::job::Phase::Queued | crate::sim::job::Phase::Running
             ) {
                 if let Some(job) = super::admit::job_of(v, j) {
                     s.jobs.insert(j, job);

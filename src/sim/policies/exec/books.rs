@@ -3,10 +3,12 @@
 //! reads answers; it never talks to the program itself: at the frontier
 //! it asks a `Question` and the engine stops until resumed with the reply.
 
-use super::dialogue::{self, Reply, Said, Shared};
+use super::spec::Spec;
 use super::talk::Decided;
-use super::{wire, Spec};
-use crate::sim::policy::Books;
+use super::wire;
+use crate::sim::ask::dialogue::{self, Said, Shared};
+use crate::sim::ask::Reply;
+use crate::sim::rule::Books;
 use crate::sim::view::{Acts, Checked, NoAnswer, View};
 use crate::trace::model::Secs;
 use rustc_hash::FxHashMap;
@@ -50,7 +52,7 @@ pub(super) struct ExecBooks {
 
 impl std::fmt::Debug for Spec {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.name)
+        f.write_str(self.name())
     }
 }
 
@@ -91,7 +93,7 @@ impl ExecBooks {
 
     /// Whether it speaks version 2.
     pub(super) fn v2(&self) -> bool {
-        self.spec.protocol >= 2
+        self.spec.terms().protocol >= 2
     }
 
     /// A job's work left now, for version 2's events (absent in version 1).
@@ -251,7 +253,7 @@ impl Books for ExecBooks {
 
     fn after_pass(&mut self, e: &dyn View) -> Result<Option<Checked>, NoAnswer> {
         if !self.asking
-            && (!self.spec.notify || self.events.len() == self.pass_mark || !self.live())
+            && (!self.spec.terms().notify || self.events.len() == self.pass_mark || !self.live())
         {
             return Ok(None);
         }
@@ -266,7 +268,7 @@ impl Books for ExecBooks {
     }
 
     fn decide(&mut self, e: &dyn View) -> Result<Option<Checked>, NoAnswer> {
-        if self.spec.arrivals_only
+        if self.spec.terms().arrivals_only
             && !self.asking
             && self.live()
             && self.arrived.is_empty()

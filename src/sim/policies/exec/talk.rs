@@ -2,8 +2,10 @@
 //! a message, its answer read and checked against the engine now.
 
 use super::books::ExecBooks;
-use super::dialogue::{self, Lookup, Question, Reply, Said};
 use super::{wire, wire2};
+use crate::sim::ask::answer::Decision;
+use crate::sim::ask::dialogue::{self, Lookup, Said};
+use crate::sim::ask::{Question, Reply};
 use crate::sim::error::ProtocolError;
 use crate::sim::view::{Checked, NoAnswer, View};
 use crate::text::sanitize;
@@ -42,7 +44,7 @@ impl ExecBooks {
                 pos,
                 key,
                 e.tuning().answer_budget,
-                &self.spec.name,
+                self.spec.name(),
             ) {
                 self.pos += 1;
                 return Ok(line);
@@ -62,7 +64,7 @@ impl ExecBooks {
             _ => {}
         }
         let budget = e.tuning().answer_budget;
-        match dialogue::said(&self.talk, self.pos, key, budget, &self.spec.name) {
+        match dialogue::said(&self.talk, self.pos, key, budget, self.spec.name()) {
             Lookup::Said(line) => {
                 self.pos += 1;
                 Ok(line)
@@ -71,7 +73,7 @@ impl ExecBooks {
             Lookup::Frontier => {
                 self.asked = Some((self.pos, key));
                 Err(Talk::Ask(Question {
-                    spec: self.spec.clone(),
+                    program: self.spec.program.clone(),
                     dialogue: self.talk.clone(),
                     pos: self.pos,
                     key,
@@ -89,7 +91,7 @@ impl ExecBooks {
         &mut self,
         e: &dyn View,
         build: impl Fn(&mut ExecBooks, &dyn View) -> Result<Vec<u8>, ProtocolError>,
-    ) -> Result<wire::Reply, NoAnswer> {
+    ) -> Result<Decision, NoAnswer> {
         let r = self.exchange_once(e, build);
         self.asking = matches!(r, Err(NoAnswer::Ask(_)));
         r
@@ -99,7 +101,7 @@ impl ExecBooks {
         &mut self,
         e: &dyn View,
         build: impl Fn(&mut ExecBooks, &dyn View) -> Result<Vec<u8>, ProtocolError>,
-    ) -> Result<wire::Reply, NoAnswer> {
+    ) -> Result<Decision, NoAnswer> {
         for _ in 0..2 {
             match self.converse(e, &build) {
                 Err(Talk::Diverged) => {
@@ -145,7 +147,7 @@ impl ExecBooks {
             self.arrived.clear();
             self.events.clear();
             for j in std::mem::take(&mut self.early) {
-                if e.job(j).phase == crate::sim::Phase::Queued {
+                if e.job(j).phase == crate::sim::job::Phase::Queued {
                     self.arrived.push(j);
                 }
             }
@@ -166,7 +168,8 @@ impl ExecBooks {
                     .collect(),
                 events: &b.events,
                 wakeup: b.wakeup == Some(e.now()),
-                coming: (b.spec.lookahead > 0).then(|| wire2::coming(e, b.spec.lookahead)),
+                coming: (b.spec.terms().lookahead > 0)
+                    .then(|| wire2::coming(e, b.spec.terms().lookahead)),
             };
             serde_json::to_vec(&msg).map_err(|x| ProtocolError::Message(x.to_string()))
         })?;
@@ -194,7 +197,7 @@ impl ExecBooks {
         match n {
             NoAnswer::Failed(why) => NoAnswer::Failed(format!(
                 "policy '{}' at {} s: {why}",
-                sanitize(&self.spec.name),
+                sanitize(self.spec.name()),
                 e.now()
             )),
             later => later,
@@ -204,7 +207,7 @@ impl ExecBooks {
     /// A reply checked: a later wake-up (the protocol's own), then the
     /// answer against the engine now (`View::check`, the one check of keys,
     /// preemptions and starts).
-    fn checked(&self, e: &dyn View, reply: wire::Reply) -> Result<Decided, ProtocolError> {
+    fn checked(&self, e: &dyn View, reply: Decision) -> Result<Decided, ProtocolError> {
         if let Some(field) = reply.v2_field().filter(|_| !self.v2()) {
             return Err(ProtocolError::NeedsV2(field));
         }
@@ -218,7 +221,7 @@ impl ExecBooks {
         let wakeup = reply.wakeup;
         let keys = reply.priority.clone();
         let own = reply.deadline_admitted;
-        let answer = reply.answer(|j| self.key(j));
+        let answer = wire::answer(reply, |j| self.key(j));
         Ok(Decided {
             checked: e.check(&answer)?,
             wakeup,

@@ -1,48 +1,16 @@
 //! The policy protocol's messages (docs/policy-protocol.md), versions 1
-//! and 2: what tracetui sends, and the answer it reads back (what version
-//! 2 adds to a message is in `wire2.rs`).
+//! and 2: what tracetui sends, and the answer it reads back made the
+//! engine's (the hello is `ask::hello`, an answer's fields `ask::answer`;
+//! what version 2 adds to a message is in `wire2.rs`).
 
+use super::spec::Params;
 use super::wire2::{self, SpeedInfo, StartV2};
-use super::Params;
+use crate::sim::ask::answer::{Decision, StartItem};
 use crate::sim::cluster::Grant;
+use crate::sim::job::Phase;
 use crate::sim::view::{Answer, View};
-use crate::sim::Phase;
 use crate::trace::model::{Demand, Secs, Trace, Zone};
-use serde::{Deserialize, Serialize};
-
-/// The newest version tracetui speaks (it speaks every one before too).
-pub(super) const PROTOCOL: u32 = 2;
-
-#[derive(Serialize)]
-pub(super) struct Hello<'a> {
-    #[serde(rename = "type")]
-    pub kind: &'static str,
-    pub protocol: u32,
-    pub command: &'a str,
-}
-
-/// The hello's answer: who the policy is and how the engine walks for it.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(super) struct Identity {
-    pub name: String,
-    pub walk: String,
-    #[serde(default)]
-    pub describe: Option<String>,
-    #[serde(default)]
-    pub protocol: Option<u32>,
-    /// Whether to be told, right after each pass, what it started and preempted.
-    #[serde(default)]
-    pub notify: bool,
-    /// Which scheduling points to be asked at: `always` (the default) or
-    /// `arrivals` (only where jobs arrived, at its wake-ups and when it
-    /// takes over; the others' events come with the next message).
-    #[serde(default)]
-    pub ask: Option<String>,
-    /// Version 2: how many arrival times to come each `schedule` carries.
-    #[serde(default)]
-    pub lookahead: Option<u32>,
-}
+use serde::Serialize;
 
 /// A job as a policy sees it.
 #[derive(Serialize)]
@@ -315,113 +283,41 @@ pub(super) struct Passed<'a> {
     pub events: &'a [Change],
 }
 
-/// The answer to a scheduling point.
-#[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-pub(super) struct Reply {
-    /// (job, key): lower keys go first; ties by submit time, then trace order.
-    #[serde(default)]
-    pub priority: Vec<(u32, i64)>,
-    #[serde(default)]
-    pub start: Vec<StartItem>,
-    /// Jobs to start after `start`, in order, each only if it fits then.
-    #[serde(default)]
-    pub start_if_fits: Vec<u32>,
-    #[serde(default)]
-    pub preempt: Vec<u32>,
-    #[serde(default)]
-    pub wakeup: Option<Secs>,
-    /// Version 2: (job, GPUs): resize a running job, start a waiting one on that many.
-    #[serde(default)]
-    pub resize: Vec<(u32, u32)>,
-    /// Version 2: a resize that does not fit takes a smaller level that does.
-    #[serde(default)]
-    pub shrink_to_fit: bool,
-    /// Version 2: waiting jobs declined.
-    #[serde(default)]
-    pub drop: Vec<u32>,
-    /// Version 2: (job, time): the ends the policy holds.
-    #[serde(default)]
-    pub ends: Vec<(u32, Secs)>,
-    /// Version 2: the policy's own count of deadlines kept, (on time, of).
-    #[serde(default)]
-    pub deadline_admitted: Option<(u64, u64)>,
-}
-
-#[derive(Deserialize)]
-#[serde(untagged)]
-pub(super) enum StartItem {
-    Job(u32),
-    Placed(Placed),
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(super) struct Placed {
-    pub job: u32,
-    pub gpus: Vec<(u32, u16, u16)>,
-}
-
-impl Reply {
-    /// The first field of version 2 the answer uses, if any.
-    pub(super) fn v2_field(&self) -> Option<&'static str> {
-        [
-            (!self.resize.is_empty(), "resize"),
-            (self.shrink_to_fit, "shrink_to_fit"),
-            (!self.drop.is_empty(), "drop"),
-            (!self.ends.is_empty(), "ends"),
-            (self.deadline_admitted.is_some(), "deadline_admitted"),
-        ]
-        .into_iter()
-        .find_map(|(used, name)| used.then_some(name))
-    }
-
-    /// Whether it acts on jobs beyond keys (not allowed after a pass).
-    pub(super) fn acts(&self) -> bool {
-        !self.start.is_empty()
-            || !self.start_if_fits.is_empty()
-            || !self.preempt.is_empty()
-            || !self.resize.is_empty()
-            || !self.drop.is_empty()
-            || !self.ends.is_empty()
-    }
-
-    /// The answer for the engine, with each key's old key (every key the
-    /// policy sent, changed or not: the engine checks them all).
-    pub(super) fn answer(self, old: impl Fn(u32) -> i64) -> Answer {
-        Answer {
-            rekey: self
-                .priority
-                .into_iter()
-                .map(|(j, k)| (j, engine_key(old(j)), engine_key(k)))
-                .collect(),
-            preempt: self.preempt,
-            start: self
-                .start
-                .into_iter()
-                .map(|s| match s {
-                    StartItem::Job(j) => (j, None),
-                    StartItem::Placed(p) => (
-                        p.job,
-                        Some(
-                            p.gpus
-                                .into_iter()
-                                .map(|(machine, gpu, milli)| Grant {
-                                    machine,
-                                    gpu,
-                                    milli,
-                                })
-                                .collect(),
-                        ),
+/// A decision as the engine takes it, with each key's old key (every key the
+/// policy sent, changed or not: the engine checks them all).
+pub(super) fn answer(d: Decision, old: impl Fn(u32) -> i64) -> Answer {
+    Answer {
+        rekey: d
+            .priority
+            .into_iter()
+            .map(|(j, k)| (j, engine_key(old(j)), engine_key(k)))
+            .collect(),
+        preempt: d.preempt,
+        start: d
+            .start
+            .into_iter()
+            .map(|s| match s {
+                StartItem::Job(j) => (j, None),
+                StartItem::Placed(p) => (
+                    p.job,
+                    Some(
+                        p.gpus
+                            .into_iter()
+                            .map(|(machine, gpu, milli)| Grant {
+                                machine,
+                                gpu,
+                                milli,
+                            })
+                            .collect(),
                     ),
-                })
-                .collect(),
-            start_if_fits: self.start_if_fits,
-            scale: self.resize,
-            drop: self.drop,
-            scale_down_to_fit: self.shrink_to_fit,
-            ends: self.ends,
-        }
+                ),
+            })
+            .collect(),
+        start_if_fits: d.start_if_fits,
+        scale: d.resize,
+        drop: d.drop,
+        scale_down_to_fit: d.shrink_to_fit,
+        ends: d.ends,
     }
 }
 

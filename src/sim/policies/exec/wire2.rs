@@ -7,9 +7,6 @@ use crate::trace::model::{Demand, Secs};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-/// The most arrival times a policy may look ahead at.
-pub(super) const MAX_LOOKAHEAD: u32 = 64;
-
 /// A job's work and speed, for a job that runs from the tables (all
 /// `null`, and no levels, for one that does not).
 #[derive(Serialize)]

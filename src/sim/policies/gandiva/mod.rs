@@ -22,9 +22,9 @@
 mod round;
 mod sets;
 
-use crate::sim::policy::{Books, Rule, Unavailable, Walk};
+use crate::sim::job::Phase;
+use crate::sim::rule::{Books, Rule, Unavailable, Walk};
 use crate::sim::view::{Answer, Checked, NoAnswer, View};
-use crate::sim::Phase;
 use crate::trace::model::{Secs, Trace};
 use round::{Job, State};
 use rustc_hash::FxHashMap;
@@ -218,7 +218,7 @@ impl Books for GandivaBooks {
                 let per = trace.cluster.machines[m as usize].gpus;
                 for gpu in 0..per as u16 {
                     if want > 0 && busy.insert((m, gpu)) {
-                        grants.push(crate::sim::Grant {
+                        grants.push(crate::sim::cluster::Grant {
                             machine: m,
                             gpu,
                             milli: 1000,

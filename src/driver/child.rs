@@ -20,7 +20,7 @@ const MAX_REPLY: usize = 256 << 20;
 pub(super) struct Child {
     process: std::process::Child,
     /// Listed as live until the session ends (so any exit ends it).
-    _group: crate::procs::Group,
+    _group: crate::driver::procs::Group,
     /// None once closed (the session is ending).
     stdin: Option<ChildStdin>,
     stdout: ChildStdout,
@@ -42,7 +42,7 @@ impl Child {
             cmd: cmd.to_string(),
             source: std::io::Error::other("tracetui is ending"),
         };
-        let leave = crate::procs::spawning().ok_or_else(ending)?;
+        let leave = crate::driver::procs::spawning().ok_or_else(ending)?;
         let mut process = Command::new("sh")
             .arg("-c")
             .arg(cmd)
@@ -57,7 +57,7 @@ impl Child {
                 cmd: cmd.to_string(),
                 source,
             })?;
-        let group = crate::procs::group(process.id() as i32);
+        let group = crate::driver::procs::group(process.id() as i32);
         drop(leave);
         let (Some(stdin), Some(stdout), Some(stderr)) = (
             process.stdin.take(),
@@ -221,7 +221,7 @@ impl Drop for Child {
     /// before the input is closed, while the policy is still their ancestor.
     fn drop(&mut self) {
         let pid = self.process.id() as i32;
-        let below = crate::procs::descendants(pid);
+        let below = crate::driver::procs::descendants(pid);
         self.stdin = None;
         let until = Instant::now() + Duration::from_millis(200);
         while Instant::now() < until {
@@ -234,8 +234,8 @@ impl Drop for Child {
         unsafe {
             libc::kill(-pid, libc::SIGKILL);
         }
-        crate::procs::end_listed(&below);
-        crate::procs::end_descendants(pid);
+        crate::driver::procs::end_listed(&below);
+        crate::driver::procs::end_descendants(pid);
         let _ = self.process.wait();
     }
 }

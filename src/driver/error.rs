@@ -99,3 +99,10 @@ fn told(tail: &[String]) -> String {
 fn ended(status: &Option<ExitStatus>) -> String {
     status.map(|s| format!(" ({s})")).unwrap_or_default()
 }
+
+/// A policy that could not be named: the driver's error, kept whole as the cause.
+impl From<PolicyError> for crate::sim::error::ArgError {
+    fn from(e: PolicyError) -> Self {
+        crate::sim::error::ArgError::Probe(Box::new(e))
+    }
+}

@@ -4,9 +4,10 @@
 use super::child::Child;
 use super::error::PolicyError;
 use crate::sim::error::ArgError;
-use crate::sim::policies::exec::{self, Params, Spec};
-use crate::sim::Policy;
+use crate::sim::policy::Policy;
+use crate::sim::programs::{self, Heard, Params};
 use crate::text::sanitize;
+use std::str::FromStr;
 use std::time::Duration;
 
 /// An external policy to name: its command, the name to show it by (from
@@ -28,6 +29,15 @@ impl ExecSpec {
     }
 }
 
+/// A policy by name: `exec:CMD` registered through the probe (the
+/// program asked who it is), anything else as `Policy::from_str` takes it.
+pub fn resolve(name: &str) -> Result<Policy, ArgError> {
+    match name.trim().strip_prefix("exec:") {
+        Some(cmd) => register(cmd),
+        None => Policy::from_str(name),
+    }
+}
+
 /// `exec:CMD` as a policy: registered once per command (probing the
 /// program), or the registration it already has.
 pub fn register(cmd: &str) -> Result<Policy, ArgError> {
@@ -41,7 +51,7 @@ pub fn register(cmd: &str) -> Result<Policy, ArgError> {
 pub fn register_spec(spec: &ExecSpec, timeout: Duration) -> Result<Policy, ArgError> {
     match probed(spec, timeout)? {
         Probed::Known(p) => Ok(p),
-        Probed::New(spec) => Ok(exec::register(spec)),
+        Probed::New(heard) => Ok(programs::register(heard)),
     }
 }
 
@@ -67,9 +77,9 @@ pub fn register_all(specs: &[ExecSpec], timeout: Duration) -> Vec<Result<Policy,
         .into_iter()
         .map(|r| match r {
             Ok(Ok(Probed::Known(p))) => Ok(p),
-            Ok(Ok(Probed::New(spec))) => Ok(exec::register(spec)),
+            Ok(Ok(Probed::New(heard))) => Ok(programs::register(heard)),
             Ok(Err(e)) => Err(e),
-            Err(crate::par::Panicked) => Err(ArgError::Probe(PolicyError::ProbePanicked)),
+            Err(crate::par::Panicked) => Err(PolicyError::ProbePanicked.into()),
         })
         .collect()
 }
@@ -77,7 +87,7 @@ pub fn register_all(specs: &[ExecSpec], timeout: Duration) -> Vec<Result<Policy,
 /// A command's policy: registered already, or probed and ready to register.
 enum Probed {
     Known(Policy),
-    New(Spec),
+    New(Heard),
 }
 
 fn probed(s: &ExecSpec, timeout: Duration) -> Result<Probed, ArgError> {
@@ -85,31 +95,31 @@ fn probed(s: &ExecSpec, timeout: Duration) -> Result<Probed, ArgError> {
     if cmd.is_empty() {
         return Err(ArgError::NoCommand);
     }
-    let name = exec::exec_name(cmd, &s.params);
-    if let Some(p) = exec::registered(&name) {
+    let name = programs::name(cmd, &s.params);
+    if let Some(p) = programs::registered(&name) {
         return Ok(Probed::Known(p));
     }
-    let mut spec = probe(cmd, &s.params, &name, timeout)?;
-    if let Some(l) = s.label.as_deref().map(sanitize).filter(|l| !l.is_empty()) {
-        spec.label = crate::text::take_cols(&l, 24).to_string();
+    let mut heard = probe(cmd, &s.params, &name, timeout)?;
+    if let Some(l) = &s.label {
+        heard.relabel(l);
     }
-    Ok(Probed::New(spec))
+    Ok(Probed::New(heard))
 }
 
 /// Asks the program who it is. What it writes on stderr meanwhile is held:
 /// logged once it has answered, or told with the error if it fails (a
 /// Python traceback).
-fn probe(cmd: &str, params: &Params, name: &str, timeout: Duration) -> Result<Spec, PolicyError> {
+fn probe(cmd: &str, params: &Params, name: &str, timeout: Duration) -> Result<Heard, PolicyError> {
     let mut child = Child::spawn(cmd, &sanitize(name), true).map_err(|e| e.named(name))?;
-    let asked = (|| -> Result<Spec, PolicyError> {
-        let hello = exec::hello_message(cmd)?;
+    let asked = (|| -> Result<Heard, PolicyError> {
+        let hello = programs::hello_message(cmd)?;
         let line = child.ask(&hello, timeout)?;
-        Ok(Spec::new(cmd, params, exec::read_hello(&line, cmd)?))
+        Ok(programs::hear(cmd, params, &line)?)
     })();
     match asked {
-        Ok(spec) => {
+        Ok(heard) => {
             child.release_stderr();
-            Ok(spec)
+            Ok(heard)
         }
         Err(e) => {
             // A program that ended has its last words written in a moment;

@@ -5,25 +5,21 @@
 //!
 //! While a copy's messages are the ones answered it replays the answers,
 //! so stepping back re-simulates exactly what happened whether or not the
-//! program is deterministic. At the frontier the books ask a [`Question`]
-//! and the engine stops; the driver (`sim::drive`, the one place that
-//! starts processes, writes pipes and reads the clock) answers it and the
-//! engine is resumed with the [`Reply`]. The driver keeps its end of the
-//! dialogue (the process) in `link`, opaque here.
+//! program is deterministic. At the frontier the books ask a
+//! [`Question`](super::Question) and the engine stops; the driver (the one
+//! place that starts processes, writes pipes and reads the clock) answers
+//! it and the engine is resumed with the [`Reply`](super::Reply). The
+//! driver keeps the dialogue's process itself, by the dialogue's id.
 
-use super::{wire, Spec};
+use super::answer::Decision;
 use crate::sim::error::ProtocolError;
 use crate::text::sanitize;
-use std::any::Any;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
-/// Answers an engine's copies share, and the driver's end of the dialogue.
+/// Answers an engine's copies share.
 #[derive(Default)]
 pub(crate) struct Dialogue {
-    /// The driver's state for this dialogue (its process), dropped with it.
-    pub(crate) link: Option<Box<dyn Any + Send>>,
     /// Answers from exchange `base` on (older ones no copy can still need).
     said: VecDeque<(u128, Arc<Said>)>,
     said_bytes: usize,
@@ -42,28 +38,33 @@ impl std::fmt::Debug for Dialogue {
 /// and the line read as an answer — once, on whichever thread reads it
 /// first (the driver reads a large one on a thread of its own, so the
 /// replay draws meanwhile), taken by the copy that uses it.
-pub(crate) struct Said {
+pub struct Said {
     pub(crate) line: String,
-    read: Mutex<Option<Result<wire::Reply, ProtocolError>>>,
+    read: Mutex<Option<Result<Decision, ProtocolError>>>,
 }
 
 impl Said {
-    pub(crate) fn new(line: String) -> Arc<Said> {
+    pub fn new(line: String) -> Arc<Said> {
         Arc::new(Said {
             line,
             read: Mutex::new(None),
         })
     }
 
-    fn parse(&self) -> Result<wire::Reply, ProtocolError> {
+    fn parse(&self) -> Result<Decision, ProtocolError> {
         serde_json::from_str(&self.line).map_err(|x| ProtocolError::Answer {
             why: x.to_string(),
             line: self.line.chars().take(200).collect(),
         })
     }
 
+    /// The length of the line in bytes.
+    pub fn bytes(&self) -> usize {
+        self.line.len()
+    }
+
     /// Reads the line now, so using it later costs nothing.
-    pub(crate) fn read_now(&self) {
+    pub fn read_now(&self) {
         let mut r = self.read.lock().unwrap_or_else(|p| p.into_inner());
         if r.is_none() {
             *r = Some(self.parse());
@@ -71,13 +72,13 @@ impl Said {
     }
 
     /// Whether the line has been read.
-    pub(crate) fn is_read(&self) -> bool {
+    pub fn is_read(&self) -> bool {
         self.read.lock().map(|r| r.is_some()).unwrap_or(false)
     }
 
     /// The answer: as read already, else read now (a copy using it again,
     /// after a step back, reads it again).
-    pub(super) fn answer(&self) -> Result<wire::Reply, ProtocolError> {
+    pub(crate) fn answer(&self) -> Result<Decision, ProtocolError> {
         let taken = self.read.lock().ok().and_then(|mut r| r.take());
         taken.unwrap_or_else(|| self.parse())
     }
@@ -177,52 +178,4 @@ pub(crate) fn said(d: &Shared, pos: usize, key: u128, budget: usize, name: &str)
         g.used(pos, sharers, budget, name);
     }
     found
-}
-
-/// What an engine stands waiting for: a message for an external policy's
-/// program, exchange `pos` of a dialogue. Data only: the driver answers it.
-#[derive(Clone)]
-pub struct Question {
-    pub(crate) spec: Arc<Spec>,
-    pub(crate) dialogue: Shared,
-    pub(crate) pos: usize,
-    pub(crate) key: u128,
-    pub(crate) message: Arc<[u8]>,
-    /// How long the program may take to answer (the engine's tuning).
-    pub(crate) timeout: Duration,
-}
-
-impl Question {
-    /// The message, one JSON object without its newline.
-    pub fn message(&self) -> &[u8] {
-        &self.message
-    }
-}
-
-/// The same question: the same exchange of the same dialogue, the same message.
-impl PartialEq for Question {
-    fn eq(&self, other: &Question) -> bool {
-        Arc::ptr_eq(&self.dialogue, &other.dialogue)
-            && (self.pos, self.key) == (other.pos, other.key)
-    }
-}
-
-impl std::fmt::Debug for Question {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "question {} to '{}'", self.pos, self.spec.name)
-    }
-}
-
-/// How a question was answered.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Reply {
-    /// The program's answer line.
-    Line(String),
-    /// The program's answer, put in the dialogue already (by the driver).
-    Recorded,
-    /// The program failed (why); the dialogue is given up.
-    Failed(String),
-    /// The dialogue went another way meanwhile (another copy's message is
-    /// the one out): the asking copy starts a dialogue of its own.
-    Diverged,
 }
