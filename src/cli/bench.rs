@@ -105,7 +105,7 @@ pub(super) fn run(a: &BenchArgs) -> Result<()> {
             .into_iter()
             .filter(|p| p.available(&trace).is_ok())
             .collect();
-    let tuning = Arc::new(crate::sim::tuning::Tuning::default());
+    let tuning = Arc::new(super::logger::logged_tuning());
     for &p in &policies {
         // `sim::run`, timed in its three parts.
         let t = Instant::now();
@@ -155,11 +155,10 @@ fn replay_probe(trace: &Arc<crate::trace::Trace>, policy: sim::Policy) {
     let ms = |t: Instant| t.elapsed().as_secs_f64() * 1000.0;
     let day = 86_400;
     let first = trace.first_submit().unwrap_or(0);
-    let mut r = Replay::new(sim::Engine::new(
-        trace.clone(),
-        policy,
-        Placement::Consolidate,
-    ));
+    let mut r = Replay::new(
+        sim::Engine::new(trace.clone(), policy, Placement::Consolidate)
+            .with_tuning(Arc::new(super::logger::logged_tuning())),
+    );
     let t = Instant::now();
     r.seek(first + 30 * day);
     say!(

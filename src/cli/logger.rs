@@ -31,3 +31,19 @@ pub(crate) fn init_stderr() {
         log::set_max_level(LevelFilter::Warn);
     }
 }
+
+/// The engine's warnings (it writes nothing itself), logged: on stderr
+/// headless, in the replay's log pane.
+pub(crate) const ENGINE_WARN: crate::sim::tuning::Warn = crate::sim::tuning::Warn(engine_warn);
+
+fn engine_warn(line: &str) {
+    log::warn!("{line}");
+}
+
+/// The engine's default knobs, its warnings logged.
+pub(crate) fn logged_tuning() -> crate::sim::Tuning {
+    crate::sim::Tuning {
+        warn: ENGINE_WARN,
+        ..crate::sim::Tuning::default()
+    }
+}

@@ -1,6 +1,7 @@
 //! The command line: arguments, and dispatch to the headless commands or the TUI.
 
 mod bench;
+mod choices;
 mod compare;
 mod gen;
 pub(crate) mod headless;
@@ -84,7 +85,7 @@ pub struct TuiArgs {
     #[arg(long, value_parser = parse_policy)]
     pub policy: Option<PolicyArg>,
     /// How a job's GPUs are chosen.
-    #[arg(long, value_enum, default_value_t = Placement::Consolidate)]
+    #[arg(long, value_parser = choices::placement(), default_value = "consolidate")]
     pub placement: Placement,
     #[command(flatten)]
     pub policies: PolicyArgs,
@@ -126,7 +127,7 @@ pub struct LessonArgs {
     /// The lesson (none: list them).
     pub name: Option<String>,
     /// Override the lesson's placement (e.g. consolidate vs spread).
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = choices::placement())]
     pub placement: Option<Placement>,
     /// Play the lesson under this policy from the start instead of its own
     /// schedule (a built-in, or your own: 'exec:python3 my_policy.py').
@@ -172,7 +173,7 @@ pub enum TextFormat {
 #[derive(Debug, Args, Clone)]
 pub struct LoadArgs {
     /// The trace format.
-    #[arg(value_enum)]
+    #[arg(value_parser = choices::format())]
     pub format: Format,
     /// The trace: a file (itp) or a directory (pai).
     pub path: PathBuf,
@@ -197,7 +198,7 @@ pub struct ReadArgs {
     pub include_cpu_jobs: bool,
     /// Jobs submitted at the same second arrive in file order, or by job id
     /// as the Alibaba PAI simulator orders them (to reproduce its figures).
-    #[arg(long, value_enum, default_value_t = crate::trace::Ties::File)]
+    #[arg(long, value_parser = choices::ties(), default_value = "file")]
     pub ties: crate::trace::Ties,
     /// Run jobs from throughput tables (ElasticFlow's layout: a directory
     /// of MODEL.csv, rows by global batch size, columns by GPU count): a
@@ -291,7 +292,7 @@ pub struct EnergyArgs {
     #[arg(long, default_value_t = 0.5)]
     pub eta: f64,
     /// The power-limit policy to start with.
-    #[arg(long, value_enum, default_value_t = crate::sim::energy::PowerPolicy::Max)]
+    #[arg(long, value_parser = choices::power(), default_value = "max")]
     pub power: crate::sim::energy::PowerPolicy,
 }
 

@@ -180,7 +180,7 @@ pub struct PolicyArgs {
     #[arg(long, default_value_t = 2.0)]
     pub las_starve: f64,
     /// fair: share the GPUs between users or groups (PAI group, Philly VC).
-    #[arg(long, value_enum, default_value_t = crate::sim::FairBy::User)]
+    #[arg(long, value_parser = super::choices::fair_by(), default_value = "user")]
     pub fair_by: crate::sim::FairBy,
     /// Policy switches over time, e.g. "0:fifo,2d:sjf,day 5 09:00:las".
     #[arg(long, value_name = "SCHEDULE")]
@@ -208,7 +208,7 @@ impl PolicyArgs {
             las_starve: self.las_starve,
             fair_by: self.fair_by,
             policy_timeout: std::time::Duration::from_secs_f64(self.policy_timeout),
-            ..crate::sim::Tuning::default()
+            ..crate::cli::logger::logged_tuning()
         }))
     }
 

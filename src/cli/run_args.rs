@@ -15,7 +15,7 @@ pub struct TraceArgs {
     #[command(flatten)]
     pub energy: EnergyArgs,
     /// How a job's GPUs are chosen.
-    #[arg(long, value_enum, default_value_t = Placement::Consolidate)]
+    #[arg(long, value_parser = super::choices::placement(), default_value = "consolidate")]
     pub placement: Placement,
     #[command(flatten)]
     pub policies: PolicyArgs,

@@ -22,7 +22,7 @@ fn view(
         fps: v.fps.unwrap_or(super::DEFAULT_FPS),
         policy,
         placement,
-        tuning: Arc::new(crate::sim::Tuning::default()),
+        tuning: Arc::new(super::logger::logged_tuning()),
         schedule: None,
         captions: Vec::new(),
         no_terminal: "it plays in a terminal".into(),

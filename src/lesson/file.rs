@@ -276,8 +276,7 @@ fn placement(name: &str) -> Result<Placement, Bad> {
 }
 
 fn placement_of(name: &str) -> Result<Placement, Bad> {
-    use clap::ValueEnum;
-    Placement::from_str(name, true).map_err(|_| {
+    Placement::from_name(&name.to_ascii_lowercase()).ok_or_else(|| {
         Bad(format!(
             "placement '{}': consolidate, pack or spread",
             crate::text::sanitize(name)

@@ -50,19 +50,7 @@ pub const GPU_TIME_BUCKETS: [(f64, usize); 6] = [
     (f64::INFINITY, 1),
 ];
 
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    Default,
-    clap::ValueEnum,
-    serde::Serialize,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum PowerPolicy {
     /// The highest power limit: no slowdown.
@@ -73,6 +61,19 @@ pub enum PowerPolicy {
 }
 
 impl PowerPolicy {
+    /// Both, in the order lists show them.
+    pub const ALL: [PowerPolicy; 2] = [PowerPolicy::Max, PowerPolicy::Zeus];
+
+    /// One line on what it does, for help.
+    pub fn about(self) -> &'static str {
+        match self {
+            PowerPolicy::Max => "The highest power limit: no slowdown",
+            PowerPolicy::Zeus => {
+                "Zeus's choice per workload: minimise η·energy + (1−η)·max_power·time"
+            }
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             PowerPolicy::Max => "max",

@@ -5,7 +5,7 @@ use super::cluster::{ClusterState, Grant, TypeFilter};
 use crate::trace::model::{Demand, Unit, MILLI_PER_GPU};
 
 /// How GPUs are chosen for a job.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, clap::ValueEnum, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Placement {
     /// A job that fits in one machine runs on one machine (best fit); a larger one
@@ -19,6 +19,30 @@ pub enum Placement {
 }
 
 impl Placement {
+    /// Every rule, in the order lists show them.
+    pub const ALL: [Placement; 3] = [Placement::Consolidate, Placement::Pack, Placement::Spread];
+
+    /// The rule called `name`.
+    pub fn from_name(name: &str) -> Option<Placement> {
+        Placement::ALL.into_iter().find(|p| p.name() == name)
+    }
+
+    /// One line on what it does, for help.
+    pub fn about(self) -> &'static str {
+        match self {
+            Placement::Consolidate => {
+                "A job that fits in one machine runs on one machine (best fit); a larger one \
+                 takes whole free machines (largest first) plus a best-fit remainder; else it waits"
+            }
+            Placement::Pack => {
+                "Like consolidate, but when locality cannot be kept, any free GPUs, fullest machines first"
+            }
+            Placement::Spread => {
+                "A job that fits in one machine goes to the machine with the most free GPUs"
+            }
+        }
+    }
+
     /// The next rule in the cycle `o` steps through: consolidate → pack →
     /// spread → consolidate.
     pub fn next(self) -> Placement {

@@ -232,7 +232,6 @@ fn parse_power(s: &str) -> Result<PowerPolicy, ArgError> {
 
 /// A placement rule's name in a schedule (`placement=pack`).
 fn parse_placement(name: &str) -> Result<crate::sim::placement::Placement, ArgError> {
-    use clap::ValueEnum;
-    crate::sim::placement::Placement::from_str(name.trim(), true)
-        .map_err(|_| ArgError::Placement(name.trim().to_string()))
+    crate::sim::placement::Placement::from_name(&name.trim().to_ascii_lowercase())
+        .ok_or_else(|| ArgError::Placement(name.trim().to_string()))
 }

@@ -8,7 +8,7 @@ use std::str::FromStr;
 use std::time::Duration;
 
 /// Who `fair` shares the GPUs between.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum FairBy {
     /// The job's user (a job without one is its own user).
     #[default]
@@ -18,6 +18,17 @@ pub enum FairBy {
 }
 
 impl FairBy {
+    /// Both, in the order lists show them.
+    pub const ALL: [FairBy; 2] = [FairBy::User, FairBy::Group];
+
+    /// One line on what it shares by, for help.
+    pub fn about(self) -> &'static str {
+        match self {
+            FairBy::User => "The job's user (a job without one is its own user)",
+            FairBy::Group => "The job's group: PAI's group, Philly's virtual cluster",
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             FairBy::User => "user",
@@ -46,6 +57,40 @@ pub struct Tuning {
     /// Bytes of an external policy's answers kept for step back; past it
     /// the oldest go, and a copy that needs one asks the program again.
     pub answer_budget: usize,
+    /// Where the engine's warnings go (a job rejected, a recorded hold
+    /// over its machine's GPUs, answers no longer kept): the application's
+    /// log; by default nowhere. The engine itself writes nothing.
+    pub warn: Warn,
+}
+
+/// A sink for the engine's warnings, one line each (made safe already).
+#[derive(Clone, Copy)]
+pub struct Warn(pub fn(&str));
+
+impl Warn {
+    /// Says `line`.
+    pub fn say(self, line: &str) {
+        (self.0)(line)
+    }
+}
+
+impl Default for Warn {
+    fn default() -> Warn {
+        Warn(|_| {})
+    }
+}
+
+impl fmt::Debug for Warn {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Warn")
+    }
+}
+
+/// Where warnings go changes no result: any two sinks are the same knob.
+impl PartialEq for Warn {
+    fn eq(&self, _: &Warn) -> bool {
+        true
+    }
 }
 
 /// An external policy's time to answer one message when none is given.
@@ -61,6 +106,7 @@ impl Default for Tuning {
             fair_by: FairBy::User,
             policy_timeout: DEFAULT_POLICY_TIMEOUT,
             answer_budget: 64 << 20,
+            warn: Warn::default(),
         }
     }
 }

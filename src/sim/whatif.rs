@@ -79,6 +79,7 @@ impl Fork {
         base.set_record_events(false);
         base.take_events();
         let base = Arc::new(base);
+        let warn = base.tuning().warn;
         for _ in 0..workers.max(1).min(runs.len().max(1)) {
             let (tx, cancel, next, runs, base) = (
                 tx.clone(),
@@ -101,7 +102,7 @@ impl Fork {
                     }
                 });
             if let Err(e) = spawned {
-                log::warn!("what-if: cannot start a worker thread: {e}");
+                warn.say(&format!("what-if: cannot start a worker thread: {e}"));
             }
         }
         Fork {

@@ -117,17 +117,3 @@ impl std::fmt::Debug for Format {
         f.write_str(self.name())
     }
 }
-
-impl clap::ValueEnum for Format {
-    fn value_variants<'a>() -> &'a [Format] {
-        &super::FORMATS
-    }
-
-    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
-        Some(
-            clap::builder::PossibleValue::new(self.0.name)
-                .help(self.0.help)
-                .aliases(self.0.aliases.iter().copied()),
-        )
-    }
-}

@@ -179,8 +179,9 @@ impl LoadReport {
         self.timings.push((phase, since.elapsed().as_secs_f64()));
     }
 
+    /// A note on the load, for whoever shows the report (`announce` on
+    /// stderr, the replay's log).
     pub fn note(&mut self, line: String) {
-        log::info!("{line}");
         self.notes.push(line);
     }
 

@@ -69,7 +69,7 @@ pub struct LoadOptions {
 
 /// The order of jobs submitted at the same second, which every policy
 /// sees as arrival order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Ties {
     /// As the file lists them (the default).
     #[default]
@@ -77,6 +77,29 @@ pub enum Ties {
     /// By job id, numerically where ids are numbers: the Alibaba PAI
     /// simulator's order, to reproduce its figures exactly.
     Id,
+}
+
+impl Ties {
+    /// Both, in the order lists show them.
+    pub const ALL: [Ties; 2] = [Ties::File, Ties::Id];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Ties::File => "file",
+            Ties::Id => "id",
+        }
+    }
+
+    /// One line on the order, for help.
+    pub fn about(self) -> &'static str {
+        match self {
+            Ties::File => "As the file lists them (the default)",
+            Ties::Id => {
+                "By job id, numerically where ids are numbers: the Alibaba PAI simulator's \
+                 order, to reproduce its figures exactly"
+            }
+        }
+    }
 }
 
 impl Default for LoadOptions {

@@ -13,6 +13,7 @@
 
 use super::answer::Decision;
 use crate::sim::error::ProtocolError;
+use crate::sim::tuning::{Tuning, Warn};
 use crate::text::sanitize;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -132,7 +133,7 @@ impl Dialogue {
 
     /// A copy (one of `sharers`) used the answer to exchange `pos`: with no
     /// other copy nothing is kept; else the oldest go past `budget` bytes.
-    fn used(&mut self, pos: usize, sharers: usize, budget: usize, name: &str) {
+    fn used(&mut self, pos: usize, sharers: usize, (budget, warn): (usize, Warn), name: &str) {
         if sharers <= 1 {
             let upto = (pos + 1).saturating_sub(self.base).min(self.said.len());
             for (_, old) in self.said.drain(..upto) {
@@ -149,12 +150,12 @@ impl Dialogue {
             self.base += 1;
             if !self.forgot {
                 self.forgot = true;
-                log::warn!(
+                warn.say(&format!(
                     "policy '{}': its oldest answers are no longer kept ({} KiB of answers); \
                      stepping back before them asks the program again",
                     sanitize(name),
                     budget >> 10
-                );
+                ));
             }
         }
     }
@@ -170,12 +171,12 @@ pub(crate) fn lock(d: &Shared) -> std::sync::MutexGuard<'_, Dialogue> {
 
 /// The answer to exchange `pos` if the dialogue has it, `used` by a copy
 /// (one of `sharers`).
-pub(crate) fn said(d: &Shared, pos: usize, key: u128, budget: usize, name: &str) -> Lookup {
+pub(crate) fn said(d: &Shared, pos: usize, key: u128, tuning: &Tuning, name: &str) -> Lookup {
     let sharers = Arc::strong_count(d);
     let mut g = lock(d);
     let found = g.lookup(pos, key);
     if matches!(found, Lookup::Said(_)) {
-        g.used(pos, sharers, budget, name);
+        g.used(pos, sharers, (tuning.answer_budget, tuning.warn), name);
     }
     found
 }

@@ -104,11 +104,11 @@ impl Engine {
                 let name = s.machine.get().map_or("(none)".to_string(), |m| {
                     self.trace.cluster.machines[m as usize].name.clone()
                 });
-                log::warn!(
+                self.tuning.warn.say(&format!(
                     "recorded hold of job {} on machine {name} exceeds its free GPUs at {}; replayed anyway",
                     crate::text::sanitize(&self.trace.jobs[job as usize].id),
                     self.now
-                );
+                ));
             }
         }
         self.cluster.acquire(job, &grants);

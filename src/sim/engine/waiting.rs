@@ -33,14 +33,14 @@ impl Engine {
             self.tally.on_reject(submit);
             if self.tally.rejected <= 5 {
                 let j = &self.trace.jobs[job as usize];
-                log::warn!(
+                self.tuning.warn.say(&format!(
                     "rejected job {}: needs {} GPUs{}, more than the cluster can ever give",
                     crate::text::sanitize(&j.id),
                     j.gpus_display(),
                     j.gpu_type
                         .map(|t| format!(" of type {}", self.trace.cluster.gpu_types[t as usize]))
                         .unwrap_or_default()
-                );
+                ));
             }
             self.emit(Event::Rejected { job, at: self.now });
             return false;

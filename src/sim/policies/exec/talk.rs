@@ -39,13 +39,9 @@ impl ExecBooks {
         build: impl FnOnce(&mut ExecBooks) -> Result<Vec<u8>, Talk>,
     ) -> Result<Arc<Said>, Talk> {
         if let Some((pos, key)) = self.answered.take().filter(|a| a.0 == self.pos) {
-            if let Lookup::Said(line) = dialogue::said(
-                &self.talk,
-                pos,
-                key,
-                e.tuning().answer_budget,
-                self.spec.name(),
-            ) {
+            if let Lookup::Said(line) =
+                dialogue::said(&self.talk, pos, key, e.tuning(), self.spec.name())
+            {
                 self.pos += 1;
                 return Ok(line);
             }
@@ -63,8 +59,7 @@ impl ExecBooks {
             Some(Reply::Diverged) => return Err(Talk::Diverged),
             _ => {}
         }
-        let budget = e.tuning().answer_budget;
-        match dialogue::said(&self.talk, self.pos, key, budget, self.spec.name()) {
+        match dialogue::said(&self.talk, self.pos, key, e.tuning(), self.spec.name()) {
             Lookup::Said(line) => {
                 self.pos += 1;
                 Ok(line)
