@@ -5,20 +5,18 @@
 //! Data flows one way: `trace` (load) → the model → `sim` (engine) → views.
 
 pub mod cli;
-pub mod driver;
-pub(crate) mod fmt;
 pub mod gen;
 pub mod lesson;
 pub(crate) mod outfile;
-pub(crate) mod par;
 pub(crate) mod plot;
-pub mod rng;
-pub mod sample;
-pub mod sim;
 pub mod stats;
-pub mod text;
-pub mod trace;
 pub mod ui;
+
+pub use tracetui_driver as driver;
+pub use tracetui_engine as sim;
+pub use tracetui_model as trace;
+use tracetui_model::{fmt, par};
+pub use tracetui_model::{rng, sample, text};
 
 /// The program: parses the command line and returns the exit code.
 pub fn run() -> i32 {

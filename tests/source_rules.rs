@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::source::{absolute, code_only, imports, module_of, rust_files};
+use common::source::{absolute, code_only, imports, module_of, rust_files, workspace_files};
 use std::path::{Path, PathBuf};
 
 /// One path for a switch: the policy (or power-limit policy) in force is
@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 fn a_switch_is_made_in_one_place() {
     let mut files = Vec::new();
     rust_files(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src/sim"),
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("engine/src"),
         &mut files,
     );
     let mut found = Vec::new();
@@ -47,13 +47,8 @@ fn a_switch_is_made_in_one_place() {
 /// in the library says what went wrong as a bare `String`.
 #[test]
 fn no_error_is_a_bare_string() {
-    let mut files = Vec::new();
-    rust_files(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
-        &mut files,
-    );
     let mut found = Vec::new();
-    for f in &files {
+    for (_, f) in &workspace_files() {
         let code = code_only(&std::fs::read_to_string(f).unwrap());
         for (i, line) in code.lines().enumerate() {
             let bare = line.find("Result<").is_some_and(|at| {
@@ -78,16 +73,16 @@ fn no_error_is_a_bare_string() {
 /// policy's pipe readers and the reading of a huge answer, the background
 /// what-if, the headless signal watcher.
 const OWN_THREADS: &[&str] = &[
-    "par.rs",
+    "model/par.rs",
     "driver/procs.rs",
-    "trace/archive.rs",
-    "trace/xz.rs",
+    "model/archive.rs",
+    "model/xz.rs",
     "ui/run.rs",
     "ui/signals.rs",
     "driver/child.rs",
     "driver/link.rs",
     "driver/stderr.rs",
-    "sim/whatif.rs",
+    "engine/whatif.rs",
 ];
 
 /// The lines of `code` (comments and strings left out) that make threads.
@@ -109,13 +104,8 @@ fn thread_makers(code: &str) -> Vec<usize> {
 
 #[test]
 fn work_on_every_core_goes_one_way() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
     let mut found = Vec::new();
-    for f in &files {
-        let rel = f.strip_prefix(&src).expect("under src");
-        let rel_s = rel.to_string_lossy().replace('\\', "/");
+    for (rel_s, f) in &workspace_files() {
         // Tests may make threads to race the code they test.
         if OWN_THREADS.contains(&rel_s.as_str()) || rel_s.ends_with("tests.rs") {
             continue;
@@ -264,8 +254,14 @@ fn the_ui_has_no_import_circle() {
 fn no_file_is_over_500_lines() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
-    for dir in ["src", "tests", "benches"] {
-        rust_files(&root.join(dir), &mut files);
+    for dir in common::source::SOURCES
+        .iter()
+        .copied()
+        .chain(["tests", "benches"])
+    {
+        if root.join(dir).is_dir() {
+            rust_files(&root.join(dir), &mut files);
+        }
     }
     files.sort();
     assert!(files.len() > 100, "found only {} files", files.len());

@@ -159,3 +159,31 @@ pub fn imports(rel: &Path, code: &str) -> Vec<(usize, String)> {
     }
     out
 }
+
+/// The source directories of the workspace's crates, from the root: the
+/// application's `src` and each library crate's.
+pub const SOURCES: &[&str] = &["src", "model/src", "engine/src", "driver/src"];
+
+/// Every `.rs` file of every crate's source, with its name as the rules
+/// give it: under the application's `src` as is (`ui/run.rs`), under a
+/// library crate's with the crate's folder first (`model/par.rs`).
+pub fn workspace_files() -> Vec<(String, PathBuf)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut out = Vec::new();
+    for dir in SOURCES {
+        let src = root.join(dir);
+        if !src.is_dir() {
+            continue;
+        }
+        let mut files = Vec::new();
+        rust_files(&src, &mut files);
+        let krate = dir.strip_suffix("/src").map(|c| format!("{c}/"));
+        for f in files {
+            let rel = f.strip_prefix(&src).expect("under its src");
+            let rel = rel.to_string_lossy().replace('\\', "/");
+            out.push((format!("{}{rel}", krate.as_deref().unwrap_or("")), f));
+        }
+    }
+    out.sort();
+    out
+}

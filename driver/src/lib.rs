@@ -1,0 +1,87 @@
+#![warn(unreachable_pub)]
+//! tracetui's driver: the one place an engine's external policies are talked to,
+//! processes are started, reaped and ended, and signals are heard.
+//! An engine never waits: at a scheduling point whose answer is an external
+//! program's, it stops at a [`Question`] (data: which dialogue, which
+//! exchange, the message) and is resumed with the [`Reply`]. Here are the
+//! processes (kept by dialogue id, one per dialogue, ended when no engine
+//! can ask in it any more), pipes, deadlines and the wall clock: the probe
+//! when a policy is named ([`resolve`], [`register_spec`]), the answer to a
+//! question (by a deadline, or up to the policy's timeout), and the loops
+//! that run an engine or a replay answering as they go — used by `sim`,
+//! `compare`, schedules and what-if rows (through [`Driver`], the engine's
+//! `Answers`), and by the replay's runner (`ui::effects`), which gives each
+//! answer until shortly before the next frame.
+
+mod child;
+mod error;
+mod link;
+mod probe;
+pub mod procs;
+mod stderr;
+
+use std::time::Instant;
+use tracetui_engine::answered::{self, Asks};
+use tracetui_engine::ask::{Answers, Question, Reply};
+use tracetui_engine::replay::Replay;
+use tracetui_engine::Engine;
+use tracetui_model::model::Secs;
+
+pub use error::PolicyError;
+pub use probe::{register, register_all, register_all_named, register_spec, resolve, ExecSpec};
+
+/// The driver as the engine's answerer: each question answered by its
+/// program, waiting up to the policy's timeout.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Driver;
+
+impl Answers for Driver {
+    fn reply(&self, q: &Question) -> Reply {
+        // Without a deadline an answer always comes (or the program fails).
+        ask(q, None).unwrap_or_else(|| Reply::Failed("no answer".into()))
+    }
+}
+
+/// The answer to `q`, if it comes by `by` (None: up to its timeout; a
+/// program that does not answer within it has failed). Not answered by
+/// `by`, the message stays out: asked again, the same question waits on.
+pub fn ask(q: &Question, by: Option<Instant>) -> Option<Reply> {
+    link::ask(q, by)
+}
+
+/// Ends the processes of dialogues no engine can ask in any more (their
+/// engines and every copy were dropped). Asking does it too; the replay's
+/// runner does it between frames.
+pub fn reap() {
+    link::reap();
+}
+
+/// Answers `a`'s questions as they come until it stands at none (true) or
+/// one is not answered by `by` (false; None waits up to each timeout).
+pub fn settle(a: &mut impl Asks, by: Option<Instant>) -> bool {
+    while let Some(q) = a.question() {
+        let q = q.clone();
+        let Some(reply) = ask(&q, by) else {
+            return false;
+        };
+        // The question's hold on the dialogue goes before the engine goes on.
+        drop(q);
+        a.answer(reply);
+    }
+    true
+}
+
+/// Runs `e` to the end, answering its questions as they come.
+pub fn run_to_end(e: &mut Engine) {
+    answered::run_to_end(e, &Driver);
+}
+
+/// Processes every instant of `e` up to `t`, answering its questions.
+pub fn advance_to(e: &mut Engine, t: Secs) {
+    answered::advance_to(e, t, &Driver);
+}
+
+/// Takes `r` to `t`, answering its questions as they come.
+pub fn seek(r: &mut Replay, t: Secs) {
+    answered::seek(r, t, &Driver);
+}

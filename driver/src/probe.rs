@@ -1,0 +1,174 @@
+//! Naming an external policy: the program is started once and asked who
+//! it is (the probe), and registered as a policy.
+
+use super::child::Child;
+use super::error::PolicyError;
+use std::str::FromStr;
+use std::time::Duration;
+use tracetui_engine::error::ArgError;
+use tracetui_engine::policy::Policy;
+use tracetui_engine::programs::{self, Heard, Params};
+use tracetui_model::text::sanitize;
+
+/// An external policy to name: its command, the name to show it by (from
+/// config.toml; else the name its hello gives) and its parameters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExecSpec {
+    pub cmd: String,
+    pub label: Option<String>,
+    pub params: Params,
+}
+
+impl ExecSpec {
+    pub fn command(cmd: &str) -> ExecSpec {
+        ExecSpec {
+            cmd: cmd.to_string(),
+            label: None,
+            params: Params::new(),
+        }
+    }
+}
+
+/// A policy by name: `exec:CMD` registered through the probe (the
+/// program asked who it is), anything else as `Policy::from_str` takes it.
+pub fn resolve(name: &str) -> Result<Policy, ArgError> {
+    match name.trim().strip_prefix("exec:") {
+        Some(cmd) => register(cmd),
+        None => Policy::from_str(name),
+    }
+}
+
+/// `exec:CMD` as a policy: registered once per command (probing the
+/// program), or the registration it already has.
+pub fn register(cmd: &str) -> Result<Policy, ArgError> {
+    register_spec(
+        &ExecSpec::command(cmd),
+        tracetui_engine::tuning::DEFAULT_POLICY_TIMEOUT,
+    )
+}
+
+/// One external policy, its hello given up to `timeout`.
+pub fn register_spec(spec: &ExecSpec, timeout: Duration) -> Result<Policy, ArgError> {
+    match probed(spec, timeout)? {
+        Probed::Known(p) => Ok(p),
+        Probed::New(heard) => Ok(programs::register(heard)),
+    }
+}
+
+/// Each (label, command): `cmd` shown as `label` (a name from config.toml).
+pub fn register_all_named(entries: &[(String, String)]) -> Vec<Result<Policy, ArgError>> {
+    let specs: Vec<ExecSpec> = entries
+        .iter()
+        .map(|(label, cmd)| ExecSpec {
+            label: Some(label.clone()),
+            ..ExecSpec::command(cmd)
+        })
+        .collect();
+    register_all(&specs, tracetui_engine::tuning::DEFAULT_POLICY_TIMEOUT)
+}
+
+/// Each policy of `specs`, the programs probed at once (a silent one
+/// costs `timeout` once, not once per entry) and registered in the order
+/// given, so the picker's order is the config file's and labels made
+/// unique are numbered in that order.
+pub fn register_all(specs: &[ExecSpec], timeout: Duration) -> Vec<Result<Policy, ArgError>> {
+    let probed = tracetui_model::par::pool(specs, specs.len().clamp(1, 16), |s| probed(s, timeout));
+    probed
+        .into_iter()
+        .map(|r| match r {
+            Ok(Ok(Probed::Known(p))) => Ok(p),
+            Ok(Ok(Probed::New(heard))) => Ok(programs::register(heard)),
+            Ok(Err(e)) => Err(e),
+            Err(tracetui_model::par::Panicked) => Err(PolicyError::ProbePanicked.into()),
+        })
+        .collect()
+}
+
+/// A command's policy: registered already, or probed and ready to register.
+enum Probed {
+    Known(Policy),
+    New(Heard),
+}
+
+fn probed(s: &ExecSpec, timeout: Duration) -> Result<Probed, ArgError> {
+    let cmd = s.cmd.trim();
+    if cmd.is_empty() {
+        return Err(ArgError::NoCommand);
+    }
+    let name = programs::name(cmd, &s.params);
+    if let Some(p) = programs::registered(&name) {
+        return Ok(Probed::Known(p));
+    }
+    let mut heard = probe(cmd, &s.params, &name, timeout)?;
+    if let Some(l) = &s.label {
+        heard.relabel(l);
+    }
+    Ok(Probed::New(heard))
+}
+
+/// Asks the program who it is. What it writes on stderr meanwhile is held:
+/// logged once it has answered, or told with the error if it fails (a
+/// Python traceback).
+fn probe(cmd: &str, params: &Params, name: &str, timeout: Duration) -> Result<Heard, PolicyError> {
+    let mut child = Child::spawn(cmd, &sanitize(name), true).map_err(|e| e.named(name))?;
+    let asked = (|| -> Result<Heard, PolicyError> {
+        let hello = programs::hello_message(cmd)?;
+        let line = child.ask(&hello, timeout)?;
+        Ok(programs::hear(cmd, params, &line)?)
+    })();
+    match asked {
+        Ok(heard) => {
+            child.release_stderr();
+            Ok(heard)
+        }
+        Err(e) => {
+            // A program that ended has its last words written in a moment;
+            // a silent one is not waited for again.
+            let wait = match e {
+                PolicyError::Timeout(_) => Duration::from_millis(20),
+                _ => Duration::from_millis(300),
+            };
+            let tail = child.stderr_tail(wait);
+            Err(e.with_stderr(tail).named(name))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::error::Error as _;
+
+    #[test]
+    fn a_program_that_ends_says_how_and_keeps_the_cause() {
+        let e = register("exit 3").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "policy 'exec:exit 3': closed its output without answering (exit status: 3) \
+             (it wrote nothing on stderr)"
+        );
+        let cause = e.source().expect("the policy's own error is the cause");
+        let cause = cause.source().expect("under what it wrote on stderr");
+        assert_eq!(
+            cause.to_string(),
+            "closed its output without answering (exit status: 3)"
+        );
+        assert!(matches!(register("  "), Err(ArgError::NoCommand)));
+    }
+
+    #[test]
+    fn a_program_that_fails_when_named_is_told_with_its_last_stderr_lines() {
+        let cmd = "for i in $(seq 1 20); do echo \"line $i\" >&2; done; \
+                   printf 'bad\\033[31m\\n' >&2; exit 1";
+        let e = register(cmd).unwrap_err().to_string();
+        assert!(
+            e.contains("(exit status: 1); the last lines it wrote on stderr:"),
+            "{e}"
+        );
+        // The last lines only, each made safe.
+        assert!(!e.contains("line 9\n"), "{e}");
+        assert!(e.contains("\n    line 20\n    bad"), "{e}");
+        assert!(!e.contains('\u{1b}'), "{e}");
+        assert_eq!(e.lines().count(), 1 + super::super::stderr::TAIL, "{e}");
+    }
+}

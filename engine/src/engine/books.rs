@@ -1,0 +1,451 @@
+//! The engine's side of the policy interface: the [`View`] it lends a
+//! policy's books, the acts it takes back from them, and the check and
+//! application of a deciding policy's answer.
+
+use super::{Engine, Event, Phase, PolicyFailure};
+use crate::cluster::{ClusterState, Grant, TypeFilter};
+use crate::error::Refused;
+use crate::job::{JobState, Resume};
+use crate::placement::{place, Placement};
+use crate::policy::{Books, Policy};
+use crate::tuning::Tuning;
+use crate::view::{Act, Acts, Answer, Checked, View};
+use rustc_hash::FxHashSet;
+use tracetui_model::model::{Demand, Secs, Trace};
+
+impl View for Engine {
+    fn now(&self) -> Secs {
+        self.now
+    }
+
+    fn trace(&self) -> &Trace {
+        &self.trace
+    }
+
+    fn tuning(&self) -> &Tuning {
+        &self.tuning
+    }
+
+    fn placement(&self) -> Placement {
+        self.placement
+    }
+
+    fn job(&self, job: u32) -> JobState {
+        self.jobs[job as usize]
+    }
+
+    fn held(&self, job: u32) -> Option<&[Grant]> {
+        self.running.get(&job)
+    }
+
+    fn running_jobs(&self) -> Vec<u32> {
+        let mut v: Vec<u32> = self.running.keys().copied().collect();
+        v.sort_unstable();
+        v
+    }
+
+    fn queue_in_order(&self, limit: usize) -> Vec<u32> {
+        Engine::queue_in_order(self, limit)
+    }
+
+    fn free_gpus(&self, machine: u32) -> u32 {
+        self.cluster.free(machine)
+    }
+
+    fn runtime(&self, job: u32) -> Option<Secs> {
+        self.runtime_of(job)
+    }
+
+    fn work_left(&self, job: u32) -> Option<f64> {
+        self.work_left_now(job)
+    }
+
+    fn rate(&self, job: u32, gpus: u32) -> Option<f64> {
+        self.rate_slowest(job, gpus)
+    }
+
+    fn time_left(&self, job: u32) -> Option<Secs> {
+        Engine::time_left(self, job)
+    }
+
+    fn attained(&self, job: u32) -> u128 {
+        Engine::attained(self, job)
+    }
+
+    fn resume(&self, job: u32) -> Resume {
+        Engine::resume(self, job)
+    }
+
+    fn preempted_before(&self, job: u32) -> Option<Resume> {
+        self.resumed(job).copied()
+    }
+
+    fn priority(&self, job: u32) -> Option<u64> {
+        self.pre.key_of.get(&job).copied()
+    }
+
+    fn rank(&self, job: u32) -> u32 {
+        self.shapes.rank[job as usize]
+    }
+
+    fn job_at_rank(&self, rank: u32) -> u32 {
+        self.shapes.arrival[rank as usize]
+    }
+
+    fn preemptable(&self, job: u32) -> bool {
+        let st = self.jobs[job as usize];
+        st.phase == Phase::Running && self.completions.has(job)
+    }
+
+    fn check(&self, a: &Answer) -> Result<Checked, Refused> {
+        self.check_answer(a)
+    }
+}
+
+impl Engine {
+    /// Applies what the last hook did, in order, leaving the list empty.
+    fn apply_acts(&mut self) {
+        let acts = self.acts.take();
+        for &act in &acts {
+            match act {
+                Act::Requeue { job, old, new } => self.requeue(job, old, new),
+                Act::Reprioritize { job, old, new } => self.reprioritize(job, old, new),
+                Act::VictimsMayGrow => self.pre.vepoch += 1,
+                Act::Promote { job } => {
+                    if let Some(r) = self.resumes.get_mut(&job) {
+                        r.promoted = true;
+                    }
+                }
+            }
+        }
+        self.acts.give_back(acts);
+    }
+
+    /// A waiting job's key changed from `old` to `new`.
+    fn requeue(&mut self, job: u32, old: u64, new: u64) {
+        let class = self.shapes.class_of[job as usize];
+        let rank = self.shapes.rank[job as usize];
+        self.queue.remove(class, old, rank);
+        self.queue.insert(class, new, rank);
+    }
+
+    /// A running job's priority changed from `old` to `new`.
+    fn reprioritize(&mut self, job: u32, old: u64, new: u64) {
+        let rank = self.shapes.rank[job as usize];
+        self.pre.by_key.remove(&(old, rank));
+        self.pre.by_key.insert((new, rank));
+        self.pre.key_of.insert(job, new);
+        self.pre.vepoch += 1;
+    }
+
+    /// A copy that goes its own way (a what-if row on another thread): its
+    /// policy shares nothing with this engine's (an external policy starts
+    /// its own process), and it waits for answers as long as they take.
+    pub fn fork(&self) -> Engine {
+        self.clone().forked()
+    }
+
+    /// This engine made a fork (see `fork`), without a copy.
+    pub fn forked(mut self) -> Engine {
+        self.books = Some(self.books().fork_box());
+        // It follows a plan of its own (a what-if row's, B's).
+        self.applied = 0;
+        // Its own books ask their own question (of their own program).
+        self.ask_again(None);
+        self
+    }
+
+    pub(super) fn books(&self) -> &dyn Books {
+        self.books
+            .as_deref()
+            .expect("books are lent out only inside a hook")
+    }
+
+    /// Lends the engine's view to its policy's books for a hook, then
+    /// applies what the hook did (its `Acts`, in order).
+    pub(super) fn with_books<R>(
+        &mut self,
+        f: impl FnOnce(&mut dyn Books, &dyn View, &mut Acts) -> R,
+    ) -> R {
+        let mut b = self.books.take().expect("books are not lent twice");
+        let r = f(&mut *b, &*self, &mut Acts::on(&self.acts));
+        self.books = Some(b);
+        if !self.acts.is_empty() {
+            self.apply_acts();
+        }
+        r
+    }
+
+    /// Lends the engine's view to its policy's books for a hook that only
+    /// reads it (and changes the books themselves).
+    pub(super) fn with_view<R>(&mut self, f: impl FnOnce(&mut dyn Books, &dyn View) -> R) -> R {
+        let mut b = self.books.take().expect("books are not lent twice");
+        let r = f(&mut *b, &*self);
+        self.books = Some(b);
+        r
+    }
+
+    /// A job's demand and the GPU types it may use.
+    fn shape_of(&self, job: u32) -> &(Demand, TypeFilter) {
+        &self.shapes.shapes[self.shapes.class_of[job as usize] as usize]
+    }
+
+    /// Checks `a` against the state now: jobs exist and are in the state
+    /// each action needs, none is started twice, and every start fits —
+    /// on the GPUs it names (after this answer's preemptions and earlier
+    /// starts) or where the placement rule puts it. Of the jobs to start
+    /// if they fit, those that fit then are started; the rest are skipped.
+    fn check_answer(&self, a: &Answer) -> Result<Checked, Refused> {
+        let n = self.jobs.len() as u32;
+        let known = |j: u32| {
+            if j < n {
+                Ok(j)
+            } else {
+                Err(Refused::NoSuchJob { job: j, n })
+            }
+        };
+        let mut keyed = FxHashSet::default();
+        for &(j, _, _) in &a.rekey {
+            if !keyed.insert(j) {
+                return Err(Refused::KeyTwice { job: j });
+            }
+            if j >= n {
+                return Err(Refused::KeyForNoJob { job: j, n });
+            }
+            let p = self.jobs[j as usize].phase;
+            if p != Phase::Queued && p != Phase::Running {
+                return Err(Refused::KeyPhase {
+                    job: j,
+                    phase: format!("{p:?}"),
+                });
+            }
+        }
+        let mut scratch: Option<ClusterState> = None;
+        // Every key is checked, changed or not; the changes are applied.
+        let mut out = Checked {
+            rekey: a.rekey.iter().filter(|(_, o, k)| o != k).copied().collect(),
+            ..Checked::default()
+        };
+        let mut seen = FxHashSet::default();
+        for &v in &a.preempt {
+            if !self.preemptable(known(v)?) || !seen.insert(v) {
+                return Err(Refused::Preempt { job: v });
+            }
+            let s = scratch.get_or_insert_with(|| self.cluster.clone());
+            s.release(v, &self.running[&v]);
+            out.preempt.push(v);
+        }
+        let mut started = FxHashSet::default();
+        self.check_elastic(a, &mut scratch, &mut out, &mut started)?;
+        for (j, gpus) in &a.start {
+            let j = known(*j)?;
+            if self.jobs[j as usize].phase != Phase::Queued {
+                return Err(Refused::NotWaiting { job: j });
+            }
+            if out.drop.contains(&j) {
+                return Err(Refused::StartDropped { job: j });
+            }
+            if !started.insert(j) {
+                return Err(Refused::StartTwice { job: j });
+            }
+            let s = scratch.get_or_insert_with(|| self.cluster.clone());
+            let g = match gpus {
+                Some(g) => self.check_grants(s, j, g.clone())?,
+                None => {
+                    let (d, f) = self.shape_of(j);
+                    place(s, self.placement, d, *f).ok_or(Refused::NoFit {
+                        job: j,
+                        placement: self.placement.name(),
+                    })?
+                }
+            };
+            s.acquire(j, &g);
+            out.start.push((j, g));
+        }
+        for &j in &a.start_if_fits {
+            let j = known(j)?;
+            if self.jobs[j as usize].phase != Phase::Queued {
+                return Err(Refused::NotWaiting { job: j });
+            }
+            if out.drop.contains(&j) {
+                return Err(Refused::StartDropped { job: j });
+            }
+            if !started.insert(j) {
+                return Err(Refused::StartTwice { job: j });
+            }
+            let s = scratch.get_or_insert_with(|| self.cluster.clone());
+            let (d, f) = self.shape_of(j);
+            if let Some(g) = place(s, self.placement, d, *f) {
+                s.acquire(j, &g);
+                out.start.push((j, g));
+            }
+        }
+        out.ends = self.check_ends(a, &out)?;
+        Ok(out)
+    }
+
+    /// GPUs a policy named for `job`: on real machines and GPUs of a type
+    /// it may use, with room, adding up to its demand. Sorted by machine.
+    fn check_grants(
+        &self,
+        s: &ClusterState,
+        job: u32,
+        mut g: Vec<Grant>,
+    ) -> Result<Vec<Grant>, Refused> {
+        let (demand, filter) = self.shape_of(job);
+        g.sort_by_key(|x| (x.machine, x.gpu));
+        let mut total = 0u64;
+        let machines = &self.trace.cluster.machines;
+        // Whole GPUs for a gang; each instance's own size for instances.
+        let mut sizes: Vec<u16> = g.iter().map(|x| x.milli).collect();
+        let mut wanted: Vec<u16> = match demand {
+            Demand::Gang { gpus } => vec![1000; *gpus as usize],
+            Demand::Instances(units) => units
+                .iter()
+                .flat_map(|u| {
+                    std::iter::repeat_n(u.milli.min(u16::MAX as u32) as u16, u.count as usize)
+                })
+                .collect(),
+        };
+        sizes.sort_unstable();
+        wanted.sort_unstable();
+        if sizes != wanted && matches!(demand, Demand::Gang { .. }) {
+            return Err(Refused::Gang {
+                job,
+                gpus: wanted.len(),
+            });
+        }
+        for (i, x) in g.iter().enumerate() {
+            if machines
+                .get(x.machine as usize)
+                .is_some_and(|m| m.recorded_only)
+            {
+                return Err(Refused::RecordedOnly {
+                    job,
+                    machine: x.machine,
+                });
+            }
+            if x.machine as usize >= s.machine_count() || x.gpu as u32 >= s.cap(x.machine) {
+                return Err(Refused::NoGpu {
+                    job,
+                    machine: x.machine,
+                    gpu: x.gpu as u32,
+                });
+            }
+            if !filter.allows(s.machine_type(x.machine)) {
+                return Err(Refused::GpuType {
+                    job,
+                    machine: x.machine,
+                });
+            }
+            if x.milli == 0
+                || x.milli > 1000
+                || g[..i]
+                    .iter()
+                    .any(|y| (y.machine, y.gpu) == (x.machine, x.gpu))
+            {
+                return Err(Refused::GpuTwice {
+                    job,
+                    machine: x.machine,
+                    gpu: x.gpu as u32,
+                    milli: x.milli,
+                });
+            }
+            let used = s.used_milli(s.first_gpu(x.machine) + x.gpu as usize);
+            if used + x.milli as u32 > 1000 {
+                return Err(Refused::Over {
+                    job,
+                    machine: x.machine,
+                    gpu: x.gpu as u32,
+                    free: 1000 - used.min(1000),
+                    milli: x.milli,
+                });
+            }
+            total += x.milli as u64;
+        }
+        if total != demand.total_milli() {
+            return Err(Refused::Total {
+                job,
+                total,
+                needs: demand.total_milli(),
+            });
+        }
+        Ok(g)
+    }
+
+    /// Applies a checked answer: keys, then preemptions, then drops and
+    /// scalings, then starts.
+    pub(super) fn policy_apply(&mut self, c: Checked) {
+        for (j, old, new) in c.rekey {
+            match self.jobs[j as usize].phase {
+                Phase::Queued => self.requeue(j, old, new),
+                Phase::Running if self.pre.key_of.contains_key(&j) => {
+                    self.reprioritize(j, old, new)
+                }
+                _ => {}
+            }
+        }
+        if !c.preempt.is_empty() {
+            for v in c.preempt {
+                let g = self.running[&v].to_vec();
+                self.cluster.release(v, &g);
+                self.preempt(v);
+            }
+            self.epoch += 1;
+        }
+        if !c.drop.is_empty() || !c.scale.is_empty() {
+            self.apply_elastic(c.drop, c.scale);
+        }
+        for (j, g) in c.start {
+            self.start(j, &g);
+        }
+        for (j, at) in c.ends {
+            self.hold_end(j, at);
+        }
+    }
+
+    /// The policy failed at this scheduling point: recorded, and the engine
+    /// falls back to the policy before (or `fifo`), or halts.
+    pub(super) fn policy_failed(&mut self, why: String) {
+        let failed = self.policy;
+        // Never back to a policy that failed at this instant (two failing
+        // external policies would hand the replay to each other for ever).
+        let now = self.now;
+        let failed_now =
+            |p: Policy| p == failed || self.failures.iter().any(|f| f.at == now && f.policy == p);
+        let back = (!self.halt_on_failure).then(|| {
+            self.policy_before
+                .filter(|&p| !failed_now(p))
+                .unwrap_or(Policy::Fifo)
+        });
+        self.failures.push(PolicyFailure {
+            at: self.now,
+            policy: failed,
+            why,
+            fell_back_to: back,
+        });
+        self.emit(Event::PolicyFailed {
+            at: self.now,
+            policy: failed,
+        });
+        match back {
+            // Not a switch: the failure says it.
+            Some(p) => self.enter(p),
+            None => self.halted = true,
+        }
+    }
+
+    /// Policies that failed so far.
+    pub fn failures(&self) -> &[PolicyFailure] {
+        &self.failures
+    }
+
+    /// Whether a failing policy stops the run (headless) rather than falling back.
+    pub fn set_halt_on_failure(&mut self, on: bool) {
+        self.halt_on_failure = on;
+    }
+
+    pub fn halted(&self) -> bool {
+        self.halted
+    }
+}

@@ -1,0 +1,161 @@
+//! The engine's clock: instants one at a time, and the question an
+//! instant stands at while an external policy's program is to answer.
+
+use super::{Engine, Hook};
+use crate::ask::{Question, Reply};
+use tracetui_model::model::Secs;
+
+impl Engine {
+    /// The time of the next thing that will happen, if anything will.
+    /// None once a failing policy halted the run (headless), so every loop
+    /// driving the engine ends there.
+    pub fn next_event_time(&self) -> Option<Secs> {
+        if self.halted {
+            return None;
+        }
+        if self.asking.is_some() {
+            return Some(self.now);
+        }
+        let arrival = self.next_submit;
+        let completion = self.completions.first().map_or(Secs::MAX, |(t, _)| t);
+        let mut next = arrival.min(completion);
+        // A policy's wake-up matters only while something is left to do.
+        let idle = next == Secs::MAX && self.queue.is_empty();
+        if let Some(e) = self.timeline.first() {
+            next = next.min(e.0);
+        }
+        if let Some(w) = (!self.passive && !idle)
+            .then(|| self.books().next_wakeup())
+            .flatten()
+        {
+            next = next.min(w);
+        }
+        (next != Secs::MAX).then_some(next)
+    }
+
+    /// When the job of arrival rank `rank` is submitted (`Secs::MAX`: none).
+    pub(super) fn submit_at(&self, rank: usize) -> Secs {
+        self.shapes
+            .arrival
+            .get(rank)
+            .map_or(Secs::MAX, |&j| self.trace.jobs[j as usize].submit)
+    }
+
+    /// Processes every instant up to and including `t`, then sets the clock to `t`.
+    /// Times before the clock are ignored (the engine only goes forward).
+    /// Stops early, at the instant it reached, when it stands at a question
+    /// (see `question`; `sim::answered::advance_to` answers as it goes).
+    pub fn advance_to(&mut self, t: Secs) {
+        if self.asking.is_some() {
+            return;
+        }
+        while let Some(next) = self.next_event_time() {
+            if next > t || self.halted {
+                break;
+            }
+            self.process_instant(next);
+            if self.asking.is_some() {
+                return;
+            }
+        }
+        self.now = self.now.max(t);
+    }
+
+    /// Runs until nothing is left to happen, or until it stands at a
+    /// question (`sim::answered::run_to_end` answers as it goes). Never
+    /// inlined: profiles and benchmarks find the engine's whole run under
+    /// this one name.
+    #[inline(never)]
+    pub fn run_to_end(&mut self) {
+        while let Some(next) = self.next_event_time().filter(|_| !self.halted) {
+            if self.asking.is_some() {
+                return;
+            }
+            self.process_instant(next);
+        }
+    }
+
+    /// The question the engine stands at: an external policy's program is
+    /// to answer before the current instant goes on. Data only; the
+    /// driver asks the program, and `answer` resumes.
+    pub fn question(&self) -> Option<&Question> {
+        self.asking.as_ref().map(|a| &a.question)
+    }
+
+    /// Resumes with the reply to the question it stands at: the hook that
+    /// asked is asked again, and finds the answer (or the failure, and the
+    /// engine falls back). It may stand at the next question then.
+    pub fn answer(&mut self, reply: Reply) {
+        self.ask_again(Some(reply));
+    }
+
+    /// Drops the question it stands at (its hold on the dialogue goes
+    /// first), gives the books `reply` if any (a fork has none: its own
+    /// books ask their own), and runs the hook that asked again, with what
+    /// follows it in the pass.
+    pub(super) fn ask_again(&mut self, reply: Option<Reply>) {
+        let Some(asked) = self.asking.take() else {
+            return;
+        };
+        let hook = asked.hook;
+        drop(asked);
+        if let (Some(r), Some(b)) = (reply, self.books.as_mut()) {
+            b.answered(r);
+        }
+        match hook {
+            Hook::Decide => self.pass(),
+            Hook::AfterPass => self.after_pass(),
+        }
+        if self.asking.is_none() {
+            self.tally.peak_queue = self.tally.peak_queue.max(self.queue.len() as u64);
+        }
+    }
+
+    pub(super) fn process_instant(&mut self, t: Secs) {
+        self.now = t;
+        let mut released = self.recorded_ends(t);
+        while let Some(job) = self.completions.pop_at(t) {
+            // The next job to end is read soon: ask for its state now.
+            if let Some((_, next)) = self.completions.first() {
+                prefetch(&self.jobs[next as usize]);
+            }
+            self.finish(job);
+            released = true;
+        }
+        let mut arrived = false;
+        while let Some(&job) = self.shapes.arrival.get(self.next_arrival) {
+            if self.trace.jobs[job as usize].submit != t {
+                break;
+            }
+            self.next_arrival += 1;
+            self.next_submit = self.submit_at(self.next_arrival);
+            self.arrive(job);
+            arrived = true;
+        }
+        self.recorded_starts(t);
+        let woke = !self.passive && self.with_books(|b, v, a| b.wake(v, a, t));
+        if released || woke {
+            self.epoch += 1;
+        }
+        if released || arrived || woke {
+            self.pass();
+        }
+        if self.asking.is_none() {
+            self.tally.peak_queue = self.tally.peak_queue.max(self.queue.len() as u64);
+        }
+    }
+}
+
+/// Asks the CPU to bring `x` into cache (a hint; nothing on other machines).
+#[inline(always)]
+fn prefetch<T>(x: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch reads nothing and faults on nothing; the pointer
+    // comes from a reference.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>((x as *const T).cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
+}

@@ -1,0 +1,139 @@
+//! `elasticflow`: ElasticFlow's scheduler (`ef-accessctrl` in its
+//! simulator, `scheduler.py`), with admission control, minimum
+//! satisfactory shares and marginal-gain hand-out, in rounds at least a
+//! slot (60 s) apart. Notes on its semantics, with citations:
+//! `shared/peers/elasticflow-semantics.md`.
+//!
+//! The rules (each in its file):
+//! - Rounds (`state.rs`): at arrivals, at planned ends and at the first
+//!   plan change; everything due within 60 s of a round is taken together
+//!   60 s after it, unless it is the only thing left.
+//! - Admission (`round.rs`): a round's arrivals are admitted together if
+//!   every admitted job and every arrival still meets its deadline when
+//!   all are planned in deadline order; else all of them are declined
+//!   (dropped), but for best-effort ones (no deadline: ElasticFlow's
+//!   `best_effort` column), which stay and are planned after every job
+//!   with a deadline, in no count. An admitted job is never dropped; a job
+//!   with no throughput row is declined on arrival.
+//! - Plans (`plan.rs`): each job its minimum satisfactory share, as late
+//!   as possible, against the reservations of earlier deadlines.
+//! - Hand-out (`grow.rs`): GPUs free now go one level at a time to the job
+//!   that gains most GPU-seconds per GPU (jobs holding none first).
+//! - Levels (`admit.rs`): a job holds one of its table's GPU counts, up to
+//!   ElasticFlow's cap for its model and batch size.
+//! - Ends: a job ends at its planned finish rounded up to the slot grid,
+//!   plus the overhead it pays every round it holds GPUs (`nodes.rs`: 2 s
+//!   on a GPU set held since the cache was cleared — 7 s past 255 GPUs —
+//!   else 2 + 2·(log₂ GPUs + 1) s, +27 s (+47) in every 60th round); its
+//!   progress is counted at the GPUs held, less that overhead. A job whose
+//!   work runs out before that end ends when it runs out.
+//! - The deadline ratio ElasticFlow reports counts a job as on time by its
+//!   planned finish (`admitted_on_time`); tracetui's "deadlines met" is by
+//!   its end.
+
+mod admit;
+mod grow;
+mod job;
+mod maps;
+mod nodes;
+mod plan;
+mod round;
+mod state;
+
+use crate::job::Phase;
+use crate::rule::{deadline_key, Books, KeyMeaning, Rule, Unavailable, Walk};
+use crate::view::{Acts, Answer, Checked, NoAnswer, View};
+use state::State;
+use tracetui_model::model::{Secs, Trace};
+
+pub(super) struct ElasticFlow;
+
+impl Rule for ElasticFlow {
+    fn name(&self) -> &str {
+        "elasticflow"
+    }
+
+    fn describe(&self) -> &str {
+        "ElasticFlow: admits a job only if every deadline still holds; each job its least GPUs to meet it, spare GPUs where they gain most"
+    }
+
+    fn walk(&self) -> Walk {
+        Walk::Explicit
+    }
+
+    fn preempts(&self) -> bool {
+        true
+    }
+
+    fn key_meaning(&self) -> KeyMeaning {
+        KeyMeaning::Deadline
+    }
+
+    fn available(&self, trace: &Trace) -> Result<(), Unavailable> {
+        super::edf_elastic::needs_tables(trace)?;
+        super::edf_elastic::needs_alike_machines(
+            trace,
+            "give an ElasticFlow cluster spec with --cluster",
+        )
+    }
+
+    fn books(&self, v: &dyn View) -> Box<dyn Books> {
+        Box::new(EfBooks(State::new(v)))
+    }
+}
+
+#[derive(Debug, Clone)]
+struct EfBooks(State);
+
+impl Books for EfBooks {
+    fn clone_box(&self) -> Box<dyn Books> {
+        Box::new(self.clone())
+    }
+
+    fn queued_key(&self, v: &dyn View, job: u32) -> u64 {
+        deadline_key(v.trace().jobs[job as usize].deadline.get())
+    }
+
+    fn ranks_running(&self) -> bool {
+        false
+    }
+
+    fn next_wakeup(&self) -> Option<Secs> {
+        self.0.next
+    }
+
+    fn own_deadline_count(&self) -> Option<(u64, u64)> {
+        let on = self.0.accepted.max(0) as u64;
+        Some((on, on + self.0.declined))
+    }
+
+    fn wake(&mut self, _v: &dyn View, _acts: &mut Acts<'_>, t: Secs) -> bool {
+        self.0.next == Some(t)
+    }
+
+    fn decide(&mut self, v: &dyn View) -> Result<Option<Checked>, NoAnswer> {
+        if self.0.next != Some(v.now()) {
+            return Ok(None);
+        }
+        let fail = |why: String| NoAnswer::Failed(format!("elasticflow at {}: {why}", v.now()));
+        let out = self.0.round(v).map_err(|e| fail(e.0))?;
+        let mut a = Answer {
+            drop: out
+                .declined
+                .into_iter()
+                .filter(|&j| v.job(j).phase == Phase::Queued)
+                .collect(),
+            preempt: out
+                .idle
+                .into_iter()
+                .filter(|&j| v.held(j).is_some() && v.preemptable(j))
+                .collect(),
+            ..Answer::default()
+        };
+        for (j, gpus, end) in out.hold {
+            a.scale.push((j, gpus));
+            a.ends.push((j, end));
+        }
+        v.check(&a).map(Some).map_err(|why| fail(why.to_string()))
+    }
+}

@@ -1,0 +1,236 @@
+//! Scheduling policies as an open set.
+//!
+//! A policy is a [`Rule`] (its name, what it is, which walk it uses, whether a
+//! trace supports it) that makes fresh [`Books`] for each replay: the state it
+//! keeps and the keys it orders jobs by. The built-in rules live one per file
+//! in `super::policies` and are registered there; more can be registered at
+//! run time ([`Policy::register`]). A [`Policy`] is a small copyable handle
+//! naming a registered rule, so events, schedules and switches stay cheap.
+
+use super::error::ArgError;
+pub use super::rule::{Books, KeyMeaning, Rule, Unavailable, Walk};
+use std::fmt;
+use std::str::FromStr;
+use tracetui_model::model::Trace;
+
+/// A registered policy. The built-ins have named handles (`Policy::Fifo`
+/// …), declared with their list in `policies/mod.rs`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Policy(u16);
+
+impl Policy {
+    /// The handle of the registration at `index` (the registry's own).
+    pub(super) const fn at(index: u16) -> Policy {
+        Policy(index)
+    }
+
+    pub fn rule(self) -> &'static dyn Rule {
+        super::policies::rule(self.0)
+    }
+
+    /// Every registered policy: the built-ins in their order, then any registered since.
+    pub fn all() -> Vec<Policy> {
+        (0..super::policies::count()).map(Policy).collect()
+    }
+
+    /// Every policy that simulates (all but `recorded`).
+    pub fn simulated() -> impl Iterator<Item = Policy> {
+        Policy::all()
+            .into_iter()
+            .filter(|p| p.walk() != Walk::Recorded)
+    }
+
+    /// The simulated policies that never preempt.
+    pub fn non_preemptive() -> impl Iterator<Item = Policy> {
+        Policy::simulated().filter(|p| !p.preempts())
+    }
+
+    /// The policies `trace` supports, in registration order.
+    pub fn available_on(trace: &Trace) -> Vec<Policy> {
+        Policy::all()
+            .into_iter()
+            .filter(|p| p.available(trace).is_ok())
+            .collect()
+    }
+
+    /// Adds a policy to the registry (e.g. one defined outside the program);
+    /// a rule with a name already registered gets that registration back.
+    pub fn register(rule: Box<dyn Rule>) -> Policy {
+        Policy(super::policies::register(rule))
+    }
+
+    pub fn name(self) -> &'static str {
+        self.rule().name()
+    }
+
+    pub fn describe(self) -> &'static str {
+        self.rule().describe()
+    }
+
+    /// The name results show: a built-in's name, an external policy's
+    /// label (the name its hello gave, unique among the policies).
+    pub fn title(self) -> &'static str {
+        match self.rule().command() {
+            Some(_) => self.rule().label(),
+            None => self.rule().name(),
+        }
+    }
+
+    /// The program behind an external policy.
+    pub fn command(self) -> Option<&'static str> {
+        self.rule().command()
+    }
+
+    /// The name an external policy gave itself (its label may be another,
+    /// from config.toml or made unique).
+    pub fn hello_name(self) -> Option<&'static str> {
+        self.rule().hello_name()
+    }
+
+    pub fn label(self) -> &'static str {
+        self.rule().label()
+    }
+
+    pub fn walk(self) -> Walk {
+        self.rule().walk()
+    }
+
+    pub fn key_meaning(self) -> KeyMeaning {
+        self.rule().key_meaning()
+    }
+
+    pub fn preempts(self) -> bool {
+        self.rule().preempts()
+    }
+
+    /// What to know before running it on `trace` (it runs all the same).
+    pub fn caveat(self, trace: &Trace, tuning: &crate::tuning::Tuning) -> Option<String> {
+        self.rule().caveat(trace, tuning)
+    }
+
+    pub fn available(self, trace: &Trace) -> Result<(), Unavailable> {
+        self.rule().available(trace)
+    }
+
+    /// Refuses a policy `trace` cannot support, saying what is missing and
+    /// what would do instead.
+    pub fn check(self, trace: &Trace) -> Result<(), ArgError> {
+        let Err(u) = self.available(trace) else {
+            return Ok(());
+        };
+        let others: Vec<&str> = Policy::available_on(trace)
+            .into_iter()
+            .filter(|p| p.walk() != Walk::Recorded)
+            .map(|p| p.name())
+            .collect();
+        Err(ArgError::Unavailable {
+            policy: self.name().to_string(),
+            lacks: u.lacks.to_string(),
+            format: trace.format.to_string(),
+            hint: u.hint.map(|h| format!(" ({h})")).unwrap_or_default(),
+            others: others.join(", "),
+        })
+    }
+}
+
+impl fmt::Debug for Policy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Policy({})", self.name())
+    }
+}
+
+impl fmt::Display for Policy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Policy {
+    type Err = ArgError;
+
+    /// A built-in's name (or alias), or any registered name (`exec:CMD`
+    /// once the driver has registered the program; parsing starts nothing).
+    fn from_str(s: &str) -> Result<Policy, ArgError> {
+        if let Some(p) = Policy::all().into_iter().find(|p| p.name() == s.trim()) {
+            return Ok(p);
+        }
+        if let Some(cmd) = s.trim().strip_prefix("exec:") {
+            return Err(ArgError::NotStarted(cmd.trim().to_string()));
+        }
+        let s = s.trim().to_ascii_lowercase();
+        Policy::all()
+            .into_iter()
+            .find(|p| p.name() == s || p.rule().aliases().contains(&s.as_str()))
+            .ok_or_else(|| ArgError::UnknownPolicy {
+                name: s.clone(),
+                known: Policy::all()
+                    .iter()
+                    .map(|p| p.name())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })
+    }
+}
+
+/// A comma-separated list of policies, each named by `name` (`str::parse`,
+/// or the driver's resolver where programs may be named).
+pub fn parse_list(
+    s: &str,
+    name: &dyn Fn(&str) -> Result<Policy, ArgError>,
+) -> Result<Vec<Policy>, ArgError> {
+    let v: Result<Vec<Policy>, ArgError> = s
+        .split(',')
+        .filter(|p| !p.trim().is_empty())
+        .map(name)
+        .collect();
+    let v = v?;
+    if v.is_empty() {
+        return Err(ArgError::NoPolicies);
+    }
+    Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for p in Policy::all() {
+            assert_eq!(p.name().parse::<Policy>().unwrap(), p);
+        }
+        assert_eq!("backfill".parse::<Policy>().unwrap(), Policy::FifoBackfill);
+        assert!("lifo"
+            .parse::<Policy>()
+            .unwrap_err()
+            .to_string()
+            .contains("choose from"));
+        assert_eq!(
+            parse_list("fifo, sjf", &|n| n.parse()).unwrap(),
+            vec![Policy::Fifo, Policy::Sjf]
+        );
+        assert!(parse_list(",", &|n| n.parse()).is_err());
+    }
+
+    #[test]
+    fn built_in_handles_name_their_rules() {
+        let names: Vec<&str> = Policy::all().iter().take(10).map(|p| p.name()).collect();
+        assert_eq!(
+            names,
+            [
+                "recorded",
+                "fifo",
+                "first-fit",
+                "fifo-backfill",
+                "sjf",
+                "sgf",
+                "srtf",
+                "las",
+                "fair",
+                "edf"
+            ]
+        );
+        assert_eq!(Policy::Las.name(), "las");
+        assert!(Policy::Fair.preempts() && !Policy::Sjf.preempts());
+    }
+}

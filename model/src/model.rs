@@ -1,0 +1,442 @@
+//! The one trace model every format loads into.
+//!
+//! GPU amounts are integer milli-GPUs so that PAI's fractional `plan_gpu`
+//! (50 = half a GPU) is exact. Times are integer seconds in the trace's own
+//! clock; `Trace::zone` says how to show them.
+
+use std::ops::Range;
+
+/// Seconds in the trace's clock.
+pub type Secs = i64;
+/// Thousandths of one GPU.
+pub type Milli = u32;
+
+pub const MILLI_PER_GPU: Milli = 1000;
+
+/// Index of a GPU type in `Cluster::gpu_types`.
+pub type TypeId = u16;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Machine {
+    pub name: String,
+    pub gpu_type: TypeId,
+    pub gpus: u32,
+    /// CPU cores (0 where the trace does not say).
+    pub cpus: u32,
+    /// Memory in GB (0 where the trace does not say).
+    pub mem_gb: u32,
+    /// Known only from the record (a PAI instance on a machine the spec does
+    /// not list): replayed as recorded, never offered to simulated policies.
+    pub recorded_only: bool,
+}
+
+/// The machines a trace runs on, and how that set was chosen.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Cluster {
+    pub machines: Vec<Machine>,
+    pub gpu_types: Vec<String>,
+    /// One line saying where the cluster came from (file, or the rule that sized it).
+    pub origin: String,
+    /// GPUs per machine when every machine was made alike (`--gpus-per-node`).
+    pub per_node: Option<u32>,
+    /// The switches its machines hang from, in equal groups of consecutive
+    /// machines (ElasticFlow's spec, `num_switch`); 0 where not known.
+    pub switches: u32,
+    /// For a cluster the trace does not list, the rule that sized it, in a
+    /// few words for the header (`peak recorded demand`); empty otherwise.
+    pub sized_by: String,
+}
+
+impl Cluster {
+    /// `nodes` machines of `per_node` GPUs each, of one anonymous type.
+    pub fn uniform(total_gpus: u32, per_node: u32, origin: String) -> Cluster {
+        let per_node = per_node.max(1);
+        let mut machines = Vec::new();
+        let mut left = total_gpus;
+        let mut i = 0;
+        while left > 0 {
+            let gpus = left.min(per_node);
+            machines.push(Machine {
+                name: format!("n{i:04}"),
+                gpu_type: 0,
+                gpus,
+                cpus: 0,
+                mem_gb: 0,
+                recorded_only: false,
+            });
+            left -= gpus;
+            i += 1;
+        }
+        Cluster {
+            machines,
+            gpu_types: vec!["GPU".to_string()],
+            origin,
+            per_node: Some(per_node),
+            switches: 0,
+            sized_by: String::new(),
+        }
+    }
+
+    /// The same cluster, marked as sized by `rule` (shown in the header).
+    pub fn sized_by(mut self, rule: &str) -> Cluster {
+        self.sized_by = rule.to_string();
+        self
+    }
+
+    pub fn total_gpus(&self) -> u64 {
+        self.machines.iter().map(|m| m.gpus as u64).sum()
+    }
+
+    /// The id of GPU type `name`, adding it if new.
+    pub fn type_id(&mut self, name: &str) -> TypeId {
+        if let Some(i) = self.gpu_types.iter().position(|t| t == name) {
+            return i as TypeId;
+        }
+        self.gpu_types.push(name.to_string());
+        (self.gpu_types.len() - 1) as TypeId
+    }
+}
+
+/// What a job asks for.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Demand {
+    /// `gpus` whole GPUs, started together, placed by the placement rule
+    /// (one machine when it fits in one, else whole machines plus a remainder).
+    Gang { gpus: u32 },
+    /// Instances that each live on one machine (PAI): `count` instances of
+    /// `milli` milli-GPUs each, per unit. All instances start together.
+    Instances(Box<[Unit]>),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Unit {
+    pub count: u32,
+    pub milli: Milli,
+}
+
+impl Demand {
+    pub fn total_milli(&self) -> u64 {
+        match self {
+            Demand::Gang { gpus } => *gpus as u64 * MILLI_PER_GPU as u64,
+            Demand::Instances(units) => units.iter().map(|u| u.count as u64 * u.milli as u64).sum(),
+        }
+    }
+
+    /// Whole GPUs this demand would block if every fraction took a GPU of its own.
+    pub fn gpus_ceil(&self) -> u64 {
+        match self {
+            Demand::Gang { gpus } => *gpus as u64,
+            Demand::Instances(units) => units
+                .iter()
+                .map(|u| u.count as u64 * u.milli.div_ceil(MILLI_PER_GPU) as u64)
+                .sum(),
+        }
+    }
+
+    pub fn is_zero(&self) -> bool {
+        self.total_milli() == 0
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum JobStatus {
+    /// The trace records success.
+    Completed,
+    Failed,
+    Killed,
+    /// Still running or waiting when the trace was cut.
+    Unfinished,
+    /// The trace has no status (ITP).
+    Unknown,
+}
+
+impl JobStatus {
+    pub fn label(self) -> &'static str {
+        match self {
+            JobStatus::Completed => "completed",
+            JobStatus::Failed => "failed",
+            JobStatus::Killed => "killed",
+            JobStatus::Unfinished => "unfinished",
+            JobStatus::Unknown => "unknown",
+        }
+    }
+}
+
+/// One recorded hold of GPUs: an instance (PAI), an attempt on one machine
+/// (Philly) or a whole job's run (Acme).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Segment {
+    pub start: Secs,
+    /// None: still running when the trace was cut.
+    pub end: MaybeSecs,
+    /// Index into `Cluster::machines`; none where the trace names no machine.
+    pub machine: MaybeIndex,
+    pub milli: Milli,
+    /// The exact GPUs of the machine, as a bit set (Philly records them);
+    /// 0 lets the replay choose (lowest index with room).
+    pub gpus: u64,
+}
+
+// Millions of segments at released scale: keep them at 32 bytes.
+const _: () = assert!(std::mem::size_of::<Segment>() == 32);
+
+/// A job as the engine sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Job {
+    /// The native id (ITP `job_id`, PAI `job_name`, Philly `jobid`).
+    pub id: super::job_id::JobId,
+    pub user: Option<Sym>,
+    pub group: Option<Sym>,
+    pub submit: Secs,
+    /// Run time used by simulated policies; none when the trace never saw it end.
+    pub runtime: MaybeSecs,
+    pub demand: Demand,
+    pub gpu_type: Option<TypeId>,
+    pub status: JobStatus,
+    pub deadline: MaybeSecs,
+    pub model: Option<Sym>,
+    /// Recorded holds, as a range into `Trace::segments` (empty when none).
+    pub segments: Range<u32>,
+    /// Row of this job in its native table, for drill-down.
+    pub native_row: u32,
+}
+
+impl Job {
+    pub fn gpus_display(&self) -> f64 {
+        self.demand.total_milli() as f64 / MILLI_PER_GPU as f64
+    }
+}
+
+/// An index that may be missing, in 4 bytes where `Option<u32>` takes 8
+/// (millions of recorded segments); `u32::MAX` marks none.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct MaybeIndex(u32);
+
+impl MaybeIndex {
+    pub const NONE: MaybeIndex = MaybeIndex(u32::MAX);
+
+    pub fn get(self) -> Option<u32> {
+        (self.0 != u32::MAX).then_some(self.0)
+    }
+}
+
+impl From<Option<u32>> for MaybeIndex {
+    /// `Some(u32::MAX)` cannot be held: no trace has 4 billion machines
+    /// (`limits` caps them far below), so it is read as none.
+    fn from(v: Option<u32>) -> MaybeIndex {
+        MaybeIndex(v.unwrap_or(u32::MAX))
+    }
+}
+
+impl std::fmt::Debug for MaybeIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.get().fmt(f)
+    }
+}
+
+/// Seconds that may be unknown, in 8 bytes where `Option<Secs>` takes 16
+/// (two in every job). Times are bounded far from `i64::MIN`, which marks none.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct MaybeSecs(i64);
+
+impl MaybeSecs {
+    pub const NONE: MaybeSecs = MaybeSecs(i64::MIN);
+
+    pub fn get(self) -> Option<Secs> {
+        (self.0 != i64::MIN).then_some(self.0)
+    }
+
+    pub fn is_some(self) -> bool {
+        self.0 != i64::MIN
+    }
+
+    pub fn is_none(self) -> bool {
+        self.0 == i64::MIN
+    }
+}
+
+impl From<Option<Secs>> for MaybeSecs {
+    fn from(v: Option<Secs>) -> MaybeSecs {
+        MaybeSecs(v.map_or(i64::MIN, |s| s.max(i64::MIN + 1)))
+    }
+}
+
+impl PartialEq<Option<Secs>> for MaybeSecs {
+    fn eq(&self, other: &Option<Secs>) -> bool {
+        self.get() == *other
+    }
+}
+
+impl std::fmt::Debug for MaybeSecs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&self.get(), f)
+    }
+}
+
+/// Interned strings (users, groups, models): jobs hold small ids, not copies.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Symbols {
+    names: Vec<String>,
+    /// By the string's 128-bit key (see `texts::key`): no string compares.
+    index: rustc_hash::FxHashMap<u128, Sym>,
+}
+
+/// A symbol's index in its `Symbols`, held plus one so that `Option<Sym>`
+/// takes four bytes (three of them in every job).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Sym(std::num::NonZeroU32);
+
+impl Sym {
+    pub fn new(index: u32) -> Sym {
+        Sym(std::num::NonZeroU32::MIN.saturating_add(index))
+    }
+
+    pub fn index(self) -> u32 {
+        self.0.get() - 1
+    }
+}
+
+impl std::fmt::Debug for Sym {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Sym({})", self.index())
+    }
+}
+
+impl Symbols {
+    pub fn intern(&mut self, s: &str) -> Sym {
+        let k = super::texts::key(s.as_bytes());
+        if let Some(&sym) = self.index.get(&k) {
+            return sym;
+        }
+        let sym = Sym::new(self.names.len() as u32);
+        self.names.push(s.to_string());
+        self.index.insert(k, sym);
+        sym
+    }
+
+    pub(crate) fn lookup(&self, s: &str) -> Option<Sym> {
+        self.index.get(&super::texts::key(s.as_bytes())).copied()
+    }
+
+    pub fn get(&self, sym: Sym) -> &str {
+        &self.names[sym.index() as usize]
+    }
+
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+}
+
+/// How trace seconds map to wall-clock time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Zone {
+    /// Seconds since the trace's start, with no calendar (ITP).
+    Relative,
+    /// Unix seconds read in this zone (PAI: Asia/Shanghai).
+    Tz(chrono_tz::Tz),
+    /// Unix seconds at a fixed offset from UTC, in seconds (Acme).
+    Fixed(i32),
+}
+
+/// A loaded trace: the cluster, the jobs in trace order, and where it came from.
+/// Jobs of the trace left out of the replay, with the reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Excluded {
+    pub reason: String,
+    pub jobs: u64,
+    /// Whether they ask for GPUs (counted among the trace's GPU jobs).
+    pub gpu: bool,
+}
+
+impl Excluded {
+    pub fn new(reason: &str, jobs: u64, gpu: bool) -> Vec<Excluded> {
+        if jobs == 0 {
+            return Vec::new();
+        }
+        vec![Excluded {
+            reason: reason.to_string(),
+            jobs,
+            gpu,
+        }]
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Trace {
+    pub format: &'static str,
+    pub source: String,
+    pub cluster: Cluster,
+    pub jobs: Vec<Job>,
+    pub segments: Vec<Segment>,
+    pub symbols: Symbols,
+    pub zone: Zone,
+    /// Jobs left out of the GPU replay on purpose (CPU-only jobs, GPU jobs
+    /// that never started), by reason.
+    pub excluded: Vec<Excluded>,
+    /// The format's own tables, for drill-down (`None`: the model is all
+    /// the trace has, as for ITP).
+    pub native: Option<std::sync::Arc<dyn super::native::NativeTables>>,
+    /// The jobs' speeds, when they run from throughput tables
+    /// (`--throughputs`); none: every job keeps its recorded duration.
+    pub speeds: Option<std::sync::Arc<super::speed::Speeds>>,
+}
+
+impl Trace {
+    /// The jobs whose id begins with `prefix`, in trace order (the replay's
+    /// `/` and `tracetui job` take ids by prefix).
+    pub fn jobs_with_id_prefix<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = u32> + 'a {
+        self.jobs
+            .iter()
+            .enumerate()
+            .filter(move |(_, j)| j.id.starts_with(prefix))
+            .map(|(i, _)| i as u32)
+    }
+
+    /// The format's own tables as their concrete type, when they are `T`.
+    pub fn native_as<T: 'static>(&self) -> Option<&T> {
+        self.native.as_deref()?.as_any().downcast_ref()
+    }
+
+    /// The bytes the model holds in use, by part (lengths, not spare capacity).
+    pub fn held_bytes(&self) -> Vec<(&'static str, usize)> {
+        use std::mem::size_of;
+        let units: usize = self
+            .jobs
+            .iter()
+            .map(|j| match &j.demand {
+                Demand::Instances(u) => u.len() * size_of::<Unit>(),
+                Demand::Gang { .. } => 0,
+            })
+            .sum();
+        vec![
+            ("jobs", self.jobs.len() * size_of::<Job>() + units),
+            ("segments", self.segments.len() * size_of::<Segment>()),
+        ]
+    }
+
+    pub fn first_submit(&self) -> Option<Secs> {
+        self.jobs.iter().map(|j| j.submit).min()
+    }
+
+    pub fn last_submit(&self) -> Option<Secs> {
+        self.jobs.iter().map(|j| j.submit).max()
+    }
+
+    pub fn sym(&self, sym: Option<Sym>) -> &str {
+        sym.map(|s| self.symbols.get(s)).unwrap_or("")
+    }
+
+    pub fn job_segments(&self, job: &Job) -> &[Segment] {
+        &self.segments[job.segments.start as usize..job.segments.end as usize]
+    }
+
+    /// Whether any job carries a recorded start, so `recorded` can replay it.
+    pub fn has_recorded(&self) -> bool {
+        !self.segments.is_empty()
+    }
+}

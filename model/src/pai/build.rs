@@ -1,0 +1,236 @@
+//! From the PAI tables to the one model: jobs, demands, recorded segments,
+//! and the cluster.
+
+use super::tables::{opt_idx, opt_time, JobRow, TaskRow};
+use super::PaiTables;
+use crate::clock::PAI_ZONE;
+use crate::input::{InputError, LoadReport};
+use crate::model::{
+    Cluster, Demand, Job, JobStatus, Machine, Segment, Symbols, Trace, Unit, MILLI_PER_GPU,
+};
+use crate::LoadOptions;
+use std::sync::Arc;
+
+/// `plan_gpu` (percent of one GPU) as milli-GPUs: 50 → 500.
+pub(crate) fn plan_milli(task: &TaskRow) -> u32 {
+    task.plan_gpu
+        .map_or(0, |p| (p * 10.0).round().clamp(0.0, u32::MAX as f64) as u32)
+}
+
+pub(crate) fn status(s: &str) -> JobStatus {
+    match s {
+        "Terminated" => JobStatus::Completed,
+        "Failed" => JobStatus::Failed,
+        "Running" | "Waiting" => JobStatus::Unfinished,
+        _ => JobStatus::Unknown,
+    }
+}
+
+fn unknown_machine(name: &str, ty: u16) -> Machine {
+    Machine {
+        name: name.to_string(),
+        gpu_type: ty,
+        gpus: 8,
+        cpus: 0,
+        mem_gb: 0,
+        recorded_only: true,
+    }
+}
+
+/// The machines: the spec's, in order (CPU-only ones with 0 GPUs), then any
+/// the instances name that the spec does not, marked as known only from the
+/// record. Without a spec, the recorded machines come first (the instance
+/// reader numbered them from 0) and a cluster sized as for ITP follows.
+fn cluster(
+    t: &PaiTables,
+    opts: &LoadOptions,
+    jobs: &[Job],
+    report: &mut LoadReport,
+) -> Result<Cluster, InputError> {
+    let mut c = Cluster::default();
+    if t.spec.is_empty() {
+        let sized = crate::sizing::size_cluster(jobs, opts, &t.dir.display().to_string())?;
+        if !t.unknown_machines.is_empty() {
+            let ty = c.type_id("unknown");
+            c.machines
+                .extend(t.unknown_machines.iter().map(|n| unknown_machine(n, ty)));
+        }
+        let ty = c.type_id("GPU");
+        c.machines.extend(
+            sized
+                .machines
+                .into_iter()
+                .map(|m| Machine { gpu_type: ty, ..m }),
+        );
+        c.per_node = sized.per_node;
+        c.origin = format!("{} (pai_machine_spec not found)", sized.origin);
+        c.sized_by = sized.sized_by;
+        if !t.unknown_machines.is_empty() {
+            report.note(format!(
+                "{} machines named by instances, with no spec: shown as 'unknown' (8 GPUs each), replayed only as recorded",
+                t.unknown_machines.len()
+            ));
+        }
+        return Ok(c);
+    }
+    for s in &t.spec {
+        let ty = c.type_id(&s.gpu_type);
+        c.machines.push(Machine {
+            name: s.machine.clone(),
+            gpu_type: ty,
+            gpus: s.cap_gpu,
+            cpus: s.cap_cpu.unwrap_or(0.0) as u32,
+            mem_gb: s.cap_mem.unwrap_or(0.0) as u32,
+            recorded_only: false,
+        });
+    }
+    c.origin = format!(
+        "cluster: {} machines, {} GPUs from pai_machine_spec",
+        c.machines.len(),
+        c.total_gpus()
+    );
+    if !t.unknown_machines.is_empty() {
+        let ty = c.type_id("unknown");
+        c.machines
+            .extend(t.unknown_machines.iter().map(|n| unknown_machine(n, ty)));
+        report.note(format!(
+            "{} machines named by instances are not in pai_machine_spec: shown as 'unknown' (8 GPUs each), replayed only as recorded",
+            t.unknown_machines.len()
+        ));
+    }
+    Ok(c)
+}
+
+/// What job `job` asks for: its tasks with GPUs as units, sorted (empty: a CPU job).
+fn units_of(t: &PaiTables, job: u32) -> Vec<Unit> {
+    let mut units: Vec<Unit> = t
+        .tasks_of(job)
+        .filter_map(|task| {
+            let milli = plan_milli(task);
+            let count = task.inst_num.round() as u32;
+            (milli > 0 && count > 0).then_some(Unit { count, milli })
+        })
+        .collect();
+    units.sort_unstable();
+    units
+}
+
+/// The recorded holds of job `job`: each instance that started, on its machine.
+fn push_segments(t: &PaiTables, job: u32, segments: &mut Vec<Segment>) {
+    for inst in t.instances_of(job) {
+        let Some(start) = opt_time(inst.start_time) else {
+            continue;
+        };
+        let milli = opt_idx(inst.task).map_or(0, |ti| plan_milli(&t.tasks[ti as usize]));
+        segments.push(Segment {
+            start,
+            end: opt_time(inst.end_time).into(),
+            machine: opt_idx(inst.machine).into(),
+            milli,
+            gpus: 0,
+        });
+    }
+}
+
+/// The job's status: unfinished without an end time, else as the job table says.
+fn job_status(row: &JobRow, symbols: &Symbols) -> JobStatus {
+    if row.end_time.is_none() {
+        return JobStatus::Unfinished;
+    }
+    row.status
+        .map_or(JobStatus::Unknown, |s| status(symbols.get(s)))
+}
+
+/// The report's notes on jobs left out and instances too big for a machine.
+fn note_jobs(report: &mut LoadReport, cpu_jobs: u64, cluster: &Cluster, jobs: &[Job]) {
+    if cpu_jobs > 0 {
+        report.note(format!("{cpu_jobs} CPU jobs (no GPU demand) left out of the GPU replay; --include-cpu-jobs keeps them"));
+    }
+    report.note(cluster.origin.clone());
+    let over: u64 = jobs
+        .iter()
+        .filter(|j| j.demand.total_milli() > 0 && matches!(&j.demand, Demand::Instances(u) if u.iter().any(|u| u.milli > 8 * MILLI_PER_GPU)))
+        .count() as u64;
+    if over > 0 {
+        report.note(format!(
+            "{over} jobs have an instance wanting more than 8 GPUs"
+        ));
+    }
+}
+
+/// Builds the trace: GPU jobs in job-table order (CPU jobs counted and left
+/// out unless `include_cpu_jobs`).
+pub(crate) fn trace(
+    t: Arc<PaiTables>,
+    symbols: Symbols,
+    opts: &LoadOptions,
+    report: &mut LoadReport,
+) -> Result<Trace, InputError> {
+    let mut jobs = Vec::with_capacity(t.jobs.len());
+    let mut segments: Vec<Segment> = Vec::with_capacity(t.instances.len());
+    let mut cpu_jobs = 0u64;
+    let mut pending_types: Vec<(usize, String)> = Vec::new();
+    for (i, row) in t.jobs.iter().enumerate() {
+        let units = units_of(&t, i as u32);
+        if units.is_empty() && !opts.include_cpu_jobs {
+            cpu_jobs += 1;
+            continue;
+        }
+        let seg_start = segments.len() as u32;
+        push_segments(&t, i as u32, &mut segments);
+        let runtime = match t.run_span(i as u32) {
+            (Some(f), Some(l), false) => Some(l - f),
+            _ => None,
+        };
+        let tag = t.group_tag_of(i as u32);
+        let gpu_type = tag
+            .and_then(|g| g.gpu_type_spec)
+            .map(|s| symbols.get(s).to_string());
+        let status = job_status(row, &symbols);
+        if let Some(ty) = gpu_type {
+            pending_types.push((jobs.len(), ty));
+        }
+        jobs.push(Job {
+            id: t.texts.get(row.job_name).into(),
+            user: row.user,
+            // PAI's group tag marks repeated instances, not a share of the cluster.
+            group: None,
+            submit: row.start_time,
+            runtime: runtime.into(),
+            demand: if units.is_empty() {
+                Demand::Gang { gpus: 0 }
+            } else {
+                Demand::Instances(units.into_boxed_slice())
+            },
+            gpu_type: None,
+            status,
+            deadline: crate::model::MaybeSecs::NONE,
+            model: tag.and_then(|g| g.workload),
+            segments: seg_start..segments.len() as u32,
+            native_row: i as u32,
+        });
+    }
+    if jobs.is_empty() {
+        return Err(InputError::file(
+            &t.dir.display().to_string(),
+            format!("no GPU jobs ({cpu_jobs} CPU jobs; --include-cpu-jobs replays them)"),
+        ));
+    }
+    let mut cluster = cluster(&t, opts, &jobs, report)?;
+    for (j, ty) in pending_types {
+        jobs[j].gpu_type = Some(cluster.type_id(&ty));
+    }
+    note_jobs(report, cpu_jobs, &cluster, &jobs);
+    Ok(Trace {
+        format: "pai",
+        source: t.dir.display().to_string(),
+        cluster,
+        jobs,
+        segments,
+        symbols,
+        zone: PAI_ZONE,
+        excluded: crate::model::Excluded::new("CPU jobs (no GPU demand)", cpu_jobs, false),
+        native: Some(t),
+        speeds: None,
+    })
+}

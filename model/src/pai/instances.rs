@@ -1,0 +1,279 @@
+//! Reading the instance table (≈2 GB released): in parallel chunks for a
+//! plain `.csv` (split at line boundaries, merged in file order), streamed
+//! for a `.tar.gz`. Each chunk joins its rows to jobs and machines as it goes.
+
+use super::tables::{parse_instance, sym, InstanceRow, INSTANCE, NONE_IDX, NONE_TIME};
+use crate::archive::{self, Source};
+use crate::fields::Row;
+use crate::input::{InputError, RowPolicy, Skips};
+use crate::lines::{Lines, Record};
+use crate::model::{Sym, Symbols};
+use crate::text::sanitize;
+use crate::texts::{key, Texts};
+use rustc_hash::FxHashMap;
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
+use std::sync::{mpsc, Arc};
+
+/// What instance rows are joined against, from the job and machine tables.
+pub(super) struct Joins {
+    pub machine_index: FxHashMap<u128, u32>,
+    pub spec_machines: u32,
+    pub jobs: super::JoinIndex,
+    pub job_inst_ids: Vec<u128>,
+}
+
+/// The instance table, read.
+pub(super) struct Instances {
+    pub rows: Vec<InstanceRow>,
+    pub texts: Texts,
+    pub symbols: Symbols,
+    pub unknown: Vec<String>,
+    pub skips: Skips,
+    pub read: u64,
+}
+
+/// One chunk's result; line numbers count from the chunk's first line.
+struct Chunk {
+    inst: Instances,
+    unknown_keys: Vec<u128>,
+    errors: Vec<InputError>,
+    lines: u64,
+}
+
+/// Reads one part of the table (`first`: the part its header row, if
+/// any, begins).
+fn read_chunk(
+    reader: Box<dyn BufRead + Send>,
+    file: String,
+    strict: bool,
+    joins: &Joins,
+    (estimate, first): (usize, bool),
+) -> Result<Chunk, InputError> {
+    let mut texts = Texts::default();
+    let mut symbols = Symbols::default();
+    let mut rows = Vec::with_capacity(estimate);
+    let mut unknown = Vec::new();
+    let mut unknown_keys = Vec::new();
+    let mut unknown_index: FxHashMap<u128, u32> = FxHashMap::default();
+    let mut lines = Lines::new(reader, file.clone());
+    if first {
+        lines = lines.skipping_header(INSTANCE.1);
+    }
+    let mut rec = Record::default();
+    let mut policy = RowPolicy::new(&file, strict);
+    let mut errors = Vec::new();
+    let mut read = 0;
+    let mut guess = 0;
+    while lines.next(&mut rec)? {
+        let row = Row {
+            file: &file,
+            line: rec.line,
+            record: &rec,
+        };
+        let result = (|| {
+            let f = parse_instance(&row)?;
+            let job = joins
+                .jobs
+                .find(key(f.job_name), &mut guess)
+                .ok_or_else(|| {
+                    row.error(
+                        "job_name",
+                        format!(
+                            "'{}' is not in pai_job_table",
+                            sanitize(&String::from_utf8_lossy(f.job_name))
+                        ),
+                    )
+                })?;
+            let machine = if f.machine.is_empty() {
+                NONE_IDX
+            } else {
+                let k = key(f.machine);
+                match joins.machine_index.get(&k) {
+                    Some(&m) => m,
+                    None => *unknown_index.entry(k).or_insert_with(|| {
+                        unknown.push(sanitize(&String::from_utf8_lossy(f.machine)));
+                        unknown_keys.push(k);
+                        joins.spec_machines + unknown.len() as u32 - 1
+                    }),
+                }
+            };
+            let inst_id = if key(f.inst_id) == joins.job_inst_ids[job as usize] {
+                &[][..]
+            } else {
+                f.inst_id
+            };
+            rows.push(InstanceRow {
+                job,
+                task: NONE_IDX,
+                task_name: sym(&mut symbols, f.task_name).map_or(NONE_IDX, |s| s.index()),
+                status: sym(&mut symbols, f.status).map_or(NONE_IDX, |s| s.index()),
+                machine,
+                start_time: f.start_time.unwrap_or(NONE_TIME),
+                end_time: f.end_time.unwrap_or(NONE_TIME),
+                texts: texts.add_run([inst_id, f.inst_name, f.worker_name]),
+            });
+            Ok(())
+        })();
+        match result {
+            Ok(()) => read += 1,
+            Err(e) if strict => return Err(e),
+            Err(e) => {
+                if errors.len() < crate::input::FIRST_REASONS {
+                    errors.push(e.clone());
+                }
+                policy.bad_row(e)?;
+            }
+        }
+    }
+    let total_lines = lines.line();
+    Ok(Chunk {
+        inst: Instances {
+            rows,
+            texts,
+            symbols,
+            unknown,
+            skips: policy.skips,
+            read,
+        },
+        unknown_keys,
+        errors,
+        lines: total_lines,
+    })
+}
+
+fn chunk_reader(
+    path: &std::path::Path,
+    (a, b): (u64, u64),
+) -> std::io::Result<Box<dyn BufRead + Send>> {
+    let mut f = std::fs::File::open(path)?;
+    f.seek(SeekFrom::Start(a))?;
+    Ok(Box::new(BufReader::with_capacity(1 << 20, f.take(b - a))))
+}
+
+/// Reads the instance table, waiting for the joins from the job table.
+pub(super) fn read(
+    src: Source,
+    strict: bool,
+    joins: mpsc::Receiver<Arc<Joins>>,
+) -> Result<Instances, InputError> {
+    let member = format!("{}.csv", INSTANCE.0);
+    let file = src.display(&member);
+    let parts = match &src {
+        Source::Csv(p) => {
+            let workers = crate::par::cores().clamp(1, crate::parts::MOST_PARTS);
+            crate::parts::split_points(p, 0, workers)
+                .map_err(|e| InputError::file(&file, format!("cannot read: {e}")))?
+        }
+        Source::TarGz(_) | Source::Parts(_) => Vec::new(),
+    };
+    let joins = joins
+        .recv()
+        .map_err(|_| InputError::file(&file, "stopped: the job table failed"))?;
+    // ~270 bytes a row in the release.
+    let estimate = |(a, b): (u64, u64)| ((b - a) / 250) as usize;
+    let chunks: Vec<Result<Chunk, InputError>> = if parts.len() <= 1 {
+        let reader = archive::open(&src, &member)?;
+        let est = parts.first().map_or(0, |&p| estimate(p));
+        vec![read_chunk(
+            reader,
+            file.clone(),
+            strict,
+            &joins,
+            (est, true),
+        )]
+    } else {
+        let Source::Csv(path) = &src else {
+            unreachable!("split only plain files")
+        };
+        let read = |part: (u64, u64)| {
+            let r = chunk_reader(path, part)
+                .map_err(|e| InputError::file(&file, format!("cannot read: {e}")))?;
+            read_chunk(
+                r,
+                file.clone(),
+                strict,
+                &joins,
+                (estimate(part), part.0 == 0),
+            )
+        };
+        crate::par::each(parts, read)
+            .into_iter()
+            .map(|r| r.unwrap_or_else(|_| Err(InputError::file(&file, "reader panicked"))))
+            .collect()
+    };
+    merge(chunks, &file, joins.spec_machines)
+}
+
+/// Joins chunks in file order: line numbers shifted, texts and symbols
+/// re-based, unknown machines de-duplicated.
+fn merge(
+    chunks: Vec<Result<Chunk, InputError>>,
+    file: &str,
+    spec_machines: u32,
+) -> Result<Instances, InputError> {
+    let mut out: Option<Instances> = None;
+    let mut unknown_index: FxHashMap<u128, u32> = FxHashMap::default();
+    let mut offset = 0u64;
+    let mut errors: Vec<InputError> = Vec::new();
+    for c in chunks {
+        let mut c = c.map_err(|e| e.shifted(offset))?;
+        errors.extend(c.errors.into_iter().map(|e| e.shifted(offset)));
+        match &mut out {
+            None => {
+                for (i, &k) in c.unknown_keys.iter().enumerate() {
+                    unknown_index.insert(k, spec_machines + i as u32);
+                }
+                out = Some(c.inst);
+            }
+            Some(o) => {
+                let base = o.texts.bytes_used() as u64;
+                o.texts.append(&c.inst.texts);
+                // Freed before the rows are moved: the two copies of a
+                // part's texts and rows are not held at once.
+                c.inst.texts = Texts::default();
+                let syms: Vec<u32> = (0..c.inst.symbols.len() as u32)
+                    .map(|s| o.symbols.intern(c.inst.symbols.get(Sym::new(s))).index())
+                    .collect();
+                let machines: Vec<u32> = c
+                    .unknown_keys
+                    .iter()
+                    .zip(&c.inst.unknown)
+                    .map(|(&k, name)| {
+                        *unknown_index.entry(k).or_insert_with(|| {
+                            o.unknown.push(name.clone());
+                            spec_machines + o.unknown.len() as u32 - 1
+                        })
+                    })
+                    .collect();
+                let resym = |s: u32| if s == NONE_IDX { s } else { syms[s as usize] };
+                o.rows.extend(c.inst.rows.into_iter().map(|mut r| {
+                    r.texts = r.texts.rebased(base);
+                    r.task_name = resym(r.task_name);
+                    r.status = resym(r.status);
+                    if r.machine != NONE_IDX && r.machine >= spec_machines {
+                        r.machine = machines[(r.machine - spec_machines) as usize];
+                    }
+                    r
+                }));
+                o.read += c.inst.read;
+                o.skips.count += c.inst.skips.count;
+            }
+        }
+        offset += c.lines;
+    }
+    let mut out = out.unwrap_or(Instances {
+        rows: Vec::new(),
+        texts: Texts::default(),
+        symbols: Symbols::default(),
+        unknown: Vec::new(),
+        skips: Skips::default(),
+        read: 0,
+    });
+    out.skips.file = file.to_string();
+    out.skips.first = errors
+        .iter()
+        .take(crate::input::FIRST_REASONS)
+        .map(|e| e.to_string())
+        .collect();
+    Ok(out)
+}

@@ -1,0 +1,367 @@
+//! The seven released PAI tables: their columns, and compact in-memory rows
+//! for the five that the replay and the drill-down index at load.
+
+use crate::fields::Row;
+use crate::input::InputError;
+use crate::lines::Record;
+use crate::model::{Secs, Sym, Symbols};
+use crate::texts::{TextId, TextRun, Texts};
+
+pub const JOB: (&str, &[&str]) = (
+    "pai_job_table",
+    &[
+        "job_name",
+        "inst_id",
+        "user",
+        "status",
+        "start_time",
+        "end_time",
+    ],
+);
+pub const TASK: (&str, &[&str]) = (
+    "pai_task_table",
+    &[
+        "job_name",
+        "task_name",
+        "inst_num",
+        "status",
+        "start_time",
+        "end_time",
+        "plan_cpu",
+        "plan_mem",
+        "plan_gpu",
+        "gpu_type",
+    ],
+);
+pub const INSTANCE: (&str, &[&str]) = (
+    "pai_instance_table",
+    &[
+        "job_name",
+        "task_name",
+        "inst_name",
+        "worker_name",
+        "inst_id",
+        "status",
+        "start_time",
+        "end_time",
+        "machine",
+    ],
+);
+pub const SENSOR: (&str, &[&str]) = (
+    "pai_sensor_table",
+    &[
+        "job_name",
+        "task_name",
+        "worker_name",
+        "inst_id",
+        "machine",
+        "gpu_name",
+        "cpu_usage",
+        "gpu_wrk_util",
+        "avg_mem",
+        "max_mem",
+        "avg_gpu_wrk_mem",
+        "max_gpu_wrk_mem",
+        "read",
+        "write",
+        "read_count",
+        "write_count",
+    ],
+);
+pub const GROUP_TAG: (&str, &[&str]) = (
+    "pai_group_tag_table",
+    &["inst_id", "user", "gpu_type_spec", "group", "workload"],
+);
+pub const MACHINE_SPEC: (&str, &[&str]) = (
+    "pai_machine_spec",
+    &["machine", "gpu_type", "cap_cpu", "cap_mem", "cap_gpu"],
+);
+pub const MACHINE_METRIC: (&str, &[&str]) = (
+    "pai_machine_metric",
+    &[
+        "worker_name",
+        "machine",
+        "start_time",
+        "end_time",
+        "machine_cpu_iowait",
+        "machine_cpu_kernel",
+        "machine_cpu_usr",
+        "machine_gpu",
+        "machine_load_1",
+        "machine_net_receive",
+        "machine_num_worker",
+        "machine_cpu",
+    ],
+);
+
+pub const ALL: [(&str, &[&str]); 7] = [
+    JOB,
+    TASK,
+    INSTANCE,
+    SENSOR,
+    GROUP_TAG,
+    MACHINE_SPEC,
+    MACHINE_METRIC,
+];
+
+/// A table's columns by its name (empty for a name not in `ALL`).
+pub(crate) fn columns_of(table: &str) -> &'static [&'static str] {
+    ALL.iter().find(|(n, _)| *n == table).map_or(&[], |t| t.1)
+}
+
+#[derive(Debug, Clone)]
+pub struct JobRow {
+    pub line: u64,
+    pub job_name: TextId,
+    pub inst_id: TextId,
+    pub user: Option<Sym>,
+    pub status: Option<Sym>,
+    pub start_time: Secs,
+    pub end_time: Option<Secs>,
+}
+
+#[derive(Debug, Clone)]
+pub struct TaskRow {
+    pub job: u32,
+    pub task_name: Option<Sym>,
+    pub inst_num: f64,
+    pub status: Option<Sym>,
+    pub start_time: Option<Secs>,
+    pub end_time: Option<Secs>,
+    pub plan_cpu: Option<f64>,
+    pub plan_mem: Option<f64>,
+    /// Percent of one GPU (50 = half); `None` when empty (a CPU task).
+    pub plan_gpu: Option<f64>,
+    pub gpu_type: Option<Sym>,
+}
+
+/// Marks a missing time or index in the compact rows.
+pub const NONE_TIME: Secs = Secs::MIN;
+pub const NONE_IDX: u32 = u32::MAX;
+
+pub(crate) fn opt_time(t: Secs) -> Option<Secs> {
+    (t != NONE_TIME).then_some(t)
+}
+
+pub(crate) fn opt_idx(i: u32) -> Option<u32> {
+    (i != NONE_IDX).then_some(i)
+}
+
+/// One instance, compact: there are millions.
+#[derive(Debug, Clone)]
+pub struct InstanceRow {
+    pub job: u32,
+    /// Index into the task rows (`NONE_IDX` when the job has no such task).
+    pub task: u32,
+    /// Symbol in the instance table's own symbols.
+    pub task_name: u32,
+    pub status: u32,
+    /// Index into the trace's machines (`NONE_IDX` when the row names none).
+    pub machine: u32,
+    pub start_time: Secs,
+    pub end_time: Secs,
+    /// Its `inst_id` (empty when it equals the job's, as it should),
+    /// `inst_name` and `worker_name`, in the instance texts.
+    pub texts: TextRun,
+}
+
+impl InstanceRow {
+    /// Where each of its strings is in `texts`.
+    pub const INST_ID: usize = 0;
+    pub const INST_NAME: usize = 1;
+    pub const WORKER_NAME: usize = 2;
+}
+
+// Millions of instances at released scale: keep them at 48 bytes.
+const _: () = assert!(std::mem::size_of::<InstanceRow>() == 48);
+
+#[derive(Debug, Clone)]
+pub struct SpecRow {
+    pub machine: String,
+    pub gpu_type: String,
+    pub cap_cpu: Option<f64>,
+    pub cap_mem: Option<f64>,
+    pub cap_gpu: u32,
+}
+
+/// A group-tag row; its `inst_id` is the job's (the join), so not kept again.
+#[derive(Debug, Clone)]
+pub struct GroupTagRow {
+    pub user: Option<Sym>,
+    pub gpu_type_spec: Option<Sym>,
+    pub group: TextId,
+    pub workload: Option<Sym>,
+}
+
+/// Interns a field as a symbol, `None` when empty.
+pub fn sym(symbols: &mut Symbols, b: &[u8]) -> Option<Sym> {
+    if b.is_empty() {
+        return None;
+    }
+    let s = String::from_utf8_lossy(b);
+    if let Some(found) = symbols.lookup(&s) {
+        return Some(found);
+    }
+    Some(symbols.intern(&s))
+}
+
+fn check_span(row: &Row<Record>, start: Option<Secs>, end: Option<Secs>) -> Result<(), InputError> {
+    if let (Some(s), Some(e)) = (start, end) {
+        if e < s {
+            return Err(row.error("end_time", format!("end {e} is before start {s}")));
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn parse_job(
+    row: &Row<Record>,
+    texts: &mut Texts,
+    symbols: &mut Symbols,
+) -> Result<JobRow, InputError> {
+    row.expect_width(JOB.1.len())?;
+    let name = row.bytes(0, "job_name")?;
+    if name.is_empty() {
+        return Err(row.error("job_name", "empty"));
+    }
+    let start = row
+        .opt_time(4, "start_time")?
+        .ok_or_else(|| row.error("start_time", "empty"))?;
+    let end = row.opt_time(5, "end_time")?;
+    check_span(row, Some(start), end)?;
+    Ok(JobRow {
+        line: row.line,
+        job_name: texts.add(name),
+        inst_id: texts.add(row.bytes(1, "inst_id")?),
+        user: sym(symbols, row.bytes(2, "user")?),
+        status: sym(symbols, row.bytes(3, "status")?),
+        start_time: start,
+        end_time: end,
+    })
+}
+
+pub(crate) fn parse_task(
+    row: &Row<Record>,
+    job: u32,
+    symbols: &mut Symbols,
+) -> Result<TaskRow, InputError> {
+    row.expect_width(TASK.1.len())?;
+    let start = row.opt_time(4, "start_time")?;
+    let end = row.opt_time(5, "end_time")?;
+    check_span(row, start, end)?;
+    use crate::limits::{MAX_INSTANCES, MAX_MACHINE_GPUS};
+    let inst_num = row.num(2, "inst_num", 0.0)?;
+    if inst_num > MAX_INSTANCES as f64 {
+        let m = format!("{inst_num} instances is more than the {MAX_INSTANCES} a task may have");
+        return Err(row.error("inst_num", m));
+    }
+    let plan_gpu = row.opt_num(8, "plan_gpu", 0.0)?;
+    if plan_gpu.is_some_and(|p| p > 100.0 * MAX_MACHINE_GPUS as f64) {
+        let m = format!("more than the {MAX_MACHINE_GPUS} GPUs a machine may have");
+        return Err(row.error("plan_gpu", m));
+    }
+    Ok(TaskRow {
+        job,
+        task_name: sym(symbols, row.bytes(1, "task_name")?),
+        inst_num,
+        status: sym(symbols, row.bytes(3, "status")?),
+        start_time: start,
+        end_time: end,
+        plan_cpu: row.opt_num(6, "plan_cpu", 0.0)?,
+        plan_mem: row.opt_num(7, "plan_mem", 0.0)?,
+        plan_gpu,
+        gpu_type: sym(symbols, row.bytes(9, "gpu_type")?),
+    })
+}
+
+/// The fields of an instance row, checked; the caller resolves the joins.
+pub struct InstanceFields<'a> {
+    pub job_name: &'a [u8],
+    pub task_name: &'a [u8],
+    pub inst_name: &'a [u8],
+    pub worker_name: &'a [u8],
+    pub inst_id: &'a [u8],
+    pub status: &'a [u8],
+    pub start_time: Option<Secs>,
+    pub end_time: Option<Secs>,
+    pub machine: &'a [u8],
+}
+
+pub(crate) fn parse_instance<'a>(row: &Row<'a, Record>) -> Result<InstanceFields<'a>, InputError> {
+    row.expect_width(INSTANCE.1.len())?;
+    let job_name = row.bytes(0, "job_name")?;
+    if job_name.is_empty() {
+        return Err(row.error("job_name", "empty"));
+    }
+    let start = row.opt_time(6, "start_time")?;
+    let end = row.opt_time(7, "end_time")?;
+    check_span(row, start, end)?;
+    if start.is_none() && end.is_some() {
+        return Err(row.error("start_time", "empty, but the instance has an end_time"));
+    }
+    Ok(InstanceFields {
+        job_name,
+        task_name: row.bytes(1, "task_name")?,
+        inst_name: row.bytes(2, "inst_name")?,
+        worker_name: row.bytes(3, "worker_name")?,
+        inst_id: row.bytes(4, "inst_id")?,
+        status: row.bytes(5, "status")?,
+        start_time: start,
+        end_time: end,
+        machine: row.bytes(8, "machine")?,
+    })
+}
+
+pub(crate) fn parse_spec(row: &Row<Record>) -> Result<SpecRow, InputError> {
+    row.expect_width(MACHINE_SPEC.1.len())?;
+    let machine = row.required(0, "machine")?;
+    let gpus = row.num(4, "cap_gpu", 0.0)?;
+    if gpus.fract() != 0.0 || gpus > 1024.0 {
+        return Err(row.error("cap_gpu", format!("{gpus} is not a whole number of GPUs")));
+    }
+    Ok(SpecRow {
+        machine: machine.to_string(),
+        gpu_type: row.text(1, "gpu_type")?.to_string(),
+        cap_cpu: row.opt_num(2, "cap_cpu", 0.0)?,
+        cap_mem: row.opt_num(3, "cap_mem", 0.0)?,
+        cap_gpu: gpus as u32,
+    })
+}
+
+pub(crate) fn parse_group_tag(
+    row: &Row<Record>,
+    texts: &mut Texts,
+    symbols: &mut Symbols,
+) -> Result<GroupTagRow, InputError> {
+    row.expect_width(GROUP_TAG.1.len())?;
+    if row.bytes(0, "inst_id")?.is_empty() {
+        return Err(row.error("inst_id", "empty"));
+    }
+    Ok(GroupTagRow {
+        user: sym(symbols, row.bytes(1, "user")?),
+        gpu_type_spec: sym(symbols, row.bytes(2, "gpu_type_spec")?),
+        group: texts.add(row.bytes(3, "group")?),
+        workload: sym(symbols, row.bytes(4, "workload")?),
+    })
+}
+
+/// Rows grouped by an owner index: (order, ranges per owner).
+pub(crate) fn group_by(
+    owners: impl Iterator<Item = u32>,
+    n_owners: usize,
+) -> (Vec<u32>, Vec<(u32, u32)>) {
+    let owners: Vec<u32> = owners.collect();
+    let mut order: Vec<u32> = (0..owners.len() as u32).collect();
+    order.sort_by_key(|&i| owners[i as usize]); // stable: file order within an owner
+    let mut ranges = vec![(0u32, 0u32); n_owners];
+    let mut i = 0;
+    while i < order.len() {
+        let o = owners[order[i] as usize];
+        let start = i;
+        while i < order.len() && owners[order[i] as usize] == o {
+            i += 1;
+        }
+        ranges[o as usize] = (start as u32, i as u32);
+    }
+    (order, ranges)
+}
