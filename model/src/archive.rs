@@ -177,14 +177,13 @@ fn raw(src: &Source) -> std::io::Result<Box<dyn Read + Send>> {
 
 /// A tar entry's file name, if it is a file (not a directory or a macOS
 /// `._` resource fork).
-pub(crate) fn file_member<R: Read>(entry: &tar::Entry<R>) -> Option<String> {
-    let name = entry
-        .path()
-        .ok()?
+pub(crate) fn file_member(entry: &crate::tar::Header) -> Option<String> {
+    let path = entry.path();
+    let name = std::path::Path::new(&path)
         .file_name()?
         .to_string_lossy()
         .into_owned();
-    (entry.header().entry_type().is_file() && !name.starts_with("._")).then_some(name)
+    (entry.is_file() && !name.starts_with("._")).then_some(name)
 }
 
 fn pump(src: Source, member: String, tx: mpsc::SyncSender<std::io::Result<Vec<u8>>>) {
@@ -208,14 +207,11 @@ fn pump(src: Source, member: String, tx: mpsc::SyncSender<std::io::Result<Vec<u8
         Err(e) => return send_err(&tx, e),
     };
     let gz = flate2::read::GzDecoder::new(BufReader::with_capacity(1 << 20, file));
-    let mut archive = tar::Archive::new(gz);
-    let entries = match archive.entries() {
-        Ok(e) => e,
-        Err(e) => return send_err(&tx, e),
-    };
-    for entry in entries {
-        let mut entry = match entry {
-            Ok(e) => e,
+    let mut archive = crate::tar::Archive::new(gz);
+    loop {
+        let entry = match archive.next() {
+            Ok(Some(e)) => e,
+            Ok(None) => break,
             Err(e) => return send_err(&tx, e),
         };
         let Some(name) = file_member(&entry) else {
@@ -235,7 +231,7 @@ fn pump(src: Source, member: String, tx: mpsc::SyncSender<std::io::Result<Vec<u8
             let mut chunk = vec![0u8; 1 << 18];
             let mut filled = 0;
             while filled < chunk.len() {
-                match entry.read(&mut chunk[filled..]) {
+                match archive.read(&mut chunk[filled..]) {
                     Ok(0) => break,
                     Ok(n) => filled += n,
                     Err(e) => return send_err(&tx, e),

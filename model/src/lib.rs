@@ -40,6 +40,7 @@ pub(crate) mod seen;
 pub mod sizing;
 pub(crate) mod slots;
 pub mod speed;
+pub(crate) mod tar;
 pub mod texts;
 pub mod throughput;
 pub mod type_speed;

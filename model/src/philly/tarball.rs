@@ -100,26 +100,29 @@ impl Tarball {
     /// until it says stop.
     fn walk(
         &self,
-        mut visit: impl FnMut(&str, &mut tar::Entry<GzReader>, Member) -> Result<bool, InputError>,
+        mut visit: impl FnMut(
+            &str,
+            &mut crate::tar::Archive<GzReader>,
+            Member,
+        ) -> Result<bool, InputError>,
     ) -> Result<(), InputError> {
         self.scanned.store(0, Ordering::Relaxed);
         let gz = self.gz.read_from_start().map_err(|e| self.error(e))?;
-        let mut archive = tar::Archive::new(gz.with_progress(self.scanned.clone()));
+        let mut archive = crate::tar::Archive::new(gz.with_progress(self.scanned.clone()));
         let damaged =
             |e: std::io::Error| self.error(format!("{e} (not a tar.gz archive, or damaged)"));
-        for entry in archive.entries().map_err(damaged)? {
-            let mut entry = entry.map_err(damaged)?;
+        while let Some(entry) = archive.next().map_err(damaged)? {
             let Some(name) = crate::archive::file_member(&entry) else {
                 continue;
             };
             let m = Member {
-                start: entry.raw_file_position(),
-                size: entry.size(),
+                start: entry.start,
+                size: entry.size,
             };
             if let Ok(mut members) = self.members.lock() {
                 members.entry(name.clone()).or_insert(m);
             }
-            if visit(&name, &mut entry, m)? {
+            if visit(&name, &mut archive, m)? {
                 return Ok(());
             }
         }
