@@ -68,18 +68,6 @@ pub enum ArgError {
     Thresholds,
     #[error("no policies given")]
     NoPolicies,
-    #[error("'{}' is not a tick such as 1m, 30s or 1h (units s, m, h, d, w)", sanitize(.0))]
-    NotATick(String),
-    #[error("'{}' is not a shard I/N with 0 ≤ I < N, e.g. 0/4", sanitize(.0))]
-    Shard(String),
-    #[error("'{}' is not a figure size WIDTHxHEIGHT of 300 to 8000 pixels each, e.g. 1500x1000", sanitize(.0))]
-    PlotSize(String),
-    #[error("{0}")]
-    PlotTooSmall(String),
-    #[error("'{}': a tick is from 1 s to 366 days", sanitize(.0))]
-    TickRange(String),
-    #[error("'{}' is not a duration of a second or more, such as 90m, 12h or 2d (units s, m, h, d, w)", sanitize(.0))]
-    NotADuration(String),
 }
 
 impl ArgError {

@@ -53,8 +53,8 @@ type PowerRow = (u32, u32, f64, f64);
 /// The `want` columns of a CSV with a header, by line number.
 fn read_csv(path: &Path, want: &[&str]) -> Result<Vec<(u64, Vec<String>)>, InputError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| InputError::file(&file, format!("cannot read: {e}")))?;
+    let text =
+        std::fs::read_to_string(path).map_err(|e| InputError::io(&file, "cannot read", e))?;
     let mut lines = text.lines();
     let header: Vec<&str> = lines
         .next()

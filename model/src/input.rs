@@ -2,6 +2,7 @@
 //! and counted skips.
 
 use std::fmt;
+use std::sync::Arc;
 
 /// Where in the input a problem is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,13 +28,26 @@ impl fmt::Display for Location {
     }
 }
 
-/// A problem with the input: the whole message a user sees.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A problem with the input: the whole message a user sees, and the
+/// error under it where there is one (the OS's, for a file that cannot be
+/// read), kept as its `source()`.
+#[derive(Debug, Clone)]
 pub struct InputError {
     pub at: Option<Location>,
     pub file: String,
     pub message: String,
+    /// The OS's error under it (a thin pointer: the error stays small).
+    cause: Option<Arc<std::io::Error>>,
 }
+
+/// The same problem: the same place and message (the cause is in the message).
+impl PartialEq for InputError {
+    fn eq(&self, other: &InputError) -> bool {
+        (&self.at, &self.file, &self.message) == (&other.at, &other.file, &other.message)
+    }
+}
+
+impl Eq for InputError {}
 
 impl InputError {
     pub fn file(file: &str, message: impl Into<String>) -> InputError {
@@ -41,7 +55,24 @@ impl InputError {
             at: None,
             file: file.to_string(),
             message: message.into(),
+            cause: None,
         }
+    }
+
+    /// `file` could not be read (`what`: `cannot read`, `cannot open` …):
+    /// the OS's error said in the message and kept as the cause.
+    pub fn io(file: &str, what: &str, e: std::io::Error) -> InputError {
+        InputError {
+            message: format!("{what}: {e}"),
+            cause: Some(Arc::new(e)),
+            ..InputError::file(file, "")
+        }
+    }
+
+    /// The same error, the OS's `e` kept as its cause (its text is in the message).
+    pub fn because(mut self, e: std::io::Error) -> InputError {
+        self.cause = Some(Arc::new(e));
+        self
     }
 
     /// A CSV reader's error, at the line it names.
@@ -73,6 +104,7 @@ impl InputError {
             file: loc.file.clone(),
             at: Some(loc),
             message: message.into(),
+            cause: None,
         }
     }
 
@@ -97,7 +129,13 @@ impl fmt::Display for InputError {
     }
 }
 
-impl std::error::Error for InputError {}
+impl std::error::Error for InputError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.cause
+            .as_deref()
+            .map(|c| c as &(dyn std::error::Error + 'static))
+    }
+}
 
 /// Side tables whose index could not be built: each one's error.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -206,6 +244,24 @@ impl LoadReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::error::Error as _;
+
+    #[test]
+    fn a_file_that_cannot_be_read_keeps_the_os_error_as_its_cause() {
+        let missing = std::env::temp_dir().join("tracetui-no-such-dir/no-such.csv");
+        let e = crate::reader::open_file(&missing).unwrap_err();
+        let io = e
+            .source()
+            .and_then(|c| c.downcast_ref::<std::io::Error>())
+            .expect("the OS's error as the cause");
+        assert_eq!(io.kind(), std::io::ErrorKind::NotFound);
+        assert!(
+            e.to_string().ends_with(&format!("cannot open: {io}")),
+            "{e}"
+        );
+        assert_eq!(e.clone(), e, "a cause changes no equality");
+        assert!(InputError::file("f.csv", "bad").source().is_none());
+    }
 
     #[test]
     fn lenient_counts_and_keeps_first_reasons() {

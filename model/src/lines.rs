@@ -148,6 +148,7 @@ impl<R: BufRead> Lines<R> {
                         },
                         format!("read failed: {e}"),
                     )
+                    .because(e)
                 })?;
             if n == 0 {
                 return Ok(false);

@@ -130,7 +130,7 @@ pub(crate) fn for_each_line(
     file: &str,
     mut each: impl FnMut(&[u8], u64) -> bool,
 ) -> Result<u64, InputError> {
-    let read_err = |e: std::io::Error| InputError::file(file, format!("cannot read: {e}"));
+    let read_err = |e: std::io::Error| InputError::io(file, "cannot read", e);
     let mut f = std::fs::File::open(path).map_err(read_err)?;
     f.seek(SeekFrom::Start(a)).map_err(read_err)?;
     let mut f = f.take(b - a);
@@ -253,8 +253,8 @@ pub(crate) fn read_parts<P: PartRead>(
     workers: usize,
     read: impl Fn((u64, u64)) -> Result<P, InputError> + Sync,
 ) -> Result<Option<Vec<P>>, InputError> {
-    let ranges = split_points(path, from, workers)
-        .map_err(|e| InputError::file(file, format!("cannot read: {e}")))?;
+    let ranges =
+        split_points(path, from, workers).map_err(|e| InputError::io(file, "cannot read", e))?;
     let parts = crate::par::each(ranges, read)
         .into_iter()
         .map(|r| r.unwrap_or_else(|_| Err(InputError::file(file, "reader panicked"))))
@@ -272,8 +272,8 @@ pub(crate) fn read_parts_into<T: Send, P: PartRead>(
     room: impl Fn((u64, u64)) -> usize,
     read: impl Fn((u64, u64), &mut Slots<T>) -> Result<P, InputError> + Sync,
 ) -> Result<Option<Vec<(P, usize)>>, InputError> {
-    let ranges = split_points(path, from, workers)
-        .map_err(|e| InputError::file(file, format!("cannot read: {e}")))?;
+    let ranges =
+        split_points(path, from, workers).map_err(|e| InputError::io(file, "cannot read", e))?;
     let sizes: Vec<usize> = ranges.iter().map(|&r| room(r)).collect();
     let done = super::slots::fill(out, &sizes, |k, slots| read(ranges[k], slots))
         .ok_or_else(|| InputError::file(file, "reader panicked"))?;

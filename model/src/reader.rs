@@ -19,7 +19,7 @@ pub(crate) fn open_file(path: &Path) -> Result<std::fs::File, InputError> {
             ));
         }
     }
-    std::fs::File::open(path).map_err(|e| InputError::file(&shown, format!("cannot open: {e}")))
+    std::fs::File::open(path).map_err(|e| InputError::io(&shown, "cannot open", e))
 }
 
 /// The whole of a small file (a table, a spec) of at most `max` bytes; a
@@ -30,7 +30,7 @@ pub(crate) fn read_small(path: &Path, max: u64, what: &str) -> Result<Vec<u8>, I
     open_file(path)?
         .take(max + 1)
         .read_to_end(&mut text)
-        .map_err(|e| InputError::file(&shown, format!("cannot read: {e}")))?;
+        .map_err(|e| InputError::io(&shown, "cannot read", e))?;
     if text.len() as u64 > max {
         return Err(InputError::file(
             &shown,
@@ -50,9 +50,10 @@ pub(crate) fn open_dir(path: &Path, what: &str) -> Result<(), InputError> {
             &shown,
             format!("not a directory (expected {what})"),
         )),
-        Err(e) => Err(InputError::file(
+        Err(e) => Err(InputError::io(
             &shown,
-            format!("cannot open the directory of {what}: {e}"),
+            &format!("cannot open the directory of {what}"),
+            e,
         )),
     }
 }

@@ -74,8 +74,8 @@ impl Tables {
     pub fn load(dir: &Path, gpu_type: Option<String>) -> Result<Tables, InputError> {
         super::reader::open_dir(dir, "throughput tables (MODEL.csv)")?;
         let shown = dir.display().to_string();
-        let listing = std::fs::read_dir(dir)
-            .map_err(|e| InputError::file(&shown, format!("cannot list: {e}")))?;
+        let listing =
+            std::fs::read_dir(dir).map_err(|e| InputError::io(&shown, "cannot list", e))?;
         let mut files: Vec<PathBuf> = listing
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|x| x == "csv"))

@@ -3,6 +3,7 @@
 mod bench;
 mod choices;
 mod compare;
+pub mod error;
 mod gen;
 pub(crate) mod headless;
 mod inspect;

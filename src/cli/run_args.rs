@@ -1,6 +1,7 @@
 //! The arguments of the commands that run a trace: `sim`, `compare`
 //! (and each run of a `sweep`, parsed as `sim`).
 
+use super::error::CliError;
 use super::policy_arg;
 use super::{EnergyArgs, LoadArgs, PolicyArg, PolicyArgs};
 use crate::sim::error::ArgError;
@@ -73,12 +74,12 @@ pub struct SimArgs {
 }
 
 /// `30s`, `5m`, `1h`, `1d`, `1h30m` or seconds: from 1 s to 366 days.
-pub(super) fn parse_tick(s: &str) -> Result<i64, ArgError> {
+pub(super) fn parse_tick(s: &str) -> Result<i64, CliError> {
     let s = s.trim();
     let secs =
-        crate::trace::clock::parse_duration(s).ok_or_else(|| ArgError::NotATick(s.into()))?;
+        crate::trace::clock::parse_duration(s).ok_or_else(|| CliError::NotATick(s.into()))?;
     if !(1..=366 * 86_400).contains(&secs) {
-        return Err(ArgError::TickRange(s.into()));
+        return Err(CliError::TickRange(s.into()));
     }
     Ok(secs)
 }
@@ -165,8 +166,8 @@ impl PlotLook {
 }
 
 /// `1500x1000`: each side 300 to 8000 pixels.
-fn parse_size(s: &str) -> Result<(u32, u32), ArgError> {
-    let bad = || ArgError::PlotSize(s.to_string());
+fn parse_size(s: &str) -> Result<(u32, u32), CliError> {
+    let bad = || CliError::PlotSize(s.to_string());
     let (w, h) = s.trim().split_once(['x', 'X']).ok_or_else(bad)?;
     let (w, h): (u32, u32) = (
         w.trim().parse().map_err(|_| bad())?,

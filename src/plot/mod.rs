@@ -134,7 +134,7 @@ const PX_PER_FONT_PX: (u32, u32) = (90, 60);
 
 impl Look {
     /// Refuses a figure too small for its text (labels would overlap).
-    pub(crate) fn fits(&self) -> Result<(), crate::sim::error::ArgError> {
+    pub(crate) fn fits(&self) -> Result<(), crate::cli::error::CliError> {
         let l = self;
         let (w, h) = PX_PER_FONT_PX;
         if l.width >= w * l.font_size && l.height >= h * l.font_size {
@@ -145,7 +145,7 @@ impl Look {
             true => format!(", or --plot-font-size {font} or less"),
             false => String::new(),
         };
-        Err(crate::sim::error::ArgError::PlotTooSmall(format!(
+        Err(crate::cli::error::CliError::PlotTooSmall(format!(
             "a {}x{} figure is too small for {} px text: its labels would overlap; give --plot-size {}x{} or more{smaller}",
             l.width,
             l.height,

@@ -162,7 +162,7 @@ pub(super) fn read(
         Source::Csv(p) => {
             let workers = crate::par::cores().clamp(1, crate::parts::MOST_PARTS);
             crate::parts::split_points(p, 0, workers)
-                .map_err(|e| InputError::file(&file, format!("cannot read: {e}")))?
+                .map_err(|e| InputError::io(&file, "cannot read", e))?
         }
         Source::TarGz(_) | Source::Parts(_) => Vec::new(),
     };
@@ -186,8 +186,8 @@ pub(super) fn read(
             unreachable!("split only plain files")
         };
         let read = |part: (u64, u64)| {
-            let r = chunk_reader(path, part)
-                .map_err(|e| InputError::file(&file, format!("cannot read: {e}")))?;
+            let r =
+                chunk_reader(path, part).map_err(|e| InputError::io(&file, "cannot read", e))?;
             read_chunk(
                 r,
                 file.clone(),

@@ -30,7 +30,7 @@ pub(crate) fn check_header_file(
     crate::reader::open_file(&path)?
         .take(HEADER_BYTES)
         .read_to_end(&mut text)
-        .map_err(|e| InputError::file(&name, format!("cannot read: {e}")))?;
+        .map_err(|e| InputError::io(&name, "cannot read", e))?;
     let text = String::from_utf8_lossy(&text);
     let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
     let given: Vec<&str> = line.split(',').map(str::trim).collect();

@@ -271,13 +271,13 @@ impl Index {
             Index::Offsets { path, at } => {
                 let file = path.display().to_string();
                 let mut f = std::fs::File::open(path)
-                    .map_err(|e| InputError::file(&file, format!("cannot open: {e}")))?;
+                    .map_err(|e| InputError::io(&file, "cannot open", e))?;
                 for &(w, inst) in workers {
                     let Some(off) = at.get(inst) else {
                         continue;
                     };
                     f.seek(SeekFrom::Start(off))
-                        .map_err(|e| InputError::file(&file, format!("cannot seek: {e}")))?;
+                        .map_err(|e| InputError::io(&file, "cannot seek", e))?;
                     let mut lines =
                         Lines::new(BufReader::with_capacity(4096, &mut f), file.clone());
                     let mut rec = Record::default();

@@ -75,11 +75,9 @@ impl Tarball {
         format!("{}[{member}]", self.path.display())
     }
 
-    fn error(&self, e: impl std::fmt::Display) -> InputError {
-        InputError::file(
-            &self.path.display().to_string(),
-            format!("cannot read: {e}"),
-        )
+    /// `e` reading the archive, said of it and kept as the cause.
+    fn error(&self, e: std::io::Error) -> InputError {
+        InputError::io(&self.path.display().to_string(), "cannot read", e)
     }
 
     pub fn member(&self, name: &str) -> Option<Member> {
@@ -109,8 +107,11 @@ impl Tarball {
         self.scanned.store(0, Ordering::Relaxed);
         let gz = self.gz.read_from_start().map_err(|e| self.error(e))?;
         let mut archive = crate::tar::Archive::new(gz.with_progress(self.scanned.clone()));
-        let damaged =
-            |e: std::io::Error| self.error(format!("{e} (not a tar.gz archive, or damaged)"));
+        let damaged = |e: std::io::Error| {
+            let shown = self.path.display().to_string();
+            let said = format!("cannot read: {e} (not a tar.gz archive, or damaged)");
+            InputError::file(&shown, said).because(e)
+        };
         while let Some(entry) = archive.next().map_err(damaged)? {
             let Some(name) = crate::archive::file_member(&entry) else {
                 continue;

@@ -208,7 +208,7 @@ pub(super) fn scan(
     strict: bool,
     mut progress: impl FnMut(u64),
 ) -> Result<UtilIndex, InputError> {
-    let read_err = |e: std::io::Error| InputError::file(file, format!("cannot read: {e}"));
+    let read_err = |e: std::io::Error| InputError::io(file, "cannot read", e);
     let mut buf = vec![0u8; 1 << 22];
     let (mut carry, mut line, start_at) = (0usize, 0u64, base);
     let (mut base, mut total) = (base, 0u64);

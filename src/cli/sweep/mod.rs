@@ -96,8 +96,8 @@ impl SweepArgs {
     }
 }
 
-fn parse_shard(s: &str) -> Result<(usize, usize), crate::sim::error::ArgError> {
-    let bad = || crate::sim::error::ArgError::Shard(s.to_string());
+fn parse_shard(s: &str) -> Result<(usize, usize), crate::cli::error::CliError> {
+    let bad = || crate::cli::error::CliError::Shard(s.to_string());
     let (i, n) = s.split_once('/').ok_or_else(bad)?;
     let (i, n): (usize, usize) = (
         i.trim().parse().map_err(|_| bad())?,
@@ -450,9 +450,9 @@ fn collect(
 }
 
 /// `--wait-at-most`: a duration (`90m`, `12h`, `2d`), at least a second.
-fn parse_wait(s: &str) -> std::result::Result<u64, crate::sim::error::ArgError> {
+fn parse_wait(s: &str) -> std::result::Result<u64, crate::cli::error::CliError> {
     crate::trace::clock::parse_duration(s.trim())
         .filter(|&d| d >= 1)
         .map(|d| d as u64)
-        .ok_or_else(|| crate::sim::error::ArgError::NotADuration(s.to_string()))
+        .ok_or_else(|| crate::cli::error::CliError::NotADuration(s.to_string()))
 }
