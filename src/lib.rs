@@ -5,6 +5,7 @@
 //! Data flows one way: `trace` (load) → the model → `sim` (engine) → views.
 
 pub mod cli;
+pub(crate) mod config;
 pub mod gen;
 pub mod lesson;
 pub(crate) mod outfile;

@@ -42,7 +42,7 @@ impl FromStr for PolicyArg {
             Err(ArgError::UnknownPolicy { known, .. }) => known,
             Err(e) => return Err(e),
         };
-        let config = crate::ui::keymap::user_policies();
+        let config = crate::config::user_policies();
         if let Some((name, cmd)) = config.iter().find(|(n, _)| n == base) {
             return Ok(PolicyArg::Exec(ExecSpec {
                 cmd: cmd.clone(),

@@ -68,9 +68,9 @@ fn new(a: &NewArgs) -> Result<()> {
     };
     let abs = std::fs::canonicalize(&script).unwrap_or_else(|_| script.clone());
     let (shown, abs_shown, helper_shown) = (shown(&script), shown(&abs), shown(&helper));
-    let config = crate::ui::keymap::config_dir().map_or_else(
+    let config = crate::config::file().map_or_else(
         || "~/.config/tracetui/config.toml".to_string(),
-        |d| self::shown(&d.join("config.toml")),
+        |f| self::shown(&f),
     );
     super::print_out(&format!(
         "wrote {shown}\n\

@@ -3,7 +3,6 @@
 //! Keys can be rebound in `~/.config/tracetui/config.toml` under `[keys]`.
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use serde::Deserialize;
 use std::collections::BTreeMap;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -107,71 +106,6 @@ fn valid_key(s: &str) -> bool {
         || (base.starts_with('f') && base[1..].parse::<u8>().is_ok())
 }
 
-#[derive(Debug, Default, Deserialize)]
-struct ConfigFile {
-    #[serde(default)]
-    keys: BTreeMap<String, Vec<String>>,
-    /// name → command of an external policy (`exec:` without the prefix).
-    #[serde(default)]
-    policies: BTreeMap<String, String>,
-}
-
-/// The `[policies]` table of the user's config file: (name, command) of
-/// each external policy the picker offers. A config that does not parse
-/// gives none (its problem is reported with the keys).
-pub(crate) fn user_policies() -> Vec<(String, String)> {
-    let Some(p) = config_dir().map(|d| d.join("config.toml")) else {
-        return Vec::new();
-    };
-    let Ok(text) = read_config_file(&p) else {
-        return Vec::new();
-    };
-    policies_in(&text)
-}
-
-/// The most a config or theme file may hold: 1 MiB (a full keymap and
-/// every theme field take a few KB).
-pub(crate) const MAX_CONFIG_BYTES: u64 = 1 << 20;
-
-/// A config or theme file's text: only a regular file (a FIFO would hang
-/// the start, `/dev/zero` would never end), at most `MAX_CONFIG_BYTES`.
-/// Opened without blocking, so a FIFO is refused rather than waited on.
-pub(crate) fn read_config_file(p: &std::path::Path) -> std::io::Result<String> {
-    use std::io::{Error, ErrorKind, Read};
-    let mut o = std::fs::OpenOptions::new();
-    o.read(true);
-    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut o, libc::O_NONBLOCK | libc::O_CLOEXEC);
-    let f = o.open(p)?;
-    let meta = f.metadata()?;
-    if !meta.is_file() {
-        return Err(Error::new(ErrorKind::InvalidInput, "not a regular file"));
-    }
-    let too_big = || {
-        Error::new(
-            ErrorKind::InvalidData,
-            format!(
-                "over {} MiB, not a config or theme file",
-                MAX_CONFIG_BYTES >> 20
-            ),
-        )
-    };
-    if meta.len() > MAX_CONFIG_BYTES {
-        return Err(too_big());
-    }
-    let mut bytes = Vec::new();
-    f.take(MAX_CONFIG_BYTES + 1).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > MAX_CONFIG_BYTES {
-        return Err(too_big());
-    }
-    String::from_utf8(bytes).map_err(|_| Error::new(ErrorKind::InvalidData, "not UTF-8 text"))
-}
-
-pub(crate) fn policies_in(text: &str) -> Vec<(String, String)> {
-    toml::from_str::<ConfigFile>(text)
-        .map(|c| c.policies.into_iter().collect())
-        .unwrap_or_default()
-}
-
 /// The effective keymap.
 #[derive(Debug, Clone)]
 pub struct Keymap {
@@ -190,7 +124,7 @@ impl Keymap {
 
     /// From the `[keys]` table of a config file's text.
     pub fn from_config(text: &str) -> Keymap {
-        match toml::from_str::<ConfigFile>(text) {
+        match crate::config::parse(text) {
             Ok(c) => Keymap::build(&c.keys),
             Err(e) => {
                 let mut k = Keymap::defaults();
@@ -250,10 +184,10 @@ impl Keymap {
         }
     }
 
-    /// `~/.config/tracetui/config.toml` (or `$XDG_CONFIG_HOME/tracetui/config.toml`), if present.
+    /// From the user's config file (`crate::config`), if present.
     pub(crate) fn load_user() -> Keymap {
-        match config_dir().map(|d| d.join("config.toml")) {
-            Some(p) if p.symlink_metadata().is_ok() => match read_config_file(&p) {
+        match crate::config::file() {
+            Some(p) if p.symlink_metadata().is_ok() => match crate::config::read_bounded(&p) {
                 Ok(t) => {
                     let mut k = Keymap::from_config(&t);
                     for pr in &mut k.problems {
@@ -302,14 +236,6 @@ impl Keymap {
         }
         out
     }
-}
-
-/// `$XDG_CONFIG_HOME/tracetui` or `~/.config/tracetui`.
-pub(crate) fn config_dir() -> Option<std::path::PathBuf> {
-    if let Some(x) = std::env::var_os("XDG_CONFIG_HOME").filter(|x| !x.is_empty()) {
-        return Some(std::path::PathBuf::from(x).join("tracetui"));
-    }
-    std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".config").join("tracetui"))
 }
 
 #[cfg(test)]

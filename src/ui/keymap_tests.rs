@@ -1,5 +1,6 @@
 //! The keymap's unit tests.
 use super::*;
+use crate::config::policies_in;
 
 fn key(c: KeyCode, m: KeyModifiers) -> KeyEvent {
     KeyEvent::new(c, m)

@@ -45,7 +45,7 @@ pub(crate) fn build_app(
     opts: &ViewOptions,
 ) -> Result<App> {
     let depth = Depth::detect();
-    let user_dir = super::keymap::config_dir().map(|d| d.join("themes"));
+    let user_dir = crate::config::themes_dir();
     let (mut themes, problems) = theme::all(depth, user_dir.as_deref());
     let wanted = match (&opts.theme, depth) {
         (Some(t), _) => t.clone(),
@@ -116,7 +116,7 @@ pub(crate) fn build_app(
 /// background (all at once) while the replay starts: the picker offers
 /// them by the names given there once they have answered.
 fn probe_config_policies() {
-    let entries = super::keymap::user_policies();
+    let entries = crate::config::user_policies();
     if entries.is_empty() {
         return;
     }

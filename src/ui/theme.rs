@@ -235,7 +235,7 @@ pub(crate) fn resolve(spec: &str, depth: Depth, user_dir: Option<&Path>) -> Resu
 
 /// The theme in file `p`: what is wrong with it names the file.
 fn read(p: &Path, depth: Depth) -> Result<Theme, UiError> {
-    let text = super::keymap::read_config_file(p).map_err(|source| UiError::Read {
+    let text = crate::config::read_bounded(p).map_err(|source| UiError::Read {
         path: p.to_path_buf(),
         source,
     })?;

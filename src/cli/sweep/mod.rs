@@ -111,7 +111,7 @@ fn parse_shard(s: &str) -> Result<(usize, usize), crate::cli::error::CliError> {
 
 pub(super) fn run(a: &SweepArgs) -> Result<()> {
     let shown = crate::text::sanitize(&a.plan.display().to_string());
-    let text = crate::ui::keymap::read_config_file(&a.plan).map_err(|e| eyre!("{shown}: {e}"))?;
+    let text = crate::config::read_bounded(&a.plan).map_err(|e| eyre!("{shown}: {e}"))?;
     let plan = Plan::parse(&text, &shown)?;
     let runs = plan.runs().map_err(|e| eyre!("{shown}: {e}"))?;
     // The arguments of runs that between them give every value of every
