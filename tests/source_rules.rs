@@ -78,7 +78,7 @@ const OWN_THREADS: &[&str] = &[
     "model/archive.rs",
     "model/xz.rs",
     "ui/run.rs",
-    "ui/signals.rs",
+    "driver/signals.rs",
     "driver/child.rs",
     "driver/link.rs",
     "driver/stderr.rs",

@@ -18,7 +18,9 @@ mod error;
 mod link;
 mod probe;
 pub mod procs;
+pub mod signals;
 mod stderr;
+pub mod tools;
 
 use std::time::Instant;
 use tracetui_engine::answered::{self, Asks};

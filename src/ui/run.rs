@@ -213,11 +213,11 @@ pub(crate) fn run(
 
     // Ctrl-C in raw mode is a key, but `kill -INT` / `kill -QUIT` are signals:
     // each quits through the same path, so the terminal is restored.
-    let signals = super::signals::Signals::watch();
+    let signals = crate::driver::signals::Signals::watch(restore);
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         restore();
-        if super::signals::terminal_hung_up() {
+        if crate::driver::signals::terminal_hung_up() {
             // The report cannot be written (a panic in this hook aborts,
             // skipping the ends of the policy processes): end them first.
             crate::driver::procs::end_all();
@@ -320,7 +320,7 @@ fn event_action(
 fn event_loop(
     app: &mut App,
     fx: &mut Effects,
-    signals: &super::signals::Signals,
+    signals: &crate::driver::signals::Signals,
     util_rx: &mpsc::Receiver<Result<Option<Arc<Vec<f32>>>, crate::trace::input::Damaged>>,
 ) -> Result<()> {
     let backend = ratatui::backend::CrosstermBackend::new(std::io::stdout());

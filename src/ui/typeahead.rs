@@ -2,7 +2,8 @@
 //! are not echoed over the loading line: the terminal's echo is off until
 //! the guard goes, and on every way out — the guard dropped on an error or
 //! a panic, or INT, TERM, HUP or QUIT arriving during the load (the
-//! setting put back in the handler, then the signal's own action). The
+//! setting put back in the driver's handler, `driver::signals::on_ending`,
+//! then the signal's own action). The
 //! keys themselves are dropped when the replay starts (`run.rs`).
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -16,7 +17,7 @@ static QUIET: AtomicBool = AtomicBool::new(false);
 /// While held, what is typed is not echoed (nothing when stdin is not a
 /// terminal).
 pub(crate) struct QuietTyping {
-    hooks: Vec<signal_hook::SigId>,
+    _on_ending: crate::driver::signals::OnEnding,
 }
 
 /// Puts the saved settings back; async-signal-safe (`tcsetattr` only).
@@ -39,20 +40,8 @@ pub(crate) fn quiet_typing() -> Option<QuietTyping> {
         return None;
     }
     let saved = *SAVED.get_or_init(|| t);
-    let mut hooks = Vec::new();
-    for sig in crate::driver::procs::ENDING {
-        // SAFETY: the handler only calls `put_back` (an atomic and
-        // tcsetattr) and the signal's default action, both signal-safe.
-        let id = unsafe {
-            signal_hook::low_level::register(sig, move || {
-                put_back();
-                let _ = signal_hook::low_level::emulate_default_handler(sig);
-            })
-        };
-        if let Ok(id) = id {
-            hooks.push(id);
-        }
-    }
+    // SAFETY: `put_back` is signal-safe: an atomic and tcsetattr.
+    let on_ending = unsafe { crate::driver::signals::on_ending(put_back) };
     let mut quiet = saved;
     quiet.c_lflag &= !(libc::ECHO | libc::ECHONL);
     QUIET.store(true, Ordering::SeqCst);
@@ -60,14 +49,14 @@ pub(crate) fn quiet_typing() -> Option<QuietTyping> {
     if unsafe { libc::tcsetattr(libc::STDIN_FILENO, libc::TCSANOW, &quiet) } != 0 {
         QUIET.store(false, Ordering::SeqCst);
     }
-    Some(QuietTyping { hooks })
+    Some(QuietTyping {
+        _on_ending: on_ending,
+    })
 }
 
 impl Drop for QuietTyping {
+    /// The echo back; then the guard's field drops, and with it the handlers.
     fn drop(&mut self) {
         put_back();
-        for id in self.hooks.drain(..) {
-            signal_hook::low_level::unregister(id);
-        }
     }
 }

@@ -7,8 +7,8 @@
 use super::plan::Run;
 use super::record::Record;
 use color_eyre::eyre::{bail, eyre, Result};
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// What `--slurm` needs from the command line.
@@ -94,12 +94,11 @@ pub(super) fn submit(s: &Submit) -> Result<JobId> {
     let path = s.out.join("sweep.sbatch");
     let text = script(s, &exe)?;
     crate::outfile::write_atomic(&path, |w| std::io::Write::write_all(w, text.as_bytes()))?;
-    let o = Command::new("sbatch")
-        .arg("--parsable")
-        .args(array_options(s, &cwd)?)
-        .args(s.sbatch)
-        .arg(&path)
-        .output()
+    let mut args: Vec<OsString> = vec!["--parsable".into()];
+    args.extend(array_options(s, &cwd)?.into_iter().map(OsString::from));
+    args.extend(s.sbatch.iter().map(OsString::from));
+    args.push(path.clone().into());
+    let o = crate::driver::tools::output("sbatch", &args)
         .map_err(|e| eyre!("sbatch: {e} (is Slurm installed here?)"))?;
     if !o.status.success() {
         bail!(
@@ -167,14 +166,12 @@ const STUCK_FOR: Duration = Duration::from_secs(30);
 /// pending reason of those that wait for one that does not clear by
 /// itself; `None` when `squeue` cannot be asked.
 fn tasks_left(job: &JobId) -> Option<(usize, Vec<String>)> {
-    let mut q = Command::new("squeue");
+    let mut args: Vec<&str> = Vec::new();
     if let Some(c) = &job.cluster {
-        q.args(["-M", c]);
+        args.extend(["-M", c]);
     }
-    let o = q
-        .args(["-h", "-r", "-j", &job.id, "-o", "%i %t %r"])
-        .output()
-        .ok()?;
+    args.extend(["-h", "-r", "-j", &job.id, "-o", "%i %t %r"]);
+    let o = crate::driver::tools::output("squeue", &args).ok()?;
     if !o.status.success() {
         // A job the controller has forgotten: finished long enough ago.
         let err = String::from_utf8_lossy(&o.stderr);
