@@ -145,7 +145,7 @@ fn generated_1m26_what_if_from_mid_trace(bencher: divan::Bencher) {
     let mut base = sim::Engine::new(t.clone(), Policy::Fifo, Placement::Consolidate);
     base.advance_to(mid);
     bencher.bench(|| {
-        let runs = runs_for(&base, &[]);
+        let runs = runs_for(&base, &[], &tracetui::sim::Policies::new());
         divan::black_box(Fork::start(&base, runs, 2, &tracetui::sim::NoPrograms).wait())
     });
 }

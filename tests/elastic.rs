@@ -7,7 +7,7 @@ use common::cli::{stderr, stdout, tracetui};
 use common::tiny;
 use tracetui::sim::policy::{Books, Rule, Walk};
 use tracetui::sim::view::{Answer, Checked, NoAnswer, View};
-use tracetui::sim::{Engine, Event, Phase, Placement, Policy};
+use tracetui::sim::{Engine, Event, Phase, Placement};
 
 /// A trace and tables: `m` at batch 32 runs 2, 3, 5 it/s on 1, 2, 4 GPUs;
 /// at batch 2, 1 and 1.5 it/s on 1 and 2 (so it may hold at most 2).
@@ -215,7 +215,7 @@ impl Rule for Dropper {
 
 #[test]
 fn dropped_jobs_never_run_and_are_counted_apart() {
-    let p = Policy::register(Box::new(Dropper {
+    let p = tracetui::sim::Policies::new().register(Box::new(Dropper {
         name: "drop-odd",
         scale_rigid: false,
     }));
@@ -242,7 +242,7 @@ fn dropped_jobs_never_run_and_are_counted_apart() {
 
 #[test]
 fn the_engine_refuses_to_resize_a_rigid_job() {
-    let p = Policy::register(Box::new(Dropper {
+    let p = tracetui::sim::Policies::new().register(Box::new(Dropper {
         name: "scale-rigid",
         scale_rigid: true,
     }));

@@ -219,7 +219,7 @@ fn arb_trace() -> impl Strategy<Value = (Vec<u32>, Vec<(i64, i64, u32)>)> {
 
 /// The reference simulator knows the policies that never preempt.
 fn all_policies() -> Vec<Policy> {
-    Policy::non_preemptive().collect()
+    tracetui::sim::Policies::new().non_preemptive().collect()
 }
 
 proptest! {

@@ -39,8 +39,11 @@ for line in sys.stdin:
         ),
     )
     .unwrap();
-    let p: Policy = tracetui::driver::resolve(&format!("exec:python3 {}", path.display()))
-        .unwrap_or_else(|e| panic!("{e}"));
+    let p: Policy = tracetui::driver::resolve(
+        &format!("exec:python3 {}", path.display()),
+        &mut tracetui::sim::Policies::new(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     let jobs: Vec<(i64, i64, u32)> = (0..60)
         .map(|i| (i * 40, 100 + (i * 37) % 500, 1 + (i % 4) as u32))
         .collect();

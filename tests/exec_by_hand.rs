@@ -24,8 +24,11 @@ fn listener(tag: &str) -> (Policy, std::path::PathBuf) {
         ),
     )
     .unwrap();
-    let p = tracetui::driver::resolve(&format!("exec:sh {}", script.display()))
-        .unwrap_or_else(|e| panic!("{e}"));
+    let p = tracetui::driver::resolve(
+        &format!("exec:sh {}", script.display()),
+        &mut tracetui::sim::Policies::new(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     (p, heard)
 }
 
@@ -175,8 +178,11 @@ fn wordy(tag: &str) -> Policy {
         ),
     )
     .unwrap();
-    tracetui::driver::resolve(&format!("exec:sh {}", script.display()))
-        .unwrap_or_else(|e| panic!("{e}"))
+    tracetui::driver::resolve(
+        &format!("exec:sh {}", script.display()),
+        &mut tracetui::sim::Policies::new(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"))
 }
 
 #[test]

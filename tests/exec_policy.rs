@@ -16,8 +16,11 @@ use tracetui::sim::{self, Engine, Placement, Policy, Report};
 use tracetui::trace::model::Trace;
 
 fn port(name: &str) -> Policy {
-    tracetui::driver::resolve(&format!("exec:python3 policies/{name}.py"))
-        .unwrap_or_else(|e| panic!("{e}"))
+    tracetui::driver::resolve(
+        &format!("exec:python3 policies/{name}.py"),
+        &mut tracetui::sim::Policies::new(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn run(trace: &Arc<Trace>, p: Policy) -> Report {
@@ -201,11 +204,16 @@ for line in sys.stdin:
 
 #[test]
 fn a_program_that_is_no_policy_is_refused_when_named() {
-    let err = tracetui::driver::resolve("exec:sh -c 'echo hello'")
+    let err = tracetui::driver::resolve(
+        "exec:sh -c 'echo hello'",
+        &mut tracetui::sim::Policies::new(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("malformed answer to hello"), "{err}");
+    let err = tracetui::driver::resolve("exec:", &mut tracetui::sim::Policies::new())
         .unwrap_err()
         .to_string();
-    assert!(err.contains("malformed answer to hello"), "{err}");
-    let err = tracetui::driver::resolve("exec:").unwrap_err().to_string();
     assert!(err.contains("needs a command"), "{err}");
 }
 
@@ -295,9 +303,12 @@ fn a_schedule_switches_to_an_external_policy_and_round_trips() {
     use tracetui::sim::schedule::Schedule;
     let t = contended();
     let text = "start:fifo,@3000:exec:python3 policies/sjf.py,day 1 02:00:las";
-    let s = Schedule::parse_with(&t, text, &tracetui::driver::resolve)
-        .unwrap_or_else(|e| panic!("{e}"));
-    let again = Schedule::parse(&t, &s.text()).unwrap();
+    let mut registry = tracetui::sim::Policies::new();
+    let s = Schedule::parse_with(&t, text, &mut |n| {
+        tracetui::driver::resolve(n, &mut registry)
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    let again = Schedule::parse_with(&t, &s.text(), &mut |n| registry.parse(n)).unwrap();
     assert_eq!(again.text(), s.text(), "the text round-trips");
     let driver = &tracetui::driver::Driver;
     let theirs = s.run(

@@ -55,8 +55,11 @@ for line in sys.stdin:
     );
     let path = dir.join(format!("{name}.py"));
     std::fs::write(&path, body).unwrap();
-    let p = tracetui::driver::resolve(&format!("exec:python3 {}", path.display()))
-        .unwrap_or_else(|e| panic!("{e}"));
+    let p = tracetui::driver::resolve(
+        &format!("exec:python3 {}", path.display()),
+        &mut tracetui::sim::Policies::new(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     (p, log)
 }
 
@@ -335,8 +338,11 @@ fn a_schedule_goes_on_after_a_policy_failed_and_the_replay_fell_back() {
          print(json.dumps({\"name\": \"quits\", \"walk\": \"greedy\"}), flush=True)\n",
     )
     .unwrap();
-    let quits: Policy = tracetui::driver::resolve(&format!("exec:python3 {}", path.display()))
-        .unwrap_or_else(|e| panic!("{e}"));
+    let quits: Policy = tracetui::driver::resolve(
+        &format!("exec:python3 {}", path.display()),
+        &mut tracetui::sim::Policies::new(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     let mut r = Replay::new(engine(&t, Policy::Fifo));
     r.schedule(vec![
         (5, Switch::Policy(quits)),
@@ -364,7 +370,9 @@ fn the_split_s_b_side_waits_for_its_own_policy_and_is_answered_through_effects()
     }
     let t = trace();
     let p = slow("slow_split", 0.05);
-    let mut app = app_for(t.clone(), Policy::Fifo, (120, 40));
+    let mut known = tracetui::sim::Policies::new();
+    known.add(p);
+    let mut app = app_for(t.clone(), Policy::Fifo, (120, 40)).with_policies(known);
     let mut fx = Effects::new(scratch_dir("waiting_split"));
     fx.answer_by(Some(Instant::now()));
     fx.dispatch(&mut app, Action::GoTo(5));

@@ -294,10 +294,11 @@ fn a_wide_policy_name_keeps_the_picker_s_columns() {
         "while IFS= read -r l; do echo '{\"name\":\"最短作业\",\"walk\":\"greedy\",\"describe\":\"wide-named\"}'; done\n",
     )
     .unwrap();
-    let p = tracetui::driver::register(&format!("sh {}", script.display())).unwrap();
+    let mut registry = tracetui::sim::Policies::new();
+    let p = tracetui::driver::register(&format!("sh {}", script.display()), &mut registry).unwrap();
     assert_eq!(p.label(), "最短作业");
     let trace = common::tiny(&[4], &[(0, 100, 1)]);
-    let mut app = common::ui::app_for(trace, Policy::Fifo, (120, 40));
+    let mut app = common::ui::app_for(trace, Policy::Fifo, (120, 40)).with_policies(registry);
     app.update(Action::Command(Key::Policy));
     let buf = common::ui::render(&app, 120, 40);
     // A wide character's second cell holds a space: the row is matched by

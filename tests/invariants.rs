@@ -19,7 +19,7 @@ proptest! {
         // Users and deadlines, so that fair and edf have something to work with.
         let t = tiny_rich(&machines, &jobs, users, 2);
         // The policies offered on it (not those that need throughput tables).
-        for p in Policy::simulated().filter(|p| p.rule().available(&t).is_ok()) {
+        for p in tracetui::sim::Policies::new().simulated().filter(|p| p.rule().available(&t).is_ok()) {
             for rule in [Placement::Consolidate, Placement::Pack, Placement::Spread] {
                 run_checked(&t, p, rule);
             }
@@ -27,7 +27,7 @@ proptest! {
     }
 
     #[test]
-    fn same_input_same_output_bytes((machines, jobs) in arb_jobs(), p in prop::sample::select(Policy::simulated().collect::<Vec<_>>())) {
+    fn same_input_same_output_bytes((machines, jobs) in arb_jobs(), p in prop::sample::select(tracetui::sim::Policies::new().simulated().collect::<Vec<_>>())) {
         let out = || {
             let mut e = Engine::new(tiny_rich(&machines, &jobs, 2, 2), p, Placement::Consolidate);
             e.run_to_end();
@@ -40,7 +40,7 @@ proptest! {
     #[test]
     fn switching_policy_midway_keeps_the_invariants((machines, jobs) in arb_jobs(), at in 0i64..500, seq in prop::collection::vec(0usize..9, 1..4)) {
         let t = tiny_rich(&machines, &jobs, 3, 2);
-        let policies: Vec<Policy> = Policy::simulated().collect();
+        let policies: Vec<Policy> = tracetui::sim::Policies::new().simulated().collect();
         let mut e = Engine::new(t.clone(), Policy::Fifo, Placement::Consolidate);
         let mut when = at;
         for i in seq {

@@ -60,15 +60,19 @@ impl Rule for NewestFirst {
 
 #[test]
 fn a_registered_rule_schedules_like_a_built_in() {
-    let p = Policy::register(Box::new(NewestFirst {
+    let mut registry = tracetui::sim::Policies::new();
+    let p = registry.register(Box::new(NewestFirst {
         name: "newest-first",
         walk: Walk::Greedy,
     }));
-    assert_eq!("newest-first".parse::<Policy>().unwrap(), p);
-    assert!(Policy::all().contains(&p));
-    assert!(Policy::non_preemptive().any(|q| q == p));
+    assert_eq!(registry.parse("newest-first").unwrap(), p);
+    assert!(registry.all().contains(&p));
+    assert!(registry.non_preemptive().any(|q| q == p));
+    // A registry is a value: another knows nothing of it, nor do the built-ins.
+    assert!(!tracetui::sim::Policies::new().all().contains(&p));
+    assert!("newest-first".parse::<Policy>().is_err());
     // Registering the same name again gives the same handle.
-    let again = Policy::register(Box::new(NewestFirst {
+    let again = registry.register(Box::new(NewestFirst {
         name: "newest-first",
         walk: Walk::Greedy,
     }));
@@ -84,13 +88,13 @@ fn a_registered_rule_schedules_like_a_built_in() {
         starts(&t, Policy::Fifo, Placement::Consolidate),
         vec![Some(0), Some(10), Some(20)]
     );
-    assert!(Policy::available_on(&t).contains(&p));
+    assert!(registry.available_on(&t).contains(&p));
     assert_eq!(p.to_string(), "newest-first");
 }
 
 #[test]
 fn a_registered_preemptive_rule_preempts() {
-    let p = Policy::register(Box::new(NewestFirst {
+    let p = tracetui::sim::Policies::new().register(Box::new(NewestFirst {
         name: "newest-first-preemptive",
         walk: Walk::Preemptive,
     }));
@@ -108,13 +112,14 @@ fn a_registered_preemptive_rule_preempts() {
 
 #[test]
 fn availability_is_the_rules_answer() {
-    let p = Policy::register(Box::new(NewestFirst {
+    let mut registry = tracetui::sim::Policies::new();
+    let p = registry.register(Box::new(NewestFirst {
         name: "newest-first-small",
         walk: Walk::Greedy,
     }));
     let jobs: Vec<(i64, i64, u32)> = (0..100).map(|i| (i, 10, 1)).collect();
     let big = tiny(&[1], &jobs);
-    assert!(!Policy::available_on(&big).contains(&p));
+    assert!(!registry.available_on(&big).contains(&p));
     let msg = p.check(&big).unwrap_err().to_string();
     assert!(
         msg.contains("policy 'newest-first-small' needs fewer than 100 jobs"),

@@ -37,7 +37,10 @@ fn every_released_itp_trace_under_every_policy() {
             let trace = Arc::new(trace);
             // The policies offered on each trace (edf needs deadlines;
             // edf-elastic and elasticflow, throughput tables).
-            for p in Policy::simulated().filter(|p| p.rule().available(&trace).is_ok()) {
+            for p in tracetui::sim::Policies::new()
+                .simulated()
+                .filter(|p| p.rule().available(&trace).is_ok())
+            {
                 // gandiva holds its own ends (ElasticFlow's per-round
                 // overheads): a job does not run its bare run time, which
                 // run_checked asserts; its ends are checked against
@@ -131,7 +134,7 @@ fn engine_agrees_with_the_naive_reference_on_released_traces() {
         };
         let (trace, _) = itp::load(&root.join(file), &opts).unwrap();
         let trace = Arc::new(trace);
-        for p in Policy::non_preemptive() {
+        for p in tracetui::sim::Policies::new().non_preemptive() {
             for rule in [Placement::Consolidate, Placement::Pack, Placement::Spread] {
                 let fast = common::starts(&trace, p, rule);
                 assert_eq!(

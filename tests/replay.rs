@@ -31,7 +31,7 @@ proptest! {
         steps in arb_steps(),
     ) {
         let t = tiny_rich(&machines, &jobs, 2, 2);
-        let policies: Vec<Policy> = Policy::simulated().collect();
+        let policies: Vec<Policy> = tracetui::sim::Policies::new().simulated().collect();
         let mut r = Replay::new(Engine::new(t.clone(), Policy::Fifo, Placement::Consolidate));
         for s in steps {
             match s {

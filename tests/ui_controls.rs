@@ -267,7 +267,9 @@ fn the_what_if_fork_and_exports_are_effects_for_the_runner() {
 #[test]
 fn pickers_jump_by_letter_and_the_split_s_opens_after_the_live_policy() {
     let at = |app: &App| match app.popup() {
-        Some(&Popup::Picker { at, .. }) => Policy::all()[at].name().to_string(),
+        Some(&Popup::Picker { at, .. }) => {
+            tracetui::sim::Policies::new().all()[at].name().to_string()
+        }
         p => panic!("no picker: {p:?}"),
     };
     let mut app = app_for(sample(), Policy::Fifo, (120, 40));

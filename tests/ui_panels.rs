@@ -433,7 +433,11 @@ fn a_waiting_job_s_drill_down_gives_its_policy_key_and_its_place_in_the_order() 
     assert!(drill_down(&app, 4).contains("4th of 4 waiting under fifo: 3 jobs ahead"));
     // An external policy's key is the integer it sent (the sjf port's run time).
     if common::python() {
-        let sjf: Policy = tracetui::driver::resolve("exec:python3 policies/sjf.py").unwrap();
+        let sjf: Policy = tracetui::driver::resolve(
+            "exec:python3 policies/sjf.py",
+            &mut tracetui::sim::Policies::new(),
+        )
+        .unwrap();
         let mut app = app_for(trace, sjf, (120, 40));
         act(&mut app, Action::GoTo(50));
         let third = drill_down(&app, 3);

@@ -85,8 +85,9 @@ fn the_split_compares_placements() {
     let Some(&tracetui::ui::app::Popup::Picker { at, .. }) = app.popup() else {
         panic!()
     };
-    let n = Policy::all().len();
-    let ff = Policy::all()
+    let n = tracetui::sim::Policies::new().all().len();
+    let ff = tracetui::sim::Policies::new()
+        .all()
         .iter()
         .position(|&p| p == Policy::FirstFit)
         .unwrap();

@@ -75,7 +75,11 @@ fn a_jump_under_an_external_policy_is_sampled_on_its_way() {
         return;
     }
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/policies/fifo.py");
-    let p: Policy = tracetui::driver::resolve(&format!("exec:python3 {script}")).unwrap();
+    let p: Policy = tracetui::driver::resolve(
+        &format!("exec:python3 {script}"),
+        &mut tracetui::sim::Policies::new(),
+    )
+    .unwrap();
     let mut app = app_for(sample(), p, (80, 24));
     act(&mut app, Action::GoTo(DAY + 12 * 3600));
     assert_eq!(app.engine().now(), DAY + 12 * 3600, "the jump arrived");

@@ -209,7 +209,8 @@ fn the_split_counts_deadlines_elasticflow_beside_edf() {
     let l = tracetui::lesson::find("deadlines").unwrap();
     let trace = std::sync::Arc::new(l.trace().0);
     let p = |name: &str| {
-        Policy::all()
+        tracetui::sim::Policies::new()
+            .all()
             .into_iter()
             .find(|p| p.name() == name)
             .unwrap()

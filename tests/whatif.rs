@@ -25,7 +25,7 @@ fn every_row_equals_a_fresh_run_switched_at_the_fork() {
     let t = trace();
     let mut base = Engine::new(t.clone(), Policy::Fifo, Placement::Consolidate);
     base.advance_to(100);
-    let runs = runs_for(&base, &[]);
+    let runs = runs_for(&base, &[], &tracetui::sim::Policies::new());
     let names: Vec<String> = runs.iter().map(Run::label).collect();
     assert_eq!(
         names,

@@ -30,7 +30,10 @@ use tracetui_engine::Engine;
 use tracetui_model::model::Secs;
 
 pub use error::PolicyError;
-pub use probe::{register, register_all, register_all_named, register_spec, resolve, ExecSpec};
+pub use probe::{
+    probe_spec, register, register_all, register_all_named, register_probed, register_spec,
+    resolve, ExecSpec, Probed,
+};
 
 /// The driver as the engine's answerer: each question answered by its
 /// program, waiting up to the policy's timeout.

@@ -3,11 +3,11 @@
 
 use super::child::Child;
 use super::error::PolicyError;
-use std::str::FromStr;
 use std::time::Duration;
 use tracetui_engine::error::ArgError;
 use tracetui_engine::policy::Policy;
 use tracetui_engine::programs::{self, Heard, Params};
+use tracetui_engine::registry::Policies;
 use tracetui_model::text::sanitize;
 
 /// An external policy to name: its command, the name to show it by (from
@@ -29,34 +29,43 @@ impl ExecSpec {
     }
 }
 
-/// A policy by name: `exec:CMD` registered through the probe (the
-/// program asked who it is), anything else as `Policy::from_str` takes it.
-pub fn resolve(name: &str) -> Result<Policy, ArgError> {
+/// A policy by name: `exec:CMD` registered in `policies` through the
+/// probe (the program asked who it is), anything else as
+/// `Policies::parse` takes it (a built-in, or one registered there).
+pub fn resolve(name: &str, policies: &mut Policies) -> Result<Policy, ArgError> {
     match name.trim().strip_prefix("exec:") {
-        Some(cmd) => register(cmd),
-        None => Policy::from_str(name),
+        Some(cmd) if policies.find(name.trim()).is_none() => register(cmd, policies),
+        _ => policies.parse(name),
     }
 }
 
-/// `exec:CMD` as a policy: registered once per command (probing the
-/// program), or the registration it already has.
-pub fn register(cmd: &str) -> Result<Policy, ArgError> {
+/// `exec:CMD` as a policy: registered once per command in `policies`
+/// (probing the program), or the registration it already has there.
+pub fn register(cmd: &str, policies: &mut Policies) -> Result<Policy, ArgError> {
     register_spec(
         &ExecSpec::command(cmd),
         tracetui_engine::tuning::DEFAULT_POLICY_TIMEOUT,
+        policies,
     )
 }
 
 /// One external policy, its hello given up to `timeout`.
-pub fn register_spec(spec: &ExecSpec, timeout: Duration) -> Result<Policy, ArgError> {
-    match probed(spec, timeout)? {
+pub fn register_spec(
+    spec: &ExecSpec,
+    timeout: Duration,
+    policies: &mut Policies,
+) -> Result<Policy, ArgError> {
+    match probed(spec, timeout, policies)? {
         Probed::Known(p) => Ok(p),
-        Probed::New(heard) => Ok(programs::register(heard)),
+        Probed::New(heard) => Ok(programs::register(heard, policies)),
     }
 }
 
 /// Each (label, command): `cmd` shown as `label` (a name from config.toml).
-pub fn register_all_named(entries: &[(String, String)]) -> Vec<Result<Policy, ArgError>> {
+pub fn register_all_named(
+    entries: &[(String, String)],
+    policies: &mut Policies,
+) -> Vec<Result<Policy, ArgError>> {
     let specs: Vec<ExecSpec> = entries
         .iter()
         .map(|(label, cmd)| ExecSpec {
@@ -64,20 +73,31 @@ pub fn register_all_named(entries: &[(String, String)]) -> Vec<Result<Policy, Ar
             ..ExecSpec::command(cmd)
         })
         .collect();
-    register_all(&specs, tracetui_engine::tuning::DEFAULT_POLICY_TIMEOUT)
+    register_all(
+        &specs,
+        tracetui_engine::tuning::DEFAULT_POLICY_TIMEOUT,
+        policies,
+    )
 }
 
 /// Each policy of `specs`, the programs probed at once (a silent one
 /// costs `timeout` once, not once per entry) and registered in the order
 /// given, so the picker's order is the config file's and labels made
 /// unique are numbered in that order.
-pub fn register_all(specs: &[ExecSpec], timeout: Duration) -> Vec<Result<Policy, ArgError>> {
-    let probed = tracetui_model::par::pool(specs, specs.len().clamp(1, 16), |s| probed(s, timeout));
+pub fn register_all(
+    specs: &[ExecSpec],
+    timeout: Duration,
+    policies: &mut Policies,
+) -> Vec<Result<Policy, ArgError>> {
+    let known: &Policies = policies;
+    let probed = tracetui_model::par::pool(specs, specs.len().clamp(1, 16), |s| {
+        probed(s, timeout, known)
+    });
     probed
         .into_iter()
         .map(|r| match r {
             Ok(Ok(Probed::Known(p))) => Ok(p),
-            Ok(Ok(Probed::New(heard))) => Ok(programs::register(heard)),
+            Ok(Ok(Probed::New(heard))) => Ok(programs::register(heard, policies)),
             Ok(Err(e)) => Err(e),
             Err(tracetui_model::par::Panicked) => Err(PolicyError::ProbePanicked.into()),
         })
@@ -85,18 +105,37 @@ pub fn register_all(specs: &[ExecSpec], timeout: Duration) -> Vec<Result<Policy,
 }
 
 /// A command's policy: registered already, or probed and ready to register.
-enum Probed {
+pub enum Probed {
     Known(Policy),
     New(Heard),
 }
 
-fn probed(s: &ExecSpec, timeout: Duration) -> Result<Probed, ArgError> {
+/// Asks the program of `spec` who it is (unless `policies` has it already),
+/// registering nothing: probes can run side by side, and their programs
+/// be registered after, in an order of the caller's (`register_probed`).
+pub fn probe_spec(
+    spec: &ExecSpec,
+    timeout: Duration,
+    policies: &Policies,
+) -> Result<Probed, ArgError> {
+    probed(spec, timeout, policies)
+}
+
+/// A probed program registered in `policies` (or the policy it was already).
+pub fn register_probed(p: Probed, policies: &mut Policies) -> Policy {
+    match p {
+        Probed::Known(p) => p,
+        Probed::New(heard) => programs::register(heard, policies),
+    }
+}
+
+fn probed(s: &ExecSpec, timeout: Duration, policies: &Policies) -> Result<Probed, ArgError> {
     let cmd = s.cmd.trim();
     if cmd.is_empty() {
         return Err(ArgError::NoCommand);
     }
     let name = programs::name(cmd, &s.params);
-    if let Some(p) = programs::registered(&name) {
+    if let Some(p) = programs::registered(policies, &name) {
         return Ok(Probed::Known(p));
     }
     let mut heard = probe(cmd, &s.params, &name, timeout)?;
@@ -141,7 +180,7 @@ mod tests {
 
     #[test]
     fn a_program_that_ends_says_how_and_keeps_the_cause() {
-        let e = register("exit 3").unwrap_err();
+        let e = register("exit 3", &mut Policies::new()).unwrap_err();
         assert_eq!(
             e.to_string(),
             "policy 'exec:exit 3': closed its output without answering (exit status: 3) \
@@ -153,14 +192,17 @@ mod tests {
             cause.to_string(),
             "closed its output without answering (exit status: 3)"
         );
-        assert!(matches!(register("  "), Err(ArgError::NoCommand)));
+        assert!(matches!(
+            register("  ", &mut Policies::new()),
+            Err(ArgError::NoCommand)
+        ));
     }
 
     #[test]
     fn a_program_that_fails_when_named_is_told_with_its_last_stderr_lines() {
         let cmd = "for i in $(seq 1 20); do echo \"line $i\" >&2; done; \
                    printf 'bad\\033[31m\\n' >&2; exit 1";
-        let e = register(cmd).unwrap_err().to_string();
+        let e = register(cmd, &mut Policies::new()).unwrap_err().to_string();
         assert!(
             e.contains("(exit status: 1); the last lines it wrote on stderr:"),
             "{e}"

@@ -23,6 +23,7 @@ pub mod policies;
 pub mod policy;
 pub mod programs;
 pub(crate) mod queue;
+pub mod registry;
 pub mod replay;
 pub mod rule;
 pub(crate) mod running;
@@ -44,6 +45,7 @@ pub use job::{JobState, Phase, Resume};
 pub use metrics::{Report, Summary};
 pub use placement::Placement;
 pub use policy::{KeyMeaning, Policy};
+pub use registry::Policies;
 pub use tuning::{FairBy, Tuning};
 
 use std::sync::Arc;

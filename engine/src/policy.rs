@@ -3,9 +3,10 @@
 //! A policy is a [`Rule`] (its name, what it is, which walk it uses, whether a
 //! trace supports it) that makes fresh [`Books`] for each replay: the state it
 //! keeps and the keys it orders jobs by. The built-in rules live one per file
-//! in `super::policies` and are registered there; more can be registered at
-//! run time ([`Policy::register`]). A [`Policy`] is a small copyable handle
-//! naming a registered rule, so events, schedules and switches stay cheap.
+//! in `super::policies`; more can be registered at run time in a
+//! `Policies` registry (`registry.rs`), a value the application keeps. A
+//! [`Policy`] is a small copyable handle to its rule, so events, schedules
+//! and switches stay cheap.
 
 use super::error::ArgError;
 pub use super::rule::{Books, KeyMeaning, Rule, Unavailable, Walk};
@@ -13,50 +14,41 @@ use std::fmt;
 use std::str::FromStr;
 use tracetui_model::model::Trace;
 
-/// A registered policy. The built-ins have named handles (`Policy::Fifo`
-/// …), declared with their list in `policies/mod.rs`.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Policy(u16);
+/// A policy: a handle to its rule, small and copyable, so events,
+/// schedules and switches stay cheap. The built-ins have named handles
+/// (`Policy::Fifo` …, declared with their list in `policies/mod.rs`); others
+/// come from a `Policies` registry (`register`). Two handles are the same
+/// policy when they name the same rule (names are unique in a registry).
+#[derive(Clone, Copy)]
+pub struct Policy(&'static dyn Rule);
+
+impl PartialEq for Policy {
+    fn eq(&self, other: &Policy) -> bool {
+        self.name() == other.name()
+    }
+}
+
+impl Eq for Policy {}
+
+impl std::hash::Hash for Policy {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.name().hash(h)
+    }
+}
 
 impl Policy {
-    /// The handle of the registration at `index` (the registry's own).
-    pub(super) const fn at(index: u16) -> Policy {
-        Policy(index)
+    /// The handle of `rule`.
+    pub const fn of(rule: &'static dyn Rule) -> Policy {
+        Policy(rule)
     }
 
     pub fn rule(self) -> &'static dyn Rule {
-        super::policies::rule(self.0)
+        self.0
     }
 
-    /// Every registered policy: the built-ins in their order, then any registered since.
-    pub fn all() -> Vec<Policy> {
-        (0..super::policies::count()).map(Policy).collect()
-    }
-
-    /// Every policy that simulates (all but `recorded`).
-    pub fn simulated() -> impl Iterator<Item = Policy> {
-        Policy::all()
-            .into_iter()
-            .filter(|p| p.walk() != Walk::Recorded)
-    }
-
-    /// The simulated policies that never preempt.
-    pub fn non_preemptive() -> impl Iterator<Item = Policy> {
-        Policy::simulated().filter(|p| !p.preempts())
-    }
-
-    /// The policies `trace` supports, in registration order.
-    pub fn available_on(trace: &Trace) -> Vec<Policy> {
-        Policy::all()
-            .into_iter()
-            .filter(|p| p.available(trace).is_ok())
-            .collect()
-    }
-
-    /// Adds a policy to the registry (e.g. one defined outside the program);
-    /// a rule with a name already registered gets that registration back.
-    pub fn register(rule: Box<dyn Rule>) -> Policy {
-        Policy(super::policies::register(rule))
+    /// The built-ins, in the order lists show them.
+    pub fn built_in() -> &'static [Policy] {
+        super::policies::BUILT_IN
     }
 
     pub fn name(self) -> &'static str {
@@ -118,9 +110,9 @@ impl Policy {
         let Err(u) = self.available(trace) else {
             return Ok(());
         };
-        let others: Vec<&str> = Policy::available_on(trace)
-            .into_iter()
-            .filter(|p| p.walk() != Walk::Recorded)
+        let others: Vec<&str> = Policy::built_in()
+            .iter()
+            .filter(|p| p.available(trace).is_ok() && p.walk() != Walk::Recorded)
             .map(|p| p.name())
             .collect();
         Err(ArgError::Unavailable {
@@ -148,27 +140,10 @@ impl fmt::Display for Policy {
 impl FromStr for Policy {
     type Err = ArgError;
 
-    /// A built-in's name (or alias), or any registered name (`exec:CMD`
-    /// once the driver has registered the program; parsing starts nothing).
+    /// A built-in's name or alias (a registry's `Policies::parse` knows
+    /// the policies registered in it too; parsing starts nothing).
     fn from_str(s: &str) -> Result<Policy, ArgError> {
-        if let Some(p) = Policy::all().into_iter().find(|p| p.name() == s.trim()) {
-            return Ok(p);
-        }
-        if let Some(cmd) = s.trim().strip_prefix("exec:") {
-            return Err(ArgError::NotStarted(cmd.trim().to_string()));
-        }
-        let s = s.trim().to_ascii_lowercase();
-        Policy::all()
-            .into_iter()
-            .find(|p| p.name() == s || p.rule().aliases().contains(&s.as_str()))
-            .ok_or_else(|| ArgError::UnknownPolicy {
-                name: s.clone(),
-                known: Policy::all()
-                    .iter()
-                    .map(|p| p.name())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            })
+        super::registry::named(Policy::built_in(), s)
     }
 }
 
@@ -176,12 +151,12 @@ impl FromStr for Policy {
 /// or the driver's resolver where programs may be named).
 pub fn parse_list(
     s: &str,
-    name: &dyn Fn(&str) -> Result<Policy, ArgError>,
+    name: &mut dyn FnMut(&str) -> Result<Policy, ArgError>,
 ) -> Result<Vec<Policy>, ArgError> {
     let v: Result<Vec<Policy>, ArgError> = s
         .split(',')
         .filter(|p| !p.trim().is_empty())
-        .map(name)
+        .map(&mut *name)
         .collect();
     let v = v?;
     if v.is_empty() {
@@ -196,7 +171,7 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        for p in Policy::all() {
+        for &p in Policy::built_in() {
             assert_eq!(p.name().parse::<Policy>().unwrap(), p);
         }
         assert_eq!("backfill".parse::<Policy>().unwrap(), Policy::FifoBackfill);
@@ -206,15 +181,19 @@ mod tests {
             .to_string()
             .contains("choose from"));
         assert_eq!(
-            parse_list("fifo, sjf", &|n| n.parse()).unwrap(),
+            parse_list("fifo, sjf", &mut |n| n.parse()).unwrap(),
             vec![Policy::Fifo, Policy::Sjf]
         );
-        assert!(parse_list(",", &|n| n.parse()).is_err());
+        assert!(parse_list(",", &mut |n| n.parse()).is_err());
     }
 
     #[test]
     fn built_in_handles_name_their_rules() {
-        let names: Vec<&str> = Policy::all().iter().take(10).map(|p| p.name()).collect();
+        let names: Vec<&str> = Policy::built_in()
+            .iter()
+            .take(10)
+            .map(|p| p.name())
+            .collect();
         assert_eq!(
             names,
             [

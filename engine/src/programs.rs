@@ -8,6 +8,7 @@ use super::error::ProtocolError;
 pub use super::policies::exec::Params;
 use super::policies::exec::{exec_name, params_suffix, ExecRule, Spec};
 use super::policy::Policy;
+use super::registry::Policies;
 use std::sync::Arc;
 use tracetui_model::text::{sanitize, take_cols};
 
@@ -27,9 +28,9 @@ pub fn name(cmd: &str, params: &Params) -> String {
     exec_name(cmd, params)
 }
 
-/// The policy already registered under `name`, if any.
-pub fn registered(name: &str) -> Option<Policy> {
-    Policy::all().into_iter().find(|p| p.name() == name)
+/// The policy already registered in `policies` under `name`, if any.
+pub fn registered(policies: &Policies, name: &str) -> Option<Policy> {
+    policies.find(name)
 }
 
 /// The hello a program is sent first.
@@ -57,13 +58,13 @@ impl Heard {
     }
 }
 
-/// Registers the program `heard` describes as a policy, shown by its label
+/// Registers the program `heard` describes in `policies`, shown by its label
 /// with its parameters, made unique: a built-in's name gets `-ext` (a port
 /// of `sjf` is `sjf-ext`), and a label another policy has already (one
 /// program under two commands) gets `#2`, `#3` ….
-pub fn register(heard: Heard) -> Policy {
+pub fn register(heard: Heard, policies: &mut Policies) -> Policy {
     let name = exec_name(&heard.cmd, &heard.params);
-    if let Some(p) = registered(&name) {
+    if let Some(p) = policies.find(&name) {
         return p;
     }
     let base = format!(
@@ -73,7 +74,8 @@ pub fn register(heard: Heard) -> Policy {
     );
     let mut base = take_cols(&base, LABEL_COLS).to_string();
     let built_in = |l: &str| {
-        Policy::all()
+        policies
+            .all()
             .into_iter()
             .any(|p| p.command().is_none() && (p.label() == l || p.name() == l))
     };
@@ -81,7 +83,8 @@ pub fn register(heard: Heard) -> Policy {
         base.push_str("-ext");
     }
     let taken = |l: &str| {
-        Policy::all()
+        policies
+            .all()
             .into_iter()
             .any(|p| p.label() == l || p.name() == l)
     };
@@ -92,5 +95,5 @@ pub fn register(heard: Heard) -> Policy {
         n += 1;
     }
     let spec = Spec::new(&heard.cmd, &heard.params, heard.hello, label);
-    Policy::register(Box::new(ExecRule(Arc::new(spec))))
+    policies.register(Box::new(ExecRule(Arc::new(spec))))
 }

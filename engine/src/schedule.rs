@@ -34,7 +34,7 @@ pub struct Schedule {
 impl Schedule {
     /// Parses a schedule against a trace (its zone and first submission).
     pub fn parse(trace: &Trace, text: &str) -> Result<Schedule, ArgError> {
-        Schedule::parse_with(trace, text, &|w| w.parse())
+        Schedule::parse_with(trace, text, &mut |w| w.parse())
     }
 
     /// As `parse`, each item's policy named by `policy` (the command line's
@@ -42,7 +42,7 @@ impl Schedule {
     pub fn parse_with(
         trace: &Trace,
         text: &str,
-        policy: &dyn Fn(&str) -> Result<Policy, ArgError>,
+        policy: &mut dyn FnMut(&str) -> Result<Policy, ArgError>,
     ) -> Result<Schedule, ArgError> {
         let first = trace.first_submit().unwrap_or(0);
         let mut s = Schedule {

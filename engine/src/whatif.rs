@@ -9,6 +9,7 @@ use super::ask::Answers;
 use super::engine::{Engine, Switch};
 use super::metrics::{Dists, Report};
 use super::policy::Policy;
+use super::registry::Policies;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Arc;
@@ -195,9 +196,10 @@ pub fn rows_at_once(cores: usize, base: &Engine, room: Option<u64>) -> usize {
 
 /// The rows a fork runs on this engine's trace: every policy it supports,
 /// and the replay's scheduled switches if any are still ahead.
-pub fn runs_for(e: &Engine, ahead: &[(Secs, Switch)]) -> Vec<Run> {
+pub fn runs_for(e: &Engine, ahead: &[(Secs, Switch)], policies: &Policies) -> Vec<Run> {
     let t = e.trace();
-    let mut runs: Vec<Run> = Policy::available_on(t)
+    let mut runs: Vec<Run> = policies
+        .available_on(t)
         .into_iter()
         .map(Run::Policy)
         .collect();

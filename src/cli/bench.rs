@@ -99,12 +99,14 @@ pub(super) fn run(a: &BenchArgs) -> Result<()> {
         status_mb("VmRSS:").map_or("n/a".into(), |m| format!("{m:.0} MiB"))
     );
     let trace = Arc::new(trace);
-    let policies: Vec<sim::Policy> =
-        crate::sim::policy::parse_list(&a.policies, &crate::driver::resolve)
-            .map_err(color_eyre::eyre::Report::msg)?
-            .into_iter()
-            .filter(|p| p.available(&trace).is_ok())
-            .collect();
+    let mut registry = sim::Policies::new();
+    let policies: Vec<sim::Policy> = crate::sim::policy::parse_list(&a.policies, &mut |n| {
+        crate::driver::resolve(n, &mut registry)
+    })
+    .map_err(color_eyre::eyre::Report::msg)?
+    .into_iter()
+    .filter(|p| p.available(&trace).is_ok())
+    .collect();
     let tuning = Arc::new(super::logger::logged_tuning());
     for &p in &policies {
         // `sim::run`, timed in its three parts.

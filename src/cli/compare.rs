@@ -31,7 +31,9 @@ pub(super) fn compare(a: &CompareArgs) -> Result<()> {
     let paths = files.paths();
     let outputs = as_outputs(&paths);
     super::outputs::check(&a.trace.load, a.trace.energy.energy.as_deref(), &outputs)?;
-    let named = a.trace.policies.resolve(&a.policies.0)?;
+    // The policies this run may name: the built-ins and the programs it probes.
+    let mut registry = crate::sim::Policies::new();
+    let named = a.trace.policies.resolve(&a.policies.0, &mut registry)?;
     let (trace, hashed) = hashed_while(
         wants_meta(a.trace.output, &files),
         a.trace.load.format,
@@ -53,7 +55,7 @@ pub(super) fn compare(a: &CompareArgs) -> Result<()> {
     if policies.is_empty() {
         bail!("none of the policies asked for can run on this trace");
     }
-    let schedule = a.trace.policies.schedule(&trace)?;
+    let schedule = a.trace.policies.schedule(&trace, &mut registry)?;
     if let Some(s) = &schedule {
         check_schedule(&trace, s)?;
     }

@@ -228,7 +228,9 @@ pub(super) fn sim(a: &SimArgs) -> Result<()> {
     let paths = files.paths();
     let outputs = as_outputs(&paths);
     super::outputs::check(&a.trace.load, a.trace.energy.energy.as_deref(), &outputs)?;
-    let policy = super::policy_arg::resolve(&a.policy, a.trace.policies.timeout()?)?;
+    // The policies this run may name: the built-ins and the programs it probes.
+    let mut registry = crate::sim::Policies::new();
+    let policy = super::policy_arg::resolve(&a.policy, a.trace.policies.timeout()?, &mut registry)?;
     // The trace hashed while it loads.
     let (trace, hashed) = hashed_while(
         wants_meta(a.trace.output, &files),
@@ -236,7 +238,7 @@ pub(super) fn sim(a: &SimArgs) -> Result<()> {
         &a.trace.load.path,
         || load_run(&a.trace),
     )?;
-    let schedule = a.trace.policies.schedule(&trace)?;
+    let schedule = a.trace.policies.schedule(&trace, &mut registry)?;
     let meta = hashed.map(|h| Meta::of(&a.trace, h, &[policy], schedule.as_ref()));
     let report = sim_on(a, &trace, policy, schedule.as_ref(), false, meta.as_ref())?;
     super::output::warn_unfinished(std::slice::from_ref(&report));

@@ -9,7 +9,7 @@
 use crate::driver::ExecSpec;
 use crate::sim::error::ArgError;
 use crate::sim::policies::exec::Params;
-use crate::sim::Policy;
+use crate::sim::{Policies, Policy};
 use clap::Args;
 use color_eyre::eyre::{eyre, Result};
 use std::str::FromStr;
@@ -126,8 +126,13 @@ pub fn parse_list(s: &str) -> Result<Vec<PolicyArg>, ArgError> {
 }
 
 /// Every policy named, the external ones started and asked who they are
-/// (all at once, each given `timeout`), in the order given.
-pub fn resolve_all(args: &[PolicyArg], timeout: Duration) -> Result<Vec<Policy>> {
+/// (all at once, each given `timeout`) and registered in `policies`, in the
+/// order given.
+pub fn resolve_all(
+    args: &[PolicyArg],
+    timeout: Duration,
+    policies: &mut Policies,
+) -> Result<Vec<Policy>> {
     let specs: Vec<ExecSpec> = args
         .iter()
         .filter_map(|a| match a {
@@ -135,7 +140,7 @@ pub fn resolve_all(args: &[PolicyArg], timeout: Duration) -> Result<Vec<Policy>>
             PolicyArg::Known(_) => None,
         })
         .collect();
-    let mut named = crate::driver::register_all(&specs, timeout).into_iter();
+    let mut named = crate::driver::register_all(&specs, timeout, policies).into_iter();
     args.iter()
         .map(|a| match a {
             PolicyArg::Known(p) => Ok(*p),
@@ -149,17 +154,22 @@ pub fn resolve_all(args: &[PolicyArg], timeout: Duration) -> Result<Vec<Policy>>
         .collect()
 }
 
-/// One policy: a built-in as it is, an external one asked who it is.
-pub fn resolve(arg: &PolicyArg, timeout: Duration) -> Result<Policy, ArgError> {
+/// One policy: a built-in as it is, an external one asked who it is and
+/// registered in `policies`.
+pub fn resolve(
+    arg: &PolicyArg,
+    timeout: Duration,
+    policies: &mut Policies,
+) -> Result<Policy, ArgError> {
     match arg {
         PolicyArg::Known(p) => Ok(*p),
-        PolicyArg::Exec(spec) => crate::driver::register_spec(spec, timeout),
+        PolicyArg::Exec(spec) => crate::driver::register_spec(spec, timeout, policies),
     }
 }
 
 /// A schedule item's policy: parsed and named as on the command line.
-pub fn named(text: &str, timeout: Duration) -> Result<Policy, ArgError> {
-    resolve(&text.parse()?, timeout)
+pub fn named(text: &str, timeout: Duration, policies: &mut Policies) -> Result<Policy, ArgError> {
+    resolve(&text.parse()?, timeout, policies)
 }
 
 /// The preemptive policies' knobs, and a schedule of policy switches.
@@ -216,11 +226,12 @@ impl PolicyArgs {
     pub fn schedule(
         &self,
         trace: &crate::trace::Trace,
+        policies: &mut Policies,
     ) -> color_eyre::eyre::Result<Option<crate::sim::schedule::Schedule>> {
         self.policy_schedule
             .as_deref()
             .map(|t| {
-                self.parse_schedule(trace, t)
+                self.parse_schedule(trace, t, policies)
                     .map_err(|e| color_eyre::eyre::eyre!("--policy-schedule: {e}"))
             })
             .transpose()
@@ -232,22 +243,28 @@ impl PolicyArgs {
     }
 
     /// A schedule's text against `trace`, its policies named as `--policy`
-    /// names them (config.toml names, parameters, `--policy-timeout`).
+    /// names them (config.toml names, parameters, `--policy-timeout`) and
+    /// programs registered in `policies`.
     pub fn parse_schedule(
         &self,
         trace: &crate::trace::Trace,
         text: &str,
+        policies: &mut Policies,
     ) -> color_eyre::eyre::Result<crate::sim::schedule::Schedule> {
         let timeout = self.timeout()?;
-        let named = |w: &str| named(w, timeout);
+        let mut named = |w: &str| named(w, timeout, policies);
         Ok(crate::sim::schedule::Schedule::parse_with(
-            trace, text, &named,
+            trace, text, &mut named,
         )?)
     }
 
     /// The policies named, the external ones asked who they are.
-    pub fn resolve(&self, named: &[PolicyArg]) -> color_eyre::eyre::Result<Vec<Policy>> {
-        resolve_all(named, self.timeout()?)
+    pub fn resolve(
+        &self,
+        named: &[PolicyArg],
+        policies: &mut Policies,
+    ) -> color_eyre::eyre::Result<Vec<Policy>> {
+        resolve_all(named, self.timeout()?, policies)
     }
 }
 

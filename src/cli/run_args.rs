@@ -124,7 +124,7 @@ pub(super) fn parse_policy(s: &str) -> Result<PolicyArg, ArgError> {
 
 /// `--policy`'s help: every registered policy, and `exec:CMD`.
 fn policy_help() -> String {
-    let names: Vec<&str> = Policy::all().into_iter().map(|p| p.name()).collect();
+    let names: Vec<&str> = Policy::built_in().iter().map(|p| p.name()).collect();
     format!(
         "The scheduling policy: {}, a name from config.toml's [policies], or exec:CMD \
          (a program speaking docs/policy-protocol.md); NAME[key=value,…] passes parameters",

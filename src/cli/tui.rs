@@ -23,6 +23,7 @@ fn view(
         policy,
         placement,
         tuning: Arc::new(super::logger::logged_tuning()),
+        policies: crate::sim::Policies::new(),
         schedule: None,
         captions: Vec::new(),
         no_terminal: "it plays in a terminal".into(),
@@ -70,7 +71,8 @@ pub fn lesson(a: &super::LessonArgs, v: &ViewArgs) -> Result<()> {
     };
     let (trace, report) = l.load_trace()?;
     let tuning = a.policies.tuning()?;
-    let (schedule, yours) = lesson_schedule(a, l, &trace)?;
+    let mut registry = crate::sim::Policies::new();
+    let (schedule, yours) = lesson_schedule(a, l, &trace, &mut registry)?;
     let policy = schedule.start.unwrap_or(Policy::Fifo);
     if let Err(u) = policy.available(&trace) {
         color_eyre::eyre::bail!("lesson {}: {policy} needs {}", l.name, u.lacks);
@@ -78,6 +80,7 @@ pub fn lesson(a: &super::LessonArgs, v: &ViewArgs) -> Result<()> {
     let placement = a.placement.unwrap_or(l.placement);
     let mut opts = view(v, policy, placement, None);
     opts.tuning = tuning;
+    opts.policies = registry;
     opts.schedule = Some(schedule);
     opts.no_terminal = "a lesson plays in a terminal (`tracetui lesson` lists them)".into();
     // The lesson's captions tell of its own schedule and of the placements
@@ -111,21 +114,24 @@ fn lesson_schedule(
     a: &super::LessonArgs,
     l: &crate::lesson::Lesson,
     trace: &trace::Trace,
+    registry: &mut crate::sim::Policies,
 ) -> Result<(crate::sim::schedule::Schedule, bool)> {
     use crate::sim::schedule::Schedule;
     if let Some(p) = &a.policy {
         let text = format!("start:{p}");
         let s = a
             .policies
-            .parse_schedule(trace, &text)
+            .parse_schedule(trace, &text, registry)
             .map_err(|e| color_eyre::eyre::eyre!("--policy: {e}"))?;
         return Ok((s, true));
     }
-    if let Some(s) = a.policies.schedule(trace)? {
+    if let Some(s) = a.policies.schedule(trace, registry)? {
         return Ok((s, true));
     }
-    let s = Schedule::parse_with(trace, &l.schedule, &crate::driver::resolve)
-        .map_err(color_eyre::eyre::Report::msg)?;
+    let s = Schedule::parse_with(trace, &l.schedule, &mut |n| {
+        crate::driver::resolve(n, registry)
+    })
+    .map_err(color_eyre::eyre::Report::msg)?;
     Ok((s, false))
 }
 
@@ -182,8 +188,14 @@ impl clap::Subcommand for Replay {
 
 /// `tracetui itp FILE`, `tracetui pai DIR`.
 pub fn open(format: Format, a: &TuiArgs, v: &ViewArgs) -> Result<()> {
+    // The policies the replay may name: the built-ins and the programs it probes.
+    let mut registry = crate::sim::Policies::new();
     let chosen = match &a.policy {
-        Some(p) => Some(super::policy_arg::resolve(p, a.policies.timeout()?)?),
+        Some(p) => Some(super::policy_arg::resolve(
+            p,
+            a.policies.timeout()?,
+            &mut registry,
+        )?),
         None => None,
     };
     let energy = a.energy.model_for(Some((format, &a.path)))?;
@@ -196,7 +208,7 @@ pub fn open(format: Format, a: &TuiArgs, v: &ViewArgs) -> Result<()> {
     let quiet = crate::ui::typeahead::quiet_typing();
     let (trace, report) = a.read.load(format, &a.path)?;
     drop(quiet);
-    let schedule = a.policies.schedule(&trace)?;
+    let schedule = a.policies.schedule(&trace, &mut registry)?;
     let policy = schedule
         .as_ref()
         .and_then(|s| s.start)
@@ -217,6 +229,7 @@ pub fn open(format: Format, a: &TuiArgs, v: &ViewArgs) -> Result<()> {
     let label = label_for(format, &a.path, &trace);
     let mut opts = view(v, policy, a.placement, energy);
     opts.tuning = a.policies.tuning()?;
+    opts.policies = registry;
     opts.schedule = schedule;
     let gpus = a
         .read

@@ -52,6 +52,9 @@ pub enum Action {
     /// A background index finished: PAI's per-job sensor utilisation (if any),
     /// or (None) Philly's utilisation files.
     Indexed(Result<Option<Arc<Vec<f32>>>, crate::trace::input::Damaged>),
+    /// Policies registered in the background (config.toml's programs,
+    /// asked who they are while the replay starts): the picker offers them.
+    PoliciesKnown(Box<crate::sim::Policies>),
     /// A what-if row's progress (0–1).
     WhatIfProgress {
         row: usize,

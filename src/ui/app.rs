@@ -65,6 +65,18 @@ impl App {
         }
     }
 
+    /// The policies the replay may name (the picker, the split, what-if):
+    /// the built-ins, and programs registered for it.
+    pub fn with_policies(mut self, policies: crate::sim::Policies) -> App {
+        self.sim.policies = policies;
+        self
+    }
+
+    /// The policies the replay may name.
+    pub fn policies(&self) -> &crate::sim::Policies {
+        &self.sim.policies
+    }
+
     /// The preemptive policies' knobs, and a policy schedule to follow
     /// (set before the replay starts).
     pub fn with_tuning(
@@ -178,6 +190,10 @@ impl App {
                 true
             }
             Action::WhatIfProgress { row, progress } => self.what_if_progress(row, progress),
+            Action::PoliciesKnown(p) => {
+                self.sim.policies.merge(&p);
+                true
+            }
             Action::WhatIfDone {
                 row,
                 report,

@@ -26,7 +26,10 @@ impl App {
             Command::Filter => self.prompt(PromptKind::Filter),
             Command::Sort => self.next_sort(),
             Command::Policy => {
-                let at = Policy::all()
+                let at = self
+                    .sim
+                    .policies
+                    .all()
                     .iter()
                     .position(|p| *p == self.engine().policy())
                     .unwrap_or(0);
@@ -282,9 +285,11 @@ impl App {
                 self.other_job_here(if c == Command::Right { 1 } else { -1 })
             }
             (Popup::Picker { split: true, .. }, Command::Placement) => self.next_split_placement(),
-            (Popup::Picker { at, .. }, Command::Down) => *at = (*at + 1) % Policy::all().len(),
+            (Popup::Picker { at, .. }, Command::Down) => {
+                *at = (*at + 1) % self.sim.policies.all().len()
+            }
             (Popup::Picker { at, .. }, Command::Up) => {
-                let n = Policy::all().len();
+                let n = self.sim.policies.all().len();
                 *at = (*at + n - 1) % n
             }
             (Popup::WhatIf { at, .. }, Command::Down) => *at = (*at + 1) % whatif_rows,
@@ -295,7 +300,7 @@ impl App {
                 self.what_if_choose(at)
             }
             (Popup::Picker { at, split }, Command::Detail) => {
-                let (p, split) = (Policy::all()[*at], *split);
+                let (p, split) = (self.sim.policies.all()[*at], *split);
                 self.view.popup = None;
                 if split {
                     self.open_split(p)
@@ -321,7 +326,7 @@ impl App {
             }
             // A picker jumps to the next policy whose name starts so.
             Some(Popup::Picker { at, .. }) => {
-                let all = Policy::all();
+                let all = self.sim.policies.all();
                 let starts = |p: &Policy| {
                     [p.label(), p.name()].iter().any(|n| {
                         n.chars()

@@ -30,6 +30,8 @@ pub struct Effects {
     /// How long an external policy's answer is waited for (None: up to
     /// its timeout, as in tests and headless runs).
     answer_by: Option<Instant>,
+    /// Policies being registered in the background (config.toml's).
+    policies: Option<std::sync::mpsc::Receiver<crate::sim::Policies>>,
 }
 
 impl Effects {
@@ -42,7 +44,14 @@ impl Effects {
             quit: None,
             mouse: false,
             answer_by: None,
+            policies: None,
         }
+    }
+
+    /// Policies registered in the background arrive on `rx`; `poll` hands
+    /// them to the app.
+    pub(crate) fn expect_policies(&mut self, rx: std::sync::mpsc::Receiver<crate::sim::Policies>) {
+        self.policies = Some(rx);
     }
 
     /// Answers an external policy gives after `by` wait for the next ask:
@@ -92,11 +101,15 @@ impl Effects {
     /// (a finished row's, a dropped copy's) are ended meanwhile.
     pub fn poll(&mut self, app: &mut App) -> bool {
         crate::driver::reap();
+        let mut changed = false;
+        if let Some(p) = self.policies.as_ref().and_then(|rx| rx.try_recv().ok()) {
+            self.policies = None;
+            changed |= self.dispatch(app, Action::PoliciesKnown(Box::new(p)));
+        }
         let Some((fork, started)) = &self.fork else {
-            return false;
+            return changed;
         };
         let (msgs, secs) = (fork.poll(), started.elapsed().as_secs_f64());
-        let mut changed = false;
         for m in msgs {
             let a = match m {
                 Msg::Progress(row, progress) => Action::WhatIfProgress { row, progress },

@@ -29,6 +29,9 @@ pub(crate) struct ViewOptions {
     /// An energy model and the power policy to start with.
     pub energy: crate::sim::Energy,
     pub tuning: Arc<crate::sim::Tuning>,
+    /// The policies the replay may name (the built-ins, and the programs
+    /// the command line probed).
+    pub policies: crate::sim::Policies,
     /// Policy switches to make as the replay reaches them.
     pub schedule: Option<crate::sim::schedule::Schedule>,
     /// A lesson's captions.
@@ -62,7 +65,6 @@ pub(crate) fn build_app(
         }
     };
     let keymap = Keymap::load_user();
-    probe_config_policies();
     let app = App::with_energy(
         trace,
         opts.policy,
@@ -74,7 +76,8 @@ pub(crate) fn build_app(
     );
     let mut app = app
         .with_tuning(opts.tuning.clone(), opts.schedule.as_ref())
-        .with_captions(opts.captions.clone());
+        .with_captions(opts.captions.clone())
+        .with_policies(opts.policies.clone());
     app.view.theme = chosen;
     app.view.ascii = opts.ascii;
     app.view.fps = opts.fps.clamp(1, 60);
@@ -113,17 +116,22 @@ pub(crate) fn build_app(
 }
 
 /// External policies from config.toml, asked who they are in the
-/// background (all at once) while the replay starts: the picker offers
-/// them by the names given there once they have answered.
-fn probe_config_policies() {
+/// background (all at once) while the replay starts, registered in a copy
+/// of `known`: the registry comes back on the channel, and the picker
+/// offers them by the names given there once the runner hands it in.
+fn probe_config_policies(
+    known: crate::sim::Policies,
+) -> Option<mpsc::Receiver<crate::sim::Policies>> {
     let entries = crate::config::user_policies();
     if entries.is_empty() {
-        return;
+        return None;
     }
+    let (tx, rx) = mpsc::channel();
     let spawned = std::thread::Builder::new()
         .name("config-policies".into())
         .spawn(move || {
-            let results = crate::driver::register_all_named(&entries);
+            let mut policies = known;
+            let results = crate::driver::register_all_named(&entries, &mut policies);
             let mut ready = Vec::new();
             for ((name, _), r) in entries.iter().zip(results) {
                 let name = crate::text::sanitize(name);
@@ -138,9 +146,14 @@ fn probe_config_policies() {
                     ready.join(", ")
                 );
             }
+            let _ = tx.send(policies);
         });
-    if let Err(e) = spawned {
-        log::warn!("config.toml [policies] not asked: {e}");
+    match spawned {
+        Ok(_) => Some(rx),
+        Err(e) => {
+            log::warn!("config.toml [policies] not asked: {e}");
+            None
+        }
     }
 }
 
@@ -255,6 +268,9 @@ pub(crate) fn run(
         }
     }
     let mut fx = Effects::from_env();
+    if let Some(rx) = probe_config_policies(app.policies().clone()) {
+        fx.expect_policies(rx);
+    }
     let result = event_loop(&mut app, &mut fx, &signals, &util_rx);
     signals.finish();
     let last = fx.quit() == Some(Quit::KeepFrame);

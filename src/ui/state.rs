@@ -82,6 +82,9 @@ pub(super) struct Sampling {
 /// The replay: the simulation, how it is played, and what is derived from it.
 pub(super) struct ReplayState {
     pub(super) replay: Replay,
+    /// The policies the picker, the split and what-if offer: the built-ins
+    /// and the programs registered for this replay.
+    pub(super) policies: crate::sim::Policies,
     /// What the header calls the trace: `pai ./data`.
     pub(super) label: String,
     /// The trace's first submission (cached: the trace does not keep it).
@@ -221,6 +224,7 @@ impl ReplayState {
             }
         }
         ReplayState {
+            policies: crate::sim::Policies::new(),
             replay,
             label,
             first: trace.first_submit().unwrap_or(0),

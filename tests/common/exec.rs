@@ -12,8 +12,11 @@ pub fn script(name: &str, body: &str) -> Result<Policy, String> {
     let dir = scratch_dir("exec");
     let path = dir.join(format!("{name}.py"));
     std::fs::write(&path, body).unwrap();
-    tracetui::driver::resolve(&format!("exec:python3 {}", path.display()))
-        .map_err(|e: tracetui::sim::error::ArgError| e.to_string())
+    tracetui::driver::resolve(
+        &format!("exec:python3 {}", path.display()),
+        &mut tracetui::sim::Policies::new(),
+    )
+    .map_err(|e: tracetui::sim::error::ArgError| e.to_string())
 }
 
 /// A policy that answers the hello as `walk`, then runs `schedule` (Python

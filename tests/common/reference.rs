@@ -135,8 +135,8 @@ impl Naive<'_> {
     fn key(&self, j: usize) -> (u64, usize) {
         let r = self.rt(j) as u64;
         let k = match self.policy {
-            Policy::Sjf => r,
-            Policy::Sgf => r * self.gpus(j) as u64 * 1000,
+            p if p == Policy::Sjf => r,
+            p if p == Policy::Sgf => r * self.gpus(j) as u64 * 1000,
             _ => 0,
         };
         (k, self.rank[j])
@@ -290,7 +290,7 @@ pub fn simulate(trace: &Trace, policy: Policy, rule: Placement) -> Vec<Option<i6
         queue.sort_by_key(|&j| s.key(j));
         s.queue = queue;
         match policy {
-            Policy::Fifo | Policy::FifoBackfill => {
+            p if p == Policy::Fifo || p == Policy::FifoBackfill => {
                 s.fifo(t);
                 if policy == Policy::FifoBackfill && !s.queue.is_empty() {
                     s.backfill(t);

@@ -12,8 +12,9 @@ pub fn split_with(app: &mut App, p: Policy) {
     let Some(&Popup::Picker { at, split: true }) = app.popup() else {
         panic!("A opens the picker for B: {:?}", app.popup());
     };
-    let n = Policy::all().len();
-    let to = Policy::all().iter().position(|&q| q == p).unwrap();
+    let all = app.policies().all();
+    let n = all.len();
+    let to = all.iter().position(|&q| q == p).unwrap();
     for _ in 0..(to + n - at) % n {
         app.update(Action::Command(Command::Down));
     }

@@ -371,7 +371,7 @@ fn run_one(
     let trace = traces.get(&args.trace, r.trace())?;
     let hashed = super::meta::trace_meta(args.trace.load.format, &args.trace.load.path)
         .map_err(|e| eyre!("hashing the trace: {e}"))?;
-    let schedule = args.trace.policies.schedule(&trace)?;
+    let schedule = policies.schedule(&args, &trace)?;
     let mut meta = Meta::of(&args.trace, hashed, &[policy], schedule.as_ref());
     meta.run = Some(r.id.clone());
     let report = headless::sim_on(&args, &trace, policy, schedule.as_ref(), true, Some(&meta))?;

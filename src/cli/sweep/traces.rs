@@ -113,6 +113,8 @@ type Resolved = Arc<OnceLock<Result<Policy, Arc<ArgError>>>>;
 /// Each run's policy, resolved once per (policy, timeout).
 pub(crate) struct Policies {
     named: Mutex<HashMap<String, Resolved>>,
+    /// The programs registered for the plan's runs.
+    registry: Mutex<crate::sim::Policies>,
 }
 
 fn key(policy: &PolicyArg, timeout: std::time::Duration) -> String {
@@ -131,24 +133,39 @@ impl Policies {
                 asks.push((k, a.policy.clone(), timeout));
             }
         }
-        let answers = crate::par::pool(&asks, asks.len().clamp(1, 16), |(_, p, t)| {
-            crate::cli::policy_arg::resolve(p, *t).map_err(Arc::new)
+        // Probed side by side, registered after in the plan's order (so
+        // labels made unique are numbered the same on every run).
+        let mut registry = crate::sim::Policies::new();
+        let known = registry.clone();
+        let answers = crate::par::pool(&asks, asks.len().clamp(1, 16), |(_, p, t)| match p {
+            PolicyArg::Known(p) => Ok(crate::driver::Probed::Known(*p)),
+            PolicyArg::Exec(spec) => crate::driver::probe_spec(spec, *t, &known),
         });
         let named = asks
             .into_iter()
             .zip(answers)
             .map(|((k, _, _), r)| {
-                let r = r.unwrap_or_else(|_| {
-                    Err(Arc::new(ArgError::from(
-                        crate::driver::PolicyError::ProbePanicked,
-                    )))
-                });
+                let r = r
+                    .unwrap_or_else(|_| Err(crate::driver::PolicyError::ProbePanicked.into()))
+                    .map(|p| crate::driver::register_probed(p, &mut registry))
+                    .map_err(Arc::new);
                 (k, Arc::new(OnceLock::from(r)))
             })
             .collect();
         Ok(Policies {
             named: Mutex::new(named),
+            registry: Mutex::new(registry),
         })
+    }
+
+    /// A run's `--policy-schedule`, its programs registered with the plan's.
+    pub(crate) fn schedule(
+        &self,
+        a: &SimArgs,
+        trace: &Trace,
+    ) -> Result<Option<crate::sim::schedule::Schedule>> {
+        let mut registry = self.registry.lock().unwrap_or_else(|p| p.into_inner());
+        a.trace.policies.schedule(trace, &mut registry)
     }
 
     pub(crate) fn get(&self, a: &SimArgs) -> Result<Policy> {
@@ -159,8 +176,10 @@ impl Policies {
             named.entry(k).or_default().clone()
         };
         // The runs of a policy wait for its one answer; the others go on.
-        let r = slot
-            .get_or_init(|| crate::cli::policy_arg::resolve(&a.policy, timeout).map_err(Arc::new));
+        let r = slot.get_or_init(|| {
+            let mut registry = self.registry.lock().unwrap_or_else(|p| p.into_inner());
+            crate::cli::policy_arg::resolve(&a.policy, timeout, &mut registry).map_err(Arc::new)
+        });
         match r {
             Ok(p) => Ok(*p),
             Err(e) => Err(eyre!("{e}")),

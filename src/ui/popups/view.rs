@@ -182,7 +182,7 @@ fn detail(
 fn picker(app: &App, area: Rect, buf: &mut Buffer, at: usize, split: bool) {
     let t = app.theme();
     let current = app.engine().policy();
-    let policies = Policy::all();
+    let policies = app.sim.policies.all();
     let box_w = area.width.saturating_sub(4).min(120);
     let text_w = box_w.saturating_sub(2) as usize;
     let wrap = |s: &str| crate::text::wrap_words(s, text_w, 0);

@@ -19,7 +19,7 @@ impl App {
             return;
         }
         let live = self.sim.replay.policy_to_be();
-        let all = Policy::all();
+        let all = self.sim.policies.all();
         // The first other policy after the live one that this trace supports.
         let from = all.iter().position(|p| *p == live).unwrap_or(0);
         let at = (1..=all.len())

@@ -12,7 +12,7 @@ impl App {
         let now = self.sim.replay.now();
         if self.sim.whatif.as_ref().is_none_or(|w| w.at != now) {
             let e = self.sim.replay.engine();
-            let runs = crate::sim::whatif::runs_for(e, self.sim.replay.ahead());
+            let runs = crate::sim::whatif::runs_for(e, self.sim.replay.ahead(), &self.sim.policies);
             let base = Box::new(e.clone());
             self.sim.whatif = Some(WhatIf {
                 at: now,
