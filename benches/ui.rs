@@ -4,7 +4,7 @@
 //!
 //! Run: `cargo bench --bench ui`.
 
-#[path = "../tests/common/split.rs"]
+#[path = "../tests/it/common/split.rs"]
 mod split;
 
 use ratatui::buffer::Buffer;

@@ -1,7 +1,7 @@
 //! The in-repo fuzzer, with caps: every loader on mutated seeds for a count
 //! or a time, executions per second reported, and any input that panics,
 //! allocates past the memory cap or runs past the time cap saved under
-//! `tests/fuzz-regressions/<loader>/` (replayed by `tests/fuzz.rs`).
+//! `tests/fuzz-regressions/<loader>/` (replayed by `tests/it/fuzz.rs`).
 //!
 //! ```sh
 //! cargo run --profile fuzz --example fuzz -- [LOADER|all] [--execs N] [--secs S] [--seed S]
@@ -12,7 +12,7 @@ use std::ffi::CString;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
-/// The fuzzer itself (shared with `tests/fuzz.rs`, which includes it by path:
+/// The fuzzer itself (shared with `tests/it/fuzz.rs`, which includes it by path:
 /// it is not part of the library).
 mod fuzzer;
 

@@ -1,7 +1,7 @@
 //! An in-repo fuzzer on stable Rust: each loader run in-process on mutated
 //! seeds (the fixtures and samples), every panic saved as a regression
 //! fixture. `examples/fuzz/main.rs` adds the memory and time caps and runs
-//! it for a count or a time; `tests/fuzz.rs` runs it briefly and replays
+//! it for a count or a time; `tests/it/fuzz.rs` runs it briefly and replays
 //! the saved fixtures. It is not part of the library: both include it (each
 //! uses a part, so the rest is unused in one or the other).
 #![allow(dead_code)]

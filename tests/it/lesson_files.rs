@@ -1,0 +1,181 @@
+//! Lessons a lecturer writes (issue 33 item 22): a TOML file of the
+//! cluster, jobs (groups of one shape, a trace file, or `gen`'s), a policy
+//! schedule, a placement and timed captions; `tracetui lesson FILE` plays
+//! it; the built-ins are such files. A bad file is refused by name, with
+//! what is wrong and where.
+
+use crate::common;
+
+use common::cli::{stderr, tracetui};
+use tracetui::lesson::Lesson;
+
+fn write(name: &str, text: &str) -> std::path::PathBuf {
+    let dir = common::scratch_dir("lesson-files");
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+const MINE: &str = r#"
+name = "mine"
+title = "Backfill on a small cluster"
+gpus = 8
+gpus_per_machine = 4
+placement = "pack"
+schedule = "start:fifo,1h:fifo-backfill"
+
+# Four long one-GPU jobs, then an 8-GPU job, then small ones every 2 minutes.
+[[jobs]]
+at = 0
+count = 4
+runtime = "50m"
+gpus = 1
+
+[[jobs]]
+at = "1m"
+runtime = "10m"
+gpus = 8
+
+[[jobs]]
+at = "2m"
+count = 10
+every = "2m"
+runtime = 300
+gpus = 1
+
+[[captions]]
+at = 0
+text = "Four long jobs take half the GPUs."
+
+[[captions]]
+at = "1m"
+text = "The big job waits at the head."
+"#;
+
+#[test]
+fn a_lecturers_file_gives_its_trace_schedule_and_captions() {
+    let p = write("mine.toml", MINE);
+    let l = Lesson::from_file(&p).unwrap();
+    assert_eq!((l.name.as_str(), l.gpus, l.per_node), ("mine", 8, 4));
+    assert_eq!(l.placement, tracetui::sim::Placement::Pack);
+    assert_eq!(
+        l.captions,
+        vec![
+            (0, "Four long jobs take half the GPUs.".to_string()),
+            (60, "The big job waits at the head.".to_string())
+        ]
+    );
+    let (t, _) = l.load_trace().unwrap();
+    assert_eq!(t.jobs.len(), 15);
+    let mut submits: Vec<i64> = t.jobs.iter().map(|j| j.submit).collect();
+    submits.sort();
+    assert_eq!(&submits[..6], &[0, 0, 0, 0, 60, 120]);
+    assert_eq!(*submits.last().unwrap(), 120 + 9 * 120);
+    assert_eq!(t.cluster.total_gpus(), 8);
+    // `tracetui lesson FILE` loads it and gets as far as the terminal.
+    let o = tracetui(&["lesson", p.to_str().unwrap()]);
+    assert!(
+        stderr(&o).contains("a lesson plays in a terminal"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn a_file_may_name_a_trace_or_gen_recipe() {
+    let sample =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-traces/itp/sample.csv");
+    let dir = common::scratch_dir("lesson-trace");
+    std::fs::copy(&sample, dir.join("jobs.csv")).unwrap();
+    let p = dir.join("t.toml");
+    std::fs::write(&p, "name = \"t\"\ngpus = 128\ngpus_per_machine = 8\nschedule = \"start:sjf\"\ntrace = \"itp:jobs.csv\"\n").unwrap();
+    let (t, _) = Lesson::from_file(&p).unwrap().load_trace().unwrap();
+    assert_eq!(t.jobs.len(), 2000);
+    let g = write("g.toml", "name = \"g\"\ngpus = 64\ngpus_per_machine = 8\nschedule = \"start:fifo\"\n[gen]\njobs = 300\nseed = 3\nload = 0.8\n");
+    let (t, _) = Lesson::from_file(&g).unwrap().load_trace().unwrap();
+    assert_eq!(t.jobs.len(), 300);
+}
+
+#[test]
+fn a_bad_file_says_what_and_where() {
+    let cases = [
+        (
+            "typo.toml",
+            MINE.replace("runtime = 300", "run_time = 300"),
+            "unknown field `run_time`",
+        ),
+        (
+            "two.toml",
+            format!("trace = \"itp:x.csv\"\n{MINE}"),
+            "give the jobs one way",
+        ),
+        (
+            "place.toml",
+            MINE.replace("\"pack\"", "\"tight\""),
+            "placement 'tight'",
+        ),
+        (
+            "order.toml",
+            MINE.replace("at = \"1m\"\ntext", "at = 0\ntext"),
+            "captions: in time order",
+        ),
+        (
+            "time.toml",
+            MINE.replace("every = \"2m\"", "every = \"soon\""),
+            "every: 'soon' is not seconds",
+        ),
+        (
+            "huge.toml",
+            MINE.replacen("gpus = 8\n", "gpus = 200000\n", 1),
+            "gpus: 1 to 100000",
+        ),
+    ];
+    for (name, text, want) in cases {
+        let p = write(name, &text);
+        let e = Lesson::from_file(&p)
+            .err()
+            .unwrap_or_else(|| panic!("{name} refused"))
+            .to_string();
+        assert!(e.starts_with(&p.display().to_string()), "{e}");
+        assert!(e.contains(want), "{name}: {e}");
+    }
+    let typo = Lesson::from_file(&write(
+        "typo2.toml",
+        &MINE.replace("runtime = 300", "run_time = 300"),
+    ))
+    .err()
+    .unwrap()
+    .to_string();
+    assert!(typo.contains("line 25"), "the line: {typo}");
+    let o = tracetui(&["lesson", "/no/such/lesson.toml"]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("/no/such/lesson.toml"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn the_built_ins_are_lesson_files() {
+    let names: Vec<&str> = tracetui::lesson::builtins()
+        .iter()
+        .map(|l| l.name.as_str())
+        .collect();
+    assert_eq!(names, ["hol", "starvation", "fragmentation", "deadlines"]);
+    for n in names {
+        let text = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join(format!("src/lesson/builtin/{n}.toml")),
+        )
+        .unwrap();
+        let p = write(&format!("{n}.toml"), &text);
+        let l = Lesson::from_file(&p).unwrap();
+        let b = tracetui::lesson::find(n).unwrap();
+        assert_eq!(
+            (l.captions.clone(), l.schedule.clone()),
+            (b.captions.clone(), b.schedule.clone())
+        );
+        assert_eq!(l.load_trace().unwrap().0.jobs, b.trace().0.jobs);
+    }
+}

@@ -1,0 +1,201 @@
+//! Outputs never clobber an input or each other, `-` is standard output,
+//! and a result that cannot be written is an error (the reliability
+//! probe's findings 1, 4, 6, 10 and 15).
+
+use crate::common;
+
+use common::cli::{stderr, stdout, tracetui, PAI, SAMPLE};
+use common::scratch_dir;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+    }
+}
+
+#[test]
+fn an_output_that_is_the_trace_is_refused_before_anything_is_read() {
+    let dir = scratch_dir("out-is-trace");
+    let trace = dir.join("t.csv");
+    std::fs::copy(SAMPLE, &trace).unwrap();
+    let before = std::fs::read(&trace).unwrap();
+    for option in ["--jobs-out", "--timeline-out", "--plot"] {
+        let o = tracetui(&["sim", "itp", s(&trace), "--gpus", "64", option, s(&trace)]);
+        assert_eq!(o.status.code(), Some(2), "{option}: {}", stderr(&o));
+        assert!(stderr(&o).contains("is an input"), "{}", stderr(&o));
+        assert!(stdout(&o).is_empty());
+        assert_eq!(
+            std::fs::read(&trace).unwrap(),
+            before,
+            "{option} changed the trace"
+        );
+    }
+    // Through a symlink to it, too.
+    #[cfg(unix)]
+    {
+        let link = dir.join("link.csv");
+        std::os::unix::fs::symlink(&trace, &link).unwrap();
+        let o = tracetui(&[
+            "sim",
+            "itp",
+            s(&trace),
+            "--gpus",
+            "64",
+            "--jobs-out",
+            s(&link),
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert_eq!(std::fs::read(&trace).unwrap(), before);
+    }
+}
+
+#[test]
+fn a_pai_table_is_never_an_output() {
+    let dir = scratch_dir("out-is-table");
+    copy_dir(Path::new(PAI), &dir);
+    let table = dir.join("pai_job_table.csv");
+    let before = std::fs::read(&table).unwrap();
+    let o = tracetui(&["sim", "pai", s(&dir), "--plot", s(&table)]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--plot"), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&table).unwrap(), before);
+    let o = tracetui(&[
+        "compare",
+        "pai",
+        s(&dir),
+        "--policies",
+        "fifo",
+        "--plot",
+        s(&table),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    // A new file in the directory is fine.
+    let fig = dir.join("fig.svg");
+    let o = tracetui(&["sim", "pai", s(&dir), "--plot", s(&fig)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(std::fs::read_to_string(&fig).unwrap().contains("<svg"));
+}
+
+#[test]
+fn one_path_for_two_outputs_is_a_usage_error() {
+    let dir = scratch_dir("out-twice");
+    let p = dir.join("out.csv");
+    let o = tracetui(&[
+        "sim",
+        "itp",
+        SAMPLE,
+        "--jobs-out",
+        s(&p),
+        "--timeline-out",
+        s(&p),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--jobs-out and --timeline-out"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!p.exists(), "written before the check");
+}
+
+#[test]
+fn dash_is_standard_output_and_the_summary_moves_to_standard_error() {
+    let o = tracetui(&["sim", "itp", SAMPLE, "--jobs-out", "-", "--format", "json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows = stdout(&o);
+    let mut r = csv::Reader::from_reader(rows.as_bytes());
+    assert!(r.headers().unwrap().iter().any(|h| h == "id"), "{rows}");
+    assert!(r.records().count() > 100);
+    assert!(stderr(&o).contains("\"jobs_done\""), "{}", stderr(&o));
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn results_that_cannot_reach_standard_output_are_an_error() {
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_tracetui"))
+        .args(["sim", "itp", SAMPLE, "--format", "json"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(Stdio::from(full))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("cannot write standard output"),
+        "{}",
+        stderr(&o)
+    );
+    // A reader that stops early is no failure.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tracetui"))
+        .args(["sim", "itp", SAMPLE, "--jobs-out", "-"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    assert!(child.wait().unwrap().success());
+}
+
+#[test]
+fn gen_refuses_a_job_count_it_cannot_hold_and_leaves_nothing() {
+    let dir = scratch_dir("gen-bound");
+    let out = dir.join("t.csv");
+    for jobs in ["18446744073709551615", "4294967296"] {
+        let o = tracetui(&["gen", "itp", "--jobs", jobs, "--out", s(&out)]);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        assert!(stderr(&o).contains("at most"), "{}", stderr(&o));
+    }
+    // The joined formats hold their tables in memory: a lower bound each.
+    for (format, jobs) in [("pai", "12600001"), ("philly", "1200001")] {
+        let o = tracetui(&["gen", format, "--jobs", jobs, "--out", s(&dir.join(format))]);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains(&format!("more than gen {format} makes"))
+                && stderr(&o).contains("bytes a job"),
+            "{}",
+            stderr(&o)
+        );
+    }
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+    let o = tracetui(&["gen", "pai", "--jobs", "5", "--out", "-"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let o = tracetui(&["gen", "itp", "--jobs", "5", "--out", "-"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o).lines().count(), 6);
+}
+
+#[test]
+fn a_schedules_label_is_one_csv_field() {
+    let o = tracetui(&[
+        "compare",
+        "itp",
+        SAMPLE,
+        "--policies",
+        "fifo",
+        "--policy-schedule",
+        "0:fifo,2d:sjf",
+        "--format",
+        "csv",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    let mut r = csv::Reader::from_reader(text.as_bytes());
+    let width = r.headers().unwrap().len();
+    let rows: Vec<_> = r.records().map(|r| r.unwrap()).collect();
+    assert_eq!(rows.len(), 2, "{text}");
+    for row in &rows {
+        assert_eq!(row.len(), width, "{text}");
+    }
+}

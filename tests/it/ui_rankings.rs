@@ -1,0 +1,129 @@
+//! Rankings (`u`, issue 33 item 13): users and groups by the GPUs they
+//! hold, with their jobs running and queued; machines by GPUs used, jobs
+//! and measured utilisation; every column sorts; Enter filters the lists
+//! or takes the cursor to a machine. Snapshots at 80×24 and 120×40.
+
+use crate::common;
+
+use common::ui::{act, app_for, cmd, render, sample, text};
+use tracetui::sim::Policy;
+use tracetui::ui::app::{Action, App, Popup};
+use tracetui::ui::keymap::Command;
+use tracetui::ui::rankings::{RankBy, Target};
+
+/// The PAI sample at day 1 16:00 under the recorded replay, indexed.
+fn pai_at_four(size: (u16, u16)) -> App {
+    common::ui::pai_sample_indexed(Policy::Recorded, size, 16 * 3600)
+}
+
+fn num(s: &str) -> f64 {
+    s.trim_end_matches(" %").parse().unwrap_or(f64::NAN)
+}
+
+#[test]
+fn users_hold_what_runs_and_ask_for_what_waits() {
+    let app = pai_at_four((120, 40));
+    let e = app.engine();
+    let rows = app.rank_rows(RankBy::Users, 0);
+    let held: f64 = rows.iter().map(|r| num(&r.cells[0])).sum();
+    let allocated = e.cluster().allocated_milli() as f64 / 1000.0;
+    assert!((held - allocated).abs() < 1e-6, "{held} vs {allocated}");
+    let running: f64 = rows.iter().map(|r| num(&r.cells[2])).sum();
+    let queued: f64 = rows.iter().map(|r| num(&r.cells[3])).sum();
+    assert_eq!(
+        (running as usize, queued as usize),
+        (e.running().len(), e.queue_len())
+    );
+    // Every column sorts, largest first.
+    for col in 0..5 {
+        let v: Vec<f64> = app
+            .rank_rows(RankBy::Users, col)
+            .iter()
+            .map(|r| num(&r.cells[col]))
+            .collect();
+        assert!(v.windows(2).all(|w| w[0] >= w[1]), "column {col}: {v:?}");
+    }
+    let groups = app.rank_rows(RankBy::Groups, 0);
+    let g_held: f64 = groups.iter().map(|r| num(&r.cells[0])).sum();
+    assert!((g_held - allocated).abs() < 1e-6);
+    // Machines: what is used on each adds up too; utilisation is measured.
+    let m = app.rank_rows(RankBy::Machines, 1);
+    let used: f64 = m.iter().map(|r| num(&r.cells[1])).sum();
+    assert!((used - allocated).abs() < 1e-6, "{used} vs {allocated}");
+    assert!(
+        m.iter().any(|r| num(&r.cells[4]).is_finite()),
+        "sensor means"
+    );
+    let by_util = app.rank_rows(RankBy::Machines, 4);
+    let u: Vec<f64> = by_util
+        .iter()
+        .map(|r| num(&r.cells[4]))
+        .filter(|x| x.is_finite())
+        .collect();
+    assert!(u.windows(2).all(|w| w[0] >= w[1]), "{u:?}");
+    let types: Vec<String> = app
+        .rank_rows(RankBy::Machines, 0)
+        .iter()
+        .map(|r| r.cells[0].clone())
+        .collect();
+    assert!(types.windows(2).all(|w| w[0] <= w[1]), "{types:?}");
+}
+
+#[test]
+fn keys_move_sort_switch_and_enter_filters_or_goes_to_the_machine() {
+    let mut app = pai_at_four((80, 24));
+    cmd(&mut app, Command::Rankings);
+    let s80 = text(&render(&app, 80, 24));
+    assert!(s80.contains("users by GPUs"), "{s80}");
+    insta::assert_snapshot!("rankings_users_80x24", s80);
+    cmd(&mut app, Command::Down);
+    let second = app.rank_rows(RankBy::Users, 0)[1].clone();
+    cmd(&mut app, Command::Detail);
+    assert!(app.popup().is_none());
+    let Target::Filter(f) = &second.target else {
+        panic!("{second:?}")
+    };
+    assert!(
+        app.flash().unwrap().starts_with(&format!("filter '{f}'")),
+        "{:?}",
+        app.flash()
+    );
+    // Machines, sorted by utilisation; Enter takes the cursor there.
+    cmd(&mut app, Command::Rankings);
+    cmd(&mut app, Command::Right);
+    cmd(&mut app, Command::Right);
+    // (Machines open sorted by GPUs used; three more s: by utilisation.)
+    for _ in 0..3 {
+        cmd(&mut app, Command::Sort);
+    }
+    assert!(matches!(
+        app.popup(),
+        Some(Popup::Rankings {
+            by: RankBy::Machines,
+            sort: 4,
+            at: 0
+        })
+    ));
+    app.update(Action::Resize(120, 40));
+    insta::assert_snapshot!("rankings_machines_120x40", text(&render(&app, 120, 40)));
+    let top = app.rank_rows(RankBy::Machines, 4)[0].clone();
+    cmd(&mut app, Command::Detail);
+    let Target::Machine(pos) = top.target else {
+        panic!()
+    };
+    assert_eq!(app.cursor(), pos);
+    assert_eq!(app.flash(), Some(format!("machine {}", top.name).as_str()));
+}
+
+#[test]
+fn a_trace_without_users_says_so() {
+    let mut app = app_for(sample(), Policy::Fifo, (80, 24));
+    act(&mut app, Action::GoTo(9 * 86_400 + 12 * 3600));
+    cmd(&mut app, Command::Rankings);
+    let s = text(&render(&app, 80, 24));
+    assert!(
+        s.contains("1–1 of 1 users · this trace names no users"),
+        "{s}"
+    );
+    assert!(s.contains("(none)"), "{s}");
+}
