@@ -143,8 +143,32 @@ impl FromStr for Policy {
     /// A built-in's name or alias (a registry's `Policies::parse` knows
     /// the policies registered in it too; parsing starts nothing).
     fn from_str(s: &str) -> Result<Policy, ArgError> {
-        super::registry::named(Policy::built_in(), s)
+        named(Policy::built_in(), s)
     }
+}
+
+/// The policy of `known` called `s` (trimmed; any case for a built-in's
+/// name or alias); `exec:CMD` not among them is a program not started.
+pub(crate) fn named(known: &[Policy], s: &str) -> Result<Policy, ArgError> {
+    if let Some(&p) = known.iter().find(|p| p.name() == s.trim()) {
+        return Ok(p);
+    }
+    if let Some(cmd) = s.trim().strip_prefix("exec:") {
+        return Err(ArgError::NotStarted(cmd.trim().to_string()));
+    }
+    let s = s.trim().to_ascii_lowercase();
+    known
+        .iter()
+        .copied()
+        .find(|p| p.name() == s || p.rule().aliases().contains(&s.as_str()))
+        .ok_or_else(|| ArgError::UnknownPolicy {
+            name: s.clone(),
+            known: known
+                .iter()
+                .map(|p| p.name())
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
 }
 
 /// A comma-separated list of policies, each named by `name` (`str::parse`,

@@ -83,30 +83,6 @@ impl Policies {
     /// A policy by name or alias (`Policy::from_str` for the built-ins),
     /// or one registered here by its name; parsing starts nothing.
     pub fn parse(&self, s: &str) -> Result<Policy, ArgError> {
-        named(&self.all(), s)
+        super::policy::named(&self.all(), s)
     }
-}
-
-/// The policy of `known` called `s` (trimmed; any case for a built-in's
-/// name or alias); `exec:CMD` not among them is a program not started.
-pub(crate) fn named(known: &[Policy], s: &str) -> Result<Policy, ArgError> {
-    if let Some(&p) = known.iter().find(|p| p.name() == s.trim()) {
-        return Ok(p);
-    }
-    if let Some(cmd) = s.trim().strip_prefix("exec:") {
-        return Err(ArgError::NotStarted(cmd.trim().to_string()));
-    }
-    let s = s.trim().to_ascii_lowercase();
-    known
-        .iter()
-        .copied()
-        .find(|p| p.name() == s || p.rule().aliases().contains(&s.as_str()))
-        .ok_or_else(|| ArgError::UnknownPolicy {
-            name: s.clone(),
-            known: known
-                .iter()
-                .map(|p| p.name())
-                .collect::<Vec<_>>()
-                .join(", "),
-        })
 }
