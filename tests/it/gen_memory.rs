@@ -1,6 +1,6 @@
 //! `gen` streams its output: the peak memory of `gen itp` and `gen acme`
-//! does not grow with `--jobs`. Each run's own peak is read as it is waited
-//! for (`wait4`'s rusage), so tests running beside it change nothing.
+//! does not grow with `--jobs`. Each run's own peak is read from its
+//! `/proc` status while it runs, so tests running beside it change nothing.
 
 use crate::common;
 

@@ -1,5 +1,5 @@
 //! A decompression bomb in Zeus's `.xz` slot costs time, not memory: the
-//! run's own peak, read as it is waited for.
+//! run's own peak, read from its `/proc` status while it runs.
 
 use crate::common;
 

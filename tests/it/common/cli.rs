@@ -15,16 +15,15 @@ pub fn tracetui(args: &[&str]) -> Output {
         .unwrap()
 }
 
-/// `tracetui` with `args`, and its own peak resident set in KiB, read as it
-/// is waited for (`wait4`'s rusage): tests running beside it in this
-/// process change nothing.
+/// `tracetui` with `args`, and its own peak resident set in KiB: the
+/// largest `VmHWM` its `/proc` status gave, read every 2 ms while it ran.
+/// Not the rusage of a wait: a child started from this process counts this
+/// process's resident set too (the address space it was started from), and
+/// this binary runs every test.
 pub fn tracetui_peak_kib(args: &[&str]) -> (Output, i64) {
-    use std::os::unix::process::ExitStatusExt;
     let dir = super::scratch_dir("peak");
     let (out, err) = (dir.join("stdout"), dir.join("stderr"));
-    // Waited for below through wait4, which std's Child does not offer.
-    #[allow(clippy::zombie_processes)]
-    let child = Command::new(env!("CARGO_BIN_EXE_tracetui"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tracetui"))
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .stdin(std::process::Stdio::null())
@@ -32,20 +31,29 @@ pub fn tracetui_peak_kib(args: &[&str]) -> (Output, i64) {
         .stderr(std::fs::File::create(&err).unwrap())
         .spawn()
         .unwrap();
-    let pid = child.id() as i32;
-    let mut status = 0;
-    let mut u = std::mem::MaybeUninit::<libc::rusage>::zeroed();
-    // SAFETY: wait4 on our own child, with valid pointers; zeroed is a valid rusage.
-    let rc = unsafe { libc::wait4(pid, &mut status, 0, u.as_mut_ptr()) };
-    assert_eq!(rc, pid, "waiting for tracetui {args:?}");
-    // SAFETY: wait4 returned the child, so it wrote the struct.
-    let peak = unsafe { u.assume_init() }.ru_maxrss;
+    let status_file = format!("/proc/{}/status", child.id());
+    let mut peak = 0;
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        let hwm = std::fs::read_to_string(&status_file)
+            .ok()
+            .and_then(|t| {
+                let line = t.lines().find(|l| l.starts_with("VmHWM:"))?;
+                line.split_whitespace().nth(1)?.parse::<i64>().ok()
+            })
+            .unwrap_or(0);
+        peak = peak.max(hwm);
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    };
     let o = Output {
-        status: std::process::ExitStatus::from_raw(status),
+        status,
         stdout: std::fs::read(&out).unwrap(),
         stderr: std::fs::read(&err).unwrap(),
     };
     let _ = std::fs::remove_dir_all(&dir);
+    assert!(peak > 0, "no VmHWM read for tracetui {args:?}");
     (o, peak)
 }
 
