@@ -307,3 +307,27 @@ fn sim_load_sizes_the_cluster_for_the_offered_load() {
     let o = tracetui(&["sim", "itp", SAMPLE, "--load", "0.5", "--gpus", "8"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// Two commands of one program, both calling themselves `sjf`: probed side
+/// by side, registered in the plan's order, so the first is `sjf-ext` and
+/// the second `sjf-ext#2` on every run of the plan.
+#[test]
+fn programs_of_one_name_are_labelled_in_the_plans_order() {
+    if !common::python() {
+        return;
+    }
+    let dir = common::scratch_dir("sweep-labels");
+    let plan = write_plan(
+        &dir,
+        &format!(
+            "trace = \"itp:{SAMPLE}\"\npolicy = [\"exec:python3 policies/sjf.py\", \"exec:python3 ./policies/sjf.py\"]\n"
+        ),
+    );
+    for round in 0..2 {
+        let out = dir.join(format!("out{round}"));
+        let o = sweep(&plan, &out, &["-j", "2"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let labels: Vec<String> = rows(&out).iter().map(|r| r["policy"].clone()).collect();
+        assert_eq!(labels, ["sjf-ext", "sjf-ext#2"], "round {round}");
+    }
+}
