@@ -22,6 +22,7 @@ mod exec_answers;
 mod exec_budget;
 mod exec_by_hand;
 mod exec_policy;
+mod exec_reap;
 mod exec_v2;
 mod exec_waiting;
 mod fuzz;
