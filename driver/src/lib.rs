@@ -14,6 +14,7 @@
 //! answer until shortly before the next frame.
 
 mod child;
+pub mod echo;
 mod error;
 mod link;
 mod probe;

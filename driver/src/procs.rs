@@ -13,6 +13,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
+// The process table is statics: a signal handler and the exit path end
+// what it lists, and they can reach nothing else (atomics where a handler
+// reads them; the temporaries' list is read outside handlers only).
+
 /// Live process groups, at most this many at once (the rest are still
 /// ended by their owners and by the walk of descendants).
 const SLOTS: usize = 512;

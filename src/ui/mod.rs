@@ -44,5 +44,4 @@ mod split_view;
 mod state;
 pub mod theme;
 pub(crate) mod timeline;
-pub(crate) mod typeahead;
 pub(crate) mod whatif;

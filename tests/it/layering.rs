@@ -45,7 +45,6 @@ const UI_RUNNER: &[&str] = &[
     "ui/effects.rs",
     "ui/keymap.rs",
     "ui/theme.rs",
-    "ui/typeahead.rs",
 ];
 
 /// (directory under src, what its files must never name, why). The model

@@ -2,22 +2,26 @@
 //! are not echoed over the loading line: the terminal's echo is off until
 //! the guard goes, and on every way out — the guard dropped on an error or
 //! a panic, or INT, TERM, HUP or QUIT arriving during the load (the
-//! setting put back in the driver's handler, `driver::signals::on_ending`,
-//! then the signal's own action). The
-//! keys themselves are dropped when the replay starts (`run.rs`).
+//! setting put back in the handler, `signals::on_ending`, then the
+//! signal's own action). The
+//! keys themselves are dropped when the replay starts (`ui/run.rs`).
+//! Here, with the signals, because the terminal's settings are put back
+//! from inside a signal handler.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
-/// The terminal's settings before the echo went off.
+/// The terminal's settings before the echo went off. A static because the
+/// signal handler that puts them back can reach nothing else.
 static SAVED: OnceLock<libc::termios> = OnceLock::new();
-/// Whether the saved settings are to be put back.
+/// Whether the saved settings are to be put back: a static for the same
+/// handler, an atomic so the handler and the guard never both do it.
 static QUIET: AtomicBool = AtomicBool::new(false);
 
 /// While held, what is typed is not echoed (nothing when stdin is not a
 /// terminal).
-pub(crate) struct QuietTyping {
-    _on_ending: crate::driver::signals::OnEnding,
+pub struct QuietTyping {
+    _on_ending: crate::signals::OnEnding,
 }
 
 /// Puts the saved settings back; async-signal-safe (`tcsetattr` only).
@@ -31,7 +35,7 @@ fn put_back() {
 }
 
 /// Echo off on a terminal stdin, until the guard is dropped.
-pub(crate) fn quiet_typing() -> Option<QuietTyping> {
+pub fn quiet_typing() -> Option<QuietTyping> {
     // SAFETY: isatty and tcgetattr read the descriptor's state into `t`.
     let mut t: libc::termios = unsafe { std::mem::zeroed() };
     if unsafe { libc::isatty(libc::STDIN_FILENO) } != 1
@@ -41,7 +45,7 @@ pub(crate) fn quiet_typing() -> Option<QuietTyping> {
     }
     let saved = *SAVED.get_or_init(|| t);
     // SAFETY: `put_back` is signal-safe: an atomic and tcsetattr.
-    let on_ending = unsafe { crate::driver::signals::on_ending(put_back) };
+    let on_ending = unsafe { crate::signals::on_ending(put_back) };
     let mut quiet = saved;
     quiet.c_lflag &= !(libc::ECHO | libc::ECHONL);
     QUIET.store(true, Ordering::SeqCst);
