@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 #![warn(unreachable_pub)]
 //! tracetui's driver: the one place an engine's external policies are talked to,
 //! processes are started, reaped and ended, and signals are heard.

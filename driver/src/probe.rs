@@ -14,12 +14,16 @@ use tracetui_model::text::sanitize;
 /// config.toml; else the name its hello gives) and its parameters.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExecSpec {
+    /// The command (`exec:` without the prefix), run by `sh -c`.
     pub cmd: String,
+    /// The name to show it by, from config.toml (None: its hello's).
     pub label: Option<String>,
+    /// Its `key=value` parameters, sent in `start`.
     pub params: Params,
 }
 
 impl ExecSpec {
+    /// `cmd` with no label and no parameters.
     pub fn command(cmd: &str) -> ExecSpec {
         ExecSpec {
             cmd: cmd.to_string(),
@@ -106,7 +110,9 @@ pub fn register_all(
 
 /// A command's policy: registered already, or probed and ready to register.
 pub enum Probed {
+    /// Registered already.
     Known(Policy),
+    /// Asked who it is: to register.
     New(Heard),
 }
 
