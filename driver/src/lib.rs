@@ -66,16 +66,7 @@ pub fn reap() {
 /// Answers `a`'s questions as they come until it stands at none (true) or
 /// one is not answered by `by` (false; None waits up to each timeout).
 pub fn settle(a: &mut impl Asks, by: Option<Instant>) -> bool {
-    while let Some(q) = a.question() {
-        let q = q.clone();
-        let Some(reply) = ask(&q, by) else {
-            return false;
-        };
-        // The question's hold on the dialogue goes before the engine goes on.
-        drop(q);
-        a.answer(reply);
-    }
-    true
+    answered::settle_with(a, |q| ask(q, by))
 }
 
 /// Runs `e` to the end, answering its questions as they come.

@@ -40,13 +40,22 @@ impl Asks for Replay {
 
 /// Answers `a`'s questions as they come until it stands at none.
 pub fn settle(a: &mut impl Asks, answers: &dyn Answers) {
+    settle_with(a, |q| Some(answers.reply(q)));
+}
+
+/// Answers `a`'s questions with `reply` until it stands at none (true) or
+/// `reply` gives none (false: the question stays, asked again later).
+pub fn settle_with(a: &mut impl Asks, mut reply: impl FnMut(&Question) -> Option<Reply>) -> bool {
     while let Some(q) = a.question() {
         let q = q.clone();
-        let reply = answers.reply(&q);
+        let Some(r) = reply(&q) else {
+            return false;
+        };
         // The question's hold on the dialogue goes before the engine goes on.
         drop(q);
-        a.answer(reply);
+        a.answer(r);
     }
+    true
 }
 
 /// Runs `e` to the end, answering its questions as they come.

@@ -75,19 +75,13 @@ pub fn register(heard: Heard, policies: &mut Policies) -> Policy {
     let mut base = take_cols(&base, LABEL_COLS).to_string();
     let built_in = |l: &str| {
         policies
-            .all()
-            .into_iter()
+            .iter()
             .any(|p| p.command().is_none() && (p.label() == l || p.name() == l))
     };
     if built_in(&base) {
         base.push_str("-ext");
     }
-    let taken = |l: &str| {
-        policies
-            .all()
-            .into_iter()
-            .any(|p| p.label() == l || p.name() == l)
-    };
+    let taken = |l: &str| policies.iter().any(|p| p.label() == l || p.name() == l);
     let mut label = base.clone();
     let mut n = 2;
     while taken(&label) {

@@ -22,36 +22,32 @@ impl Policies {
 
     /// Every policy: the built-ins in their order, then any registered since.
     pub fn all(&self) -> Vec<Policy> {
-        Policy::built_in()
-            .iter()
-            .chain(&self.added)
-            .copied()
-            .collect()
+        self.iter().collect()
+    }
+
+    /// `all`, without collecting them.
+    pub fn iter(&self) -> impl Iterator<Item = Policy> + '_ {
+        Policy::built_in().iter().chain(&self.added).copied()
     }
 
     /// Every policy that simulates (all but `recorded`).
-    pub fn simulated(&self) -> impl Iterator<Item = Policy> {
-        self.all()
-            .into_iter()
-            .filter(|p| p.walk() != Walk::Recorded)
+    pub fn simulated(&self) -> impl Iterator<Item = Policy> + '_ {
+        self.iter().filter(|p| p.walk() != Walk::Recorded)
     }
 
     /// The simulated policies that never preempt.
-    pub fn non_preemptive(&self) -> impl Iterator<Item = Policy> {
+    pub fn non_preemptive(&self) -> impl Iterator<Item = Policy> + '_ {
         self.simulated().filter(|p| !p.preempts())
     }
 
     /// The policies `trace` supports, in order.
     pub fn available_on(&self, trace: &Trace) -> Vec<Policy> {
-        self.all()
-            .into_iter()
-            .filter(|p| p.available(trace).is_ok())
-            .collect()
+        self.iter().filter(|p| p.available(trace).is_ok()).collect()
     }
 
     /// The policy called `name` exactly, if any.
     pub fn find(&self, name: &str) -> Option<Policy> {
-        self.all().into_iter().find(|p| p.name() == name)
+        self.iter().find(|p| p.name() == name)
     }
 
     /// Adds `rule` (e.g. one defined outside the program); a rule with a

@@ -3,19 +3,9 @@
 //! dropped, `driver::reap` (each ask, each frame of the replay) ends it.
 
 use crate::common;
+use common::alive;
 use std::time::{Duration, Instant};
 use tracetui::sim::{Engine, Placement, Policies};
-
-/// Whether `pid` is a live process (not gone, not a zombie).
-fn alive(pid: i32) -> bool {
-    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-        return false;
-    };
-    let state = stat[stat.rfind(')').unwrap() + 1..]
-        .split_whitespace()
-        .next();
-    !matches!(state, Some("Z" | "X"))
-}
 
 #[test]
 fn a_dropped_engines_policy_process_is_ended_by_reap() {

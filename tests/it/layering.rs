@@ -7,7 +7,7 @@
 
 use crate::common;
 
-use common::source::{code_only, imports, rust_files};
+use common::source::{code_only, imports, workspace_files};
 use std::path::{Path, PathBuf};
 
 /// What neither the engine nor the loaders may name: the terminal, the
@@ -207,19 +207,17 @@ fn breaches(rel: &Path, text: &str) -> Vec<String> {
 /// the terminal, the command line or the driver at all: it depends on none
 /// of them; these rules keep its walls inside).
 fn layered_files() -> Vec<(PathBuf, PathBuf)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut out = Vec::new();
-    for (dir, named) in [("src", ""), ("engine/src", "sim")] {
-        let src = root.join(dir);
-        let mut files = Vec::new();
-        rust_files(&src, &mut files);
-        for f in files {
-            let rel = Path::new(named).join(f.strip_prefix(&src).expect("under its src"));
-            out.push((rel, f));
-        }
-    }
-    out.sort();
-    out
+    workspace_files()
+        .into_iter()
+        .filter_map(|(name, f)| {
+            let rel = match name.split_once('/') {
+                Some(("engine", rest)) => Path::new("sim").join(rest),
+                Some(("model" | "driver", _)) => return None,
+                _ => PathBuf::from(name),
+            };
+            Some((rel, f))
+        })
+        .collect()
 }
 
 #[test]

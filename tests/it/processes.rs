@@ -8,7 +8,7 @@ use crate::common;
 
 use common::cli::SAMPLE;
 use common::tmux::{available, Tmux};
-use common::{eventually, scratch_dir};
+use common::{alive, eventually, scratch_dir};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -45,17 +45,6 @@ fn pids(dir: &Path) -> Vec<i32> {
         .lines()
         .filter_map(|l| l.trim().parse().ok())
         .collect()
-}
-
-/// Whether `pid` is a live process (not gone, not a zombie).
-fn alive(pid: i32) -> bool {
-    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-        return false;
-    };
-    let state = stat[stat.rfind(')').unwrap() + 1..]
-        .split_whitespace()
-        .next();
-    !matches!(state, Some("Z" | "X"))
 }
 
 /// What a leftover process is: its command line, state and parent, for the

@@ -214,6 +214,17 @@ pub fn python() -> bool {
 }
 
 /// A fresh empty directory under the system temp dir, unique per call.
+/// Whether `pid` is a live process (not gone, not a zombie).
+pub fn alive(pid: i32) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
+    let state = stat[stat.rfind(')').unwrap() + 1..]
+        .split_whitespace()
+        .next();
+    !matches!(state, Some("Z" | "X"))
+}
+
 pub fn scratch_dir(tag: &str) -> std::path::PathBuf {
     use std::sync::atomic::{AtomicU64, Ordering};
     static N: AtomicU64 = AtomicU64::new(0);
