@@ -10,6 +10,7 @@ pub mod gen;
 pub mod lesson;
 pub(crate) mod outfile;
 pub(crate) mod plot;
+pub mod spec;
 pub mod stats;
 pub mod ui;
 

@@ -1,18 +1,14 @@
 //! `tracetui compare`: one row per policy (and a schedule's row), run on
 //! every core; with `--from`, each forked from the recorded replay.
 
-use super::headless::{
-    as_outputs, check_schedule, load_run, note_caveats, run_policies, setup, wants_meta, Setup,
-};
+use super::headless::{as_outputs, load_run, note_caveats, spec, wants_meta};
 use super::meta::{hashed_while, Meta};
 use super::output::render;
 use super::runs::Outputs;
 use super::CompareArgs;
-use crate::sim::schedule::Schedule;
 use crate::sim::Policy;
-use crate::trace::Trace;
+use crate::spec::RunSpec;
 use color_eyre::eyre::{bail, eyre, Result};
-use std::sync::Arc;
 
 /// The files `compare` writes: one of each for every row.
 fn files(a: &CompareArgs) -> Outputs {
@@ -57,25 +53,21 @@ pub(super) fn compare(a: &CompareArgs) -> Result<()> {
     }
     let schedule = a.trace.policies.schedule(&trace, &mut registry)?;
     if let Some(s) = &schedule {
-        check_schedule(&trace, s)?;
+        crate::spec::check_schedule(&trace, s).map_err(|e| eyre!("{e}"))?;
     }
     let meta = hashed.map(|h| Meta::of(&a.trace, h, &policies, schedule.as_ref()));
-    let setup = setup(&a.trace)?;
-    note_caveats(&trace, &setup, &policies);
+    // A row per policy, and the schedule's (from fifo where it names no start).
+    let base = spec(&a.trace, trace, Policy::Fifo, None, registry)?;
+    note_caveats(&base.trace, &base.tuning, &policies);
+    let mut rows: Vec<RunSpec> = policies.iter().map(|&p| base.under(p)).collect();
+    rows.extend(schedule.map(|s| base.clone().with_schedule(Some(s))));
     let fmt = a.trace.output;
     let reports = if let Some(from) = &a.from {
-        compare_from(&trace, a, &policies, &setup, from, schedule.as_ref())?
+        compare_from(&base, a, &rows, from)?
     } else if files.any() {
-        super::runs::compare(
-            &trace,
-            &policies,
-            &setup,
-            schedule.as_ref(),
-            &files,
-            meta.as_ref(),
-        )?
+        super::runs::compare(&rows, &files, meta.as_ref())?
     } else {
-        run_policies(&trace, &policies, &setup, schedule.as_ref())?
+        super::headless::each_run(&rows, |r| Ok(r.run()?))?
     };
     super::output::warn_unfinished(&reports);
     super::outputs::summary(
@@ -89,13 +81,12 @@ pub(super) fn compare(a: &CompareArgs) -> Result<()> {
 /// `compare --from TIME`: the recorded replay up to TIME, then each policy
 /// from that state (the what-if fork, headless).
 fn compare_from(
-    trace: &Arc<Trace>,
+    base: &RunSpec,
     a: &CompareArgs,
-    policies: &[Policy],
-    setup: &Setup,
+    rows: &[RunSpec],
     from: &str,
-    schedule: Option<&Schedule>,
 ) -> Result<Vec<crate::sim::Report>> {
+    let trace = &base.trace;
     use crate::sim::whatif::{Fork, Run};
     if a.trace.seed.is_some() {
         bail!("--from forks the recorded replay, and --seed resamples the arrivals: the two do not go together");
@@ -107,17 +98,20 @@ fn compare_from(
         );
     }
     let t = crate::sim::schedule::parse_at(trace, from).map_err(|e| eyre!("--from: {e}"))?;
-    let mut base = setup.engine(trace, Policy::Recorded, None);
-    crate::driver::advance_to(&mut base, t);
-    let mut runs: Vec<Run> = policies.iter().map(|&p| Run::Policy(p)).collect();
-    if let Some(s) = schedule {
-        runs.push(Run::Schedule(
-            s.effective(Policy::Recorded, base.power_policy())
-                .into_iter()
-                .filter(|(at, _)| *at > t)
-                .collect(),
-        ));
-    }
+    let mut recorded = base.under(Policy::Recorded).engine();
+    crate::driver::advance_to(&mut recorded, t);
+    let runs: Vec<Run> = rows
+        .iter()
+        .map(|r| match &r.schedule {
+            None => Run::Policy(r.policy),
+            Some(s) => Run::Schedule(
+                s.effective(Policy::Recorded, recorded.power_policy())
+                    .into_iter()
+                    .filter(|(at, _)| *at > t)
+                    .collect(),
+            ),
+        })
+        .collect();
     let workers = crate::par::cores();
     super::print_err(&format!(
         "tracetui: from {} ({}), {} runs",
@@ -125,7 +119,7 @@ fn compare_from(
         crate::trace::clock::clock(trace.zone, trace.first_submit().unwrap_or(0), t),
         runs.len()
     ));
-    let reports = Fork::start(&base, runs, workers, &crate::driver::Driver).wait();
+    let reports = Fork::start(&recorded, runs, workers, &crate::driver::Driver).wait();
     if let Some(why) = reports.iter().find_map(|r| r.failed.clone()) {
         super::output::warn_unfinished(&reports);
         bail!("{why}");

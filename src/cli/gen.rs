@@ -81,6 +81,18 @@ macro_rules! tell {
 }
 
 pub(super) fn run(a: &GenArgs) -> Result<()> {
+    check(a)?;
+    match a.format {
+        GenFormat::Itp => itp_trace(a),
+        GenFormat::Acme => acme_trace(a),
+        GenFormat::Philly => philly_trace(a),
+        GenFormat::Pai => pai_trace(a),
+    }
+}
+
+/// Refuses options that do not go together, or with the format, before
+/// anything is written.
+fn check(a: &GenArgs) -> Result<()> {
     if a.jobs == 0 {
         bail!("--jobs must be at least 1");
     }
@@ -119,71 +131,77 @@ pub(super) fn run(a: &GenArgs) -> Result<()> {
             bail!("--days is for pai and acme, a number of days above 0 (up to 3650), not {d}");
         }
     }
-    match a.format {
-        GenFormat::Itp => {
-            let opts = GenOptions {
-                jobs: a.jobs,
-                seed: a.seed,
-                schema: a.schema,
-                target: a.gpus.zip(a.load),
-            };
-            crate::outfile::write_atomic(&a.out, |w| itp::write(&opts, w))
-                .wrap_err_with(|| format!("cannot write {}", a.out.display()))?;
-            tell!("tracetui: wrote {} ITP jobs to {}", a.jobs, a.out.display());
-        }
-        GenFormat::Acme => {
-            let opts = crate::gen::acme::GenOptions {
-                jobs: a.jobs,
-                seed: a.seed,
-                cluster: a.cluster,
-                gpus: a.gpus,
-                days: a.days,
-            };
-            crate::outfile::write_atomic(&a.out, |w| crate::gen::acme::write(&opts, w))
-                .wrap_err_with(|| format!("cannot write {}", a.out.display()))?;
-            tell!(
-                "tracetui: wrote {} AcmeTrace jobs ({:?}) to {}",
-                a.jobs,
-                a.cluster,
-                a.out.display()
-            );
-        }
-        GenFormat::Philly => {
-            let opts = crate::gen::philly::GenOptions {
-                jobs: a.jobs,
-                seed: a.seed,
-                util_minutes: a.util_minutes,
-                tar_gz: a.tar_gz,
-            };
-            let (jobs, attempts, overflow) = crate::gen::philly::write(&opts, &a.out)
-                .wrap_err_with(|| format!("cannot write {}", a.out.display()))?;
-            tell!("tracetui: wrote {jobs} Philly jobs ({attempts} attempts, {} minutes of GPU utilisation) to {}", a.util_minutes, a.out.display());
-            if overflow > 0 {
-                tell!("tracetui: note: {overflow} attempts found no free GPUs at their start and were left unplaced");
-            }
-        }
-        GenFormat::Pai => {
-            let opts = crate::gen::pai::GenOptions {
-                jobs: a.jobs,
-                seed: a.seed,
-                tar_gz: a.tar_gz,
-                gpus: a.gpus,
-                days: a.days,
-            };
-            let g = crate::gen::pai::write(&opts, &a.out)
-                .wrap_err_with(|| format!("cannot write {}", a.out.display()))?;
-            tell!(
-                "tracetui: wrote {} PAI jobs ({} tasks, {} instances, {} machines) to {}",
-                g.jobs.len(),
-                g.tasks.len(),
-                g.insts.len(),
-                g.machines.len(),
-                a.out.display()
-            );
-            if g.overflow > 0 {
-                tell!("tracetui: note: {} GPU instances found no free room at their start and were recorded over capacity", g.overflow);
-            }
-        }
+    Ok(())
+}
+
+fn itp_trace(a: &GenArgs) -> Result<()> {
+    let opts = GenOptions {
+        jobs: a.jobs,
+        seed: a.seed,
+        schema: a.schema,
+        target: a.gpus.zip(a.load),
+    };
+    crate::outfile::write_atomic(&a.out, |w| itp::write(&opts, w))
+        .wrap_err_with(|| format!("cannot write {}", a.out.display()))?;
+    tell!("tracetui: wrote {} ITP jobs to {}", a.jobs, a.out.display());
+    Ok(())
+}
+
+fn acme_trace(a: &GenArgs) -> Result<()> {
+    let opts = crate::gen::acme::GenOptions {
+        jobs: a.jobs,
+        seed: a.seed,
+        cluster: a.cluster,
+        gpus: a.gpus,
+        days: a.days,
+    };
+    crate::outfile::write_atomic(&a.out, |w| crate::gen::acme::write(&opts, w))
+        .wrap_err_with(|| format!("cannot write {}", a.out.display()))?;
+    tell!(
+        "tracetui: wrote {} AcmeTrace jobs ({:?}) to {}",
+        a.jobs,
+        a.cluster,
+        a.out.display()
+    );
+    Ok(())
+}
+
+fn philly_trace(a: &GenArgs) -> Result<()> {
+    let opts = crate::gen::philly::GenOptions {
+        jobs: a.jobs,
+        seed: a.seed,
+        util_minutes: a.util_minutes,
+        tar_gz: a.tar_gz,
+    };
+    let (jobs, attempts, overflow) = crate::gen::philly::write(&opts, &a.out)
+        .wrap_err_with(|| format!("cannot write {}", a.out.display()))?;
+    tell!("tracetui: wrote {jobs} Philly jobs ({attempts} attempts, {} minutes of GPU utilisation) to {}", a.util_minutes, a.out.display());
+    if overflow > 0 {
+        tell!("tracetui: note: {overflow} attempts found no free GPUs at their start and were left unplaced");
+    }
+    Ok(())
+}
+
+fn pai_trace(a: &GenArgs) -> Result<()> {
+    let opts = crate::gen::pai::GenOptions {
+        jobs: a.jobs,
+        seed: a.seed,
+        tar_gz: a.tar_gz,
+        gpus: a.gpus,
+        days: a.days,
+    };
+    let g = crate::gen::pai::write(&opts, &a.out)
+        .wrap_err_with(|| format!("cannot write {}", a.out.display()))?;
+    tell!(
+        "tracetui: wrote {} PAI jobs ({} tasks, {} instances, {} machines) to {}",
+        g.jobs.len(),
+        g.tasks.len(),
+        g.insts.len(),
+        g.machines.len(),
+        a.out.display()
+    );
+    if g.overflow > 0 {
+        tell!("tracetui: note: {} GPU instances found no free room at their start and were recorded over capacity", g.overflow);
     }
     Ok(())
 }

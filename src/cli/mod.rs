@@ -2,6 +2,7 @@
 
 mod bench;
 mod choices;
+pub(crate) mod columns;
 mod compare;
 pub mod error;
 mod gen;

@@ -16,10 +16,6 @@ fn num(v: Option<f64>) -> String {
     v.map_or("-".into(), |x| format!("{x:.1}"))
 }
 
-fn csv_num(v: Option<f64>) -> String {
-    v.map_or(String::new(), |x| format!("{x}"))
-}
-
 fn summary_row(out: &mut String, label: &str, s: &Summary, human: bool) {
     let f = |v: Option<f64>| {
         if human {
@@ -129,12 +125,46 @@ pub(super) fn table_many(rs: &[Report]) -> String {
         .max()
         .unwrap_or(0)
         .max(14);
-    let deadlines = rs.iter().any(|r| r.deadline_met.is_some());
-    let unfinished = rs.iter().any(|r| r.jobs_unfinished > 0);
-    let dropped = rs.iter().any(|r| r.jobs_dropped > 0);
-    let _ = writeln!(
-        o,
-        "{:<w$}{:>8}{:>5}{:>10}{:>8}{:>10}{:>10}{:>10}{:>10}{:>10}{:>9}{:>7}{:>8}{}{}{}{}",
+    let extra = Extra::of(rs);
+    o.push_str(&many_header(w, &extra));
+    for r in rs {
+        o.push_str(&many_row(r, w, &extra));
+    }
+    many_footer(&mut o, rs);
+    o
+}
+
+/// The columns a table of several runs has only when some run needs them.
+struct Extra {
+    deadlines: bool,
+    energy: bool,
+    unfinished: bool,
+    dropped: bool,
+}
+
+impl Extra {
+    fn of(rs: &[Report]) -> Extra {
+        Extra {
+            deadlines: rs.iter().any(|r| r.deadline_met.is_some()),
+            energy: rs.iter().any(|r| r.energy_kwh.is_some()),
+            unfinished: rs.iter().any(|r| r.jobs_unfinished > 0),
+            dropped: rs.iter().any(|r| r.jobs_dropped > 0),
+        }
+    }
+}
+
+/// `text` right-aligned in `width` where `on`, else nothing.
+fn extra(on: bool, width: usize, text: impl std::fmt::Display) -> String {
+    if on {
+        format!("{text:>width$}")
+    } else {
+        String::new()
+    }
+}
+
+fn many_header(w: usize, x: &Extra) -> String {
+    format!(
+        "{:<w$}{:>8}{:>5}{:>10}{:>8}{:>10}{:>10}{:>10}{:>10}{:>10}{:>9}{:>7}{:>8}{}{}{}{}\n",
         "policy",
         "done",
         "rej",
@@ -148,65 +178,46 @@ pub(super) fn table_many(rs: &[Report]) -> String {
         "slowdown",
         "peakQ",
         "preempt",
-        if deadlines {
-            format!("{:>9}", "dl met")
-        } else {
-            String::new()
-        },
-        if rs.iter().any(|r| r.energy_kwh.is_some()) {
-            format!("{:>10}", "kWh")
-        } else {
-            String::new()
-        },
-        if unfinished {
-            format!("{:>7}", "unfin")
-        } else {
-            String::new()
-        },
-        if dropped {
-            format!("{:>7}", "drop")
-        } else {
-            String::new()
-        }
-    );
-    for r in rs {
-        let h = |v: Option<f64>| v.map_or("-".into(), human_secs);
-        let _ = writeln!(
-            o,
-            "{}{:>8}{:>5}{:>10}{:>8}{:>10}{:>10}{:>10}{:>10}{:>10}{:>9}{:>7}{:>8}{}{}{}{}",
-            // Padded by the columns it takes (a wide character takes two).
-            crate::text::fit_padded(&r.policy, w),
-            r.jobs_done,
-            r.jobs_rejected,
-            r.makespan_s.map_or("-".into(), |m| human_secs(m as f64)),
-            util(r),
-            h(r.jct_s.mean),
-            h(r.jct_s.p50),
-            h(r.jct_s.p99),
-            h(r.wait_s.mean),
-            h(r.wait_s.p99),
-            num(r.slowdown.mean),
-            r.peak_queue,
-            r.preemptions,
-            if deadlines {
-                r.deadline_met
-                    .map_or(format!("{:>9}", "-"), |d| format!("{:>7.1} %", d * 100.0))
-            } else {
-                String::new()
-            },
-            r.energy_kwh.map_or(String::new(), |e| format!("{e:>10.1}")),
-            if unfinished {
-                format!("{:>7}", r.jobs_unfinished)
-            } else {
-                String::new()
-            },
-            if dropped {
-                format!("{:>7}", r.jobs_dropped)
-            } else {
-                String::new()
-            },
-        );
-    }
+        extra(x.deadlines, 9, "dl met"),
+        extra(x.energy, 10, "kWh"),
+        extra(x.unfinished, 7, "unfin"),
+        extra(x.dropped, 7, "drop"),
+    )
+}
+
+fn many_row(r: &Report, w: usize, x: &Extra) -> String {
+    let h = |v: Option<f64>| v.map_or("-".into(), human_secs);
+    let deadline = match (x.deadlines, r.deadline_met) {
+        (false, _) => String::new(),
+        (true, None) => format!("{:>9}", "-"),
+        (true, Some(d)) => format!("{:>7.1} %", d * 100.0),
+    };
+    format!(
+        "{}{:>8}{:>5}{:>10}{:>8}{:>10}{:>10}{:>10}{:>10}{:>10}{:>9}{:>7}{:>8}{}{}{}{}\n",
+        // Padded by the columns it takes (a wide character takes two).
+        crate::text::fit_padded(&r.policy, w),
+        r.jobs_done,
+        r.jobs_rejected,
+        r.makespan_s.map_or("-".into(), |m| human_secs(m as f64)),
+        util(r),
+        h(r.jct_s.mean),
+        h(r.jct_s.p50),
+        h(r.jct_s.p99),
+        h(r.wait_s.mean),
+        h(r.wait_s.p99),
+        num(r.slowdown.mean),
+        r.peak_queue,
+        r.preemptions,
+        deadline,
+        r.energy_kwh.map_or(String::new(), |e| format!("{e:>10.1}")),
+        extra(x.unfinished, 7, r.jobs_unfinished),
+        extra(x.dropped, 7, r.jobs_dropped),
+    )
+}
+
+/// The cluster, the load, each external program, each policy's own
+/// deadline ratio and the rules.
+fn many_footer(o: &mut String, rs: &[Report]) {
     if let Some(r) = rs.first() {
         let per = r
             .gpus_per_node
@@ -230,7 +241,6 @@ pub(super) fn table_many(rs: &[Report]) -> String {
         }
     }
     let _ = writeln!(o, "rules: {}", rules(rs.iter().any(|r| r.speed_model)));
-    o
 }
 
 /// The policy's own deadline ratio, said for what it is.
@@ -263,43 +273,6 @@ fn offered(r: &Report) -> Option<String> {
         String::new()
     };
     Some(format!("{l:.1} GPUs offered on average{share}"))
-}
-
-pub(super) const CSV_HEADER: &str =
-    "policy,placement,gpus,gpus_per_node,jobs,jobs_done,jobs_rejected,jobs_unfinished,makespan_s,\
-jct_mean_s,jct_p50_s,jct_p95_s,jct_p99_s,wait_mean_s,wait_p50_s,wait_p95_s,wait_p99_s,\
-slowdown_mean,slowdown_p50,slowdown_p95,slowdown_p99,gpu_util,preemptions,offered_load_gpus";
-
-/// A text field as RFC 4180 has it: quoted (its quotes doubled) when it
-/// holds a comma, a quote or a line break.
-fn csv_text(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
-
-pub(super) fn csv_row(r: &Report) -> String {
-    let s = |x: &Summary| [x.mean, x.p50, x.p95, x.p99].map(csv_num).join(",");
-    format!(
-        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-        csv_text(&r.policy),
-        csv_text(&r.placement),
-        r.gpus,
-        r.gpus_per_node.map_or(String::new(), |g| g.to_string()),
-        r.jobs,
-        r.jobs_done,
-        r.jobs_rejected,
-        r.jobs_unfinished,
-        r.makespan_s.map_or(String::new(), |m| m.to_string()),
-        s(&r.jct_s),
-        s(&r.wait_s),
-        s(&r.slowdown),
-        csv_num(r.gpu_util),
-        r.preemptions,
-        csv_num(r.offered_load_gpus)
-    )
 }
 
 /// A report with where it came from, as the JSON summary has it.
@@ -340,124 +313,6 @@ pub(super) fn render(
                 json(&with)
             }
         }
-        (OutputFormat::Csv, _) => csv_doc(reports, meta),
-    }
-}
-
-fn csv_doc(reports: &[Report], meta: Option<&Meta>) -> String {
-    let energy = reports.iter().any(|r| r.energy_kwh.is_some());
-    let deadlines = reports.iter().any(|r| r.deadline_met.is_some());
-    let mut o = String::from(CSV_HEADER);
-    if deadlines {
-        o.push_str(",deadline_met");
-    }
-    let admitted = reports.iter().any(|r| r.deadline_admitted.is_some());
-    if admitted {
-        o.push_str(",deadline_admitted");
-    }
-    // Runs from throughput tables may drop and resize jobs: say how many.
-    let elastic = reports.iter().any(|r| r.speed_model);
-    if elastic {
-        o.push_str(",jobs_dropped,resizes");
-    }
-    if energy {
-        o.push_str(",energy_kwh,avg_power_w");
-    }
-    // An external policy's program, then the meta: the longest fields last.
-    let commands = reports.iter().any(|r| r.command.is_some());
-    if commands {
-        o.push_str(",command");
-    }
-    if meta.is_some() {
-        o.push_str(",meta");
-    }
-    o.push('\n');
-    let meta = meta.map(|m| csv_text(&m.compact()));
-    for r in reports {
-        o.push_str(&csv_row(r));
-        if deadlines {
-            o.push_str(&format!(",{}", csv_num(r.deadline_met)));
-        }
-        if admitted {
-            o.push_str(&format!(",{}", csv_num(r.deadline_admitted)));
-        }
-        if elastic {
-            o.push_str(&format!(",{},{}", r.jobs_dropped, r.resizes));
-        }
-        if energy {
-            o.push_str(&format!(
-                ",{},{}",
-                csv_num(r.energy_kwh),
-                csv_num(r.avg_power_w)
-            ));
-        }
-        if commands {
-            o.push(',');
-            o.push_str(&csv_text(r.command.as_deref().unwrap_or_default()));
-        }
-        if let Some(m) = &meta {
-            o.push(',');
-            o.push_str(m);
-        }
-        o.push('\n');
-    }
-    o
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_label_with_commas_and_quotes_is_one_field() {
-        let mut r = report();
-        r.policy = "schedule: fifo, then sjf at \"day 2\"".into();
-        let text = format!("{CSV_HEADER}\n{}\n", csv_row(&r));
-        let mut rdr = csv::Reader::from_reader(text.as_bytes());
-        let header = rdr.headers().unwrap().len();
-        let row = rdr.records().next().unwrap().unwrap();
-        assert_eq!(row.len(), header);
-        assert_eq!(&row[0], r.policy);
-        assert_eq!(csv_text("fifo"), "fifo");
-    }
-
-    #[test]
-    fn csv_header_and_row_have_the_same_width() {
-        let r = report();
-        assert_eq!(
-            CSV_HEADER.split(',').count(),
-            csv_row(&r).split(',').count()
-        );
-    }
-
-    fn report() -> Report {
-        Report {
-            policy: "fifo".into(),
-            command: None,
-            placement: "consolidate".into(),
-            speed_model: false,
-            gpus: 8,
-            gpus_per_node: Some(8),
-            offered_load_gpus: Some(6.0),
-            jobs: 1,
-            jobs_done: 1,
-            jobs_rejected: 0,
-            jobs_dropped: 0,
-            jobs_unfinished: 0,
-            makespan_s: Some(10),
-            jct_s: Summary::of(&[10.0]),
-            wait_s: Summary::of(&[0.0]),
-            slowdown: Summary::of(&[1.0]),
-            gpu_util: Some(0.5),
-            peak_queue: 0,
-            overflow_segments: 0,
-            preemptions: 0,
-            resizes: 0,
-            deadline_met: None,
-            deadline_admitted: None,
-            energy_kwh: None,
-            avg_power_w: None,
-            failed: None,
-        }
+        (OutputFormat::Csv, _) => super::columns::csv(reports, meta.map(Meta::compact).as_deref()),
     }
 }

@@ -1,7 +1,6 @@
 //! `sim --plot FILE.svg` and `compare --plot FILE.svg`: each run sampled as
 //! it goes, then one figure (`crate::plot`) written atomically.
 
-use super::headless::Setup;
 use super::results::TimelineRow;
 use crate::plot::Curves;
 use crate::sim::Engine;
@@ -32,7 +31,7 @@ pub(super) fn data_path(svg: &Path) -> std::path::PathBuf {
 pub(super) fn write(
     path: &Path,
     trace: &Trace,
-    setup: &Setup,
+    spec: &crate::spec::RunSpec,
     curves: &[Curves],
     look: &crate::plot::Look,
     meta: Option<&super::meta::Meta>,
@@ -45,7 +44,7 @@ pub(super) fn write(
         trace.format,
         crate::text::sanitize(&name),
         trace.cluster.total_gpus(),
-        setup.placement.name()
+        spec.placement.name()
     );
     let shown = crate::text::sanitize(&path.display().to_string());
     let fig = crate::plot::figure(&title, curves, look).map_err(|e| eyre!("{shown}: {e}"))?;

@@ -3,16 +3,14 @@
 //! a figure's curves. `sim` writes its files from the engine; `compare`
 //! keeps each row's rows as bytes and writes one file of every row.
 
-use super::headless::{finished, Setup};
 use super::meta::Meta;
 use super::results::{self, TimelineRow};
 use crate::plot::Curves;
-use crate::sim::schedule::Schedule;
-use crate::sim::{Engine, Policy, Report};
+use crate::sim::{Engine, Report};
+use crate::spec::{finished, RunSpec};
 use crate::trace::model::{Secs, Trace};
 use color_eyre::eyre::{eyre, Result};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 /// The files a run (or each row of a comparison) writes.
 #[derive(Debug, Clone, Default)]
@@ -75,27 +73,23 @@ impl Outputs {
     }
 }
 
-/// One run to its end: `start` from the start, switching as `schedule`
-/// says (labelled with it); its engine at the end, its report, and its
-/// timeline samples when `outputs` want them.
-pub(super) fn run(
-    trace: &Arc<Trace>,
-    setup: &Setup,
-    start: Policy,
-    schedule: Option<&Schedule>,
-    outputs: &Outputs,
-) -> Result<(Engine, Report, Vec<TimelineRow>)> {
-    let mut e = setup.engine(trace, start, schedule.and_then(|s| s.start_power));
+/// One run to its end, switching as its schedule says (labelled with
+/// it); its engine at the end, its report, and its timeline samples when
+/// `outputs` want them.
+pub(super) fn run(spec: &RunSpec, outputs: &Outputs) -> Result<(Engine, Report, Vec<TimelineRow>)> {
+    let mut e = spec.engine();
     if outputs.jobs.is_some() {
         e.track_held();
     }
-    let switches = schedule
+    let switches = spec
+        .schedule
+        .as_ref()
         .map(|s| s.effective(e.policy(), e.power_policy()))
         .unwrap_or_default();
-    let rows = results::run_sampled(&mut e, switches, outputs.tick(trace))?;
+    let rows = results::run_sampled(&mut e, switches, outputs.tick(&spec.trace))?;
     let report = e.final_report();
     let mut report = finished(&e, report)?;
-    if let Some(s) = schedule {
+    if let Some(s) = &spec.schedule {
         report.policy = s.label();
     }
     Ok((e, report, rows))
@@ -107,12 +101,12 @@ pub(super) fn write_one(
     e: &Engine,
     report: &Report,
     rows: &[TimelineRow],
-    setup: &Setup,
+    spec: &RunSpec,
     meta: Option<&Meta>,
 ) -> Result<()> {
     if let Some(p) = &outputs.plot {
         let curves = super::plotting::curves(e, report.policy.clone(), rows);
-        super::plotting::write(p, e.trace(), setup, &[curves], &outputs.look, meta)?;
+        super::plotting::write(p, e.trace(), spec, &[curves], &outputs.look, meta)?;
     }
     if let Some(p) = &outputs.jobs {
         results::write_jobs(p, e, &report.policy)?;
@@ -140,25 +134,16 @@ struct Row {
     timeline: Option<Vec<u8>>,
 }
 
-/// Every policy (and the schedule) run on all cores, each row's files
-/// kept; one file of every row for each output (the rows in order, told
-/// apart by their `policy` column), written with the meta. The reports
-/// in order.
+/// Every run of a comparison on all cores (the rows in order), each
+/// row's files kept; one file of every row for each output (told apart by
+/// their `policy` column), written with the meta. The reports in order.
 pub(super) fn compare(
-    trace: &Arc<Trace>,
-    policies: &[Policy],
-    setup: &Setup,
-    schedule: Option<&Schedule>,
+    specs: &[RunSpec],
     outputs: &Outputs,
     meta: Option<&Meta>,
 ) -> Result<Vec<Report>> {
-    let rows: Vec<Row> = super::headless::each_run(policies, schedule, |p| {
-        let (start, s) = match (p, schedule) {
-            (Some(p), _) => (p, None),
-            (None, Some(s)) => (s.start.unwrap_or(Policy::Fifo), Some(s)),
-            (None, None) => return Err(eyre!("a schedule row needs a schedule")),
-        };
-        let (e, report, samples) = run(trace, setup, start, s, outputs)?;
+    let rows: Vec<Row> = super::headless::each_run(specs, |spec| {
+        let (e, report, samples) = run(spec, outputs)?;
         let curves = outputs
             .plot
             .as_ref()
@@ -178,9 +163,12 @@ pub(super) fn compare(
             timeline,
         })
     })?;
+    let Some(first) = specs.first() else {
+        return Ok(Vec::new());
+    };
     if let Some(p) = &outputs.plot {
         let curves: Vec<Curves> = rows.iter().filter_map(|r| r.curves.clone()).collect();
-        super::plotting::write(p, trace, setup, &curves, &outputs.look, meta)?;
+        super::plotting::write(p, &first.trace, first, &curves, &outputs.look, meta)?;
     }
     if let Some(p) = &outputs.jobs {
         let chunks: Vec<&[u8]> = rows.iter().filter_map(|r| r.jobs.as_deref()).collect();

@@ -2,6 +2,7 @@
 
 use super::{TuiArgs, ViewArgs};
 use crate::sim::Policy;
+use crate::spec::RunSpec;
 use crate::trace::{self, Format, FORMATS};
 use crate::ui::run::{run, ViewOptions};
 use clap::error::ErrorKind;
@@ -9,22 +10,11 @@ use clap::{ArgMatches, Args};
 use color_eyre::eyre::Result;
 use std::sync::Arc;
 
-fn view(
-    v: &ViewArgs,
-    policy: Policy,
-    placement: crate::sim::Placement,
-    energy: crate::sim::Energy,
-) -> ViewOptions {
+fn view(v: &ViewArgs) -> ViewOptions {
     ViewOptions {
-        energy,
         theme: v.theme.clone(),
         ascii: v.ascii,
         fps: v.fps.unwrap_or(super::DEFAULT_FPS),
-        policy,
-        placement,
-        tuning: Arc::new(super::logger::logged_tuning()),
-        policies: crate::sim::Policies::new(),
-        schedule: None,
         captions: Vec::new(),
         no_terminal: "it plays in a terminal".into(),
     }
@@ -78,10 +68,12 @@ pub fn lesson(a: &super::LessonArgs, v: &ViewArgs) -> Result<()> {
         color_eyre::eyre::bail!("lesson {}: {policy} needs {}", l.name, u.lacks);
     }
     let placement = a.placement.unwrap_or(l.placement);
-    let mut opts = view(v, policy, placement, None);
-    opts.tuning = tuning;
-    opts.policies = registry;
-    opts.schedule = Some(schedule);
+    let spec = RunSpec::new(Arc::new(trace), policy)
+        .with_placement(placement)
+        .with_tuning(tuning)
+        .with_policies(registry)
+        .with_schedule(Some(schedule));
+    let mut opts = view(v);
     opts.no_terminal = "a lesson plays in a terminal (`tracetui lesson` lists them)".into();
     // The lesson's captions tell of its own schedule and of the placements
     // it has captions for: under another, one caption says so.
@@ -105,7 +97,7 @@ pub fn lesson(a: &super::LessonArgs, v: &ViewArgs) -> Result<()> {
         true => format!("lesson {} · {} · your schedule", l.name, placement.name()),
         false => format!("lesson {} · {} · {}", l.name, placement.name(), l.title),
     };
-    run(Arc::new(trace), label, &report, &opts)
+    run(spec, label, &report, &opts)
 }
 
 /// The lesson's schedule, or the one given (`--policy`, `--policy-schedule`)
@@ -218,19 +210,17 @@ pub fn open(format: Format, a: &TuiArgs, v: &ViewArgs) -> Result<()> {
         } else {
             Policy::Fifo
         });
-    super::headless::check_policy(&trace, policy)?;
-    if let Some(s) = &schedule {
-        super::headless::check_schedule(&trace, s)?;
-    }
-    let energy = energy.map(|(m, p)| {
-        let p = schedule.as_ref().and_then(|s| s.start_power).unwrap_or(p);
-        (m, p)
-    });
     let label = label_for(format, &a.path, &trace);
-    let mut opts = view(v, policy, a.placement, energy);
-    opts.tuning = a.policies.tuning()?;
-    opts.policies = registry;
-    opts.schedule = schedule;
+    let spec = RunSpec::new(Arc::new(trace), policy)
+        .with_placement(a.placement)
+        .with_energy(energy)
+        .with_policies(registry)
+        .with_schedule(schedule);
+    let refused = |e: crate::sim::error::ArgError| color_eyre::eyre::eyre!("{e}");
+    spec.policy.check(&spec.trace).map_err(refused)?;
+    spec.check_schedule().map_err(refused)?;
+    let spec = spec.with_tuning(a.policies.tuning()?);
+    let mut opts = view(v);
     let gpus = a
         .read
         .gpus
@@ -240,9 +230,9 @@ pub fn open(format: Format, a: &TuiArgs, v: &ViewArgs) -> Result<()> {
         "for scripts use `tracetui sim {} {}{gpus} --policy {}` (or compare, stats)",
         format.name(),
         shell_word(&a.path.display().to_string()),
-        shell_word(policy.name())
+        shell_word(spec.policy.name())
     );
-    run(Arc::new(trace), label, &report, &opts)
+    run(spec, label, &report, &opts)
 }
 
 /// `tracetui` alone: the embedded sample.
@@ -251,12 +241,14 @@ pub(crate) fn demo(v: &ViewArgs) -> Result<()> {
     // Sized as it was generated (the file alone would be sized for its load).
     let (jobs, gpus) = (trace.jobs.len(), crate::sample::ITP_GPUS);
     let label = format!("sample itp ({jobs} jobs) · {gpus} GPUs (--gpus {gpus})");
-    let mut opts = view(v, Policy::Fifo, crate::sim::Placement::Consolidate, None);
+    let spec = RunSpec::new(Arc::new(trace), Policy::Fifo)
+        .with_tuning(Arc::new(super::logger::logged_tuning()));
+    let mut opts = view(v);
     opts.no_terminal = format!(
         "for scripts use `tracetui sim itp sample-traces/itp/sample.csv --gpus {}` in tracetui's own directory",
         crate::sample::ITP_GPUS
     );
-    run(Arc::new(trace), label, &report, &opts)
+    run(spec, label, &report, &opts)
 }
 
 /// The header's trace label: format and path, and for a cluster the trace

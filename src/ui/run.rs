@@ -8,8 +8,7 @@ use super::effects::Effects;
 use super::keymap::Keymap;
 use super::signals::restore;
 use super::theme::{self, Depth};
-use crate::sim::{Placement, Policy};
-use crate::trace::model::Trace;
+use crate::spec::RunSpec;
 use crate::trace::LoadReport;
 use color_eyre::eyre::{bail, Result};
 use ratatui::buffer::Buffer;
@@ -24,16 +23,6 @@ pub(crate) struct ViewOptions {
     pub theme: Option<String>,
     pub ascii: bool,
     pub fps: u32,
-    pub policy: Policy,
-    pub placement: Placement,
-    /// An energy model and the power policy to start with.
-    pub energy: crate::sim::Energy,
-    pub tuning: Arc<crate::sim::Tuning>,
-    /// The policies the replay may name (the built-ins, and the programs
-    /// the command line probed).
-    pub policies: crate::sim::Policies,
-    /// Policy switches to make as the replay reaches them.
-    pub schedule: Option<crate::sim::schedule::Schedule>,
     /// A lesson's captions.
     pub captions: Vec<(crate::trace::model::Secs, String)>,
     /// What to run instead where there is no terminal (a command that works).
@@ -42,7 +31,7 @@ pub(crate) struct ViewOptions {
 
 /// Builds the app: themes (NO_COLOR picks mono), the user's keymap, the load notes in the log.
 pub(crate) fn build_app(
-    trace: Arc<Trace>,
+    spec: RunSpec,
     label: String,
     report: &LoadReport,
     opts: &ViewOptions,
@@ -66,18 +55,18 @@ pub(crate) fn build_app(
     };
     let keymap = Keymap::load_user();
     let app = App::with_energy(
-        trace,
-        opts.policy,
-        opts.placement,
-        opts.energy.clone(),
+        spec.trace.clone(),
+        spec.policy,
+        spec.placement,
+        spec.energy.clone(),
         label,
         themes,
         keymap,
     );
     let mut app = app
-        .with_tuning(opts.tuning.clone(), opts.schedule.as_ref())
+        .with_tuning(spec.tuning.clone(), spec.schedule.as_ref())
         .with_captions(opts.captions.clone())
-        .with_policies(opts.policies.clone());
+        .with_policies(spec.policies.clone());
     app.view.theme = chosen;
     app.view.ascii = opts.ascii;
     app.view.fps = opts.fps.clamp(1, 60);
@@ -87,8 +76,8 @@ pub(crate) fn build_app(
     for l in report.skip_lines() {
         log::warn!("{l}");
     }
-    if let Some(c) = opts.policy.caveat(app.trace(), &opts.tuning) {
-        log::warn!("note: {}: {c}", opts.policy.title());
+    if let Some(c) = spec.policy.caveat(app.trace(), &spec.tuning) {
+        log::warn!("note: {}: {c}", spec.policy.title());
     }
     for p in problems
         .iter()
@@ -99,7 +88,7 @@ pub(crate) fn build_app(
     if let Some(p) = app.view.keymap.problems.first() {
         app.view.flash = Some(format!("key config: {p}"));
     }
-    if let Some((m, p)) = &opts.energy {
+    if let Some((m, p)) = &spec.energy {
         log::info!(
             "energy: Zeus {} power trace, η = {}, {} limits; P switches max ↔ zeus",
             m.gpu,
@@ -207,7 +196,7 @@ fn init_log_pane() {
 }
 
 pub(crate) fn run(
-    trace: Arc<Trace>,
+    spec: RunSpec,
     label: String,
     report: &LoadReport,
     opts: &ViewOptions,
@@ -222,7 +211,8 @@ pub(crate) fn run(
     // crossterm answers NO_COLOR with a bare reset that also clears reverse
     // video and bold; tracetui reads NO_COLOR itself and draws in mono instead.
     style::force_color_output(true);
-    let mut app = build_app(trace.clone(), label, report, opts)?;
+    let trace = spec.trace.clone();
+    let mut app = build_app(spec, label, report, opts)?;
 
     // Ctrl-C in raw mode is a key, but `kill -INT` / `kill -QUIT` are signals:
     // each quits through the same path, so the terminal is restored.

@@ -143,27 +143,7 @@ pub(super) fn run(a: &SweepArgs) -> Result<()> {
         .iter()
         .filter(|r| a.shard.is_none_or(|(i, n)| r.index % n == i))
         .collect();
-    // A good record is kept while its trace files hash the same.
-    let shas = trace_shas(&reps);
-    let mut stale = 0;
-    let todo: Vec<&Run> = mine
-        .iter()
-        .copied()
-        .filter(|r| match Record::read(out, r) {
-            None => true,
-            Some(d) if d.error.is_some() => true,
-            Some(d) => {
-                let changed = !d.current(shas[r.trace()].as_deref());
-                stale += usize::from(changed);
-                changed
-            }
-        })
-        .collect();
-    if stale > 0 {
-        super::print_err(&format!(
-            "tracetui: {stale} runs recorded before were made from trace or policy files that have changed since (or are gone): they run again"
-        ));
-    }
+    let todo = not_done(&mine, out, &reps);
     let what = match a.shard {
         Some((i, n)) => format!("shard {i}/{n}"),
         None => "sweep".to_string(),
@@ -198,6 +178,33 @@ pub(super) fn run(a: &SweepArgs) -> Result<()> {
         a.shard.is_some(),
         a.figure().as_ref(),
     )
+}
+
+/// The runs of `mine` with no good record in `out`: none, a failed one,
+/// or one made from trace or policy files that have changed since (said
+/// on stderr). A good record is kept while its inputs hash the same.
+fn not_done<'a>(mine: &[&'a Run], out: &Path, reps: &Reps) -> Vec<&'a Run> {
+    let shas = trace_shas(reps);
+    let mut stale = 0;
+    let todo: Vec<&Run> = mine
+        .iter()
+        .copied()
+        .filter(|r| match Record::read(out, r) {
+            None => true,
+            Some(d) if d.error.is_some() => true,
+            Some(d) => {
+                let changed = !d.current(shas[r.trace()].as_deref());
+                stale += usize::from(changed);
+                changed
+            }
+        })
+        .collect();
+    if stale > 0 {
+        super::print_err(&format!(
+            "tracetui: {stale} runs recorded before were made from trace or policy files that have changed since (or are gone): they run again"
+        ));
+    }
+    todo
 }
 
 /// `--slurm`: the runs not done as one job array, waited for (unless
@@ -374,9 +381,9 @@ fn run_one(
     let schedule = policies.schedule(&args, &trace)?;
     let mut meta = Meta::of(&args.trace, hashed, &[policy], schedule.as_ref());
     meta.run = Some(r.id.clone());
-    let report = headless::sim_on(&args, &trace, policy, schedule.as_ref(), true, Some(&meta))?;
-    let text = super::output::render(&[report], super::OutputFormat::Csv, true, "", None);
-    Record::ok(r, &text, &meta)
+    let run = headless::spec(&args.trace, trace, policy, schedule, policies.registry())?;
+    let report = headless::sim_on(&args, &run, true, Some(&meta))?;
+    Record::ok(r, &report, &meta)
 }
 
 /// The SHA-256 of the trace files of each trace value, as they are now

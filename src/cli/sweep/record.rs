@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// A finished run: its settings, and its `sim --format csv` columns or
+/// A finished run: its settings, and its summary's columns or
 /// the error it ended with.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Record {
@@ -112,22 +112,16 @@ impl Record {
         })
     }
 
-    /// A run that ended well: its row parsed from `sim --format csv`'s text.
-    pub(crate) fn ok(run: &Run, csv_text: &str, meta: &crate::cli::meta::Meta) -> Result<Record> {
-        let mut rdr = csv::Reader::from_reader(csv_text.as_bytes());
-        let header = rdr.headers()?.clone();
-        let row = rdr
-            .records()
-            .next()
-            .ok_or_else(|| eyre!("sim wrote no row (a bug in tracetui)"))??;
+    /// A run that ended well: its row as `sim --format csv` has it.
+    pub(crate) fn ok(
+        run: &Run,
+        report: &crate::sim::Report,
+        meta: &crate::cli::meta::Meta,
+    ) -> Result<Record> {
         Ok(Record {
             id: run.id.clone(),
             settings: owned(&run.settings),
-            columns: header
-                .iter()
-                .zip(row.iter())
-                .map(|(h, v)| (h.to_string(), v.to_string()))
-                .collect(),
+            columns: crate::cli::columns::row(report),
             error: None,
             meta: Some(serde_json::to_value(meta)?),
         })

@@ -168,6 +168,12 @@ impl Policies {
         a.trace.policies.schedule(trace, &mut registry)
     }
 
+    /// The policies the plan's runs may name so far.
+    pub(crate) fn registry(&self) -> crate::sim::Policies {
+        let registry = self.registry.lock().unwrap_or_else(|p| p.into_inner());
+        registry.clone()
+    }
+
     pub(crate) fn get(&self, a: &SimArgs) -> Result<Policy> {
         let timeout = a.trace.policies.timeout()?;
         let k = key(&a.policy, timeout);
