@@ -2,7 +2,7 @@
 //! every core; with `--from`, each forked from the recorded replay.
 
 use super::headless::{as_outputs, load_run, note_caveats, spec, wants_meta};
-use super::meta::{hashed_while, Meta};
+use super::meta::{hashed_while, Hashes, Meta};
 use super::output::render;
 use super::runs::Outputs;
 use super::CompareArgs;
@@ -30,7 +30,9 @@ pub(super) fn compare(a: &CompareArgs) -> Result<()> {
     // The policies this run may name: the built-ins and the programs it probes.
     let mut registry = crate::sim::Policies::new();
     let named = a.trace.policies.resolve(&a.policies.0, &mut registry)?;
+    let hashes = Hashes::default();
     let (trace, hashed) = hashed_while(
+        &hashes,
         wants_meta(a.trace.output, &files),
         a.trace.load.format,
         &a.trace.load.path,
@@ -55,7 +57,7 @@ pub(super) fn compare(a: &CompareArgs) -> Result<()> {
     if let Some(s) = &schedule {
         crate::spec::check_schedule(&trace, s).map_err(|e| eyre!("{e}"))?;
     }
-    let meta = hashed.map(|h| Meta::of(&a.trace, h, &policies, schedule.as_ref()));
+    let meta = hashed.map(|h| Meta::of(&hashes, &a.trace, h, &policies, schedule.as_ref()));
     // A row per policy, and the schedule's (from fifo where it names no start).
     let base = spec(&a.trace, trace, Policy::Fifo, None, registry)?;
     note_caveats(&base.trace, &base.tuning, &policies);

@@ -1,6 +1,6 @@
 //! The headless commands: `sim`, `compare`, and the demo run.
 
-use super::meta::{hashed_while, Meta};
+use super::meta::{hashed_while, Hashes, Meta};
 use super::output::render;
 use super::{LoadArgs, SimArgs};
 use crate::sim::schedule::Schedule;
@@ -152,14 +152,16 @@ pub(super) fn sim(a: &SimArgs) -> Result<()> {
     let mut registry = crate::sim::Policies::new();
     let policy = super::policy_arg::resolve(&a.policy, a.trace.policies.timeout()?, &mut registry)?;
     // The trace hashed while it loads.
+    let hashes = Hashes::default();
     let (trace, hashed) = hashed_while(
+        &hashes,
         wants_meta(a.trace.output, &files),
         a.trace.load.format,
         &a.trace.load.path,
         || load_run(&a.trace),
     )?;
     let schedule = a.trace.policies.schedule(&trace, &mut registry)?;
-    let meta = hashed.map(|h| Meta::of(&a.trace, h, &[policy], schedule.as_ref()));
+    let meta = hashed.map(|h| Meta::of(&hashes, &a.trace, h, &[policy], schedule.as_ref()));
     let run = spec(&a.trace, trace, policy, schedule, registry)?;
     let report = sim_on(a, &run, false, meta.as_ref())?;
     super::output::warn_unfinished(std::slice::from_ref(&report));

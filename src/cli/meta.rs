@@ -17,7 +17,17 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
+
+/// The files a command hashed for provenance, each kept while its length
+/// and modification time stay the same: a sweep's runs share one hash of
+/// each trace, table and script. The command owns it (no global).
+#[derive(Debug, Default)]
+pub(crate) struct Hashes {
+    traces: Mutex<Hashed>,
+    pub(super) inputs: Mutex<super::meta_inputs::Hashed>,
+    pub(super) policy_files: Mutex<super::meta_inputs::Seen>,
+}
 
 /// Where a result came from.
 #[derive(Debug, Clone, Serialize)]
@@ -85,6 +95,7 @@ impl Meta {
     /// The meta of a run of `t`'s command line with `policies` (a
     /// schedule's too) on the trace `trace` describes.
     pub(crate) fn of(
+        hashes: &Hashes,
         t: &TraceArgs,
         trace: Arc<TraceMeta>,
         policies: &[Policy],
@@ -96,8 +107,8 @@ impl Meta {
             run: None,
             trace,
             knobs: t.knobs.clone(),
-            policies: policy_metas(policies, schedule),
-            inputs: super::meta_inputs::inputs_of(&t.load.read),
+            policies: policy_metas(hashes, policies, schedule),
+            inputs: super::meta_inputs::inputs_of(hashes, &t.load.read),
         }
     }
 
@@ -107,7 +118,11 @@ impl Meta {
     }
 }
 
-fn policy_metas(policies: &[Policy], schedule: Option<&Schedule>) -> Vec<PolicyMeta> {
+fn policy_metas(
+    hashes: &Hashes,
+    policies: &[Policy],
+    schedule: Option<&Schedule>,
+) -> Vec<PolicyMeta> {
     let mut all: Vec<Policy> = policies.to_vec();
     if let Some(s) = schedule {
         all.extend(s.start);
@@ -128,7 +143,7 @@ fn policy_metas(policies: &[Policy], schedule: Option<&Schedule>) -> Vec<PolicyM
             hello: p.hello_name().map(str::to_string),
             files: p
                 .command()
-                .map(super::meta_inputs::policy_files)
+                .map(|c| super::meta_inputs::policy_files(hashes, c))
                 .unwrap_or_default(),
         });
     }
@@ -219,9 +234,12 @@ type Stamp = (
 type Hashed = Vec<(Stamp, Arc<TraceMeta>)>;
 
 /// The meta of the trace `format` reads at `path`: every regular file it
-/// reads, hashed once per process while it is unchanged.
-pub(crate) fn trace_meta(format: Format, path: &Path) -> std::io::Result<Arc<TraceMeta>> {
-    static SEEN: OnceLock<Mutex<Hashed>> = OnceLock::new();
+/// reads, hashed once in `hashes` while it is unchanged.
+pub(crate) fn trace_meta(
+    hashes: &Hashes,
+    format: Format,
+    path: &Path,
+) -> std::io::Result<Arc<TraceMeta>> {
     let abs = std::fs::canonicalize(path).or_else(|_| std::path::absolute(path))?;
     let mut files: Vec<PathBuf> = format
         .reads(path)
@@ -243,10 +261,7 @@ pub(crate) fn trace_meta(format: Format, path: &Path) -> std::io::Result<Arc<Tra
             .collect(),
     );
     // Held while hashing: runs of one trace wait for its one hash.
-    let mut seen = SEEN
-        .get_or_init(Mutex::default)
-        .lock()
-        .unwrap_or_else(|p| p.into_inner());
+    let mut seen = hashes.traces.lock().unwrap_or_else(|p| p.into_inner());
     if let Some((_, m)) = seen.iter().find(|(s, _)| *s == stamp) {
         return Ok(m.clone());
     }
@@ -290,6 +305,7 @@ pub(crate) fn trace_meta(format: Format, path: &Path) -> std::io::Result<Arc<Tra
 /// `load`, and with `hash` the meta of the trace `format` reads at `path`
 /// hashed meanwhile on another core.
 pub(crate) fn hashed_while<T>(
+    hashes: &Hashes,
     hash: bool,
     format: Format,
     path: &Path,
@@ -298,7 +314,7 @@ pub(crate) fn hashed_while<T>(
     if !hash {
         return Ok((load()?, None));
     }
-    let (hashed, loaded) = crate::par::both(|| trace_meta(format, path), load);
+    let (hashed, loaded) = crate::par::both(|| trace_meta(hashes, format, path), load);
     let loaded = loaded?;
     let hashed = hashed.map_err(|_| color_eyre::eyre::eyre!("hashing the trace panicked"))?;
     let hashed = hashed.map_err(|e| color_eyre::eyre::eyre!("hashing the trace: {e}"))?;

@@ -2,11 +2,10 @@
 //! (`--throughputs`) and a cluster spec (`--cluster`) — hashed for its
 //! provenance like the trace's files.
 
-use super::meta::{hash_file, FileMeta};
+use super::meta::{hash_file, FileMeta, Hashes};
 use super::ReadArgs;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
 
 /// One input: what it is to the run, its path, and its files.
 #[derive(Debug, Clone, Serialize)]
@@ -26,13 +25,15 @@ type Listed = (String, PathBuf, Vec<PathBuf>);
 type Stamp = Vec<(PathBuf, u64, Option<std::time::SystemTime>)>;
 
 /// The inputs hashed so far, by what they were then.
-type Hashed = Vec<(Stamp, Vec<InputMeta>)>;
+pub(super) type Hashed = Vec<(Stamp, Vec<InputMeta>)>;
+
+/// The scripts hashed so far: path, length, modification time, and hash.
+pub(super) type Seen = Vec<(PathBuf, u64, Option<std::time::SystemTime>, PolicyFile)>;
 
 /// The inputs `read` names, hashed (a file that cannot be read now is
-/// listed without a hash rather than failing a run that read it); once per
-/// process while the files are unchanged (a sweep's runs share them).
-pub(crate) fn inputs_of(read: &ReadArgs) -> Vec<InputMeta> {
-    static SEEN: OnceLock<Mutex<Hashed>> = OnceLock::new();
+/// listed without a hash rather than failing a run that read it); once in
+/// `hashes` while the files are unchanged (a sweep's runs share them).
+pub(crate) fn inputs_of(hashes: &Hashes, read: &ReadArgs) -> Vec<InputMeta> {
     let listed = listed(read);
     if listed.is_empty() {
         return Vec::new();
@@ -47,10 +48,7 @@ pub(crate) fn inputs_of(read: &ReadArgs) -> Vec<InputMeta> {
         })
         .collect();
     // Held while hashing: runs wait for the one hash.
-    let mut seen = SEEN
-        .get_or_init(Mutex::default)
-        .lock()
-        .unwrap_or_else(|p| p.into_inner());
+    let mut seen = hashes.inputs.lock().unwrap_or_else(|p| p.into_inner());
     if let Some((_, m)) = seen.iter().find(|(s, _)| *s == stamp) {
         return m.clone();
     }
@@ -122,8 +120,8 @@ pub(crate) struct PolicyFile {
 /// The files `cmd` names: each of its words (quotes taken off) that is a
 /// regular file from here, and for a Python script the modules beside it
 /// (`*.py`, and those of the packages there: what it may import, as
-/// `tracetui_policy.py`), hashed once per process while unchanged.
-pub(crate) fn policy_files(cmd: &str) -> Vec<PolicyFile> {
+/// `tracetui_policy.py`), hashed once in `hashes` while unchanged.
+pub(crate) fn policy_files(hashes: &Hashes, cmd: &str) -> Vec<PolicyFile> {
     let mut paths: Vec<PathBuf> = Vec::new();
     let named = cmd
         .split_whitespace()
@@ -141,7 +139,10 @@ pub(crate) fn policy_files(cmd: &str) -> Vec<PolicyFile> {
             }
         }
     }
-    paths.iter().filter_map(|p| hash_policy_file(p)).collect()
+    paths
+        .iter()
+        .filter_map(|p| hash_policy_file(hashes, p))
+        .collect()
 }
 
 /// The most modules hashed beside one script (a script in a crowded
@@ -174,13 +175,11 @@ fn python_beside(dir: &Path) -> Vec<PathBuf> {
 
 /// `path` hashed now, or as it was when last hashed if its length and
 /// modification time are the same.
-pub(crate) fn hash_policy_file(path: &Path) -> Option<PolicyFile> {
-    type Seen = Vec<(PathBuf, u64, Option<std::time::SystemTime>, PolicyFile)>;
-    static SEEN: OnceLock<Mutex<Seen>> = OnceLock::new();
+pub(crate) fn hash_policy_file(hashes: &Hashes, path: &Path) -> Option<PolicyFile> {
     let m = std::fs::metadata(path).ok()?;
     let (len, modified) = (m.len(), m.modified().ok());
-    let mut seen = SEEN
-        .get_or_init(Mutex::default)
+    let mut seen = hashes
+        .policy_files
         .lock()
         .unwrap_or_else(|p| p.into_inner());
     if let Some(f) = seen

@@ -41,10 +41,8 @@ pub fn lesson(a: &super::LessonArgs, v: &ViewArgs) -> Result<()> {
     };
     // A lesson file (a path, or a name ending in .toml), else a built-in.
     let path = std::path::Path::new(name);
-    let owned;
-    let l: &lesson::Lesson = if name.ends_with(".toml") || path.is_file() {
-        owned = lesson::Lesson::from_file(path)?;
-        &owned
+    let l: lesson::Lesson = if name.ends_with(".toml") || path.is_file() {
+        lesson::Lesson::from_file(path)?
     } else {
         match lesson::find(name) {
             Some(l) => l,
@@ -62,7 +60,7 @@ pub fn lesson(a: &super::LessonArgs, v: &ViewArgs) -> Result<()> {
     let (trace, report) = l.load_trace()?;
     let tuning = a.policies.tuning()?;
     let mut registry = crate::sim::Policies::new();
-    let (schedule, yours) = lesson_schedule(a, l, &trace, &mut registry)?;
+    let (schedule, yours) = lesson_schedule(a, &l, &trace, &mut registry)?;
     let policy = schedule.start.unwrap_or(Policy::Fifo);
     if let Err(u) = policy.available(&trace) {
         color_eyre::eyre::bail!("lesson {}: {policy} needs {}", l.name, u.lacks);

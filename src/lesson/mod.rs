@@ -14,7 +14,6 @@ use crate::trace::throughput::{parse_table, Tables};
 use crate::trace::{Format, LoadOptions, LoadReport, Trace};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 
 pub use file::LessonError;
 
@@ -180,22 +179,24 @@ fn elastic_csv(e: &Elastic) -> String {
     csv
 }
 
-/// The built-in lessons, read from their files once.
-pub fn builtins() -> &'static [Lesson] {
-    static ALL: OnceLock<Vec<Lesson>> = OnceLock::new();
-    ALL.get_or_init(|| {
-        BUILTIN
-            .iter()
-            .map(|(name, text)| {
-                file::parse(text, Path::new("."))
-                    .unwrap_or_else(|e| panic!("built-in lesson {name}: {e}"))
-            })
-            .collect()
-    })
+/// The built-in lessons, read from their files (a few kilobytes of TOML
+/// embedded in the program: read when asked, kept nowhere).
+pub fn builtins() -> Vec<Lesson> {
+    BUILTIN
+        .iter()
+        .map(|(name, text)| builtin(name, text))
+        .collect()
 }
 
-pub fn find(name: &str) -> Option<&'static Lesson> {
-    builtins().iter().find(|l| l.name == name)
+/// The built-in lesson called `name` (each is listed by its own name).
+pub fn find(name: &str) -> Option<Lesson> {
+    let (file, text) = BUILTIN.iter().find(|(file, _)| *file == name)?;
+    Some(builtin(file, text))
+}
+
+/// A built-in lesson's file, read (a test reads every one: none fails).
+fn builtin(name: &str, text: &str) -> Lesson {
+    file::parse(text, Path::new(".")).unwrap_or_else(|e| panic!("built-in lesson {name}: {e}"))
 }
 
 /// `tracetui lesson`: the list.
@@ -208,4 +209,17 @@ pub fn listing() -> String {
         let _ = writeln!(o, "  {:<14} {}", "", l.about);
     }
     o
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn each_built_in_lesson_is_listed_by_its_own_name() {
+        for (listed, text) in super::BUILTIN {
+            let l = super::builtin(listed, text);
+            assert_eq!(l.name, listed);
+            assert_eq!(super::find(listed).map(|f| f.name), Some(l.name));
+        }
+        assert!(super::find("no-such-lesson").is_none());
+    }
 }

@@ -344,6 +344,7 @@ fn log_pane(app: &App, area: Rect, buf: &mut Buffer) {
     tui_logger::TuiLoggerWidget::default()
         .block(block)
         .formatter(Box::new(super::logfmt::WordWrap {
+            wraps: app.view.log_wraps.clone(),
             text: t.text,
             warn: t.warn,
             error: t.error,

@@ -2,8 +2,8 @@
 //! continuation lines broken between words (a word longer than the pane
 //! is cut; `text::wrap_words`), indented under the message. A message is
 //! kept to `MAX_SHOWN` bytes as it enters the pane, and its wrapped lines
-//! are remembered per width, so a redraw (several a second, even paused)
-//! wraps nothing it has wrapped before.
+//! are remembered per width (`Wraps`, the view's own), so a redraw
+//! (several a second, even paused) wraps nothing it has wrapped before.
 
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
@@ -31,20 +31,22 @@ pub(super) fn kept(text: &str) -> Cow<'_, str> {
     Cow::Owned(format!("{shown}… ({} bytes more)", text.len() - cut))
 }
 
-/// Wrapped lines by (message, width), at most `CACHED` of them.
 type Wrapped = Arc<Vec<String>>;
-static CACHE: Mutex<Option<HashMap<(u64, usize), Wrapped>>> = Mutex::new(None);
+
+/// Wrapped lines by (message, width), at most `CACHED` of them: the view
+/// keeps one, and each frame's formatter shares it.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Wraps(Arc<Mutex<HashMap<(u64, usize), Wrapped>>>);
 const CACHED: usize = 512;
 
-/// `msg` wrapped to `width`, from the cache when it was wrapped before.
-fn wrapped(msg: &str, width: usize) -> Wrapped {
+/// `msg` wrapped to `width`, from `wraps` when it was wrapped before.
+fn wrapped(wraps: &Wraps, msg: &str, width: usize) -> Wrapped {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     msg.hash(&mut h);
     let key = (h.finish(), width);
-    let Ok(mut cache) = CACHE.lock() else {
+    let Ok(mut map) = wraps.0.lock() else {
         return Arc::new(wrap(msg, width));
     };
-    let map = cache.get_or_insert_with(HashMap::new);
     if let Some(lines) = map.get(&key) {
         return lines.clone();
     }
@@ -61,6 +63,7 @@ fn wrap(msg: &str, width: usize) -> Vec<String> {
 }
 
 pub(super) struct WordWrap {
+    pub wraps: Wraps,
     pub text: Style,
     pub warn: Style,
     pub error: Style,
@@ -77,7 +80,7 @@ impl LogFormatter for WordWrap {
             log::Level::Warn => (self.warn, "W"),
             _ => (self.text, "I"),
         };
-        wrapped(evt.msg(), width)
+        wrapped(&self.wraps, evt.msg(), width)
             .iter()
             .enumerate()
             .map(|(i, l)| {
@@ -112,12 +115,16 @@ mod tests {
     #[test]
     fn wrapped_lines_are_remembered_per_width() {
         let msg = "a b c ".repeat(100);
-        let first = wrapped(&msg, 20);
+        let wraps = Wraps::default();
+        let first = wrapped(&wraps, &msg, 20);
         assert!(
-            Arc::ptr_eq(&first, &wrapped(&msg, 20)),
+            Arc::ptr_eq(&first, &wrapped(&wraps, &msg, 20)),
             "the second is the cached one"
         );
-        assert!(!Arc::ptr_eq(&first, &wrapped(&msg, 30)));
+        assert!(!Arc::ptr_eq(&first, &wrapped(&wraps, &msg, 30)));
         assert_eq!(*first, wrap(&msg, 20));
+        // Another view's lines are its own.
+        let other = Wraps::default();
+        assert!(!Arc::ptr_eq(&first, &wrapped(&other, &msg, 20)));
     }
 }

@@ -159,6 +159,8 @@ pub(super) struct ViewState {
     pub(super) sort: super::filter::Sort,
     pub(super) filter: Option<super::filter::Filter>,
     pub(super) log_state: tui_logger::TuiWidgetState,
+    /// The log pane's lines as wrapped, by message and width.
+    pub(super) log_wraps: super::logfmt::Wraps,
     /// The terminal size, for layout-dependent moves (kept in step by `Resize`).
     pub(super) size: (u16, u16),
     pub(super) sized: bool,
@@ -191,6 +193,7 @@ impl ViewState {
             found: super::find::Finder::default(),
             sort: Default::default(),
             filter: None,
+            log_wraps: super::logfmt::Wraps::default(),
             log_state: tui_logger::TuiWidgetState::new()
                 .set_default_display_level(log::LevelFilter::Info),
             size: (120, 40),

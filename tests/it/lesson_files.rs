@@ -158,10 +158,8 @@ fn a_bad_file_says_what_and_where() {
 
 #[test]
 fn the_built_ins_are_lesson_files() {
-    let names: Vec<&str> = tracetui::lesson::builtins()
-        .iter()
-        .map(|l| l.name.as_str())
-        .collect();
+    let all = tracetui::lesson::builtins();
+    let names: Vec<&str> = all.iter().map(|l| l.name.as_str()).collect();
     assert_eq!(names, ["hol", "starvation", "fragmentation", "deadlines"]);
     for n in names {
         let text = std::fs::read_to_string(

@@ -67,6 +67,62 @@ fn no_error_is_a_bare_string() {
     );
 }
 
+/// Global state is the driver's alone (signal handling: each of its
+/// statics says why); every other crate passes what it keeps as a value
+/// (the policy registry, the hashes a command made, the log pane's
+/// wrapped lines). A `static` whose type can change behind a shared
+/// reference (a lock, a cell, an atomic, a lazily made value) anywhere
+/// else fails this test, and so does a `set_var`.
+#[test]
+fn statics_that_change_live_in_the_driver() {
+    const MUTABLE: [&str; 8] = [
+        "Mutex",
+        "RwLock",
+        "OnceLock",
+        "OnceCell",
+        "LazyLock",
+        "Cell<",
+        "Atomic",
+        "static mut",
+    ];
+    let mut found = Vec::new();
+    for (name, f) in &workspace_files() {
+        if name.starts_with("driver/") {
+            continue;
+        }
+        let code = code_only(&std::fs::read_to_string(f).unwrap());
+        for (i, line) in code.lines().enumerate() {
+            let t = line.trim_start();
+            let is_static = t.starts_with("static ")
+                || t.starts_with("pub static ")
+                || t.starts_with("pub(crate) static ")
+                || t.starts_with("pub(super) static ");
+            if (is_static && MUTABLE.iter().any(|m| line.contains(m))) || line.contains("set_var(")
+            {
+                found.push(format!("{name}:{}: {}", i + 1, t));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "global state outside the driver:\n{}",
+        found.join("\n")
+    );
+    // The rule sees what it looks for: the driver's own statics are there.
+    let driver = workspace_files()
+        .into_iter()
+        .filter(|(n, _)| n.starts_with("driver/"))
+        .any(|(_, f)| {
+            let code = code_only(&std::fs::read_to_string(f).unwrap());
+            code.lines()
+                .any(|l| l.trim_start().starts_with("static ") && l.contains("Atomic"))
+        });
+    assert!(
+        driver,
+        "the driver's signal flags are statics this test would see"
+    );
+}
+
 /// Work spread over cores goes one way (`src/par.rs`: scoped threads,
 /// results in order); the only other threads are the long-lived ones that
 /// stream: decompressors' pumps, the replay's background work, an external

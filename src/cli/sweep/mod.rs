@@ -10,7 +10,7 @@ mod record;
 mod slurm;
 mod traces;
 
-use super::meta::Meta;
+use super::meta::{Hashes, Meta};
 use super::{headless, SimArgs};
 use clap::Args;
 use color_eyre::eyre::{bail, eyre, Result};
@@ -143,7 +143,9 @@ pub(super) fn run(a: &SweepArgs) -> Result<()> {
         .iter()
         .filter(|r| a.shard.is_none_or(|(i, n)| r.index % n == i))
         .collect();
-    let todo = not_done(&mine, out, &reps);
+    // What the sweep hashes (traces, tables, scripts), hashed once.
+    let hashes = Hashes::default();
+    let todo = not_done(&mine, out, &reps, &hashes);
     let what = match a.shard {
         Some((i, n)) => format!("shard {i}/{n}"),
         None => "sweep".to_string(),
@@ -165,26 +167,25 @@ pub(super) fn run(a: &SweepArgs) -> Result<()> {
         todo.len()
     ));
     if a.slurm {
-        return on_slurm(a, &plan, &text, &runs, &reps, todo.len());
+        return on_slurm(a, &plan, &text, &runs, &reps, todo.len(), &hashes);
     }
     let workers = a.jobs.map_or_else(crate::par::cores, usize::from);
     let todo = largest_first(todo, &reps);
-    execute(&todo, a, workers, &what, &covered)?;
-    collect(
-        &plan,
-        &runs,
-        &reps,
+    execute(&todo, a, workers, &what, &covered, &hashes)?;
+    let found = Found {
+        runs: &runs,
+        reps: &reps,
         out,
-        a.shard.is_some(),
-        a.figure().as_ref(),
-    )
+        hashes: &hashes,
+    };
+    collect(&plan, &found, a.shard.is_some(), a.figure().as_ref())
 }
 
 /// The runs of `mine` with no good record in `out`: none, a failed one,
 /// or one made from trace or policy files that have changed since (said
 /// on stderr). A good record is kept while its inputs hash the same.
-fn not_done<'a>(mine: &[&'a Run], out: &Path, reps: &Reps) -> Vec<&'a Run> {
-    let shas = trace_shas(reps);
+fn not_done<'a>(mine: &[&'a Run], out: &Path, reps: &Reps, hashes: &Hashes) -> Vec<&'a Run> {
+    let shas = trace_shas(reps, hashes);
     let mut stale = 0;
     let todo: Vec<&Run> = mine
         .iter()
@@ -193,7 +194,7 @@ fn not_done<'a>(mine: &[&'a Run], out: &Path, reps: &Reps) -> Vec<&'a Run> {
             None => true,
             Some(d) if d.error.is_some() => true,
             Some(d) => {
-                let changed = !d.current(shas[r.trace()].as_deref());
+                let changed = !d.current(shas[r.trace()].as_deref(), hashes);
                 stale += usize::from(changed);
                 changed
             }
@@ -216,9 +217,16 @@ fn on_slurm(
     runs: &[Run],
     reps: &Reps,
     todo: usize,
+    hashes: &Hashes,
 ) -> Result<()> {
+    let found = Found {
+        runs,
+        reps,
+        out: &a.out,
+        hashes,
+    };
     if todo == 0 {
-        return collect(plan, runs, reps, &a.out, false, a.figure().as_ref());
+        return collect(plan, &found, false, a.figure().as_ref());
     }
     // The tasks read a copy: editing the plan after submitting moves nothing.
     let copy = a.out.join("plan.toml");
@@ -251,7 +259,7 @@ fn on_slurm(
         &a.out,
         a.wait_at_most.map(std::time::Duration::from_secs),
     )?;
-    collect(plan, runs, reps, &a.out, false, a.figure().as_ref())
+    collect(plan, &found, false, a.figure().as_ref())
         .map_err(|e| eyre!("{e} (the array's tasks wrote their output in {shown}/slurm/)"))
 }
 
@@ -316,6 +324,7 @@ fn execute(
     workers: usize,
     what: &str,
     covered: &[SimArgs],
+    hashes: &Hashes,
 ) -> Result<()> {
     if todo.is_empty() {
         return Ok(());
@@ -325,7 +334,7 @@ fn execute(
     let progress = progress::Progress::new(todo.len(), what.to_string());
     let saved = crate::par::pool(todo, workers, |&r| {
         let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            run_one(r, a, &traces, &policies)
+            run_one(r, a, &traces, &policies, hashes)
         }));
         traces.done(r.trace());
         let record = match ran {
@@ -357,6 +366,7 @@ fn run_one(
     a: &SweepArgs,
     traces: &traces::Traces,
     policies: &traces::Policies,
+    hashes: &Hashes,
 ) -> Result<Record> {
     let mut args = r.sim_args()?;
     if a.jobs_out {
@@ -376,10 +386,10 @@ fn run_one(
     )?;
     let policy = policies.get(&args)?;
     let trace = traces.get(&args.trace, r.trace())?;
-    let hashed = super::meta::trace_meta(args.trace.load.format, &args.trace.load.path)
+    let hashed = super::meta::trace_meta(hashes, args.trace.load.format, &args.trace.load.path)
         .map_err(|e| eyre!("hashing the trace: {e}"))?;
     let schedule = policies.schedule(&args, &trace)?;
-    let mut meta = Meta::of(&args.trace, hashed, &[policy], schedule.as_ref());
+    let mut meta = Meta::of(hashes, &args.trace, hashed, &[policy], schedule.as_ref());
     meta.run = Some(r.id.clone());
     let run = headless::spec(&args.trace, trace, policy, schedule, policies.registry())?;
     let report = headless::sim_on(&args, &run, true, Some(&meta))?;
@@ -388,10 +398,10 @@ fn run_one(
 
 /// The SHA-256 of the trace files of each trace value, as they are now
 /// (none where they cannot be read).
-fn trace_shas(reps: &Reps) -> HashMap<&str, Option<String>> {
+fn trace_shas<'a>(reps: &'a Reps, hashes: &Hashes) -> HashMap<&'a str, Option<String>> {
     reps.iter()
         .map(|(v, a)| {
-            let sha = super::meta::trace_meta(a.trace.load.format, &a.trace.load.path)
+            let sha = super::meta::trace_meta(hashes, a.trace.load.format, &a.trace.load.path)
                 .ok()
                 .map(|m| m.sha256.clone());
             (v.as_str(), sha)
@@ -399,21 +409,29 @@ fn trace_shas(reps: &Reps) -> HashMap<&str, Option<String>> {
         .collect()
 }
 
+/// Where a sweep's records are, and what to check them against.
+#[derive(Clone, Copy)]
+struct Found<'a> {
+    runs: &'a [Run],
+    reps: &'a Reps,
+    out: &'a Path,
+    hashes: &'a Hashes,
+}
+
 /// Writes `results.csv` when every run of the plan has a record; says how
 /// far the sweep is otherwise. Failed runs are rows with their error, and
 /// make the sweep's exit status 1.
-fn collect(
-    plan: &Plan,
-    runs: &[Run],
-    reps: &Reps,
-    out: &Path,
-    shard: bool,
-    figure: Option<&figure::Wanted>,
-) -> Result<()> {
-    let shas = trace_shas(reps);
+fn collect(plan: &Plan, found: &Found, shard: bool, figure: Option<&figure::Wanted>) -> Result<()> {
+    let Found {
+        runs,
+        reps,
+        out,
+        hashes,
+    } = *found;
+    let shas = trace_shas(reps, hashes);
     let records: Vec<Option<Record>> = runs
         .iter()
-        .map(|r| Record::done(out, r, shas[r.trace()].as_deref()))
+        .map(|r| Record::done(out, r, shas[r.trace()].as_deref(), hashes))
         .collect();
     let have = records.iter().flatten().count();
     let shown = crate::text::sanitize(&out.display().to_string());

@@ -4,6 +4,7 @@
 //! made from the records in plan order once every run has one.
 
 use super::plan::{Plan, Run};
+use crate::cli::meta::Hashes;
 use crate::outfile::write_atomic;
 use color_eyre::eyre::{eyre, Result};
 use serde::{Deserialize, Serialize};
@@ -46,21 +47,26 @@ impl Record {
     /// files whose SHA-256 is `trace_sha256` (a record that cannot be
     /// read, is another run's, or was made from other trace files counts
     /// as none).
-    pub(crate) fn done(out: &Path, run: &Run, trace_sha256: Option<&str>) -> Option<Record> {
+    pub(crate) fn done(
+        out: &Path,
+        run: &Run,
+        trace_sha256: Option<&str>,
+        hashes: &Hashes,
+    ) -> Option<Record> {
         let r = Record::read(out, run)?;
-        (r.error.is_some() || r.current(trace_sha256)).then_some(r)
+        (r.error.is_some() || r.current(trace_sha256, hashes)).then_some(r)
     }
 
     /// Whether it was made from the inputs there are now: trace files
     /// hashing to `trace_sha256`, and policy files hashing as they did.
-    pub(crate) fn current(&self, trace_sha256: Option<&str>) -> bool {
+    pub(crate) fn current(&self, trace_sha256: Option<&str>, hashes: &Hashes) -> bool {
         self.trace_sha256().is_some_and(|s| Some(s) == trace_sha256)
-            && self.policy_files_unchanged()
+            && self.policy_files_unchanged(hashes)
     }
 
     /// Whether the files its external policies' commands named (their
     /// scripts) hash now as they did when it ran.
-    pub(crate) fn policy_files_unchanged(&self) -> bool {
+    pub(crate) fn policy_files_unchanged(&self, hashes: &Hashes) -> bool {
         let Some(policies) = self.meta.as_ref().and_then(|m| m.get("policies")) else {
             return true;
         };
@@ -74,7 +80,7 @@ impl Record {
             let (Some(path), Some(sha)) = (f["path"].as_str(), f["sha256"].as_str()) else {
                 return false;
             };
-            crate::cli::meta_inputs::hash_policy_file(Path::new(path))
+            crate::cli::meta_inputs::hash_policy_file(hashes, Path::new(path))
                 .is_some_and(|now| now.sha256 == sha)
         })
     }
