@@ -10,23 +10,30 @@ use tracetui_model::model::{Cluster, TypeId, MILLI_PER_GPU};
 /// One job's share of one GPU.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Grant {
+    /// The machine, by index in the cluster.
     pub machine: u32,
+    /// The GPU, by index on its machine.
     pub gpu: u16,
+    /// The share, milli-GPUs (1000: the whole GPU).
     pub milli: u16,
 }
 
 /// Which GPU types a job may use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum TypeFilter {
+    /// Any type the cluster has.
     Any,
+    /// Only this one (an index into the cluster's GPU types).
     Only(TypeId),
 }
 
 impl TypeFilter {
+    /// The filter for a job that asks for GPU type `t` (`None`: any type).
     pub fn from(t: Option<TypeId>) -> TypeFilter {
         t.map_or(TypeFilter::Any, TypeFilter::Only)
     }
 
+    /// Whether a job may use GPUs of type `t`.
     pub fn allows(self, t: TypeId) -> bool {
         match self {
             TypeFilter::Any => true,
@@ -62,6 +69,8 @@ pub struct ClusterState {
 }
 
 impl ClusterState {
+    /// `cluster` with every GPU free; machines known only from a record
+    /// are kept but never offered to placement.
     pub fn new(cluster: &Cluster) -> ClusterState {
         let ntypes = cluster.gpu_types.len().max(1);
         let mut types = vec![TypeIndex::default(); ntypes];
@@ -113,14 +122,18 @@ impl ClusterState {
         self.machines.len()
     }
 
+    /// GPUs on every machine (recorded-only ones too): the size of the
+    /// flat GPU numbering.
     pub fn gpu_count(&self) -> usize {
         self.used.len()
     }
 
+    /// GPUs machine `m` has.
     pub fn cap(&self, m: u32) -> u32 {
         self.machines[m as usize].gpus
     }
 
+    /// GPUs of machine `m` with nothing on them.
     pub fn free(&self, m: u32) -> u32 {
         self.machines[m as usize].free
     }
@@ -134,6 +147,8 @@ impl ClusterState {
         self.machines[m as usize].first_gpu as usize
     }
 
+    /// Milli-GPUs in use on GPU `flat_gpu` (flat numbering); over 1000 when
+    /// a recorded replay overflows it.
     pub fn used_milli(&self, flat_gpu: usize) -> u32 {
         self.used[flat_gpu]
     }
@@ -143,6 +158,7 @@ impl ClusterState {
         self.holders.of(flat_gpu)
     }
 
+    /// Milli-GPUs held on the whole cluster, every job's shares summed.
     pub fn allocated_milli(&self) -> u64 {
         self.allocated_milli
     }
@@ -163,10 +179,13 @@ impl ClusterState {
         self.allowed(f).map(|t| t.max_gpus).max().unwrap_or(0)
     }
 
+    /// GPUs of the types `f` allows, on machines offered to placement.
     pub fn total_gpus(&self, f: TypeFilter) -> u64 {
         self.allowed(f).map(|t| t.total_gpus).sum()
     }
 
+    /// GPUs with nothing on them of the types `f` allows, on machines
+    /// offered to placement.
     pub fn free_gpus(&self, f: TypeFilter) -> u64 {
         self.allowed(f).map(|t| t.free_gpus).sum()
     }

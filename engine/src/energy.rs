@@ -50,6 +50,8 @@ pub const GPU_TIME_BUCKETS: [(f64, usize); 6] = [
     (f64::INFINITY, 1),
 ];
 
+/// How a replay with an energy model sets the GPUs' power limit
+/// (`--power`, or a schedule's `power=`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum PowerPolicy {
@@ -74,6 +76,7 @@ impl PowerPolicy {
         }
     }
 
+    /// Its name on the command line and in schedules: `max`, `zeus`.
     pub fn name(self) -> &'static str {
         match self {
             PowerPolicy::Max => "max",
@@ -99,15 +102,23 @@ pub(crate) fn choose(profile: &Profile, p: PowerPolicy, eta: f64) -> u32 {
 /// What a job gets under a power policy: run-time factor and watts per GPU.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Draw {
+    /// The power limit, W.
     pub limit: u32,
+    /// Run time at this limit ÷ run time at the highest limit (1: no slowdown).
     pub time_factor: f64,
+    /// Average watts per GPU while the job runs at this limit.
     pub watts: f64,
 }
 
+/// Zeus's profiles for one GPU, and what each power policy gives each workload.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EnergyModel {
+    /// The GPU whose power trace it was read from (`summary_power_<gpu>.csv`).
     pub gpu: String,
+    /// Zeus's η (`--eta`, 0–1): the weight of energy against time in the
+    /// `zeus` policy's cost.
     pub eta: f64,
+    /// One profile per workload, in `WORKLOADS` order.
     pub profiles: Vec<Profile>,
     /// Per policy, per workload.
     draws: BTreeMap<PowerPolicy, Vec<Draw>>,
@@ -143,6 +154,8 @@ impl EnergyModel {
         })
     }
 
+    /// What power policy `p` gives a job of workload `workload` (an index
+    /// into `WORKLOADS`).
     pub fn draw(&self, p: PowerPolicy, workload: usize) -> Draw {
         self.draws[&p][workload]
     }
@@ -159,7 +172,10 @@ impl EnergyModel {
 /// How a job was mapped to a workload.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Mapped {
+    /// By its model or workload name (`WORKLOAD_NAMES`).
     ByName,
+    /// By its GPU-hours (`GPU_TIME_BUCKETS`): it has no name, or one the
+    /// table does not know.
     ByGpuTime,
 }
 
@@ -207,15 +223,23 @@ pub(crate) fn mapping_table(trace: &Trace) -> Vec<(String, u64, u64)> {
 /// One row of the mapping table `stats --energy` shows.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct WorkloadRow {
+    /// The workload as `dataset/network`.
     pub workload: String,
+    /// Jobs mapped to it by name.
     pub jobs_by_name: u64,
+    /// Jobs mapped to it by GPU-hours.
     pub jobs_by_gpu_time: u64,
+    /// The batch size its profile is measured at.
     pub batch_size: u32,
+    /// The highest power limit, W: the `max` policy's.
     pub max_limit_w: u32,
+    /// The limit the `zeus` policy picks, W.
     pub zeus_limit_w: u32,
     /// Run time under the zeus limit ÷ run time at the highest limit.
     pub zeus_time_factor: f64,
+    /// Average watts per GPU at the highest limit.
     pub max_watts: f64,
+    /// Average watts per GPU at the `zeus` limit.
     pub zeus_watts: f64,
 }
 

@@ -10,8 +10,11 @@ use tracetui_model::model::Secs;
 pub enum Phase {
     /// Not submitted yet (0: a state of zero bytes is a job not submitted).
     Future = 0,
+    /// Submitted and waiting in the queue (a preempted job waits here again).
     Queued,
+    /// Holding GPUs: started by the simulation, or on a recorded hold.
     Running,
+    /// Finished: its run, or its last recorded hold, ended.
     Done,
     /// Needs more than the cluster could ever give it.
     Rejected,
@@ -19,8 +22,11 @@ pub enum Phase {
     Dropped,
 }
 
+/// What the engine keeps of one job, indexed as the trace lists jobs:
+/// where it is in its life and the times of its run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct JobState {
+    /// Where it is in its life.
     pub phase: Phase,
     /// How many machines its current (or last) run holds GPUs on; for a
     /// recorded run, the machines its recorded segments name.
@@ -28,7 +34,11 @@ pub struct JobState {
     /// Its wait as `wait_note` packs it (0: none), so that finishing it
     /// need not read its record (a cache miss at completion order).
     pub(crate) wait_note: u32,
+    /// When it first started, trace seconds: a preempted job keeps its
+    /// first start, so its wait counts to it.
     pub start: Secs,
+    /// When its current run is due to end, trace seconds (a recorded job:
+    /// the latest end of its holds); once done, when it finished.
     pub end: Secs,
 }
 
@@ -71,9 +81,12 @@ pub struct Resume {
     pub promoted: bool,
     /// When the current run began, and the restart cost it pays first.
     pub run_from: Secs,
+    /// Seconds at the start of the current run that make no progress: the
+    /// restart (or rescale) cost.
     pub overhead: Secs,
     /// When it was last preempted.
     pub since: Secs,
+    /// Times it has been preempted.
     pub preemptions: u32,
     /// Iterations done before the current run (a job with a speed model).
     pub work_done: f64,

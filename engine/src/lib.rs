@@ -1,4 +1,5 @@
 #![warn(unreachable_pub)]
+#![warn(missing_docs)]
 //! tracetui's engine: the cluster, placement, the policies, the replay,
 //! metrics and what-if, over the model (`tracetui_model`). Pure: no
 //! terminal, no command line, no process, no clock. An engine whose

@@ -11,9 +11,13 @@ use tracetui_model::model::Secs;
 /// mean, p50, p95, p99 of one quantity; `None` when there is nothing to summarise.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
 pub struct Summary {
+    /// The mean.
     pub mean: Option<f64>,
+    /// The median (50th percentile).
     pub p50: Option<f64>,
+    /// The 95th percentile.
     pub p95: Option<f64>,
+    /// The 99th percentile.
     pub p99: Option<f64>,
 }
 
@@ -30,6 +34,7 @@ pub fn percentile_sorted(sorted: &[f64], q: f64) -> Option<f64> {
 }
 
 impl Summary {
+    /// The summary of `values`, in any order (copied only when not sorted).
     pub fn of(values: &[f64]) -> Summary {
         if values.is_empty() {
             return Summary::default();
@@ -58,18 +63,25 @@ impl Summary {
 /// What the engine accumulates as jobs finish.
 #[derive(Debug, Clone, Default)]
 pub struct Tally {
+    /// Each finished job's JCT, seconds.
     pub jct: Vec<f64>,
+    /// Each started job's wait (first start − submit), seconds.
     pub wait: Vec<f64>,
+    /// Each finished job's slowdown: JCT ÷ its own run time (at least 1 s).
     pub slowdown: Vec<f64>,
     /// Sum of wait over every job that has started (finished or not).
     pub started_wait_sum: i64,
+    /// Jobs started (a preempted job once).
     pub started: u64,
     /// Milli-GPU-seconds of GPUs released so far.
     pub busy_finished: u128,
     /// Recorded holds that did not fit their machine and were replayed anyway.
     pub overflow_segments: u64,
+    /// The earliest submit time of the jobs arrived, trace seconds.
     pub first_submit: Option<Secs>,
+    /// The latest finish so far, trace seconds.
     pub last_finish: Option<Secs>,
+    /// Jobs rejected on arrival: they need more than the cluster could ever give.
     pub rejected: u64,
     /// Jobs the policy declined (they never ran).
     pub dropped: u64,
@@ -83,14 +95,17 @@ pub struct Tally {
     pub overhead_busy: u128,
     /// Finished jobs that had a deadline, and those that met it.
     pub deadlines: u64,
+    /// Of those, the jobs that finished by their deadline.
     pub deadlines_met: u64,
     /// Jobs arrived (rejected ones too) and the sum of their submit times.
     pub arrived: u64,
+    /// The sum of the arrived jobs' submit times, trace seconds.
     pub arrived_submit_sum: i128,
     /// The sums of submit times of the rejected and of the finished jobs:
     /// with `arrived_submit_sum`, the time in system so far of every job
     /// still in it, without a walk over them (`Tally::in_system`).
     pub rejected_submit_sum: i128,
+    /// The sum of the finished jobs' submit times, trace seconds.
     pub done_submit_sum: i128,
     /// The sum of the finished jobs' JCTs, whole seconds.
     pub done_jct_sum: i128,
@@ -110,11 +125,13 @@ impl Tally {
         }
     }
 
+    /// Books a job submitted at `submit` and rejected on arrival.
     pub fn on_reject(&mut self, submit: Secs) {
         self.rejected += 1;
         self.rejected_submit_sum += submit as i128;
     }
 
+    /// Books a waiting job submitted at `submit` that the policy dropped.
     pub fn on_drop(&mut self, submit: Secs) {
         self.dropped += 1;
         self.dropped_submits.push(submit);
@@ -146,6 +163,8 @@ impl Tally {
         self.wait.push((start - submit) as f64);
     }
 
+    /// Books a job submitted at `submit` that finished at `finish`, after
+    /// `runtime` seconds of its own run time: its JCT and slowdown.
     pub fn on_finish(&mut self, submit: Secs, runtime: Secs, finish: Secs) {
         let jct = finish - submit;
         self.done_submit_sum += submit as i128;
@@ -155,6 +174,7 @@ impl Tally {
         self.last_finish = Some(self.last_finish.map_or(finish, |l| l.max(finish)));
     }
 
+    /// Books a job arriving, submitted at `submit`.
     pub fn on_arrival(&mut self, submit: Secs) {
         self.arrived += 1;
         self.arrived_submit_sum += submit as i128;
@@ -174,17 +194,23 @@ pub struct Report {
     /// The program behind an external policy.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub command: Option<String>,
+    /// The placement rule's name.
     pub placement: String,
     /// Jobs ran from throughput tables (`--throughputs`): said in the rules.
     #[serde(skip)]
     pub speed_model: bool,
+    /// GPUs in the cluster, every machine's.
     pub gpus: u64,
+    /// GPUs per machine when every machine was made alike (`--gpus-per-node`).
     pub gpus_per_node: Option<u32>,
     /// GPUs the jobs ask for on average over the submit span (GPU-time
     /// submitted ÷ (last − first submit)); compare with `gpus`.
     pub offered_load_gpus: Option<f64>,
+    /// Jobs in the trace.
     pub jobs: u64,
+    /// Jobs finished.
     pub jobs_done: u64,
+    /// Jobs rejected on arrival: they need more than the cluster could ever give.
     pub jobs_rejected: u64,
     /// Jobs the policy declined (admission control): they never ran.
     #[serde(skip_serializing_if = "is_zero")]
@@ -192,10 +218,16 @@ pub struct Report {
     /// Jobs not done, rejected or dropped: never started, or still waiting or
     /// running when the run ended (at the end of a run, what a policy left).
     pub jobs_unfinished: u64,
+    /// Last finish − first submit, seconds (none until a job finishes).
     pub makespan_s: Option<Secs>,
+    /// JCT (finish − submit) of the finished jobs, seconds.
     pub jct_s: Summary,
+    /// Wait (first start − submit) of the started jobs, seconds.
     pub wait_s: Summary,
+    /// Slowdown (JCT ÷ run time) of the finished jobs.
     pub slowdown: Summary,
+    /// Busy GPU-seconds of the GPUs released so far ÷ (GPUs × makespan);
+    /// none without a makespan.
     pub gpu_util: Option<f64>,
     /// Times a running job lost its GPUs to another (preemptive policies).
     pub preemptions: u64,
@@ -215,6 +247,7 @@ pub struct Report {
     /// Energy drawn (with `--energy`), and its mean power over the makespan.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub energy_kwh: Option<f64>,
+    /// Mean power over the makespan, W: energy drawn ÷ makespan.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub avg_power_w: Option<f64>,
     /// The longest the queue got (tables only; not part of the JSON contract).
@@ -236,11 +269,14 @@ pub const DIST_POINTS: usize = 257;
 /// each, ascending: what the what-if table's CDFs are drawn from.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Dists {
+    /// JCT quantiles of the finished jobs, seconds.
     pub jct_s: Vec<f64>,
+    /// Wait quantiles of the started jobs, seconds.
     pub wait_s: Vec<f64>,
 }
 
 impl Dists {
+    /// The distributions of `t`'s figures (values not finite left out).
     pub fn of(t: &Tally) -> Dists {
         Dists {
             jct_s: quantiles(&t.jct),

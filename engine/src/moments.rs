@@ -9,15 +9,33 @@ use tracetui_model::model::Secs;
 #[derive(Debug, Clone, PartialEq)]
 pub enum Moment {
     /// `n` preemptions within the ten minutes to `at`.
-    Preemptions { at: Secs, n: u64 },
+    Preemptions {
+        /// The end of the window, in trace seconds.
+        at: Secs,
+        /// Preemptions in it (three or more).
+        n: u64,
+    },
     /// `job` has waited `waited` seconds, more than three times its run
     /// time and more than an hour.
-    Starving { at: Secs, job: u32, waited: Secs },
+    Starving {
+        /// When it is first seen starving, in trace seconds.
+        at: Secs,
+        /// The waiting job, by its index in the trace.
+        job: u32,
+        /// Seconds since its submission.
+        waited: Secs,
+    },
     /// The queue is longest at `at`, `len` jobs, in the window looked at.
-    QueuePeak { at: Secs, len: usize },
+    QueuePeak {
+        /// When the queue is longest (its first such step), in trace seconds.
+        at: Secs,
+        /// Jobs waiting then.
+        len: usize,
+    },
 }
 
 impl Moment {
+    /// When it happens, in trace seconds: where the replay goes to show it.
     pub fn at(&self) -> Secs {
         match self {
             Moment::Preemptions { at, .. }

@@ -53,6 +53,8 @@ impl Placement {
         }
     }
 
+    /// Its name, as `--placement` and schedules (`placement=`) take it and
+    /// results show it.
     pub fn name(self) -> &'static str {
         match self {
             Placement::Consolidate => "consolidate",

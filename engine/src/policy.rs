@@ -44,6 +44,7 @@ impl Policy {
         Policy(rule)
     }
 
+    /// The rule this handle names.
     pub fn rule(self) -> &'static dyn Rule {
         self.0
     }
@@ -53,10 +54,13 @@ impl Policy {
         super::policies::BUILT_IN
     }
 
+    /// The rule's name: on the command line and in schedules, unique in a
+    /// registry (handles compare by it).
     pub fn name(self) -> &'static str {
         self.rule().name()
     }
 
+    /// One line for the picker and `--help`.
     pub fn describe(self) -> &'static str {
         self.rule().describe()
     }
@@ -81,18 +85,23 @@ impl Policy {
         self.rule().hello_name()
     }
 
+    /// A short name for narrow places (the replay's header, the queue's
+    /// title): the name unless the rule has a shorter one.
     pub fn label(self) -> &'static str {
         self.rule().label()
     }
 
+    /// How its scheduling passes walk the queue.
     pub fn walk(self) -> Walk {
         self.rule().walk()
     }
 
+    /// What its queue keys mean, to show a waiting job's key.
     pub fn key_meaning(self) -> KeyMeaning {
         self.rule().key_meaning()
     }
 
+    /// Whether it may take a running job's GPUs.
     pub fn preempts(self) -> bool {
         self.rule().preempts()
     }
@@ -102,6 +111,8 @@ impl Policy {
         self.rule().caveat(trace, tuning)
     }
 
+    /// Whether `trace` supports it; if not, what the trace lacks (`check`
+    /// makes that an error for the command line).
     pub fn available(self, trace: &Trace) -> Result<(), Unavailable> {
         self.rule().available(trace)
     }

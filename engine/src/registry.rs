@@ -8,6 +8,8 @@ use super::error::ArgError;
 use super::policy::{Policy, Rule, Walk};
 use tracetui_model::model::Trace;
 
+/// The policies a run may name: the built-ins, then any registered
+/// since, in order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Policies {
     /// Registered after the built-ins, in order.

@@ -17,6 +17,8 @@ const CHECKPOINT_BUDGET: usize = 192 << 20;
 /// 1/128th of the trace (before any thinning).
 const MAX_CHECKPOINTS: usize = 256;
 
+/// A replay that can go back in time: the live engine, its checkpoints
+/// and every switch made or scheduled.
 #[derive(Debug, Clone)]
 pub struct Replay {
     engine: Engine,
@@ -37,6 +39,8 @@ pub struct Replay {
 }
 
 impl Replay {
+    /// A replay of `engine` from where it stands, which becomes its start
+    /// (an engine that has not run yet: `Engine::new`'s, or `start_engine`'s).
     pub fn new(mut engine: Engine) -> Replay {
         let trace = engine.trace().clone();
         let first = trace.first_submit().unwrap_or(0);
@@ -59,6 +63,7 @@ impl Replay {
         }
     }
 
+    /// The live engine, at the replay's time.
     pub fn engine(&self) -> &Engine {
         &self.engine
     }
@@ -68,10 +73,13 @@ impl Replay {
         &mut self.engine
     }
 
+    /// The replay's time, in trace seconds.
     pub fn now(&self) -> Secs {
         self.engine.now()
     }
 
+    /// Every switch of this replay, made or still ahead, in time order:
+    /// (trace second, switch).
     pub fn switches(&self) -> &[(Secs, Switch)] {
         &self.switches
     }

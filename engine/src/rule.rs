@@ -65,6 +65,8 @@ pub trait Rule: Send + Sync + 'static {
     fn aliases(&self) -> &[&str] {
         &[]
     }
+    /// How its scheduling passes walk the queue (the engine implements
+    /// each walk; the books supply the order).
     fn walk(&self) -> Walk;
     /// Whether it may take a running job's GPUs (a preemptive walk, or a
     /// deciding policy that preempts in its answers).
@@ -96,6 +98,8 @@ pub trait Rule: Send + Sync + 'static {
 /// engine applies when the hook returns. Keys: lower goes first; ties
 /// break by submit time, then trace order.
 pub trait Books: fmt::Debug + Send + Sync {
+    /// A boxed copy, state and all (an engine's copies and checkpoints
+    /// carry their policy's books).
     fn clone_box(&self) -> Box<dyn Books>;
     /// A waiting job's place in the order.
     fn queued_key(&self, v: &dyn View, job: u32) -> u64;

@@ -47,10 +47,12 @@ impl Running {
         }
     }
 
+    /// How many jobs run now.
     pub fn len(&self) -> usize {
         self.live.len()
     }
 
+    /// Whether no job runs.
     pub fn is_empty(&self) -> bool {
         self.live.is_empty()
     }
@@ -65,10 +67,12 @@ impl Running {
         self.span(*job).map(|s| self.slice(s))
     }
 
+    /// The running jobs, in the order starts and ends left them (not job order).
     pub fn keys(&self) -> impl Iterator<Item = &u32> + '_ {
         self.live.iter().map(|s| &s.job)
     }
 
+    /// The running jobs and their grants, in the order of `keys`.
     pub fn iter(&self) -> impl Iterator<Item = (&u32, &[Grant])> + '_ {
         self.live.iter().map(|s| (&s.job, self.slice(*s)))
     }

@@ -22,10 +22,14 @@ use std::ops::ControlFlow;
 use tracetui_model::clock::{parse_duration, parse_when};
 use tracetui_model::model::{Secs, Trace};
 
+/// A parsed policy schedule: what the replay starts with, and the
+/// switches to make after.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Schedule {
     /// The policy the replay starts with, and its power policy if one is set.
     pub start: Option<Policy>,
+    /// The power-limit policy the replay starts with (`power=` at or
+    /// before the first submission).
     pub start_power: Option<PowerPolicy>,
     /// Later switches, in time order.
     pub switches: Vec<(Secs, Switch)>,

@@ -9,7 +9,10 @@ use crate::policy::Policy;
 /// A change the replay can make at an instant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Switch {
+    /// The scheduling policy: fresh books from then on, the waiting jobs
+    /// put in their order.
     Policy(Policy),
+    /// The power-limit policy (changes nothing without an energy model).
     Power(PowerPolicy),
     /// The placement rule: jobs started from now on are placed by it
     /// (running ones stay where they are).

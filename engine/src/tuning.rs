@@ -29,6 +29,7 @@ impl FairBy {
         }
     }
 
+    /// Its name, as `--fair-by` takes it.
     pub fn name(self) -> &'static str {
         match self {
             FairBy::User => "user",
@@ -37,6 +38,9 @@ impl FairBy {
     }
 }
 
+/// The knobs of one run's policies, set before the replay starts: costs
+/// of preemption and rescaling, `las`'s queues, what `fair` shares
+/// between, an external policy's limits, and where warnings go.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Tuning {
     /// Seconds a preempted job pays again when it resumes (restoring state).
@@ -50,6 +54,7 @@ pub struct Tuning {
     /// times its run so far goes back to the first queue for good (0 turns
     /// it off).
     pub las_starve: f64,
+    /// Who `fair` shares the GPUs between (`--fair-by`).
     pub fair_by: FairBy,
     /// How long an external policy may take to answer one message
     /// (`--policy-timeout`); each engine has its own.

@@ -21,6 +21,7 @@ use tracetui_model::model::{Secs, Trace};
 pub trait View {
     /// The simulated time now.
     fn now(&self) -> Secs;
+    /// The trace being replayed.
     fn trace(&self) -> &Trace;
     /// The knobs of this run (preemption cost, `las` queues, `fair`'s owners, …).
     fn tuning(&self) -> &Tuning;
@@ -71,14 +72,31 @@ pub trait View {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Act {
     /// A waiting job's key changed from `old` to `new`.
-    Requeue { job: u32, old: u64, new: u64 },
+    Requeue {
+        /// The waiting job, by its index in the trace.
+        job: u32,
+        /// Its key as the queue holds it now.
+        old: u64,
+        /// Its key from now on.
+        new: u64,
+    },
     /// A running job's priority changed from `old` to `new`.
-    Reprioritize { job: u32, old: u64, new: u64 },
+    Reprioritize {
+        /// The running job, by its index in the trace.
+        job: u32,
+        /// Its priority as the victim index holds it now.
+        old: u64,
+        /// Its priority from now on.
+        new: u64,
+    },
     /// Jobs that could not preempt before may be able to now.
     VictimsMayGrow,
     /// The job keeps the first priority to the end (`las`'s starvation
     /// guard), carried across policy switches like the rest of its work.
-    Promote { job: u32 },
+    Promote {
+        /// The job promoted, by its index in the trace.
+        job: u32,
+    },
 }
 
 /// Where a hook says what it did, in order: the simulation's own list,

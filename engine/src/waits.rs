@@ -7,20 +7,42 @@ use tracetui_model::model::Secs;
 #[derive(Debug, Clone, PartialEq)]
 pub enum Blocked {
     /// Fewer GPUs (of its type) are free than it needs.
-    Room { needs: u64, free: u64 },
+    Room {
+        /// Whole GPUs it needs (fractions of a GPU left out).
+        needs: u64,
+        /// Whole GPUs free of the types it may use.
+        free: u64,
+    },
     /// Enough are free, but not where it needs them: `block` GPUs on one
     /// machine (the largest instance, or the gang when it fits one
     /// machine), where the largest free block is `largest`.
-    Locality { block: u32, largest: u32 },
+    Locality {
+        /// GPUs it needs on one machine.
+        block: u32,
+        /// The most whole GPUs free on one machine of a type it may use.
+        largest: u32,
+    },
     /// It would fit now, but the policy starts jobs in order and `head`
     /// (first in that order) does not fit.
-    Turn { head: u32 },
+    Turn {
+        /// The job first in the policy's order, by index in the trace.
+        head: u32,
+    },
     /// It would fit now, but it would delay the reservation of `head`,
     /// the first in order, due to start at `shadow` (EASY backfill).
-    Reservation { head: u32, shadow: Option<Secs> },
+    Reservation {
+        /// The job first in the policy's order, by index in the trace.
+        head: u32,
+        /// When the head is due to start, trace seconds (none: no
+        /// reservation for it yet, or no end in sight).
+        shadow: Option<Secs>,
+    },
     /// A recorded replay: it starts when the trace says it started (none:
     /// the trace never saw it start).
-    Record { start: Option<Secs> },
+    Record {
+        /// Its recorded start, trace seconds: the earliest of its recorded holds.
+        start: Option<Secs>,
+    },
     /// The policy starts jobs itself, at its scheduling points: it has
     /// not started this one (it would fit now).
     Policy,
@@ -30,8 +52,11 @@ pub enum Blocked {
 /// due to start (none: no end in sight), and the machines it plans on.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Reserved {
+    /// The job it is for, by index in the trace.
     pub head: u32,
+    /// When the head is due to start, trace seconds (none: no end in sight).
     pub from: Option<Secs>,
+    /// The machines it plans the head on, by index in the cluster.
     pub machines: Vec<u32>,
 }
 
@@ -39,6 +64,7 @@ pub struct Reserved {
 /// read with [`crate::rule::KeyMeaning`]) and the jobs ahead of it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct QueuePlace {
+    /// Its key in the policy's order (lower goes first).
     pub key: u64,
     /// Waiting jobs before it in the order (0: it is next).
     pub ahead: usize,

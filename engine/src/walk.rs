@@ -21,6 +21,8 @@ pub enum Walk {
 }
 
 impl Walk {
+    /// Its name (`strict`, `preemptive`, …): what a program's hello says,
+    /// and how its terms show it.
     pub fn name(self) -> &'static str {
         match self {
             Walk::Strict => "strict",

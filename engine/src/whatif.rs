@@ -19,11 +19,15 @@ use tracetui_model::model::Secs;
 /// scheduled switches.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Run {
+    /// One policy, switched to at the fork, to the end.
     Policy(Policy),
+    /// The replay's switches still ahead, as scheduled: (trace second,
+    /// switch).
     Schedule(Vec<(Secs, Switch)>),
 }
 
 impl Run {
+    /// The row's name in the results: the policy's name, or `as scheduled`.
     pub fn label(&self) -> String {
         match self {
             Run::Policy(p) => p.name().to_string(),
@@ -35,6 +39,8 @@ impl Run {
 /// What a worker reports: progress (0–1) of a row, or its result.
 #[derive(Debug, Clone)]
 pub enum Msg {
+    /// How far a row (by its index in `runs`) has got: a share of the time
+    /// from the fork to the trace's last end (never 1: `Done` says that).
     Progress(usize, f64),
     /// A row's figures and its JCT and wait distributions.
     Done(usize, Box<Report>, Box<Dists>),
@@ -42,7 +48,9 @@ pub enum Msg {
 
 /// A fork under way (or finished); dropping it stops the workers.
 pub struct Fork {
+    /// When the fork was made, in trace seconds.
     pub at: Secs,
+    /// The rows, in the order messages number them.
     pub runs: Vec<Run>,
     rx: Receiver<Msg>,
     cancel: Arc<AtomicBool>,

@@ -97,6 +97,8 @@ pub fn zone_abbrev(zone: Zone, t: Secs) -> String {
     }
 }
 
+/// PAI's clock: its seconds shown in Asia/Shanghai (Zeus's too, which come from
+/// PAI).
 pub const PAI_ZONE: Zone = Zone::Tz(chrono_tz::Asia::Shanghai);
 
 #[cfg(test)]
@@ -217,6 +219,7 @@ pub fn parse_duration(s: &str) -> Option<Secs> {
     crate::text::sanitize(.input.trim())
 )]
 pub struct WhenError {
+    /// The text as typed.
     pub input: String,
 }
 

@@ -28,6 +28,8 @@ pub const DEFAULT_BATCH: [u32; 6] = [1024, 256, 192, 1024, 32, 128];
 /// One workload at its batch size: per power limit (watts), time per epoch and average power.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Profile {
+    /// The batch size measured: the workload's default, or its most-run one the
+    /// power trace measures.
     pub batch_size: u32,
     /// (power limit W, time per epoch s, average power W), by limit.
     pub limits: Vec<(u32, f64, f64)>,
@@ -42,6 +44,7 @@ impl Profile {
             .map_or((1.0, 0.0), |l| (l.1, l.2))
     }
 
+    /// The highest power limit measured, in watts (0 when none is).
     pub fn max_limit(&self) -> u32 {
         self.limits.iter().map(|l| l.0).max().unwrap_or(0)
     }

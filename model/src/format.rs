@@ -15,6 +15,8 @@ pub(crate) type Loader = fn(&Path, &LoadOptions) -> Result<(Trace, LoadReport), 
 pub(crate) type TextLoader =
     fn(&[u8], &str, &LoadOptions) -> Result<(Trace, LoadReport), InputError>;
 
+/// What the command line knows of one trace format: its names, help lines,
+/// loader and the files a load reads.
 #[derive(Debug)]
 pub struct FormatSpec {
     /// As typed: `tracetui NAME PATH`, `tracetui sim NAME PATH`.
@@ -27,6 +29,8 @@ pub struct FormatSpec {
     pub replay_about: &'static str,
     /// What its subcommand's PATH is.
     pub path_help: &'static str,
+    /// Reads a trace of this format at a path (a file or a directory, as the
+    /// format has it).
     pub load: Loader,
     /// For a format of one file: the same read from memory (the embedded
     /// sample, the lessons' generated traces).
@@ -49,14 +53,17 @@ pub(crate) fn the_file(path: &Path) -> Vec<PathBuf> {
 pub struct Format(&'static FormatSpec);
 
 impl Format {
+    /// The format `spec` declares (each format module's `FORMAT`).
     pub const fn new(spec: &'static FormatSpec) -> Format {
         Format(spec)
     }
 
+    /// Its name on the command line (`itp`, `pai`, `philly`, `acme`, `zeus`).
     pub fn name(self) -> &'static str {
         self.0.name
     }
 
+    /// Everything the format declares.
     pub fn spec(self) -> &'static FormatSpec {
         self.0
     }
@@ -91,7 +98,6 @@ impl Format {
         }
     }
 
-    /// The energy model's directory released beside a trace at `path`.
     /// The files a load of `path` may read, and the power traces beside it.
     pub fn reads(self, path: &Path) -> Vec<PathBuf> {
         let mut files = (self.0.reads)(path);
@@ -99,6 +105,8 @@ impl Format {
         files
     }
 
+    /// The energy model's directory released beside a trace at `path` (Zeus's
+    /// power traces), if any.
     pub fn energy_beside(self, path: &Path) -> Option<PathBuf> {
         self.0.energy_beside.and_then(|f| f(path))
     }

@@ -7,10 +7,13 @@ use std::sync::Arc;
 /// Where in the input a problem is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Location {
+    /// The file, as the user knows it (an archive member as `ARCHIVE[MEMBER]`).
     pub file: String,
     /// 1-based line (or, for JSON, byte offset when `byte` is set).
     pub line: u64,
+    /// The column's released name, where the problem is in one field.
     pub column: Option<String>,
+    /// Whether `line` is a byte offset (JSON) rather than a line number.
     pub byte: bool,
 }
 
@@ -33,8 +36,12 @@ impl fmt::Display for Location {
 /// read), kept as its `source()`.
 #[derive(Debug, Clone)]
 pub struct InputError {
+    /// Where in the file; none for a problem with the file as a whole (missing,
+    /// empty, unreadable).
     pub at: Option<Location>,
+    /// The file, as the user knows it.
     pub file: String,
+    /// What is wrong, in words for the user.
     pub message: String,
     /// The OS's error under it (a thin pointer: the error stays small).
     cause: Option<Arc<std::io::Error>>,
@@ -50,6 +57,7 @@ impl PartialEq for InputError {
 impl Eq for InputError {}
 
 impl InputError {
+    /// A problem with `file` as a whole, at no one line.
     pub fn file(file: &str, message: impl Into<String>) -> InputError {
         InputError {
             at: None,
@@ -99,6 +107,7 @@ impl InputError {
         )
     }
 
+    /// A problem at `loc`.
     pub fn at(loc: Location, message: impl Into<String>) -> InputError {
         InputError {
             file: loc.file.clone(),
@@ -161,8 +170,11 @@ pub(crate) const FIRST_REASONS: usize = 5;
 /// Rows skipped in one file, with the first few reasons.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Skips {
+    /// The file, as the user knows it.
     pub file: String,
+    /// Rows skipped.
     pub count: u64,
+    /// The first reasons, at most `FIRST_REASONS` (5), as shown.
     pub first: Vec<String>,
 }
 
@@ -200,6 +212,7 @@ impl RowPolicy {
 /// What a loader reports about its input besides the trace.
 #[derive(Debug, Clone, Default)]
 pub struct LoadReport {
+    /// Rows skipped, per file read.
     pub skips: Vec<Skips>,
     /// Lines for the user: which tables were found, how the cluster was chosen.
     pub notes: Vec<String>,
@@ -208,6 +221,7 @@ pub struct LoadReport {
 }
 
 impl LoadReport {
+    /// Rows skipped over every file.
     pub fn total_skipped(&self) -> u64 {
         self.skips.iter().map(|s| s.count).sum()
     }

@@ -20,6 +20,7 @@ enum Repr {
 pub struct JobId(Repr);
 
 impl JobId {
+    /// The id `s`, inline when it fits (38 bytes), else boxed.
     pub fn new(s: &str) -> JobId {
         if s.len() <= INLINE {
             let mut buf = [0u8; INLINE];
@@ -33,6 +34,7 @@ impl JobId {
         }
     }
 
+    /// The id's bytes.
     pub fn as_bytes(&self) -> &[u8] {
         match &self.0 {
             Repr::Inline { len, buf } => &buf[..*len as usize],
@@ -40,6 +42,7 @@ impl JobId {
         }
     }
 
+    /// The id as text.
     pub fn as_str(&self) -> &str {
         match &self.0 {
             // Copied from a `&str` whole, so always valid: the check is

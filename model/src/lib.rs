@@ -1,4 +1,5 @@
 #![warn(unreachable_pub)]
+#![warn(missing_docs)]
 //! tracetui's model: loading traces, one module per released format, all
 //! into one model (`Trace`), with the speed tables and cluster specs that
 //! go with them. It knows no engine, terminal or command line. Beside it,
@@ -40,6 +41,7 @@ pub(crate) mod seen;
 pub mod sizing;
 pub(crate) mod slots;
 pub mod speed;
+pub(crate) mod symbols;
 pub(crate) mod tar;
 pub mod texts;
 pub mod throughput;
@@ -71,10 +73,16 @@ pub static FORMATS: [Format; 5] = [
 /// What every loader needs to know besides the path.
 #[derive(Debug, Clone)]
 pub struct LoadOptions {
+    /// Whether a bad row stops the load (`--strict`) rather than being skipped
+    /// and counted.
     pub strict: bool,
     /// Cluster size for traces without a machine list.
     pub gpus: Option<u32>,
+    /// GPUs per machine for a cluster tracetui sizes (`--gpus-per-node`, 8 by
+    /// default).
     pub gpus_per_node: u32,
+    /// Whether jobs that ask for no GPU are replayed too
+    /// (`--include-cpu-jobs`); by default they are counted and left out.
     pub include_cpu_jobs: bool,
     /// How jobs submitted at the same second are ordered.
     pub ties: Ties,
@@ -96,6 +104,7 @@ impl Ties {
     /// Both, in the order lists show them.
     pub const ALL: [Ties; 2] = [Ties::File, Ties::Id];
 
+    /// Its value for `--ties` (`file`, `id`).
     pub fn name(self) -> &'static str {
         match self {
             Ties::File => "file",

@@ -24,12 +24,27 @@ pub const MAX_LINE: usize = 1 << 20;
 /// Why a value read from a trace is refused (the caller names where).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ValueError {
+    /// Less than the least the column allows.
     #[error("{v} is below the minimum {min}")]
-    BelowMin { v: i64, min: i64 },
+    BelowMin {
+        /// The value read.
+        v: i64,
+        /// The least the column allows.
+        min: i64,
+    },
+    /// More GPUs than `MAX_GPUS`.
     #[error("{v} GPUs is more than the {} a cluster may have", MAX_GPUS)]
-    TooManyGpus { v: i64 },
+    TooManyGpus {
+        /// The GPU count read.
+        v: i64,
+    },
+    /// A time outside 0 … `MAX_SECS`.
     #[error("{v} is out of range (0 to {} s, the year 2100)", MAX_SECS)]
-    Secs { v: i64 },
+    Secs {
+        /// The time read, in seconds.
+        v: i64,
+    },
+    /// A dated time (Acme, Philly) outside 1970 to 2100.
     #[error("is outside 1970 to 2100")]
     Dated,
 }

@@ -4,6 +4,7 @@
 //! (50 = half a GPU) is exact. Times are integer seconds in the trace's own
 //! clock; `Trace::zone` says how to show them.
 
+pub use crate::symbols::{Sym, Symbols};
 use std::ops::Range;
 
 /// Seconds in the trace's clock.
@@ -11,15 +12,23 @@ pub type Secs = i64;
 /// Thousandths of one GPU.
 pub type Milli = u32;
 
+/// Milli-GPUs in one whole GPU.
 pub const MILLI_PER_GPU: Milli = 1000;
 
 /// Index of a GPU type in `Cluster::gpu_types`.
 pub type TypeId = u16;
 
+/// One machine of the cluster: its GPUs, their type, and what else the trace
+/// says of it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Machine {
+    /// As released (PAI `machine`, Philly `machineId`), or `n0000` … for a
+    /// cluster tracetui sizes.
     pub name: String,
+    /// Type of its GPUs: an index into `Cluster::gpu_types`.
     pub gpu_type: TypeId,
+    /// Its GPUs (PAI `cap_gpu`, Philly `number of GPUs`); 0 for a CPU-only
+    /// machine.
     pub gpus: u32,
     /// CPU cores (0 where the trace does not say).
     pub cpus: u32,
@@ -33,7 +42,10 @@ pub struct Machine {
 /// The machines a trace runs on, and how that set was chosen.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Cluster {
+    /// Every machine, in order: `Segment::machine` indexes them.
     pub machines: Vec<Machine>,
+    /// GPU type names, indexed by `TypeId` (`GPU` alone for a cluster of one
+    /// anonymous type).
     pub gpu_types: Vec<String>,
     /// One line saying where the cluster came from (file, or the rule that sized it).
     pub origin: String,
@@ -83,6 +95,7 @@ impl Cluster {
         self
     }
 
+    /// GPUs over every machine (recorded-only ones included).
     pub fn total_gpus(&self) -> u64 {
         self.machines.iter().map(|m| m.gpus as u64).sum()
     }
@@ -102,19 +115,29 @@ impl Cluster {
 pub enum Demand {
     /// `gpus` whole GPUs, started together, placed by the placement rule
     /// (one machine when it fits in one, else whole machines plus a remainder).
-    Gang { gpus: u32 },
+    Gang {
+        /// Whole GPUs asked for (ITP `num_gpu`, Acme `gpu_num`, Philly the
+        /// GPUs of its first attempt with any); 0 for a CPU job kept by
+        /// `--include-cpu-jobs`.
+        gpus: u32,
+    },
     /// Instances that each live on one machine (PAI): `count` instances of
     /// `milli` milli-GPUs each, per unit. All instances start together.
     Instances(Box<[Unit]>),
 }
 
+/// One PAI task's part of a demand: `count` instances of `milli` milli-GPUs
+/// each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Unit {
+    /// Instances (the task's `inst_num`, rounded).
     pub count: u32,
+    /// Milli-GPUs each instance asks for (`plan_gpu` × 10).
     pub milli: Milli,
 }
 
 impl Demand {
+    /// Milli-GPUs asked for in all.
     pub fn total_milli(&self) -> u64 {
         match self {
             Demand::Gang { gpus } => *gpus as u64 * MILLI_PER_GPU as u64,
@@ -133,17 +156,22 @@ impl Demand {
         }
     }
 
+    /// Whether it asks for no GPU at all (a CPU job).
     pub fn is_zero(&self) -> bool {
         self.total_milli() == 0
     }
 }
 
+/// How a job ended, as the trace records it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum JobStatus {
     /// The trace records success.
     Completed,
+    /// The trace records a failure (PAI and Philly `Failed`; Acme `FAILED`,
+    /// `NODE_FAIL`, `TIMEOUT`).
     Failed,
+    /// Stopped before it ended (Philly `Killed`, Acme `CANCELLED`).
     Killed,
     /// Still running or waiting when the trace was cut.
     Unfinished,
@@ -152,6 +180,7 @@ pub enum JobStatus {
 }
 
 impl JobStatus {
+    /// The status in lowercase, as JSON and the screen write it.
     pub fn label(self) -> &'static str {
         match self {
             JobStatus::Completed => "completed",
@@ -167,11 +196,14 @@ impl JobStatus {
 /// (Philly) or a whole job's run (Acme).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Segment {
+    /// When the hold began, in trace seconds.
     pub start: Secs,
     /// None: still running when the trace was cut.
     pub end: MaybeSecs,
     /// Index into `Cluster::machines`; none where the trace names no machine.
     pub machine: MaybeIndex,
+    /// Milli-GPUs held on the machine (PAI: its task's `plan_gpu` × 10;
+    /// elsewhere 1000 a GPU).
     pub milli: Milli,
     /// The exact GPUs of the machine, as a bit set (Philly records them);
     /// 0 lets the replay choose (lowest index with room).
@@ -186,15 +218,28 @@ const _: () = assert!(std::mem::size_of::<Segment>() == 32);
 pub struct Job {
     /// The native id (ITP `job_id`, PAI `job_name`, Philly `jobid`).
     pub id: super::job_id::JobId,
+    /// Who submitted it (PAI, Philly, Acme `user`); none where the trace does
+    /// not say (ITP, Zeus).
     pub user: Option<Sym>,
+    /// Its group, for fair share by group (Philly's virtual cluster, `vc`);
+    /// none elsewhere.
     pub group: Option<Sym>,
+    /// Submission time, in trace seconds.
     pub submit: Secs,
     /// Run time used by simulated policies; none when the trace never saw it end.
     pub runtime: MaybeSecs,
+    /// The GPUs it asks for.
     pub demand: Demand,
+    /// The GPU type it must run on (PAI's `gpu_type_spec`), an index into
+    /// `Cluster::gpu_types`; none: any type.
     pub gpu_type: Option<TypeId>,
+    /// How it ended, as the trace records it.
     pub status: JobStatus,
+    /// The time it should end by, in trace seconds (ElasticFlow's `deadline`);
+    /// none where the trace has none, and for best-effort jobs.
     pub deadline: MaybeSecs,
+    /// What it runs, for speed and energy models: ElasticFlow's `model_name`,
+    /// PAI's group-tag `workload`, Acme's `type`, Zeus's `dataset`.
     pub model: Option<Sym>,
     /// Recorded holds, as a range into `Trace::segments` (empty when none).
     pub segments: Range<u32>,
@@ -203,6 +248,7 @@ pub struct Job {
 }
 
 impl Job {
+    /// GPUs asked for, fractions included (PAI's half GPU as 0.5), for display.
     pub fn gpus_display(&self) -> f64 {
         self.demand.total_milli() as f64 / MILLI_PER_GPU as f64
     }
@@ -214,8 +260,10 @@ impl Job {
 pub struct MaybeIndex(u32);
 
 impl MaybeIndex {
+    /// No index.
     pub const NONE: MaybeIndex = MaybeIndex(u32::MAX);
 
+    /// The index, or `None`.
     pub fn get(self) -> Option<u32> {
         (self.0 != u32::MAX).then_some(self.0)
     }
@@ -241,16 +289,20 @@ impl std::fmt::Debug for MaybeIndex {
 pub struct MaybeSecs(i64);
 
 impl MaybeSecs {
+    /// Unknown.
     pub const NONE: MaybeSecs = MaybeSecs(i64::MIN);
 
+    /// The seconds, or `None` when unknown.
     pub fn get(self) -> Option<Secs> {
         (self.0 != i64::MIN).then_some(self.0)
     }
 
+    /// Whether the seconds are known.
     pub fn is_some(self) -> bool {
         self.0 != i64::MIN
     }
 
+    /// Whether the seconds are unknown.
     pub fn is_none(self) -> bool {
         self.0 == i64::MIN
     }
@@ -274,64 +326,6 @@ impl std::fmt::Debug for MaybeSecs {
     }
 }
 
-/// Interned strings (users, groups, models): jobs hold small ids, not copies.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Symbols {
-    names: Vec<String>,
-    /// By the string's 128-bit key (see `texts::key`): no string compares.
-    index: rustc_hash::FxHashMap<u128, Sym>,
-}
-
-/// A symbol's index in its `Symbols`, held plus one so that `Option<Sym>`
-/// takes four bytes (three of them in every job).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Sym(std::num::NonZeroU32);
-
-impl Sym {
-    pub fn new(index: u32) -> Sym {
-        Sym(std::num::NonZeroU32::MIN.saturating_add(index))
-    }
-
-    pub fn index(self) -> u32 {
-        self.0.get() - 1
-    }
-}
-
-impl std::fmt::Debug for Sym {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Sym({})", self.index())
-    }
-}
-
-impl Symbols {
-    pub fn intern(&mut self, s: &str) -> Sym {
-        let k = super::texts::key(s.as_bytes());
-        if let Some(&sym) = self.index.get(&k) {
-            return sym;
-        }
-        let sym = Sym::new(self.names.len() as u32);
-        self.names.push(s.to_string());
-        self.index.insert(k, sym);
-        sym
-    }
-
-    pub(crate) fn lookup(&self, s: &str) -> Option<Sym> {
-        self.index.get(&super::texts::key(s.as_bytes())).copied()
-    }
-
-    pub fn get(&self, sym: Sym) -> &str {
-        &self.names[sym.index() as usize]
-    }
-
-    pub fn len(&self) -> usize {
-        self.names.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.names.is_empty()
-    }
-}
-
 /// How trace seconds map to wall-clock time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Zone {
@@ -343,17 +337,21 @@ pub enum Zone {
     Fixed(i32),
 }
 
-/// A loaded trace: the cluster, the jobs in trace order, and where it came from.
 /// Jobs of the trace left out of the replay, with the reason.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Excluded {
+    /// Why they are left out, in a few words for the report
+    /// (`CPU jobs (gpu_num 0)`).
     pub reason: String,
+    /// How many jobs.
     pub jobs: u64,
     /// Whether they ask for GPUs (counted among the trace's GPU jobs).
     pub gpu: bool,
 }
 
 impl Excluded {
+    /// `jobs` jobs left out for `reason`, as a list to extend; empty when there
+    /// are none.
     pub fn new(reason: &str, jobs: u64, gpu: bool) -> Vec<Excluded> {
         if jobs == 0 {
             return Vec::new();
@@ -366,14 +364,28 @@ impl Excluded {
     }
 }
 
+/// A loaded trace: the cluster, the jobs in trace order, and where it came
+/// from.
 #[derive(Debug, Clone)]
 pub struct Trace {
+    /// The format's name on the command line (`itp`, `pai`, `philly`, `acme`,
+    /// `zeus`).
     pub format: &'static str,
+    /// Where it was loaded from (the path, or the name of a trace held in
+    /// memory), as shown.
     pub source: String,
+    /// The machines it runs on.
     pub cluster: Cluster,
+    /// The jobs replayed, in file order (by submission, ties by id, under
+    /// `--ties id`); `Job::native_row` leads back to the file.
     pub jobs: Vec<Job>,
+    /// Every job's recorded holds, each job's together (`Job::segments` is
+    /// its range); empty where the trace records none (ITP).
     pub segments: Vec<Segment>,
+    /// The strings jobs refer to by `Sym` (users, groups, models), and the
+    /// PAI tables' symbols.
     pub symbols: Symbols,
+    /// How its seconds are shown as clock time.
     pub zone: Zone,
     /// Jobs left out of the GPU replay on purpose (CPU-only jobs, GPU jobs
     /// that never started), by reason.
@@ -419,18 +431,22 @@ impl Trace {
         ]
     }
 
+    /// The earliest submission, in trace seconds; `None` without jobs.
     pub fn first_submit(&self) -> Option<Secs> {
         self.jobs.iter().map(|j| j.submit).min()
     }
 
+    /// The latest submission, in trace seconds; `None` without jobs.
     pub fn last_submit(&self) -> Option<Secs> {
         self.jobs.iter().map(|j| j.submit).max()
     }
 
+    /// The string of a job's symbol (user, group, model); empty for none.
     pub fn sym(&self, sym: Option<Sym>) -> &str {
         sym.map(|s| self.symbols.get(s)).unwrap_or("")
     }
 
+    /// `job`'s recorded holds (empty when none).
     pub fn job_segments(&self, job: &Job) -> &[Segment] {
         &self.segments[job.segments.start as usize..job.segments.end as usize]
     }

@@ -18,7 +18,11 @@ pub type MachineValues = FxHashMap<u32, Vec<Option<f32>>>;
 /// got (0–1) where that is known.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Indexing {
+    /// What is being indexed, for the screen (`cluster_gpu_util`,
+    /// `sensor and metric tables`).
     pub what: &'static str,
+    /// How far it has got, 0–1; `None` where that cannot be known (an archive
+    /// read as a stream).
     pub progress: Option<f64>,
 }
 
@@ -29,7 +33,9 @@ pub enum MachineSample {
     Indexing(f64),
     /// The latest row at or before the time asked: when, and column → value.
     At {
+        /// The row's time, in trace seconds.
         when: Secs,
+        /// Column → value, in file order (`None` where the file says NA).
         values: Vec<(String, Option<f32>)>,
     },
     /// No row recent enough.

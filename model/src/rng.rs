@@ -3,6 +3,7 @@
 //! resampled arrivals) stay byte-identical whatever crate versions a build
 //! resolves.
 
+/// xoshiro256** state: the same seed gives the same numbers on every build.
 #[derive(Debug, Clone)]
 pub struct Rng {
     s: [u64; 4],
@@ -17,6 +18,7 @@ fn splitmix(x: &mut u64) -> u64 {
 }
 
 impl Rng {
+    /// A generator seeded with `seed` (expanded by SplitMix64).
     pub fn new(seed: u64) -> Rng {
         let mut x = seed;
         Rng {
@@ -29,6 +31,7 @@ impl Rng {
         }
     }
 
+    /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
         let s = &mut self.s;
         let result = s[1].wrapping_mul(5).rotate_left(7).wrapping_mul(9);
@@ -47,6 +50,7 @@ impl Rng {
         (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
     }
 
+    /// Uniform in [`lo`, `hi`).
     pub fn range(&mut self, lo: f64, hi: f64) -> f64 {
         lo + (hi - lo) * self.uniform()
     }
@@ -56,10 +60,13 @@ impl Rng {
         ((self.next_u64() as u128 * n as u128) >> 64) as u64
     }
 
+    /// Exponential with rate `rate` (mean `1 / rate`): the gaps between Poisson
+    /// arrivals.
     pub fn exponential(&mut self, rate: f64) -> f64 {
         -(1.0 - self.uniform()).ln() / rate
     }
 
+    /// Standard normal (mean 0, deviation 1), by Box–Muller.
     pub fn normal(&mut self) -> f64 {
         let u1 = 1.0 - self.uniform();
         let u2 = self.uniform();
@@ -84,6 +91,7 @@ impl Rng {
         weights.len() - 1
     }
 
+    /// True with probability `p`.
     pub fn chance(&mut self, p: f64) -> bool {
         self.uniform() < p
     }

@@ -129,6 +129,8 @@ impl Speeds {
         self.curve.iter().filter(|&&c| c != NONE).count()
     }
 
+    /// The throughput tables the speeds come from, one per `--throughputs`
+    /// directory.
     pub fn tables(&self) -> &[Tables] {
         &self.tables
     }

@@ -7,6 +7,7 @@
 pub struct TextId(u64);
 
 impl TextId {
+    /// The empty string, which is stored as nothing.
     pub const EMPTY: TextId = TextId(u64::MAX);
 }
 
@@ -19,6 +20,7 @@ const RUN_SHIFT: u32 = 61;
 const RUN_OFFSET: u64 = (1 << RUN_SHIFT) - 1;
 
 impl TextRun {
+    /// A run whose strings are all empty.
     pub const EMPTY: TextRun = TextRun(0);
 
     /// Whether string `i` of the run is not empty.
@@ -36,6 +38,8 @@ impl TextRun {
     }
 }
 
+/// A byte arena of strings: each behind a 3-byte head, lowercase-hex ones
+/// packed two characters a byte.
 #[derive(Debug, Clone, Default)]
 pub struct Texts {
     bytes: Vec<u8>,
@@ -89,6 +93,7 @@ impl Texts {
         id
     }
 
+    /// Room for `additional` more bytes.
     pub fn reserve(&mut self, additional: usize) {
         self.bytes.reserve(additional);
     }

@@ -28,6 +28,7 @@ const MAX_COUNT: u32 = 1 << 20;
 /// counts ascending, unprofiled cells left out.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ModelTable {
+    /// Batch size → the profiled (GPU count, iterations/s), counts ascending.
     pub rows: BTreeMap<u32, Vec<(u32, f64)>>,
 }
 
@@ -36,7 +37,9 @@ pub struct ModelTable {
 pub struct Tables {
     /// The GPU type they were profiled on (`A100=DIR`), or none: every type.
     pub gpu_type: Option<String>,
+    /// The directory read.
     pub dir: PathBuf,
+    /// Model name (the file's stem) → its table.
     pub models: BTreeMap<String, ModelTable>,
 }
 

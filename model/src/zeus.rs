@@ -29,6 +29,8 @@ pub const FORMAT: super::Format = super::Format::new(&super::FormatSpec {
     reads: |path| vec![path.to_path_buf(), path.join(FILE), path.join(FILE_XZ)],
 });
 
+/// `alibaba_groups.csv`'s header: recurrence group, start and end (trace
+/// seconds), Zeus workload (`dataset`), `runtime_ratio`.
 pub const HEADER: [&str; 5] = [
     "group",
     "start_time",
@@ -36,6 +38,7 @@ pub const HEADER: [&str; 5] = [
     "dataset",
     "runtime_ratio",
 ];
+/// The job file's name in a Zeus directory.
 pub const FILE: &str = "alibaba_groups.csv";
 /// The file as Zeus's repository ships it.
 pub const FILE_XZ: &str = "alibaba_groups.csv.xz";
@@ -43,9 +46,11 @@ pub const FILE_XZ: &str = "alibaba_groups.csv.xz";
 /// The rows as released, for drill-down.
 #[derive(Debug, Default)]
 pub struct ZeusTables {
+    /// The file loaded.
     pub path: PathBuf,
     /// Per job: group, start, end, dataset, runtime_ratio (sanitised).
     pub rows: Vec<[Box<str>; 5]>,
+    /// Row by job id: `group`, then `group#2`, `group#3` … as a group recurs.
     pub by_id: FxHashMap<String, u32>,
 }
 
@@ -197,6 +202,8 @@ fn cluster(
     .sized_by("peak jobs running at once"))
 }
 
+/// Loads Zeus's job file: `alibaba_groups.csv`, the released `.csv.xz`, or a
+/// directory holding either.
 pub fn load(path: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), InputError> {
     let path = file_of(path);
     let file = path.display().to_string();

@@ -189,17 +189,26 @@ pub(crate) fn parse(argv: &[std::ffi::OsString]) -> Result<Cli, clap::Error> {
 /// Every option of the subcommand `m` matched and its value, defaults
 /// included, by long name (`trace` first, `FORMAT:PATH`).
 fn knobs(cmd: &clap::Command, m: &clap::ArgMatches) -> Map<String, Value> {
-    let mut out = Map::new();
     let Some((name, sub)) = m.subcommand() else {
-        return out;
+        return Map::new();
     };
     let Some(sc) = cmd.find_subcommand(name) else {
-        return out;
+        return Map::new();
     };
-    let raw = |id: &str| -> Option<Vec<String>> {
+    knobs_of(sc, |id| {
         let v = sub.try_get_raw(id).ok().flatten()?;
         Some(v.map(|s| s.to_string_lossy().into_owned()).collect())
-    };
+    })
+}
+
+/// Every option of `sc` and its value as `raw` gives it by id (as typed,
+/// or its default; none: null), by long name (`trace` first, the
+/// positional values joined by `:`).
+pub(crate) fn knobs_of(
+    sc: &clap::Command,
+    raw: impl Fn(&str) -> Option<Vec<String>>,
+) -> Map<String, Value> {
+    let mut out = Map::new();
     let positional: Vec<String> = sc
         .get_positionals()
         .filter_map(|a| raw(a.get_id().as_str()))

@@ -187,10 +187,10 @@ pub struct LoadArgs {
 #[derive(Debug, Args, Clone)]
 pub struct ReadArgs {
     /// Cluster size in GPUs, for traces without a machine list.
-    #[arg(long, conflicts_with = "cluster_spec", value_parser = clap::value_parser!(u32).range(1..=crate::trace::limits::MAX_GPUS as i64))]
+    #[arg(long, conflicts_with = "cluster_spec", value_parser = gpus())]
     pub gpus: Option<u32>,
     /// GPUs per machine when the cluster is built from --gpus.
-    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    #[arg(long, default_value_t = 8, value_parser = gpus_per_node())]
     pub gpus_per_node: u32,
     /// Stop at the first bad row instead of skipping it.
     #[arg(long)]
@@ -219,6 +219,21 @@ pub struct ReadArgs {
     /// machines per GPU type (gpu_type,machines,gpus_per_machine rows).
     #[arg(long = "cluster", id = "cluster_spec", value_name = "FILE")]
     pub cluster: Option<PathBuf>,
+}
+
+/// `--gpus`: 1 to `limits::MAX_GPUS`.
+pub(crate) fn gpus() -> clap::builder::RangedI64ValueParser<u32> {
+    clap::value_parser!(u32).range(1..=crate::trace::limits::MAX_GPUS as i64)
+}
+
+/// `--gpus-per-node`: 1 to 1024.
+pub(crate) fn gpus_per_node() -> clap::builder::RangedI64ValueParser<u32> {
+    clap::value_parser!(u32).range(1..=1024)
+}
+
+/// `--gpu`: the GPUs Zeus released power traces of.
+pub(crate) fn power_gpu() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(["a40", "p100", "rtx6000", "v100"])
 }
 
 impl ReadArgs {
@@ -288,7 +303,7 @@ pub struct EnergyArgs {
     #[arg(long, value_name = "DIR")]
     pub energy: Option<PathBuf>,
     /// The GPU whose power trace to use.
-    #[arg(long, value_parser = ["a40", "p100", "rtx6000", "v100"], default_value = "v100")]
+    #[arg(long, value_parser = power_gpu(), default_value = "v100")]
     pub gpu: String,
     /// Zeus's trade-off: η·energy + (1−η)·max_power·time.
     #[arg(long, default_value_t = 0.5)]

@@ -268,7 +268,7 @@ impl PolicyArgs {
     }
 }
 
-fn parse_thresholds(s: &str) -> Result<crate::sim::tuning::Thresholds, ArgError> {
+pub(super) fn parse_thresholds(s: &str) -> Result<crate::sim::tuning::Thresholds, ArgError> {
     s.parse()
 }
 

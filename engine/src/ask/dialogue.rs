@@ -45,6 +45,8 @@ pub struct Said {
 }
 
 impl Said {
+    /// A program's answer line as it came, not read yet (it is read once,
+    /// by `read_now` or on first use).
     pub fn new(line: String) -> Arc<Said> {
         Arc::new(Said {
             line,

@@ -178,6 +178,8 @@ pub enum Reply {
 /// Whoever answers an engine's questions, waiting as long as it takes (up
 /// to each question's timeout): the driver, for runs that go to an end.
 pub trait Answers: Sync {
+    /// The reply to `q`, waiting for it (a program that does not answer
+    /// within the question's timeout has failed).
     fn reply(&self, q: &Question) -> Reply;
 }
 

@@ -445,6 +445,8 @@ impl Engine {
         self.halt_on_failure = on;
     }
 
+    /// Whether a failing policy stopped the run (`set_halt_on_failure`):
+    /// nothing more happens then.
     pub fn halted(&self) -> bool {
         self.halted
     }

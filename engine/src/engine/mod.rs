@@ -42,54 +42,86 @@ use tracetui_model::model::{Secs, Trace};
 /// Something that happened, for the TUI's log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Event {
+    /// A job started running: its first start, a resume after preemption,
+    /// or (under `recorded`) its first recorded hold.
     Started {
+        /// The job, by its index in the trace.
         job: u32,
+        /// When, in trace seconds.
         at: Secs,
+        /// Machines its GPUs span (a recorded hold: 1 on a named machine,
+        /// else 0).
         machines: u32,
         /// Milli-GPUs it started on (an elastic start may differ from its demand).
         milli: u64,
     },
+    /// A job's work is done: it left the cluster.
     Finished {
+        /// The job, by its index in the trace.
         job: u32,
+        /// When, in trace seconds.
         at: Secs,
     },
+    /// A job needs more than the cluster can ever give: it never runs.
     Rejected {
+        /// The job, by its index in the trace.
         job: u32,
+        /// When, in trace seconds.
         at: Secs,
     },
     /// A running elastic job's GPUs changed: `from` GPUs to `to`.
     Resized {
+        /// The job, by its index in the trace.
         job: u32,
+        /// When, in trace seconds.
         at: Secs,
+        /// Whole GPUs it held before.
         from: u32,
+        /// Whole GPUs it holds now (the same count when it only moved).
         to: u32,
     },
     /// The policy declined a waiting job: it never runs.
     Dropped {
+        /// The job, by its index in the trace.
         job: u32,
+        /// When, in trace seconds.
         at: Secs,
     },
     /// A running job lost its GPUs to a job of higher priority.
     Preempted {
+        /// The job that lost them, by its index in the trace.
         job: u32,
+        /// When, in trace seconds.
         at: Secs,
     },
+    /// A live or scheduled switch put another policy in force (a fallback
+    /// after a failure is `PolicyFailed` instead).
     PolicySwitched {
+        /// When, in trace seconds.
         at: Secs,
+        /// The policy in force from then.
         to: Policy,
     },
+    /// The power-limit policy changed (only with an energy model).
     PowerSwitched {
+        /// When, in trace seconds.
         at: Secs,
+        /// The power-limit policy in force from then.
         to: crate::energy::PowerPolicy,
     },
+    /// The placement rule changed: later starts are placed by it.
     PlacementSwitched {
+        /// When, in trace seconds.
         at: Secs,
+        /// The placement rule in force from then.
         to: crate::placement::Placement,
     },
     /// The policy failed (see `Engine::failures`); the engine fell back to
     /// the policy before, or halted.
     PolicyFailed {
+        /// The scheduling point it failed at, in trace seconds.
         at: Secs,
+        /// The policy that failed.
         policy: Policy,
     },
 }
@@ -97,8 +129,11 @@ pub enum Event {
 /// A policy that failed at a scheduling point, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PolicyFailure {
+    /// The scheduling point it failed at, in trace seconds.
     pub at: Secs,
+    /// The policy that failed.
     pub policy: Policy,
+    /// What went wrong, one line (the report's `failed` gives the first).
     pub why: String,
     /// The policy the engine fell back to (None: it halted).
     pub fell_back_to: Option<Policy>,
@@ -188,6 +223,8 @@ enum Hook {
 }
 
 impl Engine {
+    /// A replay of `trace` under `policy`, starts placed by `placement`,
+    /// standing one second before the first submission (nothing happened yet).
     pub fn new(trace: Arc<Trace>, policy: Policy, placement: Placement) -> Engine {
         let shapes = Arc::new(Shapes::new(&trace));
         let mut empty = ClusterState::new(&trace.cluster);

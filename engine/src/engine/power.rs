@@ -25,6 +25,7 @@ impl Engine {
         self
     }
 
+    /// The power-limit policy in force (None without an energy model).
     pub fn power_policy(&self) -> Option<PowerPolicy> {
         self.power.as_ref().map(|p| p.policy)
     }

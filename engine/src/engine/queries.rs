@@ -12,18 +12,23 @@ use std::sync::Arc;
 use tracetui_model::model::{Secs, Trace};
 
 impl Engine {
+    /// The knobs this run goes by (preemption cost, `las` queues, `fair`'s owners, …).
     pub fn tuning(&self) -> &Tuning {
         &self.tuning
     }
 
+    /// The trace being replayed.
     pub fn trace(&self) -> &Arc<Trace> {
         &self.trace
     }
 
+    /// The simulated clock, in trace seconds: one second before the first
+    /// submission at the start, then where the replay has gone to.
     pub fn now(&self) -> Secs {
         self.now
     }
 
+    /// The policy in force now.
     pub fn policy(&self) -> Policy {
         self.policy
     }
@@ -35,18 +40,24 @@ impl Engine {
         self.cluster.allocated_milli() as f64 / (gpus as f64 * 10.0)
     }
 
+    /// When the policy in force took over, in trace seconds (the start,
+    /// unless a switch or a fallback put it in force since).
     pub fn policy_since(&self) -> Secs {
         self.policy_since
     }
 
+    /// The placement rule starts go by now.
     pub fn placement(&self) -> Placement {
         self.placement
     }
 
+    /// Who holds which GPUs now.
     pub fn cluster(&self) -> &ClusterState {
         &self.cluster
     }
 
+    /// Where `job` (its index in the trace) is in its life, and its
+    /// current (or last) run; panics past the trace's end.
     pub fn job_state(&self, job: u32) -> JobState {
         self.jobs[job as usize]
     }
@@ -58,6 +69,7 @@ impl Engine {
         &self.running
     }
 
+    /// How many jobs wait in the queue now.
     pub fn queue_len(&self) -> usize {
         self.queue.len()
     }
@@ -102,14 +114,17 @@ impl Engine {
         waiting.chain(dropped).collect()
     }
 
+    /// Jobs finished so far.
     pub fn jobs_done(&self) -> u64 {
         self.tally.jct.len() as u64
     }
 
+    /// Jobs rejected so far: larger than the cluster can ever give.
     pub fn jobs_rejected(&self) -> u64 {
         self.tally.rejected
     }
 
+    /// The per-job figures and counters so far.
     pub fn tally(&self) -> &Tally {
         &self.tally
     }
@@ -119,6 +134,8 @@ impl Engine {
         self.record_events = on;
     }
 
+    /// The events recorded since the last take, oldest first (none unless
+    /// `set_record_events` turned them on).
     pub fn take_events(&mut self) -> Vec<Event> {
         std::mem::take(&mut self.events)
     }

@@ -34,6 +34,7 @@ const NOT_ARRIVED: JobState = JobState {
 };
 
 impl Snapshot {
+    /// The engine's time then, in trace seconds.
     pub fn now(&self) -> Secs {
         self.engine.now
     }

@@ -30,7 +30,10 @@ macro_rules! built_in {
 
         #[allow(non_upper_case_globals)]
         impl Policy {
-            $(pub const $handle: Policy = Policy::of(&$rule);)*
+            $(
+                /// A built-in policy's named handle (its rule is in its file here).
+                pub const $handle: Policy = Policy::of(&$rule);
+            )*
         }
     };
 }

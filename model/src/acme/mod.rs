@@ -30,6 +30,7 @@ pub const FORMAT: super::Format = super::Format::new(&super::FormatSpec {
     reads: super::format::the_file,
 });
 
+/// `trace_seren.csv`'s header: the Seren cluster's jobs.
 pub const SEREN: [&str; 13] = [
     "job_id",
     "user",
@@ -45,6 +46,8 @@ pub const SEREN: [&str; 13] = [
     "queue",
     "gpu_time",
 ];
+/// `trace_kalos.csv`'s header: the Kalos cluster's jobs, with Seren's columns
+/// plus memory per pod and the fail and stop times.
 pub const KALOS: [&str; 17] = [
     "job_id",
     "user",
@@ -68,8 +71,11 @@ pub const KALOS: [&str; 17] = [
 /// Where each job's row is, for drill-down (the file is read again there).
 #[derive(Debug, Default)]
 pub struct AcmeTables {
+    /// The file loaded.
     pub path: PathBuf,
+    /// Which cluster the file is from: `seren` or `kalos` (told by its header).
     pub cluster_name: &'static str,
+    /// The header row as read.
     pub header: Vec<String>,
     /// Row → byte offset of its line.
     pub offsets: Vec<u64>,
@@ -229,6 +235,8 @@ fn cluster(
     .sized_by("peak recorded demand"))
 }
 
+/// Reads an AcmeTrace file: in parallel parts for a plain file, else (pipes,
+/// quoted fields) through the CSV reader.
 pub fn load(path: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), InputError> {
     let file = path.display().to_string();
     match fast::load_by(path, &file, opts, &super::parts::workers)? {

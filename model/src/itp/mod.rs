@@ -22,7 +22,11 @@ pub const FORMAT: super::Format = super::Format::new(&super::FormatSpec {
     reads: super::format::the_file,
 });
 
+/// The raw ITP header: id, submission (seconds from the trace's start), run
+/// time in seconds, GPUs.
 pub const RAW_HEADER: [&str; 4] = ["job_id", "submission_time", "duration", "num_gpu"];
+/// ElasticFlow's header: the raw columns plus the work (`num_iteration`,
+/// `batch_size`), the model and the deadline (trace seconds).
 pub const ELASTICFLOW_HEADER: [&str; 8] = [
     "job_id",
     "submission_time",
@@ -54,9 +58,13 @@ const ARTIFACT_NAMES: [(&str, &str); 3] = [
     ("ddl", "deadline"),
 ];
 
+/// Which ITP schema a file is in, from its header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Schema {
+    /// `RAW_HEADER`.
     Raw,
+    /// `ELASTICFLOW_HEADER`, or the artifact's names for it
+    /// (`ARTIFACT_HEADER`); either may add `best_effort`.
     ElasticFlow,
 }
 
@@ -167,6 +175,8 @@ fn load_text(
     load_from(text, file, opts)
 }
 
+/// Reads one ITP CSV from `reader` (named `file` in messages) through the CSV
+/// reader: memory, pipes and any quoting.
 pub fn load_from<R: std::io::Read>(
     reader: R,
     file: &str,

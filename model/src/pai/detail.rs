@@ -17,8 +17,14 @@ use serde_json::{json, Map, Value};
 /// Sensor and machine-metric rows of some workers, as released text.
 #[derive(Debug, Default)]
 pub struct SideRows {
+    /// Sensor rows by the join key of their `worker_name`, each as its released
+    /// fields.
     pub sensor: FxHashMap<u128, Vec<String>>,
+    /// Machine-metric rows by the join key of their `worker_name`, each as its
+    /// released fields.
     pub metric: FxHashMap<u128, Vec<String>>,
+    /// Rows skipped while the two tables were indexed (sensor, then machine
+    /// metric).
     pub skips: Vec<Skips>,
 }
 

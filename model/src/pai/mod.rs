@@ -46,28 +46,43 @@ pub const FORMAT: super::Format = super::Format::new(&super::FormatSpec {
 /// The released tables as indexed at load, for the replay and the drill-down.
 #[derive(Debug, Default)]
 pub struct PaiTables {
+    /// The directory loaded.
     pub dir: PathBuf,
     /// Where each of the seven tables was found.
     pub sources: Vec<(&'static str, Option<Source>)>,
+    /// The job table's `job_name`s and `inst_id`s and the group tags' `group`s,
+    /// packed.
     pub texts: Texts,
+    /// `pai_job_table`, in file order: `Job::native_row` indexes it (CPU jobs
+    /// too).
     pub jobs: Vec<JobRow>,
     /// Each job's place by the key of its name (over `job_keys`).
     pub job_index: KeyTable,
     /// job → the key of its name (the other way round from `job_index`).
     pub job_keys: Vec<u128>,
+    /// `pai_task_table`, in file order.
     pub tasks: Vec<TaskRow>,
     /// Task rows grouped by job: `tasks_of[job]` indexes `task_order`.
     pub task_order: Vec<u32>,
+    /// Per job: its range of `task_order` (start, end).
     pub tasks_of: Vec<(u32, u32)>,
+    /// The instances' `inst_id`, `inst_name` and `worker_name`, packed.
     pub inst_texts: Texts,
     /// Task names and statuses as written in the instance table.
     pub inst_symbols: Symbols,
+    /// `pai_instance_table`, in file order (empty when the table is absent).
     pub instances: Vec<InstanceRow>,
+    /// Instance rows grouped by job: `insts_of[job]` indexes `inst_order`.
     pub inst_order: Vec<u32>,
+    /// Per job: its range of `inst_order` (start, end).
     pub insts_of: Vec<(u32, u32)>,
+    /// `pai_group_tag_table`: the first tag of each job that has one (tags of
+    /// no job are not kept).
     pub group_tags: Vec<GroupTagRow>,
     /// job → its group tag row (`NONE_IDX` when none), joined by `inst_id`.
     pub job_tag: Vec<u32>,
+    /// `pai_machine_spec`, in file order: the first machines of
+    /// `Cluster::machines` (empty when the table is absent).
     pub spec: Vec<SpecRow>,
     /// Machines the instance table names but the spec does not.
     pub unknown_machines: Vec<String>,
@@ -111,6 +126,7 @@ impl PaiTables {
             .fetch_add(n, std::sync::atomic::Ordering::Relaxed);
     }
 
+    /// Where `table` was found; `None` when it was not.
     pub fn source(&self, table: &str) -> Option<&Source> {
         self.sources
             .iter()
@@ -118,6 +134,7 @@ impl PaiTables {
             .and_then(|(_, s)| s.as_ref())
     }
 
+    /// The job-table row of the job called `name`.
     pub fn job_by_name(&self, name: &str) -> Option<u32> {
         let row = self.job_index.find(&self.job_keys, key(name.as_bytes()))?;
         (self.texts.get(self.jobs[row as usize].job_name) == name).then_some(row)
@@ -386,7 +403,7 @@ impl Loading {
             .insert(self.counts.len() - 1, (INSTANCE.0, r.read));
         self.report.skips.push(r.skips);
         self.report.time("instance table", self.began);
-        resolve_tasks(t, &self.symbols);
+        join::resolve_tasks(t, &self.symbols);
         (t.inst_order, t.insts_of) = group_by(t.instances.iter().map(|r| r.job), t.jobs.len());
         Ok(())
     }
@@ -472,27 +489,4 @@ pub fn load(dir: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Input
     let trace = build::trace(Arc::new(t), symbols, opts, &mut report)?;
     report.time("model built", began);
     Ok((trace, report))
-}
-
-/// Links each instance to its task row, by job and task name.
-fn resolve_tasks(t: &mut PaiTables, symbols: &Symbols) {
-    // Instance task-name symbols → main symbols, by string.
-    let map: Vec<Option<u32>> = (0..t.inst_symbols.len() as u32)
-        .map(|i| {
-            symbols
-                .lookup(t.inst_symbols.get(super::model::Sym::new(i)))
-                .map(|s| s.index())
-        })
-        .collect();
-    for inst in &mut t.instances {
-        let Some(Some(name)) = opt_idx(inst.task_name).map(|n| map[n as usize]) else {
-            continue;
-        };
-        let (a, b) = t.tasks_of[inst.job as usize];
-        inst.task = t.task_order[a as usize..b as usize]
-            .iter()
-            .copied()
-            .find(|&ti| t.tasks[ti as usize].task_name.map(|s| s.index()) == Some(name))
-            .unwrap_or(NONE_IDX);
-    }
 }

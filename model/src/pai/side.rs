@@ -25,18 +25,25 @@ use std::path::PathBuf;
 /// many leading columns are text (the rest are numbers).
 #[derive(Debug, Clone, Copy)]
 pub struct Table {
+    /// The table's released name (`pai_sensor_table`).
     pub name: &'static str,
+    /// Its columns, in file order.
     pub columns: &'static [&'static str],
+    /// Which column holds `worker_name`, the key rows are found by.
     pub worker: usize,
+    /// How many leading columns are text; the rest are numbers (times among
+    /// them).
     pub text_columns: usize,
 }
 
+/// `pai_sensor_table`: per worker, its measured CPU, GPU, memory and I/O use.
 pub const SENSOR_T: Table = Table {
     name: SENSOR.0,
     columns: SENSOR.1,
     worker: 2,
     text_columns: 6,
 };
+/// `pai_machine_metric`: per worker, its machine's load while it ran.
 pub const METRIC_T: Table = Table {
     name: MACHINE_METRIC.0,
     columns: MACHINE_METRIC.1,
@@ -44,6 +51,7 @@ pub const METRIC_T: Table = Table {
     text_columns: 2,
 };
 
+/// How one side table's rows are found.
 #[derive(Debug)]
 pub enum Index {
     /// Not in the directory.
@@ -51,7 +59,12 @@ pub enum Index {
     /// Per instance: the byte offset of its worker's first row (`NO_ROW`
     /// when none). Found by a 64-bit key: a collision is caught at lookup,
     /// where the row's own worker name is compared.
-    Offsets { path: PathBuf, at: RowOffsets },
+    Offsets {
+        /// The plain `.csv` file.
+        path: PathBuf,
+        /// Per instance, the byte offset of its worker's first row.
+        at: RowOffsets,
+    },
     /// An archive: looked up by streaming it.
     Streamed(Source),
 }
@@ -60,7 +73,9 @@ pub enum Index {
 /// the table is under 4 GiB, 8 past that; the largest value marks none.
 #[derive(Debug)]
 pub enum RowOffsets {
+    /// Offsets in 4 bytes (`u32::MAX`: none).
     Narrow(Vec<u32>),
+    /// Offsets in 8 bytes (`u64::MAX`: none).
     Wide(Vec<u64>),
 }
 
@@ -111,10 +126,15 @@ impl RowOffsets {
 /// A job's workers to look up: (join key of the name, an instance on it).
 pub type WorkerRows = [(u128, u32)];
 
+/// The sensor and machine-metric tables, indexed for drill-down (built once, in
+/// the background).
 #[derive(Debug)]
 pub struct SideIndex {
+    /// How `pai_sensor_table` rows are found.
     pub sensor: Index,
+    /// How `pai_machine_metric` rows are found.
     pub metric: Index,
+    /// Rows skipped in each (sensor, then machine metric).
     pub skips: Vec<Skips>,
     /// Per job-table row: the mean `gpu_wrk_util` of its instances' sensor
     /// rows (NaN where none), for colouring the grid by utilisation.

@@ -7,6 +7,8 @@ use crate::lines::Record;
 use crate::model::{Secs, Sym, Symbols};
 use crate::texts::{TextId, TextRun, Texts};
 
+/// `pai_job_table`: its name and columns, in file order. One row per job;
+/// `start_time` is its submission.
 pub const JOB: (&str, &[&str]) = (
     "pai_job_table",
     &[
@@ -18,6 +20,8 @@ pub const JOB: (&str, &[&str]) = (
         "end_time",
     ],
 );
+/// `pai_task_table`: one row per task of a job, with what each of its instances
+/// asks for.
 pub const TASK: (&str, &[&str]) = (
     "pai_task_table",
     &[
@@ -33,6 +37,8 @@ pub const TASK: (&str, &[&str]) = (
         "gpu_type",
     ],
 );
+/// `pai_instance_table`: one row per instance (one of a task's workers), with
+/// when and on which machine it ran.
 pub const INSTANCE: (&str, &[&str]) = (
     "pai_instance_table",
     &[
@@ -47,6 +53,7 @@ pub const INSTANCE: (&str, &[&str]) = (
         "machine",
     ],
 );
+/// `pai_sensor_table`: per instance, its measured CPU, GPU, memory and I/O use.
 pub const SENSOR: (&str, &[&str]) = (
     "pai_sensor_table",
     &[
@@ -68,14 +75,19 @@ pub const SENSOR: (&str, &[&str]) = (
         "write_count",
     ],
 );
+/// `pai_group_tag_table`: per job instance (`inst_id`), its user, required GPU
+/// type, recurrence group and workload.
 pub const GROUP_TAG: (&str, &[&str]) = (
     "pai_group_tag_table",
     &["inst_id", "user", "gpu_type_spec", "group", "workload"],
 );
+/// `pai_machine_spec`: per machine, its GPU type and capacities.
 pub const MACHINE_SPEC: (&str, &[&str]) = (
     "pai_machine_spec",
     &["machine", "gpu_type", "cap_cpu", "cap_mem", "cap_gpu"],
 );
+/// `pai_machine_metric`: per worker, its machine's CPU, GPU, load and network
+/// while it ran.
 pub const MACHINE_METRIC: (&str, &[&str]) = (
     "pai_machine_metric",
     &[
@@ -94,6 +106,7 @@ pub const MACHINE_METRIC: (&str, &[&str]) = (
     ],
 );
 
+/// The seven released tables, in the order they are looked for and noted.
 pub const ALL: [(&str, &[&str]); 7] = [
     JOB,
     TASK,
@@ -109,34 +122,60 @@ pub(crate) fn columns_of(table: &str) -> &'static [&'static str] {
     ALL.iter().find(|(n, _)| *n == table).map_or(&[], |t| t.1)
 }
 
+/// A `pai_job_table` row.
 #[derive(Debug, Clone)]
 pub struct JobRow {
+    /// Line of the row in its file, for the message on a duplicate job.
     pub line: u64,
+    /// `job_name`: the job's id, in `PaiTables::texts`.
     pub job_name: TextId,
+    /// `inst_id`, which the group-tag table joins on, in `PaiTables::texts`.
     pub inst_id: TextId,
+    /// `user`, in the trace's symbols; `None` when empty.
     pub user: Option<Sym>,
+    /// `status` as written (`Terminated`, `Failed`, `Running`, `Waiting`), in
+    /// the trace's symbols; `None` when empty.
     pub status: Option<Sym>,
+    /// `start_time`: the submission, in trace seconds.
     pub start_time: Secs,
+    /// `end_time`, in trace seconds; `None` when the job had not ended when the
+    /// trace was cut.
     pub end_time: Option<Secs>,
 }
 
+/// A `pai_task_table` row.
 #[derive(Debug, Clone)]
 pub struct TaskRow {
+    /// Row of its job in `PaiTables::jobs` (joined by `job_name`).
     pub job: u32,
+    /// `task_name` (`worker`, `ps` …), in the trace's symbols; `None` when
+    /// empty.
     pub task_name: Option<Sym>,
+    /// `inst_num`: how many instances the task runs (as written; rounded where
+    /// counted).
     pub inst_num: f64,
+    /// `status` as written, in the trace's symbols; `None` when empty.
     pub status: Option<Sym>,
+    /// `start_time`, in trace seconds; `None` when empty.
     pub start_time: Option<Secs>,
+    /// `end_time`, in trace seconds; `None` when empty.
     pub end_time: Option<Secs>,
+    /// `plan_cpu`: CPU asked for, in percent of one core (600 = 6 cores);
+    /// `None` when empty.
     pub plan_cpu: Option<f64>,
+    /// `plan_mem`: memory asked for, in GB; `None` when empty.
     pub plan_mem: Option<f64>,
     /// Percent of one GPU (50 = half); `None` when empty (a CPU task).
     pub plan_gpu: Option<f64>,
+    /// `gpu_type` as written (`V100`, `P100`, `T4`, `MISC` …), in the trace's
+    /// symbols; `None` when empty.
     pub gpu_type: Option<Sym>,
 }
 
 /// Marks a missing time or index in the compact rows.
 pub const NONE_TIME: Secs = Secs::MIN;
+/// Marks a missing index in the compact rows (no task, machine, symbol or group
+/// tag).
 pub const NONE_IDX: u32 = u32::MAX;
 
 pub(crate) fn opt_time(t: Secs) -> Option<Secs> {
@@ -150,15 +189,22 @@ pub(crate) fn opt_idx(i: u32) -> Option<u32> {
 /// One instance, compact: there are millions.
 #[derive(Debug, Clone)]
 pub struct InstanceRow {
+    /// Row of its job in `PaiTables::jobs` (joined by `job_name`).
     pub job: u32,
     /// Index into the task rows (`NONE_IDX` when the job has no such task).
     pub task: u32,
     /// Symbol in the instance table's own symbols.
     pub task_name: u32,
+    /// `status` as written: a symbol in the instance table's own symbols
+    /// (`NONE_IDX` when empty).
     pub status: u32,
     /// Index into the trace's machines (`NONE_IDX` when the row names none).
     pub machine: u32,
+    /// `start_time`, in trace seconds; `NONE_TIME` when the instance never
+    /// started.
     pub start_time: Secs,
+    /// `end_time`, in trace seconds; `NONE_TIME` while it runs, or when it
+    /// never started.
     pub end_time: Secs,
     /// Its `inst_id` (empty when it equals the job's, as it should),
     /// `inst_name` and `worker_name`, in the instance texts.
@@ -168,28 +214,44 @@ pub struct InstanceRow {
 impl InstanceRow {
     /// Where each of its strings is in `texts`.
     pub const INST_ID: usize = 0;
+    /// Where its `inst_name` is in `texts`.
     pub const INST_NAME: usize = 1;
+    /// Where its `worker_name` is in `texts` (the key the sensor and
+    /// machine-metric tables join on).
     pub const WORKER_NAME: usize = 2;
 }
 
 // Millions of instances at released scale: keep them at 48 bytes.
 const _: () = assert!(std::mem::size_of::<InstanceRow>() == 48);
 
+/// A `pai_machine_spec` row: one machine of the cluster.
 #[derive(Debug, Clone)]
 pub struct SpecRow {
+    /// `machine`: its name, which the instance table joins on.
     pub machine: String,
+    /// `gpu_type` of its GPUs, as written.
     pub gpu_type: String,
+    /// `cap_cpu`: CPU cores; `None` when empty.
     pub cap_cpu: Option<f64>,
+    /// `cap_mem`: memory in GB; `None` when empty.
     pub cap_mem: Option<f64>,
+    /// `cap_gpu`: whole GPUs (0 for a CPU-only machine).
     pub cap_gpu: u32,
 }
 
 /// A group-tag row; its `inst_id` is the job's (the join), so not kept again.
 #[derive(Debug, Clone)]
 pub struct GroupTagRow {
+    /// `user` as the tag writes it, in the trace's symbols; `None` when empty.
     pub user: Option<Sym>,
+    /// `gpu_type_spec`: the GPU type the job requires, in the trace's symbols;
+    /// `None` when it requires none.
     pub gpu_type_spec: Option<Sym>,
+    /// `group`: a tag shared by recurring instances (the same scripts and
+    /// inputs), in `PaiTables::texts`.
     pub group: TextId,
+    /// `workload` (`bert`, `graphlearn` …) where the release names one, in the
+    /// trace's symbols; `None` when empty.
     pub workload: Option<Sym>,
 }
 
@@ -276,14 +338,25 @@ pub(crate) fn parse_task(
 
 /// The fields of an instance row, checked; the caller resolves the joins.
 pub struct InstanceFields<'a> {
+    /// `job_name`: the job it belongs to (never empty).
     pub job_name: &'a [u8],
+    /// `task_name`: its task within the job.
     pub task_name: &'a [u8],
+    /// `inst_name`: the instance's own name.
     pub inst_name: &'a [u8],
+    /// `worker_name`: its worker, the key the sensor and machine-metric tables
+    /// join on.
     pub worker_name: &'a [u8],
+    /// `inst_id`: the job instance it belongs to (as a rule the job's own).
     pub inst_id: &'a [u8],
+    /// `status` as written.
     pub status: &'a [u8],
+    /// `start_time`, in trace seconds; `None` when it never started.
     pub start_time: Option<Secs>,
+    /// `end_time`, in trace seconds; `None` while it runs, or when it never
+    /// started.
     pub end_time: Option<Secs>,
+    /// `machine`: the machine it ran on (empty when none).
     pub machine: &'a [u8],
 }
 

@@ -36,29 +36,46 @@ pub const FORMAT: super::Format = super::Format::new(&super::FormatSpec {
     },
 });
 
+/// Philly's clock: America/Los_Angeles, daylight time included.
 pub const ZONE: Zone = Zone::Tz(chrono_tz::America::Los_Angeles);
+/// The job log: one JSON array of jobs with their attempts.
 pub const JOB_LOG: &str = "cluster_job_log";
+/// The machine list: `machineId`, number of GPUs, single GPU memory.
 pub const MACHINES: &str = "cluster_machine_list";
+/// Per-minute GPU utilisation, one value per GPU of each machine.
 pub const GPU_UTIL: &str = "cluster_gpu_util";
+/// Per-minute CPU utilisation of each machine.
 pub const CPU_UTIL: &str = "cluster_cpu_util";
+/// Per-minute memory use of each machine.
 pub const MEM_UTIL: &str = "cluster_mem_util";
 
 /// One attempt: when, and which GPUs of which machines.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Attempt {
+    /// `start_time`, Unix seconds; `None` where the log has none (a logging
+    /// error).
     pub start: Option<Secs>,
+    /// `end_time`, Unix seconds; `None` while the last attempt runs, or where
+    /// the log lost it.
     pub end: Option<Secs>,
     /// (machine index, GPU bit set)
     pub detail: Vec<(u32, u64)>,
 }
 
+/// A `cluster_job_log` entry, as logged.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PhillyJob {
+    /// `jobid`: the application id.
     pub jobid: String,
+    /// `status` as logged (`Pass`, `Killed`, `Failed`).
     pub status: String,
+    /// `vc`: the virtual cluster it ran in (its group in the model).
     pub vc: String,
+    /// `user`, as logged.
     pub user: String,
+    /// `submitted_time`, Unix seconds.
     pub submitted: Secs,
+    /// Its attempts in order: the first run, then each retry.
     pub attempts: Vec<Attempt>,
 }
 
@@ -75,12 +92,21 @@ impl PhillyJob {
 /// The released files as read, for drill-down and utilisation.
 #[derive(Debug, Default)]
 pub struct PhillyTables {
+    /// The directory, or the release tarball, loaded.
     pub dir: PathBuf,
+    /// The job log, every job in file order (those without GPUs too):
+    /// `Job::native_row` indexes it.
     pub jobs: Vec<PhillyJob>,
+    /// Row in `jobs` by `jobid`.
     pub by_id: FxHashMap<String, u32>,
+    /// Machine names in `cluster_machine_list` order: `Attempt::detail`
+    /// indexes them.
     pub machine_names: Vec<String>,
+    /// `cluster_gpu_util`, indexed on first use; `None` when absent.
     pub gpu_util: Option<util::UtilFile>,
+    /// `cluster_cpu_util`, indexed on first use; `None` when absent.
     pub cpu_util: Option<util::UtilFile>,
+    /// `cluster_mem_util`, indexed on first use; `None` when absent.
     pub mem_util: Option<util::UtilFile>,
 }
 
@@ -106,6 +132,8 @@ pub(crate) fn parse_local_after(s: &str, not_before: Option<Secs>) -> Option<Sec
     }
 }
 
+/// `2017-10-07 01:11:39` in America/Los_Angeles as Unix seconds (in a repeated
+/// hour, the daylight reading); `None` when not such a time.
 pub fn parse_local(s: &str) -> Option<Secs> {
     parse_local_after(s, None)
 }

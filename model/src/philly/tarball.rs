@@ -22,11 +22,16 @@ pub const RELEASE: &str = "trace-data.tar.gz";
 /// Where a member's bytes are in the unpacked archive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Member {
+    /// Offset of its first byte in the unpacked stream.
     pub start: u64,
+    /// Its length in bytes.
     pub size: u64,
 }
 
+/// The release tarball, read in place: members found by walking the stream, and
+/// the utilisation files indexed in one pass on first use.
 pub struct Tarball {
+    /// The archive's path.
     pub path: PathBuf,
     gz: Seekable,
     /// The archive's (compressed) size.
@@ -54,6 +59,7 @@ pub fn is_archive(path: &Path) -> bool {
 }
 
 impl Tarball {
+    /// Opens the archive at `path`; nothing is read until a walk.
     pub fn open(path: &Path, strict: bool) -> Result<Arc<Tarball>, InputError> {
         let f = crate::reader::open_file(path)?;
         let size = f.metadata().map_or(0, |m| m.len());
@@ -80,6 +86,7 @@ impl Tarball {
         InputError::io(&self.path.display().to_string(), "cannot read", e)
     }
 
+    /// Where member `name` is, once a walk has found it.
     pub fn member(&self, name: &str) -> Option<Member> {
         self.members.lock().ok()?.get(name).copied()
     }

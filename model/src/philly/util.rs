@@ -16,17 +16,24 @@ use std::sync::{Arc, OnceLock};
 /// Why a utilisation file's time is refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ZonedError {
+    /// No zone after the time.
     #[error("'{}' has no time zone", sanitize(.0))]
     NoZone(String),
+    /// A zone other than PDT or PST.
     #[error("time zone '{}' is not PDT or PST", sanitize(.0))]
     Zone(String),
+    /// Not a `%Y-%m-%d %H:%M:%S` time.
     #[error("'{}' is not a time", sanitize(.0))]
     NotATime(String),
+    /// A time outside 1970 to 2100.
     #[error("'{}' {why}", sanitize(.text))]
     Range {
+        /// The time as written.
         text: String,
+        /// Why it is refused.
         why: crate::limits::ValueError,
     },
+    /// Bytes that are not UTF-8.
     #[error("not UTF-8")]
     NotUtf8,
 }
@@ -52,12 +59,14 @@ pub fn parse_zoned(s: &str) -> Result<Secs, ZonedError> {
     Ok(at)
 }
 
+/// Where each minute's rows start in a utilisation file, and its columns.
 #[derive(Debug)]
 pub struct UtilIndex {
     /// (time, byte offset of its first row), in file order.
     pub runs: Vec<(Secs, u64)>,
     /// Value column names after time and machine.
     pub columns: Vec<String>,
+    /// Rows skipped while indexing.
     pub skips: Skips,
     /// Where the rows end (a member's end inside an archive).
     pub end: u64,
@@ -81,13 +90,17 @@ pub type Minute = crate::native::MachineValues;
 /// Where a utilisation file's bytes are.
 #[derive(Debug)]
 pub enum UtilSource {
+    /// A plain file at this path.
     File(PathBuf),
     /// A member of the release tarball, indexed with its siblings in one pass.
     Archive(Arc<Tarball>, &'static str),
 }
 
+/// One utilisation file: indexed by minute on first use, then read a minute at
+/// a time.
 #[derive(Debug)]
 pub struct UtilFile {
+    /// Where its bytes are.
     pub source: UtilSource,
     /// The name errors and notes give it.
     pub shown: String,
@@ -96,10 +109,14 @@ pub struct UtilFile {
     index: OnceLock<Result<UtilIndex, InputError>>,
     /// Bytes scanned so far while indexing, and the file's size (for progress).
     scanned: std::sync::atomic::AtomicU64,
+    /// Its size in bytes (an archive member's: the compressed archive's), for
+    /// progress.
     pub size: u64,
 }
 
 impl UtilFile {
+    /// The file at `path`, for machines named as in `machine_names`; nothing is
+    /// read until the index is built.
     pub fn new(path: PathBuf, machine_names: &[String], strict: bool) -> UtilFile {
         let size = std::fs::metadata(&path).map_or(0, |m| m.len());
         let shown = path.display().to_string();
@@ -155,6 +172,7 @@ impl UtilFile {
         }
     }
 
+    /// Whether the index is built.
     pub fn ready(&self) -> bool {
         self.index.get().is_some()
     }

@@ -4,6 +4,7 @@
 //! again, a sweep skips the runs recorded as done.
 
 mod figure;
+mod options;
 mod plan;
 mod progress;
 mod record;
@@ -117,11 +118,12 @@ pub(super) fn run(a: &SweepArgs) -> Result<()> {
     // The arguments of runs that between them give every value of every
     // key, parsed (and checked) before any run; each run parses its own
     // when it runs (a grid of a million runs holds no million of them).
+    let options = options::Options::new();
     let mut covered: Vec<SimArgs> = Vec::new();
     let mut reps: Reps = HashMap::new();
     for i in plan.covering() {
         let r = &runs[i];
-        let args = r.sim_args().map_err(|e| {
+        let args = options.sim_args(r).map_err(|e| {
             eyre!(
                 "{shown}: run {} ({}): {e}",
                 r.index + 1,
@@ -171,7 +173,11 @@ pub(super) fn run(a: &SweepArgs) -> Result<()> {
     }
     let workers = a.jobs.map_or_else(crate::par::cores, usize::from);
     let todo = largest_first(todo, &reps);
-    execute(&todo, a, workers, &what, &covered, &hashes)?;
+    let shared = Shared {
+        options: &options,
+        hashes: &hashes,
+    };
+    execute(&todo, a, workers, &what, &covered, &shared)?;
     let found = Found {
         runs: &runs,
         reps: &reps,
@@ -324,7 +330,7 @@ fn execute(
     workers: usize,
     what: &str,
     covered: &[SimArgs],
-    hashes: &Hashes,
+    shared: &Shared,
 ) -> Result<()> {
     if todo.is_empty() {
         return Ok(());
@@ -334,7 +340,7 @@ fn execute(
     let progress = progress::Progress::new(todo.len(), what.to_string());
     let saved = crate::par::pool(todo, workers, |&r| {
         let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            run_one(r, a, &traces, &policies, hashes)
+            run_one(r, a, &traces, &policies, shared)
         }));
         traces.done(r.trace());
         let record = match ran {
@@ -360,15 +366,23 @@ fn execute(
     Ok(())
 }
 
+/// What every run of the sweep reads: how settings become arguments, and
+/// the hashes of the inputs.
+struct Shared<'a> {
+    options: &'a options::Options,
+    hashes: &'a Hashes,
+}
+
 /// One run, as `tracetui sim … --format csv` would do it.
 fn run_one(
     r: &Run,
     a: &SweepArgs,
     traces: &traces::Traces,
     policies: &traces::Policies,
-    hashes: &Hashes,
+    shared: &Shared,
 ) -> Result<Record> {
-    let mut args = r.sim_args()?;
+    let hashes = shared.hashes;
+    let mut args = shared.options.sim_args(r)?;
     if a.jobs_out {
         args.jobs_out = Some(record::run_file(&a.out, &r.id, "jobs"));
     }

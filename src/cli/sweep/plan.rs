@@ -5,11 +5,11 @@
 //! Paths are taken as the command line takes them: from the directory the
 //! sweep runs in.
 //!
-//! Each run's arguments go through `sim`'s own parser (the runs that give
+//! Each run's arguments are typed from its settings by `options.rs`
+//! through the value parsers `sim` gives each option (the runs that give
 //! every value of every key before any run, each other run when it runs),
 //! so a run's row is the row `tracetui sim` gives for the same arguments.
 
-use crate::cli::{Command, SimArgs};
 use color_eyre::eyre::{bail, eyre, Result};
 use sha2::{Digest, Sha256};
 use std::ffi::OsString;
@@ -273,20 +273,6 @@ impl Run {
         }
         Ok(argv)
     }
-
-    /// The run's arguments, parsed by `sim`'s own parser.
-    pub(crate) fn sim_args(&self) -> Result<SimArgs> {
-        let argv = self.argv()?;
-        let cli = crate::cli::meta::parse(&argv).map_err(|e| {
-            let text = e.render().to_string();
-            let first = text.lines().next().unwrap_or_default();
-            eyre!("{}", first.trim_start_matches("error: "))
-        })?;
-        match cli.command {
-            Some(Command::Sim(a)) => Ok(a),
-            _ => Err(eyre!("not a sim run (a bug in tracetui)")),
-        }
-    }
 }
 
 #[cfg(test)]
@@ -347,7 +333,9 @@ mod tests {
                 "--strict"
             ]
         );
-        let a = runs[1].sim_args().unwrap();
+        let a = super::super::options::Options::new()
+            .sim_args(&runs[1])
+            .unwrap();
         assert_eq!(a.trace.load.read.gpus, Some(16));
     }
 
@@ -379,8 +367,8 @@ mod tests {
         let twice = Plan::parse("trace = \"itp:a\"\ngpus = [8, 8]", "p.toml").unwrap();
         assert!(twice.runs().unwrap_err().to_string().contains("twice"));
         let unknown = Plan::parse("trace = \"itp:a\"\ncolour = 1", "p.toml").unwrap();
-        let e = unknown.runs().unwrap()[0]
-            .sim_args()
+        let e = super::super::options::Options::new()
+            .sim_args(&unknown.runs().unwrap()[0])
             .unwrap_err()
             .to_string();
         assert!(e.contains("--colour"), "{e}");
