@@ -8,7 +8,8 @@ use common::source::{absolute, code_only, imports, module_of, rust_files, worksp
 use std::path::{Path, PathBuf};
 
 /// One path for a switch: the policy (or power-limit policy) in force is
-/// set, and a switch announced, only in `src/sim/engine/switch.rs`.
+/// set (`Seat::policy`), and a switch announced, only in
+/// `engine/src/engine/switch.rs`.
 #[test]
 fn a_switch_is_made_in_one_place() {
     let mut files = Vec::new();
@@ -20,7 +21,7 @@ fn a_switch_is_made_in_one_place() {
     for f in &files {
         let code = code_only(&std::fs::read_to_string(f).unwrap());
         for what in [
-            "self.policy = ",
+            "seat.policy = ",
             "power.policy = ",
             "emit(Event::PolicySwitched",
             "emit(Event::PowerSwitched",
@@ -37,7 +38,7 @@ fn a_switch_is_made_in_one_place() {
             ("switch.rs".to_string(), "emit(Event::PolicySwitched"),
             ("switch.rs".to_string(), "emit(Event::PowerSwitched"),
             ("switch.rs".to_string(), "power.policy = "),
-            ("switch.rs".to_string(), "self.policy = "),
+            ("switch.rs".to_string(), "seat.policy = "),
         ]
     );
 }

@@ -147,7 +147,7 @@ impl Engine {
 
     /// This engine made a fork (see `fork`), without a copy.
     pub fn forked(mut self) -> Engine {
-        self.books = Some(self.books().fork_box());
+        self.seat.books = Some(self.books().fork_box());
         // It follows a plan of its own (a what-if row's, B's).
         self.applied = 0;
         // Its own books ask their own question (of their own program).
@@ -156,7 +156,8 @@ impl Engine {
     }
 
     pub(super) fn books(&self) -> &dyn Books {
-        self.books
+        self.seat
+            .books
             .as_deref()
             .expect("books are lent out only inside a hook")
     }
@@ -167,9 +168,9 @@ impl Engine {
         &mut self,
         f: impl FnOnce(&mut dyn Books, &dyn View, &mut Acts) -> R,
     ) -> R {
-        let mut b = self.books.take().expect("books are not lent twice");
+        let mut b = self.seat.books.take().expect("books are not lent twice");
         let r = f(&mut *b, &*self, &mut Acts::on(&self.acts));
-        self.books = Some(b);
+        self.seat.books = Some(b);
         if !self.acts.is_empty() {
             self.apply_acts();
         }
@@ -179,9 +180,9 @@ impl Engine {
     /// Lends the engine's view to its policy's books for a hook that only
     /// reads it (and changes the books themselves).
     pub(super) fn with_view<R>(&mut self, f: impl FnOnce(&mut dyn Books, &dyn View) -> R) -> R {
-        let mut b = self.books.take().expect("books are not lent twice");
+        let mut b = self.seat.books.take().expect("books are not lent twice");
         let r = f(&mut *b, &*self);
-        self.books = Some(b);
+        self.seat.books = Some(b);
         r
     }
 
@@ -196,14 +197,66 @@ impl Engine {
     /// starts) or where the placement rule puts it. Of the jobs to start
     /// if they fit, those that fit then are started; the rest are skipped.
     fn check_answer(&self, a: &Answer) -> Result<Checked, Refused> {
-        let n = self.jobs.len() as u32;
-        let known = |j: u32| {
-            if j < n {
-                Ok(j)
-            } else {
-                Err(Refused::NoSuchJob { job: j, n })
-            }
+        self.check_rekeys(a)?;
+        let mut scratch: Option<ClusterState> = None;
+        // Every key is checked, changed or not; the changes are applied.
+        let mut out = Checked {
+            rekey: a.rekey.iter().filter(|(_, o, k)| o != k).copied().collect(),
+            ..Checked::default()
         };
+        let mut seen = FxHashSet::default();
+        for &v in &a.preempt {
+            if !self.preemptable(self.known(v)?) || !seen.insert(v) {
+                return Err(Refused::Preempt { job: v });
+            }
+            let s = scratch.get_or_insert_with(|| self.cluster.clone());
+            s.release(v, &self.running[&v]);
+            out.preempt.push(v);
+        }
+        let mut started = FxHashSet::default();
+        self.check_elastic(a, &mut scratch, &mut out, &mut started)?;
+        for (j, gpus) in &a.start {
+            let j = self.startable(*j, &out, &mut started)?;
+            let s = scratch.get_or_insert_with(|| self.cluster.clone());
+            let g = match gpus {
+                Some(g) => self.check_grants(s, j, g.clone())?,
+                None => {
+                    let (d, f) = self.shape_of(j);
+                    place(s, self.placement, d, *f).ok_or(Refused::NoFit {
+                        job: j,
+                        placement: self.placement.name(),
+                    })?
+                }
+            };
+            s.acquire(j, &g);
+            out.start.push((j, g));
+        }
+        for &j in &a.start_if_fits {
+            let j = self.startable(j, &out, &mut started)?;
+            let s = scratch.get_or_insert_with(|| self.cluster.clone());
+            let (d, f) = self.shape_of(j);
+            if let Some(g) = place(s, self.placement, d, *f) {
+                s.acquire(j, &g);
+                out.start.push((j, g));
+            }
+        }
+        out.ends = self.check_ends(a, &out)?;
+        Ok(out)
+    }
+
+    /// `job`, if the trace has it.
+    fn known(&self, job: u32) -> Result<u32, Refused> {
+        let n = self.jobs.len() as u32;
+        if job < n {
+            Ok(job)
+        } else {
+            Err(Refused::NoSuchJob { job, n })
+        }
+    }
+
+    /// The answer's new keys: each for a job that waits or runs, once.
+    fn check_rekeys(&self, a: &Answer) -> Result<(), Refused> {
+        let n = self.jobs.len() as u32;
         let mut keyed = FxHashSet::default();
         for &(j, _, _) in &a.rekey {
             if !keyed.insert(j) {
@@ -220,68 +273,28 @@ impl Engine {
                 });
             }
         }
-        let mut scratch: Option<ClusterState> = None;
-        // Every key is checked, changed or not; the changes are applied.
-        let mut out = Checked {
-            rekey: a.rekey.iter().filter(|(_, o, k)| o != k).copied().collect(),
-            ..Checked::default()
-        };
-        let mut seen = FxHashSet::default();
-        for &v in &a.preempt {
-            if !self.preemptable(known(v)?) || !seen.insert(v) {
-                return Err(Refused::Preempt { job: v });
-            }
-            let s = scratch.get_or_insert_with(|| self.cluster.clone());
-            s.release(v, &self.running[&v]);
-            out.preempt.push(v);
+        Ok(())
+    }
+
+    /// `job` as a start of this answer: known, waiting, not dropped by it,
+    /// and not started by it already (then counted as started).
+    fn startable(
+        &self,
+        job: u32,
+        out: &Checked,
+        started: &mut FxHashSet<u32>,
+    ) -> Result<u32, Refused> {
+        let j = self.known(job)?;
+        if self.jobs[j as usize].phase != Phase::Queued {
+            return Err(Refused::NotWaiting { job: j });
         }
-        let mut started = FxHashSet::default();
-        self.check_elastic(a, &mut scratch, &mut out, &mut started)?;
-        for (j, gpus) in &a.start {
-            let j = known(*j)?;
-            if self.jobs[j as usize].phase != Phase::Queued {
-                return Err(Refused::NotWaiting { job: j });
-            }
-            if out.drop.contains(&j) {
-                return Err(Refused::StartDropped { job: j });
-            }
-            if !started.insert(j) {
-                return Err(Refused::StartTwice { job: j });
-            }
-            let s = scratch.get_or_insert_with(|| self.cluster.clone());
-            let g = match gpus {
-                Some(g) => self.check_grants(s, j, g.clone())?,
-                None => {
-                    let (d, f) = self.shape_of(j);
-                    place(s, self.placement, d, *f).ok_or(Refused::NoFit {
-                        job: j,
-                        placement: self.placement.name(),
-                    })?
-                }
-            };
-            s.acquire(j, &g);
-            out.start.push((j, g));
+        if out.drop.contains(&j) {
+            return Err(Refused::StartDropped { job: j });
         }
-        for &j in &a.start_if_fits {
-            let j = known(j)?;
-            if self.jobs[j as usize].phase != Phase::Queued {
-                return Err(Refused::NotWaiting { job: j });
-            }
-            if out.drop.contains(&j) {
-                return Err(Refused::StartDropped { job: j });
-            }
-            if !started.insert(j) {
-                return Err(Refused::StartTwice { job: j });
-            }
-            let s = scratch.get_or_insert_with(|| self.cluster.clone());
-            let (d, f) = self.shape_of(j);
-            if let Some(g) = place(s, self.placement, d, *f) {
-                s.acquire(j, &g);
-                out.start.push((j, g));
-            }
+        if !started.insert(j) {
+            return Err(Refused::StartTwice { job: j });
         }
-        out.ends = self.check_ends(a, &out)?;
-        Ok(out)
+        Ok(j)
     }
 
     /// GPUs a policy named for `job`: on real machines and GPUs of a type
@@ -294,73 +307,19 @@ impl Engine {
     ) -> Result<Vec<Grant>, Refused> {
         let (demand, filter) = self.shape_of(job);
         g.sort_by_key(|x| (x.machine, x.gpu));
-        let mut total = 0u64;
-        let machines = &self.trace.cluster.machines;
-        // Whole GPUs for a gang; each instance's own size for instances.
-        let mut sizes: Vec<u16> = g.iter().map(|x| x.milli).collect();
-        let mut wanted: Vec<u16> = match demand {
-            Demand::Gang { gpus } => vec![1000; *gpus as usize],
-            Demand::Instances(units) => units
-                .iter()
-                .flat_map(|u| {
-                    std::iter::repeat_n(u.milli.min(u16::MAX as u32) as u16, u.count as usize)
-                })
-                .collect(),
-        };
-        sizes.sort_unstable();
-        wanted.sort_unstable();
-        if sizes != wanted && matches!(demand, Demand::Gang { .. }) {
-            return Err(Refused::Gang {
-                job,
-                gpus: wanted.len(),
-            });
+        // A gang takes whole GPUs, as many as it asks for (instances are
+        // held to their total below).
+        if let Demand::Gang { gpus } = demand {
+            if g.len() != *gpus as usize || g.iter().any(|x| x.milli != 1000) {
+                return Err(Refused::Gang {
+                    job,
+                    gpus: *gpus as usize,
+                });
+            }
         }
+        let mut total = 0u64;
         for (i, x) in g.iter().enumerate() {
-            if machines
-                .get(x.machine as usize)
-                .is_some_and(|m| m.recorded_only)
-            {
-                return Err(Refused::RecordedOnly {
-                    job,
-                    machine: x.machine,
-                });
-            }
-            if x.machine as usize >= s.machine_count() || x.gpu as u32 >= s.cap(x.machine) {
-                return Err(Refused::NoGpu {
-                    job,
-                    machine: x.machine,
-                    gpu: x.gpu as u32,
-                });
-            }
-            if !filter.allows(s.machine_type(x.machine)) {
-                return Err(Refused::GpuType {
-                    job,
-                    machine: x.machine,
-                });
-            }
-            if x.milli == 0
-                || x.milli > 1000
-                || g[..i]
-                    .iter()
-                    .any(|y| (y.machine, y.gpu) == (x.machine, x.gpu))
-            {
-                return Err(Refused::GpuTwice {
-                    job,
-                    machine: x.machine,
-                    gpu: x.gpu as u32,
-                    milli: x.milli,
-                });
-            }
-            let used = s.used_milli(s.first_gpu(x.machine) + x.gpu as usize);
-            if used + x.milli as u32 > 1000 {
-                return Err(Refused::Over {
-                    job,
-                    machine: x.machine,
-                    gpu: x.gpu as u32,
-                    free: 1000 - used.min(1000),
-                    milli: x.milli,
-                });
-            }
+            self.check_grant(s, job, *filter, x, &g[..i])?;
             total += x.milli as u64;
         }
         if total != demand.total_milli() {
@@ -371,6 +330,63 @@ impl Engine {
             });
         }
         Ok(g)
+    }
+
+    /// One GPU named for `job`: a real GPU of a machine it may use, of a
+    /// type it may use, not named `before`, with room for the share named.
+    fn check_grant(
+        &self,
+        s: &ClusterState,
+        job: u32,
+        filter: TypeFilter,
+        x: &Grant,
+        before: &[Grant],
+    ) -> Result<(), Refused> {
+        let machines = &self.trace.cluster.machines;
+        if machines
+            .get(x.machine as usize)
+            .is_some_and(|m| m.recorded_only)
+        {
+            return Err(Refused::RecordedOnly {
+                job,
+                machine: x.machine,
+            });
+        }
+        if x.machine as usize >= s.machine_count() || x.gpu as u32 >= s.cap(x.machine) {
+            return Err(Refused::NoGpu {
+                job,
+                machine: x.machine,
+                gpu: x.gpu as u32,
+            });
+        }
+        if !filter.allows(s.machine_type(x.machine)) {
+            return Err(Refused::GpuType {
+                job,
+                machine: x.machine,
+            });
+        }
+        let twice = before
+            .iter()
+            .any(|y| (y.machine, y.gpu) == (x.machine, x.gpu));
+        if x.milli == 0 || x.milli > 1000 || twice {
+            return Err(Refused::GpuTwice {
+                job,
+                machine: x.machine,
+                gpu: x.gpu as u32,
+                milli: x.milli,
+            });
+        }
+        let used = s.used_milli(s.first_gpu(x.machine) + x.gpu as usize);
+        if used + x.milli as u32 > 1000 {
+            return Err(Refused::Over {
+                job,
+                machine: x.machine,
+                gpu: x.gpu as u32,
+                free: 1000 - used.min(1000),
+                milli: x.milli,
+            });
+        }
+        Ok(())
     }
 
     /// Applies a checked answer: keys, then preemptions, then drops and
@@ -407,18 +423,25 @@ impl Engine {
     /// The policy failed at this scheduling point: recorded, and the engine
     /// falls back to the policy before (or `fifo`), or halts.
     pub(super) fn policy_failed(&mut self, why: String) {
-        let failed = self.policy;
+        let failed = self.seat.policy;
         // Never back to a policy that failed at this instant (two failing
         // external policies would hand the replay to each other for ever).
         let now = self.now;
-        let failed_now =
-            |p: Policy| p == failed || self.failures.iter().any(|f| f.at == now && f.policy == p);
-        let back = (!self.halt_on_failure).then(|| {
-            self.policy_before
+        let failed_now = |p: Policy| {
+            p == failed
+                || self
+                    .failing
+                    .failures
+                    .iter()
+                    .any(|f| f.at == now && f.policy == p)
+        };
+        let back = (!self.failing.halt).then(|| {
+            self.seat
+                .before
                 .filter(|&p| !failed_now(p))
                 .unwrap_or(Policy::Fifo)
         });
-        self.failures.push(PolicyFailure {
+        self.failing.failures.push(PolicyFailure {
             at: self.now,
             policy: failed,
             why,
@@ -431,23 +454,23 @@ impl Engine {
         match back {
             // Not a switch: the failure says it.
             Some(p) => self.enter(p),
-            None => self.halted = true,
+            None => self.failing.halted = true,
         }
     }
 
     /// Policies that failed so far.
     pub fn failures(&self) -> &[PolicyFailure] {
-        &self.failures
+        &self.failing.failures
     }
 
     /// Whether a failing policy stops the run (headless) rather than falling back.
     pub fn set_halt_on_failure(&mut self, on: bool) {
-        self.halt_on_failure = on;
+        self.failing.halt = on;
     }
 
     /// Whether a failing policy stopped the run (`set_halt_on_failure`):
     /// nothing more happens then.
     pub fn halted(&self) -> bool {
-        self.halted
+        self.failing.halted
     }
 }

@@ -10,7 +10,7 @@ impl Engine {
     /// None once a failing policy halted the run (headless), so every loop
     /// driving the engine ends there.
     pub fn next_event_time(&self) -> Option<Secs> {
-        if self.halted {
+        if self.failing.halted {
             return None;
         }
         if self.asking.is_some() {
@@ -21,10 +21,10 @@ impl Engine {
         let mut next = arrival.min(completion);
         // A policy's wake-up matters only while something is left to do.
         let idle = next == Secs::MAX && self.queue.is_empty();
-        if let Some(e) = self.timeline.first() {
-            next = next.min(e.0);
+        if let Some(at) = self.holds.next_at() {
+            next = next.min(at);
         }
-        if let Some(w) = (!self.passive && !idle)
+        if let Some(w) = (!self.seat.passive && !idle)
             .then(|| self.books().next_wakeup())
             .flatten()
         {
@@ -50,7 +50,7 @@ impl Engine {
             return;
         }
         while let Some(next) = self.next_event_time() {
-            if next > t || self.halted {
+            if next > t || self.failing.halted {
                 break;
             }
             self.process_instant(next);
@@ -67,7 +67,7 @@ impl Engine {
     /// this one name.
     #[inline(never)]
     pub fn run_to_end(&mut self) {
-        while let Some(next) = self.next_event_time().filter(|_| !self.halted) {
+        while let Some(next) = self.next_event_time().filter(|_| !self.failing.halted) {
             if self.asking.is_some() {
                 return;
             }
@@ -99,7 +99,7 @@ impl Engine {
         };
         let hook = asked.hook;
         drop(asked);
-        if let (Some(r), Some(b)) = (reply, self.books.as_mut()) {
+        if let (Some(r), Some(b)) = (reply, self.seat.books.as_mut()) {
             b.answered(r);
         }
         match hook {
@@ -133,7 +133,7 @@ impl Engine {
             arrived = true;
         }
         self.recorded_starts(t);
-        let woke = !self.passive && self.with_books(|b, v, a| b.wake(v, a, t));
+        let woke = !self.seat.passive && self.with_books(|b, v, a| b.wake(v, a, t));
         if released || woke {
             self.epoch += 1;
         }

@@ -196,7 +196,7 @@ impl Engine {
         let submit = self.trace.jobs[job as usize].submit;
         self.tally.on_drop(submit);
         self.emit(Event::Dropped { job, at: self.now });
-        if !self.passive {
+        if !self.seat.passive {
             self.with_books(|b, v, a| b.dropped(v, a, job));
         }
     }
@@ -237,10 +237,10 @@ impl Engine {
 
     /// The books hear of a resized job (as a start, unless they care).
     fn on_resized(&mut self, job: u32, from: u32, milli: u64) {
-        if self.walk == crate::policy::Walk::Preemptive {
+        if self.seat.walk == crate::policy::Walk::Preemptive {
             self.track_running(job);
         }
-        if !self.passive {
+        if !self.seat.passive {
             self.with_books(|b, v, a| b.resized(v, a, job, from, milli));
         }
     }

@@ -5,12 +5,14 @@ mod books;
 mod clock;
 mod elastic;
 mod ends;
+mod holds;
 mod power;
 mod power_meter;
 mod preempt;
 mod preemption;
 mod queries;
 mod recorded;
+mod seat;
 pub mod snapshot;
 mod speed;
 mod switch;
@@ -31,11 +33,10 @@ use super::backfill::Reservation;
 use super::cluster::{ClusterState, Grant};
 use super::metrics::Tally;
 use super::placement::{place, Placement};
-use super::policy::{Books, Policy, Walk};
+use super::policy::{Policy, Walk};
 use super::queue::{MinTree, Queue, Shapes};
 use super::tuning::Tuning;
 use rustc_hash::FxHashMap;
-use std::collections::BTreeSet;
 use std::sync::Arc;
 use tracetui_model::model::{Secs, Trace};
 
@@ -147,20 +148,10 @@ pub struct Engine {
     /// class → whether a job of that shape can ever fit this cluster.
     feasible: Arc<Vec<bool>>,
     placement: Placement,
-    policy: Policy,
-    /// The policy's walk (cached: asked on every arrival and pass).
-    walk: Walk,
-    /// The policy's state and order; out only while a hook runs.
-    books: Option<Box<dyn Books>>,
-    /// The books say they are `passive`: their hooks are not called.
-    passive: bool,
-    policy_since: Secs,
-    /// The policy in force before the current one, to fall back to.
-    policy_before: Option<Policy>,
-    /// Policies that failed, in order; with `halt_on_failure` the first stops the run.
-    failures: Vec<PolicyFailure>,
-    halt_on_failure: bool,
-    halted: bool,
+    /// The policy in force, its books, and the one before it.
+    seat: seat::Seat,
+    /// Policies that failed, and whether a failure stops the run.
+    failing: seat::Failing,
     now: Secs,
     next_arrival: usize,
     /// When the job at `next_arrival` is submitted (`Secs::MAX`: none left).
@@ -169,12 +160,8 @@ pub struct Engine {
     running: Running,
     /// Where a pass's placement puts its grants (kept: no allocation per start).
     placed: Vec<Grant>,
-    /// Recorded replay: (time, 0 = segment end | 1 = segment start, job, segment).
-    timeline: BTreeSet<(Secs, u8, u32, u32)>,
-    /// Held segments: segment → (when it started here, its GPUs).
-    seg_held: FxHashMap<u32, (Secs, Box<[Grant]>)>,
-    /// job → recorded segments not yet ended.
-    seg_left: FxHashMap<u32, u32>,
+    /// The recorded holds in play: their timeline, GPUs and counts.
+    holds: holds::Holds,
     /// Milli-GPU-seconds each job has held (every run, restarts and
     /// recorded holds included), when asked for (`track_held`).
     held: Option<Vec<u64>>,
@@ -194,8 +181,8 @@ pub struct Engine {
     resumes: FxHashMap<u32, Resume>,
     /// The preemptive walk's index of running jobs by priority.
     pre: preemption::Preemption,
-    record_events: bool,
-    events: Vec<Event>,
+    /// The events the engine tells of, when it is asked to keep them.
+    journal: Journal,
     /// The question the engine stands at: an external policy's program is
     /// to answer before the current instant's pass goes on (`answer`).
     asking: Option<Asking>,
@@ -203,6 +190,22 @@ pub struct Engine {
     applied: usize,
     /// What the books' last hook did (kept empty between hooks, its room reused).
     acts: crate::view::ActList,
+}
+
+/// The events an engine tells of (a replay shows them in its log), kept
+/// only when asked for: a headless run keeps none.
+#[derive(Debug, Clone, Default)]
+struct Journal {
+    on: bool,
+    events: Vec<Event>,
+}
+
+impl Journal {
+    fn emit(&mut self, e: Event) {
+        if self.on {
+            self.events.push(e);
+        }
+    }
 }
 
 /// A question the engine stands at, and the hook that asked it (asked
@@ -248,24 +251,15 @@ impl Engine {
             shapes,
             feasible: Arc::new(feasible),
             placement,
-            policy,
-            walk: policy.walk(),
-            books: None,
-            passive: false,
-            policy_since: now,
-            policy_before: None,
-            failures: Vec::new(),
-            halt_on_failure: false,
-            halted: false,
+            seat: seat::Seat::new(policy, now),
+            failing: seat::Failing::default(),
             now,
             next_arrival: 0,
             next_submit: Secs::MAX,
             jobs: JobState::futures(n),
             running: Running::for_jobs(n),
             placed: Vec::new(),
-            timeline: BTreeSet::new(),
-            seg_held: FxHashMap::default(),
-            seg_left: FxHashMap::default(),
+            holds: holds::Holds::default(),
             held: None,
             completions: ends::Ends::for_jobs(n, now),
             cluster,
@@ -277,8 +271,7 @@ impl Engine {
             tuning: Arc::new(Tuning::default()),
             resumes: FxHashMap::default(),
             pre: preemption::Preemption::default(),
-            record_events: false,
-            events: Vec::new(),
+            journal: Journal::default(),
             asking: None,
             applied: 0,
             acts: crate::view::ActList::default(),
@@ -298,9 +291,7 @@ impl Engine {
     }
 
     fn emit(&mut self, e: Event) {
-        if self.record_events {
-            self.events.push(e);
-        }
+        self.journal.emit(e);
     }
 
     fn start(&mut self, job: u32, grants: &[Grant]) {
@@ -363,7 +354,7 @@ impl Engine {
             self.add_held(job, milli, held);
             self.tally.overhead_busy += milli as u128 * held.min(overhead) as u128;
         }
-        if !self.passive {
+        if !self.seat.passive {
             self.with_books(|b, v, a| b.left(v, a, job));
         }
         self.power_off(job as u64);
@@ -405,8 +396,9 @@ impl Engine {
             .collect();
         self.queue.clear();
         self.reservation = None;
-        self.completions.keep_ordered(self.walk == Walk::Backfill);
-        if self.walk == Walk::Backfill {
+        self.completions
+            .keep_ordered(self.seat.walk == Walk::Backfill);
+        if self.seat.walk == Walk::Backfill {
             for (c, members) in self.shapes.members().of.iter().enumerate() {
                 self.queue.classes[c].short = Some(MinTree::new(members.len()));
             }

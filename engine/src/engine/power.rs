@@ -43,7 +43,7 @@ impl Engine {
         }
         let rt = self.trace.jobs[job as usize].runtime.get()?;
         Some(match self.draw_of(job) {
-            Some(d) if self.walk != crate::policy::Walk::Recorded => {
+            Some(d) if self.seat.walk != crate::policy::Walk::Recorded => {
                 (rt as f64 * d.time_factor).round() as Secs
             }
             _ => rt,

@@ -65,7 +65,7 @@ impl Engine {
     /// back from none GPUs as a scaling, as ElasticFlow charges it), else
     /// the preemption cost.
     fn restart_cost(&self, job: u32) -> Secs {
-        if self.walk == Walk::Explicit && self.elastic_range(job).is_some() {
+        if self.seat.walk == Walk::Explicit && self.elastic_range(job).is_some() {
             self.tuning.rescale_cost
         } else {
             self.tuning.preempt_cost
@@ -95,10 +95,10 @@ impl Engine {
                 r.overhead = cost;
             }
         }
-        if self.walk == Walk::Preemptive {
+        if self.seat.walk == Walk::Preemptive {
             self.track_running(job);
         }
-        if !self.passive {
+        if !self.seat.passive {
             self.with_books(|b, v, a| b.started(v, a, job, milli));
         }
     }
@@ -120,7 +120,7 @@ impl Engine {
                 self.pre.by_key.remove(&(k, rank));
             }
         }
-        if !self.passive {
+        if !self.seat.passive {
             self.with_books(|b, v, a| b.stopped(v, a, job, milli));
         }
     }

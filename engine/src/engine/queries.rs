@@ -30,7 +30,7 @@ impl Engine {
 
     /// The policy in force now.
     pub fn policy(&self) -> Policy {
-        self.policy
+        self.seat.policy
     }
 
     /// The share of the cluster's GPUs held now, in percent (0–100; the
@@ -43,7 +43,7 @@ impl Engine {
     /// When the policy in force took over, in trace seconds (the start,
     /// unless a switch or a fallback put it in force since).
     pub fn policy_since(&self) -> Secs {
-        self.policy_since
+        self.seat.since
     }
 
     /// The placement rule starts go by now.
@@ -87,7 +87,7 @@ impl Engine {
     /// how many wait before it (`None` unless it waits in the queue).
     pub fn queue_place(&self, job: u32) -> Option<QueuePlace> {
         if self.jobs.get(job as usize)?.phase != Phase::Queued
-            || self.walk == crate::policy::Walk::Recorded
+            || self.seat.walk == crate::policy::Walk::Recorded
         {
             return None;
         }
@@ -131,13 +131,13 @@ impl Engine {
 
     /// Turns on collection of `Event`s (for the TUI's log); drain with `take_events`.
     pub fn set_record_events(&mut self, on: bool) {
-        self.record_events = on;
+        self.journal.on = on;
     }
 
     /// The events recorded since the last take, oldest first (none unless
     /// `set_record_events` turned them on).
     pub fn take_events(&mut self) -> Vec<Event> {
-        std::mem::take(&mut self.events)
+        std::mem::take(&mut self.journal.events)
     }
 
     /// Counts the GPU-seconds each job holds from now on (for per-job
@@ -213,8 +213,8 @@ impl Engine {
         let makespan = self.tally.makespan();
         let gpus = c.total_gpus();
         Report {
-            policy: self.policy.title().to_string(),
-            command: self.policy.command().map(str::to_string),
+            policy: self.seat.policy.title().to_string(),
+            command: self.seat.policy.command().map(str::to_string),
             placement: self.placement.name().to_string(),
             speed_model: self.trace.speeds.is_some(),
             gpus,
@@ -239,13 +239,14 @@ impl Engine {
             resizes: self.tally.resizes,
             deadline_met: self.deadline_share(),
             deadline_admitted: self
+                .seat
                 .books
                 .as_ref()
                 .and_then(|b| b.own_deadline_count())
                 .filter(|&(_, of)| of > 0)
                 .map(|(on, of)| on as f64 / of as f64),
             energy_kwh: self.joules().map(crate::energy::kwh),
-            failed: self.failures.first().map(|f| f.why.clone()),
+            failed: self.failing.failures.first().map(|f| f.why.clone()),
             avg_power_w: self
                 .joules()
                 .zip(makespan.filter(|&m| m > 0))

@@ -11,25 +11,19 @@ impl Engine {
     /// Puts `job`'s recorded holds on the timeline, shifted later by `shift`
     /// seconds and never before now.
     pub(super) fn schedule_segments(&mut self, job: u32, shift: Secs) {
-        let range = self.trace.jobs[job as usize].segments.clone();
-        for seg in range.clone() {
-            let s = &self.trace.segments[seg as usize];
-            self.timeline
-                .insert(((s.start + shift).max(self.now), 1, job, seg));
-        }
-        if !range.is_empty() {
-            self.seg_left.insert(job, range.len() as u32);
-        }
+        let (trace, now) = (&self.trace, self.now);
+        let range = trace.jobs[job as usize].segments.clone();
+        let starts = range.map(|seg| {
+            let s = &trace.segments[seg as usize];
+            (seg, (s.start + shift).max(now))
+        });
+        self.holds.schedule(job, starts);
     }
 
     /// Segment ends at `t`; whether any capacity was released.
     pub(super) fn recorded_ends(&mut self, t: Secs) -> bool {
         let mut released = false;
-        while let Some(&(at, kind, job, seg)) = self.timeline.first() {
-            if at != t || kind != 0 {
-                break;
-            }
-            self.timeline.pop_first();
+        while let Some((job, seg)) = self.holds.next_end(t) {
             self.segment_end(job, seg);
             released = true;
         }
@@ -38,11 +32,7 @@ impl Engine {
 
     /// Segment starts at `t`.
     pub(super) fn recorded_starts(&mut self, t: Secs) {
-        while let Some(&(at, kind, job, seg)) = self.timeline.first() {
-            if at != t || kind != 1 {
-                break;
-            }
-            self.timeline.pop_first();
+        while let Some((job, seg)) = self.holds.next_start(t) {
             self.segment_start(job, seg);
         }
     }
@@ -114,8 +104,7 @@ impl Engine {
         self.cluster.acquire(job, &grants);
         self.running.extend(job, &grants);
         let gpus = grants.iter().map(|g| g.milli as f64).sum::<f64>() / 1000.0;
-        self.seg_held
-            .insert(seg, (self.now, grants.into_boxed_slice()));
+        self.holds.hold(seg, self.now, grants.into_boxed_slice());
         // Recorded holds ran as recorded: at the highest power limit.
         self.power_on(1 << 32 | seg as u64, job, gpus, true);
         if self.jobs[job as usize].phase == Phase::Queued {
@@ -145,7 +134,7 @@ impl Engine {
             // The recorded duration, from when the hold actually began here.
             let began = self.now;
             let dur = (end - s.start).max(0);
-            self.timeline.insert((began + dur, 0, job, seg));
+            self.holds.end_at(began + dur, job, seg);
             // What the queue pane shows as "ends in": the latest end of its holds.
             let st = &mut self.jobs[job as usize];
             st.end = st.end.max(began + dur);
@@ -154,19 +143,14 @@ impl Engine {
 
     fn segment_end(&mut self, job: u32, seg: u32) {
         self.power_off(1 << 32 | seg as u64);
-        if let Some((began, grants)) = self.seg_held.remove(&seg) {
+        if let Some((began, grants)) = self.holds.release(seg) {
             self.cluster.release(job, &grants);
             let milli: u64 = grants.iter().map(|g| g.milli as u64).sum();
             self.tally.busy_finished += milli as u128 * (self.now - began).max(0) as u128;
             self.add_held(job, milli, (self.now - began).max(0));
             self.running.drop_each(job, &grants);
         }
-        let left = self.seg_left.get_mut(&job).map(|l| {
-            *l -= 1;
-            *l
-        });
-        if left == Some(0) {
-            self.seg_left.remove(&job);
+        if self.holds.one_ended(job) {
             self.running.remove(&job);
             self.mark_done(job);
             self.with_view(|b, v| b.hold_ended(v, job));
@@ -176,16 +160,9 @@ impl Engine {
     /// Leaving `recorded`: holds already running finish in place; jobs still
     /// waiting for their recorded start go to the new policy's queue.
     pub(super) fn leave_recorded(&mut self) {
-        let waiting: Vec<(Secs, u8, u32, u32)> = self
-            .timeline
-            .iter()
-            .filter(|e| e.1 == 1 && self.jobs[e.2 as usize].phase == Phase::Queued)
-            .copied()
-            .collect();
-        for e in waiting {
-            self.timeline.remove(&e);
-            self.seg_left.remove(&e.2);
-        }
+        let jobs = &self.jobs;
+        self.holds
+            .forget_waiting(|job| jobs[job as usize].phase == Phase::Queued);
         // Waiting jobs that could never fit a simulated placement are rejected now.
         let queued: Vec<u32> = self
             .queue

@@ -41,7 +41,7 @@ impl Snapshot {
 
     /// The policy in force then.
     pub fn policy(&self) -> crate::policy::Policy {
-        self.engine.policy
+        self.engine.seat.policy
     }
 
     /// The power-limit policy in force then (with an energy model).
@@ -74,7 +74,7 @@ impl Engine {
         let places = self.running.take_places();
         // Events not yet taken are the live engine's to report, not part
         // of a state to go back to (a jump forward gathers millions).
-        let events = std::mem::take(&mut self.events);
+        let events = std::mem::take(&mut self.journal.events);
         let t = &mut self.tally;
         let figures = [t.jct.len(), t.wait.len(), t.slowdown.len()];
         let kept = (
@@ -84,7 +84,7 @@ impl Engine {
         );
         let engine = self.clone();
         (self.tally.jct, self.tally.wait, self.tally.slowdown) = kept;
-        self.events = events;
+        self.journal.events = events;
         self.jobs = jobs;
         self.running.give_places(places);
         let open: Vec<(u32, JobState)> = self
@@ -151,7 +151,7 @@ impl Engine {
             .entries()
             .map(|(_, _, r)| self.shapes.arrival[r as usize])
             .chain(self.running.keys().copied())
-            .chain(self.seg_left.keys().copied())
+            .chain(self.holds.jobs())
             .filter(|&j| matches!(self.jobs[j as usize].phase, Phase::Queued | Phase::Running))
             .collect();
         open.sort_unstable();
@@ -176,18 +176,15 @@ impl Engine {
         use std::mem::size_of;
         let t = &self.tally;
         let figures = (t.jct.capacity() + t.wait.capacity() + t.slowdown.capacity()) * 8;
-        let held: usize = self.seg_held.values().map(|g| 32 + g.1.len() * 8).sum();
         self.jobs.capacity() * size_of::<JobState>()
             + figures
             + self.running.held_bytes()
-            + held
-            + self.seg_left.capacity() * 8
-            + self.timeline.len() * 40
+            + self.holds.held_bytes()
             + self.completions.held_bytes()
             + self.cluster.held_bytes()
             + self.queue.held_bytes()
             + self.resumes.capacity() * (size_of::<super::Resume>() + 8)
-            + self.events.capacity() * size_of::<super::Event>()
+            + self.journal.events.capacity() * size_of::<super::Event>()
             + self.power.as_ref().map_or(0, |p| p.held_bytes())
     }
 }

@@ -16,7 +16,7 @@ impl Engine {
     /// what it asks for, on the fastest GPU type of the cluster (what a
     /// policy may expect of it). None: it keeps its recorded duration.
     pub(super) fn speed_rate(&self, job: u32, grants: Option<&[Grant]>) -> Option<f64> {
-        if self.walk == Walk::Recorded {
+        if self.seat.walk == Walk::Recorded {
             return None;
         }
         let speeds = self.trace.speeds.as_deref()?;
@@ -92,7 +92,7 @@ impl Engine {
     pub fn progress(&self, job: u32) -> Option<Progress> {
         let speeds = self.trace.speeds.as_deref()?;
         let work = speeds.work(job)?;
-        if self.walk == Walk::Recorded {
+        if self.seat.walk == Walk::Recorded {
             return None;
         }
         let left = self.work_left_now(job)?;

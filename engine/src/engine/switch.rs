@@ -28,7 +28,7 @@ impl Engine {
 
     fn switch_only(&mut self, s: Switch) {
         match s {
-            Switch::Policy(p) if p != self.policy => {
+            Switch::Policy(p) if p != self.seat.policy => {
                 self.emit(Event::PolicySwitched {
                     at: self.now,
                     to: p,
@@ -82,7 +82,7 @@ impl Engine {
     /// engine stands at a question or has halted: they follow the answer).
     pub(crate) fn make_due(&mut self, plan: &[(Secs, Switch)]) {
         while let Some((t, s)) = self.next_switch(plan) {
-            if t > self.now || self.asking.is_some() || self.halted {
+            if t > self.now || self.asking.is_some() || self.failing.halted {
                 break;
             }
             self.applied += 1;
@@ -98,17 +98,17 @@ impl Engine {
     /// `policy` in force from now: the one path a switch and a fallback share.
     pub(super) fn enter(&mut self, policy: Policy) {
         self.asking = None;
-        let from = self.walk;
-        self.policy_before = Some(self.policy);
-        self.policy = policy;
-        self.walk = policy.walk();
-        self.policy_since = self.now;
+        let from = self.seat.walk;
+        self.seat.before = Some(self.seat.policy);
+        self.seat.policy = policy;
+        self.seat.walk = policy.walk();
+        self.seat.since = self.now;
         if from == Walk::Recorded {
             self.leave_recorded();
         }
         self.enter_policy();
         self.rebuild_queue();
-        if self.walk == Walk::Recorded {
+        if self.seat.walk == Walk::Recorded {
             self.enter_recorded();
         }
         self.pass();
@@ -121,12 +121,12 @@ impl Engine {
         self.pre.vepoch += 1;
         self.pre.by_key.clear();
         self.pre.key_of.clear();
-        self.books = Some(self.policy.rule().books(self));
-        self.passive = self.books().passive();
-        if self.walk == Walk::Preemptive {
+        self.seat.books = Some(self.seat.policy.rule().books(self));
+        self.seat.passive = self.books().passive();
+        if self.seat.walk == Walk::Preemptive {
             self.tell_who_is_here();
         }
-        if let Some(b) = self.books.as_mut() {
+        if let Some(b) = self.seat.books.as_mut() {
             b.made();
         }
     }

@@ -8,7 +8,7 @@ impl Engine {
     pub(super) fn arrive(&mut self, job: u32) {
         let submit = self.trace.jobs[job as usize].submit;
         self.tally.on_arrival(submit);
-        if self.walk == Walk::Recorded {
+        if self.seat.walk == Walk::Recorded {
             self.jobs[job as usize].phase = Phase::Queued;
             self.enqueue(job);
             self.schedule_segments(job, 0);
@@ -18,7 +18,7 @@ impl Engine {
             return;
         }
         self.jobs[job as usize].phase = Phase::Queued;
-        if !self.passive {
+        if !self.seat.passive {
             self.with_books(|b, v, a| b.joined(v, a, job));
         }
         self.enqueue(job);
@@ -55,7 +55,7 @@ impl Engine {
     pub(super) fn enqueue(&mut self, job: u32) {
         let class = self.shapes.class_of[job as usize];
         let rank = self.shapes.rank[job as usize];
-        if !self.passive {
+        if !self.seat.passive {
             self.with_view(|b, v| b.waiting(v, job, true));
         }
         self.queue.insert(class, self.key(job), rank);
@@ -80,7 +80,7 @@ impl Engine {
         let class = self.shapes.class_of[job as usize];
         let rank = self.shapes.rank[job as usize];
         self.queue.remove(class, key, rank);
-        if !self.passive {
+        if !self.seat.passive {
             self.with_view(|b, v| b.waiting(v, job, false));
         }
         if let Some(t) = &mut self.queue.classes[class as usize].short {

@@ -9,7 +9,7 @@ use crate::view::NoAnswer;
 
 impl Engine {
     pub(super) fn pass(&mut self) {
-        let decided = match self.passive {
+        let decided = match self.seat.passive {
             true => Ok(None),
             false => self.with_view(|b, v| b.decide(v)),
         };
@@ -29,7 +29,7 @@ impl Engine {
                 return;
             }
         }
-        match self.walk {
+        match self.seat.walk {
             Walk::Strict => self.walk_strict(),
             Walk::Greedy => self.walk_greedy(),
             Walk::Backfill => {
@@ -46,7 +46,7 @@ impl Engine {
 
     /// The policy's word on what the walk did (an external policy's keys).
     pub(super) fn after_pass(&mut self) {
-        if self.passive {
+        if self.seat.passive {
             return;
         }
         match self.with_view(|b, v| b.after_pass(v)) {

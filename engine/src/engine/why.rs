@@ -17,7 +17,7 @@ impl Engine {
         let r = self
             .reservation
             .as_ref()
-            .filter(|_| self.walk == Walk::Backfill)?;
+            .filter(|_| self.seat.walk == Walk::Backfill)?;
         (self.jobs.get(r.head as usize)?.phase == Phase::Queued).then(|| Reserved {
             head: r.head,
             from: (r.shadow != Secs::MAX).then_some(r.shadow),
@@ -30,7 +30,7 @@ impl Engine {
         if self.jobs.get(job as usize)?.phase != Phase::Queued {
             return None;
         }
-        if self.walk == Walk::Recorded {
+        if self.seat.walk == Walk::Recorded {
             let segs = &self.trace.jobs[job as usize].segments;
             let start = self.trace.segments[segs.start as usize..segs.end as usize]
                 .iter()
@@ -45,7 +45,7 @@ impl Engine {
             return Some(self.no_room(demand, *filter));
         }
         let head = self.queue_in_order(1).first().copied();
-        Some(match (self.walk, head) {
+        Some(match (self.seat.walk, head) {
             (Walk::Backfill, Some(h)) if h != job => Blocked::Reservation {
                 head: h,
                 shadow: self

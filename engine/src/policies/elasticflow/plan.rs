@@ -381,19 +381,30 @@ impl Planner<'_> {
         (self.secs, self.r) = (self.secs + secs, r);
         let (eet, eret) = match fin {
             Some(f) => f,
-            None => {
-                if la == 0 {
-                    return None;
-                }
-                if self.track {
-                    self.a.insert(lat, la);
-                }
-                self.take(lat, la);
-                let rtl = ceil_secs(self.r / tp);
-                self.held(la, lat, lat + align(0, rtl));
-                (lat + align(0, rtl), lat + rtl)
-            }
+            None => self.run_out(la, lat, tp)?,
         };
+        Some(self.finish(eet, eret))
+    }
+
+    /// The work left past the last step before the deadline: run to its
+    /// end there on the `la` GPUs held from `lat` at rate `tp` (none held:
+    /// no plan). Its (end aligned to a slot, exact end).
+    fn run_out(&mut self, la: u32, lat: Secs, tp: f64) -> Option<(Secs, Secs)> {
+        if la == 0 {
+            return None;
+        }
+        if self.track {
+            self.a.insert(lat, la);
+        }
+        self.take(lat, la);
+        let rtl = ceil_secs(self.r / tp);
+        self.held(la, lat, lat + align(0, rtl));
+        Some((lat + align(0, rtl), lat + rtl))
+    }
+
+    /// The plan ending at `eet` (`eret` exact), its step kept in the free
+    /// counts where they are kept.
+    fn finish(&mut self, eet: Secs, eret: Secs) -> Plan {
         if self.keep && !self.f.contains_key(eet) {
             // The free count of the reservations given, in force before `eet`.
             let lg = self
@@ -403,6 +414,6 @@ impl Planner<'_> {
                 .map_or(self.n as i64, |e| e.1);
             self.nf.insert(eet, lg);
         }
-        Some(self.done(eet, eret, false))
+        self.done(eet, eret, false)
     }
 }
