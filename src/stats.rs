@@ -124,9 +124,39 @@ fn hour(zone: Zone, t: i64) -> usize {
         .unwrap_or(0)
 }
 
+/// What `tracetui stats` says of `trace`.
 pub fn stats(trace: &Trace) -> Stats {
     let gpu_jobs: Vec<&crate::trace::Job> =
         trace.jobs.iter().filter(|j| !j.demand.is_zero()).collect();
+    let runtimes: Vec<f64> = gpu_jobs
+        .iter()
+        .filter_map(|j| j.runtime.get())
+        .map(|r| r as f64)
+        .collect();
+    let queues = queues(trace, &gpu_jobs);
+    let gpus: Vec<f64> = gpu_jobs.iter().map(|j| j.gpus_display()).collect();
+    let mut by_hour = [0u64; 24];
+    for j in &gpu_jobs {
+        by_hour[hour(trace.zone, j.submit)] += 1;
+    }
+    Stats {
+        format: trace.format.to_string(),
+        source: trace.source.clone(),
+        jobs: job_counts(trace, gpu_jobs.len() as u64),
+        machines: machine_types(trace),
+        cluster_note: trace.cluster.sized_by.clone(),
+        offered_load_gpus: crate::trace::sizing::offered_load_gpus(&trace.jobs),
+        runtime_s: MeanMedian::of(&runtimes),
+        queue_s: MeanMedian::of(&queues),
+        gpus_per_job: MeanMedian::of(&gpus),
+        submissions_by_hour: by_hour,
+        deadlines: deadlines(trace),
+        zone: zone_name(trace.zone),
+    }
+}
+
+/// The jobs counted: all, GPU ones (`gpu_jobs` kept), left out, by status.
+fn job_counts(trace: &Trace, gpu_jobs: u64) -> JobCounts {
     let excluded: u64 = trace.excluded.iter().map(|e| e.jobs).sum();
     let excluded_gpu: u64 = trace
         .excluded
@@ -134,8 +164,22 @@ pub fn stats(trace: &Trace) -> Stats {
         .filter(|e| e.gpu)
         .map(|e| e.jobs)
         .sum();
+    JobCounts {
+        all: trace.jobs.len() as u64 + excluded,
+        gpu: gpu_jobs + excluded_gpu,
+        by_status: by_status(trace),
+        left_out: trace
+            .excluded
+            .iter()
+            .map(|e| (e.reason.clone(), e.jobs))
+            .collect(),
+    }
+}
+
+/// Jobs by status: the format's own count, else by the model's status.
+fn by_status(trace: &Trace) -> BTreeMap<String, u64> {
     let native = trace.native.as_ref().and_then(|n| n.status_counts(trace));
-    let by_status = native.unwrap_or_else(|| {
+    native.unwrap_or_else(|| {
         let mut by_status = BTreeMap::new();
         // A format without a status column (ITP) gives none, not "unknown".
         if trace.jobs.iter().any(|j| j.status != JobStatus::Unknown) {
@@ -144,7 +188,11 @@ pub fn stats(trace: &Trace) -> Stats {
             }
         }
         by_status
-    });
+    })
+}
+
+/// The cluster's machines and GPUs by GPU type, types in name order.
+fn machine_types(trace: &Trace) -> Vec<MachineType> {
     let mut types: BTreeMap<String, (u64, u64)> = BTreeMap::new();
     for m in &trace.cluster.machines {
         let e = types
@@ -153,12 +201,19 @@ pub fn stats(trace: &Trace) -> Stats {
         e.0 += 1;
         e.1 += m.gpus as u64;
     }
-    let runtimes: Vec<f64> = gpu_jobs
-        .iter()
-        .filter_map(|j| j.runtime.get())
-        .map(|r| r as f64)
-        .collect();
-    let queues: Vec<f64> = gpu_jobs
+    types
+        .into_iter()
+        .map(|(gpu_type, (machines, gpus))| MachineType {
+            gpu_type,
+            machines,
+            gpus,
+        })
+        .collect()
+}
+
+/// Each started GPU job's queueing: its first recorded start − submit.
+fn queues(trace: &Trace, gpu_jobs: &[&crate::trace::Job]) -> Vec<f64> {
+    gpu_jobs
         .iter()
         .filter_map(|j| {
             trace
@@ -168,44 +223,14 @@ pub fn stats(trace: &Trace) -> Stats {
                 .min()
                 .map(|s| (s - j.submit) as f64)
         })
-        .collect();
-    let gpus: Vec<f64> = gpu_jobs.iter().map(|j| j.gpus_display()).collect();
-    let mut by_hour = [0u64; 24];
-    for j in &gpu_jobs {
-        by_hour[hour(trace.zone, j.submit)] += 1;
-    }
-    Stats {
-        format: trace.format.to_string(),
-        source: trace.source.clone(),
-        jobs: JobCounts {
-            all: trace.jobs.len() as u64 + excluded,
-            gpu: gpu_jobs.len() as u64 + excluded_gpu,
-            by_status,
-            left_out: trace
-                .excluded
-                .iter()
-                .map(|e| (e.reason.clone(), e.jobs))
-                .collect(),
-        },
-        machines: types
-            .into_iter()
-            .map(|(gpu_type, (machines, gpus))| MachineType {
-                gpu_type,
-                machines,
-                gpus,
-            })
-            .collect(),
-        cluster_note: trace.cluster.sized_by.clone(),
-        offered_load_gpus: crate::trace::sizing::offered_load_gpus(&trace.jobs),
-        runtime_s: MeanMedian::of(&runtimes),
-        queue_s: MeanMedian::of(&queues),
-        gpus_per_job: MeanMedian::of(&gpus),
-        submissions_by_hour: by_hour,
-        deadlines: deadlines(trace),
-        zone: match trace.zone {
-            Zone::Relative => "seconds from the trace's start".into(),
-            Zone::Tz(tz) => tz.name().into(),
-            Zone::Fixed(_) => clock::zone_abbrev(trace.zone, 0),
-        },
+        .collect()
+}
+
+/// The zone the hours of day are in, as `stats` names it.
+fn zone_name(zone: Zone) -> String {
+    match zone {
+        Zone::Relative => "seconds from the trace's start".into(),
+        Zone::Tz(tz) => tz.name().into(),
+        Zone::Fixed(_) => clock::zone_abbrev(zone, 0),
     }
 }

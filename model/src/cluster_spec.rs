@@ -35,8 +35,33 @@ pub fn load(path: &Path) -> Result<Cluster, InputError> {
     parse(&text, &path.display().to_string())
 }
 
+/// One GPU type of a spec: its name, machines, GPUs per machine, and CPUs
+/// and memory (GB) per machine.
+type TypeRow = (String, u64, u32, u32, u32);
+
+/// A spec row that is not blank: its line and its trimmed cells.
+type SpecRow = (u64, Vec<String>);
+
 /// A spec's text; errors name the file, the line and the column.
 pub fn parse(text: &[u8], file: &str) -> Result<Cluster, InputError> {
+    let rows = spec_rows(text, file)?;
+    let Some((_, header)) = rows.first() else {
+        return Err(InputError::file(file, "empty: expected a header row"));
+    };
+    let spec = Spec { file, header };
+    let body = &rows[1..];
+    if *header == ELASTICFLOW {
+        let (machines, switches) = spec.elasticflow(body)?;
+        build(vec![machines], file, switches)
+    } else if is_typed(header) {
+        build(spec.typed(body)?, file, 0)
+    } else {
+        Err(unknown_header(file, header))
+    }
+}
+
+/// The spec's rows that are not blank, header first, with their lines.
+fn spec_rows(text: &[u8], file: &str) -> Result<Vec<SpecRow>, InputError> {
     let mut rdr = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
@@ -53,23 +78,49 @@ pub fn parse(text: &[u8], file: &str) -> Result<Cluster, InputError> {
         }
         rows.push((i as u64 + 1, cells));
     }
-    let Some((_, header)) = rows.first() else {
-        return Err(InputError::file(file, "empty: expected a header row"));
-    };
-    let header = header.clone();
-    let body = &rows[1..];
-    let mut types: Vec<(String, u64, u32, u32, u32)> = Vec::new();
-    let mut switches = 0;
-    let whole = |line: u64, cells: &[String], k: usize, max: u64| -> Result<u64, InputError> {
+    Ok(rows)
+}
+
+/// Whether `header` is the machines-per-type layout's, optional columns or not.
+fn is_typed(header: &[String]) -> bool {
+    (3..=5).contains(&header.len())
+        && header[..3] == TYPED
+        && header[3..] == TYPED_MORE[..header.len() - 3]
+}
+
+/// The error for a header of neither layout.
+fn unknown_header(file: &str, header: &[String]) -> InputError {
+    InputError::on_line(
+        file,
+        1,
+        format!(
+            "header '{}': expected ElasticFlow's ({}) or machines per type ({}[,{}])",
+            crate::text::sanitize(&header.join(",")),
+            ELASTICFLOW.join(","),
+            TYPED.join(","),
+            TYPED_MORE.join(",")
+        ),
+    )
+}
+
+/// A spec's body being read: the file and the header, for errors.
+struct Spec<'a> {
+    file: &'a str,
+    header: &'a [String],
+}
+
+impl Spec<'_> {
+    /// Cell `k` of the row on `line`: a whole number from 1 to `max`.
+    fn whole(&self, line: u64, cells: &[String], k: usize, max: u64) -> Result<u64, InputError> {
         let v = cells.get(k).map_or("", String::as_str);
         v.parse::<u64>()
             .ok()
             .filter(|n| (1..=max).contains(n))
             .ok_or_else(|| {
                 let at = Location {
-                    file: file.to_string(),
+                    file: self.file.to_string(),
                     line,
-                    column: Some(crate::text::sanitize(&header[k])),
+                    column: Some(crate::text::sanitize(&self.header[k])),
                     byte: false,
                 };
                 InputError::at(
@@ -80,90 +131,98 @@ pub fn parse(text: &[u8], file: &str) -> Result<Cluster, InputError> {
                     ),
                 )
             })
-    };
-    let width = |line: u64, cells: &[String]| {
-        if cells.len() == header.len() {
+    }
+
+    /// The row on `line` must have as many fields as the header.
+    fn width(&self, line: u64, cells: &[String]) -> Result<(), InputError> {
+        if cells.len() == self.header.len() {
             return Ok(());
         }
         Err(InputError::on_line(
-            file,
+            self.file,
             line,
-            format!("{} fields, the header has {}", cells.len(), header.len()),
+            format!(
+                "{} fields, the header has {}",
+                cells.len(),
+                self.header.len()
+            ),
         ))
-    };
-    let max_gpus = super::limits::MAX_MACHINE_GPUS as u64;
-    if header == ELASTICFLOW {
+    }
+
+    /// ElasticFlow's one row: its machines as one type, and its switches.
+    fn elasticflow(&self, body: &[SpecRow]) -> Result<(TypeRow, u32), InputError> {
         let [(line, cells)] = body else {
             return Err(InputError::file(
-                file,
+                self.file,
                 format!("{} rows: ElasticFlow's spec has one", body.len()),
             ));
         };
-        width(*line, cells)?;
-        let machines = whole(*line, cells, 0, 1 << 16)? * whole(*line, cells, 1, 1 << 16)?;
-        let gpus = whole(*line, cells, 2, max_gpus)? as u32;
-        let cpus = whole(*line, cells, 3, 1 << 20)? as u32;
-        let mem = whole(*line, cells, 4, 1 << 30)? as u32;
-        types.push(("GPU".into(), machines, gpus, cpus, mem));
-        switches = whole(*line, cells, 0, 1 << 16)? as u32;
-    } else if (3..=5).contains(&header.len())
-        && header[..3] == TYPED
-        && header[3..] == TYPED_MORE[..header.len() - 3]
-    {
+        self.width(*line, cells)?;
+        let max_gpus = super::limits::MAX_MACHINE_GPUS as u64;
+        let machines =
+            self.whole(*line, cells, 0, 1 << 16)? * self.whole(*line, cells, 1, 1 << 16)?;
+        let gpus = self.whole(*line, cells, 2, max_gpus)? as u32;
+        let cpus = self.whole(*line, cells, 3, 1 << 20)? as u32;
+        let mem = self.whole(*line, cells, 4, 1 << 30)? as u32;
+        let switches = self.whole(*line, cells, 0, 1 << 16)? as u32;
+        Ok((("GPU".into(), machines, gpus, cpus, mem), switches))
+    }
+
+    /// The machines-per-type rows, a type each; at least one.
+    fn typed(&self, body: &[SpecRow]) -> Result<Vec<TypeRow>, InputError> {
+        let mut types: Vec<TypeRow> = Vec::new();
         let mut names = std::collections::HashSet::new();
         for (line, cells) in body {
-            width(*line, cells)?;
-            let name = &cells[0];
-            if name.is_empty() || !names.insert(name.clone()) || types.len() >= MAX_TYPES {
-                return Err(InputError::on_line(
-                    file,
-                    *line,
-                    format!(
-                        "gpu_type '{}': a type named once, at most {MAX_TYPES} types, is expected",
-                        crate::text::sanitize(name)
-                    ),
-                ));
-            }
-            let more = |k: usize| -> Result<u32, InputError> {
-                if k < cells.len() {
-                    Ok(whole(*line, cells, k, 1 << 30)? as u32)
-                } else {
-                    Ok(0)
-                }
-            };
-            let (m, g) = (
-                whole(*line, cells, 1, 1 << 20)?,
-                whole(*line, cells, 2, max_gpus)? as u32,
-            );
-            types.push((name.clone(), m, g, more(3)?, more(4)?));
+            let t = self.typed_row(*line, cells, &mut names, types.len())?;
+            types.push(t);
         }
         if types.is_empty() {
             return Err(InputError::file(
-                file,
+                self.file,
                 "no machines: one row per GPU type is expected",
             ));
         }
-    } else {
-        return Err(InputError::on_line(
-            file,
-            1,
-            format!(
-                "header '{}': expected ElasticFlow's ({}) or machines per type ({}[,{}])",
-                crate::text::sanitize(&header.join(",")),
-                ELASTICFLOW.join(","),
-                TYPED.join(","),
-                TYPED_MORE.join(",")
-            ),
-        ));
+        Ok(types)
     }
-    build(types, file, switches)
+
+    /// One machines-per-type row, after `so_far` types named in `names`.
+    fn typed_row(
+        &self,
+        line: u64,
+        cells: &[String],
+        names: &mut std::collections::HashSet<String>,
+        so_far: usize,
+    ) -> Result<TypeRow, InputError> {
+        self.width(line, cells)?;
+        let name = &cells[0];
+        if name.is_empty() || !names.insert(name.clone()) || so_far >= MAX_TYPES {
+            return Err(InputError::on_line(
+                self.file,
+                line,
+                format!(
+                    "gpu_type '{}': a type named once, at most {MAX_TYPES} types, is expected",
+                    crate::text::sanitize(name)
+                ),
+            ));
+        }
+        let more = |k: usize| -> Result<u32, InputError> {
+            if k < cells.len() {
+                Ok(self.whole(line, cells, k, 1 << 30)? as u32)
+            } else {
+                Ok(0)
+            }
+        };
+        let max_gpus = super::limits::MAX_MACHINE_GPUS as u64;
+        let (m, g) = (
+            self.whole(line, cells, 1, 1 << 20)?,
+            self.whole(line, cells, 2, max_gpus)? as u32,
+        );
+        Ok((name.clone(), m, g, more(3)?, more(4)?))
+    }
 }
 
-fn build(
-    types: Vec<(String, u64, u32, u32, u32)>,
-    file: &str,
-    switches: u32,
-) -> Result<Cluster, InputError> {
+/// The cluster of `types`, machines named in order, with its `switches`.
+fn build(types: Vec<TypeRow>, file: &str, switches: u32) -> Result<Cluster, InputError> {
     let total: u64 = types.iter().map(|t| t.1 * t.2 as u64).sum();
     if total > super::limits::MAX_GPUS as u64 {
         return Err(InputError::file(

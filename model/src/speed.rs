@@ -183,24 +183,11 @@ pub fn attach_with(
     tables: Vec<Tables>,
     work_of: &[Option<(u64, u32)>],
 ) -> Result<Vec<String>, InputError> {
-    if tables.is_empty() {
-        return Err(InputError::file(
-            &trace.source,
-            "--throughputs: no tables given",
-        ));
-    }
-    if let Some(second) = tables.iter().filter(|t| t.gpu_type.is_none()).nth(1) {
-        return Err(InputError::file(
-            &second.dir.display().to_string(),
-            "two --throughputs directories name no GPU type: name each (A100=DIR, T4=DIR)",
-        ));
-    }
+    check_tables(&trace.source, &tables)?;
     let type_table = bind(&trace.cluster, &tables)?;
     let n = trace.jobs.len();
+    let mut curves = Curves::default();
     let (mut work, mut curve) = (vec![0.0; n], vec![NONE; n]);
-    let mut rows: Vec<Vec<Row>> = Vec::new();
-    let mut batch: Vec<u32> = Vec::new();
-    let mut keys: rustc_hash::FxHashMap<(u32, u32), u32> = Default::default();
     let mut without = std::collections::BTreeMap::<String, u64>::new();
     let mut any_work = false;
     for (i, job) in trace.jobs.iter().enumerate() {
@@ -210,24 +197,7 @@ pub fn attach_with(
         any_work = true;
         let Some(model) = job.model else { continue };
         let name = trace.symbols.get(model);
-        let key = (model.index(), batch_size);
-        let c = match keys.get(&key) {
-            Some(&c) => c,
-            None => {
-                let r: Vec<Row> = tables
-                    .iter()
-                    .map(|t| t.row(name, batch_size).unwrap_or_default().into())
-                    .collect();
-                let usable = type_table.iter().all(|&t| !r[t as usize].is_empty());
-                let c = if usable { rows.len() as u32 } else { NONE };
-                if usable {
-                    rows.push(r);
-                    batch.push(batch_size);
-                }
-                keys.insert(key, c);
-                c
-            }
-        };
+        let c = curves.of(model.index(), name, batch_size, &tables, &type_table);
         if c == NONE {
             *without
                 .entry(format!(
@@ -250,8 +220,8 @@ pub fn attach_with(
         tables: Arc::new(tables),
         work,
         curve,
-        rows,
-        batch,
+        rows: curves.rows,
+        batch: curves.batch,
         type_table,
         factors: None,
     };
@@ -261,23 +231,82 @@ pub fn attach_with(
         n,
         tables_said(&speeds.tables, &trace.cluster),
     )];
-    if !without.is_empty() {
-        let left: u64 = without.values().sum();
-        let mut named: Vec<String> = without
-            .iter()
-            .take(4)
-            .map(|(m, k)| format!("{m} ×{k}"))
-            .collect();
-        if without.len() > 4 {
-            named.push(format!("{} more", without.len() - 4));
-        }
-        said.push(format!(
-            "speed model: {left} jobs keep their recorded durations — no table row for {}",
-            named.join(", ")
-        ));
-    }
+    said.extend(without_said(&without));
     trace.speeds = Some(Arc::new(speeds));
     Ok(said)
+}
+
+/// The `--throughputs` directories must be some, at most one naming no GPU type.
+fn check_tables(source: &str, tables: &[Tables]) -> Result<(), InputError> {
+    if tables.is_empty() {
+        return Err(InputError::file(source, "--throughputs: no tables given"));
+    }
+    if let Some(second) = tables.iter().filter(|t| t.gpu_type.is_none()).nth(1) {
+        return Err(InputError::file(
+            &second.dir.display().to_string(),
+            "two --throughputs directories name no GPU type: name each (A100=DIR, T4=DIR)",
+        ));
+    }
+    Ok(())
+}
+
+/// The curves found so far: per curve its rows and batch size, and which
+/// curve each (model, batch size) has.
+#[derive(Default)]
+struct Curves {
+    rows: Vec<Vec<Row>>,
+    batch: Vec<u32>,
+    keys: rustc_hash::FxHashMap<(u32, u32), u32>,
+}
+
+impl Curves {
+    /// The curve of `model` at `batch_size` (`NONE`: some GPU type has no row).
+    #[inline]
+    fn of(
+        &mut self,
+        model: u32,
+        name: &str,
+        batch_size: u32,
+        tables: &[Tables],
+        type_table: &[u32],
+    ) -> u32 {
+        let key = (model, batch_size);
+        if let Some(&c) = self.keys.get(&key) {
+            return c;
+        }
+        let r: Vec<Row> = tables
+            .iter()
+            .map(|t| t.row(name, batch_size).unwrap_or_default().into())
+            .collect();
+        let usable = type_table.iter().all(|&t| !r[t as usize].is_empty());
+        let c = if usable { self.rows.len() as u32 } else { NONE };
+        if usable {
+            self.rows.push(r);
+            self.batch.push(batch_size);
+        }
+        self.keys.insert(key, c);
+        c
+    }
+}
+
+/// The line on the jobs with no table row, which keep their recorded durations.
+fn without_said(without: &std::collections::BTreeMap<String, u64>) -> Option<String> {
+    if without.is_empty() {
+        return None;
+    }
+    let left: u64 = without.values().sum();
+    let mut named: Vec<String> = without
+        .iter()
+        .take(4)
+        .map(|(m, k)| format!("{m} ×{k}"))
+        .collect();
+    if without.len() > 4 {
+        named.push(format!("{} more", without.len() - 4));
+    }
+    Some(format!(
+        "speed model: {left} jobs keep their recorded durations — no table row for {}",
+        named.join(", ")
+    ))
 }
 
 /// Binds the speeds to `trace`'s cluster again (after it was rebuilt).

@@ -150,6 +150,26 @@ pub fn parse_table(text: &[u8], file: &str) -> Result<ModelTable, InputError> {
         .iter()
         .map(|f| String::from_utf8_lossy(f).trim().to_string())
         .collect();
+    let counts = gpu_counts(&names, file)?;
+    let columns = Columns {
+        file,
+        names: &names,
+        counts: &counts,
+    };
+    let mut table = ModelTable::default();
+    for (i, rec) in records.enumerate() {
+        let line = i as u64 + 2;
+        let rec = rec.map_err(|e| InputError::csv(file, &e))?;
+        if rec.len() == 1 && rec.get(0).is_some_and(|f| f.trim_ascii().is_empty()) {
+            continue;
+        }
+        columns.add_row(&mut table, &rec, line)?;
+    }
+    Ok(table)
+}
+
+/// The header's GPU counts, in column order, after `global_batch_size`.
+fn gpu_counts(names: &[String], file: &str) -> Result<Vec<u32>, InputError> {
     if names.first().map(String::as_str) != Some("global_batch_size") || names.len() < 2 {
         return Err(InputError::on_line(
             file,
@@ -177,45 +197,78 @@ pub fn parse_table(text: &[u8], file: &str) -> Result<ModelTable, InputError> {
             }
         }
     }
-    let mut table = ModelTable::default();
-    for (i, rec) in records.enumerate() {
-        let line = i as u64 + 2;
-        let rec = rec.map_err(|e| InputError::csv(file, &e))?;
-        if rec.len() == 1 && rec.get(0).is_some_and(|f| f.trim_ascii().is_empty()) {
-            continue;
-        }
-        let cell = |k: usize| {
-            String::from_utf8_lossy(rec.get(k).unwrap_or_default())
-                .trim()
-                .to_string()
+    Ok(counts)
+}
+
+/// A table's columns as its header names them: the file, the column
+/// names and the GPU count of each rate column.
+struct Columns<'a> {
+    file: &'a str,
+    names: &'a [String],
+    counts: &'a [u32],
+}
+
+impl Columns<'_> {
+    /// Cell `k` of `rec`, trimmed.
+    fn cell(rec: &csv::ByteRecord, k: usize) -> String {
+        String::from_utf8_lossy(rec.get(k).unwrap_or_default())
+            .trim()
+            .to_string()
+    }
+
+    /// The error `what` about cell `k` of the row on `line`, quoting the cell.
+    fn cell_error(&self, rec: &csv::ByteRecord, line: u64, k: usize, what: &str) -> InputError {
+        let at = super::input::Location {
+            file: self.file.to_string(),
+            line,
+            column: self.names.get(k).map(|n| crate::text::sanitize(n)),
+            byte: false,
         };
-        let err = |k: usize, what: &str| {
-            let at = super::input::Location {
-                file: file.to_string(),
-                line,
-                column: names.get(k).map(|n| crate::text::sanitize(n)),
-                byte: false,
-            };
-            InputError::at(at, format!("'{}': {what}", crate::text::sanitize(&cell(k))))
-        };
-        if rec.len() != names.len() {
+        InputError::at(
+            at,
+            format!("'{}': {what}", crate::text::sanitize(&Self::cell(rec, k))),
+        )
+    }
+
+    /// Adds the row of one batch size, on `line`, to `table`.
+    fn add_row(
+        &self,
+        table: &mut ModelTable,
+        rec: &csv::ByteRecord,
+        line: u64,
+    ) -> Result<(), InputError> {
+        if rec.len() != self.names.len() {
             return Err(InputError::on_line(
-                file,
+                self.file,
                 line,
-                format!("{} fields, the header has {}", rec.len(), names.len()),
+                format!("{} fields, the header has {}", rec.len(), self.names.len()),
             ));
         }
-        let batch = cell(0)
+        let batch = Self::cell(rec, 0)
             .parse::<u32>()
             .ok()
             .filter(|&b| b > 0)
-            .ok_or_else(|| err(0, "a batch size (a whole number from 1) is expected"))?;
+            .ok_or_else(|| {
+                self.cell_error(
+                    rec,
+                    line,
+                    0,
+                    "a batch size (a whole number from 1) is expected",
+                )
+            })?;
         if table.rows.contains_key(&batch) {
-            return Err(err(0, "this batch size has a row already"));
+            return Err(self.cell_error(rec, line, 0, "this batch size has a row already"));
         }
+        let row = self.rates(rec, line)?;
+        table.rows.insert(batch, row);
+        Ok(())
+    }
+
+    /// The row's profiled (GPU count, iterations/s), counts ascending.
+    fn rates(&self, rec: &csv::ByteRecord, line: u64) -> Result<Vec<(u32, f64)>, InputError> {
         let mut row = Vec::new();
-        for (k, &c) in counts.iter().enumerate() {
-            let v = cell(k + 1);
+        for (k, &c) in self.counts.iter().enumerate() {
+            let v = Self::cell(rec, k + 1);
             if v.is_empty() || v.eq_ignore_ascii_case("nan") {
                 continue;
             }
@@ -223,7 +276,9 @@ pub fn parse_table(text: &[u8], file: &str) -> Result<ModelTable, InputError> {
                 Ok(0.0) => {}
                 Ok(r) if r.is_finite() && r > 0.0 => row.push((c, r)),
                 _ => {
-                    return Err(err(
+                    return Err(self.cell_error(
+                        rec,
+                        line,
                         k + 1,
                         "iterations per second (a number from 0, nan or empty) expected",
                     ))
@@ -231,9 +286,8 @@ pub fn parse_table(text: &[u8], file: &str) -> Result<ModelTable, InputError> {
             }
         }
         row.sort_by_key(|&(c, _)| c);
-        table.rows.insert(batch, row);
+        Ok(row)
     }
-    Ok(table)
 }
 
 #[cfg(test)]

@@ -65,10 +65,43 @@ macro_rules! say {
     };
 }
 
+/// `tracetui bench`: the load, each policy to the end, the probes, peak RSS.
 pub(super) fn run(a: &BenchArgs) -> Result<()> {
     let t0 = Instant::now();
     let (trace, report) = a.load.read.load(a.load.format, &a.load.path)?;
     let load_s = t0.elapsed().as_secs_f64();
+    say_load(a, &trace, &report, load_s);
+    say_held(&trace);
+    let trace = Arc::new(trace);
+    let policies = bench_policies(a, &trace)?;
+    let tuning = Arc::new(super::logger::logged_tuning());
+    for &p in &policies {
+        time_to_end(&trace, p, &tuning);
+    }
+    if let Some(&p) = policies.first() {
+        replay_probe(&trace, p);
+        ui_probe(&trace, p);
+    }
+    if let Some(n) = &trace.native {
+        let mut print = |line: String| say!("{line}");
+        let mut probe = BenchProbe {
+            samples: a.drill,
+            rss: &rss,
+            out: &mut print,
+        };
+        n.bench(&trace, &mut probe)?;
+    }
+    say!("peak RSS       {}", rss());
+    Ok(())
+}
+
+/// The trace loaded in `load_s` seconds: what it is, how fast, each phase.
+fn say_load(
+    a: &BenchArgs,
+    trace: &crate::trace::Trace,
+    report: &crate::trace::LoadReport,
+    load_s: f64,
+) {
     say!(
         "trace          {} {} ({} jobs, {} GPUs)",
         trace.format,
@@ -86,6 +119,10 @@ pub(super) fn run(a: &BenchArgs) -> Result<()> {
     for (phase, at) in &report.timings {
         say!("  {phase:<22} done at {at:.2} s");
     }
+}
+
+/// The bytes the loaded trace holds, by table, and the RSS now.
+fn say_held(trace: &crate::trace::Trace) {
     let mut held = trace.held_bytes();
     held.extend(trace.native.iter().flat_map(|n| n.held_bytes()));
     let parts: Vec<String> = held
@@ -98,54 +135,44 @@ pub(super) fn run(a: &BenchArgs) -> Result<()> {
         parts.join(", "),
         status_mb("VmRSS:").map_or("n/a".into(), |m| format!("{m:.0} MiB"))
     );
-    let trace = Arc::new(trace);
+}
+
+/// The `--policies` asked for that can run on `trace`.
+fn bench_policies(a: &BenchArgs, trace: &crate::trace::Trace) -> Result<Vec<sim::Policy>> {
     let mut registry = sim::Policies::new();
     let policies: Vec<sim::Policy> = crate::sim::policy::parse_list(&a.policies, &mut |n| {
         crate::driver::resolve(n, &mut registry)
     })
     .map_err(color_eyre::eyre::Report::msg)?
     .into_iter()
-    .filter(|p| p.available(&trace).is_ok())
+    .filter(|p| p.available(trace).is_ok())
     .collect();
-    let tuning = Arc::new(super::logger::logged_tuning());
-    for &p in &policies {
-        // `sim::run`, timed in its three parts.
-        let t = Instant::now();
-        let mut e = sim::engine(trace.clone(), p, Placement::Consolidate, None, &tuning);
-        let set_up = t.elapsed();
-        crate::driver::run_to_end(&mut e);
-        let ran = t.elapsed();
-        let r = e.final_report();
-        let ms = |d: std::time::Duration| {
-            // Whole milliseconds, or hundredths on a small trace.
-            let ms = d.as_secs_f64() * 1e3;
-            format!("{:.*}", if ms < 10.0 { 2 } else { 0 }, ms)
-        };
-        say!(
-            "{:<14} {:.3} s to the end ({} jobs done; set-up {} ms, run {} ms, report {} ms)",
-            p.name(),
-            t.elapsed().as_secs_f64(),
-            r.jobs_done,
-            ms(set_up),
-            ms(ran - set_up),
-            ms(t.elapsed() - ran)
-        );
-    }
-    if let Some(&p) = policies.first() {
-        replay_probe(&trace, p);
-        ui_probe(&trace, p);
-    }
-    if let Some(n) = &trace.native {
-        let mut print = |line: String| say!("{line}");
-        let mut probe = BenchProbe {
-            samples: a.drill,
-            rss: &rss,
-            out: &mut print,
-        };
-        n.bench(&trace, &mut probe)?;
-    }
-    say!("peak RSS       {}", rss());
-    Ok(())
+    Ok(policies)
+}
+
+/// Policy `p` run to the end on `trace`, timed: set-up, run and report.
+fn time_to_end(trace: &Arc<crate::trace::Trace>, p: sim::Policy, tuning: &Arc<sim::Tuning>) {
+    // `sim::run`, timed in its three parts.
+    let t = Instant::now();
+    let mut e = sim::engine(trace.clone(), p, Placement::Consolidate, None, tuning);
+    let set_up = t.elapsed();
+    crate::driver::run_to_end(&mut e);
+    let ran = t.elapsed();
+    let r = e.final_report();
+    let ms = |d: std::time::Duration| {
+        // Whole milliseconds, or hundredths on a small trace.
+        let ms = d.as_secs_f64() * 1e3;
+        format!("{:.*}", if ms < 10.0 { 2 } else { 0 }, ms)
+    };
+    say!(
+        "{:<14} {:.3} s to the end ({} jobs done; set-up {} ms, run {} ms, report {} ms)",
+        p.name(),
+        t.elapsed().as_secs_f64(),
+        r.jobs_done,
+        ms(set_up),
+        ms(ran - set_up),
+        ms(t.elapsed() - ran)
+    );
 }
 
 /// The replay's jumps and steps back as the TUI makes them, engine only

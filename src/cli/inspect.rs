@@ -4,7 +4,7 @@ use super::headless::load;
 use super::output::human_secs;
 use super::{JobArgs, StatsArgs, TextFormat};
 use crate::sim::energy::{EnergyModel, WorkloadRow};
-use crate::stats::{stats as compute, MeanMedian, Stats};
+use crate::stats::{stats as compute, Deadlines, MeanMedian, Stats};
 use color_eyre::eyre::{bail, Result};
 use std::fmt::Write as _;
 
@@ -34,14 +34,19 @@ pub(super) fn stats(a: &StatsArgs) -> Result<()> {
 /// `stats` as text: jobs, machines, run time, queueing, size, diurnal rhythm.
 fn stats_text(s: &Stats) -> String {
     let mut o = String::new();
-    let mm = |m: &MeanMedian, f: &dyn Fn(f64) -> String| {
-        format!(
-            "mean {}  median {}",
-            m.mean.map_or("-".into(), f),
-            m.median.map_or("-".into(), f)
-        )
-    };
     let _ = writeln!(o, "{} {}", s.format, s.source);
+    jobs_text(&mut o, s);
+    machines_text(&mut o, s);
+    times_text(&mut o, s);
+    if let Some(d) = &s.deadlines {
+        deadlines_text(&mut o, d);
+    }
+    hours_text(&mut o, s);
+    o
+}
+
+/// The jobs: how many, by status, and those not replayed.
+fn jobs_text(o: &mut String, s: &Stats) {
     let _ = writeln!(o, "jobs       {} ({} GPU jobs)", s.jobs.all, s.jobs.gpu);
     for (k, v) in &s.jobs.by_status {
         let _ = writeln!(o, "  {k:<12} {v}");
@@ -52,6 +57,10 @@ fn stats_text(s: &Stats) -> String {
     for (why, n) in &s.jobs.left_out {
         let _ = writeln!(o, "  not replayed, {why}: {n}");
     }
+}
+
+/// The machines by GPU type, and the load offered them.
+fn machines_text(o: &mut String, s: &Stats) {
     let note = if s.cluster_note.is_empty() {
         String::new()
     } else {
@@ -86,6 +95,17 @@ fn stats_text(s: &Stats) -> String {
         };
         let _ = writeln!(o, "load       {l:.1} GPUs offered on average{share}");
     }
+}
+
+/// Run time, queueing and GPUs per job: mean and median each.
+fn times_text(o: &mut String, s: &Stats) {
+    let mm = |m: &MeanMedian, f: &dyn Fn(f64) -> String| {
+        format!(
+            "mean {}  median {}",
+            m.mean.map_or("-".into(), f),
+            m.median.map_or("-".into(), f)
+        )
+    };
     let secs = |x: f64| format!("{} ({x:.0} s)", human_secs(x));
     let _ = writeln!(o, "run time   {}", mm(&s.runtime_s, &secs));
     let _ = writeln!(
@@ -98,24 +118,30 @@ fn stats_text(s: &Stats) -> String {
         "GPUs/job   {}",
         mm(&s.gpus_per_job, &|x| format!("{x:.2}"))
     );
-    if let Some(d) = &s.deadlines {
-        let pct = |n: u64| n as f64 / d.jobs.max(1) as f64 * 100.0;
-        let r = d.infeasible_at_recorded_speed;
-        let _ = writeln!(
+}
+
+/// The deadlines no policy can meet, at the recorded speed and at full scale-out.
+fn deadlines_text(o: &mut String, d: &Deadlines) {
+    let pct = |n: u64| n as f64 / d.jobs.max(1) as f64 * 100.0;
+    let r = d.infeasible_at_recorded_speed;
+    let _ = writeln!(
+        o,
+        "deadlines  {} jobs; {r} ({:.1} %) infeasible at the recorded speed (deadline < submit + run time)",
+        d.jobs,
+        pct(r)
+    );
+    let _ = match d.infeasible_at_full_scale_out {
+        Some(f) => writeln!(
             o,
-            "deadlines  {} jobs; {r} ({:.1} %) infeasible at the recorded speed (deadline < submit + run time)",
-            d.jobs,
-            pct(r)
-        );
-        let _ = match d.infeasible_at_full_scale_out {
-            Some(f) => writeln!(
-                o,
-                "           {f} ({:.1} %) infeasible even started on arrival at full scale-out (the tables' best rate on up to the cluster's GPUs)",
-                pct(f)
-            ),
-            None => writeln!(o, "           (--throughputs DIR says how many are infeasible at full scale-out)"),
-        };
-    }
+            "           {f} ({:.1} %) infeasible even started on arrival at full scale-out (the tables' best rate on up to the cluster's GPUs)",
+            pct(f)
+        ),
+        None => writeln!(o, "           (--throughputs DIR says how many are infeasible at full scale-out)"),
+    };
+}
+
+/// GPU job submissions by hour of day, a bar each.
+fn hours_text(o: &mut String, s: &Stats) {
     let max = s
         .submissions_by_hour
         .iter()
@@ -128,7 +154,6 @@ fn stats_text(s: &Stats) -> String {
         let bar = "█".repeat((n * 40).div_ceil(max) as usize);
         let _ = writeln!(o, "  {h:02}h {n:>8} {bar}");
     }
-    o
 }
 
 /// `stats --energy` as text: how jobs map to the Zeus workloads, and what

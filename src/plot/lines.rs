@@ -3,7 +3,7 @@
 //! confidence interval as a bar.
 
 use super::data::{Data, Point};
-use super::style::{marker_at, styles};
+use super::style::{marker_at, styles, Style};
 use super::{frame, legend, ticks, Figure, Look, PlotError};
 use plotters::prelude::*;
 
@@ -68,22 +68,7 @@ pub(crate) fn lines_figure(
 ) -> Result<Figure, PlotError> {
     let labels: Vec<&str> = lines.iter().map(|l| l.label.as_str()).collect();
     let styles = styles(&labels);
-    let pts = lines.iter().flat_map(|l| l.points.iter());
-    let xs = pts.clone().map(|p| p.x);
-    let ys = pts.flat_map(|p| [Some(p.mean), p.lo, p.hi]).flatten();
-    let (x0, x1) = padded(
-        xs.clone().fold(f64::INFINITY, f64::min),
-        xs.fold(f64::NEG_INFINITY, f64::max),
-    );
-    let (y0, y1) = padded(
-        ys.clone().fold(f64::INFINITY, f64::min),
-        ys.fold(f64::NEG_INFINITY, f64::max),
-    );
-    let (x0, x1, y0, y1) = if x0.is_finite() && y0.is_finite() {
-        (x0, x1, y0, y1)
-    } else {
-        (0.0, 1.0, 0.0, 1.0)
-    };
+    let (x0, x1, y0, y1) = bounds(lines);
     let mut data = Data::default();
     let mut out = String::new();
     {
@@ -116,30 +101,7 @@ pub(crate) fn lines_figure(
             .light_line_style(WHITE)
             .draw()?;
         for (l, s) in lines.iter().zip(&styles) {
-            let line = s.colour.stroke_width(2);
-            let mid: Vec<(f64, f64)> = l.points.iter().map(|p| (p.x, p.mean)).collect();
-            chart.draw_series(LineSeries::new(mid.clone(), line))?;
-            chart.draw_series(mid.iter().map(|&p| marker_at(s.marker, p, 10, line)))?;
-            for p in &l.points {
-                if let (Some(lo), Some(hi)) = (p.lo, p.hi) {
-                    // The interval as a bar with caps 10 pixels wide.
-                    let bar = PathElement::new(vec![(p.x, lo), (p.x, hi)], line);
-                    let cap = |y: f64| {
-                        EmptyElement::at((p.x, y)) + PathElement::new(vec![(-5, 0), (5, 0)], line)
-                    };
-                    chart.draw_series(std::iter::once(bar))?;
-                    chart.draw_series([cap(lo), cap(hi)])?;
-                }
-                data.push(Point {
-                    panel: "sweep",
-                    policy: &l.label,
-                    x: format!("{}", p.x),
-                    y: p.mean,
-                    lo: p.lo,
-                    hi: p.hi,
-                    n: Some(p.n),
-                });
-            }
+            draw_line(&mut chart, l, s, &mut data)?;
         }
         legend::draw(&foot, &labels, &styles, look)?;
         root.present()?;
@@ -148,6 +110,59 @@ pub(crate) fn lines_figure(
         svg: out,
         data: data.into_csv(),
     })
+}
+
+/// The axes' ranges (x0, x1, y0, y1) over every point and interval, padded.
+fn bounds(lines: &[Line]) -> (f64, f64, f64, f64) {
+    let pts = lines.iter().flat_map(|l| l.points.iter());
+    let xs = pts.clone().map(|p| p.x);
+    let ys = pts.flat_map(|p| [Some(p.mean), p.lo, p.hi]).flatten();
+    let (x0, x1) = padded(
+        xs.clone().fold(f64::INFINITY, f64::min),
+        xs.fold(f64::NEG_INFINITY, f64::max),
+    );
+    let (y0, y1) = padded(
+        ys.clone().fold(f64::INFINITY, f64::min),
+        ys.fold(f64::NEG_INFINITY, f64::max),
+    );
+    if x0.is_finite() && y0.is_finite() {
+        (x0, x1, y0, y1)
+    } else {
+        (0.0, 1.0, 0.0, 1.0)
+    }
+}
+
+/// One policy's line: means joined and marked, intervals as bars, into `data`.
+fn draw_line(
+    chart: &mut ChartContext<SVGBackend, Cartesian2d<ticks::Ticked, ticks::Ticked>>,
+    l: &Line,
+    style: &Style,
+    data: &mut Data,
+) -> Result<(), PlotError> {
+    let line = style.colour.stroke_width(2);
+    let mid: Vec<(f64, f64)> = l.points.iter().map(|p| (p.x, p.mean)).collect();
+    chart.draw_series(LineSeries::new(mid.clone(), line))?;
+    chart.draw_series(mid.iter().map(|&p| marker_at(style.marker, p, 10, line)))?;
+    for p in &l.points {
+        if let (Some(lo), Some(hi)) = (p.lo, p.hi) {
+            // The interval as a bar with caps 10 pixels wide.
+            let bar = PathElement::new(vec![(p.x, lo), (p.x, hi)], line);
+            let cap =
+                |y: f64| EmptyElement::at((p.x, y)) + PathElement::new(vec![(-5, 0), (5, 0)], line);
+            chart.draw_series(std::iter::once(bar))?;
+            chart.draw_series([cap(lo), cap(hi)])?;
+        }
+        data.push(Point {
+            panel: "sweep",
+            policy: &l.label,
+            x: format!("{}", p.x),
+            y: p.mean,
+            lo: p.lo,
+            hi: p.hi,
+            n: Some(p.n),
+        });
+    }
+    Ok(())
 }
 
 /// Student's t at 97.5 % for 1–30 degrees of freedom (beyond: 1.96).

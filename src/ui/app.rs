@@ -129,31 +129,17 @@ impl App {
         }
     }
 
+    /// An action, to what handles it: whether anything visible changed.
     fn handle(&mut self, action: Action) -> bool {
         match action {
             Action::Elapsed(dt) => self.play(dt),
-            Action::Command(c) => {
-                self.view.flash = None;
-                if self.view.popup.is_some() {
-                    self.popup_command(c)
-                } else {
-                    self.command(c)
-                }
-            }
+            Action::Command(c) => self.keyed(c),
             Action::Char(ch) => self.type_char(ch),
             Action::Backspace => self.edit_prompt(super::line_edit::Edit::DeleteBack),
             Action::Edit(e) => self.edit_prompt(e),
             Action::Click { column, row } => self.click(column, row),
             Action::Scroll { column, row, lines } => self.scroll(column, row, lines),
-            Action::Resize(w, h) => {
-                self.view.size = (w, h);
-                if !self.view.sized {
-                    self.view.sized = true;
-                    self.fit_zoom();
-                }
-                self.scroll_to_cursor();
-                true
-            }
+            Action::Resize(w, h) => self.resized(w, h),
             Action::Log(e) => {
                 self.view.log_state.transition(e);
                 true
@@ -166,29 +152,7 @@ impl App {
                 self.switch_policy(p);
                 true
             }
-            Action::Indexed(Err(e)) => {
-                self.warn(format!(
-                    "side tables damaged, drill-downs show no sensor or metric rows: {e}"
-                ));
-                true
-            }
-            Action::Indexed(Ok(util)) => {
-                self.info(
-                    "side tables indexed: drill-downs show them; colour by utilisation (c) uses them"
-                        .into(),
-                );
-                if util.is_some() {
-                    self.sim.job_util = util;
-                }
-                self.refresh_gpu_util();
-                // An open job drill-down read before: read again, with them.
-                if let Some(Popup::Detail { job: Some(job), .. }) = self.view.popup {
-                    self.view.popup = None;
-                    let at = self.sim.replay.now();
-                    self.emit(Effect::ReadJobDetail { job, at });
-                }
-                true
-            }
+            Action::Indexed(result) => self.indexed(result),
             Action::WhatIfProgress { row, progress } => self.what_if_progress(row, progress),
             Action::PoliciesKnown(p) => {
                 self.sim.policies.merge(&p);
@@ -217,6 +181,60 @@ impl App {
                 reply,
             } => self.answered(asker, question, reply),
         }
+    }
+
+    /// A command: the flash goes; the popup open (if any) has it first.
+    fn keyed(&mut self, c: super::keymap::Command) -> bool {
+        self.view.flash = None;
+        if self.view.popup.is_some() {
+            self.popup_command(c)
+        } else {
+            self.command(c)
+        }
+    }
+
+    /// The terminal is `w`×`h` now: the first size fits the zoom, and the
+    /// cursor stays in view.
+    fn resized(&mut self, w: u16, h: u16) -> bool {
+        self.view.size = (w, h);
+        if !self.view.sized {
+            self.view.sized = true;
+            self.fit_zoom();
+        }
+        self.scroll_to_cursor();
+        true
+    }
+
+    /// A background index finished (or found the side tables damaged):
+    /// drill-downs and colour by utilisation use what it found.
+    fn indexed(
+        &mut self,
+        result: Result<Option<Arc<Vec<f32>>>, crate::trace::input::Damaged>,
+    ) -> bool {
+        let util = match result {
+            Err(e) => {
+                self.warn(format!(
+                    "side tables damaged, drill-downs show no sensor or metric rows: {e}"
+                ));
+                return true;
+            }
+            Ok(util) => util,
+        };
+        self.info(
+            "side tables indexed: drill-downs show them; colour by utilisation (c) uses them"
+                .into(),
+        );
+        if util.is_some() {
+            self.sim.job_util = util;
+        }
+        self.refresh_gpu_util();
+        // An open job drill-down read before: read again, with them.
+        if let Some(Popup::Detail { job: Some(job), .. }) = self.view.popup {
+            self.view.popup = None;
+            let at = self.sim.replay.now();
+            self.emit(Effect::ReadJobDetail { job, at });
+        }
+        true
     }
 
     /// An effect for the runner.

@@ -33,16 +33,58 @@ struct Series<'a> {
     q: &'a [f64],
 }
 
+/// A finished row: its index, label, whether it is the live policy, and
+/// its distributions.
+type Row<'a> = (usize, String, bool, &'a Dists);
+
 /// The JCT and wait CDFs side by side in `area`, the legend under them;
 /// the chosen row's curve (`at`, ↑↓ in the table) drawn on top, so none
 /// stays hidden under another.
 pub(super) fn draw(app: &App, w: &WhatIf, area: Rect, buf: &mut Buffer, at: usize) {
     let t = app.theme();
-    let live = app.engine().policy();
     let ascii = app.view.ascii;
-    // (row, label, live?) of the rows that are in, in table order.
-    let rows: Vec<(usize, String, bool, &Dists)> = w
-        .runs
+    let rows = finished_rows(app, w);
+    if rows.is_empty() {
+        let msg = "the CDFs draw as rows finish";
+        buf.set_stringn(area.x, area.y, msg, area.width as usize, t.dim);
+        return;
+    }
+    let items = legend_items(w, &rows, ascii);
+    let lines = pack(&items, area.width as usize);
+    let legend_h = (lines.len() as u16).min(area.height.saturating_sub(MIN_HEIGHT - 2));
+    let charts_h = area.height.saturating_sub(legend_h);
+    let order = drawing_order(w, &rows, at);
+    let series = |pick: fn(&Dists) -> &[f64]| -> Vec<Series> {
+        order
+            .iter()
+            .map(|(i, _, is_live, d)| Series {
+                glyph: glyph(*i, ascii),
+                style: curve_style(app, *i, *is_live),
+                q: pick(d),
+            })
+            .collect()
+    };
+    let half = area.width.saturating_sub(1) / 2;
+    let left = Rect::new(area.x, area.y, half, charts_h);
+    let right = Rect::new(area.x + half + 1, area.y, area.width - half - 1, charts_h);
+    chart(app, "JCT CDF", &series(|d| &d.jct_s), left, buf);
+    chart(app, "wait CDF", &series(|d| &d.wait_s), right, buf);
+    let shown = &lines[..lines.len().min(legend_h as usize)];
+    legend(
+        app,
+        w,
+        &rows,
+        &items,
+        shown,
+        (area.x, area.y + charts_h),
+        buf,
+    );
+}
+
+/// The rows that are in, in table order: (row, label, live?, distributions).
+fn finished_rows<'a>(app: &App, w: &'a WhatIf) -> Vec<Row<'a>> {
+    let live = app.engine().policy();
+    w.runs
         .iter()
         .enumerate()
         .filter_map(|(i, run)| {
@@ -54,28 +96,29 @@ pub(super) fn draw(app: &App, w: &WhatIf, area: Rect, buf: &mut Buffer, at: usiz
             };
             Some((i, label, is_live, d))
         })
-        .collect();
-    if rows.is_empty() {
-        let msg = "the CDFs draw as rows finish";
-        buf.set_stringn(area.x, area.y, msg, area.width as usize, t.dim);
-        return;
+        .collect()
+}
+
+/// Row `i`'s curve: the live policy's in bold accent, others each in a
+/// colour of its own.
+fn curve_style(app: &App, i: usize, is_live: bool) -> Style {
+    let t = app.theme();
+    if is_live {
+        t.accent.add_modifier(Modifier::BOLD)
+    } else {
+        t.text.fg(t.palette(i as u64 * 7919 + 3))
     }
-    let style_of = |i: usize, is_live: bool| {
-        if is_live {
-            t.accent.add_modifier(Modifier::BOLD)
-        } else {
-            t.text.fg(t.palette(i as u64 * 7919 + 3))
-        }
-    };
-    // A row with another's very results is drawn once, under the other's
-    // glyph; the legend says so.
+}
+
+/// The legend's items: each row's glyph and label. A row with another's
+/// very results is drawn once, under the other's glyph; the legend says so.
+fn legend_items(w: &WhatIf, rows: &[Row], ascii: bool) -> Vec<String> {
     let label_of = |k: usize| {
         rows.iter()
             .find(|r| r.0 == k)
             .map_or(String::new(), |r| r.1.clone())
     };
-    let items: Vec<String> = rows
-        .iter()
+    rows.iter()
         .map(|(i, l, is_live, _)| {
             let live = if *is_live { " (live)" } else { "" };
             match w.same_as(*i) {
@@ -83,35 +126,35 @@ pub(super) fn draw(app: &App, w: &WhatIf, area: Rect, buf: &mut Buffer, at: usiz
                 None => format!("{} {l}{live}", glyph(*i, ascii)),
             }
         })
-        .collect();
-    let lines = pack(&items, area.width as usize);
-    let legend_h = (lines.len() as u16).min(area.height.saturating_sub(MIN_HEIGHT - 2));
-    let charts_h = area.height.saturating_sub(legend_h);
-    // The live policy's curve is drawn over the others, and the chosen
-    // row's over all.
-    let mut order: Vec<&(usize, String, bool, &Dists)> =
-        rows.iter().filter(|r| w.same_as(r.0).is_none()).collect();
+        .collect()
+}
+
+/// The curves to draw, last on top: the live policy's over the others,
+/// and the chosen row's (`at`) over all; a row the same as another's is
+/// left out.
+fn drawing_order<'r, 'a>(w: &WhatIf, rows: &'r [Row<'a>], at: usize) -> Vec<&'r Row<'a>> {
+    let mut order: Vec<&Row> = rows.iter().filter(|r| w.same_as(r.0).is_none()).collect();
     let chosen = w.same_as(at).unwrap_or(at);
     order.sort_by_key(|r| (r.0 == chosen, r.2));
-    let series = |pick: fn(&Dists) -> &[f64]| -> Vec<Series> {
-        order
-            .iter()
-            .map(|(i, _, is_live, d)| Series {
-                glyph: glyph(*i, ascii),
-                style: style_of(*i, *is_live),
-                q: pick(d),
-            })
-            .collect()
-    };
-    let half = area.width.saturating_sub(1) / 2;
-    let left = Rect::new(area.x, area.y, half, charts_h);
-    let right = Rect::new(area.x + half + 1, area.y, area.width - half - 1, charts_h);
-    chart(app, "JCT CDF", &series(|d| &d.jct_s), left, buf);
-    chart(app, "wait CDF", &series(|d| &d.wait_s), right, buf);
-    // The legend: each glyph in its curve's style.
-    for (k, line) in lines.iter().take(legend_h as usize).enumerate() {
-        let y = area.y + charts_h + k as u16;
-        let mut x = area.x;
+    order
+}
+
+/// The legend's `lines` (of indices into `items`) from `(x, y)` down:
+/// each glyph in its curve's style.
+fn legend(
+    app: &App,
+    w: &WhatIf,
+    rows: &[Row],
+    items: &[String],
+    lines: &[Vec<usize>],
+    (x0, y0): (u16, u16),
+    buf: &mut Buffer,
+) {
+    let t = app.theme();
+    let ascii = app.view.ascii;
+    for (k, line) in lines.iter().enumerate() {
+        let y = y0 + k as u16;
+        let mut x = x0;
         for &n in line {
             let (i, _, is_live, _) = rows[n];
             let text = &items[n];
@@ -120,7 +163,7 @@ pub(super) fn draw(app: &App, w: &WhatIf, area: Rect, buf: &mut Buffer, at: usiz
                 x,
                 y,
                 glyph(drawn, ascii).to_string(),
-                style_of(drawn, is_live),
+                curve_style(app, drawn, is_live),
             );
             let rest: String = text.chars().skip(1).collect();
             let label = if is_live {

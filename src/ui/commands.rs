@@ -211,6 +211,8 @@ impl App {
         }
     }
 
+    /// A command with a popup open: quit, save a drill-down, close it, or
+    /// what the popup open does with it (whether it did anything).
     pub(super) fn popup_command(&mut self, c: Command) -> bool {
         if c == Command::Quit {
             self.emit(Effect::Quit(Quit::Clear));
@@ -224,36 +226,69 @@ impl App {
         if self.view.popup.is_none() {
             return false;
         }
-        let whatif_rows = self.sim.whatif.as_ref().map_or(1, |w| w.rows.len().max(1));
-        let help_len = match self.view.popup {
-            Some(Popup::Help { .. }) => {
-                let cols = super::popups::view::help_cols(self, self.view.size.0);
-                super::popups::view::help_lines(self, cols).len()
+        if c == Command::Close {
+            self.view.popup = None;
+            return true;
+        }
+        match &self.view.popup {
+            Some(Popup::Help { .. }) => self.help_popup_command(c),
+            Some(Popup::Detail { .. }) => self.detail_popup_command(c),
+            Some(Popup::Picker { .. }) => self.picker_popup_command(c),
+            Some(Popup::WhatIf { .. }) => self.whatif_popup_command(c),
+            Some(Popup::Rankings { .. }) if c == Command::Rankings => {
+                self.view.popup = None;
+                true
             }
-            _ => 0,
-        };
-        let Some(popup) = &mut self.view.popup else {
+            Some(Popup::Rankings { by, sort, at }) => {
+                let (b, s, a) = (*by, *sort, *at);
+                self.rank_command(b, s, a, c);
+                true
+            }
+            Some(Popup::Prompt { .. }) if c == Command::Detail => {
+                self.submit_prompt();
+                true
+            }
+            Some(Popup::Prompt { .. }) | None => false,
+        }
+    }
+
+    /// In the help: its key closes it, the scroll keys scroll it.
+    fn help_popup_command(&mut self, c: Command) -> bool {
+        let cols = super::popups::view::help_cols(self, self.view.size.0);
+        let help_len = super::popups::view::help_lines(self, cols).len();
+        let size = self.view.size;
+        let Some(Popup::Help { scroll }) = &mut self.view.popup else {
             return false;
         };
-        let size = self.view.size;
-        match (popup, c) {
-            (_, Command::Close) => self.view.popup = None,
-            (Popup::Help { .. }, Command::Help) => self.view.popup = None,
-            (Popup::Help { scroll }, _) if super::popups::is_scroll(c) => {
+        match c {
+            Command::Help => self.view.popup = None,
+            _ if super::popups::is_scroll(c) => {
                 let (page, max) = super::popups::help_pages(size, help_len);
                 *scroll = super::popups::scrolled(*scroll, c, page, max)
             }
+            _ => return false,
+        }
+        true
+    }
+
+    /// In a drill-down: a machine's GPU rows picked and opened, the text
+    /// scrolled, a job's neighbours on its machine stepped through.
+    fn detail_popup_command(&mut self, c: Command) -> bool {
+        let size = self.view.size;
+        let Some(Popup::Detail {
+            title,
+            lines,
+            scroll,
+            picks,
+            pick,
+            ..
+        }) = &mut self.view.popup
+        else {
+            return false;
+        };
+        match c {
             // A machine's GPU rows: ↑↓ pick one (the box follows), Enter opens its job.
-            (
-                Popup::Detail {
-                    picks,
-                    pick,
-                    scroll,
-                    lines,
-                    ..
-                },
-                Command::Up | Command::Down,
-            ) if !picks.is_empty() => {
+            Command::Up | Command::Down if !picks.is_empty() => {
                 *pick = match c {
                     Command::Up => pick.saturating_sub(1),
                     _ => (*pick + 1).min(picks.len() - 1),
@@ -268,38 +303,37 @@ impl App {
                     *scroll = (row + 1 - page).min(max);
                 }
             }
-            (Popup::Detail { picks, pick, .. }, Command::Detail) if !picks.is_empty() => {
+            Command::Detail if !picks.is_empty() => {
                 let (job, gpu) = (picks[*pick].1, *pick);
                 self.open_picked(job, gpu)
             }
-            (Popup::Detail { scroll, lines, .. }, _) if super::popups::is_scroll(c) => {
+            _ if super::popups::is_scroll(c) => {
                 let cols = super::popups::detail_width(size);
                 let rows = super::popups::wrap_detail(lines, cols).len();
                 let (page, max) = super::popups::detail_pages(size, rows);
                 *scroll = super::popups::scrolled(*scroll, c, page, max)
             }
-            (Popup::Detail { .. }, Command::Detail) => self.view.popup = None,
-            (Popup::Detail { title, .. }, Command::Left | Command::Right)
-                if title.starts_with("job ") =>
-            {
+            Command::Detail => self.view.popup = None,
+            Command::Left | Command::Right if title.starts_with("job ") => {
                 self.other_job_here(if c == Command::Right { 1 } else { -1 })
             }
-            (Popup::Picker { split: true, .. }, Command::Placement) => self.next_split_placement(),
-            (Popup::Picker { at, .. }, Command::Down) => {
-                *at = (*at + 1) % self.sim.policies.all().len()
-            }
-            (Popup::Picker { at, .. }, Command::Up) => {
-                let n = self.sim.policies.all().len();
-                *at = (*at + n - 1) % n
-            }
-            (Popup::WhatIf { at, .. }, Command::Down) => *at = (*at + 1) % whatif_rows,
-            (Popup::WhatIf { at, .. }, Command::Up) => *at = (*at + whatif_rows - 1) % whatif_rows,
-            (Popup::WhatIf { charts, .. }, Command::ColorBy) => *charts = !*charts,
-            (Popup::WhatIf { at, .. }, Command::Detail) => {
-                let at = *at;
-                self.what_if_choose(at)
-            }
-            (Popup::Picker { at, split }, Command::Detail) => {
+            _ => return false,
+        }
+        true
+    }
+
+    /// In the policy picker: ↑↓ choose, Enter switches (or splits), `o`
+    /// picks the B side's placement.
+    fn picker_popup_command(&mut self, c: Command) -> bool {
+        let n = self.sim.policies.all().len();
+        let Some(Popup::Picker { at, split }) = &mut self.view.popup else {
+            return false;
+        };
+        match c {
+            Command::Placement if *split => self.next_split_placement(),
+            Command::Down => *at = (*at + 1) % n,
+            Command::Up => *at = (*at + n - 1) % n,
+            Command::Detail => {
                 let (p, split) = (self.sim.policies.all()[*at], *split);
                 self.view.popup = None;
                 if split {
@@ -308,12 +342,26 @@ impl App {
                     self.switch_policy(p)
                 }
             }
-            (Popup::Rankings { .. }, Command::Rankings) => self.view.popup = None,
-            (Popup::Rankings { by, sort, at }, _) => {
-                let (b, s, a) = (*by, *sort, *at);
-                self.rank_command(b, s, a, c)
+            _ => return false,
+        }
+        true
+    }
+
+    /// In the what-if table: ↑↓ choose a row, `c` the CDFs or the table,
+    /// Enter switches to the chosen run.
+    fn whatif_popup_command(&mut self, c: Command) -> bool {
+        let rows = self.sim.whatif.as_ref().map_or(1, |w| w.rows.len().max(1));
+        let Some(Popup::WhatIf { at, charts }) = &mut self.view.popup else {
+            return false;
+        };
+        match c {
+            Command::Down => *at = (*at + 1) % rows,
+            Command::Up => *at = (*at + rows - 1) % rows,
+            Command::ColorBy => *charts = !*charts,
+            Command::Detail => {
+                let at = *at;
+                self.what_if_choose(at)
             }
-            (Popup::Prompt { .. }, Command::Detail) => self.submit_prompt(),
             _ => return false,
         }
         true

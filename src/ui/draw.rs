@@ -3,30 +3,15 @@
 use super::app::{App, Focus, Tick, SPEEDS};
 
 use super::layout::{self, too_small};
-use super::timeline::Series;
 use super::{grid, popups, queue};
-use crate::fmt::human_secs;
 use crate::text::sanitized;
 use crate::trace::clock;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Sparkline, Widget};
+use ratatui::widgets::{Paragraph, Widget};
 use ratatui::Frame;
-
-/// Sparkline bars drawn with ASCII characters (`--ascii`).
-const ASCII_BARS: ratatui::symbols::bar::Set = ratatui::symbols::bar::Set {
-    full: "#",
-    seven_eighths: "#",
-    three_quarters: "=",
-    five_eighths: "=",
-    half: "-",
-    three_eighths: "-",
-    one_quarter: ".",
-    one_eighth: ".",
-    empty: " ",
-};
 
 pub fn draw(frame: &mut Frame, app: &App) {
     let area = frame.area();
@@ -73,7 +58,7 @@ fn render_views(app: &App, area: Rect, buf: &mut Buffer) {
     }
     // The lecture layout has no metrics strip, log or hint bar.
     if a.metrics.height > 0 {
-        metrics(app, a.metrics, buf);
+        super::metrics_strip::draw(app, a.metrics, buf);
     }
     if a.log.height > 0 {
         log_pane(app, a.log, buf);
@@ -116,78 +101,73 @@ fn caption(app: &App, area: Rect, buf: &mut Buffer) {
         .render(area, buf);
 }
 
+/// The top line: tracetui, the policy (and power limits) and the trace's
+/// label on the left; the clock, the state and the speed on the right.
 fn header(app: &App, area: Rect, buf: &mut Buffer) {
     let t = app.theme();
-    let e = app.engine();
-    let trace = app.trace();
     buf.set_style(area, t.header);
-    let first = app.sim.first;
-    let now = e.now().max(first - 1);
     // The policy comes first; then the trace's label, which gives way on
     // narrow screens, but not all of it: since when the policy is in force
     // (once it is not the one the replay began with) goes first.
-    let since = if e.policy_since() <= app.replay().start_time() {
-        String::new()
-    } else {
-        format!(
-            " since {}",
-            clock::clock_shown(trace.zone, first, e.policy_since())
-        )
-    };
-    let policy = |since: &str| {
-        Span::styled(
-            format!("· {}{since} ", e.policy().label().to_uppercase()),
-            t.header.add_modifier(Modifier::BOLD),
-        )
-    };
     let mut left = vec![
         Span::styled(" tracetui ", t.header.add_modifier(Modifier::BOLD)),
-        policy(""),
+        header_policy(app, ""),
     ];
-    if let Some(p) = e.power_policy() {
+    if let Some(p) = app.engine().power_policy() {
         // After the policy, before the label (which gives way first).
         left.push(Span::styled(
             format!("· {} power ", p.name()),
             t.header.add_modifier(Modifier::BOLD),
         ));
     }
-    let zone = clock::zone_abbrev(trace.zone, now);
-    let state = if app.waiting() && app.sim.waited >= 0.5 {
-        // An external policy has not answered yet: the clock stands.
-        Span::styled(format!(" WAIT {:.1}s ", app.sim.waited), t.paused)
-    } else if app.sim.paused {
-        Span::styled(" PAUSED ", t.paused)
-    } else {
-        Span::styled(" ▶ ", t.playing)
-    };
-    let speed = match app.tick_size() {
-        Tick::NextEvent => format!("{:.0} ev/s", (SPEEDS[app.sim.speed] / 60.0).max(1.0)),
-        Tick::Secs(_) => format!("x{}", SPEEDS[app.sim.speed]),
-    };
-    // The speed in fewer words where the trace's name would not show.
     let left_w: usize = left.iter().map(|s| s.width()).sum();
-    let tick = app.tick_size().label();
-    let clock_text = format!("{} {zone} ", clock::clock_shown(trace.zone, first, now));
-    let long =
-        crate::text::width(&clock_text) + state.width() + format!(" {speed} tick {tick} ").len();
-    let narrow = (area.width as usize) < long + left_w + 1 + 3 + 8;
-    let speed_text = match narrow {
-        true => format!(" {speed} {tick} "),
-        false => format!(" {speed} tick {tick} "),
-    };
-    let right = vec![
-        Span::styled(clock_text, t.header.add_modifier(Modifier::BOLD)),
-        state,
-        Span::styled(speed_text, t.header),
-    ];
+    let right = header_clock(app, area.width, left_w);
     // The clock and state on the right always show; the label gives way.
     let rw = right
         .iter()
         .map(|s| s.width())
         .sum::<usize>()
         .min(area.width as usize) as u16;
-    let used: usize = left.iter().map(|s| s.width()).sum();
-    let room = (area.width as usize).saturating_sub(rw as usize + 1 + used + 3);
+    let room = (area.width as usize).saturating_sub(rw as usize + 1 + left_w + 3);
+    header_label(app, room, &mut left);
+    buf.set_line(
+        area.x,
+        area.y,
+        &Line::from(left),
+        area.width.saturating_sub(rw + 1),
+    );
+    buf.set_line(area.x + area.width - rw, area.y, &Line::from(right), rw);
+}
+
+/// The policy in force, in capitals, and since when (`since`: none, or
+/// ` since …`).
+fn header_policy(app: &App, since: &str) -> Span<'static> {
+    let t = app.theme();
+    Span::styled(
+        format!("· {}{since} ", app.engine().policy().label().to_uppercase()),
+        t.header.add_modifier(Modifier::BOLD),
+    )
+}
+
+/// ` since …` once the policy in force is not the one the replay began
+/// with; else nothing.
+fn policy_since(app: &App) -> String {
+    let e = app.engine();
+    if e.policy_since() <= app.replay().start_time() {
+        String::new()
+    } else {
+        format!(
+            " since {}",
+            clock::clock_shown(app.trace().zone, app.sim.first, e.policy_since())
+        )
+    }
+}
+
+/// The trace's label in the `room` the header leaves it, after the policy
+/// (which says since when where the label keeps its file's name beside it).
+fn header_label(app: &App, room: usize, left: &mut Vec<Span<'static>>) {
+    let t = app.theme();
+    let since = policy_since(app);
     let whole = sanitized(&app.sim.label);
     // `since …` where the label keeps at least its file's name (or 12 columns).
     let keep = crate::text::width(&fit_label(&whole, 0))
@@ -195,7 +175,7 @@ fn header(app: &App, area: Rect, buf: &mut Buffer) {
         .min(crate::text::width(&whole));
     let since_w = crate::text::width(&since);
     let room = if !since.is_empty() && room >= since_w + keep {
-        left[1] = policy(&since);
+        left[1] = header_policy(app, &since);
         room - since_w
     } else {
         room
@@ -208,125 +188,50 @@ fn header(app: &App, area: Rect, buf: &mut Buffer) {
     if !label.is_empty() {
         left.push(Span::styled(format!("· {label} "), t.header));
     }
-    buf.set_line(
-        area.x,
-        area.y,
-        &Line::from(left),
-        area.width.saturating_sub(rw + 1),
-    );
-    buf.set_line(area.x + area.width - rw, area.y, &Line::from(right), rw);
 }
 
-fn metrics(app: &App, area: Rect, buf: &mut Buffer) {
+/// The header's right: the clock and its zone, the state, the speed and
+/// tick (in fewer words where the trace's label would not show beside
+/// `left_w` columns of the left).
+fn header_clock(app: &App, width: u16, left_w: usize) -> Vec<Span<'static>> {
     let t = app.theme();
-    if app.view.lecture.on {
-        return super::lecture::view::headline(app, area, buf);
-    }
-    let e = app.engine();
-    let util = e.busy_percent();
-    let spark_w = (area.width / 4).max(10);
-    let label_w = 12u16;
-    // A bar a tick of trace time (a minute in next-event mode), from the
-    // timeline's samples: what the replay was at each, never its future.
-    let step = match app.tick_size() {
-        Tick::Secs(s) => s,
-        Tick::NextEvent => 60,
+    let trace = app.trace();
+    let first = app.sim.first;
+    let now = app.engine().now().max(first - 1);
+    let zone = clock::zone_abbrev(trace.zone, now);
+    let state = header_state(app);
+    let speed = match app.tick_size() {
+        Tick::NextEvent => format!("{:.0} ev/s", (SPEEDS[app.sim.speed] / 60.0).max(1.0)),
+        Tick::Secs(_) => format!("x{}", SPEEDS[app.sim.speed]),
     };
-    let row = |y: u16, label: String, of: Series, max: Option<u64>, buf: &mut Buffer| {
-        buf.set_stringn(area.x, y, &label, label_w as usize, t.dim);
-        let v = app.sim.timeline.bars(of, e.now(), step, spark_w as usize);
-        let mut s = Sparkline::default().data(&v).style(t.accent);
-        if app.view.ascii {
-            s = s.bar_set(ASCII_BARS);
-        }
-        if let Some(m) = max {
-            s = s.max(m);
-        }
-        s.render(Rect::new(area.x + label_w, y, spark_w, 1), buf);
+    // The speed in fewer words where the trace's name would not show.
+    let tick = app.tick_size().label();
+    let clock_text = format!("{} {zone} ", clock::clock_shown(trace.zone, first, now));
+    let long =
+        crate::text::width(&clock_text) + state.width() + format!(" {speed} tick {tick} ").len();
+    let narrow = (width as usize) < long + left_w + 1 + 3 + 8;
+    let speed_text = match narrow {
+        true => format!(" {speed} {tick} "),
+        false => format!(" {speed} tick {tick} "),
     };
-    row(
-        area.y,
-        format!("util {util:>5.1}%"),
-        Series::Util,
-        Some(100),
-        buf,
-    );
-    row(
-        area.y + 1,
-        format!("queue {:>6}", e.queue_len()),
-        Series::Queue,
-        None,
-        buf,
-    );
-    if let (Some(w), Some(j)) = (e.watts(), e.joules()) {
-        row(
-            area.y + 2,
-            format!("power {:>6}", human_watts(w)),
-            Series::Watts,
-            None,
-            buf,
-        );
-        let x = area.x + label_w + spark_w + 2;
-        let w_txt = area.width.saturating_sub(label_w + spark_w + 2) as usize;
-        let pol = e.power_policy().map_or("", |p| p.name());
-        let line = format!(
-            "energy {} so far  ·  {pol} power limits (P switches)",
-            human_energy(j)
-        );
-        buf.set_stringn(x, area.y + 2, &line, w_txt, t.text);
+    vec![
+        Span::styled(clock_text, t.header.add_modifier(Modifier::BOLD)),
+        state,
+        Span::styled(speed_text, t.header),
+    ]
+}
+
+/// Playing, paused, or waiting for an external policy's answer.
+fn header_state(app: &App) -> Span<'static> {
+    let t = app.theme();
+    if app.waiting() && app.sim.waited >= 0.5 {
+        // An external policy has not answered yet: the clock stands.
+        Span::styled(format!(" WAIT {:.1}s ", app.sim.waited), t.paused)
+    } else if app.sim.paused {
+        Span::styled(" PAUSED ", t.paused)
+    } else {
+        Span::styled(" ▶ ", t.playing)
     }
-    let x = area.x + label_w + spark_w + 2;
-    let w = area.width.saturating_sub(label_w + spark_w + 2) as usize;
-    let done = figures_line(app, w);
-    buf.set_stringn(x, area.y, &done, w, t.text);
-    let tally = e.tally();
-    // Background indexes of the big side files, while they build (a
-    // per-job result, once in, means the index is done), and the recorded
-    // holds replayed over capacity: whole phrases, in fewer words or left
-    // out where the line is short, never cut.
-    let indexing = app.trace().native.as_ref().and_then(|n| n.indexing());
-    let indexing = indexing.filter(|_| app.sim.job_util.is_none()).map(|i| {
-        let p = i
-            .progress
-            .map_or("…".to_string(), |p| format!(" {:.0} %", p * 100.0));
-        (
-            format!("  ·  indexing {}{p}", i.what),
-            format!(" · indexing{p}"),
-        )
-    });
-    let n = tally.overflow_segments;
-    let overflow = (n > 0).then(|| {
-        (
-            format!("  ·  recorded overflow {n}"),
-            format!(" · overflow {n}"),
-        )
-    });
-    let longs: String = [&overflow, &indexing]
-        .iter()
-        .filter_map(|p| p.as_ref().map(|p| p.0.clone()))
-        .collect();
-    let shorts: String = [&overflow, &indexing]
-        .iter()
-        .filter_map(|p| p.as_ref().map(|p| p.1.clone()))
-        .collect();
-    let few = overflow.as_ref().map_or(String::new(), |p| p.1.clone());
-    // The counts in their own longest wording with the longest tail that
-    // fits; else the counts shorter, to keep a short tail; else the counts.
-    let full = counts_line(app, w);
-    let fw = crate::text::width(&full);
-    let extra = [&longs, &shorts, &few]
-        .into_iter()
-        .find(|tail| fw + crate::text::width(tail) <= w)
-        .map(|tail| format!("{full}{tail}"))
-        .or_else(|| {
-            [&shorts, &few].into_iter().find_map(|tail| {
-                let tw = crate::text::width(tail);
-                let head = counts_line(app, w.saturating_sub(tw));
-                (crate::text::width(&head) + tw <= w).then(|| head + tail)
-            })
-        })
-        .unwrap_or(full);
-    buf.set_stringn(x, area.y + 1, &extra, w, t.dim);
 }
 
 fn log_pane(app: &App, area: Rect, buf: &mut Buffer) {
@@ -384,101 +289,4 @@ pub fn fit_label(label: &str, room: usize) -> String {
         return String::new();
     }
     crate::text::fit(&joined, room)
-}
-
-/// Jobs that will not finish: rejected, dropped, and — past the last
-/// event — what still waits or runs; in fewer words where narrow.
-fn counts_line(app: &App, w: usize) -> String {
-    let e = app.engine();
-    let tally = e.tally();
-    let (r, d) = (tally.rejected, tally.dropped);
-    let left = match e.next_event_time() {
-        None => e.queue_len() as u64 + e.running().len() as u64,
-        Some(_) => 0,
-    };
-    let line = |dropped: &str, unfinished: &str, sep: &str| {
-        let mut l = format!("rejected {r}");
-        if d > 0 {
-            l.push_str(&format!("{sep}{dropped} {d}"));
-        }
-        if left > 0 {
-            l.push_str(&format!("{sep}{unfinished}"));
-        }
-        l
-    };
-    // What the figures above count, where there is room to say it.
-    let f = &app.sim.figures;
-    let over = format!(
-        " · JCT, wait: all {} arrived, {} not started so far",
-        f.jobs, f.unserved
-    );
-    let short = format!(" · over all {} arrived", f.jobs);
-    let full = line(
-        "dropped",
-        &format!("unfinished {left}: nothing more happens"),
-        " · ",
-    );
-    [
-        format!("{full}{over}"),
-        format!("{full}{short}"),
-        line(
-            "dropped",
-            &format!("unfinished {left}: nothing more happens"),
-            "  ·  ",
-        ),
-        line(
-            "dropped",
-            &format!("unfinished {left}: no more events"),
-            " · ",
-        ),
-        line("dropped", &format!("unfinished {left}"), " · "),
-    ]
-    .into_iter()
-    .find(|l| crate::text::width(l) <= w)
-    .unwrap_or_else(|| line("dropped", &format!("unfinished {left}"), " · "))
-}
-
-/// The replay's figures in the longest wording that fits `w` columns:
-/// every figure shows at 80 columns. JCT and wait count every job arrived
-/// (so far, for those not done or not started: `figures.rs`).
-fn figures_line(app: &App, w: usize) -> String {
-    let f = &app.sim.figures;
-    let (jct, p99) = (
-        f.mean_jct.map_or("-".into(), human_secs),
-        f.p99_wait.map_or("-".into(), human_secs),
-    );
-    let (done, running) = (f.done, app.engine().running().len());
-    [
-        format!("done {done}  ·  running {running}  ·  JCT so far {jct}  ·  p99 wait {p99}"),
-        format!("done {done} · running {running} · JCT so far {jct} · p99 wait {p99}"),
-        format!("done {done} · run {running} · JCT so far {jct} · p99 wait {p99}"),
-        format!("done {done} · run {running} · JCT {jct} · p99 wait {p99}"),
-        format!("done {done} run {running} JCT {jct} p99w {p99}"),
-    ]
-    .into_iter()
-    .find(|l| crate::text::width(l) <= w)
-    .unwrap_or_default()
-}
-
-/// `950 W`, `12.3 kW`, `4.56 MW`.
-fn human_watts(w: f64) -> String {
-    if w >= 1e6 {
-        format!("{:.2}MW", w / 1e6)
-    } else if w >= 1e3 {
-        format!("{:.1}kW", w / 1e3)
-    } else {
-        format!("{:.0}W", w)
-    }
-}
-
-/// Joules as `850 Wh`, `21.4 kWh`, `3.25 MWh`.
-fn human_energy(joules: f64) -> String {
-    let wh = joules / 3600.0;
-    if wh >= 1e6 {
-        format!("{:.2} MWh", wh / 1e6)
-    } else if wh >= 1e3 {
-        format!("{:.1} kWh", wh / 1e3)
-    } else {
-        format!("{:.0} Wh", wh)
-    }
 }

@@ -18,21 +18,11 @@ pub(crate) fn draw(app: &App, area: Rect, buf: &mut Buffer) {
         cursor,
     }) = &app.view.popup
     {
-        let label = match kind {
-            super::app::PromptKind::Find => "find job or machine: ",
-            super::app::PromptKind::Goto => match app.trace().zone {
-                crate::trace::model::Zone::Relative => {
-                    "go to (+2h, -30m, day 3 14:00, 14:00, seconds): "
-                }
-                z if crate::trace::clock::dated(z) => {
-                    "go to (+2h, -30m, 2017-10-03 14:00, Fri 03:00, day 3): "
-                }
-                _ => "go to (+2h, -30m, day 3 14:00, Fri 03:00, 14:00): ",
-            },
-            super::app::PromptKind::Filter => "filter (alice, user=, group=, gpu=, state=): ",
-        };
         let line = Line::from(vec![
-            Span::styled(label, t.header.add_modifier(Modifier::BOLD)),
+            Span::styled(
+                prompt_label(app, kind),
+                t.header.add_modifier(Modifier::BOLD),
+            ),
             Span::styled(with_cursor(input, *cursor), t.header),
             Span::styled("   enter ok · esc cancel", t.header),
         ]);
@@ -41,43 +31,15 @@ pub(crate) fn draw(app: &App, area: Rect, buf: &mut Buffer) {
     }
     // Help and quit always show, at the end; before them a message (the
     // flash) or the other commands in keymap order while they fit.
-    let mut items: Vec<(String, &str)> = Vec::new();
-    let mut last: Vec<(String, &str)> = Vec::new();
-    for (cmd, _, desc, _, shown) in COMMANDS {
-        let key = app.view.keymap.first(cmd);
-        if !shown || key.is_empty() {
-            continue;
-        }
-        let item = (key.to_string(), hint_word(cmd, desc));
-        match cmd {
-            Command::Help | Command::Quit => last.push(item),
-            _ => items.push(item),
-        }
-    }
-    let width = |v: &[(String, &str)]| -> usize {
-        v.iter()
-            .map(|(k, w)| crate::text::width(k) + 1 + w.len() + 3)
-            .sum()
-    };
-    let room = (area.width as usize).saturating_sub(1 + width(&last));
+    let (items, last) = hint_items(app);
+    let room = (area.width as usize).saturating_sub(1 + hints_width(&last));
     if let Some(f) = &app.view.flash {
-        let text = crate::text::fit(&crate::text::guarded(f), room.saturating_sub(2));
-        let at = area.x + 1;
-        buf.set_stringn(at, area.y, &text, room, t.warn);
-        let spans = hint_spans(last, t);
-        let w = Line::from(spans.clone()).width() as u16;
-        buf.set_line(
-            area.right().saturating_sub(w + 1),
-            area.y,
-            &Line::from(spans),
-            w,
-        );
-        return;
+        return flash(app, f, last, room, area, buf);
     }
     let mut used = 0;
     let mut shown: Vec<(String, &str)> = Vec::new();
     for item in items {
-        let w = width(std::slice::from_ref(&item));
+        let w = hints_width(std::slice::from_ref(&item));
         if used + w > room {
             break;
         }
@@ -91,6 +53,68 @@ pub(crate) fn draw(app: &App, area: Rect, buf: &mut Buffer) {
         area.y,
         &Line::from(spans),
         area.width.saturating_sub(1),
+    );
+}
+
+/// What a prompt of `kind` asks for, with the forms it takes.
+fn prompt_label(app: &App, kind: &super::app::PromptKind) -> &'static str {
+    match kind {
+        super::app::PromptKind::Find => "find job or machine: ",
+        super::app::PromptKind::Goto => match app.trace().zone {
+            crate::trace::model::Zone::Relative => {
+                "go to (+2h, -30m, day 3 14:00, 14:00, seconds): "
+            }
+            z if crate::trace::clock::dated(z) => {
+                "go to (+2h, -30m, 2017-10-03 14:00, Fri 03:00, day 3): "
+            }
+            _ => "go to (+2h, -30m, day 3 14:00, Fri 03:00, 14:00): ",
+        },
+        super::app::PromptKind::Filter => "filter (alice, user=, group=, gpu=, state=): ",
+    }
+}
+
+/// A command in the bar: its key and its word.
+type Hint = (String, &'static str);
+
+/// The commands shown in the bar with their keys, in keymap order: the
+/// others, then help and quit.
+fn hint_items(app: &App) -> (Vec<Hint>, Vec<Hint>) {
+    let mut items: Vec<Hint> = Vec::new();
+    let mut last: Vec<Hint> = Vec::new();
+    for (cmd, _, desc, _, shown) in COMMANDS {
+        let key = app.view.keymap.first(cmd);
+        if !shown || key.is_empty() {
+            continue;
+        }
+        let item = (key.to_string(), hint_word(cmd, desc));
+        match cmd {
+            Command::Help | Command::Quit => last.push(item),
+            _ => items.push(item),
+        }
+    }
+    (items, last)
+}
+
+/// The columns hints take, each with the gap after it.
+fn hints_width(v: &[(String, &str)]) -> usize {
+    v.iter()
+        .map(|(k, w)| crate::text::width(k) + 1 + w.len() + 3)
+        .sum()
+}
+
+/// The flash in the `room` left of help and quit (`last`, at the right).
+fn flash(app: &App, f: &str, last: Vec<Hint>, room: usize, area: Rect, buf: &mut Buffer) {
+    let t = app.theme();
+    let text = crate::text::fit(&crate::text::guarded(f), room.saturating_sub(2));
+    let at = area.x + 1;
+    buf.set_stringn(at, area.y, &text, room, t.warn);
+    let spans = hint_spans(last, t);
+    let w = Line::from(spans.clone()).width() as u16;
+    buf.set_line(
+        area.right().saturating_sub(w + 1),
+        area.y,
+        &Line::from(spans),
+        w,
     );
 }
 

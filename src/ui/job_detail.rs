@@ -13,33 +13,9 @@ impl App {
         let e = self.engine();
         let st = e.job_state(job);
         let j = &trace.jobs[job as usize];
-        // GPUs held now, per machine: `n0003: gpu 0, 1, 2 (0.50)`.
-        let mut held: Vec<String> = Vec::new();
-        if let Some(grants) = e.running().get(&job) {
-            let mut i = 0;
-            while i < grants.len() {
-                let m = grants[i].machine;
-                let name = crate::text::sanitize(&trace.cluster.machines[m as usize].name);
-                let mut gpus = Vec::new();
-                while i < grants.len() && grants[i].machine == m {
-                    let g = grants[i];
-                    gpus.push(if g.milli >= 1000 {
-                        g.gpu.to_string()
-                    } else {
-                        format!("{} ({:.2})", g.gpu, g.milli as f64 / 1000.0)
-                    });
-                    i += 1;
-                }
-                held.push(format!("{name}: gpu {}", gpus.join(", ")));
-            }
-        }
+        let held = self.held_gpus(job);
         let phase = format!("{:?}", st.phase).to_lowercase();
         let when = |t: i64| self.clock(t);
-        // Durations as the lists say them, with the exact seconds.
-        let dur = |s: i64| match s {
-            0..60 => format!("{s}s"),
-            _ => format!("{} ({s} s)", crate::fmt::human_secs(s as f64)),
-        };
         let mut replay = json!({
             "phase": phase,
             "submitted": when(j.submit),
@@ -73,6 +49,48 @@ impl App {
             }
         }
         self.speed_detail(job, &mut replay);
+        self.power_detail(job, &mut replay);
+        let all = json!({ "in this replay": replay, "as recorded": record });
+        let mut lines = self.job_card(job);
+        lines.push(String::new());
+        lines.push("── the replay's and the trace's records ──".into());
+        lines.extend(crate::fmt::json_text(&all).lines().map(str::to_string));
+        lines
+    }
+
+    /// The GPUs `job` holds now, a line per machine: `n0003: gpu 0, 1, 2 (0.50)`.
+    fn held_gpus(&self, job: u32) -> Vec<String> {
+        let trace = self.trace();
+        let mut held: Vec<String> = Vec::new();
+        if let Some(grants) = self.engine().running().get(&job) {
+            let mut i = 0;
+            while i < grants.len() {
+                let m = grants[i].machine;
+                let name = crate::text::sanitize(&trace.cluster.machines[m as usize].name);
+                let mut gpus = Vec::new();
+                while i < grants.len() && grants[i].machine == m {
+                    let g = grants[i];
+                    gpus.push(if g.milli >= 1000 {
+                        g.gpu.to_string()
+                    } else {
+                        format!("{} ({:.2})", g.gpu, g.milli as f64 / 1000.0)
+                    });
+                    i += 1;
+                }
+                held.push(format!("{name}: gpu {}", gpus.join(", ")));
+            }
+        }
+        held
+    }
+
+    /// Under a power model: the job's workload, its run time under the
+    /// power limit, its limit, power and energy (or, not started, the
+    /// limit it would get).
+    fn power_detail(&self, job: u32, replay: &mut Value) {
+        let trace = self.trace();
+        let e = self.engine();
+        let st = e.job_state(job);
+        let j = &trace.jobs[job as usize];
         if e.power_policy().is_some() {
             let (w, how) = crate::sim::energy::workload_of(trace, j);
             let (d, n) = crate::sim::energy::WORKLOADS[w];
@@ -102,12 +120,6 @@ impl App {
             // Not started yet: what it would get under the current power policy.
             replay["power_limit_w"] = json!(d.limit);
         }
-        let all = json!({ "in this replay": replay, "as recorded": record });
-        let mut lines = self.job_card(job);
-        lines.push(String::new());
-        lines.push("── the replay's and the trace's records ──".into());
-        lines.extend(crate::fmt::json_text(&all).lines().map(str::to_string));
-        lines
     }
 
     /// Under a speed model: the work done and left, the speed now, the
@@ -192,5 +204,13 @@ impl App {
             (KeyMeaning::Signed, _) => format!("{signed} (lower goes first)"),
             (KeyMeaning::Number, k) => format!("{k} (lower goes first)"),
         }
+    }
+}
+
+/// Durations as the lists say them, with the exact seconds.
+fn dur(s: i64) -> String {
+    match s {
+        0..60 => format!("{s}s"),
+        _ => format!("{} ({s} s)", crate::fmt::human_secs(s as f64)),
     }
 }

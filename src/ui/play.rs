@@ -289,105 +289,134 @@ impl App {
     /// Engine events to the log: each when few, a summary when many.
     fn log_events(&mut self) {
         let events = self.sim.replay.engine_mut().take_events();
-        let (mut started, mut finished, mut rejected) = (0u64, 0u64, 0u64);
-        let (mut preempted, mut resized, mut dropped) = (0u64, 0u64, 0u64);
-        for e in &events {
+        let n = EventCounts::of(&events);
+        let at = self.clock(self.sim.replay.now());
+        self.log_failures(&events);
+        if n.started + n.finished + n.rejected + n.preempted + n.resized + n.dropped <= 3 {
+            // One line each, at the event's own time.
+            for e in events {
+                self.log_event(e);
+            }
+        } else {
+            self.log_summary(&at, &n);
+        }
+    }
+
+    /// One event's line on the log, at its own time.
+    fn log_event(&mut self, e: Event) {
+        let trace = self.trace().clone();
+        let id = |j: u32| crate::text::sanitize(&trace.jobs[j as usize].id);
+        match e {
+            Event::Started {
+                job,
+                machines,
+                at,
+                milli,
+            } => {
+                let on = if machines > 1 {
+                    format!(" on {machines} machines")
+                } else {
+                    String::new()
+                };
+                // What it started on: an elastic start holds what its policy gave it.
+                let g = milli as f64 / 1000.0;
+                let s = if g == 1.0 { "" } else { "s" };
+                let g = super::queue::fmt_gpus(g);
+                let at = self.clock(at);
+                self.info(format!("{at} started {} · {g} GPU{s}{on}", id(job)))
+            }
+            Event::Finished { job, at } => {
+                let at = self.clock(at);
+                self.info(format!("{at} finished {}", id(job)))
+            }
+            Event::Preempted { job, at } => {
+                let at = self.clock(at);
+                self.info(format!("{at} preempted {}", id(job)))
+            }
+            Event::Resized { job, at, from, to } => {
+                let at = self.clock(at);
+                let how = if to > from {
+                    "grew"
+                } else if to < from {
+                    "shrank"
+                } else {
+                    "moved"
+                };
+                self.info(format!("{at} {how} {} · {from}→{to} GPUs", id(job)))
+            }
+            Event::Dropped { job, at } => {
+                let at = self.clock(at);
+                self.warn(format!("{at} dropped {}: declined by the policy", id(job)))
+            }
+            Event::Rejected { job, at } => {
+                let at = self.clock(at);
+                self.warn(format!(
+                    "{at} rejected {}: larger than the cluster",
+                    id(job)
+                ))
+            }
+            Event::PolicySwitched { .. }
+            | Event::PowerSwitched { .. }
+            | Event::PlacementSwitched { .. }
+            | Event::PolicyFailed { .. } => {}
+        }
+    }
+
+    /// Many events in one move: their counts by `at`, and the queue.
+    fn log_summary(&mut self, at: &str, n: &EventCounts) {
+        let mut pre = String::new();
+        for (k, what) in [
+            (n.preempted, "preempted"),
+            (n.resized, "resized"),
+            (n.dropped, "dropped"),
+        ] {
+            if k > 0 {
+                pre.push_str(&format!(", {k} {what}"));
+            }
+        }
+        let queue = self.engine().queue_len();
+        let (started, finished, rejected) = (n.started, n.finished, n.rejected);
+        self.info(format!(
+            "by {at}: +{started} started, +{finished} finished{pre}, queue {queue}"
+        ));
+        if rejected > 0 {
+            self.warn(format!(
+                "{at} {rejected} jobs rejected: larger than the cluster"
+            ));
+        }
+    }
+}
+
+/// How many of a move's events are of each kind the log tells of.
+#[derive(Default)]
+struct EventCounts {
+    started: u64,
+    finished: u64,
+    rejected: u64,
+    preempted: u64,
+    resized: u64,
+    dropped: u64,
+}
+
+impl EventCounts {
+    /// The counts of `events` (switches and failures are logged apart).
+    fn of(events: &[Event]) -> EventCounts {
+        let mut n = EventCounts::default();
+        for e in events {
             match e {
-                Event::Started { .. } => started += 1,
-                Event::Finished { .. } => finished += 1,
-                Event::Rejected { .. } => rejected += 1,
-                Event::Preempted { .. } => preempted += 1,
-                Event::Resized { .. } => resized += 1,
-                Event::Dropped { .. } => dropped += 1,
+                Event::Started { .. } => n.started += 1,
+                Event::Finished { .. } => n.finished += 1,
+                Event::Rejected { .. } => n.rejected += 1,
+                Event::Preempted { .. } => n.preempted += 1,
+                Event::Resized { .. } => n.resized += 1,
+                Event::Dropped { .. } => n.dropped += 1,
                 Event::PolicySwitched { .. }
                 | Event::PowerSwitched { .. }
                 | Event::PlacementSwitched { .. }
                 | Event::PolicyFailed { .. } => {}
             }
         }
-        let at = self.clock(self.sim.replay.now());
-        self.log_failures(&events);
-        if started + finished + rejected + preempted + resized + dropped <= 3 {
-            // One line each, at the event's own time.
-            for e in events {
-                let trace = self.trace().clone();
-                let id = |j: u32| crate::text::sanitize(&trace.jobs[j as usize].id);
-                match e {
-                    Event::Started {
-                        job,
-                        machines,
-                        at,
-                        milli,
-                    } => {
-                        let on = if machines > 1 {
-                            format!(" on {machines} machines")
-                        } else {
-                            String::new()
-                        };
-                        // What it started on: an elastic start holds what its policy gave it.
-                        let g = milli as f64 / 1000.0;
-                        let s = if g == 1.0 { "" } else { "s" };
-                        let g = super::queue::fmt_gpus(g);
-                        let at = self.clock(at);
-                        self.info(format!("{at} started {} · {g} GPU{s}{on}", id(job)))
-                    }
-                    Event::Finished { job, at } => {
-                        let at = self.clock(at);
-                        self.info(format!("{at} finished {}", id(job)))
-                    }
-                    Event::Preempted { job, at } => {
-                        let at = self.clock(at);
-                        self.info(format!("{at} preempted {}", id(job)))
-                    }
-                    Event::Resized { job, at, from, to } => {
-                        let at = self.clock(at);
-                        let how = if to > from {
-                            "grew"
-                        } else if to < from {
-                            "shrank"
-                        } else {
-                            "moved"
-                        };
-                        self.info(format!("{at} {how} {} · {from}→{to} GPUs", id(job)))
-                    }
-                    Event::Dropped { job, at } => {
-                        let at = self.clock(at);
-                        self.warn(format!("{at} dropped {}: declined by the policy", id(job)))
-                    }
-                    Event::Rejected { job, at } => {
-                        let at = self.clock(at);
-                        self.warn(format!(
-                            "{at} rejected {}: larger than the cluster",
-                            id(job)
-                        ))
-                    }
-                    Event::PolicySwitched { .. }
-                    | Event::PowerSwitched { .. }
-                    | Event::PlacementSwitched { .. }
-                    | Event::PolicyFailed { .. } => {}
-                }
-            }
-        } else {
-            let mut pre = String::new();
-            for (n, what) in [
-                (preempted, "preempted"),
-                (resized, "resized"),
-                (dropped, "dropped"),
-            ] {
-                if n > 0 {
-                    pre.push_str(&format!(", {n} {what}"));
-                }
-            }
-            let queue = self.engine().queue_len();
-            self.info(format!(
-                "by {at}: +{started} started, +{finished} finished{pre}, queue {queue}"
-            ));
-            if rejected > 0 {
-                self.warn(format!(
-                    "{at} {rejected} jobs rejected: larger than the cluster"
-                ));
-            }
-        }
+        n
     }
 }
 

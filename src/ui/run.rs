@@ -147,54 +147,6 @@ fn probe_config_policies(
 }
 
 /// Runs the replay until the user quits.
-/// Log records held between two moves into the log pane (a move at least
-/// every 250 ms; more than this many in between are logged as lost).
-const LOG_HOT_DEPTH: usize = 256;
-
-/// Records at Info and above, into tui-logger's buffer.
-struct LogPane;
-
-impl log::Log for LogPane {
-    fn enabled(&self, m: &log::Metadata) -> bool {
-        m.level() <= log::Level::Info
-    }
-
-    fn log(&self, r: &log::Record) {
-        if self.enabled(r.metadata()) {
-            // Guarded on the way in: a record is made of escaped fields,
-            // and nothing raw reaches the pane even if one was missed.
-            let text = r.args().to_string();
-            let safe = super::logfmt::kept(&text);
-            tui_logger::Drain.log(
-                &log::Record::builder()
-                    .args(format_args!("{safe}"))
-                    .level(r.level())
-                    .target(r.target())
-                    .module_path(r.module_path())
-                    .file(r.file())
-                    .line(r.line())
-                    .build(),
-            );
-        }
-    }
-
-    fn flush(&self) {}
-}
-
-static LOG_PANE: LogPane = LogPane;
-
-/// The log pane's logger, without tui-logger's own mover thread: that
-/// thread woke 100 times a second and swapped in a fresh 1,000-record
-/// buffer (150 KB) whenever anything was logged, 16–18 % of the replay's
-/// CPU at x1800. The loop moves records into the pane before each frame.
-fn init_log_pane() {
-    tui_logger::set_hot_buffer_depth(LOG_HOT_DEPTH);
-    tui_logger::set_default_level(log::LevelFilter::Info);
-    if log::set_logger(&LOG_PANE).is_ok() {
-        log::set_max_level(log::LevelFilter::Info);
-    }
-}
-
 pub(crate) fn run(
     spec: RunSpec,
     label: String,
@@ -207,7 +159,7 @@ pub(crate) fn run(
             opts.no_terminal
         );
     }
-    init_log_pane();
+    super::logger::init_log_pane();
     // crossterm answers NO_COLOR with a bare reset that also clears reverse
     // video and bold; tracetui reads NO_COLOR itself and draws in mono instead.
     style::force_color_output(true);
@@ -217,46 +169,10 @@ pub(crate) fn run(
     // Ctrl-C in raw mode is a key, but `kill -INT` / `kill -QUIT` are signals:
     // each quits through the same path, so the terminal is restored.
     let signals = crate::driver::signals::Signals::watch(restore);
-    let previous = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        restore();
-        if crate::driver::signals::terminal_hung_up() {
-            // The report cannot be written (a panic in this hook aborts,
-            // skipping the ends of the policy processes): end them first.
-            crate::driver::procs::end_all();
-        }
-        previous(info);
-    }));
+    restore_on_panic();
 
-    // Indexes of the big side files, built in the background while the replay runs.
-    let (util_tx, util_rx) = mpsc::channel();
-    match trace
-        .native
-        .clone()
-        .and_then(|n| Some((n.background_index()?, n)))
-    {
-        Some((name, t)) => {
-            std::thread::Builder::new()
-                .name(name.into())
-                .spawn(move || {
-                    let _ = util_tx.send(t.build_indexes().map(|u| u.map(Arc::new)));
-                })?;
-        }
-        None => drop(util_tx),
-    }
-
-    terminal::enable_raw_mode()?;
-    execute!(
-        std::io::stdout(),
-        terminal::EnterAlternateScreen,
-        cursor::Hide
-    )?;
-    // Keys typed while the trace loaded are not for the replay: dropped.
-    while event::poll(std::time::Duration::ZERO).unwrap_or(false) {
-        if event::read().is_err() {
-            break;
-        }
-    }
+    let util_rx = index_in_background(&trace)?;
+    enter_terminal()?;
     let mut fx = Effects::from_env();
     if let Some(rx) = probe_config_policies(app.policies().clone()) {
         fx.expect_policies(rx);
@@ -264,13 +180,9 @@ pub(crate) fn run(
     let result = event_loop(&mut app, &mut fx, &signals, &util_rx);
     signals.finish();
     let last = fx.quit() == Some(Quit::KeepFrame);
-    let size = app.view.size;
     restore();
     if last {
-        let mut buf = Buffer::empty(ratatui::layout::Rect::new(0, 0, size.0, size.1));
-        super::draw::render(&app, buf.area, &mut buf);
-        let _ = write!(std::io::stdout(), "{}", buffer_to_ansi(&buf));
-        let _ = std::io::stdout().flush();
+        print_last_frame(&app);
     }
     if !app.replay().switches().is_empty() {
         // The session's switches, to replay it headless (as `S` logs them).
@@ -290,12 +202,73 @@ pub(crate) fn run(
     result
 }
 
+/// A background index's result: PAI's per-job utilisation (if any), or
+/// the side tables damaged.
+type Indexed = Result<Option<Arc<Vec<f32>>>, crate::trace::input::Damaged>;
+
+/// A panic restores the terminal before its report.
+fn restore_on_panic() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        restore();
+        if crate::driver::signals::terminal_hung_up() {
+            // The report cannot be written (a panic in this hook aborts,
+            // skipping the ends of the policy processes): end them first.
+            crate::driver::procs::end_all();
+        }
+        previous(info);
+    }));
+}
+
+/// Indexes of the big side files, built in the background while the
+/// replay runs: the result comes on the channel (none where there are none).
+fn index_in_background(trace: &crate::trace::model::Trace) -> Result<mpsc::Receiver<Indexed>> {
+    let (util_tx, util_rx) = mpsc::channel();
+    match trace
+        .native
+        .clone()
+        .and_then(|n| Some((n.background_index()?, n)))
+    {
+        Some((name, t)) => {
+            std::thread::Builder::new()
+                .name(name.into())
+                .spawn(move || {
+                    let _ = util_tx.send(t.build_indexes().map(|u| u.map(Arc::new)));
+                })?;
+        }
+        None => drop(util_tx),
+    }
+    Ok(util_rx)
+}
+
+/// Raw mode, the alternate screen, no cursor; keys typed before dropped.
+fn enter_terminal() -> Result<()> {
+    terminal::enable_raw_mode()?;
+    execute!(
+        std::io::stdout(),
+        terminal::EnterAlternateScreen,
+        cursor::Hide
+    )?;
+    // Keys typed while the trace loaded are not for the replay: dropped.
+    while event::poll(std::time::Duration::ZERO).unwrap_or(false) {
+        if event::read().is_err() {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// The last frame, kept on the restored terminal (the quit that keeps it).
+fn print_last_frame(app: &App) {
+    let size = app.view.size;
+    let mut buf = Buffer::empty(ratatui::layout::Rect::new(0, 0, size.0, size.1));
+    super::draw::render(app, buf.area, &mut buf);
+    let _ = write!(std::io::stdout(), "{}", buffer_to_ansi(&buf));
+    let _ = std::io::stdout().flush();
+}
+
 /// The action a terminal event asks for; a resize also resizes the viewport.
-fn event_action(
-    app: &App,
-    term: &mut ratatui::Terminal<ratatui::backend::CrosstermBackend<std::io::Stdout>>,
-    ev: Event,
-) -> Result<Option<Action>> {
+fn event_action(app: &App, term: &mut Term, ev: Event) -> Result<Option<Action>> {
     Ok(match ev {
         Event::Key(k) => super::key_input::key_action(app, &k),
         Event::Mouse(m) if app.view.mouse => match m.kind {
@@ -323,23 +296,15 @@ fn event_action(
     })
 }
 
+/// The replay on the terminal: drawn when something changed, keys and
+/// resizes as actions, time passing, until a quit or a signal.
 fn event_loop(
     app: &mut App,
     fx: &mut Effects,
     signals: &crate::driver::signals::Signals,
-    util_rx: &mpsc::Receiver<Result<Option<Arc<Vec<f32>>>, crate::trace::input::Damaged>>,
+    util_rx: &mpsc::Receiver<Indexed>,
 ) -> Result<()> {
-    let backend = ratatui::backend::CrosstermBackend::new(std::io::stdout());
-    let (w, h) = terminal::size()?;
-    // A fixed viewport, resized on the terminal's resize events: a full-screen
-    // one asks the terminal's size before every frame, and crossterm opens
-    // /dev/tty to answer (6 % of the replay's CPU at 30 frames a second).
-    let mut term = ratatui::Terminal::with_options(
-        backend,
-        ratatui::TerminalOptions {
-            viewport: ratatui::Viewport::Fixed(ratatui::layout::Rect::new(0, 0, w, h)),
-        },
-    )?;
+    let ((w, h), mut term) = fixed_terminal()?;
     let frame = Duration::from_secs_f64(1.0 / app.view.fps as f64);
     answer_by_next_frame(fx, frame);
     fx.dispatch(app, Action::Resize(w, h));
@@ -352,27 +317,13 @@ fn event_loop(
             log::warn!("signal received: quitting");
             return Ok(());
         }
-        if signals.take_suspend() {
-            super::signals::suspend(mouse_on)?;
-            term.clear()?;
-            dirty = true;
-        }
-        if signals.take_resumed() {
-            // Stopped by a signal that cannot be caught, then continued.
-            super::signals::take_terminal(mouse_on)?;
-            term.clear()?;
-            dirty = true;
-        }
+        dirty |= suspend_or_resume(signals, &mut term, mouse_on)?;
         // Redrawn a few times a second even when nothing was done, so lines
         // logged by other threads (a policy's stderr) show without a key;
         // an unchanged screen sends no bytes.
         let stale = last_draw.elapsed() >= Duration::from_millis(250);
         if (dirty || stale) && last_draw.elapsed() >= frame {
-            // What has been logged so far, into the log pane now.
-            tui_logger::move_events();
-            execute!(term.backend_mut(), terminal::BeginSynchronizedUpdate)?;
-            term.draw(|f| super::draw::draw(f, app))?;
-            execute!(term.backend_mut(), terminal::EndSynchronizedUpdate)?;
+            draw_frame(&mut term, app)?;
             last_draw = Instant::now();
             dirty = false;
         }
@@ -385,21 +336,7 @@ fn event_loop(
         };
         if event::poll(wait)? {
             answer_by_next_frame(fx, frame);
-            // Drain everything queued, then draw once.
-            loop {
-                let ev = event::read()?;
-                if super::signals::is_suspend_key(&ev) {
-                    signals.ask_suspend();
-                    break;
-                }
-                let action = event_action(app, &mut term, ev)?;
-                if let Some(a) = action {
-                    dirty |= fx.dispatch(app, a);
-                }
-                if fx.quit().is_some() || !event::poll(Duration::ZERO)? {
-                    break;
-                }
-            }
+            dirty |= read_events(app, fx, signals, &mut term)?;
         }
         let dt = last_tick.elapsed().as_secs_f64();
         last_tick = Instant::now();
@@ -411,16 +348,101 @@ fn event_loop(
         }
         if fx.mouse() != mouse_on {
             mouse_on = fx.mouse();
-            if mouse_on {
-                execute!(term.backend_mut(), event::EnableMouseCapture)?;
-            } else {
-                execute!(term.backend_mut(), event::DisableMouseCapture)?;
-            }
+            capture_mouse(&mut term, mouse_on)?;
         }
         if fx.quit().is_some() {
             return Ok(());
         }
     }
+}
+
+/// The terminal the replay draws on.
+type Term = ratatui::Terminal<ratatui::backend::CrosstermBackend<std::io::Stdout>>;
+
+/// The terminal's size and a fixed viewport of it, resized on the
+/// terminal's resize events.
+fn fixed_terminal() -> Result<((u16, u16), Term)> {
+    let backend = ratatui::backend::CrosstermBackend::new(std::io::stdout());
+    let (w, h) = terminal::size()?;
+    // A fixed viewport, resized on the terminal's resize events: a full-screen
+    // one asks the terminal's size before every frame, and crossterm opens
+    // /dev/tty to answer (6 % of the replay's CPU at 30 frames a second).
+    let term = ratatui::Terminal::with_options(
+        backend,
+        ratatui::TerminalOptions {
+            viewport: ratatui::Viewport::Fixed(ratatui::layout::Rect::new(0, 0, w, h)),
+        },
+    )?;
+    Ok(((w, h), term))
+}
+
+/// A suspend asked for (the terminal handed back), or a continue after a
+/// stop (taken again): whether the screen must be drawn whole.
+fn suspend_or_resume(
+    signals: &crate::driver::signals::Signals,
+    term: &mut Term,
+    mouse_on: bool,
+) -> Result<bool> {
+    let mut redraw = false;
+    if signals.take_suspend() {
+        super::signals::suspend(mouse_on)?;
+        term.clear()?;
+        redraw = true;
+    }
+    if signals.take_resumed() {
+        // Stopped by a signal that cannot be caught, then continued.
+        super::signals::take_terminal(mouse_on)?;
+        term.clear()?;
+        redraw = true;
+    }
+    Ok(redraw)
+}
+
+/// A frame, with what has been logged so far, inside synchronized output.
+fn draw_frame(term: &mut Term, app: &App) -> Result<()> {
+    // What has been logged so far, into the log pane now.
+    tui_logger::move_events();
+    execute!(term.backend_mut(), terminal::BeginSynchronizedUpdate)?;
+    term.draw(|f| super::draw::draw(f, app))?;
+    execute!(term.backend_mut(), terminal::EndSynchronizedUpdate)?;
+    Ok(())
+}
+
+/// Every terminal event queued, dispatched (a suspend key stops the
+/// reading): whether anything visible changed.
+fn read_events(
+    app: &mut App,
+    fx: &mut Effects,
+    signals: &crate::driver::signals::Signals,
+    term: &mut Term,
+) -> Result<bool> {
+    let mut dirty = false;
+    // Drain everything queued, then draw once.
+    loop {
+        let ev = event::read()?;
+        if super::signals::is_suspend_key(&ev) {
+            signals.ask_suspend();
+            break;
+        }
+        let action = event_action(app, term, ev)?;
+        if let Some(a) = action {
+            dirty |= fx.dispatch(app, a);
+        }
+        if fx.quit().is_some() || !event::poll(Duration::ZERO)? {
+            break;
+        }
+    }
+    Ok(dirty)
+}
+
+/// Mouse capture on or off, as the app asked.
+fn capture_mouse(term: &mut Term, on: bool) -> Result<()> {
+    if on {
+        execute!(term.backend_mut(), event::EnableMouseCapture)?;
+    } else {
+        execute!(term.backend_mut(), event::DisableMouseCapture)?;
+    }
+    Ok(())
 }
 
 /// An external policy's answer is waited for until shortly before the

@@ -9,6 +9,7 @@ use super::app::App;
 use super::grid::{glyphs, shade};
 use super::split::{differs, running_only_here};
 use crate::fmt::human_secs;
+use crate::sim::cluster::ClusterState;
 use crate::sim::Engine;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -194,20 +195,8 @@ fn cells(app: &App, side: &Side, only_here: &[u32], area: Rect, buf: &mut Buffer
     let c = side.here.cluster();
     let machines = &app.sim.machines;
     let w = area.width as usize;
-    // Two columns per GPU where that fits, else one, else one per machine.
-    let fits = |cw: usize| {
-        let widths: Vec<usize> = machines
-            .iter()
-            .map(|&m| c.cap(m) as usize * cw + 1)
-            .collect();
-        (flow_rows(&widths, w) <= area.height as usize).then_some((cw, widths))
-    };
-    let (cell_w, widths) = fits(2).or_else(|| fits(1)).unwrap_or((0, Vec::new()));
+    let (cell_w, widths) = cell_width(c, machines, area);
     let by_gpu = cell_w > 0;
-    let differ = |j: u32| only_here.binary_search(&j).is_ok();
-    let g = glyphs(app.view.ascii);
-    let mark = differ_glyph(app.view.ascii);
-    let t = app.theme();
     let (mut x, mut y) = (0usize, 0u16);
     for (i, &m) in machines.iter().enumerate() {
         let width = if by_gpu { widths[i] } else { 1 };
@@ -216,45 +205,12 @@ fn cells(app: &App, side: &Side, only_here: &[u32], area: Rect, buf: &mut Buffer
             y += 1;
         }
         if y >= area.height {
-            let more = format!("+{} machines", machines.len() - i);
-            let at = area.bottom() - 1;
-            let text = crate::text::fit(&more, w);
-            let x0 = area
-                .right()
-                .saturating_sub(crate::text::width(&text) as u16);
-            buf.set_string(x0, at, text, t.dim);
+            more_machines(app, machines.len() - i, area, buf);
             return area.height;
         }
         let base = c.first_gpu(m);
         let cap = c.cap(m) as usize;
-        let cell_of = |range: std::ops::Range<usize>| -> (char, Style) {
-            let mut used = 0u64;
-            let mut top: Option<(u32, u64)> = None;
-            let mut any_differ = false;
-            for flat in range.clone() {
-                used += c.used_milli(flat) as u64;
-                for &(j, mi) in c.holders(flat) {
-                    any_differ |= differ(j);
-                    if top.is_none_or(|(tj, tm)| {
-                        (mi as u64, std::cmp::Reverse(j)) > (tm, std::cmp::Reverse(tj))
-                    }) {
-                        top = Some((j, mi as u64));
-                    }
-                }
-            }
-            let capm = range.len() as u64 * 1000;
-            let ch = if any_differ {
-                mark
-            } else {
-                shade(g, used, capm)
-            };
-            let style = match top {
-                _ if used > capm => t.error,
-                None => t.free,
-                Some((j, _)) => t.text.fg(t.palette(j as u64)),
-            };
-            (ch, style)
-        };
+        let cell_of = |range| cell_look(app, c, only_here, range);
         let (sx, sy) = (area.x + x as u16, area.y + y);
         if by_gpu {
             for k in 0..cap {
@@ -273,6 +229,74 @@ fn cells(app: &App, side: &Side, only_here: &[u32], area: Rect, buf: &mut Buffer
     } else {
         y + 1
     }
+}
+
+/// The columns a GPU's cell takes for the grid to fit `area`, with each
+/// machine's width (its GPUs and a gap); 0 (and no widths): a cell per
+/// machine.
+fn cell_width(c: &ClusterState, machines: &[u32], area: Rect) -> (usize, Vec<usize>) {
+    let w = area.width as usize;
+    // Two columns per GPU where that fits, else one, else one per machine.
+    let fits = |cw: usize| {
+        let widths: Vec<usize> = machines
+            .iter()
+            .map(|&m| c.cap(m) as usize * cw + 1)
+            .collect();
+        (flow_rows(&widths, w) <= area.height as usize).then_some((cw, widths))
+    };
+    fits(2).or_else(|| fits(1)).unwrap_or((0, Vec::new()))
+}
+
+/// `+N machines` at the bottom right of `area`: the `left` that did not fit.
+fn more_machines(app: &App, left: usize, area: Rect, buf: &mut Buffer) {
+    let t = app.theme();
+    let w = area.width as usize;
+    let more = format!("+{left} machines");
+    let at = area.bottom() - 1;
+    let text = crate::text::fit(&more, w);
+    let x0 = area
+        .right()
+        .saturating_sub(crate::text::width(&text) as u16);
+    buf.set_string(x0, at, text, t.dim);
+}
+
+/// A cell over GPUs `range`: how full it is (or the mark of a job that
+/// runs only on this side, in `only_here`), in the colour of the job
+/// holding most of it (free, or over capacity, in their own).
+fn cell_look(
+    app: &App,
+    c: &ClusterState,
+    only_here: &[u32],
+    range: std::ops::Range<usize>,
+) -> (char, Style) {
+    let t = app.theme();
+    let differ = |j: u32| only_here.binary_search(&j).is_ok();
+    let mut used = 0u64;
+    let mut top: Option<(u32, u64)> = None;
+    let mut any_differ = false;
+    for flat in range.clone() {
+        used += c.used_milli(flat) as u64;
+        for &(j, mi) in c.holders(flat) {
+            any_differ |= differ(j);
+            if top.is_none_or(|(tj, tm)| {
+                (mi as u64, std::cmp::Reverse(j)) > (tm, std::cmp::Reverse(tj))
+            }) {
+                top = Some((j, mi as u64));
+            }
+        }
+    }
+    let capm = range.len() as u64 * 1000;
+    let ch = if any_differ {
+        differ_glyph(app.view.ascii)
+    } else {
+        shade(glyphs(app.view.ascii), used, capm)
+    };
+    let style = match top {
+        _ if used > capm => t.error,
+        None => t.free,
+        Some((j, _)) => t.text.fg(t.palette(j as u64)),
+    };
+    (ch, style)
 }
 
 /// Rows a flow of items of `widths` takes in `w` columns.

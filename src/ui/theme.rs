@@ -52,6 +52,73 @@ struct ThemeFile {
     roles: BTreeMap<String, toml::Value>,
 }
 
+impl ThemeFile {
+    /// Every role present, or the missing ones named.
+    fn check_roles(&self) -> Result<(), UiError> {
+        let missing: Vec<&str> = ROLES
+            .iter()
+            .copied()
+            .filter(|r| !self.roles.contains_key(*r))
+            .collect();
+        if !missing.is_empty() {
+            return Err(UiError::MissingRoles(missing.join(", ")));
+        }
+        Ok(())
+    }
+
+    /// Role `name`'s colour, reduced to what the terminal shows (`depth`).
+    fn color(&self, name: &str, depth: Depth) -> Result<Color, UiError> {
+        let v = self
+            .roles
+            .get(name)
+            .ok_or_else(|| UiError::MissingRole(name.into()))?;
+        let s = v.as_str().ok_or_else(|| UiError::NotAString(name.into()))?;
+        parse_color(s)
+            .map(|c| reduce(c, depth))
+            .map_err(|e| UiError::Role {
+                name: name.into(),
+                why: Box::new(e),
+            })
+    }
+
+    /// The jobs' colours (`jobs`, a list of at least one), reduced to `depth`.
+    fn job_colors(&self, depth: Depth) -> Result<Vec<Color>, UiError> {
+        let jobs: Vec<Color> = match self.roles.get("jobs") {
+            Some(toml::Value::Array(a)) => a
+                .iter()
+                .map(|v| {
+                    v.as_str()
+                        .ok_or(UiError::JobsNotStrings)
+                        .and_then(parse_color)
+                })
+                .map(|c| c.map(|c| reduce(c, depth)))
+                .collect::<Result<_, _>>()?,
+            _ => return Err(UiError::NoJobs),
+        };
+        if jobs.is_empty() {
+            return Err(UiError::EmptyJobs);
+        }
+        Ok(jobs)
+    }
+
+    /// The background it paints, as written (none: `Color::Reset`, the
+    /// terminal's own).
+    fn background(&self) -> Result<Color, UiError> {
+        Ok(match self.roles.get("background") {
+            None => Color::Reset,
+            Some(v) => {
+                let s = v
+                    .as_str()
+                    .ok_or_else(|| UiError::NotAString("background".into()))?;
+                parse_color(s).map_err(|e| UiError::Role {
+                    name: "background".into(),
+                    why: Box::new(e),
+                })?
+            }
+        })
+    }
+}
+
 /// A theme, ready to draw with.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Theme {
@@ -85,56 +152,12 @@ impl Theme {
     /// Parses a theme file; every role must be present.
     pub fn parse(text: &str, depth: Depth) -> Result<Theme, UiError> {
         let f: ThemeFile = toml::from_str(text)?;
-        let missing: Vec<&str> = ROLES
-            .iter()
-            .copied()
-            .filter(|r| !f.roles.contains_key(*r))
-            .collect();
-        if !missing.is_empty() {
-            return Err(UiError::MissingRoles(missing.join(", ")));
-        }
-        let role = |name: &str| -> Result<Color, UiError> {
-            let v = f
-                .roles
-                .get(name)
-                .ok_or_else(|| UiError::MissingRole(name.into()))?;
-            let s = v.as_str().ok_or_else(|| UiError::NotAString(name.into()))?;
-            parse_color(s)
-                .map(|c| reduce(c, depth))
-                .map_err(|e| UiError::Role {
-                    name: name.into(),
-                    why: Box::new(e),
-                })
-        };
+        f.check_roles()?;
+        let role = |name: &str| f.color(name, depth);
         let fg = |name: &str| role(name).map(|c| Style::default().fg(c));
-        let jobs: Vec<Color> = match f.roles.get("jobs") {
-            Some(toml::Value::Array(a)) => a
-                .iter()
-                .map(|v| {
-                    v.as_str()
-                        .ok_or(UiError::JobsNotStrings)
-                        .and_then(parse_color)
-                })
-                .map(|c| c.map(|c| reduce(c, depth)))
-                .collect::<Result<_, _>>()?,
-            _ => return Err(UiError::NoJobs),
-        };
-        if jobs.is_empty() {
-            return Err(UiError::EmptyJobs);
-        }
+        let jobs = f.job_colors(depth)?;
         let colored = depth != Depth::None && f.name != "mono";
-        let background = match f.roles.get("background") {
-            None => Color::Reset,
-            Some(v) => {
-                let s = v
-                    .as_str()
-                    .ok_or_else(|| UiError::NotAString("background".into()))?;
-                parse_color(s).map_err(|e| UiError::Role {
-                    name: "background".into(),
-                    why: Box::new(e),
-                })?
-            }
-        };
+        let background = f.background()?;
         let paper = paper(background, &f.roles);
         let cursor = Style::default()
             .fg(role("cursor_fg")?)

@@ -305,6 +305,84 @@ fn the_ui_has_no_import_circle() {
     );
 }
 
+/// Functions stay under 80 lines (from `fn` to its closing brace), in
+/// every crate's source: a longer one is cut into functions that each do
+/// one nameable thing.
+#[test]
+fn no_function_is_over_80_lines() {
+    let mut long = Vec::new();
+    let mut seen = 0;
+    for (name, f) in &workspace_files() {
+        let text = std::fs::read_to_string(f).unwrap();
+        for (at, fn_name, lines) in functions(&text) {
+            seen += 1;
+            if lines > 80 {
+                long.push(format!("{name}:{at}: {fn_name} has {lines} lines"));
+            }
+        }
+    }
+    assert!(seen > 1000, "found only {seen} functions");
+    assert!(long.is_empty(), "{}", long.join("\n"));
+}
+
+/// Each function of `text` with a body: (line of its `fn`, its name, its
+/// lines from `fn` to the closing brace at the `fn`'s indent).
+fn functions(text: &str) -> Vec<(usize, String, usize)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        let t = l.trim_start();
+        let indent = l.len() - t.len();
+        let head = [
+            "pub ",
+            "pub(crate) ",
+            "pub(super) ",
+            "const ",
+            "async ",
+            "unsafe ",
+        ]
+        .iter()
+        .fold(t, |t, p| t.strip_prefix(p).unwrap_or(t));
+        let Some(rest) = head.strip_prefix("fn ") else {
+            continue;
+        };
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        // Its body opens where the signature's line ends in `{`; a `;`
+        // first is a declaration.
+        let Some(open) = lines[i..]
+            .iter()
+            .position(|l| l.trim_end().ends_with('{') || l.trim_end().ends_with(';'))
+        else {
+            continue;
+        };
+        if lines[i + open].trim_end().ends_with(';') {
+            continue;
+        }
+        let close = lines[i + open + 1..].iter().position(|l| {
+            let t = l.trim_start();
+            l.len() - t.len() == indent && t.starts_with('}')
+        });
+        if let Some(c) = close {
+            out.push((i + 1, name, open + c + 2));
+        }
+    }
+    out
+}
+
+#[test]
+fn a_long_function_is_counted() {
+    let body: String = (0..90).map(|i| format!("    let x{i} = {i};\n")).collect();
+    let text = format!(
+        "fn short() {{\n}}\n\npub(crate) fn long(\n    a: u32,\n) -> u32 {{\n{body}    a\n}}\n"
+    );
+    let found = functions(&text);
+    assert_eq!(found[0], (1, "short".to_string(), 2));
+    assert_eq!(found[1], (4, "long".to_string(), 3 + 90 + 2));
+}
+
 /// Files stay small (the guide: most under ~300 lines, none over 500):
 /// the source, the tests and the benchmarks.
 #[test]

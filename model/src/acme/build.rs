@@ -12,6 +12,7 @@ use crate::seen::Seen;
 use crate::text::sanitized;
 use crate::LoadOptions;
 use rustc_hash::FxHashMap;
+use std::borrow::Cow;
 
 /// One row's checked fields (times as Unix seconds and offset).
 pub(super) struct Checked {
@@ -167,35 +168,18 @@ impl Build {
         byte: u64,
         opts: &LoadOptions,
     ) {
-        let Checked {
-            id,
-            gpus,
-            submit,
-            start,
-            end,
-            duration,
-            queue,
-        } = f;
-        self.zone.get_or_insert(submit.1);
-        let mut effect = 0u8;
-        // Durations that disagree with end − start are kept and reported.
-        if let (Some(s), Some(e), Some(d)) = (start, end, duration) {
-            effect |= MISMATCHED * (e.0 - s.0 != d) as u8;
-        }
-        if let (Some(s), Some(q)) = (start, queue) {
-            effect |= QUEUE_MISMATCH * (s.0 - submit.0 != q) as u8;
-        }
+        self.zone.get_or_insert(f.submit.1);
+        let mut effect = disagreements(&f);
         let row_index = self.tables.offsets.len() as u32;
         self.tables.offsets.push(byte);
         self.row_lines.push(row.line);
-        let text = |n: &str| row.text(cols.get(n), n).map(sanitized).unwrap_or_default();
-        let state = text("state");
+        let state = column_text(row, cols, "state");
         self.count_state(if state.is_empty() { "(empty)" } else { &state });
-        effect |= GPU_ROW * (gpus > 0) as u8;
-        let job = if gpus == 0 && !opts.include_cpu_jobs {
+        effect |= GPU_ROW * (f.gpus > 0) as u8;
+        let job = if f.gpus == 0 && !opts.include_cpu_jobs {
             effect |= CPU_JOB;
             None
-        } else if let Some(s) = start {
+        } else if let Some(s) = f.start {
             Some(s)
         } else {
             // Cancelled while queued: it never ran, and the file does not say when it left.
@@ -206,39 +190,53 @@ impl Build {
         if self.seen.is_none() {
             self.effects.push(effect);
         }
-        let Some(s) = job else {
-            self.tables.ids.push(id);
-            return;
-        };
+        if let Some(s) = job {
+            self.add_job(row, cols, &f, s.0, &state, row_index);
+        }
+        self.tables.ids.push(f.id);
+    }
+
+    /// Files the job of a row that asks for GPUs and started: segment, then job.
+    #[inline]
+    fn add_job<F: Fields + ?Sized>(
+        &mut self,
+        row: &Row<F>,
+        cols: &Cols,
+        f: &Checked,
+        start: Secs,
+        state: &str,
+        row_index: u32,
+    ) {
         let seg_start = self.segments.len() as u32;
         self.segments.push(Segment {
-            start: s.0,
-            end: end.map(|e| e.0).into(),
+            start,
+            end: f.end.map(|e| e.0).into(),
             machine: MaybeIndex::NONE,
-            milli: gpus as u32 * 1000,
+            milli: f.gpus as u32 * 1000,
             gpus: 0,
         });
-        let user = text("user");
-        let ty = text("type");
+        let user = column_text(row, cols, "user");
+        let ty = column_text(row, cols, "type");
         self.jobs.push(Job {
-            id: id.clone(),
+            id: f.id.clone(),
             user: (!user.is_empty()).then(|| self.symbols.intern(&user)),
             group: None,
-            submit: submit.0,
-            runtime: end.map(|e| e.0 - s.0).into(),
-            demand: Demand::Gang { gpus: gpus as u32 },
+            submit: f.submit.0,
+            runtime: f.end.map(|e| e.0 - start).into(),
+            demand: Demand::Gang {
+                gpus: f.gpus as u32,
+            },
             gpu_type: None,
-            status: if end.is_none() {
+            status: if f.end.is_none() {
                 JobStatus::Unfinished
             } else {
-                super::status(&state)
+                super::status(state)
             },
             deadline: MaybeSecs::NONE,
             model: (!ty.is_empty()).then(|| self.symbols.intern(&ty)),
             segments: seg_start..self.segments.len() as u32,
             native_row: row_index,
         });
-        self.tables.ids.push(id);
     }
 
     fn count_state(&mut self, key: &str) {
@@ -265,6 +263,26 @@ impl Build {
             }
         }
     }
+}
+
+/// Column `n` of `row`, sanitized (empty when absent or not text).
+#[inline]
+fn column_text<'a, F: Fields + ?Sized>(row: &Row<'a, F>, cols: &Cols, n: &str) -> Cow<'a, str> {
+    row.text(cols.get(n), n).map(sanitized).unwrap_or_default()
+}
+
+/// The tally bits of a row whose duration or queue disagrees with its times.
+#[inline]
+fn disagreements(f: &Checked) -> u8 {
+    let mut effect = 0u8;
+    // Durations that disagree with end − start are kept and reported.
+    if let (Some(s), Some(e), Some(d)) = (f.start, f.end, f.duration) {
+        effect |= MISMATCHED * (e.0 - s.0 != d) as u8;
+    }
+    if let (Some(s), Some(q)) = (f.start, f.queue) {
+        effect |= QUEUE_MISMATCH * (s.0 - f.submit.0 != q) as u8;
+    }
+    effect
 }
 
 impl Tally {

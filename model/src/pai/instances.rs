@@ -49,12 +49,7 @@ fn read_chunk(
     joins: &Joins,
     (estimate, first): (usize, bool),
 ) -> Result<Chunk, InputError> {
-    let mut texts = Texts::default();
-    let mut symbols = Symbols::default();
-    let mut rows = Vec::with_capacity(estimate);
-    let mut unknown = Vec::new();
-    let mut unknown_keys = Vec::new();
-    let mut unknown_index: FxHashMap<u128, u32> = FxHashMap::default();
+    let mut joined = Joined::new(joins, estimate);
     let mut lines = Lines::new(reader, file.clone());
     if first {
         lines = lines.skipping_header(INSTANCE.1);
@@ -63,58 +58,13 @@ fn read_chunk(
     let mut policy = RowPolicy::new(&file, strict);
     let mut errors = Vec::new();
     let mut read = 0;
-    let mut guess = 0;
     while lines.next(&mut rec)? {
         let row = Row {
             file: &file,
             line: rec.line,
             record: &rec,
         };
-        let result = (|| {
-            let f = parse_instance(&row)?;
-            let job = joins
-                .jobs
-                .find(key(f.job_name), &mut guess)
-                .ok_or_else(|| {
-                    row.error(
-                        "job_name",
-                        format!(
-                            "'{}' is not in pai_job_table",
-                            sanitize(&String::from_utf8_lossy(f.job_name))
-                        ),
-                    )
-                })?;
-            let machine = if f.machine.is_empty() {
-                NONE_IDX
-            } else {
-                let k = key(f.machine);
-                match joins.machine_index.get(&k) {
-                    Some(&m) => m,
-                    None => *unknown_index.entry(k).or_insert_with(|| {
-                        unknown.push(sanitize(&String::from_utf8_lossy(f.machine)));
-                        unknown_keys.push(k);
-                        joins.spec_machines + unknown.len() as u32 - 1
-                    }),
-                }
-            };
-            let inst_id = if key(f.inst_id) == joins.job_inst_ids[job as usize] {
-                &[][..]
-            } else {
-                f.inst_id
-            };
-            rows.push(InstanceRow {
-                job,
-                task: NONE_IDX,
-                task_name: sym(&mut symbols, f.task_name).map_or(NONE_IDX, |s| s.index()),
-                status: sym(&mut symbols, f.status).map_or(NONE_IDX, |s| s.index()),
-                machine,
-                start_time: f.start_time.unwrap_or(NONE_TIME),
-                end_time: f.end_time.unwrap_or(NONE_TIME),
-                texts: texts.add_run([inst_id, f.inst_name, f.worker_name]),
-            });
-            Ok(())
-        })();
-        match result {
+        match joined.add(&row) {
             Ok(()) => read += 1,
             Err(e) if strict => return Err(e),
             Err(e) => {
@@ -128,17 +78,101 @@ fn read_chunk(
     let total_lines = lines.line();
     Ok(Chunk {
         inst: Instances {
-            rows,
-            texts,
-            symbols,
-            unknown,
+            rows: joined.rows,
+            texts: joined.texts,
+            symbols: joined.symbols,
+            unknown: joined.unknown,
             skips: policy.skips,
             read,
         },
-        unknown_keys,
+        unknown_keys: joined.unknown_keys,
         errors,
         lines: total_lines,
     })
+}
+
+/// One chunk's rows as they are joined to jobs and machines: the rows,
+/// their texts and symbols, and the machines the machine table lacks.
+struct Joined<'j> {
+    joins: &'j Joins,
+    rows: Vec<InstanceRow>,
+    texts: Texts,
+    symbols: Symbols,
+    unknown: Vec<String>,
+    unknown_keys: Vec<u128>,
+    unknown_index: FxHashMap<u128, u32>,
+    /// The job row found last, where the next row's job is looked for first.
+    guess: usize,
+}
+
+impl<'j> Joined<'j> {
+    /// Nothing joined yet; room for `estimate` rows.
+    fn new(joins: &'j Joins, estimate: usize) -> Joined<'j> {
+        Joined {
+            joins,
+            rows: Vec::with_capacity(estimate),
+            texts: Texts::default(),
+            symbols: Symbols::default(),
+            unknown: Vec::new(),
+            unknown_keys: Vec::new(),
+            unknown_index: FxHashMap::default(),
+            guess: 0,
+        }
+    }
+
+    /// Checks one instance row and joins it to its job and machine.
+    #[inline]
+    fn add(&mut self, row: &Row<Record>) -> Result<(), InputError> {
+        let f = parse_instance(row)?;
+        let job = self
+            .joins
+            .jobs
+            .find(key(f.job_name), &mut self.guess)
+            .ok_or_else(|| {
+                row.error(
+                    "job_name",
+                    format!(
+                        "'{}' is not in pai_job_table",
+                        sanitize(&String::from_utf8_lossy(f.job_name))
+                    ),
+                )
+            })?;
+        let machine = self.machine(f.machine);
+        let inst_id = if key(f.inst_id) == self.joins.job_inst_ids[job as usize] {
+            &[][..]
+        } else {
+            f.inst_id
+        };
+        self.rows.push(InstanceRow {
+            job,
+            task: NONE_IDX,
+            task_name: sym(&mut self.symbols, f.task_name).map_or(NONE_IDX, |s| s.index()),
+            status: sym(&mut self.symbols, f.status).map_or(NONE_IDX, |s| s.index()),
+            machine,
+            start_time: f.start_time.unwrap_or(NONE_TIME),
+            end_time: f.end_time.unwrap_or(NONE_TIME),
+            texts: self.texts.add_run([inst_id, f.inst_name, f.worker_name]),
+        });
+        Ok(())
+    }
+
+    /// The machine a row names: the machine table's, else one numbered after it.
+    #[inline]
+    fn machine(&mut self, machine: &[u8]) -> u32 {
+        if machine.is_empty() {
+            return NONE_IDX;
+        }
+        let k = key(machine);
+        match self.joins.machine_index.get(&k) {
+            Some(&m) => m,
+            None => *self.unknown_index.entry(k).or_insert_with(|| {
+                self.unknown
+                    .push(sanitize(&String::from_utf8_lossy(machine)));
+                self.unknown_keys.push(k);
+                self.joins.spec_machines + self.unknown.len() as u32 - 1
+            }),
+        }
+    }
 }
 
 fn chunk_reader(

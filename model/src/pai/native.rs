@@ -121,75 +121,19 @@ impl NativeTables for PaiTables {
                 ("machine_metric", MachineSample::Indexing(p)),
             ];
         }
-        let open = |r: &InstanceRow| {
-            r.machine == machine
-                && r.start_time != NONE_TIME
-                && r.start_time <= t
-                && (r.end_time == NONE_TIME || r.end_time > t)
-        };
-        let mut here: Vec<(Secs, u128, u32)> = self
-            .instances
-            .iter()
-            .enumerate()
-            .filter(|(_, r)| open(r))
-            .map(|(i, r)| {
-                (
-                    r.start_time,
-                    self.inst_texts.key_in(r.texts, InstanceRow::WORKER_NAME),
-                    i as u32,
-                )
-            })
-            .collect();
+        let here = instances_on(self, machine, t);
         if here.is_empty() {
             return vec![
                 ("sensor", MachineSample::Missing),
                 ("machine_metric", MachineSample::Missing),
             ];
         }
-        here.sort_unstable();
         let workers: Vec<(u128, u32)> = here.iter().map(|&(_, w, i)| (w, i)).collect();
         let Ok(rows) = side_rows(self, &workers) else {
             return Vec::new();
         };
-        let num = |f: &[String], i: usize| f.get(i).and_then(|x| x.parse::<f32>().ok());
-        // Sensor: gpu_wrk_util (column 7) of each instance's row, averaged.
-        let utils: Vec<f32> = workers
-            .iter()
-            .filter_map(|(w, _)| rows.sensor.get(w).and_then(|f| num(f, 7)))
-            .filter(|u| u.is_finite())
-            .collect();
-        let sensor = match utils.len() {
-            0 => MachineSample::Missing,
-            n => MachineSample::At {
-                when: t,
-                values: vec![
-                    ("instances".into(), Some(here.len() as f32)),
-                    ("with_sensor_rows".into(), Some(n as f32)),
-                    (
-                        "gpu_wrk_util_mean".into(),
-                        Some(utils.iter().sum::<f32>() / n as f32),
-                    ),
-                ],
-            },
-        };
-        // Machine metric: the latest instance's row, its numeric columns.
-        let latest = here
-            .iter()
-            .rev()
-            .find_map(|&(start, w, _)| rows.metric.get(&w).map(|f| (start, f)));
-        let metric = match latest {
-            None => MachineSample::Missing,
-            Some((start, f)) => MachineSample::At {
-                when: start,
-                values: super::tables::MACHINE_METRIC
-                    .1
-                    .iter()
-                    .enumerate()
-                    .skip(4)
-                    .map(|(i, c)| (c.to_string(), num(f, i)))
-                    .collect(),
-            },
-        };
+        let sensor = sensor_sample(&rows, &workers, here.len(), t);
+        let metric = metric_sample(&rows, &here);
         vec![("sensor", sensor), ("machine_metric", metric)]
     }
 
@@ -223,5 +167,86 @@ impl NativeTables for PaiTables {
         }
         probe.timings("drill-down", "jobs", times);
         Ok(())
+    }
+}
+
+/// The instances on `machine` at `t`, by start: (start, worker key, row).
+fn instances_on(tables: &PaiTables, machine: u32, t: Secs) -> Vec<(Secs, u128, u32)> {
+    let open = |r: &InstanceRow| {
+        r.machine == machine
+            && r.start_time != NONE_TIME
+            && r.start_time <= t
+            && (r.end_time == NONE_TIME || r.end_time > t)
+    };
+    let mut here: Vec<(Secs, u128, u32)> = tables
+        .instances
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| open(r))
+        .map(|(i, r)| {
+            (
+                r.start_time,
+                tables.inst_texts.key_in(r.texts, InstanceRow::WORKER_NAME),
+                i as u32,
+            )
+        })
+        .collect();
+    here.sort_unstable();
+    here
+}
+
+/// Field `i` of a side-table row as a number, if it is one.
+fn num(f: &[String], i: usize) -> Option<f32> {
+    f.get(i).and_then(|x| x.parse::<f32>().ok())
+}
+
+/// The sensor sample at `t`: the mean gpu_wrk_util of the instances' `workers`.
+fn sensor_sample(
+    rows: &SideRows,
+    workers: &[(u128, u32)],
+    instances: usize,
+    t: Secs,
+) -> MachineSample {
+    // Sensor: gpu_wrk_util (column 7) of each instance's row, averaged.
+    let utils: Vec<f32> = workers
+        .iter()
+        .filter_map(|(w, _)| rows.sensor.get(w).and_then(|f| num(f, 7)))
+        .filter(|u| u.is_finite())
+        .collect();
+    match utils.len() {
+        0 => MachineSample::Missing,
+        n => MachineSample::At {
+            when: t,
+            values: vec![
+                ("instances".into(), Some(instances as f32)),
+                ("with_sensor_rows".into(), Some(n as f32)),
+                (
+                    "gpu_wrk_util_mean".into(),
+                    Some(utils.iter().sum::<f32>() / n as f32),
+                ),
+            ],
+        },
+    }
+}
+
+/// The machine-metric sample: the row of the latest instance in `here` with one.
+fn metric_sample(rows: &SideRows, here: &[(Secs, u128, u32)]) -> MachineSample {
+    // Machine metric: the latest instance's row, its numeric columns.
+    let latest = here
+        .iter()
+        .rev()
+        .find_map(|&(start, w, _)| rows.metric.get(&w).map(|f| (start, f)));
+    match latest {
+        None => MachineSample::Missing,
+        Some((start, f)) => MachineSample::At {
+            when: start,
+            values: super::tables::MACHINE_METRIC
+                .1
+                .iter()
+                .enumerate()
+                .skip(4)
+                .map(|(i, c)| (c.to_string(), num(f, i)))
+                .collect(),
+        },
     }
 }

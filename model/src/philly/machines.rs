@@ -30,24 +30,7 @@ pub(super) fn read(
         let line = rec.position().map_or(0, |p| p.line());
         if first {
             first = false;
-            let h: Vec<String> = rec
-                .iter()
-                .map(|f| String::from_utf8_lossy(f).trim().to_string())
-                .collect();
-            if h.first().map(String::as_str) != Some("machineId") {
-                return Err(InputError::at(
-                    Location {
-                        file: file.clone(),
-                        line,
-                        column: None,
-                        byte: false,
-                    },
-                    format!(
-                        "unknown header '{}': expected 'machineId, number of GPUs, single GPU mem'",
-                        sanitize(&h.join(","))
-                    ),
-                ));
-            }
+            check_header(&rec, &file, line)?;
             continue;
         }
         let row = Row {
@@ -55,41 +38,10 @@ pub(super) fn read(
             line,
             record: &rec,
         };
-        let parsed = (|| {
-            row.expect_width(3)?;
-            let name = row.required(0, "machineId")?.to_string();
-            if let Some(l) = seen.get(&name) {
-                return Err(row.error(
-                    "machineId",
-                    format!(
-                        "duplicate machine '{}' (first on line {l})",
-                        sanitize(&name)
-                    ),
-                ));
-            }
-            let gpus = row.int(1, "number of GPUs", 0)?;
-            if gpus > 64 {
-                return Err(row.error("number of GPUs", format!("{gpus} is more than 64")));
-            }
-            let mem = row.text(2, "single GPU mem")?.to_string();
-            Ok((name, gpus as u32, mem))
-        })();
-        match parsed {
+        match parse_machine(&row, &seen) {
             Ok((name, gpus, mem)) => {
                 seen.insert(name.clone(), line);
-                let ty = c.type_id(&if mem.is_empty() {
-                    "GPU".to_string()
-                } else {
-                    format!("{mem} GPU")
-                });
-                c.machines.push(Machine {
-                    name,
-                    gpu_type: ty,
-                    gpus,
-                    cpus: 0,
-                    mem_gb: 0,
-                    recorded_only: false,
-                });
+                add_machine(&mut c, name, gpus, &mem);
             }
             Err(e) => policy.bad_row(e)?,
         }
@@ -104,4 +56,68 @@ pub(super) fn read(
         c.total_gpus()
     );
     Ok(c)
+}
+
+/// The header row, on `line`, must begin with `machineId`.
+fn check_header(rec: &csv::ByteRecord, file: &str, line: u64) -> Result<(), InputError> {
+    let h: Vec<String> = rec
+        .iter()
+        .map(|f| String::from_utf8_lossy(f).trim().to_string())
+        .collect();
+    if h.first().map(String::as_str) != Some("machineId") {
+        return Err(InputError::at(
+            Location {
+                file: file.to_string(),
+                line,
+                column: None,
+                byte: false,
+            },
+            format!(
+                "unknown header '{}': expected 'machineId, number of GPUs, single GPU mem'",
+                sanitize(&h.join(","))
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// One machine row (a name not in `seen`): its name, GPUs and GPU memory.
+fn parse_machine(
+    row: &Row,
+    seen: &FxHashMap<String, u64>,
+) -> Result<(String, u32, String), InputError> {
+    row.expect_width(3)?;
+    let name = row.required(0, "machineId")?.to_string();
+    if let Some(l) = seen.get(&name) {
+        return Err(row.error(
+            "machineId",
+            format!(
+                "duplicate machine '{}' (first on line {l})",
+                sanitize(&name)
+            ),
+        ));
+    }
+    let gpus = row.int(1, "number of GPUs", 0)?;
+    if gpus > 64 {
+        return Err(row.error("number of GPUs", format!("{gpus} is more than 64")));
+    }
+    let mem = row.text(2, "single GPU mem")?.to_string();
+    Ok((name, gpus as u32, mem))
+}
+
+/// Adds machine `name` to `c`, its GPU type named by its GPU memory.
+fn add_machine(c: &mut Cluster, name: String, gpus: u32, mem: &str) {
+    let ty = c.type_id(&if mem.is_empty() {
+        "GPU".to_string()
+    } else {
+        format!("{mem} GPU")
+    });
+    c.machines.push(Machine {
+        name,
+        gpu_type: ty,
+        gpus,
+        cpus: 0,
+        mem_gb: 0,
+        recorded_only: false,
+    });
 }

@@ -179,46 +179,18 @@ fn detail(
     }
 }
 
+/// The policy picker: the policies, the chosen one's whole text, and what
+/// a switch (or the split) does.
 fn picker(app: &App, area: Rect, buf: &mut Buffer, at: usize, split: bool) {
     let t = app.theme();
-    let current = app.engine().policy();
     let policies = app.sim.policies.all();
     let box_w = area.width.saturating_sub(4).min(120);
     let text_w = box_w.saturating_sub(2) as usize;
-    let wrap = |s: &str| crate::text::wrap_words(s, text_w, 0);
-    // Under the list: what the chosen row does, whole (rows are cut to fit).
-    let tuning = app.engine().tuning();
-    let caveat = |p: Policy| p.caveat(app.trace(), tuning);
-    let chosen = policies.get(at).map(|&p| match p.available(app.trace()) {
-        Ok(()) => match caveat(p) {
-            Some(c) => format!("{}: {} · note: {c}", p.label(), p.describe()),
-            None => format!("{}: {}", p.label(), p.describe()),
-        },
-        Err(u) => format!("{}: not here: {}", p.label(), u.short),
-    });
-    let about = wrap(&chosen.unwrap_or_default());
-    let foot = wrap(&if split {
-        "B replays the trace as the live replay did up to now, then under this policy; both move together".to_string()
-    } else {
-        format!(
-            "at once: the queue is reordered; {} may preempt; logged",
-            and_list(policies.iter().filter(|p| p.preempts()).map(|p| p.name()))
-        )
-    });
+    let about = picker_about(app, at, text_w);
+    let foot = picker_foot(app, split, text_w);
     let rows = policies.len() + 1 + about.len() + 1 + foot.len();
     let r = centered(area, box_w, rows as u16 + 2);
-    // B's placement, when the split is to compare placements (`o`).
-    let b_place = app
-        .view
-        .split_placement
-        .map_or("A's".to_string(), |p| p.name().to_string());
-    let split_title = [
-        format!("split: the B side's policy · ↑↓ choose · o: B places by {b_place} · enter splits · esc"),
-        format!("split: B's policy · o: B places by {b_place} · enter · esc"),
-    ]
-    .into_iter()
-    .find(|t| crate::text::width(t) + 4 <= r.width as usize)
-    .unwrap_or_else(|| format!("B's policy · o: {b_place}"));
+    let split_title = split_title(app, r.width as usize);
     let inner = app.chrome().popup(
         r,
         buf,
@@ -228,31 +200,7 @@ fn picker(app: &App, area: Rect, buf: &mut Buffer, at: usize, split: bool) {
             "scheduling policy · ↑↓ choose · enter switches now · esc cancels"
         },
     );
-    let marker = glyphs(app.view.ascii).marker;
-    for (i, &p) in policies.iter().enumerate() {
-        let mut style = t.text;
-        let why = p.available(app.trace()).err().map(|u| u.short);
-        if why.is_some() {
-            style = t.dim;
-        }
-        if i == at {
-            style = style.patch(t.cursor);
-        }
-        let lead = if i == at { marker } else { ' ' };
-        let now = if p == current { "●" } else { " " };
-        let text = match (why, caveat(p)) {
-            (Some(why), _) => format!("{lead} {now} {} not here: {why}", label14(p)),
-            (None, Some(c)) => format!("{lead} {now} {} note: {c}", label14(p)),
-            (None, None) => format!("{lead} {now} {} {}", label14(p), p.describe()),
-        };
-        let text = crate::text::fit(&text, text_w);
-        buf.set_stringn(inner.x, inner.y + i as u16, text, text_w, style);
-    }
-    /// A policy's label in a column of 14 display columns (a CJK name
-    /// takes two a character).
-    fn label14(p: crate::sim::Policy) -> String {
-        crate::text::padded(p.label().to_string(), 14)
-    }
+    picker_rows(app, inner, buf, at, text_w);
     let mut y = inner.y + policies.len() as u16 + 1;
     // The chosen row's whole text only where the screen has room for it.
     if r.height as usize >= rows + 2 {
@@ -268,6 +216,90 @@ fn picker(app: &App, area: Rect, buf: &mut Buffer, at: usize, split: bool) {
         }
         y += 1;
     }
+}
+
+/// Under the list: what the chosen row (`at`) does, whole (rows are cut
+/// to fit), wrapped to `text_w`.
+fn picker_about(app: &App, at: usize, text_w: usize) -> Vec<String> {
+    let tuning = app.engine().tuning();
+    let chosen = app
+        .sim
+        .policies
+        .all()
+        .get(at)
+        .map(|&p| match p.available(app.trace()) {
+            Ok(()) => match p.caveat(app.trace(), tuning) {
+                Some(c) => format!("{}: {} · note: {c}", p.label(), p.describe()),
+                None => format!("{}: {}", p.label(), p.describe()),
+            },
+            Err(u) => format!("{}: not here: {}", p.label(), u.short),
+        });
+    crate::text::wrap_words(&chosen.unwrap_or_default(), text_w, 0)
+}
+
+/// The picker's foot, wrapped to `text_w`: what the split's B side
+/// replays, or what a switch does at once.
+fn picker_foot(app: &App, split: bool, text_w: usize) -> Vec<String> {
+    let policies = app.sim.policies.all();
+    let foot = if split {
+        "B replays the trace as the live replay did up to now, then under this policy; both move together".to_string()
+    } else {
+        format!(
+            "at once: the queue is reordered; {} may preempt; logged",
+            and_list(policies.iter().filter(|p| p.preempts()).map(|p| p.name()))
+        )
+    };
+    crate::text::wrap_words(&foot, text_w, 0)
+}
+
+/// The split picker's title in the fewest words a box `box_w` wide needs.
+fn split_title(app: &App, box_w: usize) -> String {
+    // B's placement, when the split is to compare placements (`o`).
+    let b_place = app
+        .view
+        .split_placement
+        .map_or("A's".to_string(), |p| p.name().to_string());
+    [
+        format!("split: the B side's policy · ↑↓ choose · o: B places by {b_place} · enter splits · esc"),
+        format!("split: B's policy · o: B places by {b_place} · enter · esc"),
+    ]
+    .into_iter()
+    .find(|t| crate::text::width(t) + 4 <= box_w)
+    .unwrap_or_else(|| format!("B's policy · o: {b_place}"))
+}
+
+/// A row per policy from the top of `inner`: the chosen one (`at`)
+/// marked, the live one dotted, one not available here dim and why.
+fn picker_rows(app: &App, inner: Rect, buf: &mut Buffer, at: usize, text_w: usize) {
+    let t = app.theme();
+    let current = app.engine().policy();
+    let tuning = app.engine().tuning();
+    let marker = glyphs(app.view.ascii).marker;
+    for (i, &p) in app.sim.policies.all().iter().enumerate() {
+        let mut style = t.text;
+        let why = p.available(app.trace()).err().map(|u| u.short);
+        if why.is_some() {
+            style = t.dim;
+        }
+        if i == at {
+            style = style.patch(t.cursor);
+        }
+        let lead = if i == at { marker } else { ' ' };
+        let now = if p == current { "●" } else { " " };
+        let text = match (why, p.caveat(app.trace(), tuning)) {
+            (Some(why), _) => format!("{lead} {now} {} not here: {why}", label14(p)),
+            (None, Some(c)) => format!("{lead} {now} {} note: {c}", label14(p)),
+            (None, None) => format!("{lead} {now} {} {}", label14(p), p.describe()),
+        };
+        let text = crate::text::fit(&text, text_w);
+        buf.set_stringn(inner.x, inner.y + i as u16, text, text_w, style);
+    }
+}
+
+/// A policy's label in a column of 14 display columns (a CJK name
+/// takes two a character).
+fn label14(p: Policy) -> String {
+    crate::text::padded(p.label().to_string(), 14)
 }
 
 /// `a, b and c`.

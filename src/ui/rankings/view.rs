@@ -8,6 +8,8 @@ use crate::ui::layout::centered;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 
+/// The rankings of `by`, sorted by column `sort`, row `at` chosen: a box
+/// over the replay, its header line, the rows that fit, where they stand.
 pub(crate) fn draw(app: &App, area: Rect, buf: &mut Buffer, by: RankBy, sort: usize, at: usize) {
     let t = app.theme();
     let rows = app.rank_rows(by, sort);
@@ -15,27 +17,7 @@ pub(crate) fn draw(app: &App, area: Rect, buf: &mut Buffer, by: RankBy, sort: us
         .max(8)
         .min(area.height.saturating_sub(4));
     let r = centered(area, area.width.saturating_sub(4).min(100), high);
-    let sorted = by.columns().get(sort).copied().unwrap_or("");
-    let enter = if by == RankBy::Machines {
-        "go there"
-    } else {
-        "filter"
-    };
-    let room = r.width.saturating_sub(4) as usize;
-    let title = [
-        format!(
-            "{} by {sorted} · ←→ users, groups, machines · s sorts · enter {enter} · esc",
-            by.name()
-        ),
-        format!(
-            "{} by {sorted} · ←→ users/groups/machines · s sort · enter {enter}",
-            by.name()
-        ),
-        format!("{} by {sorted} · ←→ · s sort · enter {enter}", by.name()),
-    ]
-    .into_iter()
-    .find(|t| crate::text::width(t) <= room)
-    .unwrap_or_else(|| crate::text::fit(&format!("{} by {sorted}", by.name()), room));
+    let title = title(by, sort, r.width.saturating_sub(4) as usize);
     let inner = app.chrome().popup(r, buf, &title);
     let w = inner.width as usize;
     let cols = by.columns();
@@ -45,27 +27,9 @@ pub(crate) fn draw(app: &App, area: Rect, buf: &mut Buffer, by: RankBy, sort: us
         .map(|c| if *c == "type" { 8 } else { 9 })
         .collect();
     let name_w = w.saturating_sub(2 + widths.iter().sum::<usize>()).max(8);
-    let line = |lead: &str, name: &str, cells: &[String]| {
-        let mut s = format!(
-            "{lead} {}",
-            crate::text::padded(crate::text::fit(name, name_w), name_w)
-        );
-        for (c, cw) in cells.iter().zip(&widths) {
-            s.push_str(&format!("{:>cw$}", crate::text::fit(c, cw - 1), cw = cw));
-        }
-        s
-    };
-    let heads: Vec<String> = cols
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            if i == sort {
-                format!("▼{c}")
-            } else {
-                c.to_string()
-            }
-        })
-        .collect();
+    let line =
+        |lead: &str, name: &str, cells: &[String]| row_text(lead, name, cells, &widths, name_w);
+    let heads = heads(cols, sort);
     let what = match by {
         RankBy::Users => "user",
         RankBy::Groups => "group",
@@ -96,6 +60,58 @@ pub(crate) fn draw(app: &App, area: Rect, buf: &mut Buffer, by: RankBy, sort: us
     }
     let foot = foot(&rows, by, first, shown);
     buf.set_stringn(inner.x, inner.bottom().saturating_sub(1), foot, w, t.dim);
+}
+
+/// The box's title in the most words that fit `room` columns: what is
+/// ranked, by which column, and the keys.
+fn title(by: RankBy, sort: usize, room: usize) -> String {
+    let sorted = by.columns().get(sort).copied().unwrap_or("");
+    let enter = if by == RankBy::Machines {
+        "go there"
+    } else {
+        "filter"
+    };
+    [
+        format!(
+            "{} by {sorted} · ←→ users, groups, machines · s sorts · enter {enter} · esc",
+            by.name()
+        ),
+        format!(
+            "{} by {sorted} · ←→ users/groups/machines · s sort · enter {enter}",
+            by.name()
+        ),
+        format!("{} by {sorted} · ←→ · s sort · enter {enter}", by.name()),
+    ]
+    .into_iter()
+    .find(|t| crate::text::width(t) <= room)
+    .unwrap_or_else(|| crate::text::fit(&format!("{} by {sorted}", by.name()), room))
+}
+
+/// The column heads, the sorted one (`sort`) marked.
+fn heads(cols: &[&str], sort: usize) -> Vec<String> {
+    cols.iter()
+        .enumerate()
+        .map(|(i, c)| {
+            if i == sort {
+                format!("▼{c}")
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+/// A line of the table: its lead (the chosen row's marker), the name in
+/// `name_w` columns, then each cell right-aligned in its width.
+fn row_text(lead: &str, name: &str, cells: &[String], widths: &[usize], name_w: usize) -> String {
+    let mut s = format!(
+        "{lead} {}",
+        crate::text::padded(crate::text::fit(name, name_w), name_w)
+    );
+    for (c, cw) in cells.iter().zip(widths) {
+        s.push_str(&format!("{:>cw$}", crate::text::fit(c, cw - 1), cw = cw));
+    }
+    s
 }
 
 /// Where the list stands, and what the trace has no names for.

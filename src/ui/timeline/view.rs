@@ -18,54 +18,15 @@ type Points = Vec<(f64, f64)>;
 
 /// Draws the timeline in `area` (the grid and queue's place).
 pub(crate) fn draw(app: &App, view: &TimelineView, area: Rect, buf: &mut Buffer) {
-    let t = app.theme();
     let now = app.sim.replay.now();
-    let first = app.sim.first;
-    let (from, to) = view.window(first, now);
-    let follow = if view.back == 0 {
-        "follows now"
-    } else {
-        "← earlier · → later"
-    };
-    let title = format!(
-        " Timeline · {} · {follow} · z zoom · T close ",
-        view.span_name()
-    );
-    let c = app.chrome();
-    let block = c.pane(true).title(c.focus_title(true, title));
-    let inner = block.inner(area);
-    block.render(area, buf);
+    let (from, to) = view.window(app.sim.first, now);
+    let inner = pane(app, view, area, buf);
     let s = &app.sim.timeline;
-    // With the split open, B's utilisation and queue over A's.
-    let b = app.sim.split.as_ref().map(|sp| &sp.timeline);
-    let mut charts: Vec<ChartOf> = vec![
-        ("util %", &s.util, 100.0, b.map(|b| &b.util[..])),
-        ("queue", &s.queue, 1.0, b.map(|b| &b.queue[..])),
-        ("running", &s.running, 1.0, None),
-    ];
-    if !s.watts.is_empty() && s.watts.len() == s.t.len() {
-        charts.push(("power W", &s.watts, 1.0, None));
-    }
-    let n = charts.len() as u16;
-    if inner.height < n * 2 + 1 {
-        charts.truncate(((inner.height.saturating_sub(1)) / 2).max(1) as usize);
-    }
+    let charts = charts_shown(app, inner.height);
     let n = charts.len() as u16;
     let plot_rows = inner.height.saturating_sub(1);
     let each = plot_rows / n.max(1);
-    // Every chart's y labels as wide, so their time axes line up.
-    let b_series = |v: Option<&[f64]>| match (b, v) {
-        (Some(b), Some(v)) => b.series(v, from, to),
-        _ => Vec::new(),
-    };
-    let tops: Vec<String> = charts
-        .iter()
-        .map(|(_, v, floor, bv)| {
-            let top = top_of(&s.series(v, from, to), *floor).max(top_of(&b_series(*bv), *floor));
-            top_label(top, *floor)
-        })
-        .collect();
-    let width = tops.iter().map(|l| l.chars().count()).max().unwrap_or(1);
+    let width = label_width(app, &charts, (from, to));
     let names = app.sim.split.as_ref().map(|sp| {
         (
             app.engine().policy().label().to_string(),
@@ -80,7 +41,7 @@ pub(crate) fn draw(app: &App, view: &TimelineView, area: Rect, buf: &mut Buffer)
         };
         let r = Rect::new(inner.x, inner.y + each * i as u16, inner.width, h);
         let data = s.series(values, from, to);
-        let other = b_series(*bv);
+        let other = b_points(app, *bv, (from, to));
         let title = match (&names, bv.is_some()) {
             (Some((a, b)), true) => format!("{name} · A {a} ⠒ · B {b} ∘"),
             _ => name.to_string(),
@@ -95,10 +56,85 @@ pub(crate) fn draw(app: &App, view: &TimelineView, area: Rect, buf: &mut Buffer)
         );
     }
     // The time axis once, under the last chart, in the trace's local time.
-    let clock = |x: Secs| crate::trace::clock::clock_shown(app.trace().zone, first, x);
-    let y = inner.y + plot_rows;
     let x0 = inner.x + width as u16 + 1;
     let room = inner.right().saturating_sub(x0) as usize;
+    time_axis(app, (from, to), (x0, inner.y + plot_rows), room, buf);
+}
+
+/// The view's pane, titled with its span and keys: the area inside it.
+fn pane(app: &App, view: &TimelineView, area: Rect, buf: &mut Buffer) -> Rect {
+    let follow = if view.back == 0 {
+        "follows now"
+    } else {
+        "← earlier · → later"
+    };
+    let title = format!(
+        " Timeline · {} · {follow} · z zoom · T close ",
+        view.span_name()
+    );
+    let c = app.chrome();
+    let block = c.pane(true).title(c.focus_title(true, title));
+    let inner = block.inner(area);
+    block.render(area, buf);
+    inner
+}
+
+/// The charts shown, as many as `height` has room for: utilisation,
+/// queue, running jobs, and power where the samples have it.
+fn charts_shown(app: &App, height: u16) -> Vec<ChartOf<'_>> {
+    let s = &app.sim.timeline;
+    // With the split open, B's utilisation and queue over A's.
+    let b = app.sim.split.as_ref().map(|sp| &sp.timeline);
+    let mut charts: Vec<ChartOf> = vec![
+        ("util %", &s.util, 100.0, b.map(|b| &b.util[..])),
+        ("queue", &s.queue, 1.0, b.map(|b| &b.queue[..])),
+        ("running", &s.running, 1.0, None),
+    ];
+    if !s.watts.is_empty() && s.watts.len() == s.t.len() {
+        charts.push(("power W", &s.watts, 1.0, None));
+    }
+    let n = charts.len() as u16;
+    if height < n * 2 + 1 {
+        charts.truncate(((height.saturating_sub(1)) / 2).max(1) as usize);
+    }
+    charts
+}
+
+/// B's points of values `v` (the split's) in the window; none without them.
+fn b_points(app: &App, v: Option<&[f64]>, (from, to): (Secs, Secs)) -> Points {
+    let b = app.sim.split.as_ref().map(|sp| &sp.timeline);
+    match (b, v) {
+        (Some(b), Some(v)) => b.series(v, from, to),
+        _ => Vec::new(),
+    }
+}
+
+/// The width of the widest y label: every chart's labels as wide, so
+/// their time axes line up.
+fn label_width(app: &App, charts: &[ChartOf], (from, to): (Secs, Secs)) -> usize {
+    let s = &app.sim.timeline;
+    let tops: Vec<String> = charts
+        .iter()
+        .map(|(_, v, floor, bv)| {
+            let b = b_points(app, *bv, (from, to));
+            let top = top_of(&s.series(v, from, to), *floor).max(top_of(&b, *floor));
+            top_label(top, *floor)
+        })
+        .collect();
+    tops.iter().map(|l| l.chars().count()).max().unwrap_or(1)
+}
+
+/// The window's start and end under the charts from `(x, y)`, `room`
+/// wide, in the trace's local time (the end alone where both do not fit).
+fn time_axis(
+    app: &App,
+    (from, to): (Secs, Secs),
+    (x, y): (u16, u16),
+    room: usize,
+    buf: &mut Buffer,
+) {
+    let t = app.theme();
+    let clock = |at: Secs| crate::trace::clock::clock_shown(app.trace().zone, app.sim.first, at);
     let (a, b) = (clock(from), clock(to));
     let line = if a.chars().count() + b.chars().count() < room {
         format!(
@@ -108,7 +144,7 @@ pub(crate) fn draw(app: &App, view: &TimelineView, area: Rect, buf: &mut Buffer)
     } else {
         b
     };
-    buf.set_stringn(x0, y, line, room, t.dim);
+    buf.set_stringn(x, y, line, room, t.dim);
 }
 
 fn top_of(data: &[(f64, f64)], floor: f64) -> f64 {

@@ -4,6 +4,7 @@
 use super::WhatIf;
 use crate::fmt::human_secs;
 use crate::sim::metrics::Report;
+use crate::sim::whatif::Run;
 use crate::ui::app::App;
 use crate::ui::layout::centered;
 use ratatui::buffer::Buffer;
@@ -160,6 +161,39 @@ pub(crate) fn draw(app: &App, area: Rect, buf: &mut Buffer, at: usize, charts: b
             .sum::<usize>();
     let box_w = area.width.saturating_sub(4).min(full as u16 + 2);
     let (cols, hidden) = columns(w, box_w.saturating_sub(2) as usize);
+    let foot = foot_lines(app, w, hidden, box_w.saturating_sub(2) as usize);
+    let table_h = w.rows.len() as u16 + 4 + foot.len() as u16;
+    // The CDFs under the table where the screen has room for them.
+    let room = area.height.saturating_sub(table_h + 2);
+    let charts_h = if room > crate::ui::cdf::MIN_HEIGHT {
+        room.min(22)
+    } else {
+        0
+    };
+    let r = centered(area, box_w, table_h + charts_h);
+    let title = format!(
+        "what if from {} · enter switches · esc closes (runs go on)",
+        app.clock(w.at)
+    );
+    let inner = app.chrome().popup(r, buf, &title);
+    buf.set_stringn(inner.x, inner.y, head(&cols), inner.width as usize, t.dim);
+    draw_rows(app, w, &cols, inner, buf, at);
+    for (k, line) in foot.iter().enumerate() {
+        let y = inner.y + w.rows.len() as u16 + 2 + k as u16;
+        if y < inner.bottom() {
+            buf.set_stringn(inner.x, y, line, inner.width as usize, t.dim);
+        }
+    }
+    if charts_h > 0 {
+        let y = inner.y + w.rows.len() as u16 + 3 + foot.len() as u16;
+        let below = Rect::new(inner.x, y, inner.width, inner.bottom().saturating_sub(y));
+        crate::ui::cdf::draw(app, w, below, buf, at);
+    }
+}
+
+/// The lines under the table, wrapped to `width`: how many runs are done,
+/// what the marks mean, the key for the CDFs, and each policy's caveat.
+fn foot_lines(app: &App, w: &WhatIf, hidden: usize, width: usize) -> Vec<String> {
     let done = w.rows.iter().filter(|r| r.1.is_some()).count();
     let key = app.view.keymap.first(crate::ui::keymap::Command::ColorBy);
     // What a policy's row means on this trace (fair without users).
@@ -179,50 +213,27 @@ pub(crate) fn draw(app: &App, area: Rect, buf: &mut Buffer, at: usize, charts: b
         w.rows.len(),
         if hidden > 0 { " · a wider window shows more columns" } else { "" }
     );
-    let foot = crate::text::wrap_words(&foot, box_w.saturating_sub(2) as usize, 0);
-    let table_h = w.rows.len() as u16 + 4 + foot.len() as u16;
-    // The CDFs under the table where the screen has room for them.
-    let room = area.height.saturating_sub(table_h + 2);
-    let charts_h = if room > crate::ui::cdf::MIN_HEIGHT {
-        room.min(22)
-    } else {
-        0
-    };
-    let r = centered(area, box_w, table_h + charts_h);
-    let title = format!(
-        "what if from {} · enter switches · esc closes (runs go on)",
-        app.clock(w.at)
-    );
-    let inner = app.chrome().popup(r, buf, &title);
-    buf.set_stringn(inner.x, inner.y, head(&cols), inner.width as usize, t.dim);
+    crate::text::wrap_words(&foot, width, 0)
+}
+
+/// The table's rows under its header in `inner`: each run's progress or
+/// figures, the lowest mean JCT in bold, the chosen row (`at`) marked.
+fn draw_rows(app: &App, w: &WhatIf, cols: &[&Col], inner: Rect, buf: &mut Buffer, at: usize) {
+    let t = app.theme();
     let best_jct = w
         .rows
         .iter()
         .filter_map(|r| r.1.as_ref().and_then(|r| r.jct_s.mean))
         .fold(None, |b: Option<f64>, x| Some(b.map_or(x, |b| b.min(x))));
-    let current = app.engine().policy();
-    let marker = crate::ui::grid::glyphs(app.view.ascii).marker;
     for (i, (run, (progress, rep))) in w.runs.iter().zip(&w.rows).enumerate() {
-        // A policy by its short label (an external one by the name it gave).
-        let mut label = match run {
-            crate::sim::whatif::Run::Policy(p) => p.label().to_string(),
-            other => other.label(),
-        };
-        if rep.as_ref().is_some_and(|r| r.failed.is_some()) {
-            // Its figures are the fallback's from where it failed (logged).
-            label.push_str(" (failed)");
-        }
-        let lead = if i == at { marker } else { ' ' };
-        let live = matches!(run, crate::sim::whatif::Run::Policy(p) if *p == current);
-        let now = if live { "●" } else { " " };
-        let name = format!("{lead}{now}{}", crate::text::padded(label, 14));
+        let name = row_name(app, run, rep.as_ref(), i == at);
         let text = match (rep, w.same_as(i)) {
             (None, _) => progress_text(&name, *progress, app.view.ascii),
             (Some(_), Some(k)) => format!(
                 "{name}   = {}: the same results, job for job",
                 label_of(&w.runs[k])
             ),
-            (Some(r), None) => result_text(&name, r, &cols),
+            (Some(r), None) => result_text(&name, r, cols),
         };
         let mut style = t.text;
         if rep
@@ -237,17 +248,23 @@ pub(crate) fn draw(app: &App, area: Rect, buf: &mut Buffer, at: usize, charts: b
         let y = inner.y + 1 + i as u16;
         buf.set_stringn(inner.x, y, text, inner.width as usize, style);
     }
-    for (k, line) in foot.iter().enumerate() {
-        let y = inner.y + w.rows.len() as u16 + 2 + k as u16;
-        if y < inner.bottom() {
-            buf.set_stringn(inner.x, y, line, inner.width as usize, t.dim);
-        }
+}
+
+/// A row's name column: the chosen row's marker, the live policy's dot,
+/// the run's label (a failed one said so).
+fn row_name(app: &App, run: &Run, rep: Option<&Report>, chosen: bool) -> String {
+    // A policy by its short label (an external one by the name it gave).
+    let mut label = label_of(run);
+    if rep.is_some_and(|r| r.failed.is_some()) {
+        // Its figures are the fallback's from where it failed (logged).
+        label.push_str(" (failed)");
     }
-    if charts_h > 0 {
-        let y = inner.y + w.rows.len() as u16 + 3 + foot.len() as u16;
-        let below = Rect::new(inner.x, y, inner.width, inner.bottom().saturating_sub(y));
-        crate::ui::cdf::draw(app, w, below, buf, at);
-    }
+    let marker = crate::ui::grid::glyphs(app.view.ascii).marker;
+    let lead = if chosen { marker } else { ' ' };
+    let current = app.engine().policy();
+    let live = matches!(run, Run::Policy(p) if *p == current);
+    let now = if live { "●" } else { " " };
+    format!("{lead}{now}{}", crate::text::padded(label, 14))
 }
 
 /// The CDFs alone, as big as the screen allows.
