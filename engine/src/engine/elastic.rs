@@ -189,6 +189,36 @@ impl Engine {
         self.completions.push(at, job);
     }
 
+    /// Leaving a policy that held ends: each running job of the speed
+    /// model ends when its work runs out on the GPUs it holds (now, if it
+    /// ran out already), not at an end the policy before held (a slot
+    /// grid, a plan) — which no policy after it would ever move.
+    pub(super) fn release_held_ends(&mut self) {
+        let mut running: Vec<u32> = self.running.keys().copied().collect();
+        running.sort_unstable();
+        for job in running {
+            let Some(rate) = self
+                .running
+                .get(&job)
+                .and_then(|g| self.speed_rate(job, Some(g)))
+            else {
+                continue;
+            };
+            let Some(secs) = self.secs_at(job, rate) else {
+                continue;
+            };
+            let r = self.resume(job);
+            let natural = (r.run_from + r.overhead + secs).max(self.now);
+            let end = self.jobs[job as usize].end;
+            if self.jobs[job as usize].phase != Phase::Running || end == natural {
+                continue;
+            }
+            self.completions.remove(end, job);
+            self.jobs[job as usize].end = natural;
+            self.completions.push(natural, job);
+        }
+    }
+
     /// A waiting job declined by the policy: out of the queue for good.
     fn drop_job(&mut self, job: u32) {
         self.dequeue(job);

@@ -106,6 +106,10 @@ impl Engine {
         if from == Walk::Recorded {
             self.leave_recorded();
         }
+        if from == Walk::Explicit {
+            // Only a policy answering with its own acts holds ends.
+            self.release_held_ends();
+        }
         self.enter_policy();
         self.rebuild_queue();
         if self.seat.walk == Walk::Recorded {
