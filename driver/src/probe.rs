@@ -7,7 +7,7 @@ use std::time::Duration;
 use tracetui_engine::error::ArgError;
 use tracetui_engine::policy::Policy;
 use tracetui_engine::programs::{self, Heard, Params};
-use tracetui_engine::registry::Policies;
+use tracetui_engine::Policies;
 use tracetui_model::text::sanitize;
 
 /// An external policy to name: its command, the name to show it by (from

@@ -8,7 +8,7 @@
 
 use crate::driver::ExecSpec;
 use crate::sim::error::ArgError;
-use crate::sim::policies::exec::Params;
+use crate::sim::Params;
 use crate::sim::{Policies, Policy};
 use clap::Args;
 use color_eyre::eyre::{eyre, Result};

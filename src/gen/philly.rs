@@ -14,8 +14,7 @@
 
 use super::dist::{exact_categorical, lognormal_matching, shuffle};
 use super::rng::Rng;
-use crate::sim::cluster::{ClusterState, Grant, TypeFilter};
-use crate::sim::placement::{place, Placement};
+use crate::sim::{place, ClusterState, Grant, Placement, TypeFilter};
 use crate::trace::model::{Cluster, Demand, Machine};
 use crate::trace::philly::format_local;
 use std::collections::BTreeSet;

@@ -9,7 +9,7 @@ use super::app::App;
 use super::grid::{glyphs, shade};
 use super::split::{differs, running_only_here};
 use crate::fmt::human_secs;
-use crate::sim::cluster::ClusterState;
+use crate::sim::ClusterState;
 use crate::sim::Engine;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;

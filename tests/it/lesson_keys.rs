@@ -7,8 +7,8 @@ use crate::common;
 
 use common::ui::cmd;
 use std::sync::Arc;
-use tracetui::sim::moments::{next_moment, Moment};
 use tracetui::sim::schedule::Schedule;
+use tracetui::sim::{next_moment, Moment};
 use tracetui::sim::{Engine, Placement, Policy};
 use tracetui::ui::app::{Action, App};
 use tracetui::ui::keymap::Command;

@@ -5,7 +5,7 @@
 mod edf;
 mod edf_elastic;
 mod elasticflow;
-pub mod exec;
+pub(crate) mod exec;
 mod fair;
 mod fifo;
 mod fifo_backfill;

@@ -5,8 +5,7 @@
 use super::jobs::Generated;
 use super::SPEC;
 use crate::gen::rng::Rng;
-use crate::sim::cluster::{ClusterState, Grant, TypeFilter};
-use crate::sim::placement::{place as place_demand, Placement};
+use crate::sim::{place as place_demand, ClusterState, Grant, Placement, TypeFilter};
 use crate::trace::model::{Cluster, Demand, Machine, Unit};
 use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;

@@ -34,7 +34,7 @@ impl App {
     /// `.`: to the next moment worth a look, found ahead on a copy of the
     /// engine (at most a day ahead, a tick at a time).
     pub(in crate::ui) fn next_moment(&mut self) {
-        use crate::sim::moments::{next_moment, Moment};
+        use crate::sim::{next_moment, Moment};
         let step = match self.tick_size() {
             crate::ui::app::Tick::Secs(s) => s,
             crate::ui::app::Tick::NextEvent => 60,
