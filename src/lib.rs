@@ -24,8 +24,10 @@ pub use tracetui_model::{rng, sample, text};
 pub fn run() -> i32 {
     // Panics are reported by color-eyre (with a backtrace where
     // RUST_BACKTRACE asks for one); errors by `Plain`.
-    let (panics, _) = color_eyre::config::HookBuilder::default().into_hooks();
-    panics.install();
+    // Hooks are set once a process (a second call keeps the first).
+    if let Ok((panics, _)) = color_eyre::config::HookBuilder::default().try_into_hooks() {
+        panics.install();
+    }
     let _ = color_eyre::eyre::set_hook(Box::new(|_| Box::new(Plain)));
     // A panic unwinds through here: every policy process ends with it.
     let code = std::panic::catch_unwind(|| cli::main_with(std::env::args_os()));

@@ -1,6 +1,7 @@
 //! The summary's columns for scripts, written once: `sim` and `compare`
-//! with `--format csv`, a sweep run's record and `results.csv` all take
-//! their names, order and values from [`COLUMNS`]. Adding a metric column
+//! with `--format csv` and a sweep run's record take their names, order
+//! and values from [`COLUMNS`] (`results.csv` joins the records' columns
+//! in the order they first appear). Adding a metric column
 //! is one entry here (its number is a field of `sim::Report`, which the
 //! JSON summary serialises as it is).
 

@@ -178,44 +178,37 @@ impl Engine {
         Ok(ends)
     }
 
-    /// `job` ends at `at`, as its policy holds.
+    /// `job` ends at `at`, as its policy holds (the end its work gives
+    /// kept, to go back to when the policy is left).
     pub(super) fn hold_end(&mut self, job: u32, at: Secs) {
-        let st = &mut self.jobs[job as usize];
+        let st = &self.jobs[job as usize];
         if st.phase != Phase::Running || st.end == at {
             return;
         }
+        self.held_ends.entry(job).or_insert(st.end);
+        self.move_end(job, at);
+    }
+
+    /// Moves running `job`'s end to `at`.
+    fn move_end(&mut self, job: u32, at: Secs) {
+        let st = &mut self.jobs[job as usize];
         self.completions.remove(st.end, job);
         st.end = at;
         self.completions.push(at, job);
     }
 
-    /// Leaving a policy that held ends: each running job of the speed
-    /// model ends when its work runs out on the GPUs it holds (now, if it
-    /// ran out already), not at an end the policy before held (a slot
-    /// grid, a plan) — which no policy after it would ever move.
+    /// Leaving a policy that held ends: each job it held ends when its
+    /// work gives (now, if that has passed), not at an end the policy held
+    /// (a slot grid, a plan) — which no policy after it would ever move.
     pub(super) fn release_held_ends(&mut self) {
-        let mut running: Vec<u32> = self.running.keys().copied().collect();
-        running.sort_unstable();
-        for job in running {
-            let Some(rate) = self
-                .running
-                .get(&job)
-                .and_then(|g| self.speed_rate(job, Some(g)))
-            else {
-                continue;
-            };
-            let Some(secs) = self.secs_at(job, rate) else {
-                continue;
-            };
-            let r = self.resume(job);
-            let natural = (r.run_from + r.overhead + secs).max(self.now);
-            let end = self.jobs[job as usize].end;
-            if self.jobs[job as usize].phase != Phase::Running || end == natural {
-                continue;
+        let mut held: Vec<(u32, Secs)> = self.held_ends.drain().collect();
+        held.sort_unstable();
+        for (job, natural) in held {
+            let st = &self.jobs[job as usize];
+            let at = natural.max(self.now);
+            if st.phase == Phase::Running && st.end != at {
+                self.move_end(job, at);
             }
-            self.completions.remove(end, job);
-            self.jobs[job as usize].end = natural;
-            self.completions.push(natural, job);
         }
     }
 

@@ -179,6 +179,9 @@ pub struct Engine {
     tuning: Arc<Tuning>,
     /// Jobs preempted at least once: the work they carry.
     resumes: FxHashMap<u32, Resume>,
+    /// Running jobs whose end their policy holds (`hold_end`), each with
+    /// the end its work gives: let go when the policy is left.
+    held_ends: FxHashMap<u32, Secs>,
     /// The preemptive walk's index of running jobs by priority.
     pre: preemption::Preemption,
     /// The events the engine tells of, when it is asked to keep them.
@@ -270,6 +273,7 @@ impl Engine {
             power: None,
             tuning: Arc::new(Tuning::default()),
             resumes: FxHashMap::default(),
+            held_ends: FxHashMap::default(),
             pre: preemption::Preemption::default(),
             journal: Journal::default(),
             asking: None,
@@ -315,6 +319,8 @@ impl Engine {
             st.start = self.now;
             self.tally.on_start(submit, self.now);
         }
+        self.held_ends.remove(&job);
+        let st = &mut self.jobs[job as usize];
         if let Some(rt) = runtime {
             st.end = self.now + rt.max(0);
             st.wait_note = wait_note(st.start - submit, no_deadline);
@@ -376,6 +382,7 @@ impl Engine {
             .is_some()
             .then(|| self.runtime_of(job))
             .flatten();
+        self.held_ends.remove(&job);
         let st = &mut self.jobs[job as usize];
         st.phase = Phase::Done;
         st.end = self.now;

@@ -184,6 +184,7 @@ impl Engine {
             + self.cluster.held_bytes()
             + self.queue.held_bytes()
             + self.resumes.capacity() * (size_of::<super::Resume>() + 8)
+            + self.held_ends.capacity() * 16
             + self.journal.events.capacity() * size_of::<super::Event>()
             + self.power.as_ref().map_or(0, |p| p.held_bytes())
     }

@@ -98,6 +98,7 @@ impl Engine {
     /// `policy` in force from now: the one path a switch and a fallback share.
     pub(super) fn enter(&mut self, policy: Policy) {
         self.asking = None;
+        self.release_held_ends();
         let from = self.seat.walk;
         self.seat.before = Some(self.seat.policy);
         self.seat.policy = policy;
@@ -105,10 +106,6 @@ impl Engine {
         self.seat.since = self.now;
         if from == Walk::Recorded {
             self.leave_recorded();
-        }
-        if from == Walk::Explicit {
-            // Only a policy answering with its own acts holds ends.
-            self.release_held_ends();
         }
         self.enter_policy();
         self.rebuild_queue();

@@ -73,8 +73,11 @@ impl Options {
                 }
             };
             match id {
-                "format" => Some(vec![a.trace.load.format.name().to_string()]),
-                "path" => Some(vec![a.trace.load.path.to_string_lossy().into_owned()]),
+                // As given: a format's alias stays the alias.
+                "format" | "path" => run
+                    .trace()
+                    .split_once(':')
+                    .map(|(f, p)| vec![if id == "format" { f } else { p }.to_string()]),
                 _ => self
                     .sim
                     .get_arguments()
@@ -96,7 +99,13 @@ impl Options {
         };
         let arg = self.positional("format");
         let format = choices::format().parse_ref(&self.sim, Some(arg), OsStr::new(format))?;
-        Ok((format, PathBuf::from(path)))
+        let arg = self.positional("path");
+        let path = clap::builder::PathBufValueParser::new().parse_ref(
+            &self.sim,
+            Some(arg),
+            OsStr::new(path),
+        )?;
+        Ok((format, path))
     }
 
     fn positional(&self, id: &str) -> &Arg {
@@ -346,6 +355,10 @@ mod tests {
     #[test]
     fn defaults_are_sims() {
         assert_eq!(same("trace = \"itp:a.csv\""), 1);
+        // A format's alias is kept as given in the provenance.
+        assert_eq!(same("trace = \"elasticflow:a.csv\""), 1);
+        // An empty path is refused as sim refuses it.
+        assert_eq!(same("trace = \"itp:\""), 1);
         assert_eq!(
             same("trace = \"pai:some/dir\"\nstrict = false\nseed = false"),
             1
