@@ -48,12 +48,6 @@ impl color_eyre::eyre::EyreHandler for Plain {
         error: &(dyn std::error::Error + 'static),
         f: &mut std::fmt::Formatter<'_>,
     ) -> std::fmt::Result {
-        write!(f, "{error}")?;
-        let mut cause = error.source();
-        while let Some(c) = cause {
-            write!(f, ": {c}")?;
-            cause = c.source();
-        }
-        Ok(())
+        write!(f, "{}", cli::causes_of(error))
     }
 }

@@ -445,8 +445,14 @@ pub(crate) fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> i
 /// An error and every cause under it, `what: why: the OS's reason`; a
 /// cause its message already quotes is not said twice.
 pub(crate) fn with_causes(e: &color_eyre::eyre::Report) -> String {
+    causes_of(e.as_ref())
+}
+
+/// `error` and every cause under it, as `with_causes` tells them.
+pub(crate) fn causes_of(error: &(dyn std::error::Error + 'static)) -> String {
     let mut text = String::new();
-    for cause in e.chain() {
+    let chain = std::iter::successors(Some(error), |e| e.source());
+    for cause in chain {
         let said = cause.to_string();
         if text.is_empty() {
             text = said;

@@ -31,7 +31,7 @@ pub(super) fn data_path(svg: &Path) -> std::path::PathBuf {
 pub(super) fn write(
     path: &Path,
     trace: &Trace,
-    spec: &crate::spec::RunSpec,
+    placement: crate::sim::Placement,
     curves: &[Curves],
     look: &crate::plot::Look,
     meta: Option<&super::meta::Meta>,
@@ -44,7 +44,7 @@ pub(super) fn write(
         trace.format,
         crate::text::sanitize(&name),
         trace.cluster.total_gpus(),
-        spec.placement.name()
+        placement.name()
     );
     let shown = crate::text::sanitize(&path.display().to_string());
     let fig = crate::plot::figure(&title, curves, look).map_err(|e| eyre!("{shown}: {e}"))?;

@@ -106,7 +106,7 @@ pub(super) fn write_one(
 ) -> Result<()> {
     if let Some(p) = &outputs.plot {
         let curves = super::plotting::curves(e, report.policy.clone(), rows);
-        super::plotting::write(p, e.trace(), spec, &[curves], &outputs.look, meta)?;
+        super::plotting::write(p, e.trace(), spec.placement, &[curves], &outputs.look, meta)?;
     }
     if let Some(p) = &outputs.jobs {
         results::write_jobs(p, e, &report.policy)?;
@@ -168,7 +168,14 @@ pub(super) fn compare(
     };
     if let Some(p) = &outputs.plot {
         let curves: Vec<Curves> = rows.iter().filter_map(|r| r.curves.clone()).collect();
-        super::plotting::write(p, &first.trace, first, &curves, &outputs.look, meta)?;
+        super::plotting::write(
+            p,
+            &first.trace,
+            first.placement,
+            &curves,
+            &outputs.look,
+            meta,
+        )?;
     }
     if let Some(p) = &outputs.jobs {
         let chunks: Vec<&[u8]> = rows.iter().filter_map(|r| r.jobs.as_deref()).collect();
