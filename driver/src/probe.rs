@@ -65,9 +65,11 @@ pub fn register_spec(
     }
 }
 
-/// Each (label, command): `cmd` shown as `label` (a name from config.toml).
+/// Each (label, command): `cmd` shown as `label` (a name from config.toml),
+/// its hello given up to `timeout` (the run's `--policy-timeout`).
 pub fn register_all_named(
     entries: &[(String, String)],
+    timeout: Duration,
     policies: &mut Policies,
 ) -> Vec<Result<Policy, ArgError>> {
     let specs: Vec<ExecSpec> = entries
@@ -77,11 +79,7 @@ pub fn register_all_named(
             ..ExecSpec::command(cmd)
         })
         .collect();
-    register_all(
-        &specs,
-        tracetui_engine::tuning::DEFAULT_POLICY_TIMEOUT,
-        policies,
-    )
+    register_all(&specs, timeout, policies)
 }
 
 /// Each policy of `specs`, the programs probed at once (a silent one

@@ -107,9 +107,11 @@ pub(crate) fn build_app(
 /// External policies from config.toml, asked who they are in the
 /// background (all at once) while the replay starts, registered in a copy
 /// of `known`: the registry comes back on the channel, and the picker
-/// offers them by the names given there once the runner hands it in.
+/// offers them by the names given there once the runner hands it in. A
+/// silent one is given up after `timeout` (`--policy-timeout`).
 fn probe_config_policies(
     known: crate::sim::Policies,
+    timeout: std::time::Duration,
 ) -> Option<mpsc::Receiver<crate::sim::Policies>> {
     let entries = crate::config::user_policies();
     if entries.is_empty() {
@@ -120,7 +122,7 @@ fn probe_config_policies(
         .name("config-policies".into())
         .spawn(move || {
             let mut policies = known;
-            let results = crate::driver::register_all_named(&entries, &mut policies);
+            let results = crate::driver::register_all_named(&entries, timeout, &mut policies);
             let mut ready = Vec::new();
             for ((name, _), r) in entries.iter().zip(results) {
                 let name = crate::text::sanitize(name);
@@ -174,7 +176,8 @@ pub(crate) fn run(
     let util_rx = index_in_background(&trace)?;
     enter_terminal()?;
     let mut fx = Effects::from_env();
-    if let Some(rx) = probe_config_policies(app.policies().clone()) {
+    let timeout = app.engine().tuning().policy_timeout;
+    if let Some(rx) = probe_config_policies(app.policies().clone(), timeout) {
         fx.expect_policies(rx);
     }
     let result = event_loop(&mut app, &mut fx, &signals, &util_rx);

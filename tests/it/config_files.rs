@@ -84,16 +84,23 @@ fn silent_config_policies_and_a_fifo_theme_never_hold_the_screen() {
     let t = Tmux::shell("config-policies", (120, 40), &shell);
     let bin = env!("CARGO_BIN_EXE_tracetui");
     t.keys(&[
-        &format!("cd {} && {bin} --fps 20", env!("CARGO_MANIFEST_DIR")),
+        &format!(
+            "cd {} && {bin} itp sample-traces/itp/sample.csv --fps 20 --policy-timeout 4",
+            env!("CARGO_MANIFEST_DIR")
+        ),
         "Enter",
     ]);
-    // Drawn at once, though three policies will take their 10 s each to
-    // be given up (30 s one after another, as they were asked before).
+    // Drawn at once, though three policies will take their 4 s each to
+    // be given up (12 s one after another, as they were asked before).
     let s = t.wait_for("PAUSED");
     assert!(s.contains("stuck.toml: not a regular file"), "{s}");
     // All three given up together, within one timeout.
-    let s = t.wait_for_within("mute-c", 25);
+    let s = t.wait_for_within("mute-c", 8);
     assert!(s.contains("mute-a"), "{s}");
+    assert!(
+        s.contains("did not answer within 4.0 s"),
+        "--policy-timeout holds: {s}"
+    );
     t.keys(&["q"]);
     t.wait_for("ready$");
 }

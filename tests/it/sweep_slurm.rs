@@ -149,7 +149,7 @@ fn a_held_array_stops_the_wait_naming_the_reason_and_leaves_it_queued() {
         a
     };
     // Held at submission: JobHeldUser never clears by itself.
-    let a = args(&["--", "--hold"]);
+    let a = args(&["--stuck-for", "3s", "--", "--hold"]);
     let a: Vec<&str> = a.iter().map(String::as_str).collect();
     let o = sweep(&slurm.conf, &a);
     assert!(!o.status.success());

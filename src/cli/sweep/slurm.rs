@@ -158,9 +158,14 @@ const STUCK: [&str; 10] = [
     "PartitionNodeLimit",
 ];
 
-/// How long every task left may wait for a reason in `STUCK` before the
-/// wait stops.
-const STUCK_FOR: Duration = Duration::from_secs(30);
+/// How long a wait for an array goes on.
+pub(super) struct Patience {
+    /// Stop after this long whatever the tasks do (`--wait-at-most`).
+    pub at_most: Option<Duration>,
+    /// Stop once every task left has waited this long for a reason in
+    /// `STUCK` (`--stuck-for`).
+    pub stuck_for: Duration,
+}
 
 /// The tasks of a job still pending or running (`squeue`), and the
 /// pending reason of those that wait for one that does not clear by
@@ -196,9 +201,10 @@ fn tasks_left(job: &JobId) -> Option<(usize, Vec<String>)> {
 
 /// Waits for the array to leave the queue, saying how many runs are
 /// recorded as it goes; stops, leaving it queued, when every task left
-/// has waited `STUCK_FOR` for a reason that does not clear by itself, or
+/// has waited `stuck_for` for a reason that does not clear by itself, or
 /// after `at_most`.
-pub(super) fn wait(job: &JobId, runs: &[Run], out: &Path, at_most: Option<Duration>) -> Result<()> {
+pub(super) fn wait(job: &JobId, runs: &[Run], out: &Path, patience: Patience) -> Result<()> {
+    let Patience { at_most, stuck_for } = patience;
     let started = Instant::now();
     let mut said = (usize::MAX, usize::MAX);
     let (mut unanswered, mut stuck_since) = (0, None::<Instant>);
@@ -223,7 +229,7 @@ pub(super) fn wait(job: &JobId, runs: &[Run], out: &Path, at_most: Option<Durati
                 }
                 if stuck.len() < left {
                     stuck_since = None;
-                } else if stuck_since.get_or_insert_with(Instant::now).elapsed() >= STUCK_FOR {
+                } else if stuck_since.get_or_insert_with(Instant::now).elapsed() >= stuck_for {
                     let mut why = stuck;
                     why.sort();
                     why.dedup();
