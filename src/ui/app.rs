@@ -7,8 +7,9 @@
 pub use super::action::{Action, Asker, Effect, Exported, Quit, Update, WhatIfStart};
 pub use super::figures::Figures;
 use super::keymap::Keymap;
+pub use super::playback::{Tick, SPEEDS, TICKS};
 pub use super::popups::{Popup, PromptKind};
-pub use super::state::{ColorBy, Focus, Tick, Zoom, SPEEDS, TICKS};
+pub use super::state::{ColorBy, Focus, Zoom};
 use super::state::{ReplayState, ViewState};
 use super::theme::Theme;
 use super::whatif::WhatIf;
@@ -102,13 +103,13 @@ impl App {
 
     /// Starts with theme `i` of the list given to `new`.
     pub fn with_theme(mut self, i: usize) -> App {
-        self.view.theme = i.min(self.view.themes.len().saturating_sub(1));
+        self.view.look.wear(i);
         self
     }
 
     /// ASCII glyphs and borders (`--ascii`).
     pub fn with_ascii(mut self, ascii: bool) -> App {
-        self.view.ascii = ascii;
+        self.view.look.set_ascii(ascii);
         self
     }
 
@@ -141,7 +142,7 @@ impl App {
             Action::Scroll { column, row, lines } => self.scroll(column, row, lines),
             Action::Resize(w, h) => self.resized(w, h),
             Action::Log(e) => {
-                self.view.log_state.transition(e);
+                self.view.log.key(e);
                 true
             }
             Action::GoTo(t) => {
@@ -196,9 +197,7 @@ impl App {
     /// The terminal is `w`×`h` now: the first size fits the zoom, and the
     /// cursor stays in view.
     fn resized(&mut self, w: u16, h: u16) -> bool {
-        self.view.size = (w, h);
-        if !self.view.sized {
-            self.view.sized = true;
+        if self.view.screen.resize(w, h) {
             self.fit_zoom();
         }
         self.scroll_to_cursor();
@@ -224,8 +223,8 @@ impl App {
             "side tables indexed: drill-downs show them; colour by utilisation (c) uses them"
                 .into(),
         );
-        if util.is_some() {
-            self.sim.job_util = util;
+        if let Some(util) = util {
+            self.sim.measured.set_job_util(util);
         }
         self.refresh_gpu_util();
         // An open job drill-down read before: read again, with them.
@@ -289,16 +288,16 @@ impl App {
     }
 
     pub fn theme(&self) -> &Theme {
-        &self.view.themes[self.view.theme]
+        self.view.look.theme()
     }
 
     pub(crate) fn tick_size(&self) -> Tick {
-        TICKS[self.sim.tick]
+        self.sim.playback.tick()
     }
 
     /// Indexes into `SPEEDS` and `TICKS`.
     pub fn speed_and_tick(&self) -> (usize, usize) {
-        (self.sim.speed, self.sim.tick)
+        self.sim.playback.indexes()
     }
 
     /// The timeline view's samples: (time, allocated GPUs in percent).
@@ -312,7 +311,7 @@ impl App {
     }
 
     pub fn paused(&self) -> bool {
-        self.sim.paused
+        self.sim.playback.paused()
     }
 
     pub fn focus(&self) -> Focus {
@@ -336,7 +335,7 @@ impl App {
     pub fn detail_rows(&self) -> Option<usize> {
         match &self.view.popup {
             Some(Popup::Detail { lines, .. }) => {
-                let cols = super::popups::detail_width(self.view.size);
+                let cols = super::popups::detail_width(self.view.screen.size());
                 Some(super::popups::wrap_detail(lines, cols).len())
             }
             _ => None,
@@ -352,27 +351,27 @@ impl App {
     }
 
     pub fn selected(&self) -> Option<u32> {
-        self.view.selected
+        self.view.selection.selected()
     }
 
     /// Machines with GPUs in display order (grouped by GPU type).
     pub fn machines(&self) -> &[u32] {
-        &self.sim.machines
+        self.sim.facts.machines()
     }
 
     /// The machine under the cursor (an index into `machines`).
     /// The machine at place `pos` of the grid's order.
     pub fn grid_machine(&self, pos: usize) -> Option<u32> {
-        self.sim.machines.get(pos).copied()
+        self.sim.facts.machine(pos)
     }
 
     pub fn cursor(&self) -> usize {
-        self.view.cursor
+        self.view.selection.cursor()
     }
 
     /// Measured utilisation per GPU in the minute shown, with that minute (Philly).
     pub fn gpu_util(&self) -> Option<&(Secs, Arc<Vec<f32>>)> {
-        self.sim.gpu_util.as_ref()
+        self.sim.measured.gpu_util()
     }
 
     /// The what-if fork's rows, once `w` started one.
@@ -395,14 +394,14 @@ impl App {
     /// `day 3 Tue 14:05:33` in the trace's zone.
     pub fn clock(&self, t: Secs) -> String {
         let tr = self.trace();
-        crate::trace::clock::clock_shown(tr.zone, self.sim.first, t)
+        crate::trace::clock::clock_shown(tr.zone, self.sim.facts.first(), t)
     }
 }
 
 /// The app's screen: what shows decides the parts' sizes.
 impl App {
     fn screen(&self) -> ratatui::layout::Rect {
-        ratatui::layout::Rect::new(0, 0, self.view.size.0, self.view.size.1)
+        self.view.screen.area()
     }
 
     /// The side pane's lists as shown (sorted, filtered), at most `limit` of each.
@@ -419,7 +418,7 @@ impl App {
     pub(crate) fn chrome(&self) -> super::chrome::Chrome<'_> {
         super::chrome::Chrome {
             theme: self.theme(),
-            ascii: self.view.ascii,
+            ascii: self.view.look.ascii(),
         }
     }
 

@@ -42,7 +42,7 @@ type Row<'a> = (usize, String, bool, &'a Dists);
 /// stays hidden under another.
 pub(super) fn draw(app: &App, w: &WhatIf, area: Rect, buf: &mut Buffer, at: usize) {
     let t = app.theme();
-    let ascii = app.view.ascii;
+    let ascii = app.view.look.ascii();
     let rows = finished_rows(app, w);
     if rows.is_empty() {
         let msg = "the CDFs draw as rows finish";
@@ -151,7 +151,7 @@ fn legend(
     buf: &mut Buffer,
 ) {
     let t = app.theme();
-    let ascii = app.view.ascii;
+    let ascii = app.view.look.ascii();
     for (k, line) in lines.iter().enumerate() {
         let y = y0 + k as u16;
         let mut x = x0;
@@ -244,7 +244,7 @@ fn chart(app: &App, title: &str, series: &[Series], area: Rect, buf: &mut Buffer
     for (label, y) in [("100%", 0), (" 50%", (ph - 1) / 2), ("  0%", ph - 1)] {
         buf.set_stringn(area.x, plot.y + y as u16, label, 4, t.dim);
     }
-    let edge = if app.view.ascii { "|" } else { "│" };
+    let edge = if app.view.look.ascii() { "|" } else { "│" };
     for y in 0..ph as u16 {
         buf.set_string(plot.x - 1, plot.y + y, edge, t.dim);
     }

@@ -5,7 +5,7 @@ use super::action::Quit;
 use super::app::{App, Effect};
 use super::keymap::Command;
 use super::popups::{Popup, PromptKind};
-use super::state::{ColorBy, Focus, Zoom, SPEEDS, TICKS};
+use super::state::{ColorBy, Focus, Zoom};
 use crate::sim::Policy;
 
 impl App {
@@ -83,7 +83,7 @@ impl App {
     /// While the timeline shows: `T` or Esc closes it, `z` zooms, ←/→ scroll.
     fn timeline_command(&mut self, c: Command) -> bool {
         let now = self.sim.replay.now();
-        let first = self.sim.first;
+        let first = self.sim.facts.first();
         let Some(v) = self.view.timeline.as_mut() else {
             return false;
         };
@@ -101,24 +101,21 @@ impl App {
 
     /// Playing, stepping, speed and tick size.
     fn playback(&mut self, c: Command) {
-        let s = &mut self.sim;
+        let p = &mut self.sim.playback;
         match c {
-            Command::TogglePlay => {
-                s.paused = !s.paused;
-                s.debt = 0.0;
-            }
+            Command::TogglePlay => p.toggle(),
             Command::Step => {
-                s.paused = true;
+                p.pause();
                 self.step_forward();
             }
             Command::StepBack => {
-                s.paused = true;
+                p.pause();
                 self.step_back();
             }
-            Command::Faster => s.speed = (s.speed + 1).min(SPEEDS.len() - 1),
-            Command::Slower => s.speed = s.speed.saturating_sub(1),
-            Command::TickUp => s.tick = (s.tick + 1).min(TICKS.len() - 1),
-            Command::TickDown => s.tick = s.tick.saturating_sub(1),
+            Command::Faster => p.faster(),
+            Command::Slower => p.slower(),
+            Command::TickUp => p.longer_tick(),
+            Command::TickDown => p.shorter_tick(),
             _ => {}
         }
     }
@@ -140,7 +137,7 @@ impl App {
     /// `s`: the lists' next order.
     fn next_sort(&mut self) {
         self.view.sort = self.view.sort.next();
-        self.view.queue_pos = 0;
+        self.view.selection.lists_to_top();
         self.view.flash = Some(format!("lists sorted by {}", self.view.sort.name()));
     }
 
@@ -153,14 +150,13 @@ impl App {
         match self.view.focus {
             Focus::Queue => {
                 let n = self.listed_len();
-                self.view.queue_pos = self.view.queue_pos.min(n.saturating_sub(1));
-                self.view.selected = self.listed_at(self.view.queue_pos).or(self.view.selected);
+                let pos = self.view.selection.queue_pos().min(n.saturating_sub(1));
+                let job = self.listed_at(pos).or(self.view.selection.selected());
+                self.view.selection.list_to(pos, job);
             }
             Focus::Grid => {
                 // Leaving the log: out of its page mode, so it follows new lines again.
-                self.view
-                    .log_state
-                    .transition(tui_logger::TuiWidgetEvent::EscapeKey);
+                self.view.log.follow();
                 self.follow_cursor_job()
             }
             Focus::Log => {}
@@ -171,7 +167,7 @@ impl App {
     fn look(&mut self, c: Command) {
         match c {
             Command::Theme => {
-                self.view.theme = (self.view.theme + 1) % self.view.themes.len();
+                self.view.look.next_theme();
                 self.view.flash = Some(format!(
                     "theme {}: {}",
                     self.theme().name,
@@ -193,7 +189,7 @@ impl App {
                 } else {
                     Zoom::Gpus
                 };
-                self.view.grid_scroll = 0;
+                self.view.selection.grid_to_top();
             }
             Command::Mouse => {
                 self.view.mouse = !self.view.mouse;
@@ -254,9 +250,9 @@ impl App {
 
     /// In the help: its key closes it, the scroll keys scroll it.
     fn help_popup_command(&mut self, c: Command) -> bool {
-        let cols = super::popups::view::help_cols(self, self.view.size.0);
+        let cols = super::popups::view::help_cols(self, self.view.screen.size().0);
         let help_len = super::popups::view::help_lines(self, cols).len();
-        let size = self.view.size;
+        let size = self.view.screen.size();
         let Some(Popup::Help { scroll }) = &mut self.view.popup else {
             return false;
         };
@@ -274,7 +270,7 @@ impl App {
     /// In a drill-down: a machine's GPU rows picked and opened, the text
     /// scrolled, a job's neighbours on its machine stepped through.
     fn detail_popup_command(&mut self, c: Command) -> bool {
-        let size = self.view.size;
+        let size = self.view.screen.size();
         let Some(Popup::Detail {
             title,
             lines,

@@ -1,6 +1,6 @@
 //! Drawing the whole screen: pure functions of the app state.
 
-use super::app::{App, Focus, Tick, SPEEDS};
+use super::app::{App, Focus, Tick};
 
 use super::layout::{self, too_small};
 use super::{grid, popups, queue};
@@ -22,7 +22,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
 pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     render_views(app, area, buf);
     super::ascii::scrub(buf, area);
-    if app.view.ascii {
+    if app.view.look.ascii() {
         super::ascii::make_ascii(buf, area);
     }
 }
@@ -158,7 +158,7 @@ fn policy_since(app: &App) -> String {
     } else {
         format!(
             " since {}",
-            clock::clock_shown(app.trace().zone, app.sim.first, e.policy_since())
+            clock::clock_shown(app.trace().zone, app.sim.facts.first(), e.policy_since())
         )
     }
 }
@@ -181,7 +181,7 @@ fn header_label(app: &App, room: usize, left: &mut Vec<Span<'static>>) {
         room
     };
     let mut label = fit_label(&whole, room);
-    if app.view.ascii {
+    if app.view.look.ascii() {
         // `~/name` would read as a home directory.
         label = label.replace("…/", ".../");
     }
@@ -196,13 +196,13 @@ fn header_label(app: &App, room: usize, left: &mut Vec<Span<'static>>) {
 fn header_clock(app: &App, width: u16, left_w: usize) -> Vec<Span<'static>> {
     let t = app.theme();
     let trace = app.trace();
-    let first = app.sim.first;
+    let first = app.sim.facts.first();
     let now = app.engine().now().max(first - 1);
     let zone = clock::zone_abbrev(trace.zone, now);
     let state = header_state(app);
     let speed = match app.tick_size() {
-        Tick::NextEvent => format!("{:.0} ev/s", (SPEEDS[app.sim.speed] / 60.0).max(1.0)),
-        Tick::Secs(_) => format!("x{}", SPEEDS[app.sim.speed]),
+        Tick::NextEvent => format!("{:.0} ev/s", (app.sim.playback.speed() / 60.0).max(1.0)),
+        Tick::Secs(_) => format!("x{}", app.sim.playback.speed()),
     };
     // The speed in fewer words where the trace's name would not show.
     let tick = app.tick_size().label();
@@ -224,10 +224,13 @@ fn header_clock(app: &App, width: u16, left_w: usize) -> Vec<Span<'static>> {
 /// Playing, paused, or waiting for an external policy's answer.
 fn header_state(app: &App) -> Span<'static> {
     let t = app.theme();
-    if app.waiting() && app.sim.waited >= 0.5 {
+    if app.waiting() && app.sim.playback.waited() >= 0.5 {
         // An external policy has not answered yet: the clock stands.
-        Span::styled(format!(" WAIT {:.1}s ", app.sim.waited), t.paused)
-    } else if app.sim.paused {
+        Span::styled(
+            format!(" WAIT {:.1}s ", app.sim.playback.waited()),
+            t.paused,
+        )
+    } else if app.sim.playback.paused() {
         Span::styled(" PAUSED ", t.paused)
     } else {
         Span::styled(" ▶ ", t.playing)
@@ -249,7 +252,7 @@ fn log_pane(app: &App, area: Rect, buf: &mut Buffer) {
     tui_logger::TuiLoggerWidget::default()
         .block(block)
         .formatter(Box::new(super::logfmt::WordWrap {
-            wraps: app.view.log_wraps.clone(),
+            wraps: app.view.log.wraps(),
             text: t.text,
             warn: t.warn,
             error: t.error,
@@ -258,7 +261,7 @@ fn log_pane(app: &App, area: Rect, buf: &mut Buffer) {
         .style_warn(t.warn)
         .style_error(t.error)
         .style_info(t.text)
-        .state(&app.view.log_state)
+        .state(app.view.log.state())
         .render(area, buf);
 }
 

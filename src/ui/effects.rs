@@ -219,7 +219,7 @@ fn read(app: &App, e: Effect) -> Option<Action> {
 /// The files written: the screen as text and SVG, and, with a drill-down
 /// open, its whole text (every line, not only those on screen).
 pub fn export_to(app: &App, dir: &Path) -> std::io::Result<(PathBuf, PathBuf, Option<PathBuf>)> {
-    let (w, h) = match app.view.size {
+    let (w, h) = match app.view.screen.size() {
         (0, _) | (_, 0) => (120, 40),
         s => s,
     };

@@ -109,7 +109,8 @@ impl GridLayout {
 fn width(app: &App, pos: usize, cell_w: u16) -> u16 {
     match app.view.zoom {
         Zoom::Gpus => {
-            1 + cell_w * app.trace().cluster.machines[app.sim.machines[pos] as usize].gpus as u16
+            1 + cell_w
+                * app.trace().cluster.machines[app.sim.facts.machines()[pos] as usize].gpus as u16
         }
         Zoom::Machines => 1,
     }
@@ -122,9 +123,9 @@ fn flow(app: &App, inner: Rect, cell_w: u16, gap: usize) -> GridLayout {
         cell_w,
         ..GridLayout::default()
     };
-    out.cells.reserve(app.sim.machines.len());
+    out.cells.reserve(app.sim.facts.machines().len());
     let mut row = 0;
-    for (gi, (_, range)) in app.sim.groups.iter().enumerate() {
+    for (gi, (_, range)) in app.sim.facts.groups().iter().enumerate() {
         out.labels.push((row, gi));
         row += 1;
         let mut x = 0u16;
@@ -167,7 +168,7 @@ pub fn layout(app: &App, inner: Rect) -> GridLayout {
         for &(cell_w, gap) in wide {
             let l = flow(app, inner, cell_w, gap);
             // Every machine whole on its row, and every row on screen.
-            let widest = (0..app.sim.machines.len())
+            let widest = (0..app.sim.facts.machines().len())
                 .map(|p| width(app, p, cell_w))
                 .max();
             if l.fits(inner.height) && widest.is_none_or(|w| w <= inner.width) {
@@ -192,7 +193,11 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
     frame(app, area, buf);
     let inner = layout::inner(area);
     let lay = layout(app, inner);
-    let scroll = app.view.grid_scroll.min(lay.rows.saturating_sub(1));
+    let scroll = app
+        .view
+        .selection
+        .grid_scroll()
+        .min(lay.rows.saturating_sub(1));
     let visible = |row: usize| row >= scroll && row < scroll + inner.height as usize;
     let y_of = |row: usize| inner.y + (row - scroll) as u16;
     for &(row, gi) in &lay.labels {
@@ -214,14 +219,14 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
             t.dim,
         );
     }
-    let cursor_m = app.sim.machines.get(app.view.cursor).copied();
+    let cursor_m = app.sim.facts.machine(app.view.selection.cursor());
     // Backfill's reservation: its machines marked `R`.
     let reserved = app.engine().reserved().map_or(Vec::new(), |r| r.machines);
     for p in &lay.cells {
         if !visible(p.row) {
             continue;
         }
-        let m = app.sim.machines[p.pos];
+        let m = app.sim.facts.machines()[p.pos];
         let at = At {
             machine: m,
             x: inner.x + p.x,
@@ -252,11 +257,11 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
 /// machine at the bottom.
 fn frame(app: &App, area: Rect, buf: &mut Buffer) {
     let t = app.theme();
-    let g = glyphs(app.view.ascii);
+    let g = glyphs(app.view.look.ascii());
     let cluster = app.engine().cluster();
     let trace = app.trace();
     let mut status = String::new();
-    if let Some(&m) = app.sim.machines.get(app.view.cursor) {
+    if let Some(m) = app.sim.facts.machine(app.view.selection.cursor()) {
         let mach = &trace.cluster.machines[m as usize];
         let base = cluster.first_gpu(m);
         let used: u32 = (0..mach.gpus as usize)
@@ -307,7 +312,7 @@ struct At {
 /// column, clipped at column `right`.
 fn gpu_cells(app: &App, at: &At, cell_w: u16, right: u16, buf: &mut Buffer) {
     let t = app.theme();
-    let g = glyphs(app.view.ascii);
+    let g = glyphs(app.view.look.ascii());
     let cluster = app.engine().cluster();
     let base = cluster.first_gpu(at.machine);
     let marker = match (at.cursor, at.reserved) {
@@ -336,7 +341,7 @@ fn gpu_cells(app: &App, at: &At, cell_w: u16, right: u16, buf: &mut Buffer) {
                 app,
                 largest(cluster.holders(flat)),
                 used as f64 / 1000.0,
-                super::grid_style::measured(app, flat, 1),
+                app.sim.measured.gpu_mean(flat, 1),
             )
         };
         if at.cursor {
@@ -402,14 +407,14 @@ fn cursor_style(t: &super::theme::Theme, style: Style) -> Style {
 /// it, a wide whole-GPU cell ends in `▌` when the next GPU is not the same
 /// job's: a 16-GPU job is one bar, sixteen 1-GPU jobs sixteen.
 fn cell_text(app: &App, ch: char, cell_w: u16, flat: usize, more: bool) -> String {
-    let g = glyphs(app.view.ascii);
+    let g = glyphs(app.view.look.ascii());
     let t = app.theme();
     if t.colored || cell_w < 2 || ch != g.shades[3] {
         return ch.to_string().repeat(cell_w as usize);
     }
     let c = app.engine().cluster();
     let same_next = more && largest(c.holders(flat + 1)) == largest(c.holders(flat));
-    let end = if app.view.ascii { ']' } else { '▌' };
+    let end = if app.view.look.ascii() { ']' } else { '▌' };
     let mut s = ch.to_string().repeat(cell_w as usize - 1);
     s.push(if same_next { ch } else { end });
     s
@@ -419,7 +424,7 @@ fn cell_text(app: &App, ch: char, cell_w: u16, flat: usize, more: bool) -> Strin
 /// by its largest holder.
 fn machine_cell(app: &App, at: &At, buf: &mut Buffer) {
     let t = app.theme();
-    let g = glyphs(app.view.ascii);
+    let g = glyphs(app.view.look.ascii());
     let cluster = app.engine().cluster();
     let base = cluster.first_gpu(at.machine);
     let gpus = cluster.cap(at.machine) as usize;
@@ -447,12 +452,13 @@ fn machine_cell(app: &App, at: &At, buf: &mut Buffer) {
             app,
             top,
             used as f64 / cap.max(1) as f64,
-            super::grid_style::measured(app, base, gpus),
+            app.sim.measured.gpu_mean(base, gpus),
         )
     };
     if app
         .view
-        .selected
+        .selection
+        .selected()
         .is_some_and(|s| by_job.iter().any(|e| e.0 == s))
     {
         style = style.add_modifier(t.selected.add_modifier);

@@ -4,19 +4,6 @@
 use super::app::{App, ColorBy};
 use ratatui::style::Style;
 
-/// Measured utilisation (0–100) of GPUs `flat..flat + n`, where a
-/// per-minute file gives it (Philly); the mean over those it knows.
-pub(super) fn measured(app: &App, flat: usize, n: usize) -> Option<f64> {
-    let (_, u) = app.sim.gpu_util.as_ref()?;
-    let vals: Vec<f64> = u
-        .get(flat..flat + n)?
-        .iter()
-        .filter(|x| x.is_finite())
-        .map(|&x| x as f64)
-        .collect();
-    (!vals.is_empty()).then(|| vals.iter().sum::<f64>() / vals.len() as f64)
-}
-
 /// The style of a cell held by `job` (the largest holder) at `frac` full,
 /// with the GPUs' measured utilisation where known.
 pub(super) fn holder_style(app: &App, job: Option<u32>, frac: f64, gpu_util: Option<f64>) -> Style {
@@ -39,8 +26,8 @@ pub(super) fn holder_style(app: &App, job: Option<u32>, frac: f64, gpu_util: Opt
             let row = trace.jobs[j as usize].native_row as usize;
             let job_util = app
                 .sim
-                .job_util
-                .as_ref()
+                .measured
+                .job_util()
                 .and_then(|v| v.get(row).copied())
                 .filter(|u| u.is_finite());
             let u = gpu_util.or(job_util.map(|u| u as f64));
@@ -55,7 +42,7 @@ pub(super) fn holder_style(app: &App, job: Option<u32>, frac: f64, gpu_util: Opt
         }
     };
     let mut s = t.text.fg(fg);
-    if job.is_some() && job == app.view.selected {
+    if job.is_some() && job == app.view.selection.selected() {
         // Bold and underlined, keeping the cell's colour (which carries meaning).
         s = s.add_modifier(t.selected.add_modifier);
     }

@@ -19,10 +19,12 @@ pub(crate) fn spans(app: &App, room: usize) -> Vec<Span<'static>> {
     let (by, short) = match app.view.color_by {
         ColorBy::Job => ("job", "job"),
         ColorBy::User => ("user", "user"),
-        ColorBy::Util if app.sim.gpu_util.is_some() => {
+        ColorBy::Util if app.sim.measured.gpu_util().is_some() => {
             ("utilisation (measured)", "util (measured)")
         }
-        ColorBy::Util if app.sim.job_util.is_some() => ("utilisation (sensor)", "util (sensor)"),
+        ColorBy::Util if app.sim.measured.job_util().is_some() => {
+            ("utilisation (sensor)", "util (sensor)")
+        }
         ColorBy::Util => ("utilisation (allocated)", "util (allocated)"),
         ColorBy::Power => ("power per GPU", "power"),
     };
@@ -75,11 +77,11 @@ pub(crate) fn group_label(app: &App, gi: usize, line: Rect, buf: &mut Buffer) {
     let t = app.theme();
     let cluster = app.engine().cluster();
     let trace = app.trace();
-    let (ty, range) = &app.sim.groups[gi];
+    let (ty, range) = &app.sim.facts.groups()[gi];
     let n = range.len();
-    let per = trace.cluster.machines[app.sim.machines[range.start] as usize].gpus;
+    let per = trace.cluster.machines[app.sim.facts.machines()[range.start] as usize].gpus;
     let (used, cap): (u64, u64) = range.clone().fold((0, 0), |(u, c), pos| {
-        let m = app.sim.machines[pos];
+        let m = app.sim.facts.machines()[pos];
         let base = cluster.first_gpu(m);
         let gp = cluster.cap(m) as usize;
         (

@@ -115,7 +115,7 @@ impl App {
     /// The job's measured GPU utilisation, where the trace has one.
     fn measured_util(&self, job: u32) -> Option<String> {
         let row = self.trace().jobs[job as usize].native_row as usize;
-        let u = self.sim.job_util.as_ref()?.get(row).copied()?;
+        let u = self.sim.measured.job_util()?.get(row).copied()?;
         u.is_finite()
             .then(|| format!("{u:.0} % (mean of its sensor rows, as recorded)"))
     }

@@ -55,7 +55,7 @@ impl App {
     pub(super) fn open_picked(&mut self, job: Option<u32>, gpu: usize) {
         match job {
             Some(job) => {
-                self.view.selected = Some(job);
+                self.view.selection.select(job);
                 self.view.popup = None;
                 let at = self.sim.replay.now();
                 self.emit(Effect::ReadJobDetail { job, at });
@@ -92,8 +92,8 @@ impl App {
                 .collect();
             let util = self
                 .sim
-                .gpu_util
-                .as_ref()
+                .measured
+                .gpu_util()
                 .and_then(|(_, u)| u.get(base + k).copied())
                 .filter(|x| x.is_finite());
             let measured = util.map_or(String::new(), |u| format!(" · measured {u:.1} %"));

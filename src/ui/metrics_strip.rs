@@ -83,7 +83,7 @@ fn spark_row(
         .timeline
         .bars(of, app.engine().now(), step, spark_w as usize);
     let mut s = Sparkline::default().data(&v).style(t.accent);
-    if app.view.ascii {
+    if app.view.look.ascii() {
         s = s.bar_set(ASCII_BARS);
     }
     if let Some(m) = max {
@@ -98,15 +98,17 @@ fn spark_row(
 /// replayed over capacity.
 fn count_notes(app: &App) -> [String; 3] {
     let indexing = app.trace().native.as_ref().and_then(|n| n.indexing());
-    let indexing = indexing.filter(|_| app.sim.job_util.is_none()).map(|i| {
-        let p = i
-            .progress
-            .map_or("…".to_string(), |p| format!(" {:.0} %", p * 100.0));
-        (
-            format!("  ·  indexing {}{p}", i.what),
-            format!(" · indexing{p}"),
-        )
-    });
+    let indexing = indexing
+        .filter(|_| app.sim.measured.job_util().is_none())
+        .map(|i| {
+            let p = i
+                .progress
+                .map_or("…".to_string(), |p| format!(" {:.0} %", p * 100.0));
+            (
+                format!("  ·  indexing {}{p}", i.what),
+                format!(" · indexing{p}"),
+            )
+        });
     let n = app.engine().tally().overflow_segments;
     let overflow = (n > 0).then(|| {
         (

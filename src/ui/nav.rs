@@ -22,7 +22,7 @@ impl App {
         let fits = grid::layout(self, inner).fits(inner.height);
         self.view.zoom = if fits { Zoom::Gpus } else { Zoom::Machines };
         if saved != self.view.zoom {
-            self.view.grid_scroll = 0;
+            self.view.selection.grid_to_top();
         }
     }
 
@@ -34,16 +34,9 @@ impl App {
                 if n == 0 {
                     return;
                 }
-                self.view.queue_pos = match c {
-                    Command::Up => self.view.queue_pos.saturating_sub(1),
-                    Command::Down => (self.view.queue_pos + 1).min(n - 1),
-                    Command::PageUp => self.view.queue_pos.saturating_sub(10),
-                    Command::PageDown => (self.view.queue_pos + 10).min(n - 1),
-                    Command::Home => 0,
-                    Command::End => n - 1,
-                    _ => self.view.queue_pos,
-                };
-                self.view.selected = self.listed_at(self.view.queue_pos);
+                let pos = self.view.selection.list_pos_after(c, n);
+                let job = self.listed_at(pos);
+                self.view.selection.list_to(pos, job);
             }
             Focus::Log => {}
         }
@@ -74,7 +67,7 @@ impl App {
                     self.view.filter = Some(f);
                     self.lists(0)
                 };
-                self.view.queue_pos = 0;
+                self.view.selection.lists_to_top();
                 let shown = self.cursor_to_a_match();
                 self.view.flash = Some(format!(
                     "filter '{}': {} waiting, {} running{shown}",
@@ -91,16 +84,16 @@ impl App {
     }
 
     fn move_cursor(&mut self, c: Command) {
-        let n = self.sim.machines.len();
+        let n = self.sim.facts.machines().len();
         if n == 0 {
             return;
         }
         let inner = self.grid_inner();
         let lay = grid::layout(self, inner);
-        let cur = lay.cells[self.view.cursor.min(n - 1)];
+        let cur = lay.cells[self.view.selection.cursor().min(n - 1)];
         let target = match c {
-            Command::Left => self.view.cursor.saturating_sub(1),
-            Command::Right => (self.view.cursor + 1).min(n - 1),
+            Command::Left => self.view.selection.cursor().saturating_sub(1),
+            Command::Right => (self.view.selection.cursor() + 1).min(n - 1),
             Command::Home => 0,
             Command::End => n - 1,
             Command::Up | Command::Down | Command::PageUp | Command::PageDown => {
@@ -120,11 +113,11 @@ impl App {
                             (p.x as i64 - cur.x as i64).abs(),
                         )
                     })
-                    .map_or(self.view.cursor, |p| p.pos)
+                    .map_or(self.view.selection.cursor(), |p| p.pos)
             }
-            _ => self.view.cursor,
+            _ => self.view.selection.cursor(),
         };
-        self.view.cursor = target;
+        self.view.selection.cursor_to(target);
         self.scroll_to_cursor();
         self.follow_cursor_job();
     }
@@ -136,7 +129,7 @@ impl App {
             return String::new();
         };
         let (trace, e) = (self.trace(), self.engine());
-        let pos = self.sim.machines.iter().position(|&m| {
+        let pos = self.sim.facts.machines().iter().position(|&m| {
             let first = c.first_gpu(m);
             (first..first + c.cap(m) as usize)
                 .any(|g| c.holders(g).iter().any(|h| f.matches(trace, e, h.0)))
@@ -144,9 +137,10 @@ impl App {
         let Some(pos) = pos else {
             return String::new();
         };
-        let name =
-            crate::text::sanitize(&trace.cluster.machines[self.sim.machines[pos] as usize].name);
-        self.view.cursor = pos;
+        let name = crate::text::sanitize(
+            &trace.cluster.machines[self.sim.facts.machines()[pos] as usize].name,
+        );
+        self.view.selection.cursor_to(pos);
         self.scroll_to_cursor();
         self.follow_cursor_job();
         format!(" · the first on {name}")
@@ -155,19 +149,15 @@ impl App {
     pub(super) fn scroll_to_cursor(&mut self) {
         let inner = self.grid_inner();
         let lay = grid::layout(self, inner);
-        if let Some(row) = lay.row_of(self.view.cursor) {
+        if let Some(row) = lay.row_of(self.view.selection.cursor()) {
             let h = inner.height.max(1) as usize;
-            if row < self.view.grid_scroll + 1 {
-                self.view.grid_scroll = row.saturating_sub(1);
-            } else if row >= self.view.grid_scroll + h {
-                self.view.grid_scroll = row + 1 - h;
-            }
+            self.view.selection.grid_to_show(row, h);
         }
     }
 
     /// The jobs holding GPUs on the grid cursor's machine, largest first.
     pub(super) fn jobs_on_cursor_machine(&self) -> Vec<u32> {
-        let Some(&m) = self.sim.machines.get(self.view.cursor) else {
+        let Some(m) = self.sim.facts.machine(self.view.selection.cursor()) else {
             return Vec::new();
         };
         let c = self.engine().cluster();
@@ -189,7 +179,10 @@ impl App {
     /// previous job on the same machine, its records asked for.
     pub(super) fn other_job_here(&mut self, d: i64) {
         let here = self.jobs_on_cursor_machine();
-        let Some(i) = here.iter().position(|&j| Some(j) == self.view.selected) else {
+        let Some(i) = here
+            .iter()
+            .position(|&j| Some(j) == self.view.selection.selected())
+        else {
             return;
         };
         if here.len() < 2 || self.view.focus != Focus::Grid {
@@ -197,7 +190,7 @@ impl App {
         }
         let n = here.len() as i64;
         let job = here[(i as i64 + d).rem_euclid(n) as usize];
-        self.view.selected = Some(job);
+        self.view.selection.select(job);
         self.view.popup = None;
         let at = self.sim.replay.now();
         self.emit(Effect::ReadJobDetail { job, at });
@@ -210,13 +203,13 @@ impl App {
         }
         // The largest holder (of all its GPUs here), then the lower job index.
         if let Some(&j) = self.jobs_on_cursor_machine().first() {
-            self.view.selected = Some(j);
+            self.view.selection.select(j);
         }
     }
 
     /// Asks the runner for the selected job's records (`job_detail_read` opens its drill-down).
     pub(super) fn open_detail(&mut self) {
-        let Some(job) = self.view.selected else {
+        let Some(job) = self.view.selection.selected() else {
             self.view.flash =
                 Some("no job here: a busy machine has one, or Tab to the lists".into());
             return;
@@ -227,7 +220,7 @@ impl App {
 
     /// Asks the runner for the cursor machine's measurements (`machine_read` opens its drill-down).
     pub(super) fn open_machine(&mut self) {
-        let Some(&machine) = self.sim.machines.get(self.view.cursor) else {
+        let Some(machine) = self.sim.facts.machine(self.view.selection.cursor()) else {
             return;
         };
         let at = self.sim.replay.now();
@@ -286,7 +279,7 @@ impl App {
                 let tr = self.trace().clone();
                 match crate::trace::clock::parse_when(
                     tr.zone,
-                    self.sim.first,
+                    self.sim.facts.first(),
                     self.sim.replay.now(),
                     &input,
                 ) {
@@ -305,7 +298,7 @@ impl App {
     /// `g`'s move: to `t`, or where the trace begins or ends if `t` is
     /// beyond them (said, rather than a jump into nothing).
     fn go_to(&mut self, t: Secs) {
-        let start = self.sim.first - 1;
+        let start = self.sim.facts.first() - 1;
         self.move_to(t.max(start));
         let e = self.engine();
         let end = e
@@ -338,8 +331,10 @@ impl App {
         }
         let inner = self.grid_inner();
         let lay = grid::layout(self, inner);
-        if let Some(pos) = lay.machine_at(self, inner, self.view.grid_scroll, column, row) {
-            self.view.cursor = pos;
+        if let Some(pos) =
+            lay.machine_at(self, inner, self.view.selection.grid_scroll(), column, row)
+        {
+            self.view.selection.cursor_to(pos);
             self.view.focus = Focus::Grid;
             self.follow_cursor_job();
             return true;
@@ -348,8 +343,8 @@ impl App {
         if side.contains(ratatui::layout::Position::new(column, row)) {
             if let Some(pos) = queue::Side::of(self, side).pos_at(row) {
                 self.view.focus = Focus::Queue;
-                self.view.queue_pos = pos;
-                self.view.selected = self.listed_at(pos);
+                let job = self.listed_at(pos);
+                self.view.selection.list_to(pos, job);
                 return true;
             }
         }
@@ -366,17 +361,16 @@ impl App {
         if self.areas().side.contains(at) {
             let n = self.listed_len().max(1);
             self.view.focus = Focus::Queue;
-            self.view.queue_pos =
-                (self.view.queue_pos as i64 + d as i64).clamp(0, n as i64 - 1) as usize;
-            self.view.selected = self.listed_at(self.view.queue_pos);
+            let pos = self.view.selection.list_pos_by(d, n);
+            let job = self.listed_at(pos);
+            self.view.selection.list_to(pos, job);
             return true;
         }
         if self.areas().grid.contains(at) {
             let inner = self.grid_inner();
             let rows = grid::layout(self, inner).rows;
             let last = rows.saturating_sub(inner.height as usize);
-            self.view.grid_scroll =
-                (self.view.grid_scroll as i64 + d as i64).clamp(0, last as i64) as usize;
+            self.view.selection.scroll_grid(d, last);
             return true;
         }
         false

@@ -1,11 +1,10 @@
 //! Moving through time: playing, stepping, stepping back, going to a time.
 
-use super::app::{App, Asker, Effect, Tick, SPEEDS};
-use super::state::Sampling;
+use super::app::{App, Asker, Effect, Tick};
+use super::playback::{Stop, Wait};
 use crate::sim::{Event, Question, Reply};
 use crate::trace::model::Secs;
 use crate::trace::native::MachineValues;
-use std::sync::Arc;
 
 impl App {
     /// Wall time passed: while playing, advance by whole ticks owed.
@@ -13,32 +12,26 @@ impl App {
         if self.waiting() {
             return self.keep_waiting(dt);
         }
-        if self.sim.paused || self.view.popup.is_some() {
+        if self.sim.playback.paused() || self.view.popup.is_some() {
             return false;
         }
         if self.engine().next_event_time().is_none() {
-            self.sim.paused = true;
+            self.sim.playback.pause();
             self.view.flash = Some("end of the trace".into());
             return true;
         }
-        let speed = SPEEDS[self.sim.speed];
         match self.tick_size() {
             Tick::Secs(t) => {
-                self.sim.debt += speed * dt;
-                let steps = (self.sim.debt / t as f64).floor();
-                if steps < 1.0 {
+                let Some(steps) = self.sim.playback.owed_ticks(dt, t) else {
                     return false;
-                }
-                self.sim.debt -= steps * t as f64;
-                let target = self.sim.replay.now() + steps as Secs * t;
+                };
+                let target = self.sim.replay.now() + steps * t;
                 self.move_to(target);
             }
             Tick::NextEvent => {
-                // Events a second: the speed in minutes of trace time.
-                self.sim.debt += (speed / 60.0).max(1.0) * dt;
+                self.sim.playback.owe_events(dt);
                 let mut moved = false;
-                while self.sim.debt >= 1.0 {
-                    self.sim.debt -= 1.0;
+                while self.sim.playback.pay_event() {
                     let Some(t) = self.engine().next_event_time() else {
                         break;
                     };
@@ -62,26 +55,29 @@ impl App {
     /// a frame, and the header counts the wait of the point it stands at.
     /// Playing owes no ticks for the wait.
     fn keep_waiting(&mut self, dt: f64) -> bool {
-        let waited = self.sim.waited;
-        self.sim.waited += dt;
-        if std::mem::take(&mut self.sim.moved_waiting) {
-            self.sim.waited = 0.0;
-            self.after_move();
-            return true;
-        }
-        if waited < 1.0 && self.sim.waited >= 1.0 {
-            let who = match &self.sim.split {
-                Some(s) if !self.sim.replay.waiting() => s.replay.engine().policy(),
-                _ => self.engine().policy(),
-            };
-            self.view.flash = Some(format!(
-                "waiting for {} (timeout {:.0} s)",
-                who.label(),
-                self.engine().tuning().policy_timeout.as_secs_f64()
-            ));
+        match self.sim.playback.wait(dt) {
+            Wait::Moved => {
+                self.after_move();
+                return true;
+            }
+            Wait::PastASecond => self.say_who_is_waited_for(),
+            Wait::Still => {}
         }
         self.sync_split();
         true
+    }
+
+    /// The flash line names the policy the replay waits for.
+    fn say_who_is_waited_for(&mut self) {
+        let who = match &self.sim.split {
+            Some(s) if !self.sim.replay.waiting() => s.replay.engine().policy(),
+            _ => self.engine().policy(),
+        };
+        self.view.flash = Some(format!(
+            "waiting for {} (timeout {:.0} s)",
+            who.label(),
+            self.engine().tuning().policy_timeout.as_secs_f64()
+        ));
     }
 
     /// The reply to the question a replay stood at: it goes on toward
@@ -101,18 +97,16 @@ impl App {
         // Its hold on the dialogue goes before the replay goes on.
         drop(question);
         replay.answer(reply);
-        if !self.waiting() && asker == Asker::Replay && self.sim.sampling.is_some() {
+        if !self.waiting() && asker == Asker::Replay && self.sim.playback.sampling() {
             // Arrived where it was to sample: on to the next point.
             self.record_sample();
             self.go_on_sampling();
         }
         if !self.waiting() {
-            self.sim.waited = 0.0;
-            self.sim.debt = 0.0;
-            self.sim.moved_waiting = false;
+            self.sim.playback.done_waiting();
             self.after_move();
         } else if self.sim.replay.now() != before {
-            self.sim.moved_waiting = true;
+            self.sim.playback.moved_while_waiting();
         }
         true
     }
@@ -129,10 +123,7 @@ impl App {
                 }
             },
         };
-        self.sim.back.push(now);
-        if self.sim.back.len() > 10_000 {
-            self.sim.back.remove(0);
-        }
+        self.sim.playback.stepped_from(now);
         self.move_to(target);
     }
 
@@ -140,9 +131,9 @@ impl App {
         let now = self.sim.replay.now();
         let target = match self.tick_size() {
             Tick::Secs(t) => now - t,
-            Tick::NextEvent => self.sim.back.pop().unwrap_or(now - 1),
+            Tick::NextEvent => self.sim.playback.back_to().unwrap_or(now - 1),
         };
-        let start = self.sim.first - 1;
+        let start = self.sim.facts.first() - 1;
         if now <= start {
             self.view.flash = Some("at the start of the trace".into());
             return;
@@ -154,7 +145,7 @@ impl App {
     /// Going back logs one line, not the events re-simulated on the way.
     pub(super) fn move_to(&mut self, t: Secs) {
         let from = self.sim.replay.now();
-        self.sim.sampling = None;
+        self.sim.playback.stop_sampling();
         if t > from {
             self.sample_on_the_way(from, t);
         } else {
@@ -169,43 +160,32 @@ impl App {
     }
 
     /// A move forward (a `g` jump, fast play) stops on its way to sample
-    /// the timeline at the tick (a minute in next-event mode), or wider
-    /// where the move would take more than `JUMP_SAMPLES` samples: the
+    /// the timeline (`Playback::sample_on_the_way` says where): the
     /// timeline and the sparklines show what happened there, as `sim
     /// --timeline-out` does, rather than a straight line. Waiting for an
     /// external policy's answer, it goes on sampling once answered.
     fn sample_on_the_way(&mut self, from: Secs, to: Secs) {
-        let tick = match self.tick_size() {
-            Tick::Secs(t) => t,
-            Tick::NextEvent => 60,
-        };
-        let step = ((to - from) / JUMP_SAMPLES).max(tick).max(1);
-        self.sim.sampling = Some(Sampling {
-            next: from + step,
-            step,
-            to,
-        });
+        self.sim.playback.sample_on_the_way(from, to);
         self.go_on_sampling();
     }
 
     /// Goes on with the move under way: to each sample point in turn, a
     /// sample there, then to its end; stops where the replay waits.
     fn go_on_sampling(&mut self) {
-        while let Some(s) = self.sim.sampling {
-            if s.next >= s.to {
-                self.sim.sampling = None;
-                self.sim.replay.seek(s.to);
-                return;
+        while let Some(stop) = self.sim.playback.next_stop() {
+            match stop {
+                Stop::End(t) => {
+                    self.sim.replay.seek(t);
+                    return;
+                }
+                Stop::Sample(t) => {
+                    self.sim.replay.seek(t);
+                    if self.sim.replay.waiting() {
+                        return;
+                    }
+                    self.record_sample();
+                }
             }
-            self.sim.sampling = Some(Sampling {
-                next: s.next + s.step,
-                ..s
-            });
-            self.sim.replay.seek(s.next);
-            if self.sim.replay.waiting() {
-                return;
-            }
-            self.record_sample();
         }
     }
 
@@ -267,23 +247,8 @@ impl App {
         if at != self.sim.replay.now() {
             return false;
         }
-        let cached = self.sim.gpu_util.as_ref().map(|g| g.0);
-        match minute {
-            Some((when, _)) if Some(when) == cached => false,
-            Some((when, rows)) => {
-                let c = self.engine().cluster();
-                let mut v = vec![f32::NAN; c.gpu_count()];
-                for (m, vals) in rows {
-                    let base = c.first_gpu(m);
-                    for (k, x) in vals.into_iter().enumerate().take(c.cap(m) as usize) {
-                        v[base + k] = x.unwrap_or(f32::NAN);
-                    }
-                }
-                self.sim.gpu_util = Some((when, Arc::new(v)));
-                true
-            }
-            None => self.sim.gpu_util.take().is_some(),
-        }
+        let cluster = self.sim.replay.engine().cluster();
+        self.sim.measured.minute_read(minute, cluster)
     }
 
     /// Engine events to the log: each when few, a summary when many.
@@ -440,7 +405,3 @@ impl App {
         }
     }
 }
-
-/// Samples a move forward takes on its way, at most (the timeline keeps
-/// `timeline::MAX_SAMPLES`, halving the oldest).
-const JUMP_SAMPLES: Secs = 20_000;

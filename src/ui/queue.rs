@@ -89,7 +89,7 @@ impl Side {
         let l = app.lists(0);
         let (queued, running_n) = (l.queued_n, l.running_n);
         let (qh, rh) = split(inner.height, queued);
-        let pos = app.view.queue_pos;
+        let pos = app.view.selection.queue_pos();
         let (qc, rc) = if pos < queued {
             (Some(pos), None)
         } else {
@@ -389,9 +389,9 @@ impl Table {
             user_w,
             second,
             reserved: app.engine().reserved().map(|r| r.head),
-            ascii: app.view.ascii,
+            ascii: app.view.look.ascii(),
             focused,
-            marker: super::grid::glyphs(app.view.ascii).marker,
+            marker: super::grid::glyphs(app.view.look.ascii()).marker,
         }
     }
 
@@ -444,7 +444,7 @@ impl Table {
         } else {
             String::new()
         };
-        let id = if app.sim.ids_share_prefix {
+        let id = if app.sim.facts.ids_share_prefix() {
             clip_left(&job.id, self.id_w)
         } else {
             clip(&job.id, self.id_w)
@@ -458,8 +458,8 @@ impl Table {
             false => right.chars().take(8).collect(),
         };
         let text = format!("{id} {user}{:>6} {right}", fmt_gpus(gpus));
-        let selected = Some(j) == app.view.selected;
-        let cursor = self.focused && app.view.queue_pos == pos;
+        let selected = Some(j) == app.view.selection.selected();
+        let cursor = self.focused && app.view.selection.queue_pos() == pos;
         let mut style = t.text;
         if selected {
             style = style.patch(t.selected);

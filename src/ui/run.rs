@@ -67,8 +67,8 @@ pub(crate) fn build_app(
         .with_tuning(spec.tuning.clone(), spec.schedule.as_ref())
         .with_captions(opts.captions.clone())
         .with_policies(spec.policies.clone());
-    app.view.theme = chosen;
-    app.view.ascii = opts.ascii;
+    app.view.look.wear(chosen);
+    app.view.look.set_ascii(opts.ascii);
     app.view.fps = opts.fps.clamp(1, 60);
     for n in &report.notes {
         log::info!("{n}");
@@ -263,7 +263,7 @@ fn enter_terminal() -> Result<()> {
 
 /// The last frame, kept on the restored terminal (the quit that keeps it).
 fn print_last_frame(app: &App) {
-    let size = app.view.size;
+    let size = app.view.screen.size();
     let mut buf = Buffer::empty(ratatui::layout::Rect::new(0, 0, size.0, size.1));
     super::draw::render(app, buf.area, &mut buf);
     let _ = write!(std::io::stdout(), "{}", buffer_to_ansi(&buf));
@@ -330,7 +330,7 @@ fn event_loop(
             last_draw = Instant::now();
             dirty = false;
         }
-        let wait = if app.sim.paused && !app.waiting() {
+        let wait = if app.sim.playback.paused() && !app.waiting() {
             Duration::from_millis(200)
         } else {
             frame

@@ -106,8 +106,14 @@ fn pane(app: &App, side: &Side, area: Rect, buf: &mut Buffer) {
     }
     let w = inner.width as usize;
     let only_here = running_only_here(side.here, side.there);
-    let mark = differ_glyph(app.view.ascii);
-    let lines = figure_lines(side, only_here.len(), mark, app.sim.has_deadlines, w);
+    let mark = differ_glyph(app.view.look.ascii());
+    let lines = figure_lines(
+        side,
+        only_here.len(),
+        mark,
+        app.sim.facts.has_deadlines(),
+        w,
+    );
     for (i, line) in lines.iter().enumerate() {
         let text = crate::text::fit(line, w);
         buf.set_stringn(inner.x, inner.y + i as u16, text, w, t.text);
@@ -193,7 +199,7 @@ fn figure_lines(
 /// fits, else a cell per machine; rows used.
 fn cells(app: &App, side: &Side, only_here: &[u32], area: Rect, buf: &mut Buffer) -> u16 {
     let c = side.here.cluster();
-    let machines = &app.sim.machines;
+    let machines = app.sim.facts.machines();
     let w = area.width as usize;
     let (cell_w, widths) = cell_width(c, machines, area);
     let by_gpu = cell_w > 0;
@@ -287,9 +293,9 @@ fn cell_look(
     }
     let capm = range.len() as u64 * 1000;
     let ch = if any_differ {
-        differ_glyph(app.view.ascii)
+        differ_glyph(app.view.look.ascii())
     } else {
-        shade(glyphs(app.view.ascii), used, capm)
+        shade(glyphs(app.view.look.ascii()), used, capm)
     };
     let style = match top {
         _ if used > capm => t.error,
@@ -327,7 +333,7 @@ fn queue_head(app: &App, side: &Side, area: Rect, buf: &mut Buffer) {
     if jobs.is_empty() {
         buf.set_stringn(area.x, area.y + 1, " (empty)", w, t.dim);
     }
-    let mark = differ_glyph(app.view.ascii);
+    let mark = differ_glyph(app.view.look.ascii());
     let trace = app.trace();
     let now = e.now();
     for (i, &j) in jobs.iter().enumerate() {
@@ -337,7 +343,7 @@ fn queue_head(app: &App, side: &Side, area: Rect, buf: &mut Buffer) {
         let waited = human_secs((now - job.submit).max(0) as f64);
         let right = format!("{gpus:>4} GPU {waited:>6}");
         let id_w = w.saturating_sub(crate::text::width(&right) + 3);
-        let id = if app.sim.ids_share_prefix {
+        let id = if app.sim.facts.ids_share_prefix() {
             super::queue::clip_left(&job.id, id_w)
         } else {
             super::queue::clip(&job.id, id_w)

@@ -282,31 +282,10 @@ fn gandiva_ends_every_job_when_elasticflows_gandiva_does() {
         ),
     ];
     for (run, trace, spec, jobs, met) in runs {
-        let out = common::scratch_dir(&format!("gandiva-{run}")).join("jobs.csv");
-        let o = tracetui(&[
-            "sim",
-            "itp",
-            dir.join(trace).to_str().unwrap(),
-            "--cluster",
-            a.join(format!("cluster_specs/{spec}.csv"))
-                .to_str()
-                .unwrap(),
-            "--policy",
-            "gandiva",
-            "--jobs-out",
-            out.to_str().unwrap(),
-        ]);
-        assert!(o.status.success(), "{run}: {}", stderr(&o));
-        let ours = ours(&out);
+        let cluster = a.join(format!("cluster_specs/{spec}.csv"));
+        let ours = gandiva_jobs(run, &dir.join(trace), &cluster);
         assert_eq!(ours.len(), jobs, "{run}");
-        let mut r = csv::Reader::from_path(format!("{FIXTURES}/gandiva-{run}.csv")).unwrap();
-        let mut differ = Vec::new();
-        for row in r.deserialize::<(usize, i64)>() {
-            let (job, end) = row.unwrap();
-            if ours[&job].0 != end.to_string() {
-                differ.push(format!("row {job}: peer {end}, ours {}", ours[&job].0));
-            }
-        }
+        let differ = ends_unlike_gandivas(run, &ours);
         assert!(
             differ.is_empty(),
             "{run}: {} differ, e.g. {:?}",
@@ -319,4 +298,37 @@ fn gandiva_ends_every_job_when_elasticflows_gandiva_does() {
             "{run}"
         );
     }
+}
+
+/// Our `gandiva` on `trace` and `cluster`: each job's (end, met), as
+/// `ours` reads them from the jobs file of `run`.
+fn gandiva_jobs(run: &str, trace: &Path, cluster: &Path) -> HashMap<usize, (String, String)> {
+    let out = common::scratch_dir(&format!("gandiva-{run}")).join("jobs.csv");
+    let o = tracetui(&[
+        "sim",
+        "itp",
+        trace.to_str().unwrap(),
+        "--cluster",
+        cluster.to_str().unwrap(),
+        "--policy",
+        "gandiva",
+        "--jobs-out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{run}: {}", stderr(&o));
+    ours(&out)
+}
+
+/// The rows of `run` whose end differs from ElasticFlow's gandiva's
+/// (`gandiva-RUN.csv`), said.
+fn ends_unlike_gandivas(run: &str, ours: &HashMap<usize, (String, String)>) -> Vec<String> {
+    let mut r = csv::Reader::from_path(format!("{FIXTURES}/gandiva-{run}.csv")).unwrap();
+    let mut differ = Vec::new();
+    for row in r.deserialize::<(usize, i64)>() {
+        let (job, end) = row.unwrap();
+        if ours[&job].0 != end.to_string() {
+            differ.push(format!("row {job}: peer {end}, ours {}", ours[&job].0));
+        }
+    }
+    differ
 }

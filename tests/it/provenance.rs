@@ -8,7 +8,7 @@ use crate::common;
 use common::cli::{stderr, stdout, tracetui, SAMPLE};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 fn sha256_of(path: &Path) -> String {
     let bytes = std::fs::read(path).unwrap();
@@ -222,33 +222,9 @@ fn compare_writes_one_jobs_and_one_timeline_file_equal_to_each_sim() {
     ]))
     .unwrap();
     assert_eq!(v.as_array().unwrap().len(), 3);
-    let head = |p: &Path| {
-        std::fs::read_to_string(p)
-            .unwrap()
-            .lines()
-            .next()
-            .unwrap()
-            .to_string()
-    };
     let (mut all_jobs, mut all_tl) = (Vec::new(), Vec::new());
     for policy in ["fifo", "las", "sjf"] {
-        let (j1, t1) = (
-            dir.join(format!("{policy}.jobs.csv")),
-            dir.join(format!("{policy}.tl.csv")),
-        );
-        ok(&[
-            "sim",
-            "itp",
-            SAMPLE,
-            "--policy",
-            policy,
-            "--jobs-out",
-            j1.to_str().unwrap(),
-            "--timeline-out",
-            t1.to_str().unwrap(),
-            "--timeline-tick",
-            "30m",
-        ]);
+        let (j1, t1) = sim_outputs(&dir, policy);
         assert_eq!(head(&j1), head(&jobs));
         assert_eq!(head(&t1), head(&tl));
         all_jobs.extend(body(&j1));
@@ -272,6 +248,43 @@ fn compare_writes_one_jobs_and_one_timeline_file_equal_to_each_sim() {
         .map(|p| p["name"].as_str().unwrap())
         .collect();
     assert_eq!(names, ["fifo", "las", "sjf"]);
+}
+
+/// `sim` of the sample under `policy`, its jobs and timeline (at 30 m)
+/// written in `dir`: their paths.
+fn sim_outputs(dir: &Path, policy: &str) -> (PathBuf, PathBuf) {
+    let (jobs, tl) = (
+        dir.join(format!("{policy}.jobs.csv")),
+        dir.join(format!("{policy}.tl.csv")),
+    );
+    ok(&[
+        "sim",
+        "itp",
+        SAMPLE,
+        "--policy",
+        policy,
+        "--jobs-out",
+        jobs.to_str().unwrap(),
+        "--timeline-out",
+        tl.to_str().unwrap(),
+        "--timeline-tick",
+        "30m",
+    ]);
+    (jobs, tl)
+}
+
+/// A file's header line.
+fn head(p: &Path) -> String {
+    std::fs::read_to_string(p)
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn compare_from_a_time_writes_no_per_job_files() {
     // --from forks the recorded replay: no per-job files there.
     let o = tracetui(&[
         "compare",

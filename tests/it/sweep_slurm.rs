@@ -3,6 +3,7 @@
 //! sweep gives. Skipped, saying why, where Slurm is not installed.
 
 use crate::common;
+use common::slurm::Slurm;
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -44,7 +45,7 @@ fn plan_text() -> String {
 
 #[test]
 fn a_job_array_on_a_real_slurm_gives_the_local_sweeps_table() {
-    let Some(slurm) = common::slurm::Slurm::start("slurm") else {
+    let Some(slurm) = Slurm::start("slurm") else {
         return;
     };
     let dir = common::scratch_dir("sweep-slurm");
@@ -81,8 +82,12 @@ fn a_job_array_on_a_real_slurm_gives_the_local_sweeps_table() {
     );
     let logs = std::fs::read_dir(out.join("slurm")).unwrap().count();
     assert_eq!(logs, 3, "one output file per array task");
+    no_wait_then_a_plain_sweep_collects(&slurm, &dir, plan, &want);
+}
 
-    // --no-wait: submitted and left; a plain sweep later collects.
+/// `--no-wait`: submitted and left; a plain sweep later (once the array
+/// is done) collects the table `want`.
+fn no_wait_then_a_plain_sweep_collects(slurm: &Slurm, dir: &Path, plan: &str, want: &str) {
     let later = dir.join("later");
     let o = sweep(
         &slurm.conf,
@@ -104,18 +109,11 @@ fn a_job_array_on_a_real_slurm_gives_the_local_sweeps_table() {
         .and_then(|s| s.split_whitespace().next())
         .map(str::to_string)
         .expect("the job id is said");
-    let gone = common::eventually(300, || {
-        let q = Command::new("squeue")
-            .args(["-h", "-r", "-j", &id])
-            .env("SLURM_CONF", &slurm.conf)
-            .output()
-            .ok()?;
-        String::from_utf8_lossy(&q.stdout)
-            .trim()
-            .is_empty()
-            .then_some(())
-    });
-    assert!(gone.is_some(), "the array never finished: {}", slurm.logs());
+    assert!(
+        leaves_the_queue(slurm, &id),
+        "the array never finished: {}",
+        slurm.logs()
+    );
     let o = sweep(&slurm.conf, &[plan, "--out", later.to_str().unwrap()]);
     assert!(o.status.success(), "{}", err(&o));
     assert!(err(&o).contains(" 0 to run"), "{}", err(&o));
@@ -125,9 +123,25 @@ fn a_job_array_on_a_real_slurm_gives_the_local_sweeps_table() {
     );
 }
 
+/// Whether job `id`'s array leaves Slurm's queue within five minutes.
+fn leaves_the_queue(slurm: &Slurm, id: &str) -> bool {
+    let gone = common::eventually(300, || {
+        let q = Command::new("squeue")
+            .args(["-h", "-r", "-j", id])
+            .env("SLURM_CONF", &slurm.conf)
+            .output()
+            .ok()?;
+        String::from_utf8_lossy(&q.stdout)
+            .trim()
+            .is_empty()
+            .then_some(())
+    });
+    gone.is_some()
+}
+
 #[test]
 fn a_held_array_stops_the_wait_naming_the_reason_and_leaves_it_queued() {
-    let Some(slurm) = common::slurm::Slurm::start("slurm-held") else {
+    let Some(slurm) = Slurm::start("slurm-held") else {
         return;
     };
     let dir = common::scratch_dir("sweep-slurm-held");

@@ -16,7 +16,7 @@ impl Engine {
         if self.asking.is_some() {
             return Some(self.now);
         }
-        let arrival = self.next_submit;
+        let arrival = self.arrivals.next_submit();
         let completion = self.completions.first().map_or(Secs::MAX, |(t, _)| t);
         let mut next = arrival.min(completion);
         // A policy's wake-up matters only while something is left to do.
@@ -31,14 +31,6 @@ impl Engine {
             next = next.min(w);
         }
         (next != Secs::MAX).then_some(next)
-    }
-
-    /// When the job of arrival rank `rank` is submitted (`Secs::MAX`: none).
-    pub(super) fn submit_at(&self, rank: usize) -> Secs {
-        self.shapes
-            .arrival
-            .get(rank)
-            .map_or(Secs::MAX, |&j| self.trace.jobs[j as usize].submit)
     }
 
     /// Processes every instant up to and including `t`, then sets the clock to `t`.
@@ -123,12 +115,7 @@ impl Engine {
             released = true;
         }
         let mut arrived = false;
-        while let Some(&job) = self.shapes.arrival.get(self.next_arrival) {
-            if self.trace.jobs[job as usize].submit != t {
-                break;
-            }
-            self.next_arrival += 1;
-            self.next_submit = self.submit_at(self.next_arrival);
+        while let Some(job) = self.arrivals.pop_at(t, &self.shapes.arrival, &self.trace) {
             self.arrive(job);
             arrived = true;
         }

@@ -185,7 +185,7 @@ impl Engine {
         if st.phase != Phase::Running || st.end == at {
             return;
         }
-        self.held_ends.entry(job).or_insert(st.end);
+        self.held_ends.hold(job, st.end);
         self.move_end(job, at);
     }
 
@@ -201,9 +201,7 @@ impl Engine {
     /// work gives (now, if that has passed), not at an end the policy held
     /// (a slot grid, a plan) — which no policy after it would ever move.
     pub(super) fn release_held_ends(&mut self) {
-        let mut held: Vec<(u32, Secs)> = self.held_ends.drain().collect();
-        held.sort_unstable();
-        for (job, natural) in held {
+        for (job, natural) in self.held_ends.release() {
             let st = &self.jobs[job as usize];
             let at = natural.max(self.now);
             if st.phase == Phase::Running && st.end != at {

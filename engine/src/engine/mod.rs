@@ -1,10 +1,12 @@
 //! The discrete-event engine: integer seconds, one instant at a time
 //! (completions, then arrivals, then one scheduling pass).
 
+mod arrivals;
 mod books;
 mod clock;
 mod elastic;
 mod ends;
+mod held_ends;
 mod holds;
 mod power;
 mod power_meter;
@@ -153,9 +155,8 @@ pub struct Engine {
     /// Policies that failed, and whether a failure stops the run.
     failing: seat::Failing,
     now: Secs,
-    next_arrival: usize,
-    /// When the job at `next_arrival` is submitted (`Secs::MAX`: none left).
-    next_submit: Secs,
+    /// The jobs still to arrive, in arrival order.
+    arrivals: arrivals::Arrivals,
     jobs: Vec<JobState>,
     running: Running,
     /// Where a pass's placement puts its grants (kept: no allocation per start).
@@ -181,7 +182,7 @@ pub struct Engine {
     resumes: FxHashMap<u32, Resume>,
     /// Running jobs whose end their policy holds (`hold_end`), each with
     /// the end its work gives: let go when the policy is left.
-    held_ends: FxHashMap<u32, Secs>,
+    held_ends: held_ends::HeldEnds,
     /// The preemptive walk's index of running jobs by priority.
     pre: preemption::Preemption,
     /// The events the engine tells of, when it is asked to keep them.
@@ -249,6 +250,7 @@ impl Engine {
         let now = first.unwrap_or(0) - 1;
         let n = trace.jobs.len();
         let classes = shapes.shapes.len();
+        let arrivals = arrivals::Arrivals::new(&shapes.arrival, &trace);
         let mut e = Engine {
             trace,
             shapes,
@@ -257,8 +259,7 @@ impl Engine {
             seat: seat::Seat::new(policy, now),
             failing: seat::Failing::default(),
             now,
-            next_arrival: 0,
-            next_submit: Secs::MAX,
+            arrivals,
             jobs: JobState::futures(n),
             running: Running::for_jobs(n),
             placed: Vec::new(),
@@ -273,14 +274,13 @@ impl Engine {
             power: None,
             tuning: Arc::new(Tuning::default()),
             resumes: FxHashMap::default(),
-            held_ends: FxHashMap::default(),
+            held_ends: held_ends::HeldEnds::default(),
             pre: preemption::Preemption::default(),
             journal: Journal::default(),
             asking: None,
             applied: 0,
             acts: crate::view::ActList::default(),
         };
-        e.next_submit = e.submit_at(0);
         e.enter_policy();
         e.rebuild_queue();
         e
@@ -319,7 +319,7 @@ impl Engine {
             st.start = self.now;
             self.tally.on_start(submit, self.now);
         }
-        self.held_ends.remove(&job);
+        self.held_ends.forget(job);
         let st = &mut self.jobs[job as usize];
         if let Some(rt) = runtime {
             st.end = self.now + rt.max(0);
@@ -382,7 +382,7 @@ impl Engine {
             .is_some()
             .then(|| self.runtime_of(job))
             .flatten();
-        self.held_ends.remove(&job);
+        self.held_ends.forget(job);
         let st = &mut self.jobs[job as usize];
         st.phase = Phase::Done;
         st.end = self.now;

@@ -205,7 +205,7 @@ impl Engine {
     /// carries on (returned, not stored).
     pub(super) fn stop_run(&mut self, job: u32) -> Resume {
         let grants = self.running.remove(&job).expect("running job");
-        self.held_ends.remove(&job);
+        self.held_ends.forget(job);
         let milli: u64 = grants.iter().map(|g| g.milli as u64).sum();
         self.untrack_running(job, milli);
         let mut r = self.resume(job);

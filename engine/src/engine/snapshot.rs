@@ -53,7 +53,7 @@ impl Snapshot {
     /// this snapshot, and that has seen jobs up to arrival rank `arrived`,
     /// what they were then.
     fn put_back(&self, jobs: &mut [JobState], arrived: usize) {
-        for &j in &self.engine.shapes.arrival[self.engine.next_arrival..arrived] {
+        for &j in &self.engine.shapes.arrival[self.engine.arrivals.arrived()..arrived] {
             jobs[j as usize] = NOT_ARRIVED;
         }
         for &(j, st) in &self.open {
@@ -106,7 +106,7 @@ impl Engine {
     pub fn restored(&self, s: &Snapshot) -> Engine {
         let mut e = s.engine.clone();
         let mut jobs = self.jobs.clone();
-        s.put_back(&mut jobs, self.next_arrival);
+        s.put_back(&mut jobs, self.arrivals.arrived());
         e.jobs = jobs;
         e.running
             .put_places(self.running.places_copy(), &self.running);
@@ -125,7 +125,7 @@ impl Engine {
             std::mem::take(&mut self.tally.wait),
             std::mem::take(&mut self.tally.slowdown),
         );
-        let arrived = self.next_arrival;
+        let arrived = self.arrivals.arrived();
         let mut was = std::mem::take(&mut self.running);
         let places = was.take_places();
         *self = s.engine.clone();
@@ -184,7 +184,7 @@ impl Engine {
             + self.cluster.held_bytes()
             + self.queue.held_bytes()
             + self.resumes.capacity() * (size_of::<super::Resume>() + 8)
-            + self.held_ends.capacity() * 16
+            + self.held_ends.held_bytes()
             + self.journal.events.capacity() * size_of::<super::Event>()
             + self.power.as_ref().map_or(0, |p| p.held_bytes())
     }

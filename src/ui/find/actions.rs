@@ -34,11 +34,11 @@ impl App {
 
     /// Selects `j` (the grid's cursor goes to its machine): what to say.
     fn show_job(&mut self, j: u32) -> String {
-        self.view.selected = Some(j);
+        self.view.selection.select(j);
         let st = self.engine().job_state(j);
         if let Some(g) = self.engine().running().get(&j).and_then(|g| g.first()) {
-            if let Some(pos) = self.sim.machines.iter().position(|&m| m == g.machine) {
-                self.view.cursor = pos;
+            if let Some(pos) = self.sim.facts.place_of(g.machine) {
+                self.view.selection.cursor_to(pos);
                 self.view.focus = Focus::Grid;
                 self.scroll_to_cursor();
             }
@@ -56,9 +56,9 @@ impl App {
     /// Puts the grid's cursor on machine `m`: what to say.
     fn show_machine(&mut self, m: usize) -> String {
         let name = sanitize(&self.trace().cluster.machines[m].name);
-        match self.sim.machines.iter().position(|&x| x == m as u32) {
+        match self.sim.facts.place_of(m as u32) {
             Some(pos) => {
-                self.view.cursor = pos;
+                self.view.selection.cursor_to(pos);
                 self.view.focus = Focus::Grid;
                 self.scroll_to_cursor();
                 self.follow_cursor_job();

@@ -72,18 +72,13 @@ impl App {
         let l = &mut self.view.lecture;
         l.on = !l.on;
         if l.on {
-            l.theme_before = Some(self.view.theme);
-            if let Some(i) = self
-                .view
-                .themes
-                .iter()
-                .position(|t| t.name == "high-contrast")
-            {
-                self.view.theme = i;
+            l.theme_before = Some(self.view.look.worn());
+            if let Some(i) = self.view.look.named("high-contrast") {
+                self.view.look.wear(i);
             }
             self.view.flash = Some("lecture layout: L goes back".into());
         } else if let Some(i) = l.theme_before.take() {
-            self.view.theme = i;
+            self.view.look.wear(i);
         }
     }
 }

@@ -74,7 +74,7 @@ pub(crate) fn help_lines(app: &App, cols: usize) -> Vec<Line<'static>> {
 
 /// The help's legend: what the grid's cells mean, and where keys rebind.
 fn legend(app: &App) -> [String; 2] {
-    let g = glyphs(app.view.ascii);
+    let g = glyphs(app.view.look.ascii());
     [
         format!(
             "cells: {} free  {} ≤¼  {} ≤½  {} partly  {} whole GPU  {} over capacity  {} cursor",
@@ -148,7 +148,7 @@ fn detail(
     let (lines, first) = super::wrap_detail_rows(lines, inner.width as usize);
     let lines = &lines;
     let mark = picked.and_then(|p| first.get(p).copied());
-    let marker = super::super::grid::glyphs(app.view.ascii).marker;
+    let marker = super::super::grid::glyphs(app.view.look.ascii()).marker;
     let shown: Vec<Line> = lines
         .iter()
         .enumerate()
@@ -274,7 +274,7 @@ fn picker_rows(app: &App, inner: Rect, buf: &mut Buffer, at: usize, text_w: usiz
     let t = app.theme();
     let current = app.engine().policy();
     let tuning = app.engine().tuning();
-    let marker = glyphs(app.view.ascii).marker;
+    let marker = glyphs(app.view.look.ascii()).marker;
     for (i, &p) in app.sim.policies.all().iter().enumerate() {
         let mut style = t.text;
         let why = p.available(app.trace()).err().map(|u| u.short);

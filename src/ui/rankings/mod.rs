@@ -116,7 +116,8 @@ impl App {
     fn machine_rows(&self) -> Vec<RankRow> {
         let (trace, c) = (self.trace(), self.engine().cluster());
         self.sim
-            .machines
+            .facts
+            .machines()
             .iter()
             .enumerate()
             .map(|(pos, &m)| {
@@ -156,10 +157,10 @@ impl App {
     /// A machine's measured GPU utilisation now: the minute's per-GPU
     /// readings (Philly), else the mean of its jobs' sensor means (PAI).
     fn machine_util(&self, first: usize, cap: usize, jobs: &[u32]) -> Option<f64> {
-        if self.sim.gpu_util.is_some() {
-            return super::grid_style::measured(self, first, cap);
+        if self.sim.measured.gpu_util().is_some() {
+            return self.sim.measured.gpu_mean(first, cap);
         }
-        let per_job = self.sim.job_util.as_ref()?;
+        let per_job = self.sim.measured.job_util()?;
         let v: Vec<f64> = jobs
             .iter()
             .filter_map(|&j| per_job.get(self.trace().jobs[j as usize].native_row as usize))
@@ -174,7 +175,7 @@ impl App {
     pub(in crate::ui) fn rank_command(&mut self, by: RankBy, sort: usize, at: usize, c: Command) {
         use Command::*;
         let n = self.rank_rows(by, sort).len().max(1);
-        let page = window(self.view.size, n, at).1;
+        let page = window(self.view.screen.size(), n, at).1;
         let (by, sort, at) = match c {
             // Machines by GPUs used first, users and groups by GPUs held.
             Left | Right => {
@@ -200,7 +201,7 @@ impl App {
         match row.target {
             Target::Filter(f) => self.set_filter(&f),
             Target::Machine(pos) => {
-                self.view.cursor = pos;
+                self.view.selection.cursor_to(pos);
                 self.view.focus = super::app::Focus::Grid;
                 self.view.flash = Some(format!("machine {}", row.name));
             }

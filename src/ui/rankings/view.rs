@@ -48,7 +48,9 @@ pub(crate) fn draw(app: &App, area: Rect, buf: &mut Buffer, by: RankBy, sort: us
     }
     let at = at.min(rows.len() - 1);
     let (first, shown) = window((area.width, area.height), rows.len(), at);
-    let marker = crate::ui::grid::glyphs(app.view.ascii).marker.to_string();
+    let marker = crate::ui::grid::glyphs(app.view.look.ascii())
+        .marker
+        .to_string();
     for (k, row) in rows.iter().enumerate().skip(first).take(shown) {
         let y = inner.y + 1 + (k - first) as u16;
         let (lead, style) = if k == at {

@@ -19,7 +19,7 @@ type Points = Vec<(f64, f64)>;
 /// Draws the timeline in `area` (the grid and queue's place).
 pub(crate) fn draw(app: &App, view: &TimelineView, area: Rect, buf: &mut Buffer) {
     let now = app.sim.replay.now();
-    let (from, to) = view.window(app.sim.first, now);
+    let (from, to) = view.window(app.sim.facts.first(), now);
     let inner = pane(app, view, area, buf);
     let s = &app.sim.timeline;
     let charts = charts_shown(app, inner.height);
@@ -134,7 +134,8 @@ fn time_axis(
     buf: &mut Buffer,
 ) {
     let t = app.theme();
-    let clock = |at: Secs| crate::trace::clock::clock_shown(app.trace().zone, app.sim.first, at);
+    let clock =
+        |at: Secs| crate::trace::clock::clock_shown(app.trace().zone, app.sim.facts.first(), at);
     let (a, b) = (clock(from), clock(to));
     let line = if a.chars().count() + b.chars().count() < room {
         format!(
@@ -175,13 +176,13 @@ fn chart(
     // shown as a column of `•` (`#` in ASCII).
     // In the lecture layout, lines a projector shows: half blocks, not
     // one-dot braille.
-    let (marker, now_marker) = match (app.view.ascii, app.view.lecture.on) {
+    let (marker, now_marker) = match (app.view.look.ascii(), app.view.lecture.on) {
         (true, _) => (Marker::Dot, Marker::Block),
         (false, true) => (Marker::HalfBlock, Marker::Dot),
         (false, false) => (Marker::Braille, Marker::Dot),
     };
     // B's series (the split's), in a glyph of its own: `∘`, `o` in ASCII.
-    let b_glyph = if app.view.ascii { 'o' } else { '∘' };
+    let b_glyph = if app.view.look.ascii() { 'o' } else { '∘' };
     let now_line = [(now as f64, 0.0), (now as f64, top)];
     let mut sets = vec![Dataset::default()
         .marker(marker)

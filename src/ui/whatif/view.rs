@@ -228,7 +228,7 @@ fn draw_rows(app: &App, w: &WhatIf, cols: &[&Col], inner: Rect, buf: &mut Buffer
     for (i, (run, (progress, rep))) in w.runs.iter().zip(&w.rows).enumerate() {
         let name = row_name(app, run, rep.as_ref(), i == at);
         let text = match (rep, w.same_as(i)) {
-            (None, _) => progress_text(&name, *progress, app.view.ascii),
+            (None, _) => progress_text(&name, *progress, app.view.look.ascii()),
             (Some(_), Some(k)) => format!(
                 "{name}   = {}: the same results, job for job",
                 label_of(&w.runs[k])
@@ -259,7 +259,7 @@ fn row_name(app: &App, run: &Run, rep: Option<&Report>, chosen: bool) -> String 
         // Its figures are the fallback's from where it failed (logged).
         label.push_str(" (failed)");
     }
-    let marker = crate::ui::grid::glyphs(app.view.ascii).marker;
+    let marker = crate::ui::grid::glyphs(app.view.look.ascii()).marker;
     let lead = if chosen { marker } else { ' ' };
     let current = app.engine().policy();
     let live = matches!(run, Run::Policy(p) if *p == current);

@@ -32,19 +32,96 @@ fn run(program: &str, args: &[&str], conf: &Path) -> std::process::Output {
         .unwrap_or_else(|e| panic!("{program}: {e}"))
 }
 
+/// Why a one-node Slurm cannot start here, if it cannot.
+fn cannot_start() -> Option<String> {
+    for p in ["munged", "slurmctld", "slurmd", "sbatch", "squeue"] {
+        if !found(p) {
+            return Some(format!(
+                "{p} is not installed (Debian: apt-get install slurm-wlm munge; .ci/run does)"
+            ));
+        }
+    }
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        return Some("a one-node Slurm needs root here (slurmd runs the tasks)".into());
+    }
+    None
+}
+
+/// Starts munged with a key of its own in `dir`: its socket.
+fn start_munge(dir: &Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir.join("munge"), std::fs::Permissions::from_mode(0o700)).unwrap();
+    let key: Vec<u8> = (0..1024u32)
+        .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+        .collect();
+    let key_file = dir.join("munge.key");
+    std::fs::write(&key_file, key).unwrap();
+    std::fs::set_permissions(&key_file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let socket = dir.join("munge/munge.sock");
+    let o = Command::new("munged")
+        .arg("--force")
+        .arg(format!("--socket={}", socket.display()))
+        .arg(format!("--key-file={}", key_file.display()))
+        .arg(format!(
+            "--pid-file={}",
+            dir.join("munge/munged.pid").display()
+        ))
+        .arg(format!(
+            "--log-file={}",
+            dir.join("log/munged.log").display()
+        ))
+        .arg(format!("--seed-file={}", dir.join("munge/seed").display()))
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "munged: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    socket
+}
+
+/// Writes `dir/slurm.conf` for one node (this host, all its CPUs) on
+/// ports of this test binary's own, authenticating through `socket`.
+fn write_conf(dir: &Path, socket: &Path) -> PathBuf {
+    let host = String::from_utf8(Command::new("hostname").arg("-s").output().unwrap().stdout)
+        .unwrap()
+        .trim()
+        .to_string();
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // Ports of this test's own, away from the defaults and from other
+    // test binaries' (within one, `ONE` keeps Slurms apart in time).
+    let port = 20_000 + (std::process::id() % 10_000) as u16 * 2;
+    let d = dir.display();
+    let conf = dir.join("slurm.conf");
+    std::fs::write(
+        &conf,
+        format!(
+            "ClusterName=tracetui\nSlurmctldHost={host}\nSlurmUser=root\nSlurmdUser=root\n\
+             SlurmctldPort={port}\nSlurmdPort={}\nAuthType=auth/munge\nAuthInfo=socket={}\n\
+             StateSaveLocation={d}/state\nSlurmdSpoolDir={d}/spool\n\
+             SlurmctldPidFile={d}/slurmctld.pid\nSlurmdPidFile={d}/slurmd.pid\n\
+             SlurmctldLogFile={d}/log/slurmctld.log\nSlurmdLogFile={d}/log/slurmd.log\n\
+             ProctrackType=proctrack/linuxproc\nTaskPlugin=task/none\n\
+             JobAcctGatherType=jobacct_gather/none\nSelectType=select/cons_tres\n\
+             SelectTypeParameters=CR_CPU\nReturnToService=2\nMpiDefault=none\n\
+             NodeName={host} CPUs={cpus} State=UNKNOWN\n\
+             PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP\n",
+            port + 1,
+            socket.display()
+        ),
+    )
+    .unwrap();
+    conf
+}
+
 impl Slurm {
     /// Starts the cluster, or `None` with the reason printed (Slurm not
     /// installed, not root).
     pub fn start(tag: &str) -> Option<Slurm> {
-        for p in ["munged", "slurmctld", "slurmd", "sbatch", "squeue"] {
-            if !found(p) {
-                eprintln!("skipped: {p} is not installed (Debian: apt-get install slurm-wlm munge; .ci/run does)");
-                return None;
-            }
-        }
-        // SAFETY: geteuid has no preconditions.
-        if unsafe { libc::geteuid() } != 0 {
-            eprintln!("skipped: a one-node Slurm needs root here (slurmd runs the tasks)");
+        if let Some(why) = cannot_start() {
+            eprintln!("skipped: {why}");
             return None;
         }
         let one = ONE.lock().unwrap_or_else(|e| e.into_inner());
@@ -52,64 +129,8 @@ impl Slurm {
         for d in ["state", "spool", "log", "munge"] {
             std::fs::create_dir_all(dir.join(d)).unwrap();
         }
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(dir.join("munge"), std::fs::Permissions::from_mode(0o700))
-            .unwrap();
-        let key: Vec<u8> = (0..1024u32)
-            .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
-            .collect();
-        let key_file = dir.join("munge.key");
-        std::fs::write(&key_file, key).unwrap();
-        std::fs::set_permissions(&key_file, std::fs::Permissions::from_mode(0o600)).unwrap();
-        let socket = dir.join("munge/munge.sock");
-        let o = Command::new("munged")
-            .arg("--force")
-            .arg(format!("--socket={}", socket.display()))
-            .arg(format!("--key-file={}", key_file.display()))
-            .arg(format!(
-                "--pid-file={}",
-                dir.join("munge/munged.pid").display()
-            ))
-            .arg(format!(
-                "--log-file={}",
-                dir.join("log/munged.log").display()
-            ))
-            .arg(format!("--seed-file={}", dir.join("munge/seed").display()))
-            .output()
-            .unwrap();
-        assert!(
-            o.status.success(),
-            "munged: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-        let host = String::from_utf8(Command::new("hostname").arg("-s").output().unwrap().stdout)
-            .unwrap()
-            .trim()
-            .to_string();
-        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-        // Ports of this test's own, away from the defaults and from other
-        // test binaries' (within one, `ONE` keeps Slurms apart in time).
-        let port = 20_000 + (std::process::id() % 10_000) as u16 * 2;
-        let d = dir.display();
-        let conf = dir.join("slurm.conf");
-        std::fs::write(
-            &conf,
-            format!(
-                "ClusterName=tracetui\nSlurmctldHost={host}\nSlurmUser=root\nSlurmdUser=root\n\
-                 SlurmctldPort={port}\nSlurmdPort={}\nAuthType=auth/munge\nAuthInfo=socket={}\n\
-                 StateSaveLocation={d}/state\nSlurmdSpoolDir={d}/spool\n\
-                 SlurmctldPidFile={d}/slurmctld.pid\nSlurmdPidFile={d}/slurmd.pid\n\
-                 SlurmctldLogFile={d}/log/slurmctld.log\nSlurmdLogFile={d}/log/slurmd.log\n\
-                 ProctrackType=proctrack/linuxproc\nTaskPlugin=task/none\n\
-                 JobAcctGatherType=jobacct_gather/none\nSelectType=select/cons_tres\n\
-                 SelectTypeParameters=CR_CPU\nReturnToService=2\nMpiDefault=none\n\
-                 NodeName={host} CPUs={cpus} State=UNKNOWN\n\
-                 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP\n",
-                port + 1,
-                socket.display()
-            ),
-        )
-        .unwrap();
+        let socket = start_munge(&dir);
+        let conf = write_conf(&dir, &socket);
         let slurm = Slurm {
             dir,
             conf,
