@@ -30,6 +30,11 @@ pub(super) struct Child {
     scanned: usize,
     /// The message being sent, with its newline.
     line: Vec<u8>,
+    /// Whether a message has gone (what comes before the first, the
+    /// hello, is read as its answer: a program that writes without being
+    /// asked is told its first line is no answer, the same however early
+    /// it wrote).
+    sent: bool,
     stderr: Stderr,
 }
 
@@ -78,6 +83,7 @@ impl Child {
             pending: Vec::new(),
             scanned: 0,
             line: Vec::new(),
+            sent: false,
             stderr,
         })
     }
@@ -107,9 +113,12 @@ impl Child {
         // Every message is answered by one line: anything read, or waiting
         // to be, before a message goes is a line too many, and every later
         // answer would be taken for the wrong message.
-        if let Some(extra) = self.ahead() {
-            return Err(PolicyError::OutOfStep(extra));
+        if self.sent {
+            if let Some(extra) = self.ahead() {
+                return Err(PolicyError::OutOfStep(extra));
+            }
         }
+        self.sent = true;
         self.line.clear();
         self.line.extend_from_slice(message);
         self.line.push(b'\n');

@@ -124,3 +124,38 @@ fn leaving_elasticflow_lets_go_of_the_ends_it_held() {
     // edf, and ended then.
     assert!(e.job_state(5).end < 1499, "{:?}", e.job_state(5));
 }
+
+/// A job whose work ran out while elasticflow held it to its slot ends
+/// when elasticflow is left, before the policy entered plans: it was
+/// preempted with no work left, queued, and never started again, and
+/// elasticflow, entered again, kept another job running for ever (found by
+/// the property above).
+#[test]
+fn a_held_job_whose_work_ran_out_ends_when_elasticflow_is_left() {
+    let jobs = [
+        (196, 1249, false, 30),
+        (94, 2257, true, 647),
+        (0, 50, false, 742),
+        (121, 50, false, 30),
+        (181, 1594, false, 30),
+        (24, 50, false, 104),
+    ];
+    let t = elastic_trace(&jobs);
+    let at = |s: i64, p: Policy| (s, tracetui::sim::engine::Switch::Policy(p));
+    let switches = [
+        at(-1, Policy::ElasticFlow),
+        at(228, Policy::EdfElastic),
+        at(847, Policy::ElasticFlow),
+    ];
+    // At 228 job 2 has no work left and runs on to its slot's end, 242.
+    let before = fresh(&t, Policy::EdfElastic, &switches[..1], 228);
+    assert_eq!(before.job_state(2).end, 242, "{:?}", before.job_state(2));
+    assert_eq!(before.progress(2).map(|p| p.left), Some(0.0));
+    let e = fresh(&t, Policy::EdfElastic, &switches, 1_000_000);
+    let rep = e.report();
+    assert_eq!(
+        (rep.jobs_done, rep.jobs_dropped, rep.jobs_unfinished),
+        (5, 1, 0)
+    );
+    assert_eq!(e.job_state(2).end, 228, "{:?}", e.job_state(2));
+}

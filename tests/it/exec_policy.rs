@@ -155,11 +155,23 @@ fn a_policy_that_writes_a_line_too_many_is_caught_out_of_step() {
         return;
     }
     // One extra line per answer: every later answer would be applied to
-    // the wrong message. Written unflushed, so that it leaves in the same
-    // write as the answer: a line too many that comes later than the next
-    // message is taken for its answer and cannot be told from one (the
-    // next lines then come one ahead, caught only if one is there early).
-    let p = scripted("chatty", "greedy", "sys.stdout.write('{}\\n')");
+    // the wrong message. Written in the same write as the answer (one
+    // call, whether or not Python buffers its output): a line too many
+    // that comes later than the next message is taken for its answer, and
+    // a pipe cannot tell it from one.
+    let p = script(
+        "chatty",
+        r#"import json, sys
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "hello":
+        print(json.dumps({"name": "chatty", "walk": "greedy"}), flush=True)
+    else:
+        sys.stdout.write("{}\n{}\n")
+        sys.stdout.flush()
+"#,
+    )
+    .unwrap();
     let why = failure(p);
     assert!(why.contains("out of step"), "{why}");
     assert!(why.contains("one line per message"), "{why}");

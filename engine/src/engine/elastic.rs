@@ -198,14 +198,23 @@ impl Engine {
     }
 
     /// Leaving a policy that held ends: each job it held ends when its
-    /// work gives (now, if that has passed), not at an end the policy held
-    /// (a slot grid, a plan) — which no policy after it would ever move.
+    /// work gives, not at an end the policy held (a slot grid, a plan) —
+    /// which no policy after it would ever move. A job whose work ran out
+    /// by now ends now, before the policy entered plans: left running, the
+    /// next policy could preempt it with no work left, and a job queued
+    /// with none was never started again.
     pub(super) fn release_held_ends(&mut self) {
         for (job, natural) in self.held_ends.release() {
             let st = &self.jobs[job as usize];
-            let at = natural.max(self.now);
-            if st.phase == Phase::Running && st.end != at {
-                self.move_end(job, at);
+            if st.phase != Phase::Running {
+                continue;
+            }
+            if natural <= self.now {
+                self.completions.remove(st.end, job);
+                self.finish(job);
+                self.epoch += 1;
+            } else if st.end != natural {
+                self.move_end(job, natural);
             }
         }
     }
