@@ -17,8 +17,7 @@ pub mod ui;
 pub use tracetui_driver as driver;
 pub use tracetui_engine as sim;
 pub use tracetui_model as trace;
-use tracetui_model::{fmt, par};
-pub use tracetui_model::{rng, sample, text};
+pub use tracetui_model::text;
 
 /// The program: parses the command line and returns the exit code.
 pub fn run() -> i32 {

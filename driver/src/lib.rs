@@ -29,7 +29,7 @@ use tracetui_engine::answered::{self, Asks};
 use tracetui_engine::ask::{Answers, Question, Reply};
 use tracetui_engine::replay::Replay;
 use tracetui_engine::Engine;
-use tracetui_model::model::Secs;
+use tracetui_model::Secs;
 
 pub use error::PolicyError;
 pub use probe::{

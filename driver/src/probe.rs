@@ -92,7 +92,7 @@ pub fn register_all(
     policies: &mut Policies,
 ) -> Vec<Result<Policy, ArgError>> {
     let known: &Policies = policies;
-    let probed = tracetui_model::par::pool(specs, specs.len().clamp(1, 16), |s| {
+    let probed = tracetui_model::pool(specs, specs.len().clamp(1, 16), |s| {
         probed(s, timeout, known)
     });
     probed
@@ -101,7 +101,7 @@ pub fn register_all(
             Ok(Ok(Probed::Known(p))) => Ok(p),
             Ok(Ok(Probed::New(heard))) => Ok(programs::register(heard, policies)),
             Ok(Err(e)) => Err(e),
-            Err(tracetui_model::par::Panicked) => Err(PolicyError::ProbePanicked.into()),
+            Err(tracetui_model::Panicked) => Err(PolicyError::ProbePanicked.into()),
         })
         .collect()
 }

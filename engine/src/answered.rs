@@ -8,7 +8,7 @@
 use super::ask::{Answers, Question, Reply};
 use super::engine::Engine;
 use super::replay::Replay;
-use tracetui_model::model::Secs;
+use tracetui_model::Secs;
 
 /// Something that may stand waiting for an external policy's answer.
 pub trait Asks {

@@ -14,9 +14,8 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-pub use tracetui_model::energy::{Profile, DEFAULT_BATCH, WORKLOADS};
-use tracetui_model::input::InputError;
-use tracetui_model::model::{Job, Trace};
+use tracetui_model::{InputError, Job, Trace};
+pub use tracetui_model::{Profile, DEFAULT_BATCH, WORKLOADS};
 
 /// Trace model / workload names (ITP ElasticFlow `model_name`, PAI group-tag
 /// `workload`, Zeus `dataset`) → workload index.
@@ -128,7 +127,7 @@ impl EnergyModel {
     /// Reads `summary_train.csv` and `summary_power_<gpu>.csv` from `dir`,
     /// and what each power policy gives each workload.
     pub fn load(dir: &Path, gpu: &str, eta: f64) -> Result<EnergyModel, InputError> {
-        let profiles = tracetui_model::energy::load_profiles(dir, gpu)?;
+        let profiles = tracetui_model::load_profiles(dir, gpu)?;
         let mut draws = BTreeMap::new();
         for p in [PowerPolicy::Max, PowerPolicy::Zeus] {
             let v = profiles

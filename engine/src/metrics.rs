@@ -6,7 +6,7 @@
 //! interpolate linearly between closest ranks, as numpy's default does.
 
 use serde::Serialize;
-use tracetui_model::model::Secs;
+use tracetui_model::Secs;
 
 /// mean, p50, p95, p99 of one quantity; `None` when there is nothing to summarise.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]

@@ -15,7 +15,7 @@ use super::cluster::Grant;
 use super::job::{JobState, Resume};
 use super::placement::Placement;
 use super::tuning::Tuning;
-use tracetui_model::model::{Secs, Trace};
+use tracetui_model::{Secs, Trace};
 
 /// A simulation as a policy sees it: read-only.
 pub trait View {

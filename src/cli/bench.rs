@@ -3,7 +3,7 @@
 
 use super::LoadArgs;
 use crate::sim::{self, Placement};
-use crate::trace::native::BenchProbe;
+use crate::trace::BenchProbe;
 use clap::Args;
 use color_eyre::eyre::Result;
 use std::sync::Arc;

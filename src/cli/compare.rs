@@ -114,11 +114,11 @@ fn compare_from(
             ),
         })
         .collect();
-    let workers = crate::par::cores();
+    let workers = crate::trace::cores();
     super::print_err(&format!(
         "tracetui: from {} ({}), {} runs",
         t,
-        crate::trace::clock::clock(trace.zone, trace.first_submit().unwrap_or(0), t),
+        crate::trace::clock(trace.zone, trace.first_submit().unwrap_or(0), t),
         runs.len()
     ));
     let reports = Fork::start(&recorded, runs, workers, &crate::driver::Driver).wait();

@@ -323,7 +323,7 @@ pub(crate) fn hashed_while<T>(
     if !hash {
         return Ok((load()?, None));
     }
-    let (hashed, loaded) = crate::par::both(|| trace_meta(hashes, format, path), load);
+    let (hashed, loaded) = crate::trace::both(|| trace_meta(hashes, format, path), load);
     let loaded = loaded?;
     let hashed = hashed.map_err(|_| color_eyre::eyre::eyre!("hashing the trace panicked"))?;
     let hashed = hashed.map_err(|e| color_eyre::eyre::eyre!("hashing the trace: {e}"))?;

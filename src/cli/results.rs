@@ -5,7 +5,7 @@
 use crate::outfile::write_atomic;
 use crate::sim::engine::Switch;
 use crate::sim::{Engine, Phase};
-use crate::trace::model::Secs;
+use crate::trace::Secs;
 use color_eyre::eyre::{bail, eyre, Result};
 use serde::Serialize;
 use std::io::Write;
@@ -157,7 +157,7 @@ fn timeline_row(e: &Engine, first: Secs, t: Secs) -> TimelineRow {
     let busy = e.cluster().allocated_milli() as f64 / 1000.0;
     TimelineRow {
         time_s: t,
-        local: crate::trace::clock::clock(trace.zone, first, t),
+        local: crate::trace::clock(trace.zone, first, t),
         util: if total > 0.0 { busy / total } else { 0.0 },
         gpus_busy: busy,
         queue: e.queue_len() as u64,

@@ -76,8 +76,7 @@ pub struct SimArgs {
 /// `30s`, `5m`, `1h`, `1d`, `1h30m` or seconds: from 1 s to 366 days.
 pub(super) fn parse_tick(s: &str) -> Result<i64, CliError> {
     let s = s.trim();
-    let secs =
-        crate::trace::clock::parse_duration(s).ok_or_else(|| CliError::NotATick(s.into()))?;
+    let secs = crate::trace::parse_duration(s).ok_or_else(|| CliError::NotATick(s.into()))?;
     if !(1..=366 * 86_400).contains(&secs) {
         return Err(CliError::TickRange(s.into()));
     }

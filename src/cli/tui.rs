@@ -235,16 +235,16 @@ pub fn open(format: Format, a: &TuiArgs, v: &ViewArgs) -> Result<()> {
 
 /// `tracetui` alone: the embedded sample.
 pub(crate) fn demo(v: &ViewArgs) -> Result<()> {
-    let (trace, report) = crate::sample::itp()?;
+    let (trace, report) = crate::trace::sample_itp()?;
     // Sized as it was generated (the file alone would be sized for its load).
-    let (jobs, gpus) = (trace.jobs.len(), crate::sample::ITP_GPUS);
+    let (jobs, gpus) = (trace.jobs.len(), crate::trace::SAMPLE_ITP_GPUS);
     let label = format!("sample itp ({jobs} jobs) · {gpus} GPUs (--gpus {gpus})");
     let spec = RunSpec::new(Arc::new(trace), Policy::Fifo)
         .with_tuning(Arc::new(super::logger::logged_tuning()));
     let mut opts = view(v);
     opts.no_terminal = format!(
         "for scripts use `tracetui sim itp sample-traces/itp/sample.csv --gpus {}` in tracetui's own directory",
-        crate::sample::ITP_GPUS
+        crate::trace::SAMPLE_ITP_GPUS
     );
     run(spec, label, &report, &opts)
 }

@@ -12,8 +12,7 @@ use super::keymap::Command;
 use crate::sim::metrics::Report;
 use crate::sim::whatif::Run;
 use crate::sim::{Engine, Policy, Question, Reply};
-use crate::trace::model::Secs;
-use crate::trace::native::{MachineSample, MachineValues};
+use crate::trace::{MachineSample, MachineValues, Secs};
 use serde_json::Value;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -51,7 +50,7 @@ pub enum Action {
     SwitchPolicy(Policy),
     /// A background index finished: PAI's per-job sensor utilisation (if any),
     /// or (None) Philly's utilisation files.
-    Indexed(Result<Option<Arc<Vec<f32>>>, crate::trace::input::Damaged>),
+    Indexed(Result<Option<Arc<Vec<f32>>>, crate::trace::Damaged>),
     /// Policies registered in the background (config.toml's programs,
     /// asked who they are while the replay starts): the picker offers them.
     PoliciesKnown(Box<crate::sim::Policies>),

@@ -14,7 +14,7 @@ use super::theme::Theme;
 use super::whatif::WhatIf;
 use crate::sim::replay::Replay;
 use crate::sim::{Engine, Placement, Policy};
-use crate::trace::model::{Secs, Trace};
+use crate::trace::{Secs, Trace};
 use std::sync::Arc;
 
 pub struct App {
@@ -207,10 +207,7 @@ impl App {
 
     /// A background index finished (or found the side tables damaged):
     /// drill-downs and colour by utilisation use what it found.
-    fn indexed(
-        &mut self,
-        result: Result<Option<Arc<Vec<f32>>>, crate::trace::input::Damaged>,
-    ) -> bool {
+    fn indexed(&mut self, result: Result<Option<Arc<Vec<f32>>>, crate::trace::Damaged>) -> bool {
         let util = match result {
             Err(e) => {
                 self.warn(format!(
@@ -395,7 +392,7 @@ impl App {
     /// `day 3 Tue 14:05:33` in the trace's zone.
     pub fn clock(&self, t: Secs) -> String {
         let tr = self.trace();
-        crate::trace::clock::clock_shown(tr.zone, self.sim.first, t)
+        crate::trace::clock_shown(tr.zone, self.sim.first, t)
     }
 }
 

@@ -9,7 +9,7 @@
 
 use super::app::{Action, App, Effect, Exported, Quit, WhatIfStart};
 use crate::sim::whatif::{Fork, Msg};
-use crate::trace::model::Secs;
+use crate::trace::Secs;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use std::collections::VecDeque;
@@ -39,7 +39,7 @@ impl Effects {
     pub fn new(export_dir: PathBuf) -> Effects {
         Effects {
             export_dir,
-            workers: crate::par::cores(),
+            workers: crate::trace::cores(),
             fork: None,
             quit: None,
             mouse: false,
@@ -203,7 +203,7 @@ fn read(app: &App, e: Effect) -> Option<Action> {
         Effect::ReadJobDetail { job, at } => Some(Action::JobDetailRead {
             job,
             at,
-            record: crate::trace::detail::of_job(trace, &trace.jobs[job as usize], false),
+            record: crate::trace::detail_of_job(trace, &trace.jobs[job as usize], false),
         }),
         Effect::ReadMachine { machine, at } => Some(Action::MachineRead {
             machine,

@@ -9,7 +9,7 @@
 
 use crate::sim::metrics::Tally;
 use crate::sim::Engine;
-use crate::trace::model::Secs;
+use crate::trace::Secs;
 use std::collections::BTreeMap;
 
 #[derive(Debug, Clone, Default, PartialEq)]

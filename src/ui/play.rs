@@ -3,8 +3,7 @@
 use super::app::{App, Asker, Effect, Tick, SPEEDS};
 use super::state::Sampling;
 use crate::sim::{Event, Question, Reply};
-use crate::trace::model::Secs;
-use crate::trace::native::MachineValues;
+use crate::trace::{MachineValues, Secs};
 use std::sync::Arc;
 
 impl App {

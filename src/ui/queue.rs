@@ -2,8 +2,8 @@
 
 use super::app::{App, Focus};
 use super::layout;
-use crate::fmt::human_secs;
 use crate::text::sanitized;
+use crate::trace::human_secs;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;

@@ -24,7 +24,7 @@ pub(crate) struct ViewOptions {
     pub ascii: bool,
     pub fps: u32,
     /// A lesson's captions.
-    pub captions: Vec<(crate::trace::model::Secs, String)>,
+    pub captions: Vec<(crate::trace::Secs, String)>,
     /// What to run instead where there is no terminal (a command that works).
     pub no_terminal: String,
 }
@@ -207,7 +207,7 @@ pub(crate) fn run(
 
 /// A background index's result: PAI's per-job utilisation (if any), or
 /// the side tables damaged.
-type Indexed = Result<Option<Arc<Vec<f32>>>, crate::trace::input::Damaged>;
+type Indexed = Result<Option<Arc<Vec<f32>>>, crate::trace::Damaged>;
 
 /// A panic restores the terminal before its report.
 fn restore_on_panic() {
@@ -225,7 +225,7 @@ fn restore_on_panic() {
 
 /// Indexes of the big side files, built in the background while the
 /// replay runs: the result comes on the channel (none where there are none).
-fn index_in_background(trace: &crate::trace::model::Trace) -> Result<mpsc::Receiver<Indexed>> {
+fn index_in_background(trace: &crate::trace::Trace) -> Result<mpsc::Receiver<Indexed>> {
     let (util_tx, util_rx) = mpsc::channel();
     match trace
         .native

@@ -8,7 +8,7 @@ use super::popups::Popup;
 use super::theme::Theme;
 use super::whatif::WhatIf;
 use crate::sim::replay::Replay;
-use crate::trace::model::Secs;
+use crate::trace::Secs;
 use std::sync::Arc;
 
 /// Trace seconds per wall second when playing.

@@ -11,7 +11,7 @@ use proptest::prelude::*;
 use std::sync::Arc;
 use tracetui::sim::replay::Replay;
 use tracetui::sim::{Engine, Placement, Policy};
-use tracetui::trace::{itp, throughput::Tables, LoadOptions, Trace};
+use tracetui::trace::{load_itp, LoadOptions, ThroughputTables, Trace};
 
 /// An ITP trace in the ElasticFlow schema on 8 GPUs (2 machines), with
 /// throughput tables for its two models; jobs are (submit, iterations,
@@ -44,9 +44,9 @@ fn elastic_trace(jobs: &[(i64, u32, bool, i64)]) -> Arc<Trace> {
         gpus_per_node: 4,
         ..LoadOptions::default()
     };
-    let (mut t, _) = itp::load(&path, &opts).unwrap();
-    let tables = Tables::load(&tables, None).unwrap();
-    tracetui::trace::speed::attach(&mut t, vec![tables]).unwrap();
+    let (mut t, _) = load_itp(&path, &opts).unwrap();
+    let tables = ThroughputTables::load(&tables, None).unwrap();
+    tracetui::trace::attach_speeds(&mut t, vec![tables]).unwrap();
     Arc::new(t)
 }
 

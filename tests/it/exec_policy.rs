@@ -13,7 +13,7 @@ use common::{real_traces, scratch_dir, tiny};
 use std::sync::Arc;
 use std::time::Duration;
 use tracetui::sim::{self, Engine, Placement, Policy, Report};
-use tracetui::trace::model::Trace;
+use tracetui::trace::Trace;
 
 fn port(name: &str) -> Policy {
     tracetui::driver::resolve(
@@ -81,7 +81,7 @@ fn python_ports_equal_the_built_ins_on_every_released_itp_cluster() {
     let mut runs = Vec::new();
     for i in 1..=5 {
         let path = root.join(format!("itp/raw/cluster0{i}.csv"));
-        let (trace, _) = tracetui::trace::itp::load(&path, &opts).unwrap();
+        let (trace, _) = tracetui::trace::load_itp(&path, &opts).unwrap();
         runs.push((path, Arc::new(trace)));
     }
     std::thread::scope(|s| {

@@ -21,7 +21,7 @@ use tracetui::sim::engine::Switch;
 use tracetui::sim::replay::Replay;
 use tracetui::sim::whatif::{Fork, Run};
 use tracetui::sim::{self, Engine, JobState, Placement, Policy, Report};
-use tracetui::trace::model::{Secs, Trace};
+use tracetui::trace::{Secs, Trace};
 use tracetui::ui::action::{Action, Asker, Effect};
 use tracetui::ui::effects::Effects;
 use tracetui::ui::keymap::Command;

@@ -8,7 +8,7 @@ use common::{starts, tiny};
 use tracetui::sim::policy::{Books, Rule, Unavailable, Walk};
 use tracetui::sim::view::View;
 use tracetui::sim::{Engine, Phase, Placement, Policy};
-use tracetui::trace::model::Trace;
+use tracetui::trace::Trace;
 
 /// Newest submission first; `walk` says whether it may preempt.
 struct NewestFirst {

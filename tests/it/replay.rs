@@ -100,8 +100,7 @@ fn checkpoints_stay_bounded_on_a_long_replay() {
 #[test]
 fn stepping_back_through_a_recorded_replay_and_a_switch_away_from_it() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/pai");
-    let (t, _) =
-        tracetui::trace::pai::load(std::path::Path::new(dir), &Default::default()).unwrap();
+    let (t, _) = tracetui::trace::load_pai(std::path::Path::new(dir), &Default::default()).unwrap();
     let t = Arc::new(t);
     let t0 = 4_550_879;
     let mut r = Replay::new(Engine::new(

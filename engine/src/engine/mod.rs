@@ -38,7 +38,7 @@ use super::queue::{MinTree, Queue, Shapes};
 use super::tuning::Tuning;
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
-use tracetui_model::model::{Secs, Trace};
+use tracetui_model::{Secs, Trace};
 
 /// Something that happened, for the TUI's log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,7 +6,7 @@ use super::Split;
 use crate::sim::engine::Switch;
 use crate::sim::replay::Replay;
 use crate::sim::Policy;
-use crate::trace::model::Secs;
+use crate::trace::Secs;
 use crate::ui::app::App;
 use crate::ui::figures::Figures;
 use crate::ui::popups::Popup;

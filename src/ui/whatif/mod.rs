@@ -13,7 +13,7 @@ pub(crate) mod view;
 
 use crate::sim::metrics::{Dists, Report};
 use crate::sim::whatif::Run;
-use crate::trace::model::Secs;
+use crate::trace::Secs;
 
 /// The fork's rows as they arrive (the runner holds the fork itself).
 pub struct WhatIf {

@@ -2,9 +2,9 @@
 //! each row's CDFs (`cdf.rs`).
 
 use super::WhatIf;
-use crate::fmt::human_secs;
 use crate::sim::metrics::Report;
 use crate::sim::whatif::Run;
+use crate::trace::human_secs;
 use crate::ui::app::App;
 use crate::ui::layout::centered;
 use ratatui::buffer::Buffer;

@@ -5,7 +5,7 @@ use super::{scratch_dir, tiny};
 use std::sync::Arc;
 use std::time::Duration;
 use tracetui::sim::{self, Engine, Placement, Policy, Report};
-use tracetui::trace::model::Trace;
+use tracetui::trace::Trace;
 
 /// A policy whose program is the Python `body`, run as `exec:python3`.
 pub fn script(name: &str, body: &str) -> Result<Policy, String> {

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 use tracetui::sim::{Engine, Phase, Placement, Policy};
-use tracetui::trace::model::{Cluster, Demand, Job, JobStatus, Machine, Symbols, Trace, Zone};
+use tracetui::trace::{Cluster, Demand, Job, JobStatus, Machine, Symbols, Trace, Zone};
 
 pub mod cli;
 pub mod exec;
