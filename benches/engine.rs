@@ -139,7 +139,7 @@ fn generated_1m26_load_csv(bencher: divan::Bencher) {
 /// the state of a fifo replay halfway through, on two threads.
 #[divan::bench(sample_count = 3, sample_size = 1)]
 fn generated_1m26_what_if_from_mid_trace(bencher: divan::Bencher) {
-    use tracetui::sim::whatif::{runs_for, Fork};
+    use tracetui::sim::{runs_for, Fork};
     let t = big();
     let mid = (t.first_submit().unwrap() + t.last_submit().unwrap()) / 2;
     let mut base = sim::Engine::new(t.clone(), Policy::Fifo, Placement::Consolidate);

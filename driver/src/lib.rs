@@ -25,10 +25,10 @@ mod stderr;
 pub mod tools;
 
 use std::time::Instant;
-use tracetui_engine::answered::{self, Asks};
-use tracetui_engine::ask::{Answers, Question, Reply};
-use tracetui_engine::replay::Replay;
-use tracetui_engine::Engine;
+use tracetui_engine::{
+    advance_to_answered, run_to_end_answered, seek_answered, settle_with, Answers, Asks, Engine,
+    Question, Replay, Reply,
+};
 use tracetui_model::Secs;
 
 pub use error::PolicyError;
@@ -66,20 +66,20 @@ pub fn reap() {
 /// Answers `a`'s questions as they come until it stands at none (true) or
 /// one is not answered by `by` (false; None waits up to each timeout).
 pub fn settle(a: &mut impl Asks, by: Option<Instant>) -> bool {
-    answered::settle_with(a, |q| ask(q, by))
+    settle_with(a, |q| ask(q, by))
 }
 
 /// Runs `e` to the end, answering its questions as they come.
 pub fn run_to_end(e: &mut Engine) {
-    answered::run_to_end(e, &Driver);
+    run_to_end_answered(e, &Driver);
 }
 
 /// Processes every instant of `e` up to `t`, answering its questions.
 pub fn advance_to(e: &mut Engine, t: Secs) {
-    answered::advance_to(e, t, &Driver);
+    advance_to_answered(e, t, &Driver);
 }
 
 /// Takes `r` to `t`, answering its questions as they come.
 pub fn seek(r: &mut Replay, t: Secs) {
-    answered::seek(r, t, &Driver);
+    seek_answered(r, t, &Driver);
 }

@@ -39,7 +39,7 @@ impl Asks for Replay {
 }
 
 /// Answers `a`'s questions as they come until it stands at none.
-pub fn settle(a: &mut impl Asks, answers: &dyn Answers) {
+pub(crate) fn settle(a: &mut impl Asks, answers: &dyn Answers) {
     settle_with(a, |q| Some(answers.reply(q)));
 }
 

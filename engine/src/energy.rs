@@ -14,12 +14,11 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use tracetui_model::{InputError, Job, Trace};
-pub use tracetui_model::{Profile, DEFAULT_BATCH, WORKLOADS};
+use tracetui_model::{InputError, Job, Profile, Trace, WORKLOADS};
 
 /// Trace model / workload names (ITP ElasticFlow `model_name`, PAI group-tag
 /// `workload`, Zeus `dataset`) → workload index.
-pub const WORKLOAD_NAMES: [(&str, usize); 17] = [
+pub(crate) const WORKLOAD_NAMES: [(&str, usize); 17] = [
     ("cifar100", 0),
     ("shufflenetv2", 0),
     ("imagenet", 1),
@@ -40,7 +39,7 @@ pub const WORKLOAD_NAMES: [(&str, usize); 17] = [
 ];
 
 /// Jobs without a name, by GPU-hours (run time × GPUs): below each bound, that workload.
-pub const GPU_TIME_BUCKETS: [(f64, usize); 6] = [
+pub(crate) const GPU_TIME_BUCKETS: [(f64, usize); 6] = [
     (1.0, 0),
     (4.0, 3),
     (16.0, 5),

@@ -263,7 +263,7 @@ pub struct Report {
 }
 
 /// Points a distribution keeps (quantiles, evenly spaced in rank).
-pub const DIST_POINTS: usize = 257;
+pub(crate) const DIST_POINTS: usize = 257;
 
 /// A run's JCT and wait distributions, as at most `DIST_POINTS` quantiles
 /// each, ascending: what the what-if table's CDFs are drawn from.

@@ -65,55 +65,57 @@ pub use format::{Format, FormatSpec};
 pub use input::{Damaged, InputError, LoadReport};
 pub use limits::{MAX_GPUS, MAX_LINE, MAX_SECS};
 
-// Each format's own loader (renamed here: every format module has a `load`).
-/// Acme's loader (`acme::load`).
+// Each format's own loader, named for its format (every format module has a `load`).
+/// Renamed from `acme::load`: Acme's loader.
 pub use acme::load as load_acme;
-/// ITP's loader (`itp::load`).
+/// Renamed from `itp::load`: ITP's loader.
 pub use itp::load as load_itp;
-/// ITP's loader from a reader (`itp::load_from`).
+/// Renamed from `itp::load_from`: ITP's loader, from a reader.
 pub use itp::load_from as load_itp_from;
-/// PAI's loader (`pai::load`).
+/// Renamed from `pai::load`: PAI's loader.
 pub use pai::load as load_pai;
-/// Philly's loader (`philly::load`).
+/// Renamed from `philly::load`: Philly's loader.
 pub use philly::load as load_philly;
-/// Zeus's loader (`zeus::load`).
+/// Renamed from `zeus::load`: Zeus's loader.
 pub use zeus::load as load_zeus;
 
-// Format specifics: the generators' schemas and the tests' views of a format.
+// Format specifics (the generators' schemas, the tests' views), named for their format.
 pub use acme::{KALOS, SEREN};
-/// One PAI job's joined drill-down (`pai::detail::job_detail`; every format
-/// module has a `job_detail`).
+/// Renamed from `pai::detail::job_detail` (every format module has a
+/// `job_detail`): one PAI job's joined drill-down.
 pub use pai::detail::job_detail as pai_job_detail;
-/// The side-table rows of some PAI workers (`pai::detail::side_rows`).
+/// Renamed from `pai::detail::side_rows`: the side-table rows of some PAI workers.
 pub use pai::detail::side_rows as pai_side_rows;
-/// The workers of a PAI job (`pai::detail::workers_of`).
+/// Renamed from `pai::detail::workers_of`: the workers of a PAI job.
 pub use pai::detail::workers_of as pai_workers_of;
-/// Builds the index of PAI's side tables (`pai::side::build`).
+/// Renamed from `pai::side::build`: the index of PAI's side tables, built.
 pub use pai::side::build as pai_side_index;
-/// PAI's tables, each with its columns (`pai::tables::ALL`).
+/// Renamed from `pai::tables::ALL`: PAI's tables, each with its columns.
 pub use pai::tables::ALL as PAI_TABLES;
 pub use pai::PaiTables;
-/// One job's detail in Philly's own terms (`philly::job_detail`; every
-/// format module has a `job_detail`).
+/// Renamed from `philly::job_detail` (every format module has a
+/// `job_detail`): one job's detail in Philly's own terms.
 pub use philly::job_detail as philly_job_detail;
-/// One of Philly's per-minute utilisation files (`philly::util::UtilFile`).
+/// Renamed from `philly::util::UtilFile`: one of Philly's per-minute
+/// utilisation files.
 pub use philly::util::UtilFile as PhillyUtilFile;
 pub use philly::{format_local, parse_local, util::parse_zoned, PhillyTables};
-/// Philly's file names (`philly::JOB_LOG`, …), named for their format here.
+/// Renamed from `philly::JOB_LOG`, `philly::MACHINES`, …: Philly's file names.
 pub use philly::{
     CPU_UTIL as PHILLY_CPU_UTIL, GPU_UTIL as PHILLY_GPU_UTIL, JOB_LOG as PHILLY_JOB_LOG,
     MACHINES as PHILLY_MACHINES, MEM_UTIL as PHILLY_MEM_UTIL,
 };
 
 // A format's own tables behind the model, and a job's detail from them.
-/// A job's detail by id (`detail::by_id`).
+/// Renamed from `detail::by_id`: a job's detail, by its id.
 pub use detail::by_id as detail_by_id;
-/// A job's detail (`detail::of_job`).
+/// Renamed from `detail::of_job`: a job's detail.
 pub use detail::of_job as detail_of_job;
 pub use native::{BenchProbe, MachineSample, MachineValues, NativeTables};
 
 // The cluster: a spec file, sizing to a load, resampled arrivals.
-/// A cluster spec file's loader (`cluster_spec::load`).
+/// Renamed from `cluster_spec::load` (every format module has a `load`):
+/// a cluster spec file's loader.
 pub use cluster_spec::load as load_cluster_spec;
 pub use resample::resample_arrivals;
 pub use sizing::{offered_load_gpus, size_for_load};
@@ -125,31 +127,31 @@ pub use clock::{
 };
 
 // Speed: per-type factors, throughput tables, and the speeds they give.
-/// Attaches throughput tables to a trace (`speed::attach`).
+/// Renamed from `speed::attach`: throughput tables, attached to a trace.
 pub use speed::attach as attach_speeds;
-/// `attach_speeds`, with a report of each job's fit (`speed::attach_with`).
+/// Renamed from `speed::attach_with`: `attach_speeds`, with each job's fit.
 pub use speed::attach_with as attach_speeds_with;
 pub use speed::Speeds;
-/// `--throughputs [TYPE=]DIR` as given (`throughput::parse_spec`).
+/// Renamed from `throughput::parse_spec`: `--throughputs [TYPE=]DIR` as given.
 pub use throughput::parse_spec as parse_throughput_spec;
-/// One model's throughput table (`throughput::parse_table`).
+/// Renamed from `throughput::parse_table`: one model's throughput table.
 pub use throughput::parse_table as parse_throughput_table;
 pub use throughput::rate_on;
-/// Throughput tables read from a directory (`throughput::Tables`).
+/// Renamed from `throughput::Tables`: throughput tables read from a directory.
 pub use throughput::Tables as ThroughputTables;
 pub use type_speed::{attach_factors, parse_factors};
 
 // Energy: the power profiles released with Zeus.
 pub use energy::{load_profiles, Profile, DEFAULT_BATCH, WORKLOADS};
 
-// Interned texts: the key of a message's text (`texts::key`).
-/// The key of a text (`texts::key`).
+// Interned texts.
+/// Renamed from `texts::key`: the key of a text.
 pub use texts::key as text_key;
 
 // The embedded sample trace.
-/// The embedded sample trace (`sample::itp`).
+/// Renamed from `sample::itp`: the embedded sample trace.
 pub use sample::itp as sample_itp;
-/// The GPUs of the embedded sample's cluster (`sample::ITP_GPUS`).
+/// Renamed from `sample::ITP_GPUS`: the GPUs of the embedded sample's cluster.
 pub use sample::ITP_GPUS as SAMPLE_ITP_GPUS;
 
 // Numbers for people, work over cores, seeded randomness.

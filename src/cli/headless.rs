@@ -3,8 +3,7 @@
 use super::meta::{hashed_while, Hashes, Meta};
 use super::output::render;
 use super::{LoadArgs, SimArgs};
-use crate::sim::schedule::Schedule;
-use crate::sim::{Policies, Policy, Report, Tuning};
+use crate::sim::{Policies, Policy, Report, Schedule, Tuning};
 use crate::spec::RunSpec;
 use crate::trace::{self, LoadReport, Trace};
 use color_eyre::eyre::{bail, eyre, Result};

@@ -3,7 +3,7 @@
 use super::headless::load;
 use super::output::human_secs;
 use super::{JobArgs, StatsArgs, TextFormat};
-use crate::sim::energy::{EnergyModel, WorkloadRow};
+use crate::sim::{EnergyModel, WorkloadRow};
 use crate::stats::{stats as compute, Deadlines, MeanMedian, Stats};
 use color_eyre::eyre::{bail, Result};
 use std::fmt::Write as _;
@@ -14,7 +14,7 @@ pub(super) fn stats(a: &StatsArgs) -> Result<()> {
     let s = compute(&trace);
     let table = energy
         .as_ref()
-        .map(|(m, _)| crate::sim::energy::workload_table(&trace, m));
+        .map(|(m, _)| crate::sim::workload_table(&trace, m));
     if a.output == TextFormat::Json {
         let mut v = serde_json::to_value(&s)?;
         if let (Some(t), Some(o)) = (&table, v.as_object_mut()) {

@@ -310,7 +310,7 @@ pub struct EnergyArgs {
     pub eta: f64,
     /// The power-limit policy to start with.
     #[arg(long, value_parser = choices::power(), default_value = "max")]
-    pub power: crate::sim::energy::PowerPolicy,
+    pub power: crate::sim::PowerPolicy,
 }
 
 impl EnergyArgs {
@@ -334,7 +334,7 @@ impl EnergyArgs {
         if !(0.0..=1.0).contains(&self.eta) {
             color_eyre::eyre::bail!("--eta must be between 0 and 1, not {}", self.eta);
         }
-        let m = crate::sim::energy::EnergyModel::load(dir, &self.gpu, self.eta)?;
+        let m = crate::sim::EnergyModel::load(dir, &self.gpu, self.eta)?;
         Ok(Some((std::sync::Arc::new(m), self.power)))
     }
 }

@@ -3,8 +3,7 @@
 //! JSON Lines — for pandas, polars and DuckDB. Written atomically.
 
 use crate::outfile::write_atomic;
-use crate::sim::engine::Switch;
-use crate::sim::{Engine, Phase};
+use crate::sim::{Engine, Phase, Switch};
 use crate::trace::Secs;
 use color_eyre::eyre::{bail, eyre, Result};
 use serde::Serialize;
@@ -188,7 +187,7 @@ pub(super) fn run_sampled(
     }
     let first = tick.map(|_| day_one);
     let flow =
-        crate::sim::schedule::drive(e, &switches, first, &crate::driver::Driver, |e, reached| {
+        crate::sim::drive_schedule(e, &switches, first, &crate::driver::Driver, |e, reached| {
             let Some(s) = reached else {
                 return ControlFlow::Continue(None);
             };

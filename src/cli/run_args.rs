@@ -4,8 +4,7 @@
 use super::error::CliError;
 use super::policy_arg;
 use super::{EnergyArgs, LoadArgs, PolicyArg, PolicyArgs};
-use crate::sim::error::ArgError;
-use crate::sim::{Placement, Policy};
+use crate::sim::{ArgError, Placement, Policy};
 use clap::{Args, ValueEnum};
 
 /// A trace to simulate, and how to print the result.

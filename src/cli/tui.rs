@@ -105,8 +105,8 @@ fn lesson_schedule(
     l: &crate::lesson::Lesson,
     trace: &trace::Trace,
     registry: &mut crate::sim::Policies,
-) -> Result<(crate::sim::schedule::Schedule, bool)> {
-    use crate::sim::schedule::Schedule;
+) -> Result<(crate::sim::Schedule, bool)> {
+    use crate::sim::Schedule;
     if let Some(p) = &a.policy {
         let text = format!("start:{p}");
         let s = a
@@ -214,7 +214,7 @@ pub fn open(format: Format, a: &TuiArgs, v: &ViewArgs) -> Result<()> {
         .with_energy(energy)
         .with_policies(registry)
         .with_schedule(schedule);
-    let refused = |e: crate::sim::error::ArgError| color_eyre::eyre::eyre!("{e}");
+    let refused = |e: crate::sim::ArgError| color_eyre::eyre::eyre!("{e}");
     spec.policy.check(&spec.trace).map_err(refused)?;
     spec.check_schedule().map_err(refused)?;
     let spec = spec.with_tuning(a.policies.tuning()?);

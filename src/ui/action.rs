@@ -9,9 +9,7 @@
 //! results come back as actions.
 
 use super::keymap::Command;
-use crate::sim::metrics::Report;
-use crate::sim::whatif::Run;
-use crate::sim::{Engine, Policy, Question, Reply};
+use crate::sim::{Engine, Policy, Question, Reply, Report, WhatIfRun};
 use crate::trace::{MachineSample, MachineValues, Secs};
 use serde_json::Value;
 use std::path::PathBuf;
@@ -64,7 +62,7 @@ pub enum Action {
     WhatIfDone {
         row: usize,
         report: Box<Report>,
-        dists: Box<crate::sim::metrics::Dists>,
+        dists: Box<crate::sim::Dists>,
         secs: f64,
     },
     /// What became of an `Effect::Export`.
@@ -169,7 +167,7 @@ pub enum Effect {
 #[derive(Debug, Clone)]
 pub struct WhatIfStart {
     pub base: Box<Engine>,
-    pub runs: Vec<Run>,
+    pub runs: Vec<WhatIfRun>,
 }
 
 impl PartialEq for WhatIfStart {

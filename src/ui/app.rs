@@ -12,8 +12,7 @@ pub use super::state::{ColorBy, Focus, Tick, Zoom, SPEEDS, TICKS};
 use super::state::{ReplayState, ViewState};
 use super::theme::Theme;
 use super::whatif::WhatIf;
-use crate::sim::replay::Replay;
-use crate::sim::{Engine, Placement, Policy};
+use crate::sim::{Engine, Placement, Policy, Replay};
 use crate::trace::{Secs, Trace};
 use std::sync::Arc;
 
@@ -82,7 +81,7 @@ impl App {
     pub fn with_tuning(
         mut self,
         tuning: Arc<crate::sim::Tuning>,
-        schedule: Option<&crate::sim::schedule::Schedule>,
+        schedule: Option<&crate::sim::Schedule>,
     ) -> App {
         let engine = self.sim.replay.start_engine().with_tuning(tuning);
         let mut replay = Replay::new(engine);
@@ -381,7 +380,7 @@ impl App {
     /// (`--policy-schedule`), as text.
     pub fn session_schedule(&self) -> String {
         let (policy, power) = self.sim.replay.start_policies();
-        crate::sim::schedule::Schedule {
+        crate::sim::Schedule {
             start: Some(policy),
             start_power: power,
             switches: self.sim.replay.switches().to_vec(),

@@ -8,7 +8,7 @@
 //! are logged.
 
 use super::app::{Action, App, Effect, Exported, Quit, WhatIfStart};
-use crate::sim::whatif::{Fork, Msg};
+use crate::sim::{Fork, WhatIfMsg};
 use crate::trace::Secs;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -112,8 +112,8 @@ impl Effects {
         let (msgs, secs) = (fork.poll(), started.elapsed().as_secs_f64());
         for m in msgs {
             let a = match m {
-                Msg::Progress(row, progress) => Action::WhatIfProgress { row, progress },
-                Msg::Done(row, report, dists) => Action::WhatIfDone {
+                WhatIfMsg::Progress(row, progress) => Action::WhatIfProgress { row, progress },
+                WhatIfMsg::Done(row, report, dists) => Action::WhatIfDone {
                     row,
                     report,
                     dists,
@@ -148,7 +148,7 @@ impl Effects {
                 // The fork before (if any) stops when dropped: its rows'
                 // memory is back before the new ones are counted.
                 self.fork = None;
-                let at_once = crate::sim::whatif::rows_at_once(self.workers, &base, room());
+                let at_once = crate::sim::rows_at_once(self.workers, &base, room());
                 log::info!(
                     "{} what-if: {} runs to the end on {} threads",
                     app.clock(base.now()),

@@ -5,8 +5,7 @@
 //! follows it (`job_detail.rs`).
 
 use super::app::App;
-use crate::sim::engine::{Blocked, QueuePlace};
-use crate::sim::Phase;
+use crate::sim::{Blocked, Phase, QueuePlace};
 use crate::text::sanitize;
 use crate::trace::human_secs;
 

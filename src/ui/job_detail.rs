@@ -92,11 +92,11 @@ impl App {
         let st = e.job_state(job);
         let j = &trace.jobs[job as usize];
         if e.power_policy().is_some() {
-            let (w, how) = crate::sim::energy::workload_of(trace, j);
-            let (d, n) = crate::sim::energy::WORKLOADS[w];
+            let (w, how) = crate::sim::workload_of(trace, j);
+            let (d, n) = crate::trace::WORKLOADS[w];
             let how = match how {
-                crate::sim::energy::Mapped::ByName => "by model name",
-                crate::sim::energy::Mapped::ByGpuTime => "by GPU-hours",
+                crate::sim::Mapped::ByName => "by model name",
+                crate::sim::Mapped::ByGpuTime => "by GPU-hours",
             };
             replay["zeus_workload"] = json!(format!("{d}/{n} ({how})"));
             let ran = match st.phase {
@@ -114,8 +114,7 @@ impl App {
             if p.watts > 0.0 {
                 replay["power_now_w"] = json!((p.watts * 10.0).round() / 10.0);
             }
-            replay["energy_kwh"] =
-                json!((crate::sim::energy::kwh(p.joules) * 1000.0).round() / 1000.0);
+            replay["energy_kwh"] = json!((crate::sim::kwh(p.joules) * 1000.0).round() / 1000.0);
         } else if let Some(d) = e.draw_of(job) {
             // Not started yet: what it would get under the current power policy.
             replay["power_limit_w"] = json!(d.limit);

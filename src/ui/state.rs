@@ -7,7 +7,7 @@ use super::keymap::Keymap;
 use super::popups::Popup;
 use super::theme::Theme;
 use super::whatif::WhatIf;
-use crate::sim::replay::Replay;
+use crate::sim::Replay;
 use crate::trace::Secs;
 use std::sync::Arc;
 

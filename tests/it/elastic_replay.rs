@@ -9,8 +9,7 @@ use common::{fingerprint, fresh_run as fresh, Step};
 
 use proptest::prelude::*;
 use std::sync::Arc;
-use tracetui::sim::replay::Replay;
-use tracetui::sim::{Engine, Placement, Policy};
+use tracetui::sim::{Engine, Placement, Policy, Replay};
 use tracetui::trace::{load_itp, LoadOptions, ThroughputTables, Trace};
 
 /// An ITP trace in the ElasticFlow schema on 8 GPUs (2 machines), with
@@ -109,7 +108,7 @@ fn leaving_elasticflow_lets_go_of_the_ends_it_held() {
         (131, 1134, false, 1525),
     ];
     let t = elastic_trace(&jobs);
-    let at = |s: i64, p: Policy| (s, tracetui::sim::engine::Switch::Policy(p));
+    let at = |s: i64, p: Policy| (s, tracetui::sim::Switch::Policy(p));
     let switches = [
         at(758, Policy::ElasticFlow),
         at(758, Policy::Las),

@@ -7,10 +7,9 @@ use crate::common;
 use common::tiny;
 use std::path::Path;
 use std::sync::Arc;
-use tracetui::sim::energy::{workload_of, EnergyModel, Mapped, PowerPolicy};
-use tracetui::sim::engine::Switch;
-use tracetui::sim::replay::Replay;
-use tracetui::sim::{Engine, Placement, Policy};
+use tracetui::sim::{
+    workload_of, EnergyModel, Engine, Mapped, Placement, Policy, PowerPolicy, Replay, Switch,
+};
 use tracetui::trace::Trace;
 
 const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/zeus");
@@ -274,7 +273,7 @@ fn real_zeus_power_traces_load_and_zeus_never_costs_more_than_max() {
     // v100 has every workload's default batch size measured.
     let m = EnergyModel::load(&dir, "v100", 0.5).unwrap();
     let batches: Vec<u32> = m.profiles.iter().map(|p| p.batch_size).collect();
-    assert_eq!(batches, tracetui::sim::energy::DEFAULT_BATCH);
+    assert_eq!(batches, tracetui::trace::DEFAULT_BATCH);
 }
 
 fn fingerprint(e: &Engine) -> String {

@@ -303,7 +303,7 @@ fn a_schedule_switches_to_an_external_policy_and_round_trips() {
     if !python() {
         return;
     }
-    use tracetui::sim::schedule::Schedule;
+    use tracetui::sim::Schedule;
     let t = contended();
     let text = "start:fifo,@3000:exec:python3 policies/sjf.py,day 1 02:00:las";
     let mut registry = tracetui::sim::Policies::new();
@@ -331,7 +331,7 @@ fn stepping_back_replays_the_answers_of_a_policy_that_is_not_deterministic() {
     if !python() {
         return;
     }
-    use tracetui::sim::replay::Replay;
+    use tracetui::sim::Replay;
     // Random keys: a second run of the program would not answer the same.
     let p = script(
         "random",

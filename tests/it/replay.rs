@@ -8,9 +8,7 @@ use common::{fingerprint, fresh_run as fresh, Step};
 use common::{tiny, tiny_rich};
 use proptest::prelude::*;
 use std::sync::Arc;
-use tracetui::sim::engine::Switch;
-use tracetui::sim::replay::Replay;
-use tracetui::sim::{Engine, Placement, Policy};
+use tracetui::sim::{Engine, Placement, Policy, Replay, Switch};
 
 fn arb_steps() -> impl Strategy<Value = Vec<Step>> {
     prop::collection::vec(

@@ -5,9 +5,7 @@ use crate::common;
 
 use common::tiny;
 use std::sync::Arc;
-use tracetui::sim::engine::Switch;
-use tracetui::sim::schedule::Schedule;
-use tracetui::sim::{Engine, NoPrograms, Placement, Policy, Tuning};
+use tracetui::sim::{Engine, NoPrograms, Placement, Policy, Schedule, Switch, Tuning};
 use tracetui::ui::app::{Action, App};
 use tracetui::ui::keymap::{Command, Keymap};
 

@@ -106,7 +106,7 @@ fn the_ab_split_runs_edf_elastic_against_edf_and_each_side_is_a_fresh_run() {
         );
         e.advance_to(5);
         if p != Policy::EdfElastic {
-            e.switch(tracetui::sim::engine::Switch::Policy(p));
+            e.switch(tracetui::sim::Switch::Policy(p));
         }
         e.advance_to(20_000);
         serde_json::to_string(&e.report()).unwrap()

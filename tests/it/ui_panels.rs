@@ -296,7 +296,7 @@ fn an_answer_for_a_time_or_popup_no_longer_shown_is_ignored() {
 
 #[test]
 fn energy_shows_power_and_p_switches_the_limits_live() {
-    use tracetui::sim::energy::{EnergyModel, PowerPolicy};
+    use tracetui::sim::{EnergyModel, PowerPolicy};
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/zeus");
     let model = Arc::new(EnergyModel::load(&dir, "v100", 0.5).unwrap());
     let mut app = App::with_energy(

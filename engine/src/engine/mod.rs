@@ -13,7 +13,7 @@ mod preemption;
 mod queries;
 mod recorded;
 mod seat;
-pub mod snapshot;
+pub(crate) mod snapshot;
 mod speed;
 mod switch;
 mod victims;
@@ -22,11 +22,10 @@ mod walks;
 mod why;
 
 pub use crate::switch::Switch;
-pub use crate::waits::{Blocked, QueuePlace, Reserved};
-pub use power_meter::JobPower;
+pub use crate::waits::{Blocked, QueuePlace};
 
-pub use crate::job::{JobState, Phase, Resume};
-pub use crate::running::Running;
+pub(crate) use crate::job::{JobState, Phase, Resume};
+pub(crate) use crate::running::Running;
 
 use super::ask::Question;
 use super::backfill::Reservation;

@@ -5,8 +5,7 @@
 
 use crate::cli::headless;
 use crate::cli::{PolicyArg, SimArgs, TraceArgs};
-use crate::sim::error::ArgError;
-use crate::sim::Policy;
+use crate::sim::{ArgError, Policy};
 use crate::trace::{InputError, Trace};
 use color_eyre::eyre::{eyre, Result};
 use std::collections::HashMap;
@@ -162,7 +161,7 @@ impl Policies {
         &self,
         a: &SimArgs,
         trace: &Trace,
-    ) -> Result<Option<crate::sim::schedule::Schedule>> {
+    ) -> Result<Option<crate::sim::Schedule>> {
         let mut registry = self.registry.lock().unwrap_or_else(|p| p.into_inner());
         a.trace.policies.schedule(trace, &mut registry)
     }

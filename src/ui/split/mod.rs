@@ -11,8 +11,7 @@
 mod actions;
 
 use super::figures::Figures;
-use crate::sim::replay::Replay;
-use crate::sim::{Phase, Policy};
+use crate::sim::{Phase, Policy, Replay};
 use crate::trace::Secs;
 
 /// The second replay, and what is derived from it.
