@@ -15,14 +15,32 @@
 //! answer until shortly before the next frame.
 
 mod child;
-pub mod echo;
+mod echo;
 mod error;
 mod link;
 mod probe;
-pub mod procs;
-pub mod signals;
+mod procs;
+mod signals;
 mod stderr;
-pub mod tools;
+mod tools;
+
+// Policies that are programs: named, probed, registered; and their errors.
+pub use error::PolicyError;
+pub use probe::{
+    probe_spec, register, register_all, register_all_named, register_probed, register_spec,
+    resolve, ExecSpec, Probed,
+};
+
+// Processes: all ended (at exit, on a signal), and the temporary files with them.
+pub use procs::{die_if_signalled, die_of, end_all, end_on_signals, temp_done, temp_file};
+
+// Signals the replay hears, and the terminal's typing kept quiet.
+pub use echo::quiet_typing;
+pub use signals::{stop_here, terminal_hung_up, Signals};
+
+// Programs the application runs to their end (Slurm's).
+/// Renamed from `tools::output`: a program's output, run to its end.
+pub use tools::output as tool_output;
 
 use std::time::Instant;
 use tracetui_engine::{
@@ -30,12 +48,6 @@ use tracetui_engine::{
     Question, Replay, Reply,
 };
 use tracetui_model::Secs;
-
-pub use error::PolicyError;
-pub use probe::{
-    probe_spec, register, register_all, register_all_named, register_probed, register_spec,
-    resolve, ExecSpec, Probed,
-};
 
 /// The driver as the engine's answerer: each question answered by its
 /// program, waiting up to the policy's timeout.

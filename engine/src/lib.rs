@@ -106,19 +106,9 @@ use std::sync::Arc;
 use tracetui_model::Trace;
 
 /// Runs `trace` under a built-in `policy` to the end and reports its
-/// metrics (a program's questions fail: see `run_answered`).
+/// metrics (a program's questions fail: the driver answers them).
 pub fn run(trace: Arc<Trace>, policy: Policy, placement: Placement) -> Report {
-    run_answered(trace, policy, placement, &NoPrograms)
-}
-
-/// `run`, the questions of a policy that is a program answered by `answers`.
-pub fn run_answered(
-    trace: Arc<Trace>,
-    policy: Policy,
-    placement: Placement,
-    answers: &dyn Answers,
-) -> Report {
-    run_with(trace, policy, placement, None, answers)
+    run_with(trace, policy, placement, None, &NoPrograms)
 }
 
 /// An energy model and the power-limit policy to start with.

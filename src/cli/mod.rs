@@ -408,7 +408,7 @@ pub(crate) fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> i
     if !tui {
         logger::init_stderr();
         // A signal ends the policy processes and temporary outputs too.
-        crate::driver::procs::end_on_signals();
+        crate::driver::end_on_signals();
     }
     let result = match cli.command {
         Some(Command::Replay(r)) => tui::open(r.format, &r.args, &r.args.view.over(&cli.view)),
@@ -427,7 +427,7 @@ pub(crate) fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> i
         Some(Command::Policy(c)) => policy_new::run(&c),
         None => tui::demo(&cli.view),
     };
-    crate::driver::procs::die_if_signalled();
+    crate::driver::die_if_signalled();
     match result {
         Ok(()) => 0,
         Err(e) => {

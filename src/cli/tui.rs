@@ -195,7 +195,7 @@ pub fn open(format: Format, a: &TuiArgs, v: &ViewArgs) -> Result<()> {
         a.path.display()
     ));
     // Keys typed meanwhile are not echoed over that line.
-    let quiet = crate::driver::echo::quiet_typing();
+    let quiet = crate::driver::quiet_typing();
     let (trace, report) = a.read.load(format, &a.path)?;
     drop(quiet);
     let schedule = a.policies.schedule(&trace, &mut registry)?;
