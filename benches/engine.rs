@@ -7,7 +7,7 @@
 use std::sync::{Arc, OnceLock};
 use tracetui::gen::itp::{self as gen, GenOptions, Schema};
 use tracetui::sim::{self, Placement, Policy};
-use tracetui::trace::{itp, LoadOptions, Trace};
+use tracetui::trace::{load_itp, load_itp_from, LoadOptions, Trace};
 
 fn main() {
     divan::main();
@@ -47,7 +47,7 @@ fn big() -> Arc<Trace> {
             ..LoadOptions::default()
         };
         Arc::new(
-            itp::load_from(&big_csv()[..], "generated-1.26M", &opts)
+            load_itp_from(&big_csv()[..], "generated-1.26M", &opts)
                 .unwrap()
                 .0,
         )
@@ -72,7 +72,7 @@ fn saturated() -> Arc<Trace> {
             ..LoadOptions::default()
         };
         Arc::new(
-            itp::load_from(&v[..], "generated-1.26M-load1", &opts)
+            load_itp_from(&v[..], "generated-1.26M-load1", &opts)
                 .unwrap()
                 .0,
         )
@@ -85,7 +85,7 @@ fn cluster04() -> Option<Arc<Trace>> {
     T.get_or_init(|| {
         let dir = std::env::var_os("TRACETUI_REAL_TRACES")?;
         let path = std::path::Path::new(&dir).join("itp/raw/cluster04.csv");
-        Some(Arc::new(itp::load(&path, &LoadOptions::default()).ok()?.0))
+        Some(Arc::new(load_itp(&path, &LoadOptions::default()).ok()?.0))
     })
     .clone()
 }
@@ -132,14 +132,14 @@ fn generated_1m26_load_csv(bencher: divan::Bencher) {
         gpus: Some(6744),
         ..LoadOptions::default()
     };
-    bencher.bench(|| divan::black_box(itp::load_from(&csv[..], "generated", &opts).unwrap()));
+    bencher.bench(|| divan::black_box(load_itp_from(&csv[..], "generated", &opts).unwrap()));
 }
 
 /// The what-if fork from mid-trace: every policy this trace supports from
 /// the state of a fifo replay halfway through, on two threads.
 #[divan::bench(sample_count = 3, sample_size = 1)]
 fn generated_1m26_what_if_from_mid_trace(bencher: divan::Bencher) {
-    use tracetui::sim::whatif::{runs_for, Fork};
+    use tracetui::sim::{runs_for, Fork};
     let t = big();
     let mid = (t.first_submit().unwrap() + t.last_submit().unwrap()) / 2;
     let mut base = sim::Engine::new(t.clone(), Policy::Fifo, Placement::Consolidate);

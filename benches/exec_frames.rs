@@ -66,7 +66,7 @@ fn main() {
 /// Frame times (s), frames that ended waiting, trace seconds replayed;
 /// without a deadline, each frame waits for every answer (as before).
 fn play(p: Policy, deadline: bool) -> (Vec<f64>, usize, i64) {
-    let trace = Arc::new(tracetui::sample::itp().unwrap().0);
+    let trace = Arc::new(tracetui::trace::sample_itp().unwrap().0);
     let themes = vec![Theme::embedded("dark", Depth::TrueColor).unwrap()];
     let mut app = App::new(
         trace,

@@ -11,7 +11,7 @@
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 use tracetui::sim::{Engine, Placement, Policy};
-use tracetui::trace::{itp, LoadOptions, Trace};
+use tracetui::trace::{load_itp, LoadOptions, Trace};
 
 fn main() {
     let Some(trace) = cluster04() else {
@@ -158,7 +158,7 @@ fn cluster04() -> Option<Arc<Trace>> {
     T.get_or_init(|| {
         let root = std::env::var_os("TRACETUI_REAL_TRACES")?;
         let path = std::path::Path::new(&root).join("itp/raw/cluster04.csv");
-        let (t, _) = itp::load(&path, &LoadOptions::default()).ok()?;
+        let (t, _) = load_itp(&path, &LoadOptions::default()).ok()?;
         Some(Arc::new(t))
     })
     .clone()

@@ -11,9 +11,8 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use std::sync::{Arc, Mutex, OnceLock};
 use tracetui::gen::itp::{self as gen, GenOptions, Schema};
-use tracetui::sim::replay::Replay;
-use tracetui::sim::{Engine, Placement, Policy};
-use tracetui::trace::{itp, LoadOptions, Trace};
+use tracetui::sim::{Engine, Placement, Policy, Replay};
+use tracetui::trace::{load_itp_from, LoadOptions, Trace};
 use tracetui::ui::app::{Action, App};
 use tracetui::ui::effects::Effects;
 use tracetui::ui::keymap::{Command, Keymap};
@@ -33,7 +32,7 @@ fn pai_app(w: u16, h: u16) -> App {
     let dir = std::env::temp_dir().join(format!("tracetui-bench-pai-{}", std::process::id()));
     tracetui::gen::pai::write(&tracetui::gen::pai::GenOptions::released(2000, 42), &dir).unwrap();
     let trace = Arc::new(
-        tracetui::trace::pai::load(&dir, &Default::default())
+        tracetui::trace::load_pai(&dir, &Default::default())
             .unwrap()
             .0,
     );
@@ -88,7 +87,7 @@ fn big() -> Arc<Trace> {
             gpus: Some(6744),
             ..LoadOptions::default()
         };
-        Arc::new(itp::load_from(&v[..], "generated-1.26M", &opts).unwrap().0)
+        Arc::new(load_itp_from(&v[..], "generated-1.26M", &opts).unwrap().0)
     })
     .clone()
 }

@@ -17,8 +17,7 @@ pub mod ui;
 pub use tracetui_driver as driver;
 pub use tracetui_engine as sim;
 pub use tracetui_model as trace;
-use tracetui_model::{fmt, par};
-pub use tracetui_model::{rng, sample, text};
+pub use tracetui_model::text;
 
 /// The program: parses the command line and returns the exit code.
 pub fn run() -> i32 {
@@ -32,7 +31,7 @@ pub fn run() -> i32 {
     // A panic unwinds through here: every policy process ends with it.
     let code = std::panic::catch_unwind(|| cli::main_with(std::env::args_os()));
     // What a policy left behind (a grandchild that outlived its parent).
-    driver::procs::end_all();
+    driver::end_all();
     code.unwrap_or_else(|p| std::panic::resume_unwind(p))
 }
 

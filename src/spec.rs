@@ -6,8 +6,7 @@
 //! replay's start each build one; headless runs end in [`RunSpec::run`],
 //! the replay starts from its fields.
 
-use crate::sim::schedule::Schedule;
-use crate::sim::{self, Energy, Engine, Placement, Policies, Policy, Report, Tuning};
+use crate::sim::{self, Energy, Engine, Placement, Policies, Policy, Report, Schedule, Tuning};
 use crate::trace::Trace;
 use std::sync::Arc;
 
@@ -94,13 +93,13 @@ impl RunSpec {
 
     /// Refuses a run whose policies cannot run on its trace, saying why:
     /// the schedule's first, then the one it starts with.
-    pub fn check(&self) -> Result<(), sim::error::ArgError> {
+    pub fn check(&self) -> Result<(), sim::ArgError> {
         self.check_schedule()?;
         self.policy.check(&self.trace)
     }
 
     /// Refuses a schedule naming a policy the trace cannot run.
-    pub fn check_schedule(&self) -> Result<(), sim::error::ArgError> {
+    pub fn check_schedule(&self) -> Result<(), sim::ArgError> {
         match &self.schedule {
             Some(s) => check_schedule(&self.trace, s),
             None => Ok(()),
@@ -139,14 +138,14 @@ impl RunSpec {
 /// The policies `s` switches to, in order.
 fn switched_to(s: &Schedule) -> impl Iterator<Item = Policy> + '_ {
     s.switches.iter().filter_map(|(_, w)| match w {
-        sim::engine::Switch::Policy(p) => Some(*p),
-        sim::engine::Switch::Power(_) | sim::engine::Switch::Placement(_) => None,
+        sim::Switch::Policy(p) => Some(*p),
+        sim::Switch::Power(_) | sim::Switch::Placement(_) => None,
     })
 }
 
 /// Refuses a schedule naming a policy `trace` cannot run, in the order
 /// the schedule names them.
-pub fn check_schedule(trace: &Trace, s: &Schedule) -> Result<(), sim::error::ArgError> {
+pub fn check_schedule(trace: &Trace, s: &Schedule) -> Result<(), sim::ArgError> {
     for p in s.start.into_iter().chain(switched_to(s)) {
         p.check(trace)?;
     }
@@ -156,7 +155,7 @@ pub fn check_schedule(trace: &Trace, s: &Schedule) -> Result<(), sim::error::Arg
 /// A run that stopped at its policy's failure.
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("{}", .0.why)]
-pub struct RunFailed(pub sim::engine::PolicyFailure);
+pub struct RunFailed(pub sim::PolicyFailure);
 
 /// The report of a run, or the failure of its policy.
 pub fn finished(e: &Engine, report: Report) -> Result<Report, RunFailed> {

@@ -1,7 +1,6 @@
 //! Characterising a trace: what `tracetui stats` prints.
 
-use crate::trace::clock;
-use crate::trace::model::{JobStatus, Trace, Zone};
+use crate::trace::{weekday_time, zone_abbrev, JobStatus, Trace, Zone};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -102,7 +101,7 @@ fn deadlines(trace: &Trace) -> Option<Deadlines> {
             .filter(|(i, j, d)| {
                 let i = *i as u32;
                 let secs = match (s.work(i), s.best_rate(i, all_gpus)) {
-                    (Some(w), Some(r)) => Some(crate::trace::speed::Speeds::seconds(w, r)),
+                    (Some(w), Some(r)) => Some(crate::trace::Speeds::seconds(w, r)),
                     _ => j.runtime.get(),
                 };
                 secs.is_some_and(|r| j.submit + r > *d)
@@ -117,7 +116,7 @@ fn deadlines(trace: &Trace) -> Option<Deadlines> {
 }
 
 fn hour(zone: Zone, t: i64) -> usize {
-    let s = clock::weekday_time(zone, t);
+    let s = weekday_time(zone, t);
     // "Mon 13:05:07" or "13:05:07": the hour is the two digits before the first ':'.
     s.find(':')
         .and_then(|i| s[i - 2..i].parse().ok())
@@ -145,7 +144,7 @@ pub fn stats(trace: &Trace) -> Stats {
         jobs: job_counts(trace, gpu_jobs.len() as u64),
         machines: machine_types(trace),
         cluster_note: trace.cluster.sized_by.clone(),
-        offered_load_gpus: crate::trace::sizing::offered_load_gpus(&trace.jobs),
+        offered_load_gpus: crate::trace::offered_load_gpus(&trace.jobs),
         runtime_s: MeanMedian::of(&runtimes),
         queue_s: MeanMedian::of(&queues),
         gpus_per_job: MeanMedian::of(&gpus),
@@ -231,6 +230,6 @@ fn zone_name(zone: Zone) -> String {
     match zone {
         Zone::Relative => "seconds from the trace's start".into(),
         Zone::Tz(tz) => tz.name().into(),
-        Zone::Fixed(_) => clock::zone_abbrev(zone, 0),
+        Zone::Fixed(_) => zone_abbrev(zone, 0),
     }
 }

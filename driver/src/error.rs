@@ -5,7 +5,7 @@
 use std::io;
 use std::process::ExitStatus;
 use std::time::Duration;
-use tracetui_engine::error::ProtocolError;
+use tracetui_engine::ProtocolError;
 use tracetui_model::text::sanitize;
 
 /// What went wrong with a policy program's process.
@@ -123,8 +123,8 @@ fn ended(status: &Option<ExitStatus>) -> String {
 }
 
 /// A policy that could not be named: the driver's error, kept whole as the cause.
-impl From<PolicyError> for tracetui_engine::error::ArgError {
+impl From<PolicyError> for tracetui_engine::ArgError {
     fn from(e: PolicyError) -> Self {
-        tracetui_engine::error::ArgError::Probe(Box::new(e))
+        tracetui_engine::ArgError::Probe(Box::new(e))
     }
 }

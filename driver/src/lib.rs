@@ -15,27 +15,39 @@
 //! answer until shortly before the next frame.
 
 mod child;
-pub mod echo;
+mod echo;
 mod error;
 mod link;
 mod probe;
-pub mod procs;
-pub mod signals;
+mod procs;
+mod signals;
 mod stderr;
-pub mod tools;
+mod tools;
 
-use std::time::Instant;
-use tracetui_engine::answered::{self, Asks};
-use tracetui_engine::ask::{Answers, Question, Reply};
-use tracetui_engine::replay::Replay;
-use tracetui_engine::Engine;
-use tracetui_model::model::Secs;
-
+// Policies that are programs: named, probed, registered; and their errors.
 pub use error::PolicyError;
 pub use probe::{
     probe_spec, register, register_all, register_all_named, register_probed, register_spec,
     resolve, ExecSpec, Probed,
 };
+
+// Processes: all ended (at exit, on a signal), and the temporary files with them.
+pub use procs::{die_if_signalled, die_of, end_all, end_on_signals, temp_done, temp_file};
+
+// Signals the replay hears, and the terminal's typing kept quiet.
+pub use echo::quiet_typing;
+pub use signals::{stop_here, terminal_hung_up, Signals};
+
+// Programs the application runs to their end (Slurm's).
+/// Renamed from `tools::output`: a program's output, run to its end.
+pub use tools::output as tool_output;
+
+use std::time::Instant;
+use tracetui_engine::{
+    advance_to_answered, run_to_end_answered, seek_answered, settle_with, Answers, Asks, Engine,
+    Question, Replay, Reply,
+};
+use tracetui_model::Secs;
 
 /// The driver as the engine's answerer: each question answered by its
 /// program, waiting up to the policy's timeout.
@@ -66,20 +78,20 @@ pub fn reap() {
 /// Answers `a`'s questions as they come until it stands at none (true) or
 /// one is not answered by `by` (false; None waits up to each timeout).
 pub fn settle(a: &mut impl Asks, by: Option<Instant>) -> bool {
-    answered::settle_with(a, |q| ask(q, by))
+    settle_with(a, |q| ask(q, by))
 }
 
 /// Runs `e` to the end, answering its questions as they come.
 pub fn run_to_end(e: &mut Engine) {
-    answered::run_to_end(e, &Driver);
+    run_to_end_answered(e, &Driver);
 }
 
 /// Processes every instant of `e` up to `t`, answering its questions.
 pub fn advance_to(e: &mut Engine, t: Secs) {
-    answered::advance_to(e, t, &Driver);
+    advance_to_answered(e, t, &Driver);
 }
 
 /// Takes `r` to `t`, answering its questions as they come.
 pub fn seek(r: &mut Replay, t: Secs) {
-    answered::seek(r, t, &Driver);
+    seek_answered(r, t, &Driver);
 }

@@ -7,7 +7,7 @@ use super::error::PolicyError;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
-use tracetui_engine::ask::{DialogueId, Known, Question, Reply, Said, Watch};
+use tracetui_engine::{DialogueId, Known, Question, Reply, Said, Watch};
 
 /// An answer this long is read (parsed) on a thread of its own when the
 /// replay asks, so a frame never waits on it (a 264 MB answer took 1.9 s).

@@ -4,10 +4,10 @@
 use super::child::Child;
 use super::error::PolicyError;
 use std::time::Duration;
-use tracetui_engine::error::ArgError;
-use tracetui_engine::policy::Policy;
-use tracetui_engine::programs::{self, Heard, Params};
-use tracetui_engine::Policies;
+use tracetui_engine::{
+    hear_program, hello_message, program_name, register_program, registered_program, ArgError,
+    Heard, Params, Policies, Policy,
+};
 use tracetui_model::text::sanitize;
 
 /// An external policy to name: its command, the name to show it by (from
@@ -48,7 +48,7 @@ pub fn resolve(name: &str, policies: &mut Policies) -> Result<Policy, ArgError> 
 pub fn register(cmd: &str, policies: &mut Policies) -> Result<Policy, ArgError> {
     register_spec(
         &ExecSpec::command(cmd),
-        tracetui_engine::tuning::DEFAULT_POLICY_TIMEOUT,
+        tracetui_engine::DEFAULT_POLICY_TIMEOUT,
         policies,
     )
 }
@@ -61,7 +61,7 @@ pub fn register_spec(
 ) -> Result<Policy, ArgError> {
     match probed(spec, timeout, policies)? {
         Probed::Known(p) => Ok(p),
-        Probed::New(heard) => Ok(programs::register(heard, policies)),
+        Probed::New(heard) => Ok(register_program(heard, policies)),
     }
 }
 
@@ -92,16 +92,16 @@ pub fn register_all(
     policies: &mut Policies,
 ) -> Vec<Result<Policy, ArgError>> {
     let known: &Policies = policies;
-    let probed = tracetui_model::par::pool(specs, specs.len().clamp(1, 16), |s| {
+    let probed = tracetui_model::pool(specs, specs.len().clamp(1, 16), |s| {
         probed(s, timeout, known)
     });
     probed
         .into_iter()
         .map(|r| match r {
             Ok(Ok(Probed::Known(p))) => Ok(p),
-            Ok(Ok(Probed::New(heard))) => Ok(programs::register(heard, policies)),
+            Ok(Ok(Probed::New(heard))) => Ok(register_program(heard, policies)),
             Ok(Err(e)) => Err(e),
-            Err(tracetui_model::par::Panicked) => Err(PolicyError::ProbePanicked.into()),
+            Err(tracetui_model::Panicked) => Err(PolicyError::ProbePanicked.into()),
         })
         .collect()
 }
@@ -129,7 +129,7 @@ pub fn probe_spec(
 pub fn register_probed(p: Probed, policies: &mut Policies) -> Policy {
     match p {
         Probed::Known(p) => p,
-        Probed::New(heard) => programs::register(heard, policies),
+        Probed::New(heard) => register_program(heard, policies),
     }
 }
 
@@ -138,8 +138,8 @@ fn probed(s: &ExecSpec, timeout: Duration, policies: &Policies) -> Result<Probed
     if cmd.is_empty() {
         return Err(ArgError::NoCommand);
     }
-    let name = programs::name(cmd, &s.params);
-    if let Some(p) = programs::registered(policies, &name) {
+    let name = program_name(cmd, &s.params);
+    if let Some(p) = registered_program(policies, &name) {
         return Ok(Probed::Known(p));
     }
     let mut heard = probe(cmd, &s.params, &name, timeout)?;
@@ -155,9 +155,9 @@ fn probed(s: &ExecSpec, timeout: Duration, policies: &Policies) -> Result<Probed
 fn probe(cmd: &str, params: &Params, name: &str, timeout: Duration) -> Result<Heard, PolicyError> {
     let mut child = Child::spawn(cmd, &sanitize(name), true).map_err(|e| e.named(name))?;
     let asked = (|| -> Result<Heard, PolicyError> {
-        let hello = programs::hello_message(cmd)?;
+        let hello = hello_message(cmd)?;
         let line = child.ask(&hello, timeout)?;
-        Ok(programs::hear(cmd, params, &line)?)
+        Ok(hear_program(cmd, params, &line)?)
     })();
     match asked {
         Ok(heard) => {

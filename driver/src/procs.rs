@@ -227,7 +227,7 @@ fn remove_temps() {
 }
 
 /// The signals that end a run.
-pub const ENDING: [i32; 4] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT];
+pub(crate) const ENDING: [i32; 4] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT];
 
 /// For a headless run: on any of `ENDING`, ends every process started,
 /// removes temporary outputs, and dies of the signal (status 128+N).

@@ -126,7 +126,7 @@ pub fn terminal_hung_up() -> bool {
 /// While held, an ending signal first runs an action of the caller's (the
 /// replay's loading screen puts the terminal's echo back), then the
 /// signal's own default action.
-pub struct OnEnding {
+pub(crate) struct OnEnding {
     hooks: Vec<signal_hook::SigId>,
 }
 
@@ -136,7 +136,7 @@ pub struct OnEnding {
 /// # Safety
 /// `action` runs inside a signal handler: it must be async-signal-safe
 /// (atomics and system calls such as `tcsetattr`; no allocation, no lock).
-pub unsafe fn on_ending(action: fn()) -> OnEnding {
+pub(crate) unsafe fn on_ending(action: fn()) -> OnEnding {
     let mut hooks = Vec::new();
     for sig in ENDING {
         // SAFETY: the handler runs `action` (signal-safe, as the caller

@@ -8,7 +8,7 @@
 use super::ask::{Answers, Question, Reply};
 use super::engine::Engine;
 use super::replay::Replay;
-use tracetui_model::model::Secs;
+use tracetui_model::Secs;
 
 /// Something that may stand waiting for an external policy's answer.
 pub trait Asks {
@@ -39,7 +39,7 @@ impl Asks for Replay {
 }
 
 /// Answers `a`'s questions as they come until it stands at none.
-pub fn settle(a: &mut impl Asks, answers: &dyn Answers) {
+pub(crate) fn settle(a: &mut impl Asks, answers: &dyn Answers) {
     settle_with(a, |q| Some(answers.reply(q)));
 }
 

@@ -9,7 +9,7 @@
 use super::cluster::{ClusterState, Grant, TypeFilter};
 use super::placement::{place, Placement};
 use std::collections::BTreeSet;
-use tracetui_model::model::{Demand, Secs};
+use tracetui_model::{Demand, Secs};
 
 #[derive(Debug, Clone)]
 pub(crate) struct Reservation {

@@ -5,7 +5,7 @@ use super::free_index::TypeIndex;
 use super::holders::Holders;
 use super::summed_bits::SummedBits;
 use std::cmp::Reverse;
-use tracetui_model::model::{Cluster, TypeId, MILLI_PER_GPU};
+use tracetui_model::{Cluster, TypeId, MILLI_PER_GPU};
 
 /// One job's share of one GPU.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -2,7 +2,7 @@
 //! names, kept even when the record overflows the machine.
 
 use super::{ClusterState, Grant};
-use tracetui_model::model::MILLI_PER_GPU;
+use tracetui_model::MILLI_PER_GPU;
 
 impl ClusterState {
     /// GPUs for `milli` on machine `m` as a record puts it there: whole GPUs

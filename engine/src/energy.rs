@@ -14,13 +14,11 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-pub use tracetui_model::energy::{Profile, DEFAULT_BATCH, WORKLOADS};
-use tracetui_model::input::InputError;
-use tracetui_model::model::{Job, Trace};
+use tracetui_model::{InputError, Job, Profile, Trace, WORKLOADS};
 
 /// Trace model / workload names (ITP ElasticFlow `model_name`, PAI group-tag
 /// `workload`, Zeus `dataset`) → workload index.
-pub const WORKLOAD_NAMES: [(&str, usize); 17] = [
+pub(crate) const WORKLOAD_NAMES: [(&str, usize); 17] = [
     ("cifar100", 0),
     ("shufflenetv2", 0),
     ("imagenet", 1),
@@ -41,7 +39,7 @@ pub const WORKLOAD_NAMES: [(&str, usize); 17] = [
 ];
 
 /// Jobs without a name, by GPU-hours (run time × GPUs): below each bound, that workload.
-pub const GPU_TIME_BUCKETS: [(f64, usize); 6] = [
+pub(crate) const GPU_TIME_BUCKETS: [(f64, usize); 6] = [
     (1.0, 0),
     (4.0, 3),
     (16.0, 5),
@@ -128,7 +126,7 @@ impl EnergyModel {
     /// Reads `summary_train.csv` and `summary_power_<gpu>.csv` from `dir`,
     /// and what each power policy gives each workload.
     pub fn load(dir: &Path, gpu: &str, eta: f64) -> Result<EnergyModel, InputError> {
-        let profiles = tracetui_model::energy::load_profiles(dir, gpu)?;
+        let profiles = tracetui_model::load_profiles(dir, gpu)?;
         let mut draws = BTreeMap::new();
         for p in [PowerPolicy::Max, PowerPolicy::Zeus] {
             let v = profiles

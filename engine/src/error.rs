@@ -6,8 +6,8 @@
 //! `PolicyError`, kept here as the cause of a refused policy.
 //! Every text from outside is made safe where the message is built.
 
-use tracetui_model::clock::WhenError;
 use tracetui_model::text::sanitize;
+use tracetui_model::WhenError;
 
 /// A policy, a policy schedule or a setting the simulation cannot take.
 #[derive(Debug, thiserror::Error)]

@@ -2,7 +2,7 @@
 //! current run started and ends, and the work it carries across
 //! preemptions. What the engine keeps per job and policies read.
 
-use tracetui_model::model::Secs;
+use tracetui_model::Secs;
 
 /// Where a job is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -3,71 +3,112 @@
 //! tracetui's engine: the cluster, placement, the policies, the replay,
 //! metrics and what-if, over the model (`tracetui_model`). Pure: no
 //! terminal, no command line, no process, no clock. An engine whose
-//! policy is a program stops at a question (`ask`) that whoever drives it
-//! answers (`answered`, the driver crate).
+//! policy is a program stops at a [`Question`] that whoever drives it
+//! answers ([`Answers`]: the driver crate). Everything other crates use is
+//! re-exported here, by subject.
 
-pub mod answered;
-pub mod ask;
+mod answered;
+mod ask;
 pub(crate) mod backfill;
 pub(crate) mod cluster;
-pub mod energy;
-pub mod engine;
-pub mod error;
+mod energy;
+mod engine;
+mod error;
 mod free_index;
 mod holders;
 pub(crate) mod job;
-pub mod metrics;
+mod metrics;
 pub(crate) mod moments;
 mod order;
 pub(crate) mod placement;
 pub(crate) mod policies;
-pub mod policy;
-pub mod programs;
+mod policy;
+mod programs;
 pub(crate) mod queue;
 pub(crate) mod registry;
-pub mod replay;
+mod replay;
 pub(crate) mod rule;
 pub(crate) mod running;
-pub mod schedule;
+mod schedule;
 mod shape_classes;
 mod summarise;
 mod summed_bits;
 pub(crate) mod switch;
-pub mod tuning;
-pub mod view;
+mod tuning;
+mod view;
 pub(crate) mod waits;
 pub(crate) mod walk;
-pub mod whatif;
+mod whatif;
 
-pub use ask::{Answers, NoPrograms, Question, Reply};
-pub use cluster::{ClusterState, Grant, TypeFilter};
-pub use engine::{Engine, Event, PolicyFailure};
+// The engine: a simulation, its events, and a replay of one.
+pub use engine::{Blocked, Engine, Event, PolicyFailure, QueuePlace, Switch};
 pub use job::{JobState, Phase, Resume};
-pub use metrics::{Report, Summary};
 pub use moments::{next_moment, Moment};
+pub use replay::Replay;
+
+// The cluster and placement.
+pub use cluster::{ClusterState, Grant, TypeFilter};
 pub use placement::{place, Placement};
-pub use policies::exec::Params;
-pub use policy::{KeyMeaning, Policy};
+
+// Policies: the built-in ones, a rule's interface, and what one sees.
+/// Renamed from `policy::parse_list`: a list of policies, parsed.
+pub use policy::parse_list as parse_policy_list;
+pub use policy::{Books, KeyMeaning, Policy, Rule, Unavailable, Walk};
 pub use registry::Policies;
-pub use tuning::{FairBy, Tuning};
+pub use view::{Acts, Answer, Checked, NoAnswer, View};
+
+// Settings: the engine's tuning.
+pub use tuning::{FairBy, Thresholds, Tuning, Warn, DEFAULT_POLICY_TIMEOUT};
+
+// Metrics: a run's report and its distributions.
+pub use metrics::{percentile_sorted, Dists, Report, Summary, Tally};
+
+// Schedules: policy switches at trace times.
+/// Renamed from `schedule::drive`: an engine run with a schedule's switches.
+pub use schedule::drive as drive_schedule;
+pub use schedule::{parse_at, Schedule};
+
+// What-if: every policy run from the replay's moment.
+/// Renamed from `whatif::Msg`: a what-if worker's message.
+pub use whatif::Msg as WhatIfMsg;
+/// Renamed from `whatif::Run`: one row of the what-if fork.
+pub use whatif::Run as WhatIfRun;
+pub use whatif::{rows_at_once, runs_for, Fork};
+
+// Energy: the power model and each job's workload.
+pub use energy::{kwh, workload_of, workload_table, EnergyModel, Mapped, PowerPolicy, WorkloadRow};
+
+// Errors: arguments refused, and programs that break the protocol.
+pub use error::{ArgError, ProtocolError};
+
+// Questions a program's policy asks, and who answers them.
+/// Renamed from `answered::advance_to`: the driver's `advance_to` is its own.
+pub use answered::advance_to as advance_to_answered;
+/// Renamed from `answered::run_to_end`: the driver's `run_to_end` is its own.
+pub use answered::run_to_end as run_to_end_answered;
+/// Renamed from `answered::seek`: the driver's `seek` is its own.
+pub use answered::seek as seek_answered;
+pub use answered::{settle_with, Asks};
+pub use ask::{Answers, DialogueId, Known, NoPrograms, Question, Reply, Said, Watch};
+
+// Policies that are programs: their hello, their parameters, registering one.
+/// Renamed from `programs::hear`: a program's hello, heard.
+pub use programs::hear as hear_program;
+/// Renamed from `programs::name`: a program's policy name.
+pub use programs::name as program_name;
+/// Renamed from `programs::register`: a program's policy, registered.
+pub use programs::register as register_program;
+/// Renamed from `programs::registered`: a program's policy, if registered.
+pub use programs::registered as registered_program;
+pub use programs::{hello_message, Heard, Params};
 
 use std::sync::Arc;
 use tracetui_model::Trace;
 
 /// Runs `trace` under a built-in `policy` to the end and reports its
-/// metrics (a program's questions fail: see `run_answered`).
+/// metrics (a program's questions fail: the driver answers them).
 pub fn run(trace: Arc<Trace>, policy: Policy, placement: Placement) -> Report {
-    run_answered(trace, policy, placement, &NoPrograms)
-}
-
-/// `run`, the questions of a policy that is a program answered by `answers`.
-pub fn run_answered(
-    trace: Arc<Trace>,
-    policy: Policy,
-    placement: Placement,
-    answers: &dyn Answers,
-) -> Report {
-    run_with(trace, policy, placement, None, answers)
+    run_with(trace, policy, placement, None, &NoPrograms)
 }
 
 /// An energy model and the power-limit policy to start with.

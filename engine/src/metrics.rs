@@ -6,7 +6,7 @@
 //! interpolate linearly between closest ranks, as numpy's default does.
 
 use serde::Serialize;
-use tracetui_model::model::Secs;
+use tracetui_model::Secs;
 
 /// mean, p50, p95, p99 of one quantity; `None` when there is nothing to summarise.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
@@ -263,7 +263,7 @@ pub struct Report {
 }
 
 /// Points a distribution keeps (quantiles, evenly spaced in rank).
-pub const DIST_POINTS: usize = 257;
+pub(crate) const DIST_POINTS: usize = 257;
 
 /// A run's JCT and wait distributions, as at most `DIST_POINTS` quantiles
 /// each, ascending: what the what-if table's CDFs are drawn from.

@@ -3,7 +3,7 @@
 //! queue's peak. A query: the replay itself does not move.
 
 use super::Engine;
-use tracetui_model::model::Secs;
+use tracetui_model::Secs;
 
 /// What happens at a moment found ahead.
 #[derive(Debug, Clone, PartialEq)]

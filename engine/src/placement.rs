@@ -2,7 +2,7 @@
 //! cluster's free-capacity indices.
 
 use super::cluster::{ClusterState, Grant, TypeFilter};
-use tracetui_model::model::{Demand, Unit, MILLI_PER_GPU};
+use tracetui_model::{Demand, Unit, MILLI_PER_GPU};
 
 /// How GPUs are chosen for a job.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize)]
@@ -249,7 +249,7 @@ fn instance(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tracetui_model::model::{Cluster, Machine, Unit};
+    use tracetui_model::{Cluster, Machine, Unit};
 
     fn state(sizes: &[u32]) -> ClusterState {
         let mut c = Cluster::uniform(0, 8, String::new());

@@ -12,7 +12,7 @@ use super::error::ArgError;
 pub use super::rule::{Books, KeyMeaning, Rule, Unavailable, Walk};
 use std::fmt;
 use std::str::FromStr;
-use tracetui_model::model::Trace;
+use tracetui_model::Trace;
 
 /// A policy: a handle to its rule, small and copyable, so events,
 /// schedules and switches stay cheap. The built-ins have named handles

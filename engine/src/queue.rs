@@ -12,7 +12,7 @@ use super::order::Order;
 use super::summed_bits::SummedBits;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use tracetui_model::model::{Demand, Trace};
+use tracetui_model::{Demand, Trace};
 
 /// Shape classes, fixed for a trace.
 #[derive(Debug)]

@@ -6,7 +6,7 @@
 
 use super::error::ArgError;
 use super::policy::{Policy, Rule, Walk};
-use tracetui_model::model::Trace;
+use tracetui_model::Trace;
 
 /// The policies a run may name: the built-ins, then any registered
 /// since, in order.

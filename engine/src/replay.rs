@@ -7,7 +7,7 @@ use super::ask::{Question, Reply};
 use super::engine::snapshot::Snapshot;
 use super::engine::{Engine, Switch};
 use super::policy::Policy;
-use tracetui_model::model::Secs;
+use tracetui_model::Secs;
 
 /// Checkpoints are kept within this many bytes, as each one measures what
 /// it holds; when full, every other one is dropped and the next ones are

@@ -8,7 +8,7 @@ use super::tuning::Tuning;
 use super::view::{Acts, Checked, NoAnswer, View};
 pub use super::walk::Walk;
 use std::fmt;
-use tracetui_model::model::{Secs, Trace};
+use tracetui_model::{Secs, Trace};
 
 /// Why a policy cannot run on a trace.
 #[derive(Debug, Clone, PartialEq, Eq)]

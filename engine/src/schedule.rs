@@ -19,8 +19,7 @@ use super::policy::Policy;
 use crate::energy::PowerPolicy;
 use crate::error::ArgError;
 use std::ops::ControlFlow;
-use tracetui_model::clock::{parse_duration, parse_when};
-use tracetui_model::model::{Secs, Trace};
+use tracetui_model::{parse_duration, parse_when, Secs, Trace};
 
 /// A parsed policy schedule: what the replay starts with, and the
 /// switches to make after.

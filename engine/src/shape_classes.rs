@@ -5,7 +5,7 @@
 
 use super::cluster::TypeFilter;
 use rustc_hash::FxHashMap;
-use tracetui_model::model::{Demand, Job, Trace};
+use tracetui_model::{Demand, Job, Trace};
 
 /// Whole-GPU gangs of any GPU type up to this size are looked up by size
 /// in a table instead of hashed.
@@ -107,7 +107,7 @@ impl<'t> Numbering<'t> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
-    use tracetui_model::model::Unit;
+    use tracetui_model::Unit;
 
     /// The classes as numbered before this module: sort, then hash each
     /// job's shape in arrival order.
@@ -144,7 +144,7 @@ mod tests {
             jobs in proptest::collection::vec((0i64..20, 0u32..1100, 0u8..3, any::<bool>()), 0..120),
             sorted in any::<bool>(),
         ) {
-            let mut trace = tracetui_model::sample::itp().expect("the embedded sample loads").0;
+            let mut trace = tracetui_model::sample_itp().expect("the embedded sample loads").0;
             let mut jobs = jobs;
             if sorted {
                 jobs.sort_by_key(|j| j.0);

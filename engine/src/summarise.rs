@@ -92,7 +92,7 @@ impl Tally {
         if slowdown.len() < TWO_THREADS_FROM {
             return [jct, wait, slowdown].map(|v| Summary::of_reordering(v));
         }
-        let (s, (j, w)) = tracetui_model::par::both(
+        let (s, (j, w)) = tracetui_model::both(
             || Summary::of_reordering(slowdown),
             || (Summary::of_reordering(jct), Summary::of_reordering(wait)),
         );

@@ -5,7 +5,7 @@ use crate::error::ArgError;
 use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
-use tracetui_model::model::Secs;
+use tracetui_model::Secs;
 
 /// Who `fair` shares the GPUs between.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -15,7 +15,7 @@ use super::cluster::Grant;
 use super::job::{JobState, Resume};
 use super::placement::Placement;
 use super::tuning::Tuning;
-use tracetui_model::model::{Secs, Trace};
+use tracetui_model::{Secs, Trace};
 
 /// A simulation as a policy sees it: read-only.
 pub trait View {
@@ -70,7 +70,7 @@ pub trait View {
 
 /// One thing a policy's hook did, applied by the engine when the hook returns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Act {
+pub(crate) enum Act {
     /// A waiting job's key changed from `old` to `new`.
     Requeue {
         /// The waiting job, by its index in the trace.
@@ -107,7 +107,7 @@ pub struct Acts<'a>(&'a ActList);
 /// hook pushes through a shared borrow while the view is lent; between
 /// hooks the engine reads it through `&mut`, without locking.
 #[derive(Debug, Default)]
-pub struct ActList(std::sync::Mutex<Vec<Act>>);
+pub(crate) struct ActList(std::sync::Mutex<Vec<Act>>);
 
 impl Clone for ActList {
     /// A copy's list starts empty, as every list is between hooks.

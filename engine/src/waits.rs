@@ -1,7 +1,7 @@
 //! Why a waiting job waits, and where it stands in the queue: what the
 //! engine's queries (`engine/why.rs`, `engine/queries.rs`) answer.
 
-use tracetui_model::model::Secs;
+use tracetui_model::Secs;
 
 /// What keeps a waiting job from starting now.
 #[derive(Debug, Clone, PartialEq)]

@@ -13,7 +13,7 @@ use super::registry::Policies;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Arc;
-use tracetui_model::model::Secs;
+use tracetui_model::Secs;
 
 /// One row of the fork: a policy from the fork on, or the replay's own
 /// scheduled switches.

@@ -43,7 +43,7 @@ type TypeRow = (String, u64, u32, u32, u32);
 type SpecRow = (u64, Vec<String>);
 
 /// A spec's text; errors name the file, the line and the column.
-pub fn parse(text: &[u8], file: &str) -> Result<Cluster, InputError> {
+pub(crate) fn parse(text: &[u8], file: &str) -> Result<Cluster, InputError> {
     let rows = spec_rows(text, file)?;
     let Some((_, header)) = rows.first() else {
         return Err(InputError::file(file, "empty: expected a header row"));

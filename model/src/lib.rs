@@ -3,59 +3,161 @@
 //! tracetui's model: loading traces, one module per released format, all
 //! into one model (`Trace`), with the speed tables and cluster specs that
 //! go with them. It knows no engine, terminal or command line. Beside it,
-//! the leaves every layer takes from: `text` (terminal safety), `fmt`
-//! (numbers for people), `par` (work over cores), `rng` (seeded
-//! randomness) and `sample` (the trace compiled into the binary).
+//! the leaves every layer takes from: `text` (terminal safety), and at the
+//! root numbers for people (`human_secs`), work over cores (`pool`,
+//! `both`), seeded randomness (`Rng`) and the trace compiled into the
+//! binary (`sample_itp`). Everything other crates use is re-exported here.
 
-pub mod fmt;
-pub mod par;
-pub mod rng;
-pub mod sample;
+mod fmt;
+mod par;
+mod rng;
+mod sample;
+// `text` stays a public module: a namespace of many small terminal-safety
+// and column helpers (`text::width`, `text::fit`, `text::sanitize`, …) that
+// every layer uses together, and whose names say little without it.
 pub mod text;
 
-pub mod acme;
+mod acme;
 pub(crate) mod archive;
-pub mod clock;
-pub mod cluster_spec;
-pub mod detail;
-pub mod energy;
+mod clock;
+mod cluster_spec;
+mod detail;
+mod energy;
 #[cfg(test)]
 mod fast_check;
 pub(crate) mod fields;
 pub(crate) mod format;
 pub(crate) mod gzseek;
-pub mod input;
-pub mod itp;
+mod input;
+mod itp;
 pub(crate) mod job_id;
 pub(crate) mod key_table;
-pub mod limits;
+mod limits;
 pub(crate) mod lines;
-pub mod model;
-pub mod native;
-pub mod pai;
+mod model;
+mod native;
+mod pai;
 pub(crate) mod parts;
-pub mod philly;
+mod philly;
 pub(crate) mod reader;
-pub mod resample;
+mod resample;
 pub(crate) mod seen;
-pub mod sizing;
+mod sizing;
 pub(crate) mod slots;
-pub mod speed;
+mod speed;
 pub(crate) mod symbols;
 pub(crate) mod tar;
-pub mod texts;
-pub mod throughput;
-pub mod type_speed;
+mod texts;
+mod throughput;
+mod type_speed;
 mod xz;
-pub mod zeus;
+mod zeus;
 
-pub use input::{InputError, LoadReport};
+// The model: a trace, its jobs, machines, demands and times.
 pub use job_id::JobId;
 pub use model::{
-    Cluster, Demand, Job, JobStatus, Machine, MaybeSecs, Milli, Secs, Segment, Trace, Unit, Zone,
+    Cluster, Demand, Excluded, Job, JobStatus, Machine, MaybeSecs, Milli, Secs, Segment, Sym,
+    Symbols, Trace, TypeId, Unit, Zone, MILLI_PER_GPU,
 };
 
+// Loading: the formats, a load's report and its errors, the limits it keeps.
 pub use format::{Format, FormatSpec};
+pub use input::{Damaged, InputError, LoadReport};
+pub use limits::{MAX_GPUS, MAX_LINE, MAX_SECS};
+
+// Each format's own loader, named for its format (every format module has a `load`).
+/// Renamed from `acme::load`: Acme's loader.
+pub use acme::load as load_acme;
+/// Renamed from `itp::load`: ITP's loader.
+pub use itp::load as load_itp;
+/// Renamed from `itp::load_from`: ITP's loader, from a reader.
+pub use itp::load_from as load_itp_from;
+/// Renamed from `pai::load`: PAI's loader.
+pub use pai::load as load_pai;
+/// Renamed from `philly::load`: Philly's loader.
+pub use philly::load as load_philly;
+/// Renamed from `zeus::load`: Zeus's loader.
+pub use zeus::load as load_zeus;
+
+// Format specifics (the generators' schemas, the tests' views), named for their format.
+pub use acme::{KALOS, SEREN};
+/// Renamed from `pai::detail::job_detail` (every format module has a
+/// `job_detail`): one PAI job's joined drill-down.
+pub use pai::detail::job_detail as pai_job_detail;
+/// Renamed from `pai::detail::side_rows`: the side-table rows of some PAI workers.
+pub use pai::detail::side_rows as pai_side_rows;
+/// Renamed from `pai::detail::workers_of`: the workers of a PAI job.
+pub use pai::detail::workers_of as pai_workers_of;
+/// Renamed from `pai::side::build`: the index of PAI's side tables, built.
+pub use pai::side::build as pai_side_index;
+/// Renamed from `pai::tables::ALL`: PAI's tables, each with its columns.
+pub use pai::tables::ALL as PAI_TABLES;
+pub use pai::PaiTables;
+/// Renamed from `philly::job_detail` (every format module has a
+/// `job_detail`): one job's detail in Philly's own terms.
+pub use philly::job_detail as philly_job_detail;
+/// Renamed from `philly::util::UtilFile`: one of Philly's per-minute
+/// utilisation files.
+pub use philly::util::UtilFile as PhillyUtilFile;
+pub use philly::{format_local, parse_local, util::parse_zoned, PhillyTables};
+/// Renamed from `philly::JOB_LOG`, `philly::MACHINES`, …: Philly's file names.
+pub use philly::{
+    CPU_UTIL as PHILLY_CPU_UTIL, GPU_UTIL as PHILLY_GPU_UTIL, JOB_LOG as PHILLY_JOB_LOG,
+    MACHINES as PHILLY_MACHINES, MEM_UTIL as PHILLY_MEM_UTIL,
+};
+
+// A format's own tables behind the model, and a job's detail from them.
+/// Renamed from `detail::by_id`: a job's detail, by its id.
+pub use detail::by_id as detail_by_id;
+/// Renamed from `detail::of_job`: a job's detail.
+pub use detail::of_job as detail_of_job;
+pub use native::{BenchProbe, MachineSample, MachineValues, NativeTables};
+
+// The cluster: a spec file, sizing to a load, resampled arrivals.
+/// Renamed from `cluster_spec::load` (every format module has a `load`):
+/// a cluster spec file's loader.
+pub use cluster_spec::load as load_cluster_spec;
+pub use resample::resample_arrivals;
+pub use sizing::{offered_load_gpus, size_for_load};
+
+// Time: the clock shown, durations and moments typed.
+pub use clock::{
+    clock, clock_shown, dated, parse_duration, parse_when, weekday_time, zone_abbrev, WhenError,
+    PAI_ZONE,
+};
+
+// Speed: per-type factors, throughput tables, and the speeds they give.
+/// Renamed from `speed::attach`: throughput tables, attached to a trace.
+pub use speed::attach as attach_speeds;
+/// Renamed from `speed::attach_with`: `attach_speeds`, with each job's fit.
+pub use speed::attach_with as attach_speeds_with;
+pub use speed::Speeds;
+/// Renamed from `throughput::parse_spec`: `--throughputs [TYPE=]DIR` as given.
+pub use throughput::parse_spec as parse_throughput_spec;
+/// Renamed from `throughput::parse_table`: one model's throughput table.
+pub use throughput::parse_table as parse_throughput_table;
+pub use throughput::rate_on;
+/// Renamed from `throughput::Tables`: throughput tables read from a directory.
+pub use throughput::Tables as ThroughputTables;
+pub use type_speed::{attach_factors, parse_factors};
+
+// Energy: the power profiles released with Zeus.
+pub use energy::{load_profiles, Profile, DEFAULT_BATCH, WORKLOADS};
+
+// Interned texts.
+/// Renamed from `texts::key`: the key of a text.
+pub use texts::key as text_key;
+
+// The embedded sample trace.
+/// Renamed from `sample::itp`: the embedded sample trace.
+pub use sample::itp as sample_itp;
+/// Renamed from `sample::ITP_GPUS`: the GPUs of the embedded sample's cluster.
+pub use sample::ITP_GPUS as SAMPLE_ITP_GPUS;
+
+// Numbers for people, work over cores, seeded randomness.
+pub use fmt::{count, human_secs, json_text};
+pub use par::{both, cores, pool, Panicked};
+pub use rng::Rng;
 
 use std::path::Path;
 

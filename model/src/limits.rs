@@ -7,10 +7,10 @@
 pub const MAX_GPUS: u32 = 1 << 20;
 
 /// GPUs on one machine (PAI's `cap_gpu`, a Philly machine).
-pub const MAX_MACHINE_GPUS: u32 = 1024;
+pub(crate) const MAX_MACHINE_GPUS: u32 = 1024;
 
 /// Instances of one PAI task.
-pub const MAX_INSTANCES: u32 = 1 << 20;
+pub(crate) const MAX_INSTANCES: u32 = 1 << 20;
 
 /// The latest time accepted, in seconds: 2100-01-01 00:00:00 UTC. Released
 /// traces use either seconds from the trace's start or Unix times; a time past
@@ -50,7 +50,7 @@ pub enum ValueError {
 }
 
 /// A GPU count read from a trace, checked: at least `min`, at most `MAX_GPUS`.
-pub fn gpus(v: i64, min: i64) -> Result<u32, ValueError> {
+pub(crate) fn gpus(v: i64, min: i64) -> Result<u32, ValueError> {
     if v < min {
         return Err(ValueError::BelowMin { v, min });
     }
@@ -61,7 +61,7 @@ pub fn gpus(v: i64, min: i64) -> Result<u32, ValueError> {
 }
 
 /// A time in seconds read from a trace, checked to be within 0 … `MAX_SECS`.
-pub fn secs(v: i64) -> Result<i64, ValueError> {
+pub(crate) fn secs(v: i64) -> Result<i64, ValueError> {
     if !(0..=MAX_SECS).contains(&v) {
         return Err(ValueError::Secs { v });
     }

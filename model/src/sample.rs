@@ -3,9 +3,9 @@
 use crate::{Format, InputError, LoadOptions, LoadReport, Trace};
 
 /// The committed sample ITP trace (`sample-traces/itp/sample.csv`).
-pub const ITP_CSV: &str = include_str!("../../sample-traces/itp/sample.csv");
+pub(crate) const ITP_CSV: &str = include_str!("../../sample-traces/itp/sample.csv");
 /// The name messages give the embedded sample.
-pub const ITP_NAME: &str = "sample-traces/itp/sample.csv (embedded)";
+pub(crate) const ITP_NAME: &str = "sample-traces/itp/sample.csv (embedded)";
 /// The cluster it was generated for (`gen itp … --gpus 128`); read from the
 /// file alone an ITP trace is sized for its load instead.
 pub const ITP_GPUS: u32 = 128;

@@ -310,7 +310,7 @@ fn without_said(without: &std::collections::BTreeMap<String, u64>) -> Option<Str
 }
 
 /// Binds the speeds to `trace`'s cluster again (after it was rebuilt).
-pub fn rebind(trace: &mut Trace) -> Result<(), InputError> {
+pub(crate) fn rebind(trace: &mut Trace) -> Result<(), InputError> {
     let Some(s) = trace.speeds.as_ref() else {
         return Ok(());
     };

@@ -16,7 +16,7 @@ use rustc_hash::FxHashMap;
 use std::path::{Path, PathBuf};
 
 /// `zeus` on the command line.
-pub const FORMAT: super::Format = super::Format::new(&super::FormatSpec {
+pub(crate) const FORMAT: super::Format = super::Format::new(&super::FormatSpec {
     name: "zeus",
     aliases: &[],
     help: "Zeus: alibaba_groups.csv or the released .csv.xz (or its directory, with the power traces)",
@@ -31,7 +31,7 @@ pub const FORMAT: super::Format = super::Format::new(&super::FormatSpec {
 
 /// `alibaba_groups.csv`'s header: recurrence group, start and end (trace
 /// seconds), Zeus workload (`dataset`), `runtime_ratio`.
-pub const HEADER: [&str; 5] = [
+pub(crate) const HEADER: [&str; 5] = [
     "group",
     "start_time",
     "end_time",
@@ -39,15 +39,13 @@ pub const HEADER: [&str; 5] = [
     "runtime_ratio",
 ];
 /// The job file's name in a Zeus directory.
-pub const FILE: &str = "alibaba_groups.csv";
+pub(crate) const FILE: &str = "alibaba_groups.csv";
 /// The file as Zeus's repository ships it.
-pub const FILE_XZ: &str = "alibaba_groups.csv.xz";
+pub(crate) const FILE_XZ: &str = "alibaba_groups.csv.xz";
 
 /// The rows as released, for drill-down.
 #[derive(Debug, Default)]
-pub struct ZeusTables {
-    /// The file loaded.
-    pub path: PathBuf,
+pub(crate) struct ZeusTables {
     /// Per job: group, start, end, dataset, runtime_ratio (sanitised).
     pub rows: Vec<[Box<str>; 5]>,
     /// Row by job id: `group`, then `group#2`, `group#3` … as a group recurs.
@@ -227,13 +225,7 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Inpu
     }
     check_header(&file, &rec)?;
     let mut policy = RowPolicy::new(&file, opts.strict);
-    let mut b = Build {
-        tables: ZeusTables {
-            path: path.clone(),
-            ..Default::default()
-        },
-        ..Default::default()
-    };
+    let mut b = Build::default();
     while read(&mut rec)? {
         let line = rec.position().map_or(0, |p| p.line());
         let row = Row {
@@ -277,7 +269,7 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Inpu
 
 /// The released row of a job, with its times in PAI's local time (days
 /// counted from the trace's first start, `first`).
-pub fn job_detail(t: &ZeusTables, row: u32, first: i64) -> serde_json::Value {
+pub(crate) fn job_detail(t: &ZeusTables, row: u32, first: i64) -> serde_json::Value {
     let Some(r) = t.rows.get(row as usize) else {
         return serde_json::Value::Null;
     };

@@ -3,7 +3,7 @@
 
 use super::LoadArgs;
 use crate::sim::{self, Placement};
-use crate::trace::native::BenchProbe;
+use crate::trace::BenchProbe;
 use clap::Args;
 use color_eyre::eyre::Result;
 use std::sync::Arc;
@@ -140,7 +140,7 @@ fn say_held(trace: &crate::trace::Trace) {
 /// The `--policies` asked for that can run on `trace`.
 fn bench_policies(a: &BenchArgs, trace: &crate::trace::Trace) -> Result<Vec<sim::Policy>> {
     let mut registry = sim::Policies::new();
-    let policies: Vec<sim::Policy> = crate::sim::policy::parse_list(&a.policies, &mut |n| {
+    let policies: Vec<sim::Policy> = crate::sim::parse_policy_list(&a.policies, &mut |n| {
         crate::driver::resolve(n, &mut registry)
     })
     .map_err(color_eyre::eyre::Report::msg)?
@@ -180,7 +180,7 @@ fn time_to_end(trace: &Arc<crate::trace::Trace>, p: sim::Policy, tuning: &Arc<si
 /// back); `g` to days 10, 20, 35 and 50 each followed by a `b`; three more
 /// `b` in a row; and what the checkpoints hold, measured.
 fn replay_probe(trace: &Arc<crate::trace::Trace>, policy: sim::Policy) {
-    use crate::sim::replay::Replay;
+    use crate::sim::Replay;
     let ms = |t: Instant| t.elapsed().as_secs_f64() * 1000.0;
     let day = 86_400;
     let first = trace.first_submit().unwrap_or(0);

@@ -2,8 +2,7 @@
 //! know nothing of clap: each a parser over the type's names (and
 //! aliases), listing each value with its help as clap's own enums do.
 
-use crate::sim::energy::PowerPolicy;
-use crate::sim::{FairBy, Placement};
+use crate::sim::{FairBy, Placement, PowerPolicy};
 use crate::trace::{Format, Ties, FORMATS};
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 

@@ -89,7 +89,7 @@ fn compare_from(
     from: &str,
 ) -> Result<Vec<crate::sim::Report>> {
     let trace = &base.trace;
-    use crate::sim::whatif::{Fork, Run};
+    use crate::sim::{Fork, WhatIfRun};
     if a.trace.seed.is_some() {
         bail!("--from forks the recorded replay, and --seed resamples the arrivals: the two do not go together");
     }
@@ -99,14 +99,14 @@ fn compare_from(
             trace.format
         );
     }
-    let t = crate::sim::schedule::parse_at(trace, from).map_err(|e| eyre!("--from: {e}"))?;
+    let t = crate::sim::parse_at(trace, from).map_err(|e| eyre!("--from: {e}"))?;
     let mut recorded = base.under(Policy::Recorded).engine();
     crate::driver::advance_to(&mut recorded, t);
-    let runs: Vec<Run> = rows
+    let runs: Vec<WhatIfRun> = rows
         .iter()
         .map(|r| match &r.schedule {
-            None => Run::Policy(r.policy),
-            Some(s) => Run::Schedule(
+            None => WhatIfRun::Policy(r.policy),
+            Some(s) => WhatIfRun::Schedule(
                 s.effective(Policy::Recorded, recorded.power_policy())
                     .into_iter()
                     .filter(|(at, _)| *at > t)
@@ -114,11 +114,11 @@ fn compare_from(
             ),
         })
         .collect();
-    let workers = crate::par::cores();
+    let workers = crate::trace::cores();
     super::print_err(&format!(
         "tracetui: from {} ({}), {} runs",
         t,
-        crate::trace::clock::clock(trace.zone, trace.first_submit().unwrap_or(0), t),
+        crate::trace::clock(trace.zone, trace.first_submit().unwrap_or(0), t),
         runs.len()
     ));
     let reports = Fork::start(&recorded, runs, workers, &crate::driver::Driver).wait();

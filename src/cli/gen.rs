@@ -42,7 +42,7 @@ pub struct GenArgs {
     pub schema: Schema,
     /// itp, with --load: scale arrivals for this many GPUs; pai: a cluster
     /// of about this many GPUs, each machine type scaled alike.
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=crate::trace::limits::MAX_GPUS as i64))]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=crate::trace::MAX_GPUS as i64))]
     pub gpus: Option<u32>,
     /// pai: spread the submissions over about this many days (the day's
     /// rhythm kept; default: the released rate).

@@ -3,8 +3,7 @@
 use super::meta::{hashed_while, Hashes, Meta};
 use super::output::render;
 use super::{LoadArgs, SimArgs};
-use crate::sim::schedule::Schedule;
-use crate::sim::{Policies, Policy, Report, Tuning};
+use crate::sim::{Policies, Policy, Report, Schedule, Tuning};
 use crate::spec::RunSpec;
 use crate::trace::{self, LoadReport, Trace};
 use color_eyre::eyre::{bail, eyre, Result};
@@ -43,14 +42,14 @@ pub(super) fn shape(trace: Arc<Trace>, t: &super::TraceArgs) -> Result<(Arc<Trac
     let mut trace = Trace::clone(&trace);
     let mut said = Vec::new();
     if let Some(seed) = t.seed {
-        let moved = trace::resample::resample_arrivals(&mut trace, seed);
+        let moved = trace::resample_arrivals(&mut trace, seed);
         said.push(format!(
             "--seed {seed}: arrivals resampled ({moved} of {} jobs moved; same jobs, order and span)",
             trace.jobs.len()
         ));
     }
     if let Some(l) = t.offered_load {
-        let line = trace::sizing::size_for_load(&mut trace, l, t.load.read.gpus_per_node)?;
+        let line = trace::size_for_load(&mut trace, l, t.load.read.gpus_per_node)?;
         said.push(line);
     }
     Ok((Arc::new(trace), said))
@@ -102,7 +101,7 @@ pub(super) fn each_run<R: Send>(
     specs: &[RunSpec],
     run: impl Fn(&RunSpec) -> Result<R> + Sync,
 ) -> Result<Vec<R>> {
-    let done = crate::par::pool(specs, crate::par::cores(), &run);
+    let done = crate::trace::pool(specs, crate::trace::cores(), &run);
     specs
         .iter()
         .zip(done)

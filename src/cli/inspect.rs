@@ -3,7 +3,7 @@
 use super::headless::load;
 use super::output::human_secs;
 use super::{JobArgs, StatsArgs, TextFormat};
-use crate::sim::energy::{EnergyModel, WorkloadRow};
+use crate::sim::{EnergyModel, WorkloadRow};
 use crate::stats::{stats as compute, Deadlines, MeanMedian, Stats};
 use color_eyre::eyre::{bail, Result};
 use std::fmt::Write as _;
@@ -14,7 +14,7 @@ pub(super) fn stats(a: &StatsArgs) -> Result<()> {
     let s = compute(&trace);
     let table = energy
         .as_ref()
-        .map(|(m, _)| crate::sim::energy::workload_table(&trace, m));
+        .map(|(m, _)| crate::sim::workload_table(&trace, m));
     if a.output == TextFormat::Json {
         let mut v = serde_json::to_value(&s)?;
         if let (Some(t), Some(o)) = (&table, v.as_object_mut()) {
@@ -200,10 +200,10 @@ fn workloads_text(o: &mut String, m: &EnergyModel, t: &[WorkloadRow]) {
 
 pub(super) fn job(a: &JobArgs) -> Result<()> {
     let trace = load(&a.load)?;
-    let found = match crate::trace::detail::by_id(&trace, &a.job)? {
+    let found = match crate::trace::detail_by_id(&trace, &a.job)? {
         Some(found) => Some(found),
         None => match unique_prefix(&trace, &a.job, &a.load.path)? {
-            Some(id) => crate::trace::detail::by_id(&trace, &id)?,
+            Some(id) => crate::trace::detail_by_id(&trace, &id)?,
             None => None,
         },
     };
@@ -219,7 +219,7 @@ pub(super) fn job(a: &JobArgs) -> Result<()> {
     }
     match a.output {
         TextFormat::Json => super::print_json(&(serde_json::to_string_pretty(&value)? + "\n")),
-        TextFormat::Text => super::print_out(&crate::fmt::json_text(&value)),
+        TextFormat::Text => super::print_out(&crate::trace::json_text(&value)),
     }
     Ok(())
 }

@@ -34,7 +34,7 @@ pub(crate) fn init_stderr() {
 
 /// The engine's warnings (it writes nothing itself), logged: on stderr
 /// headless, in the replay's log pane.
-pub(crate) const ENGINE_WARN: crate::sim::tuning::Warn = crate::sim::tuning::Warn(engine_warn);
+pub(crate) const ENGINE_WARN: crate::sim::Warn = crate::sim::Warn(engine_warn);
 
 fn engine_warn(line: &str) {
     log::warn!("{line}");

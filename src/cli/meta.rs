@@ -8,8 +8,7 @@
 //! beside them as `NAME.meta.json`.
 
 use super::{Cli, Command, TraceArgs};
-use crate::sim::schedule::Schedule;
-use crate::sim::Policy;
+use crate::sim::{Policy, Schedule};
 use crate::trace::Format;
 use clap::CommandFactory;
 use serde::Serialize;
@@ -127,8 +126,8 @@ fn policy_metas(
     if let Some(s) = schedule {
         all.extend(s.start);
         all.extend(s.switches.iter().filter_map(|(_, w)| match w {
-            crate::sim::engine::Switch::Policy(p) => Some(*p),
-            crate::sim::engine::Switch::Power(_) | crate::sim::engine::Switch::Placement(_) => None,
+            crate::sim::Switch::Policy(p) => Some(*p),
+            crate::sim::Switch::Power(_) | crate::sim::Switch::Placement(_) => None,
         }));
     }
     let mut out: Vec<PolicyMeta> = Vec::new();
@@ -323,7 +322,7 @@ pub(crate) fn hashed_while<T>(
     if !hash {
         return Ok((load()?, None));
     }
-    let (hashed, loaded) = crate::par::both(|| trace_meta(hashes, format, path), load);
+    let (hashed, loaded) = crate::trace::both(|| trace_meta(hashes, format, path), load);
     let loaded = loaded?;
     let hashed = hashed.map_err(|_| color_eyre::eyre::eyre!("hashing the trace panicked"))?;
     let hashed = hashed.map_err(|e| color_eyre::eyre::eyre!("hashing the trace: {e}"))?;

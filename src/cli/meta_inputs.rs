@@ -61,7 +61,7 @@ pub(crate) fn inputs_of(hashes: &Hashes, read: &ReadArgs) -> Vec<InputMeta> {
 fn listed(read: &ReadArgs) -> Vec<Listed> {
     let mut out = Vec::new();
     for spec in &read.throughputs {
-        let (ty, dir) = crate::trace::throughput::parse_spec(spec);
+        let (ty, dir) = crate::trace::parse_throughput_spec(spec);
         let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
             .map(|d| {
                 d.filter_map(|e| e.ok().map(|e| e.path()))

@@ -223,7 +223,7 @@ pub struct ReadArgs {
 
 /// `--gpus`: 1 to `limits::MAX_GPUS`.
 pub(crate) fn gpus() -> clap::builder::RangedI64ValueParser<u32> {
-    clap::value_parser!(u32).range(1..=crate::trace::limits::MAX_GPUS as i64)
+    clap::value_parser!(u32).range(1..=crate::trace::MAX_GPUS as i64)
 }
 
 /// `--gpus-per-node`: 1 to 1024.
@@ -244,7 +244,7 @@ impl ReadArgs {
         format: Format,
         path: &std::path::Path,
     ) -> Result<(crate::trace::Trace, crate::trace::LoadReport), crate::trace::InputError> {
-        use crate::trace::throughput::{parse_spec, Tables};
+        use crate::trace::{parse_throughput_spec, ThroughputTables};
         let (mut trace, mut report) = crate::trace::load(format, path, &self.options())?;
         if let Some(spec) = &self.cluster {
             let names_machines = trace
@@ -258,7 +258,7 @@ impl ReadArgs {
                 ));
             }
             let before =
-                std::mem::replace(&mut trace.cluster, crate::trace::cluster_spec::load(spec)?);
+                std::mem::replace(&mut trace.cluster, crate::trace::load_cluster_spec(spec)?);
             report.notes.retain(|n| *n != before.origin);
             report.note(trace.cluster.origin.clone());
         }
@@ -267,16 +267,16 @@ impl ReadArgs {
                 .throughputs
                 .iter()
                 .map(|s| {
-                    let (ty, dir) = parse_spec(s);
-                    Tables::load(&dir, ty)
+                    let (ty, dir) = parse_throughput_spec(s);
+                    ThroughputTables::load(&dir, ty)
                 })
                 .collect::<Result<Vec<_>, _>>()?;
-            for line in crate::trace::speed::attach(&mut trace, tables)? {
+            for line in crate::trace::attach_speeds(&mut trace, tables)? {
                 report.note(line);
             }
         }
         if !self.gpu_speed.is_empty() {
-            use crate::trace::type_speed::{attach_factors, parse_factors};
+            use crate::trace::{attach_factors, parse_factors};
             let factors = parse_factors(&self.gpu_speed)?;
             for line in attach_factors(&mut trace, factors)? {
                 report.note(line);
@@ -310,7 +310,7 @@ pub struct EnergyArgs {
     pub eta: f64,
     /// The power-limit policy to start with.
     #[arg(long, value_parser = choices::power(), default_value = "max")]
-    pub power: crate::sim::energy::PowerPolicy,
+    pub power: crate::sim::PowerPolicy,
 }
 
 impl EnergyArgs {
@@ -334,7 +334,7 @@ impl EnergyArgs {
         if !(0.0..=1.0).contains(&self.eta) {
             color_eyre::eyre::bail!("--eta must be between 0 and 1, not {}", self.eta);
         }
-        let m = crate::sim::energy::EnergyModel::load(dir, &self.gpu, self.eta)?;
+        let m = crate::sim::EnergyModel::load(dir, &self.gpu, self.eta)?;
         Ok(Some((std::sync::Arc::new(m), self.power)))
     }
 }
@@ -408,7 +408,7 @@ pub(crate) fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> i
     if !tui {
         logger::init_stderr();
         // A signal ends the policy processes and temporary outputs too.
-        crate::driver::procs::end_on_signals();
+        crate::driver::end_on_signals();
     }
     let result = match cli.command {
         Some(Command::Replay(r)) => tui::open(r.format, &r.args, &r.args.view.over(&cli.view)),
@@ -427,7 +427,7 @@ pub(crate) fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> i
         Some(Command::Policy(c)) => policy_new::run(&c),
         None => tui::demo(&cli.view),
     };
-    crate::driver::procs::die_if_signalled();
+    crate::driver::die_if_signalled();
     match result {
         Ok(()) => 0,
         Err(e) => {

@@ -10,7 +10,7 @@ pub(super) const RULES: &str = "JCT = finish − submit; wait = first start − 
 makespan = last finish − first submit; util = busy GPU-seconds / (GPUs × makespan); \
 offered load = GPU-seconds submitted / (last − first submit); percentiles interpolate linearly (numpy default); sjf, sgf and fifo-backfill use the trace's run times as oracle";
 
-pub(super) use crate::fmt::human_secs;
+pub(super) use crate::trace::human_secs;
 
 fn num(v: Option<f64>) -> String {
     v.map_or("-".into(), |x| format!("{x:.1}"))

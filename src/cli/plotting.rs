@@ -4,7 +4,7 @@
 use super::results::TimelineRow;
 use crate::plot::Curves;
 use crate::sim::Engine;
-use crate::trace::model::{Secs, Trace};
+use crate::trace::{Secs, Trace};
 use color_eyre::eyre::{eyre, Result};
 use std::path::Path;
 

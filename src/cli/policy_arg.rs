@@ -7,9 +7,7 @@
 //! on stderr, not a usage error.
 
 use crate::driver::ExecSpec;
-use crate::sim::error::ArgError;
-use crate::sim::Params;
-use crate::sim::{Policies, Policy};
+use crate::sim::{ArgError, Params, Policies, Policy};
 use clap::Args;
 use color_eyre::eyre::{eyre, Result};
 use std::str::FromStr;
@@ -184,7 +182,7 @@ pub struct PolicyArgs {
     pub rescale_cost: u32,
     /// las: queue boundaries in GPU-seconds of attained service, ascending.
     #[arg(long, default_value = "3600", value_parser = parse_thresholds)]
-    pub las_thresholds: crate::sim::tuning::Thresholds,
+    pub las_thresholds: crate::sim::Thresholds,
     /// las: a preempted job waiting longer than this many times its run so
     /// far goes back to the first queue (0 turns the guard off).
     #[arg(long, default_value_t = 2.0)]
@@ -227,7 +225,7 @@ impl PolicyArgs {
         &self,
         trace: &crate::trace::Trace,
         policies: &mut Policies,
-    ) -> color_eyre::eyre::Result<Option<crate::sim::schedule::Schedule>> {
+    ) -> color_eyre::eyre::Result<Option<crate::sim::Schedule>> {
         self.policy_schedule
             .as_deref()
             .map(|t| {
@@ -250,12 +248,10 @@ impl PolicyArgs {
         trace: &crate::trace::Trace,
         text: &str,
         policies: &mut Policies,
-    ) -> color_eyre::eyre::Result<crate::sim::schedule::Schedule> {
+    ) -> color_eyre::eyre::Result<crate::sim::Schedule> {
         let timeout = self.timeout()?;
         let mut named = |w: &str| named(w, timeout, policies);
-        Ok(crate::sim::schedule::Schedule::parse_with(
-            trace, text, &mut named,
-        )?)
+        Ok(crate::sim::Schedule::parse_with(trace, text, &mut named)?)
     }
 
     /// The policies named, the external ones asked who they are.
@@ -268,7 +264,7 @@ impl PolicyArgs {
     }
 }
 
-pub(super) fn parse_thresholds(s: &str) -> Result<crate::sim::tuning::Thresholds, ArgError> {
+pub(super) fn parse_thresholds(s: &str) -> Result<crate::sim::Thresholds, ArgError> {
     s.parse()
 }
 

@@ -3,9 +3,8 @@
 //! JSON Lines — for pandas, polars and DuckDB. Written atomically.
 
 use crate::outfile::write_atomic;
-use crate::sim::engine::Switch;
-use crate::sim::{Engine, Phase};
-use crate::trace::model::Secs;
+use crate::sim::{Engine, Phase, Switch};
+use crate::trace::Secs;
 use color_eyre::eyre::{bail, eyre, Result};
 use serde::Serialize;
 use std::io::Write;
@@ -157,7 +156,7 @@ fn timeline_row(e: &Engine, first: Secs, t: Secs) -> TimelineRow {
     let busy = e.cluster().allocated_milli() as f64 / 1000.0;
     TimelineRow {
         time_s: t,
-        local: crate::trace::clock::clock(trace.zone, first, t),
+        local: crate::trace::clock(trace.zone, first, t),
         util: if total > 0.0 { busy / total } else { 0.0 },
         gpus_busy: busy,
         queue: e.queue_len() as u64,
@@ -188,7 +187,7 @@ pub(super) fn run_sampled(
     }
     let first = tick.map(|_| day_one);
     let flow =
-        crate::sim::schedule::drive(e, &switches, first, &crate::driver::Driver, |e, reached| {
+        crate::sim::drive_schedule(e, &switches, first, &crate::driver::Driver, |e, reached| {
             let Some(s) = reached else {
                 return ControlFlow::Continue(None);
             };

@@ -4,8 +4,7 @@
 use super::error::CliError;
 use super::policy_arg;
 use super::{EnergyArgs, LoadArgs, PolicyArg, PolicyArgs};
-use crate::sim::error::ArgError;
-use crate::sim::{Placement, Policy};
+use crate::sim::{ArgError, Placement, Policy};
 use clap::{Args, ValueEnum};
 
 /// A trace to simulate, and how to print the result.
@@ -76,8 +75,7 @@ pub struct SimArgs {
 /// `30s`, `5m`, `1h`, `1d`, `1h30m` or seconds: from 1 s to 366 days.
 pub(super) fn parse_tick(s: &str) -> Result<i64, CliError> {
     let s = s.trim();
-    let secs =
-        crate::trace::clock::parse_duration(s).ok_or_else(|| CliError::NotATick(s.into()))?;
+    let secs = crate::trace::parse_duration(s).ok_or_else(|| CliError::NotATick(s.into()))?;
     if !(1..=366 * 86_400).contains(&secs) {
         return Err(CliError::TickRange(s.into()));
     }

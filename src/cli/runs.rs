@@ -8,7 +8,7 @@ use super::results::{self, TimelineRow};
 use crate::plot::Curves;
 use crate::sim::{Engine, Report};
 use crate::spec::{finished, RunSpec};
-use crate::trace::model::{Secs, Trace};
+use crate::trace::{Secs, Trace};
 use color_eyre::eyre::{eyre, Result};
 use std::path::{Path, PathBuf};
 

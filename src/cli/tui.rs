@@ -105,8 +105,8 @@ fn lesson_schedule(
     l: &crate::lesson::Lesson,
     trace: &trace::Trace,
     registry: &mut crate::sim::Policies,
-) -> Result<(crate::sim::schedule::Schedule, bool)> {
-    use crate::sim::schedule::Schedule;
+) -> Result<(crate::sim::Schedule, bool)> {
+    use crate::sim::Schedule;
     if let Some(p) = &a.policy {
         let text = format!("start:{p}");
         let s = a
@@ -195,7 +195,7 @@ pub fn open(format: Format, a: &TuiArgs, v: &ViewArgs) -> Result<()> {
         a.path.display()
     ));
     // Keys typed meanwhile are not echoed over that line.
-    let quiet = crate::driver::echo::quiet_typing();
+    let quiet = crate::driver::quiet_typing();
     let (trace, report) = a.read.load(format, &a.path)?;
     drop(quiet);
     let schedule = a.policies.schedule(&trace, &mut registry)?;
@@ -214,7 +214,7 @@ pub fn open(format: Format, a: &TuiArgs, v: &ViewArgs) -> Result<()> {
         .with_energy(energy)
         .with_policies(registry)
         .with_schedule(schedule);
-    let refused = |e: crate::sim::error::ArgError| color_eyre::eyre::eyre!("{e}");
+    let refused = |e: crate::sim::ArgError| color_eyre::eyre::eyre!("{e}");
     spec.policy.check(&spec.trace).map_err(refused)?;
     spec.check_schedule().map_err(refused)?;
     let spec = spec.with_tuning(a.policies.tuning()?);
@@ -235,16 +235,16 @@ pub fn open(format: Format, a: &TuiArgs, v: &ViewArgs) -> Result<()> {
 
 /// `tracetui` alone: the embedded sample.
 pub(crate) fn demo(v: &ViewArgs) -> Result<()> {
-    let (trace, report) = crate::sample::itp()?;
+    let (trace, report) = crate::trace::sample_itp()?;
     // Sized as it was generated (the file alone would be sized for its load).
-    let (jobs, gpus) = (trace.jobs.len(), crate::sample::ITP_GPUS);
+    let (jobs, gpus) = (trace.jobs.len(), crate::trace::SAMPLE_ITP_GPUS);
     let label = format!("sample itp ({jobs} jobs) · {gpus} GPUs (--gpus {gpus})");
     let spec = RunSpec::new(Arc::new(trace), Policy::Fifo)
         .with_tuning(Arc::new(super::logger::logged_tuning()));
     let mut opts = view(v);
     opts.no_terminal = format!(
         "for scripts use `tracetui sim itp sample-traces/itp/sample.csv --gpus {}` in tracetui's own directory",
-        crate::sample::ITP_GPUS
+        crate::trace::SAMPLE_ITP_GPUS
     );
     run(spec, label, &report, &opts)
 }

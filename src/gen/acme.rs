@@ -6,8 +6,7 @@
 //! Times carry the cluster's offset (+08:00 Seren, +00:00 Kalos).
 
 use super::dist::{StreamedCategorical, StreamedLognormal};
-use super::rng::Rng;
-use crate::trace::acme::{KALOS, SEREN};
+use crate::trace::{Rng, KALOS, SEREN};
 use std::io::{self, Write};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

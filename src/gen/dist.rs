@@ -5,7 +5,7 @@
 //! with a mean/median ratio of 45, as PAI's queueing delay has, would
 //! otherwise miss its mean by tens of percent at 100,000 jobs).
 
-use super::rng::Rng;
+use crate::trace::Rng;
 
 /// The standard normal quantile (Acklam's rational approximation, relative error < 1.2e-9).
 pub(crate) fn normal_quantile(p: f64) -> f64 {

@@ -12,8 +12,7 @@
 //! batch size from the released pairs, iterations from a per-model rate, and a
 //! deadline of submit + run time × U(0.5, 1.5).
 
-use super::rng::Rng;
-use crate::trace::model::Secs;
+use crate::trace::{Rng, Secs};
 use std::io::Write;
 
 /// Relative submission rate for each hour of the day (mean 1).

@@ -5,8 +5,6 @@ pub(crate) mod dist;
 pub mod itp;
 pub mod pai;
 pub mod philly;
-/// The generators' random numbers (shared with `--seed`'s resampling).
-pub use crate::rng;
 
 /// Packs `files` into the gzipped tar `out`, each as its member name, as
 /// the releases ship them. Fixed headers (no mtime, owner or mode from this

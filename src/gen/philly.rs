@@ -13,10 +13,8 @@
 //! with a working-hours rhythm in Los Angeles time.
 
 use super::dist::{exact_categorical, lognormal_matching, shuffle};
-use super::rng::Rng;
 use crate::sim::{place, ClusterState, Grant, Placement, TypeFilter};
-use crate::trace::model::{Cluster, Demand, Machine};
-use crate::trace::philly::format_local;
+use crate::trace::{format_local, Cluster, Demand, Machine, Rng};
 use std::collections::BTreeSet;
 use std::io::{self, Write};
 use std::path::Path;

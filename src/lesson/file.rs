@@ -11,9 +11,7 @@
 
 use super::{Captions, Elastic, Jobs, Lesson};
 use crate::sim::Placement;
-use crate::trace::clock::parse_duration;
-use crate::trace::model::Secs;
-use crate::trace::Format;
+use crate::trace::{parse_duration, Format, Secs};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

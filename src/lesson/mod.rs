@@ -7,11 +7,10 @@
 mod file;
 
 use crate::sim::Placement;
-use crate::trace::input::InputError;
-use crate::trace::model::Secs;
-use crate::trace::speed::attach;
-use crate::trace::throughput::{parse_table, Tables};
-use crate::trace::{Format, LoadOptions, LoadReport, Trace};
+use crate::trace::{
+    attach_speeds, parse_throughput_table, Format, InputError, LoadOptions, LoadReport, Secs,
+    ThroughputTables, Trace,
+};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -117,13 +116,14 @@ impl Lesson {
             Jobs::Elastic(e) => {
                 let (mut trace, mut report) =
                     itp.load_text(elastic_csv(e).as_bytes(), &label, &opts)?;
-                let table = parse_table(e.table.as_bytes(), &format!("{}.csv", e.model))?;
-                let tables = Tables {
+                let table =
+                    parse_throughput_table(e.table.as_bytes(), &format!("{}.csv", e.model))?;
+                let tables = ThroughputTables {
                     gpu_type: None,
                     dir: PathBuf::from(&label),
                     models: [(e.model.clone(), table)].into(),
                 };
-                for line in attach(&mut trace, vec![tables])? {
+                for line in attach_speeds(&mut trace, vec![tables])? {
                     report.note(line);
                 }
                 Ok((trace, report))

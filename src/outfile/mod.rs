@@ -174,7 +174,7 @@ fn replace(path: &Path, fill: impl FnOnce(&mut Out) -> io::Result<()>) -> io::Re
         .into_owned();
     let old = std::fs::metadata(path).ok();
     let (tmp, file) = new_beside(dir, &name)?;
-    crate::driver::procs::temp_file(&tmp);
+    crate::driver::temp_file(&tmp);
     let result = (|| {
         if let Some(old) = &old {
             keep_owner_and_mode(&file, old)?;
@@ -191,7 +191,7 @@ fn replace(path: &Path, fill: impl FnOnce(&mut Out) -> io::Result<()>) -> io::Re
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
-    crate::driver::procs::temp_done(&tmp);
+    crate::driver::temp_done(&tmp);
     result
 }
 

@@ -2,7 +2,7 @@
 //! slowdowns and job sizes, and its utilisation over time.
 
 use crate::sim::{Engine, Phase};
-use crate::trace::model::Secs;
+use crate::trace::Secs;
 
 /// One run, ready to draw.
 #[derive(Debug, Clone, PartialEq)]

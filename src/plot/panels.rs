@@ -152,7 +152,7 @@ fn class_of(gpus: f64) -> usize {
 
 /// The `q` quantile of `sorted` (not empty), as the summaries have it.
 fn quantile(sorted: &[f64], q: f64) -> f64 {
-    crate::sim::metrics::percentile_sorted(sorted, q * 100.0).unwrap_or(f64::NAN)
+    crate::sim::percentile_sorted(sorted, q * 100.0).unwrap_or(f64::NAN)
 }
 
 /// Each curve's finished JCTs by class, sorted.

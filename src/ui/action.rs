@@ -9,11 +9,8 @@
 //! results come back as actions.
 
 use super::keymap::Command;
-use crate::sim::metrics::Report;
-use crate::sim::whatif::Run;
-use crate::sim::{Engine, Policy, Question, Reply};
-use crate::trace::model::Secs;
-use crate::trace::native::{MachineSample, MachineValues};
+use crate::sim::{Engine, Policy, Question, Reply, Report, WhatIfRun};
+use crate::trace::{MachineSample, MachineValues, Secs};
 use serde_json::Value;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -51,7 +48,7 @@ pub enum Action {
     SwitchPolicy(Policy),
     /// A background index finished: PAI's per-job sensor utilisation (if any),
     /// or (None) Philly's utilisation files.
-    Indexed(Result<Option<Arc<Vec<f32>>>, crate::trace::input::Damaged>),
+    Indexed(Result<Option<Arc<Vec<f32>>>, crate::trace::Damaged>),
     /// Policies registered in the background (config.toml's programs,
     /// asked who they are while the replay starts): the picker offers them.
     PoliciesKnown(Box<crate::sim::Policies>),
@@ -65,7 +62,7 @@ pub enum Action {
     WhatIfDone {
         row: usize,
         report: Box<Report>,
-        dists: Box<crate::sim::metrics::Dists>,
+        dists: Box<crate::sim::Dists>,
         secs: f64,
     },
     /// What became of an `Effect::Export`.
@@ -170,7 +167,7 @@ pub enum Effect {
 #[derive(Debug, Clone)]
 pub struct WhatIfStart {
     pub base: Box<Engine>,
-    pub runs: Vec<Run>,
+    pub runs: Vec<WhatIfRun>,
 }
 
 impl PartialEq for WhatIfStart {

@@ -13,9 +13,8 @@ pub use super::state::{ColorBy, Focus, Zoom};
 use super::state::{ReplayState, ViewState};
 use super::theme::Theme;
 use super::whatif::WhatIf;
-use crate::sim::replay::Replay;
-use crate::sim::{Engine, Placement, Policy};
-use crate::trace::model::{Secs, Trace};
+use crate::sim::{Engine, Placement, Policy, Replay};
+use crate::trace::{Secs, Trace};
 use std::sync::Arc;
 
 pub struct App {
@@ -83,7 +82,7 @@ impl App {
     pub fn with_tuning(
         mut self,
         tuning: Arc<crate::sim::Tuning>,
-        schedule: Option<&crate::sim::schedule::Schedule>,
+        schedule: Option<&crate::sim::Schedule>,
     ) -> App {
         let engine = self.sim.replay.start_engine().with_tuning(tuning);
         let mut replay = Replay::new(engine);
@@ -206,10 +205,7 @@ impl App {
 
     /// A background index finished (or found the side tables damaged):
     /// drill-downs and colour by utilisation use what it found.
-    fn indexed(
-        &mut self,
-        result: Result<Option<Arc<Vec<f32>>>, crate::trace::input::Damaged>,
-    ) -> bool {
+    fn indexed(&mut self, result: Result<Option<Arc<Vec<f32>>>, crate::trace::Damaged>) -> bool {
         let util = match result {
             Err(e) => {
                 self.warn(format!(
@@ -383,7 +379,7 @@ impl App {
     /// (`--policy-schedule`), as text.
     pub fn session_schedule(&self) -> String {
         let (policy, power) = self.sim.replay.start_policies();
-        crate::sim::schedule::Schedule {
+        crate::sim::Schedule {
             start: Some(policy),
             start_power: power,
             switches: self.sim.replay.switches().to_vec(),
@@ -394,7 +390,7 @@ impl App {
     /// `day 3 Tue 14:05:33` in the trace's zone.
     pub fn clock(&self, t: Secs) -> String {
         let tr = self.trace();
-        crate::trace::clock::clock_shown(tr.zone, self.sim.facts.first(), t)
+        crate::trace::clock_shown(tr.zone, self.sim.facts.first(), t)
     }
 }
 

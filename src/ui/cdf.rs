@@ -6,7 +6,7 @@
 
 use super::app::App;
 use super::whatif::WhatIf;
-use crate::sim::metrics::Dists;
+use crate::sim::Dists;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
@@ -89,9 +89,9 @@ fn finished_rows<'a>(app: &App, w: &'a WhatIf) -> Vec<Row<'a>> {
         .enumerate()
         .filter_map(|(i, run)| {
             let d = w.dists.get(i)?.as_ref()?;
-            let is_live = matches!(run, crate::sim::whatif::Run::Policy(p) if *p == live);
+            let is_live = matches!(run, crate::sim::WhatIfRun::Policy(p) if *p == live);
             let label = match run {
-                crate::sim::whatif::Run::Policy(p) => p.label().to_string(),
+                crate::sim::WhatIfRun::Policy(p) => p.label().to_string(),
                 other => other.label(),
             };
             Some((i, label, is_live, d))

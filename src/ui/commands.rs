@@ -447,7 +447,7 @@ impl App {
 
     /// Switches the power-limit policy (max ↔ zeus) live, when there is an energy model.
     pub(super) fn toggle_power(&mut self) {
-        use crate::sim::energy::PowerPolicy;
+        use crate::sim::PowerPolicy;
         let Some(p) = self.engine().power_policy() else {
             self.view.flash = Some("no energy model: start with --energy DIR --gpu v100".into());
             return;

@@ -5,7 +5,7 @@ use super::app::{App, Focus, Tick};
 use super::layout::{self, too_small};
 use super::{grid, popups, queue};
 use crate::text::sanitized;
-use crate::trace::clock;
+use crate::trace::{clock_shown, zone_abbrev};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
@@ -158,7 +158,7 @@ fn policy_since(app: &App) -> String {
     } else {
         format!(
             " since {}",
-            clock::clock_shown(app.trace().zone, app.sim.facts.first(), e.policy_since())
+            clock_shown(app.trace().zone, app.sim.facts.first(), e.policy_since())
         )
     }
 }
@@ -198,7 +198,7 @@ fn header_clock(app: &App, width: u16, left_w: usize) -> Vec<Span<'static>> {
     let trace = app.trace();
     let first = app.sim.facts.first();
     let now = app.engine().now().max(first - 1);
-    let zone = clock::zone_abbrev(trace.zone, now);
+    let zone = zone_abbrev(trace.zone, now);
     let state = header_state(app);
     let speed = match app.tick_size() {
         Tick::NextEvent => format!("{:.0} ev/s", (app.sim.playback.speed() / 60.0).max(1.0)),
@@ -206,7 +206,7 @@ fn header_clock(app: &App, width: u16, left_w: usize) -> Vec<Span<'static>> {
     };
     // The speed in fewer words where the trace's name would not show.
     let tick = app.tick_size().label();
-    let clock_text = format!("{} {zone} ", clock::clock_shown(trace.zone, first, now));
+    let clock_text = format!("{} {zone} ", clock_shown(trace.zone, first, now));
     let long =
         crate::text::width(&clock_text) + state.width() + format!(" {speed} tick {tick} ").len();
     let narrow = (width as usize) < long + left_w + 1 + 3 + 8;

@@ -8,8 +8,8 @@
 //! are logged.
 
 use super::app::{Action, App, Effect, Exported, Quit, WhatIfStart};
-use crate::sim::whatif::{Fork, Msg};
-use crate::trace::model::Secs;
+use crate::sim::{Fork, WhatIfMsg};
+use crate::trace::Secs;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use std::collections::VecDeque;
@@ -39,7 +39,7 @@ impl Effects {
     pub fn new(export_dir: PathBuf) -> Effects {
         Effects {
             export_dir,
-            workers: crate::par::cores(),
+            workers: crate::trace::cores(),
             fork: None,
             quit: None,
             mouse: false,
@@ -112,8 +112,8 @@ impl Effects {
         let (msgs, secs) = (fork.poll(), started.elapsed().as_secs_f64());
         for m in msgs {
             let a = match m {
-                Msg::Progress(row, progress) => Action::WhatIfProgress { row, progress },
-                Msg::Done(row, report, dists) => Action::WhatIfDone {
+                WhatIfMsg::Progress(row, progress) => Action::WhatIfProgress { row, progress },
+                WhatIfMsg::Done(row, report, dists) => Action::WhatIfDone {
                     row,
                     report,
                     dists,
@@ -148,7 +148,7 @@ impl Effects {
                 // The fork before (if any) stops when dropped: its rows'
                 // memory is back before the new ones are counted.
                 self.fork = None;
-                let at_once = crate::sim::whatif::rows_at_once(self.workers, &base, room());
+                let at_once = crate::sim::rows_at_once(self.workers, &base, room());
                 log::info!(
                     "{} what-if: {} runs to the end on {} threads",
                     app.clock(base.now()),
@@ -203,7 +203,7 @@ fn read(app: &App, e: Effect) -> Option<Action> {
         Effect::ReadJobDetail { job, at } => Some(Action::JobDetailRead {
             job,
             at,
-            record: crate::trace::detail::of_job(trace, &trace.jobs[job as usize], false),
+            record: crate::trace::detail_of_job(trace, &trace.jobs[job as usize], false),
         }),
         Effect::ReadMachine { machine, at } => Some(Action::MachineRead {
             machine,

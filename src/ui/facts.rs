@@ -2,7 +2,7 @@
 //! the first submission, how job ids read, whether deadlines matter, and
 //! the machines with GPUs in the grid's order.
 
-use crate::trace::model::{Secs, Trace};
+use crate::trace::{Secs, Trace};
 use std::ops::Range;
 
 /// The trace's facts, fixed at start.

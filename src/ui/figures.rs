@@ -7,9 +7,8 @@
 //! before it (the jobs still waiting are read afresh). Going back in time
 //! rebuilds them from the engine's tally.
 
-use crate::sim::metrics::Tally;
-use crate::sim::Engine;
-use crate::trace::model::Secs;
+use crate::sim::{Engine, Tally};
+use crate::trace::Secs;
 use std::collections::BTreeMap;
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -111,7 +110,7 @@ impl Figures {
 fn reference_p99(waits: &[f64]) -> Option<f64> {
     let mut v = waits.to_vec();
     v.sort_by(f64::total_cmp);
-    crate::sim::metrics::percentile_sorted(&v, 99.0)
+    crate::sim::percentile_sorted(&v, 99.0)
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! the machines whose jobs are filtered out.
 
 use crate::sim::{Engine, Phase};
-use crate::trace::model::Trace;
+use crate::trace::Trace;
 
 /// The lists' order: the policy's (queue) and most recent first (running),
 /// or by one figure for both.

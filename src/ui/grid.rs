@@ -270,7 +270,7 @@ fn frame(app: &App, area: Rect, buf: &mut Buffer) {
         // The figures whole; the machine's name gives way.
         let rest = format!(
             " · {} · {:.2} in use ",
-            crate::fmt::count(mach.gpus as u64, "GPU"),
+            crate::trace::count(mach.gpus as u64, "GPU"),
             used as f64 / 1000.0
         );
         let room = (area.width as usize)

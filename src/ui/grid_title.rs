@@ -94,8 +94,8 @@ pub(crate) fn group_label(app: &App, gi: usize, line: Rect, buf: &mut Buffer) {
     let name = crate::text::sanitized(&trace.cluster.gpu_types[*ty as usize]).into_owned();
     // In the longest wording that fits, never cut mid-word.
     let (machines, gpus) = (
-        crate::fmt::count(n as u64, "machine"),
-        crate::fmt::count(per as u64, "GPU"),
+        crate::trace::count(n as u64, "machine"),
+        crate::trace::count(per as u64, "GPU"),
     );
     let (u, c) = (used as f64 / 1000.0, cap / 1000);
     let label = [

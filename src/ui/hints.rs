@@ -61,10 +61,8 @@ fn prompt_label(app: &App, kind: &super::app::PromptKind) -> &'static str {
     match kind {
         super::app::PromptKind::Find => "find job or machine: ",
         super::app::PromptKind::Goto => match app.trace().zone {
-            crate::trace::model::Zone::Relative => {
-                "go to (+2h, -30m, day 3 14:00, 14:00, seconds): "
-            }
-            z if crate::trace::clock::dated(z) => {
+            crate::trace::Zone::Relative => "go to (+2h, -30m, day 3 14:00, 14:00, seconds): ",
+            z if crate::trace::dated(z) => {
                 "go to (+2h, -30m, 2017-10-03 14:00, Fri 03:00, day 3): "
             }
             _ => "go to (+2h, -30m, day 3 14:00, Fri 03:00, 14:00): ",

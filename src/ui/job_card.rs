@@ -5,10 +5,9 @@
 //! follows it (`job_detail.rs`).
 
 use super::app::App;
-use crate::fmt::human_secs;
-use crate::sim::engine::{Blocked, QueuePlace};
-use crate::sim::Phase;
+use crate::sim::{Blocked, Phase, QueuePlace};
 use crate::text::sanitize;
+use crate::trace::human_secs;
 
 /// Seconds as the lists say them.
 fn human(s: i64) -> String {

@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 impl App {
     /// The drill-down: what the replay knows now, then all the trace
-    /// records (`record`, as `trace::detail::of_job` read it).
+    /// records (`record`, as `trace::detail_of_job` read it).
     pub fn detail_lines(&self, job: u32, record: Value) -> Vec<String> {
         let trace = self.trace();
         let e = self.engine();
@@ -54,7 +54,7 @@ impl App {
         let mut lines = self.job_card(job);
         lines.push(String::new());
         lines.push("── the replay's and the trace's records ──".into());
-        lines.extend(crate::fmt::json_text(&all).lines().map(str::to_string));
+        lines.extend(crate::trace::json_text(&all).lines().map(str::to_string));
         lines
     }
 
@@ -92,11 +92,11 @@ impl App {
         let st = e.job_state(job);
         let j = &trace.jobs[job as usize];
         if e.power_policy().is_some() {
-            let (w, how) = crate::sim::energy::workload_of(trace, j);
-            let (d, n) = crate::sim::energy::WORKLOADS[w];
+            let (w, how) = crate::sim::workload_of(trace, j);
+            let (d, n) = crate::trace::WORKLOADS[w];
             let how = match how {
-                crate::sim::energy::Mapped::ByName => "by model name",
-                crate::sim::energy::Mapped::ByGpuTime => "by GPU-hours",
+                crate::sim::Mapped::ByName => "by model name",
+                crate::sim::Mapped::ByGpuTime => "by GPU-hours",
             };
             replay["zeus_workload"] = json!(format!("{d}/{n} ({how})"));
             let ran = match st.phase {
@@ -114,8 +114,7 @@ impl App {
             if p.watts > 0.0 {
                 replay["power_now_w"] = json!((p.watts * 10.0).round() / 10.0);
             }
-            replay["energy_kwh"] =
-                json!((crate::sim::energy::kwh(p.joules) * 1000.0).round() / 1000.0);
+            replay["energy_kwh"] = json!((crate::sim::kwh(p.joules) * 1000.0).round() / 1000.0);
         } else if let Some(d) = e.draw_of(job) {
             // Not started yet: what it would get under the current power policy.
             replay["power_limit_w"] = json!(d.limit);
@@ -132,7 +131,7 @@ impl App {
             let sign = if s < 0 { "-" } else { "+" };
             format!(
                 "{sign}{} ({s} s)",
-                crate::fmt::human_secs(s.unsigned_abs() as f64)
+                crate::trace::human_secs(s.unsigned_abs() as f64)
             )
         };
         if let Some(p) = p {
@@ -186,7 +185,7 @@ impl App {
     /// A waiting job's key as its policy means it (lower goes first).
     fn key_text(&self, meaning: KeyMeaning, key: u64) -> String {
         let signed = (key ^ (1 << 63)) as i64;
-        let secs = |s: u64| format!("{} ({s} s)", crate::fmt::human_secs(s as f64));
+        let secs = |s: u64| format!("{} ({s} s)", crate::trace::human_secs(s as f64));
         match (meaning, key) {
             (KeyMeaning::Arrival, _) => "none: arrival order".into(),
             (KeyMeaning::Seconds(what), u64::MAX) => format!("{what} unknown: last"),
@@ -195,7 +194,7 @@ impl App {
             (KeyMeaning::Deadline, _) => format!("deadline {}", self.clock(signed)),
             (KeyMeaning::GpuTime, u64::MAX) => "GPU time unknown: last".into(),
             (KeyMeaning::GpuTime, k) => {
-                format!("GPU time {}", crate::fmt::human_secs(k as f64 / 1000.0))
+                format!("GPU time {}", crate::trace::human_secs(k as f64 / 1000.0))
             }
             (KeyMeaning::Level, k) => format!("queue {k} (0 goes first)"),
             (KeyMeaning::OwnerShare, k) => {
@@ -211,6 +210,6 @@ impl App {
 fn dur(s: i64) -> String {
     match s {
         0..60 => format!("{s}s"),
-        _ => format!("{} ({s} s)", crate::fmt::human_secs(s as f64)),
+        _ => format!("{} ({s} s)", crate::trace::human_secs(s as f64)),
     }
 }

@@ -2,8 +2,7 @@
 //! the trace measured there), its GPU rows to pick, and Enter on one.
 
 use super::app::{App, Effect, Popup};
-use crate::trace::model::Secs;
-use crate::trace::native::MachineSample;
+use crate::trace::{MachineSample, Secs};
 use serde_json::{json, Value};
 
 impl App {
@@ -137,7 +136,7 @@ impl App {
                 MachineSample::Missing => json!("no row for this minute"),
             };
         }
-        crate::fmt::json_text(&v)
+        crate::trace::json_text(&v)
             .lines()
             .map(str::to_string)
             .collect()

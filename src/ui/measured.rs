@@ -3,8 +3,8 @@
 //! indexed) and each GPU's in the minute shown (Philly's per-minute file).
 
 use crate::sim::ClusterState;
-use crate::trace::model::Secs;
-use crate::trace::native::MachineValues;
+use crate::trace::MachineValues;
+use crate::trace::Secs;
 use std::sync::Arc;
 
 /// The measured utilisation the runner has read, per job and per GPU.

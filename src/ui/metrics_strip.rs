@@ -4,7 +4,7 @@
 
 use super::app::{App, Tick};
 use super::timeline::Series;
-use crate::fmt::human_secs;
+use crate::trace::human_secs;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::widgets::{Sparkline, Widget};

@@ -5,7 +5,7 @@ use super::app::{App, Effect, Focus, Popup, PromptKind, Zoom};
 use super::keymap::Command;
 use super::layout::inner;
 use super::{grid, queue};
-use crate::trace::model::Secs;
+use crate::trace::Secs;
 use ratatui::layout::Rect;
 use serde_json::Value;
 
@@ -277,7 +277,7 @@ impl App {
         match kind {
             PromptKind::Goto => {
                 let tr = self.trace().clone();
-                match crate::trace::clock::parse_when(
+                match crate::trace::parse_when(
                     tr.zone,
                     self.sim.facts.first(),
                     self.sim.replay.now(),

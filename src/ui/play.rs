@@ -3,8 +3,7 @@
 use super::app::{App, Asker, Effect, Tick};
 use super::playback::{Stop, Wait};
 use crate::sim::{Event, Question, Reply};
-use crate::trace::model::Secs;
-use crate::trace::native::MachineValues;
+use crate::trace::{MachineValues, Secs};
 
 impl App {
     /// Wall time passed: while playing, advance by whole ticks owed.

@@ -3,7 +3,7 @@
 //! policy's answer, where steps came from (to step back in next-event
 //! mode), and a move forward still sampling the timeline on its way.
 
-use crate::trace::model::Secs;
+use crate::trace::Secs;
 
 /// Trace seconds per wall second when playing.
 pub const SPEEDS: [f64; 14] = [

@@ -2,8 +2,8 @@
 
 use super::app::{App, Focus};
 use super::layout;
-use crate::fmt::human_secs;
 use crate::text::sanitized;
+use crate::trace::human_secs;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
@@ -256,7 +256,7 @@ impl QueueColumn {
                 .map_or("?".into(), |r| human_secs(r as f64)),
             // `Q1 3h12m`: its queue, and the GPU service it has had.
             QueueColumn::Level => {
-                let r = crate::sim::view::View::resume(e, j);
+                let r = crate::sim::View::resume(e, j);
                 let q = if r.promoted {
                     0
                 } else {
@@ -450,7 +450,7 @@ impl Table {
             clip(&job.id, self.id_w)
         };
         // A running job shows what it holds (an elastic job's count changes).
-        let gpus = crate::sim::view::View::held(app.engine(), j).map_or(job.gpus_display(), |g| {
+        let gpus = crate::sim::View::held(app.engine(), j).map_or(job.gpus_display(), |g| {
             g.iter().map(|g| g.milli as f64).sum::<f64>() / 1000.0
         });
         let right = match self.second {
@@ -468,7 +468,7 @@ impl Table {
             style = style.patch(t.cursor);
         }
         // Marks: the reservation's head (R), a job preempted before (↺).
-        let preempted = crate::sim::view::View::resume(app.engine(), j).preemptions > 0;
+        let preempted = crate::sim::View::resume(app.engine(), j).preemptions > 0;
         let lead = match (cursor || selected, self.reserved == Some(j), preempted) {
             (true, _, _) => self.marker,
             (_, true, _) => 'R',

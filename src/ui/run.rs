@@ -24,7 +24,7 @@ pub(crate) struct ViewOptions {
     pub ascii: bool,
     pub fps: u32,
     /// A lesson's captions.
-    pub captions: Vec<(crate::trace::model::Secs, String)>,
+    pub captions: Vec<(crate::trace::Secs, String)>,
     /// What to run instead where there is no terminal (a command that works).
     pub no_terminal: String,
 }
@@ -170,7 +170,7 @@ pub(crate) fn run(
 
     // Ctrl-C in raw mode is a key, but `kill -INT` / `kill -QUIT` are signals:
     // each quits through the same path, so the terminal is restored.
-    let signals = crate::driver::signals::Signals::watch(restore);
+    let signals = crate::driver::Signals::watch(restore);
     restore_on_panic();
 
     let util_rx = index_in_background(&trace)?;
@@ -199,25 +199,25 @@ pub(crate) fn run(
         // Quit by a signal: every policy process ends, then so does this
         // one, of the signal, so a script or a shell sees why.
         drop(app);
-        crate::driver::procs::end_all();
-        crate::driver::procs::die_of(sig);
+        crate::driver::end_all();
+        crate::driver::die_of(sig);
     }
     result
 }
 
 /// A background index's result: PAI's per-job utilisation (if any), or
 /// the side tables damaged.
-type Indexed = Result<Option<Arc<Vec<f32>>>, crate::trace::input::Damaged>;
+type Indexed = Result<Option<Arc<Vec<f32>>>, crate::trace::Damaged>;
 
 /// A panic restores the terminal before its report.
 fn restore_on_panic() {
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         restore();
-        if crate::driver::signals::terminal_hung_up() {
+        if crate::driver::terminal_hung_up() {
             // The report cannot be written (a panic in this hook aborts,
             // skipping the ends of the policy processes): end them first.
-            crate::driver::procs::end_all();
+            crate::driver::end_all();
         }
         previous(info);
     }));
@@ -225,7 +225,7 @@ fn restore_on_panic() {
 
 /// Indexes of the big side files, built in the background while the
 /// replay runs: the result comes on the channel (none where there are none).
-fn index_in_background(trace: &crate::trace::model::Trace) -> Result<mpsc::Receiver<Indexed>> {
+fn index_in_background(trace: &crate::trace::Trace) -> Result<mpsc::Receiver<Indexed>> {
     let (util_tx, util_rx) = mpsc::channel();
     match trace
         .native
@@ -304,7 +304,7 @@ fn event_action(app: &App, term: &mut Term, ev: Event) -> Result<Option<Action>>
 fn event_loop(
     app: &mut App,
     fx: &mut Effects,
-    signals: &crate::driver::signals::Signals,
+    signals: &crate::driver::Signals,
     util_rx: &mpsc::Receiver<Indexed>,
 ) -> Result<()> {
     let ((w, h), mut term) = fixed_terminal()?;
@@ -382,7 +382,7 @@ fn fixed_terminal() -> Result<((u16, u16), Term)> {
 /// A suspend asked for (the terminal handed back), or a continue after a
 /// stop (taken again): whether the screen must be drawn whole.
 fn suspend_or_resume(
-    signals: &crate::driver::signals::Signals,
+    signals: &crate::driver::Signals,
     term: &mut Term,
     mouse_on: bool,
 ) -> Result<bool> {
@@ -416,7 +416,7 @@ fn draw_frame(term: &mut Term, app: &App) -> Result<()> {
 fn read_events(
     app: &mut App,
     fx: &mut Effects,
-    signals: &crate::driver::signals::Signals,
+    signals: &crate::driver::Signals,
     term: &mut Term,
 ) -> Result<bool> {
     let mut dirty = false;

@@ -35,7 +35,7 @@ pub(crate) fn is_suspend_key(ev: &Event) -> bool {
 /// again; the caller redraws the whole screen.
 pub(crate) fn suspend(mouse: bool) -> std::io::Result<()> {
     restore();
-    crate::driver::signals::stop_here();
+    crate::driver::stop_here();
     take_terminal(mouse)
 }
 

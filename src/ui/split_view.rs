@@ -8,9 +8,8 @@
 use super::app::App;
 use super::grid::{glyphs, shade};
 use super::split::{differs, running_only_here};
-use crate::fmt::human_secs;
-use crate::sim::ClusterState;
-use crate::sim::Engine;
+use crate::sim::{ClusterState, Engine};
+use crate::trace::human_secs;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;

@@ -17,7 +17,7 @@ use super::screen::Screen;
 use super::selection::Selection;
 use super::theme::Theme;
 use super::whatif::WhatIf;
-use crate::sim::replay::Replay;
+use crate::sim::Replay;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Focus {

@@ -6,7 +6,7 @@ use crate::common;
 use std::path::Path;
 use std::sync::Arc;
 use tracetui::sim::{Engine, Placement, Policy};
-use tracetui::trace::{acme, LoadOptions, Zone};
+use tracetui::trace::{load_acme, LoadOptions, Zone, SEREN};
 
 const FILE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -15,7 +15,7 @@ const FILE: &str = concat!(
 
 #[test]
 fn loads_seren_with_the_peak_demand_as_the_cluster() {
-    let (t, r) = acme::load(Path::new(FILE), &LoadOptions::default()).unwrap();
+    let (t, r) = load_acme(Path::new(FILE), &LoadOptions::default()).unwrap();
     let ids: Vec<&str> = t.jobs.iter().map(|j| j.id.as_str()).collect();
     assert_eq!(
         ids,
@@ -31,10 +31,14 @@ fn loads_seren_with_the_peak_demand_as_the_cluster() {
     );
     // The replay's header says how the cluster was sized, before the path.
     assert_eq!(
-        tracetui::cli::tui::label_for(tracetui::trace::acme::FORMAT, Path::new("x.csv"), &t),
+        tracetui::cli::tui::label_for(
+            tracetui::trace::Format::find("acme").unwrap(),
+            Path::new("x.csv"),
+            &t
+        ),
         "acme · 24 GPUs (peak recorded demand) · x.csv"
     );
-    let (given, _) = acme::load(
+    let (given, _) = load_acme(
         Path::new(FILE),
         &LoadOptions {
             gpus: Some(32),
@@ -43,7 +47,11 @@ fn loads_seren_with_the_peak_demand_as_the_cluster() {
     )
     .unwrap();
     assert_eq!(
-        tracetui::cli::tui::label_for(tracetui::trace::acme::FORMAT, Path::new("x.csv"), &given),
+        tracetui::cli::tui::label_for(
+            tracetui::trace::Format::find("acme").unwrap(),
+            Path::new("x.csv"),
+            &given
+        ),
         "acme · 32 GPUs (--gpus) · x.csv"
     );
     let notes = r.notes.join("\n");
@@ -64,7 +72,7 @@ fn loads_seren_with_the_peak_demand_as_the_cluster() {
     let a5 = &t.jobs[2];
     assert_eq!(a5.runtime, Some(600), "times win over the duration column");
     assert_eq!(t.sym(t.jobs[0].model), "Pretrain");
-    let (t, _) = acme::load(
+    let (t, _) = load_acme(
         Path::new(FILE),
         &LoadOptions {
             gpus: Some(64),
@@ -77,7 +85,7 @@ fn loads_seren_with_the_peak_demand_as_the_cluster() {
 
 #[test]
 fn recorded_waits_equal_the_queue_column() {
-    let (t, _) = acme::load(Path::new(FILE), &LoadOptions::default()).unwrap();
+    let (t, _) = load_acme(Path::new(FILE), &LoadOptions::default()).unwrap();
     let t = Arc::new(t);
     let mut e = Engine::new(t.clone(), Policy::Recorded, Placement::Consolidate);
     e.run_to_end();
@@ -104,8 +112,8 @@ fn recorded_waits_equal_the_queue_column() {
 
 #[test]
 fn drill_down_gives_the_released_columns() {
-    let (t, _) = acme::load(Path::new(FILE), &LoadOptions::default()).unwrap();
-    let (v, _) = tracetui::trace::detail::by_id(&t, "a5").unwrap().unwrap();
+    let (t, _) = load_acme(Path::new(FILE), &LoadOptions::default()).unwrap();
+    let (v, _) = tracetui::trace::detail_by_id(&t, "a5").unwrap().unwrap();
     let keys: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
     assert_eq!(keys, vec!["job", "wait_s", "runtime_s"]);
     let cols: Vec<&str> = v["job"]
@@ -114,16 +122,16 @@ fn drill_down_gives_the_released_columns() {
         .keys()
         .map(|k| k.as_str())
         .collect();
-    assert_eq!(cols, acme::SEREN.to_vec());
+    assert_eq!(cols, SEREN.to_vec());
     assert_eq!(v["job"]["duration"], 999);
     assert_eq!(v["job"]["start_time"], "2023-03-01 00:31:00+08:00");
     assert_eq!(
         (v["wait_s"].as_i64(), v["runtime_s"].as_i64()),
         (Some(60), Some(600))
     );
-    let (cpu, _) = tracetui::trace::detail::by_id(&t, "a3").unwrap().unwrap();
+    let (cpu, _) = tracetui::trace::detail_by_id(&t, "a3").unwrap().unwrap();
     assert_eq!(cpu["job"]["gpu_num"], 0, "CPU jobs are drilled into too");
-    let (a4, _) = tracetui::trace::detail::by_id(&t, "a4").unwrap().unwrap();
+    let (a4, _) = tracetui::trace::detail_by_id(&t, "a4").unwrap().unwrap();
     assert_eq!(a4["job"]["start_time"], serde_json::Value::Null);
 }
 
@@ -143,13 +151,13 @@ fn bad_timestamps_and_offsets() {
         ("a1,u,1,1,1,SFT,COMPLETED,2023-03-01 00:00:00+08:00,,,,,\n", "column job_id: duplicate job 'a1' (first on line 2)"),
     ] {
         let p = with_row(row);
-        let e = acme::load(&p, &LoadOptions { strict: true, ..Default::default() }).unwrap_err().to_string();
+        let e = load_acme(&p, &LoadOptions { strict: true, ..Default::default() }).unwrap_err().to_string();
         assert!(e.contains("trace_seren.csv:8: ") && e.contains(msg), "{e}");
-        let (t, r) = acme::load(&p, &LoadOptions::default()).unwrap();
+        let (t, r) = load_acme(&p, &LoadOptions::default()).unwrap();
         assert_eq!(t.jobs.len(), 4);
         assert_eq!(r.total_skipped(), 1);
     }
-    let e = acme::load(
+    let e = load_acme(
         &common::write_file("x.csv", b"job_id,when\n1,2\n"),
         &LoadOptions::default(),
     )
@@ -220,7 +228,7 @@ fn generated_seren_and_kalos_land_within_5_percent_of_the_published_rows() {
         )
         .unwrap();
         let path = common::write_file(&format!("trace_{}.csv", name.to_lowercase()), &v);
-        let (t, _) = acme::load(&path, &LoadOptions::default()).unwrap();
+        let (t, _) = load_acme(&path, &LoadOptions::default()).unwrap();
         let s = tracetui::stats::stats(&t);
         let want = published(name);
         let got = [

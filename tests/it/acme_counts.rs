@@ -54,7 +54,7 @@ fn every_count_adds_up_like_the_published_summary() {
     );
     assert_eq!(v["jobs"]["left_out"]["CPU jobs (gpu_num 0)"], 1);
     // Replayed + left out = all.
-    let (t, _) = tracetui::trace::acme::load(FILE.as_ref(), &Default::default()).unwrap();
+    let (t, _) = tracetui::trace::load_acme(FILE.as_ref(), &Default::default()).unwrap();
     let left: u64 = t.excluded.iter().map(|e| e.jobs).sum();
     assert_eq!(t.jobs.len() as u64 + left, rows);
 }

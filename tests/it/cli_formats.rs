@@ -59,8 +59,8 @@ fn gen_elasticflow_loads_back_with_the_same_raw_columns() {
         strict: true,
         ..Default::default()
     };
-    let (a, _) = tracetui::trace::itp::load(&raw, &opts).unwrap();
-    let (b, _) = tracetui::trace::itp::load(&ef, &opts).unwrap();
+    let (a, _) = tracetui::trace::load_itp(&raw, &opts).unwrap();
+    let (b, _) = tracetui::trace::load_itp(&ef, &opts).unwrap();
     assert_eq!(a.jobs.len(), 300);
     for (x, y) in a.jobs.iter().zip(&b.jobs) {
         assert_eq!(

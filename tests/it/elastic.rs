@@ -5,9 +5,9 @@
 use crate::common;
 use common::cli::{stderr, stdout, tracetui};
 use common::tiny;
-use tracetui::sim::policy::{Books, Rule, Walk};
-use tracetui::sim::view::{Answer, Checked, NoAnswer, View};
-use tracetui::sim::{Engine, Event, Phase, Placement};
+use tracetui::sim::{
+    Answer, Books, Checked, Engine, Event, NoAnswer, Phase, Placement, Rule, View, Walk,
+};
 
 /// A trace and tables: `m` at batch 32 runs 2, 3, 5 it/s on 1, 2, 4 GPUs;
 /// at batch 2, 1 and 1.5 it/s on 1 and 2 (so it may hold at most 2).

@@ -9,9 +9,8 @@ use common::{fingerprint, fresh_run as fresh, Step};
 
 use proptest::prelude::*;
 use std::sync::Arc;
-use tracetui::sim::replay::Replay;
-use tracetui::sim::{Engine, Placement, Policy};
-use tracetui::trace::{itp, throughput::Tables, LoadOptions, Trace};
+use tracetui::sim::{Engine, Placement, Policy, Replay};
+use tracetui::trace::{load_itp, LoadOptions, ThroughputTables, Trace};
 
 /// An ITP trace in the ElasticFlow schema on 8 GPUs (2 machines), with
 /// throughput tables for its two models; jobs are (submit, iterations,
@@ -44,9 +43,9 @@ fn elastic_trace(jobs: &[(i64, u32, bool, i64)]) -> Arc<Trace> {
         gpus_per_node: 4,
         ..LoadOptions::default()
     };
-    let (mut t, _) = itp::load(&path, &opts).unwrap();
-    let tables = Tables::load(&tables, None).unwrap();
-    tracetui::trace::speed::attach(&mut t, vec![tables]).unwrap();
+    let (mut t, _) = load_itp(&path, &opts).unwrap();
+    let tables = ThroughputTables::load(&tables, None).unwrap();
+    tracetui::trace::attach_speeds(&mut t, vec![tables]).unwrap();
     Arc::new(t)
 }
 
@@ -109,7 +108,7 @@ fn leaving_elasticflow_lets_go_of_the_ends_it_held() {
         (131, 1134, false, 1525),
     ];
     let t = elastic_trace(&jobs);
-    let at = |s: i64, p: Policy| (s, tracetui::sim::engine::Switch::Policy(p));
+    let at = |s: i64, p: Policy| (s, tracetui::sim::Switch::Policy(p));
     let switches = [
         at(758, Policy::ElasticFlow),
         at(758, Policy::Las),
@@ -141,7 +140,7 @@ fn a_held_job_whose_work_ran_out_ends_when_elasticflow_is_left() {
         (24, 50, false, 104),
     ];
     let t = elastic_trace(&jobs);
-    let at = |s: i64, p: Policy| (s, tracetui::sim::engine::Switch::Policy(p));
+    let at = |s: i64, p: Policy| (s, tracetui::sim::Switch::Policy(p));
     let switches = [
         at(-1, Policy::ElasticFlow),
         at(228, Policy::EdfElastic),

@@ -7,10 +7,9 @@ use crate::common;
 use common::tiny;
 use std::path::Path;
 use std::sync::Arc;
-use tracetui::sim::energy::{workload_of, EnergyModel, Mapped, PowerPolicy};
-use tracetui::sim::engine::Switch;
-use tracetui::sim::replay::Replay;
-use tracetui::sim::{Engine, Placement, Policy};
+use tracetui::sim::{
+    workload_of, EnergyModel, Engine, Mapped, Placement, Policy, PowerPolicy, Replay, Switch,
+};
 use tracetui::trace::Trace;
 
 const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/zeus");
@@ -171,7 +170,7 @@ fn a_live_power_switch_applies_to_jobs_started_after_it() {
 
 #[test]
 fn recorded_holds_draw_at_the_highest_limit() {
-    let (t, _) = tracetui::trace::pai::load(
+    let (t, _) = tracetui::trace::load_pai(
         Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/pai")),
         &Default::default(),
     )
@@ -274,7 +273,7 @@ fn real_zeus_power_traces_load_and_zeus_never_costs_more_than_max() {
     // v100 has every workload's default batch size measured.
     let m = EnergyModel::load(&dir, "v100", 0.5).unwrap();
     let batches: Vec<u32> = m.profiles.iter().map(|p| p.batch_size).collect();
-    assert_eq!(batches, tracetui::sim::energy::DEFAULT_BATCH);
+    assert_eq!(batches, tracetui::trace::DEFAULT_BATCH);
 }
 
 fn fingerprint(e: &Engine) -> String {
@@ -321,7 +320,7 @@ proptest::proptest! {
 
 #[test]
 fn alibaba_groups_load_as_single_gpu_jobs_of_named_workloads() {
-    let (t, report) = tracetui::trace::zeus::load(Path::new(FIXTURE), &Default::default()).unwrap();
+    let (t, report) = tracetui::trace::load_zeus(Path::new(FIXTURE), &Default::default()).unwrap();
     let ids: Vec<&str> = t.jobs.iter().map(|j| j.id.as_str()).collect();
     assert_eq!(
         ids,
@@ -386,7 +385,7 @@ fn bad_alibaba_group_rows_name_the_line_and_field() {
             strict,
             ..Default::default()
         };
-        tracetui::trace::zeus::load(&dir, &opts)
+        tracetui::trace::load_zeus(&dir, &opts)
     };
     let body = "a,0,10,squad,1\nb,5,1,squad,1\nc,0,10,mnist,1\nd,0,x,squad,1\n";
     let e = load(body, true).unwrap_err().to_string();
@@ -408,7 +407,7 @@ fn bad_alibaba_group_rows_name_the_line_and_field() {
     let e = load("", true).unwrap_err().to_string();
     assert!(e.contains("no jobs"), "{e}");
     std::fs::write(&f, "job,start\n").unwrap();
-    let e = tracetui::trace::zeus::load(&f, &Default::default())
+    let e = tracetui::trace::load_zeus(&f, &Default::default())
         .unwrap_err()
         .to_string();
     assert!(

@@ -10,7 +10,7 @@ use common::exec::{failure, figures, run_placed, scripted};
 use common::{python, tiny};
 use std::sync::Arc;
 use tracetui::sim::{Engine, Phase, Placement, Policy, Report};
-use tracetui::trace::model::Trace;
+use tracetui::trace::Trace;
 
 #[test]
 fn impossible_answers_are_refused_by_name() {

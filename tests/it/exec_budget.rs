@@ -9,8 +9,7 @@ use common::python;
 
 use common::{scratch_dir, tiny};
 use std::time::Duration;
-use tracetui::sim::replay::Replay;
-use tracetui::sim::{self, Engine, JobState, Placement, Policy};
+use tracetui::sim::{self, Engine, JobState, Placement, Policy, Replay};
 
 #[test]
 fn past_the_budget_old_answers_go_and_stepping_back_asks_again() {

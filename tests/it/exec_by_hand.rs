@@ -128,8 +128,8 @@ fn a_bad_answer_given_by_hand_is_refused_by_the_engine_s_one_check() {
 
 #[test]
 fn a_fallback_is_no_switch_the_replay_keeps_the_one_history_and_remakes_it() {
-    use tracetui::sim::engine::Switch;
-    use tracetui::sim::replay::Replay;
+    use tracetui::sim::Replay;
+    use tracetui::sim::Switch;
     let (p, heard) = listener("by-hand-history");
     let t = tiny(&[4], &[(0, 100, 2), (10, 100, 2), (20, 50, 4)]);
     let mut r = Replay::new(Engine::new(t, Policy::Fifo, Placement::Consolidate));

@@ -13,7 +13,7 @@ use common::{real_traces, scratch_dir, tiny};
 use std::sync::Arc;
 use std::time::Duration;
 use tracetui::sim::{self, Engine, Placement, Policy, Report};
-use tracetui::trace::model::Trace;
+use tracetui::trace::Trace;
 
 fn port(name: &str) -> Policy {
     tracetui::driver::resolve(
@@ -81,7 +81,7 @@ fn python_ports_equal_the_built_ins_on_every_released_itp_cluster() {
     let mut runs = Vec::new();
     for i in 1..=5 {
         let path = root.join(format!("itp/raw/cluster0{i}.csv"));
-        let (trace, _) = tracetui::trace::itp::load(&path, &opts).unwrap();
+        let (trace, _) = tracetui::trace::load_itp(&path, &opts).unwrap();
         runs.push((path, Arc::new(trace)));
     }
     std::thread::scope(|s| {
@@ -315,7 +315,7 @@ fn a_schedule_switches_to_an_external_policy_and_round_trips() {
     if !python() {
         return;
     }
-    use tracetui::sim::schedule::Schedule;
+    use tracetui::sim::Schedule;
     let t = contended();
     let text = "start:fifo,@3000:exec:python3 policies/sjf.py,day 1 02:00:las";
     let mut registry = tracetui::sim::Policies::new();
@@ -343,7 +343,7 @@ fn stepping_back_replays_the_answers_of_a_policy_that_is_not_deterministic() {
     if !python() {
         return;
     }
-    use tracetui::sim::replay::Replay;
+    use tracetui::sim::Replay;
     // Random keys: a second run of the program would not answer the same.
     let p = script(
         "random",

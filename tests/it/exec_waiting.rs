@@ -17,11 +17,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tracetui::driver;
-use tracetui::sim::engine::Switch;
-use tracetui::sim::replay::Replay;
-use tracetui::sim::whatif::{Fork, Run};
-use tracetui::sim::{self, Engine, JobState, Placement, Policy, Report};
-use tracetui::trace::model::{Secs, Trace};
+use tracetui::sim::{
+    self, Engine, Fork, JobState, Placement, Policy, Replay, Report, Switch, WhatIfRun,
+};
+use tracetui::trace::{Secs, Trace};
 use tracetui::ui::action::{Action, Asker, Effect};
 use tracetui::ui::effects::Effects;
 use tracetui::ui::keymap::Command;
@@ -239,7 +238,7 @@ fn a_what_if_forks_from_a_waiting_replay() {
     let at = r.now();
     let rows = Fork::start(
         r.engine(),
-        vec![Run::Policy(Policy::Fifo), Run::Policy(p)],
+        vec![WhatIfRun::Policy(Policy::Fifo), WhatIfRun::Policy(p)],
         2,
         &tracetui::driver::Driver,
     )

@@ -5,8 +5,7 @@
 use crate::common;
 
 use common::cli::{stderr, stdout, tracetui};
-use tracetui::trace::limits::{MAX_GPUS, MAX_SECS};
-use tracetui::trace::{acme, itp, pai, LoadOptions};
+use tracetui::trace::{load_acme, load_itp_from, load_pai, LoadOptions, MAX_GPUS, MAX_SECS};
 
 const RAW: &str = "job_id,submission_time,duration,num_gpu\n";
 
@@ -18,7 +17,7 @@ fn strict() -> LoadOptions {
 }
 
 fn itp_err(body: &str, opts: &LoadOptions) -> String {
-    itp::load_from(body.as_bytes(), "t.csv", opts)
+    load_itp_from(body.as_bytes(), "t.csv", opts)
         .map(|_| ())
         .unwrap_err()
         .to_string()
@@ -32,7 +31,7 @@ fn a_gpu_count_past_the_limit_is_refused_not_allocated() {
         "t.csv:2: column num_gpu: 2147483648 GPUs is more than the 1048576 a cluster may have"
     );
     // Leniently, the row is a counted skip and the rest loads.
-    let (t, r) = itp::load_from(
+    let (t, r) = load_itp_from(
         format!("{RAW}a,0,10,2147483648\nb,0,10,1\n").as_bytes(),
         "t.csv",
         &Default::default(),
@@ -63,7 +62,7 @@ fn the_largest_numbers_accepted_run_without_overflow() {
         gpus_per_node: 1024,
         ..Default::default()
     };
-    let (t, _) = itp::load_from(body.as_bytes(), "t.csv", &opts).unwrap();
+    let (t, _) = load_itp_from(body.as_bytes(), "t.csv", &opts).unwrap();
     let r = tracetui::sim::run(
         std::sync::Arc::new(t),
         tracetui::sim::Policy::Fifo,
@@ -87,7 +86,7 @@ fn times_outside_1970_to_2100_are_refused() {
     for year in ["0001", "9999"] {
         let row = format!("z1,u,1,1,1,SFT,COMPLETED,{year}-03-01 00:00:00+08:00,,,,,\n");
         let p = common::write_file("trace_seren.csv", (seren.clone() + &row).as_bytes());
-        let e = acme::load(&p, &strict())
+        let e = load_acme(&p, &strict())
             .map(|_| ())
             .unwrap_err()
             .to_string();
@@ -101,7 +100,7 @@ fn times_outside_1970_to_2100_are_refused() {
 
 #[test]
 fn a_line_that_never_ends_stops_with_file_and_line() {
-    let long = "x".repeat(tracetui::trace::limits::MAX_LINE + 1);
+    let long = "x".repeat(tracetui::trace::MAX_LINE + 1);
     let e = itp_err(&format!("{RAW}a,0,1,1\n{long}"), &Default::default());
     assert_eq!(
         e,
@@ -129,7 +128,7 @@ fn a_line_that_never_ends_stops_with_file_and_line() {
     let mut job = std::fs::read_to_string(d.join("pai_job_table.csv")).unwrap();
     job.push_str(&long);
     std::fs::write(d.join("pai_job_table.csv"), job).unwrap();
-    let e = pai::load(&d, &Default::default())
+    let e = load_pai(&d, &Default::default())
         .map(|_| ())
         .unwrap_err()
         .to_string();
@@ -153,13 +152,13 @@ fn crlf_files_report_the_right_line() {
         "trace_seren.csv",
         (seren + "b1,u,1,x,1,SFT,COMPLETED,2023-03-01 00:00:00+08:00,,,,,\r\n").as_bytes(),
     );
-    let e = acme::load(&p, &strict())
+    let e = load_acme(&p, &strict())
         .map(|_| ())
         .unwrap_err()
         .to_string();
     assert!(e.contains("trace_seren.csv:8: column gpu_num"), "{e}");
     // And the good rows of a CRLF file load whole: no `\r` left in a field.
-    let (t, _) = acme::load(&p, &Default::default()).unwrap();
+    let (t, _) = load_acme(&p, &Default::default()).unwrap();
     assert!(t.jobs.iter().all(|j| !j.id.contains('\r')));
 }
 
@@ -189,7 +188,7 @@ fn directories_and_symlink_loops_say_what_they_are() {
     }
     std::fs::remove_file(pd.join("pai_task_table.csv")).unwrap();
     std::fs::create_dir(pd.join("pai_task_table.csv")).unwrap();
-    let e = pai::load(&pd, &Default::default())
+    let e = load_pai(&pd, &Default::default())
         .map(|_| ())
         .unwrap_err()
         .to_string();
@@ -235,7 +234,7 @@ fn a_philly_record_that_never_ends_stops_at_16_mib() {
     let mut log = b"[{\"status\": \"Pass\", \"vc\": \"".to_vec();
     log.extend(std::iter::repeat_n(b'a', (16 << 20) + 100));
     std::fs::write(d.join("cluster_job_log"), log).unwrap();
-    let e = tracetui::trace::philly::load(&d, &Default::default())
+    let e = tracetui::trace::load_philly(&d, &Default::default())
         .map(|_| ())
         .unwrap_err()
         .to_string();

@@ -164,7 +164,7 @@ fn the_replay_shows_control_characters_escaped_and_never_raw() {
         gpus: Some(2),
         ..Default::default()
     };
-    let (trace, _) = tracetui::trace::itp::load_from(csv.as_bytes(), "t.csv", &opts).unwrap();
+    let (trace, _) = tracetui::trace::load_itp_from(csv.as_bytes(), "t.csv", &opts).unwrap();
     assert_eq!(
         trace.jobs[0].id, "clear\x1b[2J",
         "ids stay exact in the model"
@@ -212,7 +212,7 @@ fn invisible_characters_and_backslashes_show_in_the_replay_and_on_stdout() {
         gpus: Some(8),
         ..Default::default()
     };
-    let (trace, _) = tracetui::trace::itp::load_from(csv.as_bytes(), "t.csv", &opts).unwrap();
+    let (trace, _) = tracetui::trace::load_itp_from(csv.as_bytes(), "t.csv", &opts).unwrap();
     assert_eq!(trace.jobs.len(), 4, "four exact ids");
     let trace = std::sync::Arc::new(trace);
     let mut app = common::ui::app_for(trace, Policy::Fifo, (120, 30));

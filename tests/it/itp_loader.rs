@@ -3,7 +3,7 @@
 use crate::common;
 
 use common::write_file;
-use tracetui::trace::{itp, JobStatus, LoadOptions};
+use tracetui::trace::{load_itp, JobStatus, LoadOptions};
 
 const RAW: &str = "job_id,submission_time,duration,num_gpu\n";
 
@@ -18,7 +18,7 @@ fn load(
         gpus: Some(8),
         ..LoadOptions::default()
     };
-    itp::load(&p, &opts).map_err(|e| e.to_string())
+    load_itp(&p, &opts).map_err(|e| e.to_string())
 }
 
 fn strict_error(body: &str) -> String {
@@ -92,7 +92,7 @@ fn best_effort_column_makes_a_job_without_a_deadline() {
 
 #[test]
 fn missing_file() {
-    let e = itp::load(
+    let e = load_itp(
         std::path::Path::new("/no/such/trace.csv"),
         &LoadOptions::default(),
     )
@@ -227,7 +227,7 @@ fn auto_sized_cluster_keeps_load_under_80_percent_and_fits_the_largest_job() {
         "a.csv",
         format!("{RAW}a,0,1000,16\nb,100,1000,4\n").as_bytes(),
     );
-    let (t, r) = itp::load(&p, &LoadOptions::default()).unwrap();
+    let (t, r) = load_itp(&p, &LoadOptions::default()).unwrap();
     assert_eq!(t.cluster.total_gpus(), 256);
     assert_eq!(t.cluster.machines.len(), 32);
     assert!(
@@ -237,7 +237,7 @@ fn auto_sized_cluster_keeps_load_under_80_percent_and_fits_the_largest_job() {
     );
     // A low load still fits the largest job.
     let p = write_file("b.csv", format!("{RAW}a,0,1,64\nb,100000,1,1\n").as_bytes());
-    let (t, _) = itp::load(
+    let (t, _) = load_itp(
         &p,
         &LoadOptions {
             gpus_per_node: 4,

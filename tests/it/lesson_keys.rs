@@ -7,9 +7,7 @@ use crate::common;
 
 use common::ui::cmd;
 use std::sync::Arc;
-use tracetui::sim::schedule::Schedule;
-use tracetui::sim::{next_moment, Moment};
-use tracetui::sim::{Engine, Placement, Policy};
+use tracetui::sim::{next_moment, Engine, Moment, Placement, Policy, Schedule};
 use tracetui::ui::app::{Action, App};
 use tracetui::ui::keymap::Command;
 

@@ -2,8 +2,7 @@
 
 use std::sync::Arc;
 use tracetui::lesson;
-use tracetui::sim::schedule::Schedule;
-use tracetui::sim::{Engine, Placement};
+use tracetui::sim::{Engine, Placement, Schedule};
 use tracetui::trace::Trace;
 
 fn run(name: &str, placement: Option<Placement>) -> (Arc<Trace>, Engine) {

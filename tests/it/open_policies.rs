@@ -5,10 +5,8 @@
 use crate::common;
 
 use common::{starts, tiny};
-use tracetui::sim::policy::{Books, Rule, Unavailable, Walk};
-use tracetui::sim::view::View;
-use tracetui::sim::{Engine, Phase, Placement, Policy};
-use tracetui::trace::model::Trace;
+use tracetui::sim::{Books, Engine, Phase, Placement, Policy, Rule, Unavailable, View, Walk};
+use tracetui::trace::Trace;
 
 /// Newest submission first; `walk` says whether it may preempt.
 struct NewestFirst {

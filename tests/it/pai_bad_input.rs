@@ -5,7 +5,7 @@ use crate::common;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use tracetui::trace::{pai, LoadOptions};
+use tracetui::trace::{load_pai, pai_side_index, LoadOptions, PaiTables};
 
 const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/pai");
 
@@ -31,7 +31,7 @@ fn append(file: &str, line: &str) -> PathBuf {
 }
 
 fn strict(dir: &Path) -> String {
-    pai::load(
+    load_pai(
         dir,
         &LoadOptions {
             strict: true,
@@ -43,7 +43,7 @@ fn strict(dir: &Path) -> String {
 }
 
 fn lenient_skips(dir: &Path) -> (u64, Vec<String>) {
-    let (_, r) = pai::load(dir, &LoadOptions::default()).unwrap();
+    let (_, r) = load_pai(dir, &LoadOptions::default()).unwrap();
     (r.total_skipped(), r.skip_lines())
 }
 
@@ -136,11 +136,11 @@ fn task_of_an_unknown_job_and_duplicate_jobs() {
 #[test]
 fn sensor_and_metric_rows_of_unknown_workers_are_skipped_or_refused() {
     // The fixture itself holds one such row in each (worker wZZ).
-    let (t, _) = pai::load(Path::new(FIXTURE), &LoadOptions::default()).unwrap();
-    let Some(p) = t.native_as::<pai::PaiTables>() else {
+    let (t, _) = load_pai(Path::new(FIXTURE), &LoadOptions::default()).unwrap();
+    let Some(p) = t.native_as::<PaiTables>() else {
         panic!()
     };
-    let side = pai::side::build(p, false).unwrap();
+    let side = pai_side_index(p, false).unwrap();
     assert_eq!(
         side.skips.iter().map(|s| s.count).collect::<Vec<_>>(),
         vec![1, 1]
@@ -148,7 +148,7 @@ fn sensor_and_metric_rows_of_unknown_workers_are_skipped_or_refused() {
     assert!(side.skips[0].first[0].ends_with(
         "pai_sensor_table.csv:4: column worker_name: 'wZZ' is not in pai_instance_table"
     ));
-    let e = pai::side::build(p, true).unwrap_err().to_string();
+    let e = pai_side_index(p, true).unwrap_err().to_string();
     assert!(e.contains("pai_sensor_table.csv:4"), "{e}");
 }
 
@@ -168,7 +168,7 @@ fn non_utf8_bytes() {
 fn missing_required_table_names_the_layout() {
     let d = fixture_with(None);
     std::fs::remove_file(d.join("pai_task_table.csv")).unwrap();
-    let e = pai::load(&d, &LoadOptions::default())
+    let e = load_pai(&d, &LoadOptions::default())
         .unwrap_err()
         .to_string();
     assert!(
@@ -179,7 +179,7 @@ fn missing_required_table_names_the_layout() {
         e.contains("pai_job_table, pai_task_table, pai_instance_table"),
         "{e}"
     );
-    let e = pai::load(Path::new("/no/such/dir"), &LoadOptions::default())
+    let e = load_pai(Path::new("/no/such/dir"), &LoadOptions::default())
         .unwrap_err()
         .to_string();
     assert!(
@@ -189,7 +189,7 @@ fn missing_required_table_names_the_layout() {
         "{e}"
     );
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml");
-    let e = pai::load(&file, &LoadOptions::default())
+    let e = load_pai(&file, &LoadOptions::default())
         .unwrap_err()
         .to_string();
     assert!(
@@ -232,7 +232,7 @@ fn released_tar_gz_is_read_in_place() {
         .unwrap()
         .map(|e| e.unwrap().file_name())
         .collect();
-    let (t, r) = pai::load(
+    let (t, r) = load_pai(
         &d,
         &LoadOptions {
             strict: true,
@@ -258,7 +258,7 @@ fn released_tar_gz_is_read_in_place() {
 #[test]
 fn truncated_tar_gz_is_an_error_even_when_lenient() {
     let d = with_archive("pai_job_table", "pai_job_table.csv", true);
-    let e = pai::load(&d, &LoadOptions::default())
+    let e = load_pai(&d, &LoadOptions::default())
         .unwrap_err()
         .to_string();
     assert!(
@@ -271,7 +271,7 @@ fn truncated_tar_gz_is_an_error_even_when_lenient() {
 #[test]
 fn tar_gz_holding_the_wrong_file() {
     let d = with_archive("pai_task_table", "something_else.csv", false);
-    let e = pai::load(&d, &LoadOptions::default())
+    let e = load_pai(&d, &LoadOptions::default())
         .unwrap_err()
         .to_string();
     assert!(
@@ -289,7 +289,7 @@ fn gzip_that_is_not_gzip() {
     let d = fixture_with(None);
     std::fs::remove_file(d.join("pai_job_table.csv")).unwrap();
     std::fs::write(d.join("pai_job_table.tar.gz"), b"plain text, not gzip").unwrap();
-    let e = pai::load(&d, &LoadOptions::default())
+    let e = load_pai(&d, &LoadOptions::default())
         .unwrap_err()
         .to_string();
     assert!(
@@ -301,7 +301,7 @@ fn gzip_that_is_not_gzip() {
 #[test]
 fn a_truncated_sensor_archive_is_said_damaged_not_shown_empty() {
     let d = with_archive("pai_sensor_table", "pai_sensor_table.csv", true);
-    let (t, _) = pai::load(&d, &LoadOptions::default()).unwrap();
+    let (t, _) = load_pai(&d, &LoadOptions::default()).unwrap();
     let native = t.native.clone().unwrap();
     let e = native.build_indexes().unwrap_err();
     assert!(

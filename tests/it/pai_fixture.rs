@@ -4,14 +4,15 @@
 use std::path::Path;
 use std::sync::Arc;
 use tracetui::sim::{Engine, Phase, Placement, Policy};
-use tracetui::trace::pai::PaiTables;
-use tracetui::trace::{pai, LoadOptions, Trace};
+use tracetui::trace::{
+    load_pai, pai_job_detail, pai_side_rows, pai_workers_of, LoadOptions, PaiTables, Trace,
+};
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/pai");
 const T0: i64 = 4_550_879;
 
 fn load() -> Arc<Trace> {
-    let (t, _) = pai::load(Path::new(DIR), &LoadOptions::default()).unwrap();
+    let (t, _) = load_pai(Path::new(DIR), &LoadOptions::default()).unwrap();
     Arc::new(t)
 }
 
@@ -21,11 +22,11 @@ fn job(t: &Trace, name: &str) -> u32 {
 
 #[test]
 fn loads_gpu_jobs_machines_and_the_unknown_machine() {
-    let (t, report) = pai::load(Path::new(DIR), &LoadOptions::default()).unwrap();
+    let (t, report) = load_pai(Path::new(DIR), &LoadOptions::default()).unwrap();
     assert_eq!(t.jobs.len(), 19, "20 jobs, one CPU job left out");
     assert_eq!(
         t.excluded,
-        tracetui::trace::model::Excluded::new("CPU jobs (no GPU demand)", 1, false)
+        tracetui::trace::Excluded::new("CPU jobs (no GPU demand)", 1, false)
     );
     let names: Vec<&str> = t.cluster.machines.iter().map(|m| m.name.as_str()).collect();
     assert_eq!(names, vec!["m1", "m2", "m3", "m4", "mX"]);
@@ -176,8 +177,8 @@ fn detail(name: &str) -> serde_json::Value {
         panic!()
     };
     let row = p.job_by_name(name).unwrap();
-    let side = pai::detail::side_rows(p, &pai::detail::workers_of(p, row)).unwrap();
-    pai::detail::job_detail(p, &t.symbols, row, &side)
+    let side = pai_side_rows(p, &pai_workers_of(p, row)).unwrap();
+    pai_job_detail(p, &t.symbols, row, &side)
 }
 
 #[test]
@@ -327,7 +328,7 @@ fn stats_match_the_hand_computed_values() {
 
 #[test]
 fn cpu_jobs_can_be_included() {
-    let (t, _) = pai::load(
+    let (t, _) = load_pai(
         Path::new(DIR),
         &LoadOptions {
             include_cpu_jobs: true,

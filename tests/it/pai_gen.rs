@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 use tracetui::gen::pai::{write, GenOptions};
 use tracetui::sim::{Placement, Policy};
-use tracetui::trace::{pai, LoadOptions};
+use tracetui::trace::{load_pai, LoadOptions, PAI_TABLES};
 
 /// The PAI row of published/cluster_summary.csv: (job_num, gpu_job_num,
 /// avg_run_time_gpu, avg_que_time_gpu, avg_gpu_num, med_run_time_gpu,
@@ -79,7 +79,7 @@ fn stats_of_100k_generated_jobs_land_within_5_percent_of_the_published_marginals
         &dir,
     )
     .unwrap();
-    let (t, _) = pai::load(&dir, &LoadOptions::default()).unwrap();
+    let (t, _) = load_pai(&dir, &LoadOptions::default()).unwrap();
     let s = tracetui::stats::stats(&t);
     assert_eq!(s.jobs.all, 100_000);
     within(
@@ -141,7 +141,7 @@ fn committed_sample_regenerates_byte_for_byte() {
         .unwrap();
     assert!(out.status.success());
     let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-traces/pai");
-    for (name, _) in pai::tables::ALL {
+    for (name, _) in PAI_TABLES {
         let f = format!("{name}.csv");
         let a = std::fs::read(sample.join(&f)).unwrap();
         let b = std::fs::read(dir.join(&f)).unwrap();
@@ -207,8 +207,8 @@ fn tar_gz_output_loads_like_csv_and_is_deterministic() {
         strict: true,
         ..LoadOptions::default()
     };
-    let (ta, _) = pai::load(&a, &opts).unwrap();
-    let (tc, _) = pai::load(&c, &opts).unwrap();
+    let (ta, _) = load_pai(&a, &opts).unwrap();
+    let (tc, _) = load_pai(&c, &opts).unwrap();
     assert_eq!(
         tracetui::stats::stats(&ta).jobs,
         tracetui::stats::stats(&tc).jobs
@@ -236,7 +236,7 @@ fn generated_jobs_simulate_with_the_invariants() {
         &dir,
     )
     .unwrap();
-    let (t, _) = pai::load(&dir, &LoadOptions::default()).unwrap();
+    let (t, _) = load_pai(&dir, &LoadOptions::default()).unwrap();
     let t = Arc::new(t);
     for p in [Policy::FirstFit, Policy::Sjf, Policy::FifoBackfill] {
         let mut e = tracetui::sim::Engine::new(t.clone(), p, Placement::Consolidate);
@@ -291,7 +291,7 @@ fn the_released_machine_spec_is_the_cluster() {
         dir.join("pai_machine_spec.csv"),
     )
     .unwrap();
-    let (t, r) = pai::load(
+    let (t, r) = load_pai(
         &dir,
         &LoadOptions {
             strict: true,

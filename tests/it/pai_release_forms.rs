@@ -7,7 +7,7 @@ use crate::common;
 
 use common::cli::{stderr, stdout, tracetui, PAI};
 use std::path::{Path, PathBuf};
-use tracetui::trace::pai::tables::ALL;
+use tracetui::trace::PAI_TABLES;
 
 /// A copy of the sample PAI directory.
 fn copy_of_sample(tag: &str) -> PathBuf {
@@ -35,7 +35,7 @@ fn sim(dir: &Path, extra: &[&str]) -> (String, String, Option<i32>) {
 fn header_rows_and_header_files_are_read_as_headers_also_under_strict() {
     let (plain, plain_err, _) = sim(Path::new(PAI), &["--strict"]);
     let dir = copy_of_sample("pai-headers");
-    for (table, columns) in ALL {
+    for (table, columns) in PAI_TABLES {
         let path = dir.join(format!("{table}.csv"));
         let body = std::fs::read_to_string(&path).unwrap();
         std::fs::write(&path, format!("{}\n{body}", columns.join(","))).unwrap();

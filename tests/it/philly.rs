@@ -7,14 +7,14 @@ use crate::common;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tracetui::sim::{Engine, Phase, Placement, Policy};
-use tracetui::trace::philly::PhillyTables;
-use tracetui::trace::philly::{self, parse_local};
-use tracetui::trace::{LoadOptions, Trace};
+use tracetui::trace::{
+    load_philly, parse_local, parse_zoned, philly_job_detail, LoadOptions, PhillyTables, Trace,
+};
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/philly");
 
 fn load() -> (Arc<Trace>, tracetui::trace::LoadReport) {
-    let (t, r) = philly::load(Path::new(DIR), &LoadOptions::default()).unwrap();
+    let (t, r) = load_philly(Path::new(DIR), &LoadOptions::default()).unwrap();
     (Arc::new(t), r)
 }
 
@@ -37,7 +37,7 @@ fn loads_jobs_attempts_and_the_machine_list() {
     );
     assert_eq!(
         t.excluded,
-        tracetui::trace::model::Excluded::new("jobs with no GPU attempt", 1, false)
+        tracetui::trace::Excluded::new("jobs with no GPU attempt", 1, false)
     );
     let notes = r.notes.join("\n");
     assert!(notes.contains("1 jobs have no attempts"), "{notes}");
@@ -76,7 +76,7 @@ fn times_cross_the_end_of_daylight_time_in_real_seconds() {
     let Some(n) = t.native_as::<PhillyTables>() else {
         panic!()
     };
-    let d = philly::job_detail(n, n.by_id["p4"]);
+    let d = philly_job_detail(n, n.by_id["p4"]);
     assert_eq!(d["attempts"][0]["start_time"], "2017-11-05 01:30:00");
     assert_eq!(d["attempts"][0]["end_time"], "2017-11-05 01:10:00");
     assert_eq!(d["runtime_s"], 2400);
@@ -89,7 +89,7 @@ fn drill_down_has_the_documented_shape() {
     let Some(n) = t.native_as::<PhillyTables>() else {
         panic!()
     };
-    let d = philly::job_detail(n, n.by_id["p2"]);
+    let d = philly_job_detail(n, n.by_id["p2"]);
     let keys: Vec<&str> = d.as_object().unwrap().keys().map(|k| k.as_str()).collect();
     assert_eq!(keys, vec!["job", "attempts", "wait_s", "runtime_s"]);
     assert_eq!(d["job"]["jobid"], "p2");
@@ -122,7 +122,7 @@ fn drill_down_has_the_documented_shape() {
         (Some(600), Some(2700))
     );
     // Jobs outside the replay are found too.
-    let (p3, _) = tracetui::trace::detail::by_id(&t, "p3").unwrap().unwrap();
+    let (p3, _) = tracetui::trace::detail_by_id(&t, "p3").unwrap().unwrap();
     assert_eq!(p3["attempts"], serde_json::json!([]));
     assert_eq!(p3["wait_s"], serde_json::Value::Null);
 }
@@ -194,10 +194,7 @@ fn utilisation_files_are_indexed_by_minute() {
     assert_eq!(rows[&1][..2], [Some(0.0), None], "NA");
     // The PST minute is the second 01:05, an hour after 01:05 PDT.
     let (when, rows) = gpu
-        .at(
-            tracetui::trace::philly::util::parse_zoned("2017-11-05 01:05:30 PST").unwrap(),
-            120,
-        )
+        .at(parse_zoned("2017-11-05 01:05:30 PST").unwrap(), 120)
         .unwrap();
     assert_eq!(rows[&2][0], Some(50.0));
     assert_eq!(
@@ -233,12 +230,12 @@ fn with_log(log: &str) -> PathBuf {
 const OK: &str = r#"{"status": "Pass", "vc": "v", "jobid": "ok", "submitted_time": "2017-10-07 01:00:00", "user": "u", "attempts": [{"start_time": "2017-10-07 01:00:10", "end_time": "2017-10-07 01:01:00", "detail": [{"ip": "m1", "gpus": ["gpu0"]}]}]}"#;
 
 fn lenient(log: &str) -> (usize, Vec<String>) {
-    let (t, r) = philly::load(&with_log(log), &LoadOptions::default()).unwrap();
+    let (t, r) = load_philly(&with_log(log), &LoadOptions::default()).unwrap();
     (t.jobs.len(), r.skip_lines())
 }
 
 fn strict(log: &str) -> String {
-    philly::load(
+    load_philly(
         &with_log(log),
         &LoadOptions {
             strict: true,
@@ -254,7 +251,7 @@ fn malformed_json_names_the_byte() {
     let e = strict(&format!("[{OK},\n{{\"status\": \"Pass\", \"vc\": }}]"));
     assert!(e.contains("cluster_job_log: byte "), "{e}");
     assert!(e.contains("malformed JSON"), "{e}");
-    let e = philly::load(&with_log("[{\"status\": \"Pass\""), &LoadOptions::default())
+    let e = load_philly(&with_log("[{\"status\": \"Pass\""), &LoadOptions::default())
         .unwrap_err()
         .to_string();
     assert!(e.contains("malformed JSON"), "lenient too: {e}");
@@ -300,7 +297,7 @@ fn machine_list_problems() {
     let d = common::scratch_dir("philly-ml");
     std::fs::write(d.join("cluster_job_log"), format!("[{OK}]")).unwrap();
     std::fs::write(d.join("cluster_machine_list"), "id,gpus\nm1,8\n").unwrap();
-    let e = philly::load(&d, &LoadOptions::default())
+    let e = load_philly(&d, &LoadOptions::default())
         .unwrap_err()
         .to_string();
     assert!(e.contains("cluster_machine_list:1: unknown header"), "{e}");
@@ -309,7 +306,7 @@ fn machine_list_problems() {
         "machineId, number of GPUs, single GPU mem\nm1,eight, 24GB\nm1,8, 24GB\n",
     )
     .unwrap();
-    let e = philly::load(
+    let e = load_philly(
         &d,
         &LoadOptions {
             strict: true,
@@ -323,7 +320,7 @@ fn machine_list_problems() {
         "{e}"
     );
     std::fs::remove_file(d.join("cluster_machine_list")).unwrap();
-    assert!(philly::load(&d, &LoadOptions::default())
+    assert!(load_philly(&d, &LoadOptions::default())
         .unwrap_err()
         .to_string()
         .contains("missing cluster_machine_list"));
@@ -357,7 +354,7 @@ fn the_released_machine_list_is_the_cluster() {
     // The released list names machines m0…m9xx; keep the generated jobs on names it has.
     // The generated jobs use 8 GPUs on machines the released list gives 2,
     // as the released job log does: the list is corrected, no job is lost.
-    let (t, r) = philly::load(&d, &LoadOptions::default()).unwrap();
+    let (t, r) = load_philly(&d, &LoadOptions::default()).unwrap();
     assert_eq!(t.cluster.machines.len(), 552);
     assert_eq!(r.total_skipped(), 0, "{:?}", r.skip_lines());
     let listed = std::fs::read_to_string(root.join("philly/cluster_machine_list")).unwrap();
@@ -398,7 +395,7 @@ fn generated_philly_lands_within_5_percent_of_the_published_row() {
         &d,
     )
     .unwrap();
-    let (t, _) = philly::load(&d, &LoadOptions::default()).unwrap();
+    let (t, _) = load_philly(&d, &LoadOptions::default()).unwrap();
     let s = tracetui::stats::stats(&t);
     // Published Philly row (AcmeTrace cluster_summary.csv): run time mean 18,006 /
     // median 874 s, queueing mean 3,761 / median 189 s, GPUs mean 1.928 / median 1.
@@ -429,7 +426,7 @@ fn generated_philly_lands_within_5_percent_of_the_published_row() {
 
 #[test]
 fn the_util_index_matches_a_line_by_line_reading_across_block_edges() {
-    use tracetui::trace::philly::util::{parse_zoned, UtilFile};
+    use tracetui::trace::PhillyUtilFile;
     // ~9 MB (two 4 MB blocks and a bit), CRLF in places, blank lines, no final newline.
     let mut text = String::from("time,machineId,gpu0_util,gpu1_util\n");
     let mut want: Vec<(i64, u64)> = Vec::new();
@@ -457,7 +454,7 @@ fn the_util_index_matches_a_line_by_line_reading_across_block_edges() {
     let path = dir.join("cluster_gpu_util");
     std::fs::write(&path, &text).unwrap();
     let names: Vec<String> = (0..50).map(|m| format!("m{m}")).collect();
-    let f = UtilFile::new(path, &names, true);
+    let f = PhillyUtilFile::new(path, &names, true);
     let idx = f.index().as_ref().unwrap();
     assert_eq!(idx.runs, want);
     assert_eq!(idx.columns, ["gpu0_util", "gpu1_util"]);

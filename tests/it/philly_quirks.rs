@@ -6,7 +6,7 @@
 use crate::common;
 
 use common::cli::{stdout, tracetui};
-use tracetui::trace::{philly, LoadOptions};
+use tracetui::trace::{load_philly, LoadOptions};
 
 const LIST: &str = "machineId, number of GPUs, single GPU mem\nm1,8, 24GB\nm29,2, 24GB\nm47,2, 24GB\nm412,2, 24GB\nm5,2, 12GB\n";
 
@@ -44,7 +44,7 @@ fn release() -> std::path::PathBuf {
 
 #[test]
 fn every_job_is_kept_and_the_machines_are_corrected_from_the_evidence() {
-    let (t, r) = philly::load(&release(), &LoadOptions::default()).unwrap();
+    let (t, r) = load_philly(&release(), &LoadOptions::default()).unwrap();
     assert_eq!(t.jobs.len(), 6, "no job lost to the list");
     assert_eq!(r.total_skipped(), 0);
     let gpus: Vec<(&str, u32)> = t
@@ -67,7 +67,7 @@ fn every_job_is_kept_and_the_machines_are_corrected_from_the_evidence() {
 
 #[test]
 fn the_recorded_replay_runs_every_job_on_the_corrected_cluster() {
-    let (t, _) = philly::load(&release(), &LoadOptions::default()).unwrap();
+    let (t, _) = load_philly(&release(), &LoadOptions::default()).unwrap();
     let r = tracetui::sim::run(
         std::sync::Arc::new(t),
         tracetui::sim::Policy::Recorded,
@@ -93,7 +93,7 @@ fn stats_and_the_header_show_the_corrected_cluster() {
         text.contains("  12GB GPU          1 machine        4 GPUs"),
         "{text}"
     );
-    let (t, _) = philly::load(&d, &LoadOptions::default()).unwrap();
+    let (t, _) = load_philly(&d, &LoadOptions::default()).unwrap();
     let label =
         tracetui::cli::tui::label_for(tracetui::trace::Format::find("philly").unwrap(), &d, &t);
     assert!(

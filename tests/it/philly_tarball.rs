@@ -6,10 +6,10 @@ use crate::common;
 use common::cli::{stderr, stdout, tracetui};
 use std::io::Write;
 use std::path::Path;
-use tracetui::trace::philly::{
-    self, PhillyTables, CPU_UTIL, GPU_UTIL, JOB_LOG, MACHINES, MEM_UTIL,
+use tracetui::trace::{
+    load_philly, LoadOptions, PhillyTables, Trace, PHILLY_CPU_UTIL, PHILLY_GPU_UTIL,
+    PHILLY_JOB_LOG, PHILLY_MACHINES, PHILLY_MEM_UTIL,
 };
-use tracetui::trace::{LoadOptions, Trace};
 
 const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/philly");
 
@@ -31,7 +31,7 @@ fn pack_with(dir: &Path, members: &[&str], out: &Path, level: flate2::Compressio
 }
 
 fn load(p: &Path) -> Trace {
-    philly::load(p, &LoadOptions::default()).unwrap().0
+    load_philly(p, &LoadOptions::default()).unwrap().0
 }
 
 fn tables(t: &Trace) -> &PhillyTables {
@@ -75,9 +75,27 @@ fn the_tarball_in_any_member_order_loads_and_reads_as_the_directory() {
         "the fixture has utilisation to compare"
     );
     let orders: [&[&str]; 3] = [
-        &[MACHINES, JOB_LOG, GPU_UTIL, CPU_UTIL, MEM_UTIL],
-        &[CPU_UTIL, MEM_UTIL, GPU_UTIL, JOB_LOG, MACHINES],
-        &[JOB_LOG, GPU_UTIL, MACHINES, MEM_UTIL, CPU_UTIL],
+        &[
+            PHILLY_MACHINES,
+            PHILLY_JOB_LOG,
+            PHILLY_GPU_UTIL,
+            PHILLY_CPU_UTIL,
+            PHILLY_MEM_UTIL,
+        ],
+        &[
+            PHILLY_CPU_UTIL,
+            PHILLY_MEM_UTIL,
+            PHILLY_GPU_UTIL,
+            PHILLY_JOB_LOG,
+            PHILLY_MACHINES,
+        ],
+        &[
+            PHILLY_JOB_LOG,
+            PHILLY_GPU_UTIL,
+            PHILLY_MACHINES,
+            PHILLY_MEM_UTIL,
+            PHILLY_CPU_UTIL,
+        ],
     ];
     for (k, order) in orders.iter().enumerate() {
         let tgz = dir.join(format!("order{k}.tar.gz"));
@@ -155,7 +173,7 @@ fn the_cli_reads_the_tarball_or_a_directory_holding_it_as_it_reads_the_files() {
 }
 
 fn load_err(p: &Path) -> String {
-    philly::load(p, &LoadOptions::default())
+    load_philly(p, &LoadOptions::default())
         .map(|_| ())
         .unwrap_err()
         .to_string()
@@ -165,7 +183,11 @@ fn load_err(p: &Path) -> String {
 fn a_damaged_or_partial_tarball_is_a_clear_error_naming_it() {
     let dir = common::scratch_dir("philly-tar-bad");
     let tgz = dir.join("trace-data.tar.gz");
-    pack(Path::new(FIXTURE), &[GPU_UTIL, MACHINES, JOB_LOG], &tgz);
+    pack(
+        Path::new(FIXTURE),
+        &[PHILLY_GPU_UTIL, PHILLY_MACHINES, PHILLY_JOB_LOG],
+        &tgz,
+    );
     let bytes = std::fs::read(&tgz).unwrap();
     let shown = tgz.display().to_string();
     // Cut short, as by an interrupted download.
@@ -180,7 +202,11 @@ fn a_damaged_or_partial_tarball_is_a_clear_error_naming_it() {
     assert!(e.contains("text.tar.gz") && e.contains("gzip"), "{e}");
     // Without the machine list.
     let partial = dir.join("partial.tar.gz");
-    pack(Path::new(FIXTURE), &[JOB_LOG, GPU_UTIL], &partial);
+    pack(
+        Path::new(FIXTURE),
+        &[PHILLY_JOB_LOG, PHILLY_GPU_UTIL],
+        &partial,
+    );
     let e = load_err(&partial);
     assert!(e.contains("holds no cluster_machine_list"), "{e}");
     // Any byte flipped: an error or a load, never a panic or a hang.
@@ -190,7 +216,7 @@ fn a_damaged_or_partial_tarball_is_a_clear_error_naming_it() {
         b[at] ^= 1 << (k % 8);
         let p = dir.join(format!("flip{k}.tar.gz"));
         std::fs::write(&p, &b).unwrap();
-        if let Ok((t, _)) = philly::load(&p, &LoadOptions::default()) {
+        if let Ok((t, _)) = load_philly(&p, &LoadOptions::default()) {
             let _ = t.native.as_ref().unwrap().build_indexes();
         }
     }
@@ -201,7 +227,11 @@ fn a_damaged_or_partial_tarball_is_a_clear_error_naming_it() {
 fn utilisation_files_the_archive_lacks_are_not_offered_once_indexed() {
     let dir = common::scratch_dir("philly-tar-gpu-only");
     let tgz = dir.join("trace-data.tar.gz");
-    pack(Path::new(FIXTURE), &[MACHINES, JOB_LOG, GPU_UTIL], &tgz);
+    pack(
+        Path::new(FIXTURE),
+        &[PHILLY_MACHINES, PHILLY_JOB_LOG, PHILLY_GPU_UTIL],
+        &tgz,
+    );
     let t = load(&tgz);
     let n = t.native.as_ref().unwrap();
     n.build_indexes().unwrap();
@@ -217,7 +247,13 @@ fn a_byte_changed_in_stored_data_is_caught_by_the_checksum() {
     // are: only the gzip checksum, read at the end of the index pass, can tell.
     let dir = common::scratch_dir("philly-tar-crc");
     let tgz = dir.join("trace-data.tar.gz");
-    let order = [MACHINES, JOB_LOG, GPU_UTIL, CPU_UTIL, MEM_UTIL];
+    let order = [
+        PHILLY_MACHINES,
+        PHILLY_JOB_LOG,
+        PHILLY_GPU_UTIL,
+        PHILLY_CPU_UTIL,
+        PHILLY_MEM_UTIL,
+    ];
     pack_with(
         Path::new(FIXTURE),
         &order,
@@ -225,7 +261,7 @@ fn a_byte_changed_in_stored_data_is_caught_by_the_checksum() {
         flate2::Compression::none(),
     );
     let mut bytes = std::fs::read(&tgz).unwrap();
-    let mem = std::fs::read(Path::new(FIXTURE).join(MEM_UTIL)).unwrap();
+    let mem = std::fs::read(Path::new(FIXTURE).join(PHILLY_MEM_UTIL)).unwrap();
     let at = bytes.windows(mem.len()).rposition(|w| w == mem).unwrap();
     bytes[at + mem.len() - 3] ^= 0x01;
     std::fs::write(&tgz, &bytes).unwrap();

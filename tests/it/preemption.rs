@@ -202,7 +202,7 @@ fn switching_between_preemptive_policies_midway_keeps_work() {
 mod fractional {
     use super::*;
     use proptest::prelude::*;
-    use tracetui::trace::model::{Demand, Unit};
+    use tracetui::trace::{Demand, Unit};
 
     proptest! {
         // PAI-style jobs: instances of a quarter, half or whole GPU, or

@@ -6,7 +6,7 @@ use crate::common;
 use common::{real_traces, run_checked};
 use std::sync::Arc;
 use tracetui::sim::{Placement, Policy};
-use tracetui::trace::{itp, LoadOptions};
+use tracetui::trace::{load_itp, LoadOptions};
 
 fn files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     let mut v: Vec<_> = std::fs::read_dir(dir)
@@ -32,7 +32,7 @@ fn every_released_itp_trace_under_every_policy() {
                 strict: true,
                 ..LoadOptions::default()
             };
-            let (trace, report) = itp::load(&path, &opts).unwrap_or_else(|e| panic!("{e}"));
+            let (trace, report) = load_itp(&path, &opts).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(report.total_skipped(), 0);
             let trace = Arc::new(trace);
             // The policies offered on each trace (edf needs deadlines;
@@ -88,7 +88,7 @@ fn every_released_itp_trace_under_every_policy() {
 fn released_cluster04_sizes_as_documented() {
     let Some(root) = real_traces() else { return };
     let (trace, report) =
-        itp::load(&root.join("itp/raw/cluster04.csv"), &LoadOptions::default()).unwrap();
+        load_itp(&root.join("itp/raw/cluster04.csv"), &LoadOptions::default()).unwrap();
     assert_eq!(trace.jobs.len(), 15_802);
     // Offered load 494.6 GPUs → at most 80 % busy needs 619 → 78 nodes of 8.
     assert_eq!(trace.cluster.total_gpus(), 624);
@@ -110,7 +110,7 @@ fn released_cluster04_sizes_as_documented() {
 fn other_placements_on_a_released_trace() {
     let Some(root) = real_traces() else { return };
     let (trace, _) =
-        itp::load(&root.join("itp/raw/cluster02.csv"), &LoadOptions::default()).unwrap();
+        load_itp(&root.join("itp/raw/cluster02.csv"), &LoadOptions::default()).unwrap();
     let trace = Arc::new(trace);
     for rule in [Placement::Pack, Placement::Spread] {
         for p in [Policy::FirstFit, Policy::FifoBackfill] {
@@ -132,7 +132,7 @@ fn engine_agrees_with_the_naive_reference_on_released_traces() {
             gpus: Some(96),
             ..LoadOptions::default()
         };
-        let (trace, _) = itp::load(&root.join(file), &opts).unwrap();
+        let (trace, _) = load_itp(&root.join(file), &opts).unwrap();
         let trace = Arc::new(trace);
         for p in tracetui::sim::Policies::new().non_preemptive() {
             for rule in [Placement::Consolidate, Placement::Pack, Placement::Spread] {

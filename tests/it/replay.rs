@@ -8,9 +8,7 @@ use common::{fingerprint, fresh_run as fresh, Step};
 use common::{tiny, tiny_rich};
 use proptest::prelude::*;
 use std::sync::Arc;
-use tracetui::sim::engine::Switch;
-use tracetui::sim::replay::Replay;
-use tracetui::sim::{Engine, Placement, Policy};
+use tracetui::sim::{Engine, Placement, Policy, Replay, Switch};
 
 fn arb_steps() -> impl Strategy<Value = Vec<Step>> {
     prop::collection::vec(
@@ -100,8 +98,7 @@ fn checkpoints_stay_bounded_on_a_long_replay() {
 #[test]
 fn stepping_back_through_a_recorded_replay_and_a_switch_away_from_it() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/pai");
-    let (t, _) =
-        tracetui::trace::pai::load(std::path::Path::new(dir), &Default::default()).unwrap();
+    let (t, _) = tracetui::trace::load_pai(std::path::Path::new(dir), &Default::default()).unwrap();
     let t = Arc::new(t);
     let t0 = 4_550_879;
     let mut r = Replay::new(Engine::new(

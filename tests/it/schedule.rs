@@ -5,9 +5,7 @@ use crate::common;
 
 use common::tiny;
 use std::sync::Arc;
-use tracetui::sim::engine::Switch;
-use tracetui::sim::schedule::Schedule;
-use tracetui::sim::{Engine, NoPrograms, Placement, Policy, Tuning};
+use tracetui::sim::{Engine, NoPrograms, Placement, Policy, Schedule, Switch, Tuning};
 use tracetui::ui::app::{Action, App};
 use tracetui::ui::keymap::{Command, Keymap};
 
@@ -30,7 +28,7 @@ fn app(t: &Arc<tracetui::trace::Trace>, schedule: Option<&Schedule>) -> App {
 
 #[test]
 fn parses_every_time_form() {
-    let t = Arc::new(tracetui::sample::itp().unwrap().0);
+    let t = Arc::new(tracetui::trace::sample_itp().unwrap().0);
     let first = t.first_submit().unwrap();
     let s = Schedule::parse(&t, "0:fifo, 2d:sjf, day 5 09:00:las, @100:srtf")
         .unwrap_err()
@@ -83,7 +81,7 @@ fn a_schedule_switches_at_its_times() {
 
 #[test]
 fn the_live_session_replays_headless_byte_for_byte() {
-    let t = Arc::new(tracetui::sample::itp().unwrap().0);
+    let t = Arc::new(tracetui::trace::sample_itp().unwrap().0);
     let mut app = app(&t, None);
     app.update(Action::Resize(120, 40));
     let first = t.first_submit().unwrap();

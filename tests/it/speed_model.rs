@@ -7,8 +7,7 @@ use common::cli::{stderr, stdout, tracetui};
 use std::collections::BTreeMap;
 use std::path::Path;
 use tracetui::sim::{Engine, Phase, Placement, Policy};
-use tracetui::trace::speed::attach_with;
-use tracetui::trace::throughput::{parse_table, Tables};
+use tracetui::trace::{attach_speeds_with, parse_throughput_table, ThroughputTables};
 
 const HEADER: &str =
     "job_id,submission_time,num_iteration,model_name,deadline,batch_size,num_gpu,duration\n";
@@ -121,9 +120,9 @@ fn each_gpu_type_runs_at_its_own_table() {
         let mut models = BTreeMap::new();
         models.insert(
             "m".to_string(),
-            parse_table(text.as_bytes(), "m.csv").unwrap(),
+            parse_throughput_table(text.as_bytes(), "m.csv").unwrap(),
         );
-        Tables {
+        ThroughputTables {
             gpu_type: Some(ty.into()),
             dir: ty.into(),
             models,
@@ -133,7 +132,7 @@ fn each_gpu_type_runs_at_its_own_table() {
         table("a100", "global_batch_size,1,4\n32,4,10\n"),
         table("T4", "global_batch_size,1,4\n32,1,4\n"),
     ];
-    let said = attach_with(&mut trace, tables, &[Some((100, 32)), Some((100, 32))]).unwrap();
+    let said = attach_speeds_with(&mut trace, tables, &[Some((100, 32)), Some((100, 32))]).unwrap();
     assert!(said[0].contains("2 of 2 jobs"), "{said:?}");
     let mut e = Engine::new(
         std::sync::Arc::new(trace),

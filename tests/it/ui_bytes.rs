@@ -43,7 +43,7 @@ fn frame_bytes_in(
     let dir = common::scratch_dir("bytes-pai");
     tracetui::gen::pai::write(&tracetui::gen::pai::GenOptions::released(2000, 42), &dir).unwrap();
     let trace = Arc::new(
-        tracetui::trace::pai::load(&dir, &Default::default())
+        tracetui::trace::load_pai(&dir, &Default::default())
             .unwrap()
             .0,
     );

@@ -8,8 +8,7 @@ use crate::common;
 
 use common::tiny;
 use common::ui::{act, app_for, cmd, render, sample, text};
-use tracetui::sim::engine::Blocked;
-use tracetui::sim::{Engine, Placement, Policy};
+use tracetui::sim::{Blocked, Engine, Placement, Policy};
 use tracetui::ui::app::{Action, App, Popup};
 use tracetui::ui::keymap::Command;
 

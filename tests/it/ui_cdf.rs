@@ -8,9 +8,7 @@ use crate::common;
 
 use common::ui::{app_for, cmd, render, sample, text, theme_index, what_if_done};
 use ratatui::style::Modifier;
-use tracetui::sim::metrics::{Dists, Tally};
-use tracetui::sim::whatif::Run;
-use tracetui::sim::{Placement, Policy};
+use tracetui::sim::{Dists, Placement, Policy, Tally, WhatIfRun};
 use tracetui::ui::app::{Action, App, Popup};
 use tracetui::ui::keymap::Command;
 
@@ -82,7 +80,7 @@ fn each_rows_distributions_are_its_run_to_the_end() {
     let app = with_what_if((120, 40), "dark");
     let w = app.what_if().unwrap();
     for row in 0..w.rows() {
-        let Some(Run::Policy(p)) = w.run(row) else {
+        let Some(WhatIfRun::Policy(p)) = w.run(row) else {
             continue;
         };
         let mut e = app.engine().clone();
@@ -202,8 +200,8 @@ fn identical_rows_are_said_identical_and_fair_without_users_says_so() {
         assert_eq!((&a.jct_s, &a.wait_s), (&b.jct_s, &b.wait_s));
         assert!(k < i);
     }
-    let label = |r: &Run| match r {
-        Run::Policy(p) => p.label().to_string(),
+    let label = |r: &WhatIfRun| match r {
+        WhatIfRun::Policy(p) => p.label().to_string(),
         other => other.label(),
     };
     let s = screen(&app, (120, 40));

@@ -5,7 +5,7 @@ use crate::common;
 use common::ui::{act, app_for, render, text};
 use std::sync::Arc;
 use tracetui::sim::Policy;
-use tracetui::trace::{itp, throughput::Tables, LoadOptions};
+use tracetui::trace::{load_itp, LoadOptions, ThroughputTables};
 use tracetui::ui::action::Action;
 use tracetui::ui::keymap::Command;
 
@@ -18,9 +18,9 @@ fn elastic_app() -> tracetui::ui::app::App {
         gpus_per_node: 4,
         ..LoadOptions::default()
     };
-    let (mut t, _) = itp::load(&trace, &opts).unwrap();
-    let tables = Tables::load(&tables, None).unwrap();
-    tracetui::trace::speed::attach(&mut t, vec![tables]).unwrap();
+    let (mut t, _) = load_itp(&trace, &opts).unwrap();
+    let tables = ThroughputTables::load(&tables, None).unwrap();
+    tracetui::trace::attach_speeds(&mut t, vec![tables]).unwrap();
     app_for(Arc::new(t), Policy::EdfElastic, (80, 24))
 }
 
@@ -106,7 +106,7 @@ fn the_ab_split_runs_edf_elastic_against_edf_and_each_side_is_a_fresh_run() {
         );
         e.advance_to(5);
         if p != Policy::EdfElastic {
-            e.switch(tracetui::sim::engine::Switch::Policy(p));
+            e.switch(tracetui::sim::Switch::Policy(p));
         }
         e.advance_to(20_000);
         serde_json::to_string(&e.report()).unwrap()
@@ -145,8 +145,9 @@ fn the_what_if_table_counts_dropped_jobs() {
         gpus_per_node: 4,
         ..LoadOptions::default()
     };
-    let (mut t, _) = itp::load(&trace, &opts).unwrap();
-    tracetui::trace::speed::attach(&mut t, vec![Tables::load(&tables, None).unwrap()]).unwrap();
+    let (mut t, _) = load_itp(&trace, &opts).unwrap();
+    tracetui::trace::attach_speeds(&mut t, vec![ThroughputTables::load(&tables, None).unwrap()])
+        .unwrap();
     let mut app = app_for(Arc::new(t), Policy::ElasticFlow, (120, 40));
     let mut fx = tracetui::ui::effects::Effects::new(std::env::temp_dir());
     fx.dispatch(&mut app, Action::Command(Command::WhatIf));

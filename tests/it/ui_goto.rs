@@ -67,7 +67,7 @@ fn the_headers_time_typed_back_goes_there_and_so_does_a_weekday() {
 #[test]
 fn philly_shows_real_dates_and_takes_them() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-traces/philly");
-    let (trace, _) = tracetui::trace::philly::load(&dir, &Default::default()).unwrap();
+    let (trace, _) = tracetui::trace::load_philly(&dir, &Default::default()).unwrap();
     let mut app = app_for(std::sync::Arc::new(trace), Policy::Recorded, (100, 24));
     let head = text(&render(&app, 100, 24));
     assert!(

@@ -26,7 +26,7 @@ fn paging_shows_every_drill_down_line_once_and_home_end_and_g_jump() {
     use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
     // A PAI job's drill-down (job, tasks, instances) runs to several pages.
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-traces/pai");
-    let trace = tracetui::trace::pai::load(&dir, &Default::default())
+    let trace = tracetui::trace::load_pai(&dir, &Default::default())
         .unwrap()
         .0;
     let t0 = trace.jobs.iter().map(|j| j.submit).min().unwrap();

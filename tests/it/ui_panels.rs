@@ -143,7 +143,7 @@ fn the_pai_cluster_fits_a_200x60_screen_one_cell_per_machine() {
         dir.join("pai_machine_spec.csv"),
     )
     .unwrap();
-    let (t, _) = tracetui::trace::pai::load(&dir, &Default::default()).unwrap();
+    let (t, _) = tracetui::trace::load_pai(&dir, &Default::default()).unwrap();
     let app = app_for(Arc::new(t), Policy::FirstFit, (200, 60));
     assert_eq!(
         app.zoom(),
@@ -166,9 +166,9 @@ fn the_pai_cluster_fits_a_200x60_screen_one_cell_per_machine() {
 /// background thread does) and the runner told so.
 fn philly_indexed() -> (Arc<Trace>, App) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/philly");
-    let (t, _) = tracetui::trace::philly::load(&dir, &Default::default()).unwrap();
+    let (t, _) = tracetui::trace::load_philly(&dir, &Default::default()).unwrap();
     let t = Arc::new(t);
-    let Some(n) = t.native_as::<tracetui::trace::philly::PhillyTables>() else {
+    let Some(n) = t.native_as::<tracetui::trace::PhillyTables>() else {
         panic!()
     };
     let _ = n.gpu_util.as_ref().unwrap().index();
@@ -180,7 +180,7 @@ fn philly_indexed() -> (Arc<Trace>, App) {
 }
 
 fn philly_time(local: &str) -> i64 {
-    tracetui::trace::philly::parse_local(local).unwrap()
+    tracetui::trace::parse_local(local).unwrap()
 }
 
 #[test]
@@ -189,10 +189,7 @@ fn philly_cells_colour_by_measured_utilisation_and_the_machine_drill_down_shows_
     let at = philly_time("2017-10-07 01:12:30");
     act(&mut app, Action::GoTo(at));
     let (when, u) = app.gpu_util().cloned().unwrap();
-    assert_eq!(
-        tracetui::trace::clock::weekday_time(t.zone, when),
-        "Sat 01:12:00"
-    );
+    assert_eq!(tracetui::trace::weekday_time(t.zone, when), "Sat 01:12:00");
     assert_eq!(u[0], 95.5);
     cmd(&mut app, Command::ColorBy);
     cmd(&mut app, Command::ColorBy);
@@ -299,7 +296,7 @@ fn an_answer_for_a_time_or_popup_no_longer_shown_is_ignored() {
 
 #[test]
 fn energy_shows_power_and_p_switches_the_limits_live() {
-    use tracetui::sim::energy::{EnergyModel, PowerPolicy};
+    use tracetui::sim::{EnergyModel, PowerPolicy};
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/zeus");
     let model = Arc::new(EnergyModel::load(&dir, "v100", 0.5).unwrap());
     let mut app = App::with_energy(
@@ -336,7 +333,7 @@ fn energy_shows_power_and_p_switches_the_limits_live() {
     // The drill-down of a running job shows its limit, watts and energy.
     let running = *app.engine().running().keys().next().unwrap();
     let record =
-        tracetui::trace::detail::of_job(app.trace(), &app.trace().jobs[running as usize], false);
+        tracetui::trace::detail_of_job(app.trace(), &app.trace().jobs[running as usize], false);
     let all = app.detail_lines(running, record).join("\n");
     assert!(all.contains("power_limit_w  200"), "{all}");
     assert!(all.contains("power_now_w"), "{all}");

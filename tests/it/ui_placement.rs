@@ -9,8 +9,7 @@ use crate::common;
 use common::split::split_with;
 use common::ui::cmd;
 use std::sync::Arc;
-use tracetui::sim::schedule::Schedule;
-use tracetui::sim::{Placement, Policy};
+use tracetui::sim::{Placement, Policy, Schedule};
 use tracetui::ui::app::{Action, App};
 use tracetui::ui::keymap::Command;
 

@@ -12,7 +12,7 @@ use tracetui::ui::keymap::{Command, Keymap};
 use tracetui::ui::theme::{Depth, Theme};
 
 fn app(w: u16, h: u16) -> App {
-    let trace = Arc::new(tracetui::sample::itp().unwrap().0);
+    let trace = Arc::new(tracetui::trace::sample_itp().unwrap().0);
     let themes = tracetui::ui::theme::EMBEDDED
         .iter()
         .map(|(n, _)| Theme::embedded(n, Depth::TrueColor).unwrap())

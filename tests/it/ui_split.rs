@@ -7,9 +7,7 @@ use crate::common;
 
 use common::split::split_with;
 use common::ui::{act, app_for, cmd, render, sample, text, theme_index};
-use tracetui::sim::engine::Switch;
-use tracetui::sim::replay::Replay;
-use tracetui::sim::{Engine, Placement, Policy};
+use tracetui::sim::{Engine, Placement, Policy, Replay, Switch};
 use tracetui::ui::app::{Action, App};
 use tracetui::ui::keymap::Command;
 

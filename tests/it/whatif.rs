@@ -7,8 +7,7 @@ use crate::common;
 use common::tiny_rich;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tracetui::sim::whatif::{runs_for, Fork, Run};
-use tracetui::sim::{Engine, Placement, Policy};
+use tracetui::sim::{runs_for, Engine, Fork, Placement, Policy, WhatIfRun};
 use tracetui::ui::app::{Action, App, Popup};
 use tracetui::ui::effects::Effects;
 use tracetui::ui::keymap::{Command, Keymap};
@@ -26,7 +25,7 @@ fn every_row_equals_a_fresh_run_switched_at_the_fork() {
     let mut base = Engine::new(t.clone(), Policy::Fifo, Placement::Consolidate);
     base.advance_to(100);
     let runs = runs_for(&base, &[], &tracetui::sim::Policies::new());
-    let names: Vec<String> = runs.iter().map(Run::label).collect();
+    let names: Vec<String> = runs.iter().map(WhatIfRun::label).collect();
     assert_eq!(
         names,
         [
@@ -45,7 +44,9 @@ fn every_row_equals_a_fresh_run_switched_at_the_fork() {
     let got = Fork::start(&base, runs.clone(), 2, &tracetui::sim::NoPrograms).wait();
     assert_eq!(got.len(), runs.len());
     for (run, r) in runs.iter().zip(&got) {
-        let Run::Policy(p) = run else { unreachable!() };
+        let WhatIfRun::Policy(p) = run else {
+            unreachable!()
+        };
         let mut e = Engine::new(t.clone(), Policy::Fifo, Placement::Consolidate);
         e.advance_to(100);
         e.set_policy(*p);
@@ -124,7 +125,7 @@ fn the_table_fills_in_and_enter_switches_live() {
 /// each job still to finish.
 #[test]
 fn rows_at_once_fit_the_room_given() {
-    use tracetui::sim::whatif::rows_at_once;
+    use tracetui::sim::rows_at_once;
     let t = trace();
     let mut base = Engine::new(t.clone(), Policy::Fifo, Placement::Consolidate);
     base.advance_to(100);

@@ -5,7 +5,7 @@ use crate::common;
 
 use common::cli::{stderr, stdout, tracetui};
 use std::path::Path;
-use tracetui::trace::{zeus, LoadOptions};
+use tracetui::trace::{load_zeus, LoadOptions};
 
 const FIXTURE: &str = "tests/fixtures/zeus";
 
@@ -25,10 +25,10 @@ fn released(truncate: bool) -> std::path::PathBuf {
 
 #[test]
 fn the_released_xz_file_reads_like_the_csv() {
-    let (plain, _) = zeus::load(Path::new(FIXTURE), &LoadOptions::default()).unwrap();
+    let (plain, _) = load_zeus(Path::new(FIXTURE), &LoadOptions::default()).unwrap();
     let d = released(false);
     for path in [d.clone(), d.join("alibaba_groups.csv.xz")] {
-        let (t, _) = zeus::load(&path, &LoadOptions::default()).unwrap();
+        let (t, _) = load_zeus(&path, &LoadOptions::default()).unwrap();
         assert_eq!(t.jobs.len(), plain.jobs.len() + 1, "{}", path.display());
         for (a, b) in plain.jobs.iter().zip(&t.jobs) {
             assert_eq!((&a.id, a.submit, a.runtime), (&b.id, b.submit, b.runtime));
@@ -41,8 +41,8 @@ fn the_released_xz_file_reads_like_the_csv() {
 #[test]
 fn zeus_times_are_pai_times_in_asia_shanghai() {
     let d = released(false);
-    let (t, _) = zeus::load(&d, &LoadOptions::default()).unwrap();
-    assert_eq!(t.zone, tracetui::trace::clock::PAI_ZONE);
+    let (t, _) = load_zeus(&d, &LoadOptions::default()).unwrap();
+    assert_eq!(t.zone, tracetui::trace::PAI_ZONE);
     let o = tracetui(&[
         "job",
         "zeus",
@@ -61,7 +61,7 @@ fn zeus_times_are_pai_times_in_asia_shanghai() {
 #[test]
 fn a_damaged_xz_file_says_so_with_its_name() {
     let d = released(true);
-    let e = zeus::load(&d, &LoadOptions::default())
+    let e = load_zeus(&d, &LoadOptions::default())
         .map(|_| ())
         .unwrap_err()
         .to_string();

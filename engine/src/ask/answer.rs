@@ -3,7 +3,7 @@
 //! drops it asks for, not yet checked against the engine.
 
 use serde::Deserialize;
-use tracetui_model::model::Secs;
+use tracetui_model::Secs;
 
 /// The answer to a scheduling point.
 #[derive(Deserialize, Default)]

@@ -2,7 +2,7 @@
 //! jobs in arrival order, and when the next of them is submitted (the
 //! clock reads it at every instant, so it is kept, not looked up).
 
-use tracetui_model::model::{Secs, Trace};
+use tracetui_model::{Secs, Trace};
 
 /// Where the engine stands in the jobs' arrival order (`Shapes::arrival`).
 #[derive(Debug, Clone)]

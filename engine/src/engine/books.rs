@@ -11,7 +11,7 @@ use crate::policy::{Books, Policy};
 use crate::tuning::Tuning;
 use crate::view::{Act, Acts, Answer, Checked, View};
 use rustc_hash::FxHashSet;
-use tracetui_model::model::{Demand, Secs, Trace};
+use tracetui_model::{Demand, Secs, Trace};
 
 impl View for Engine {
     fn now(&self) -> Secs {

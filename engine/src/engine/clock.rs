@@ -3,7 +3,7 @@
 
 use super::{Engine, Hook};
 use crate::ask::{Question, Reply};
-use tracetui_model::model::Secs;
+use tracetui_model::Secs;
 
 impl Engine {
     /// The time of the next thing that will happen, if anything will.

@@ -16,7 +16,7 @@ use crate::error::Refused;
 use crate::placement::place;
 use crate::view::{Answer, Checked, View};
 use rustc_hash::FxHashSet;
-use tracetui_model::model::{Demand, Secs, MILLI_PER_GPU};
+use tracetui_model::{Demand, Secs, MILLI_PER_GPU};
 
 impl Engine {
     /// The GPU counts `job` may hold, if it is elastic.

@@ -4,7 +4,7 @@
 
 use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
-use tracetui_model::model::Secs;
+use tracetui_model::Secs;
 
 #[derive(Debug, Clone, Default)]
 pub(super) struct Ends {

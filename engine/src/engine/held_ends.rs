@@ -3,7 +3,7 @@
 //! is left (`release_held_ends`).
 
 use rustc_hash::FxHashMap;
-use tracetui_model::model::Secs;
+use tracetui_model::Secs;
 
 /// Running jobs whose end their policy holds, with their own ends.
 #[derive(Debug, Clone, Default)]

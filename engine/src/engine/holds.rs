@@ -5,7 +5,7 @@
 use crate::cluster::Grant;
 use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
-use tracetui_model::model::Secs;
+use tracetui_model::Secs;
 
 /// A timeline entry's kind: a hold ends (first at an instant) or starts.
 const END: u8 = 0;

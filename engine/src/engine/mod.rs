@@ -15,7 +15,7 @@ mod preemption;
 mod queries;
 mod recorded;
 mod seat;
-pub mod snapshot;
+pub(crate) mod snapshot;
 mod speed;
 mod switch;
 mod victims;
@@ -24,11 +24,10 @@ mod walks;
 mod why;
 
 pub use crate::switch::Switch;
-pub use crate::waits::{Blocked, QueuePlace, Reserved};
-pub use power_meter::JobPower;
+pub use crate::waits::{Blocked, QueuePlace};
 
-pub use crate::job::{JobState, Phase, Resume};
-pub use crate::running::Running;
+pub(crate) use crate::job::{JobState, Phase, Resume};
+pub(crate) use crate::running::Running;
 
 use super::ask::Question;
 use super::backfill::Reservation;
@@ -40,7 +39,7 @@ use super::queue::{MinTree, Queue, Shapes};
 use super::tuning::Tuning;
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
-use tracetui_model::model::{Secs, Trace};
+use tracetui_model::{Secs, Trace};
 
 /// Something that happened, for the TUI's log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -5,7 +5,7 @@ use super::Engine;
 use crate::energy::{Draw, EnergyModel, PowerPolicy};
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
-use tracetui_model::model::Secs;
+use tracetui_model::Secs;
 
 impl Engine {
     /// Gives the replay an energy model; jobs start under `policy`'s power limits.

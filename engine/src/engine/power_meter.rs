@@ -4,7 +4,7 @@
 use crate::energy::{EnergyModel, PowerPolicy};
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
-use tracetui_model::model::Secs;
+use tracetui_model::Secs;
 
 #[derive(Debug, Clone)]
 pub(super) struct Power {

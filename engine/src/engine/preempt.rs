@@ -14,7 +14,7 @@
 
 use super::{Engine, Event, Phase, Resume};
 use crate::policy::Walk;
-use tracetui_model::model::Secs;
+use tracetui_model::Secs;
 
 impl Engine {
     /// The work `job` carries if it was ever preempted (no hash lookup

@@ -9,7 +9,7 @@ use crate::policy::Policy;
 use crate::tuning::Tuning;
 use crate::waits::QueuePlace;
 use std::sync::Arc;
-use tracetui_model::model::{Secs, Trace};
+use tracetui_model::{Secs, Trace};
 
 impl Engine {
     /// The knobs this run goes by (preemption cost, `las` queues, `fair`'s owners, …).
@@ -219,7 +219,7 @@ impl Engine {
             speed_model: self.trace.speeds.is_some(),
             gpus,
             gpus_per_node: c.per_node,
-            offered_load_gpus: tracetui_model::sizing::offered_load_gpus(&self.trace.jobs),
+            offered_load_gpus: tracetui_model::offered_load_gpus(&self.trace.jobs),
             jobs: self.trace.jobs.len() as u64,
             jobs_done: self.jobs_done(),
             jobs_rejected: self.tally.rejected,

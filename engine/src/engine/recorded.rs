@@ -5,7 +5,7 @@
 use super::{Engine, Event, Phase};
 use crate::cluster::{Grant, TypeFilter};
 use crate::placement::{place, Placement};
-use tracetui_model::model::{Demand, Secs, Segment, Unit, MILLI_PER_GPU};
+use tracetui_model::{Demand, Secs, Segment, Unit, MILLI_PER_GPU};
 
 impl Engine {
     /// Puts `job`'s recorded holds on the timeline, shifted later by `shift`

@@ -5,7 +5,7 @@
 use super::PolicyFailure;
 use crate::policy::Policy;
 use crate::rule::{Books, Walk};
-use tracetui_model::model::Secs;
+use tracetui_model::Secs;
 
 /// The policy the engine runs now.
 #[derive(Debug, Clone)]

@@ -11,7 +11,7 @@
 //! At released PAI scale that is a few MB a checkpoint instead of ~50.
 
 use super::{Engine, JobState, Phase};
-use tracetui_model::model::Secs;
+use tracetui_model::Secs;
 
 /// An engine's state at one time, less what its future holds anyway.
 #[derive(Debug, Clone)]

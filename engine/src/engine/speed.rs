@@ -8,8 +8,7 @@
 use super::Engine;
 use crate::cluster::Grant;
 use crate::policy::Walk;
-use tracetui_model::model::{Demand, Secs, MILLI_PER_GPU};
-use tracetui_model::speed::Speeds;
+use tracetui_model::{Demand, Secs, Speeds, MILLI_PER_GPU};
 
 impl Engine {
     /// Iterations per second of `job` on `grants`, or — with none — on

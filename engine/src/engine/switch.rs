@@ -9,7 +9,7 @@ use super::{Engine, Event, Walk};
 use crate::energy::PowerPolicy;
 use crate::policy::Policy;
 use crate::switch::Switch;
-use tracetui_model::model::Secs;
+use tracetui_model::Secs;
 
 impl Engine {
     /// Makes `s` now. A policy: the queue is reordered at once and a

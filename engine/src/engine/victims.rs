@@ -33,7 +33,7 @@ impl Engine {
     pub(super) fn preempt_for(&mut self, job: u32, class: u32, key: u64) -> Option<Vec<Grant>> {
         let (demand, filter) = self.shapes.shapes[class as usize].clone();
         let mut victims = Vec::new();
-        if let tracetui_model::model::Demand::Gang { gpus } = demand {
+        if let tracetui_model::Demand::Gang { gpus } = demand {
             if gpus <= self.cluster.max_gpus(filter) {
                 // It goes on one machine: walk the victims lowest first until
                 // some machine's free GPUs plus those its victims so far hold

@@ -9,7 +9,7 @@ use crate::cluster::TypeFilter;
 use crate::placement::place;
 use crate::policy::Walk;
 use crate::waits::{Blocked, Reserved};
-use tracetui_model::model::{Demand, Secs, MILLI_PER_GPU};
+use tracetui_model::{Demand, Secs, MILLI_PER_GPU};
 
 impl Engine {
     /// The backfill reservation in force, if the head still waits.

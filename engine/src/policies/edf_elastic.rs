@@ -19,7 +19,7 @@ use crate::rule::{deadline_key, Books, KeyMeaning, Rule, Unavailable, Walk};
 use crate::view::{Acts, Answer, Checked, NoAnswer, View};
 use rustc_hash::FxHashSet;
 use std::collections::BTreeSet;
-use tracetui_model::model::{Demand, Secs, Trace, MILLI_PER_GPU};
+use tracetui_model::{Demand, Secs, Trace, MILLI_PER_GPU};
 
 pub(super) struct EdfElastic;
 

@@ -7,7 +7,7 @@ use crate::tuning::{FairBy, Tuning};
 use crate::view::{Acts, View};
 use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
-use tracetui_model::model::Trace;
+use tracetui_model::Trace;
 
 pub(super) struct Fair;
 

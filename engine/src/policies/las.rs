@@ -6,7 +6,7 @@ use crate::job::Resume;
 use crate::rule::{Books, KeyMeaning, Rule, Walk};
 use crate::view::{Acts, View};
 use std::collections::BTreeSet;
-use tracetui_model::model::Secs;
+use tracetui_model::Secs;
 
 pub(super) struct Las;
 

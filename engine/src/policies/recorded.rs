@@ -3,7 +3,7 @@
 use super::keyed::Keyed;
 use crate::rule::{Books, KeyMeaning, Rule, Unavailable, Walk};
 use crate::view::View;
-use tracetui_model::model::Trace;
+use tracetui_model::Trace;
 
 pub(super) struct Recorded;
 

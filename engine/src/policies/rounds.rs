@@ -12,7 +12,7 @@
 //! frees them only then; the job's end time is still its own).
 
 use crate::view::View;
-use tracetui_model::model::Secs;
+use tracetui_model::Secs;
 
 /// ElasticFlow's `--scheduling_slot`, seconds.
 pub(super) const SLOT: Secs = 60;

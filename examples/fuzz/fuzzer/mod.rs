@@ -13,7 +13,7 @@ pub use targets::{Target, TARGETS};
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-use tracetui::gen::rng::Rng;
+use tracetui::trace::Rng;
 
 /// One fuzzing run.
 pub struct Options {

@@ -2,7 +2,7 @@
 //! flipped bytes, lines spliced, dropped or repeated, numbers at the edges,
 //! control characters, CRLF, truncation, quotes, very long fields.
 
-use tracetui::gen::rng::Rng;
+use tracetui::trace::Rng;
 
 /// Numbers that sit on an edge somewhere: limits, overflows, non-numbers.
 const NUMBERS: &[&str] = &[

@@ -119,8 +119,8 @@ impl Target {
             let _ = n.build_indexes();
         }
         for job in trace.jobs.iter().take(3) {
-            let _ = tracetui::trace::detail::of_job(&trace, job, true);
-            let _ = tracetui::trace::detail::by_id(&trace, &job.id);
+            let _ = tracetui::trace::detail_of_job(&trace, job, true);
+            let _ = tracetui::trace::detail_by_id(&trace, &job.id);
         }
         if trace.jobs.len() <= 200 && trace.cluster.total_gpus() <= 1 << 16 {
             let trace = std::sync::Arc::new(trace);

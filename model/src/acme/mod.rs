@@ -6,8 +6,7 @@ mod fast;
 mod native;
 mod time;
 
-pub use native::job_detail;
-pub use time::parse_time;
+pub(crate) use time::parse_time;
 
 use super::fields::Row;
 use super::input::{InputError, LoadReport, RowPolicy};
@@ -18,7 +17,7 @@ use build::Build;
 use std::path::{Path, PathBuf};
 
 /// `acme` on the command line.
-pub const FORMAT: super::Format = super::Format::new(&super::FormatSpec {
+pub(crate) const FORMAT: super::Format = super::Format::new(&super::FormatSpec {
     name: "acme",
     aliases: &[],
     help: "AcmeTrace: trace_seren.csv or trace_kalos.csv",
@@ -70,7 +69,7 @@ pub const KALOS: [&str; 17] = [
 
 /// Where each job's row is, for drill-down (the file is read again there).
 #[derive(Debug, Default)]
-pub struct AcmeTables {
+pub(crate) struct AcmeTables {
     /// The file loaded.
     pub path: PathBuf,
     /// Which cluster the file is from: `seren` or `kalos` (told by its header).

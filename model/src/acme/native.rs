@@ -40,7 +40,7 @@ impl crate::native::NativeTables for AcmeTables {
 }
 
 /// `tracetui job acme FILE JOBID`: the released row, as written.
-pub fn job_detail(t: &AcmeTables, row: u32) -> Option<serde_json::Value> {
+pub(super) fn job_detail(t: &AcmeTables, row: u32) -> Option<serde_json::Value> {
     let mut f = std::fs::File::open(&t.path).ok()?;
     f.seek(SeekFrom::Start(*t.offsets.get(row as usize)?))
         .ok()?;

@@ -4,7 +4,7 @@
 use crate::model::Secs;
 
 /// `2023-03-01 00:18:22+08:00` as (Unix seconds, offset seconds).
-pub fn parse_time(s: &str) -> Option<(Secs, i32)> {
+pub(crate) fn parse_time(s: &str) -> Option<(Secs, i32)> {
     let s = s.trim();
     fast_time(s.as_bytes()).or_else(|| {
         let d = chrono::DateTime::parse_from_str(s, "%Y-%m-%d %H:%M:%S%:z").ok()?;

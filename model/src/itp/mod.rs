@@ -10,7 +10,7 @@ use super::seen;
 use super::LoadOptions;
 
 /// `itp` on the command line.
-pub const FORMAT: super::Format = super::Format::new(&super::FormatSpec {
+pub(crate) const FORMAT: super::Format = super::Format::new(&super::FormatSpec {
     name: "itp",
     aliases: &["elasticflow"],
     help: "Microsoft ITP, raw or ElasticFlow schema (alias: elasticflow)",
@@ -24,10 +24,10 @@ pub const FORMAT: super::Format = super::Format::new(&super::FormatSpec {
 
 /// The raw ITP header: id, submission (seconds from the trace's start), run
 /// time in seconds, GPUs.
-pub const RAW_HEADER: [&str; 4] = ["job_id", "submission_time", "duration", "num_gpu"];
+pub(crate) const RAW_HEADER: [&str; 4] = ["job_id", "submission_time", "duration", "num_gpu"];
 /// ElasticFlow's header: the raw columns plus the work (`num_iteration`,
 /// `batch_size`), the model and the deadline (trace seconds).
-pub const ELASTICFLOW_HEADER: [&str; 8] = [
+pub(crate) const ELASTICFLOW_HEADER: [&str; 8] = [
     "job_id",
     "submission_time",
     "num_iteration",
@@ -40,7 +40,7 @@ pub const ELASTICFLOW_HEADER: [&str; 8] = [
 
 /// The ElasticFlow artifact's own variant of the schema (its
 /// `elasticVpollux_e.csv`): the same columns under other names.
-pub const ARTIFACT_HEADER: [&str; 8] = [
+pub(crate) const ARTIFACT_HEADER: [&str; 8] = [
     "job_id",
     "submit_time",
     "iteration",
@@ -60,7 +60,7 @@ const ARTIFACT_NAMES: [(&str, &str); 3] = [
 
 /// Which ITP schema a file is in, from its header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Schema {
+pub(crate) enum Schema {
     /// `RAW_HEADER`.
     Raw,
     /// `ELASTICFLOW_HEADER`, or the artifact's names for it
@@ -375,7 +375,7 @@ fn parse_row<F: Fields>(
 /// What an ElasticFlow trace records beyond the model (`num_iteration`,
 /// `batch_size`), per job, for `job` and the drill-down.
 #[derive(Debug)]
-pub struct ItpTables {
+pub(crate) struct ItpTables {
     columns: Vec<&'static str>,
     /// `columns.len()` values per job, in job order.
     values: Vec<i64>,
@@ -424,7 +424,7 @@ impl super::native::NativeTables for ItpTables {
 }
 
 /// All an ITP trace records about one job, under its released column names.
-pub fn job_detail(trace: &Trace, job: &Job) -> serde_json::Value {
+pub(crate) fn job_detail(trace: &Trace, job: &Job) -> serde_json::Value {
     job_detail_with(trace, job, &[])
 }
 

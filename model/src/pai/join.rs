@@ -8,7 +8,7 @@ use crate::model::Symbols;
 /// Finding a job by a key, trying the row after the last one found first:
 /// the released tables list a job's rows together, so the guess almost
 /// always hits and the hash map (a cache miss at this size) is the fallback.
-pub struct JoinIndex {
+pub(crate) struct JoinIndex {
     /// Per job row, the key (`texts::key`) of the name joined on.
     pub keys: Vec<u128>,
     /// The rows by key.
@@ -17,7 +17,7 @@ pub struct JoinIndex {
 
 impl JoinIndex {
     /// The index of `keys`, one per job row.
-    pub fn new(keys: Vec<u128>) -> JoinIndex {
+    pub(crate) fn new(keys: Vec<u128>) -> JoinIndex {
         JoinIndex {
             index: KeyTable::of(&keys),
             keys,
@@ -26,7 +26,7 @@ impl JoinIndex {
 
     /// The row whose key is `k`, trying `guess` and the row after it first;
     /// `guess` is left at the row found.
-    pub fn find(&self, k: u128, guess: &mut usize) -> Option<u32> {
+    pub(crate) fn find(&self, k: u128, guess: &mut usize) -> Option<u32> {
         for g in [*guess, *guess + 1] {
             if self.keys.get(g) == Some(&k) {
                 *guess = g;

@@ -7,14 +7,14 @@
 //! thread waits only for the job and machine indices it joins against.
 
 pub(crate) mod build;
-pub mod detail;
+pub(crate) mod detail;
 mod instances;
 mod join;
 mod native;
 mod release;
-pub use join::JoinIndex;
-pub mod side;
-pub mod tables;
+pub(crate) use join::JoinIndex;
+pub(crate) mod side;
+pub(crate) mod tables;
 mod workers;
 
 use super::archive::{self, Source};
@@ -31,7 +31,7 @@ use std::sync::{mpsc, Arc};
 use tables::*;
 
 /// `pai` on the command line.
-pub const FORMAT: super::Format = super::Format::new(&super::FormatSpec {
+pub(crate) const FORMAT: super::Format = super::Format::new(&super::FormatSpec {
     name: "pai",
     aliases: &[],
     help: "Alibaba PAI 2020: a directory of the released tables (.csv or .tar.gz)",

@@ -24,7 +24,7 @@ use std::path::PathBuf;
 /// One of the two side tables: its columns, where the worker is, and how
 /// many leading columns are text (the rest are numbers).
 #[derive(Debug, Clone, Copy)]
-pub struct Table {
+pub(crate) struct Table {
     /// The table's released name (`pai_sensor_table`).
     pub name: &'static str,
     /// Its columns, in file order.
@@ -37,14 +37,14 @@ pub struct Table {
 }
 
 /// `pai_sensor_table`: per worker, its measured CPU, GPU, memory and I/O use.
-pub const SENSOR_T: Table = Table {
+pub(crate) const SENSOR_T: Table = Table {
     name: SENSOR.0,
     columns: SENSOR.1,
     worker: 2,
     text_columns: 6,
 };
 /// `pai_machine_metric`: per worker, its machine's load while it ran.
-pub const METRIC_T: Table = Table {
+pub(crate) const METRIC_T: Table = Table {
     name: MACHINE_METRIC.0,
     columns: MACHINE_METRIC.1,
     worker: 0,
@@ -124,7 +124,7 @@ impl RowOffsets {
 }
 
 /// A job's workers to look up: (join key of the name, an instance on it).
-pub type WorkerRows = [(u128, u32)];
+pub(crate) type WorkerRows = [(u128, u32)];
 
 /// The sensor and machine-metric tables, indexed for drill-down (built once, in
 /// the background).

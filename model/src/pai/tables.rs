@@ -9,7 +9,7 @@ use crate::texts::{TextId, TextRun, Texts};
 
 /// `pai_job_table`: its name and columns, in file order. One row per job;
 /// `start_time` is its submission.
-pub const JOB: (&str, &[&str]) = (
+pub(crate) const JOB: (&str, &[&str]) = (
     "pai_job_table",
     &[
         "job_name",
@@ -22,7 +22,7 @@ pub const JOB: (&str, &[&str]) = (
 );
 /// `pai_task_table`: one row per task of a job, with what each of its instances
 /// asks for.
-pub const TASK: (&str, &[&str]) = (
+pub(crate) const TASK: (&str, &[&str]) = (
     "pai_task_table",
     &[
         "job_name",
@@ -39,7 +39,7 @@ pub const TASK: (&str, &[&str]) = (
 );
 /// `pai_instance_table`: one row per instance (one of a task's workers), with
 /// when and on which machine it ran.
-pub const INSTANCE: (&str, &[&str]) = (
+pub(crate) const INSTANCE: (&str, &[&str]) = (
     "pai_instance_table",
     &[
         "job_name",
@@ -54,7 +54,7 @@ pub const INSTANCE: (&str, &[&str]) = (
     ],
 );
 /// `pai_sensor_table`: per instance, its measured CPU, GPU, memory and I/O use.
-pub const SENSOR: (&str, &[&str]) = (
+pub(crate) const SENSOR: (&str, &[&str]) = (
     "pai_sensor_table",
     &[
         "job_name",
@@ -77,18 +77,18 @@ pub const SENSOR: (&str, &[&str]) = (
 );
 /// `pai_group_tag_table`: per job instance (`inst_id`), its user, required GPU
 /// type, recurrence group and workload.
-pub const GROUP_TAG: (&str, &[&str]) = (
+pub(crate) const GROUP_TAG: (&str, &[&str]) = (
     "pai_group_tag_table",
     &["inst_id", "user", "gpu_type_spec", "group", "workload"],
 );
 /// `pai_machine_spec`: per machine, its GPU type and capacities.
-pub const MACHINE_SPEC: (&str, &[&str]) = (
+pub(crate) const MACHINE_SPEC: (&str, &[&str]) = (
     "pai_machine_spec",
     &["machine", "gpu_type", "cap_cpu", "cap_mem", "cap_gpu"],
 );
 /// `pai_machine_metric`: per worker, its machine's CPU, GPU, load and network
 /// while it ran.
-pub const MACHINE_METRIC: (&str, &[&str]) = (
+pub(crate) const MACHINE_METRIC: (&str, &[&str]) = (
     "pai_machine_metric",
     &[
         "worker_name",
@@ -173,10 +173,10 @@ pub struct TaskRow {
 }
 
 /// Marks a missing time or index in the compact rows.
-pub const NONE_TIME: Secs = Secs::MIN;
+pub(crate) const NONE_TIME: Secs = Secs::MIN;
 /// Marks a missing index in the compact rows (no task, machine, symbol or group
 /// tag).
-pub const NONE_IDX: u32 = u32::MAX;
+pub(crate) const NONE_IDX: u32 = u32::MAX;
 
 pub(crate) fn opt_time(t: Secs) -> Option<Secs> {
     (t != NONE_TIME).then_some(t)
@@ -256,7 +256,7 @@ pub struct GroupTagRow {
 }
 
 /// Interns a field as a symbol, `None` when empty.
-pub fn sym(symbols: &mut Symbols, b: &[u8]) -> Option<Sym> {
+pub(crate) fn sym(symbols: &mut Symbols, b: &[u8]) -> Option<Sym> {
     if b.is_empty() {
         return None;
     }
@@ -337,7 +337,7 @@ pub(crate) fn parse_task(
 }
 
 /// The fields of an instance row, checked; the caller resolves the joins.
-pub struct InstanceFields<'a> {
+pub(crate) struct InstanceFields<'a> {
     /// `job_name`: the job it belongs to (never empty).
     pub job_name: &'a [u8],
     /// `task_name`: its task within the job.

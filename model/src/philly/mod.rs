@@ -7,8 +7,8 @@ pub(crate) mod joblog;
 mod machines;
 mod native;
 mod source;
-pub mod tarball;
-pub mod util;
+pub(crate) mod tarball;
+pub(crate) mod util;
 
 use super::clock;
 use super::input::{InputError, LoadReport};
@@ -19,7 +19,7 @@ use rustc_hash::FxHashMap;
 use std::path::{Path, PathBuf};
 
 /// `philly` on the command line.
-pub const FORMAT: super::Format = super::Format::new(&super::FormatSpec {
+pub(crate) const FORMAT: super::Format = super::Format::new(&super::FormatSpec {
     name: "philly",
     aliases: &[],
     help: "Microsoft Philly: a directory with cluster_job_log and cluster_machine_list, or trace-data.tar.gz",
@@ -37,7 +37,7 @@ pub const FORMAT: super::Format = super::Format::new(&super::FormatSpec {
 });
 
 /// Philly's clock: America/Los_Angeles, daylight time included.
-pub const ZONE: Zone = Zone::Tz(chrono_tz::America::Los_Angeles);
+pub(crate) const ZONE: Zone = Zone::Tz(chrono_tz::America::Los_Angeles);
 /// The job log: one JSON array of jobs with their attempts.
 pub const JOB_LOG: &str = "cluster_job_log";
 /// The machine list: `machineId`, number of GPUs, single GPU memory.

@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// The release's file name.
-pub const RELEASE: &str = "trace-data.tar.gz";
+pub(crate) const RELEASE: &str = "trace-data.tar.gz";
 
 /// Where a member's bytes are in the unpacked archive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,7 +54,7 @@ impl std::fmt::Debug for Tarball {
 }
 
 /// Whether `path` is an archive rather than a directory of files.
-pub fn is_archive(path: &Path) -> bool {
+pub(crate) fn is_archive(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file())
 }
 

@@ -85,7 +85,7 @@ impl UtilIndex {
 }
 
 /// One minute's rows: machine → values (None for `NA`).
-pub type Minute = crate::native::MachineValues;
+pub(crate) type Minute = crate::native::MachineValues;
 
 /// Where a utilisation file's bytes are.
 #[derive(Debug)]

@@ -102,7 +102,7 @@ fn parse_shard(s: &str) -> Result<(usize, usize), crate::cli::error::CliError> {
 
 /// `--wait-at-most`, `--stuck-for`: a duration (`90m`, `12h`, `2d`), at least a second.
 fn parse_wait(s: &str) -> std::result::Result<u64, crate::cli::error::CliError> {
-    crate::trace::clock::parse_duration(s.trim())
+    crate::trace::parse_duration(s.trim())
         .filter(|&d| d >= 1)
         .map(|d| d as u64)
         .ok_or_else(|| crate::cli::error::CliError::NotADuration(s.to_string()))

@@ -82,7 +82,7 @@ pub(super) fn run(a: &SweepArgs) -> Result<()> {
     if a.slurm {
         return on_slurm(a, &plan, &text, &runs, &reps, todo.len(), &hashes);
     }
-    let workers = a.jobs.map_or_else(crate::par::cores, usize::from);
+    let workers = a.jobs.map_or_else(crate::trace::cores, usize::from);
     let todo = largest_first(todo, &reps);
     let shared = Shared {
         options: &options,
@@ -252,7 +252,7 @@ fn execute(
     let traces = traces::Traces::for_runs(todo.iter().map(|r| r.trace()));
     let policies = traces::Policies::resolve(covered.iter())?;
     let progress = progress::Progress::new(todo.len(), what.to_string());
-    let saved = crate::par::pool(todo, workers, |&r| {
+    let saved = crate::trace::pool(todo, workers, |&r| {
         let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             run_one(r, a, &traces, &policies, shared)
         }));

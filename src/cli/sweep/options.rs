@@ -296,7 +296,7 @@ fn blank(format: crate::trace::Format, path: PathBuf) -> SimArgs {
             policies: PolicyArgs {
                 preempt_cost: 0,
                 rescale_cost: 0,
-                las_thresholds: crate::sim::tuning::Thresholds(Vec::new()),
+                las_thresholds: crate::sim::Thresholds(Vec::new()),
                 las_starve: 0.0,
                 fair_by: crate::sim::FairBy::User,
                 policy_schedule: None,

@@ -72,7 +72,7 @@ impl Progress {
         let elapsed = self.started.elapsed().as_secs_f64();
         let eta = if s.done > 0 && s.done < self.total {
             let left = elapsed / s.done as f64 * (self.total - s.done) as f64;
-            format!(" · ETA {}", crate::fmt::human_secs(left.ceil()))
+            format!(" · ETA {}", crate::trace::human_secs(left.ceil()))
         } else {
             String::new()
         };

@@ -98,7 +98,7 @@ pub(super) fn submit(s: &Submit) -> Result<JobId> {
     args.extend(array_options(s, &cwd)?.into_iter().map(OsString::from));
     args.extend(s.sbatch.iter().map(OsString::from));
     args.push(path.clone().into());
-    let o = crate::driver::tools::output("sbatch", &args)
+    let o = crate::driver::tool_output("sbatch", &args)
         .map_err(|e| eyre!("sbatch: {e} (is Slurm installed here?)"))?;
     if !o.status.success() {
         bail!(
@@ -176,7 +176,7 @@ fn tasks_left(job: &JobId) -> Option<(usize, Vec<String>)> {
         args.extend(["-M", c]);
     }
     args.extend(["-h", "-r", "-j", &job.id, "-o", "%i %t %r"]);
-    let o = crate::driver::tools::output("squeue", &args).ok()?;
+    let o = crate::driver::tool_output("squeue", &args).ok()?;
     if !o.status.success() {
         // A job the controller has forgotten: finished long enough ago.
         let err = String::from_utf8_lossy(&o.stderr);

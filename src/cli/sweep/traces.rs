@@ -5,10 +5,8 @@
 
 use crate::cli::headless;
 use crate::cli::{PolicyArg, SimArgs, TraceArgs};
-use crate::sim::error::ArgError;
-use crate::sim::Policy;
-use crate::trace::input::InputError;
-use crate::trace::Trace;
+use crate::sim::{ArgError, Policy};
+use crate::trace::{InputError, Trace};
 use color_eyre::eyre::{eyre, Result};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -137,7 +135,7 @@ impl Policies {
         // labels made unique are numbered the same on every run).
         let mut registry = crate::sim::Policies::new();
         let known = registry.clone();
-        let answers = crate::par::pool(&asks, asks.len().clamp(1, 16), |(_, p, t)| match p {
+        let answers = crate::trace::pool(&asks, asks.len().clamp(1, 16), |(_, p, t)| match p {
             PolicyArg::Known(p) => Ok(crate::driver::Probed::Known(*p)),
             PolicyArg::Exec(spec) => crate::driver::probe_spec(spec, *t, &known),
         });
@@ -163,7 +161,7 @@ impl Policies {
         &self,
         a: &SimArgs,
         trace: &Trace,
-    ) -> Result<Option<crate::sim::schedule::Schedule>> {
+    ) -> Result<Option<crate::sim::Schedule>> {
         let mut registry = self.registry.lock().unwrap_or_else(|p| p.into_inner());
         a.trace.policies.schedule(trace, &mut registry)
     }

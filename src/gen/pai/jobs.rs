@@ -2,7 +2,7 @@
 
 use super::{GenOptions, SPEC};
 use crate::gen::dist::{exact_categorical, lognormal_matching, shuffle};
-use crate::gen::rng::Rng;
+use crate::trace::Rng;
 use std::ops::Range;
 
 /// Monday 00:00:00 in Asia/Shanghai, in the release's shifted seconds (its

@@ -4,9 +4,8 @@
 
 use super::jobs::Generated;
 use super::SPEC;
-use crate::gen::rng::Rng;
 use crate::sim::{place as place_demand, ClusterState, Grant, Placement, TypeFilter};
-use crate::trace::model::{Cluster, Demand, Machine, Unit};
+use crate::trace::{Cluster, Demand, Machine, Rng, Unit};
 use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
 

@@ -4,7 +4,7 @@
 
 use super::jobs::{generate, Generated};
 use super::{hex_id, kind, GenOptions, SPEC};
-use crate::gen::rng::Rng;
+use crate::trace::Rng;
 use std::io::{self, Write};
 use std::path::Path;
 

@@ -8,7 +8,7 @@
 mod actions;
 
 use crate::sim::{Engine, Phase};
-use crate::trace::model::Trace;
+use crate::trace::Trace;
 
 /// Matches listed at most (the count said is exact up to it).
 const MAX_MATCHES: usize = 10_000;

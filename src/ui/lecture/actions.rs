@@ -57,7 +57,7 @@ impl App {
             Moment::Starving { job, waited, .. } => format!(
                 "{} starving: waited {}",
                 crate::text::sanitize(&self.trace().jobs[job as usize].id),
-                crate::fmt::human_secs(waited as f64)
+                crate::trace::human_secs(waited as f64)
             ),
             Moment::QueuePeak { len, .. } => {
                 format!("the queue's peak in the next day: {len} waiting")

@@ -7,7 +7,7 @@
 mod actions;
 pub(crate) mod view;
 
-use crate::trace::model::Secs;
+use crate::trace::Secs;
 
 /// The lecture layout and a lesson's captions.
 #[derive(Debug, Default)]

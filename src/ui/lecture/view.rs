@@ -1,7 +1,7 @@
 //! The lecture layout's own line: the headline figures, bold and spaced
 //! for the back of the room, where the metrics strip is otherwise.
 
-use crate::fmt::human_secs;
+use crate::trace::human_secs;
 use crate::ui::app::App;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;

@@ -77,7 +77,7 @@ impl App {
                 job.group
             }
         };
-        let mut by: FxHashMap<Option<crate::trace::model::Sym>, Agg> = FxHashMap::default();
+        let mut by: FxHashMap<Option<crate::trace::Sym>, Agg> = FxHashMap::default();
         for (&j, grants) in e.running().iter() {
             let a = by.entry(who(j)).or_default();
             a.held += grants.iter().map(|g| g.milli as f64).sum::<f64>() / 1000.0;

@@ -3,10 +3,8 @@
 //! B to A's time after every move.
 
 use super::Split;
-use crate::sim::engine::Switch;
-use crate::sim::replay::Replay;
-use crate::sim::Policy;
-use crate::trace::model::Secs;
+use crate::sim::{Policy, Replay, Switch};
+use crate::trace::Secs;
 use crate::ui::app::App;
 use crate::ui::figures::Figures;
 use crate::ui::popups::Popup;

@@ -11,9 +11,8 @@
 mod actions;
 
 use super::figures::Figures;
-use crate::sim::replay::Replay;
-use crate::sim::{Phase, Policy};
-use crate::trace::model::Secs;
+use crate::sim::{Phase, Policy, Replay};
+use crate::trace::Secs;
 
 /// The second replay, and what is derived from it.
 pub struct Split {

@@ -8,7 +8,7 @@
 
 pub(crate) mod view;
 
-use crate::trace::model::Secs;
+use crate::trace::Secs;
 
 /// Samples kept before every other one is dropped (the oldest keep their
 /// shape, memory stays bounded however long the replay).

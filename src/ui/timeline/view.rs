@@ -2,7 +2,7 @@
 //! grid and lists, over the window `TimelineView` says.
 
 use super::TimelineView;
-use crate::trace::model::Secs;
+use crate::trace::Secs;
 use crate::ui::app::App;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -134,8 +134,7 @@ fn time_axis(
     buf: &mut Buffer,
 ) {
     let t = app.theme();
-    let clock =
-        |at: Secs| crate::trace::clock::clock_shown(app.trace().zone, app.sim.facts.first(), at);
+    let clock = |at: Secs| crate::trace::clock_shown(app.trace().zone, app.sim.facts.first(), at);
     let (a, b) = (clock(from), clock(to));
     let line = if a.chars().count() + b.chars().count() < room {
         format!(

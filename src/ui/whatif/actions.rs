@@ -2,8 +2,7 @@
 //! from now), take its rows' progress and results, switch to a row.
 
 use super::WhatIf;
-use crate::sim::metrics::{Dists, Report};
-use crate::sim::whatif::Run;
+use crate::sim::{Dists, Report, WhatIfRun};
 use crate::ui::app::{App, Effect, Popup, WhatIfStart};
 
 impl App {
@@ -12,7 +11,7 @@ impl App {
         let now = self.sim.replay.now();
         if self.sim.whatif.as_ref().is_none_or(|w| w.at != now) {
             let e = self.sim.replay.engine();
-            let runs = crate::sim::whatif::runs_for(e, self.sim.replay.ahead(), &self.sim.policies);
+            let runs = crate::sim::runs_for(e, self.sim.replay.ahead(), &self.sim.policies);
             let base = Box::new(e.clone());
             self.sim.whatif = Some(WhatIf {
                 at: now,
@@ -79,8 +78,10 @@ impl App {
         };
         self.view.popup = None;
         match run {
-            Run::Policy(p) => self.switch_policy(p),
-            Run::Schedule(_) => self.view.flash = Some("already following the schedule".into()),
+            WhatIfRun::Policy(p) => self.switch_policy(p),
+            WhatIfRun::Schedule(_) => {
+                self.view.flash = Some("already following the schedule".into())
+            }
         }
     }
 }

@@ -11,15 +11,14 @@
 mod actions;
 pub(crate) mod view;
 
-use crate::sim::metrics::{Dists, Report};
-use crate::sim::whatif::Run;
-use crate::trace::model::Secs;
+use crate::sim::{Dists, Report, WhatIfRun};
+use crate::trace::Secs;
 
 /// The fork's rows as they arrive (the runner holds the fork itself).
 pub struct WhatIf {
     /// Where the fork started.
     pub(in crate::ui) at: Secs,
-    pub(in crate::ui) runs: Vec<Run>,
+    pub(in crate::ui) runs: Vec<WhatIfRun>,
     /// Per row: progress (0–1) and the result once it is in.
     pub(in crate::ui) rows: Vec<(f64, Option<Report>)>,
     /// Per row: its JCT and wait distributions once it is in.
@@ -62,7 +61,7 @@ impl WhatIf {
     }
 
     /// Row `row`'s run.
-    pub fn run(&self, row: usize) -> Option<&Run> {
+    pub fn run(&self, row: usize) -> Option<&WhatIfRun> {
         self.runs.get(row)
     }
 }

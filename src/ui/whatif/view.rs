@@ -2,9 +2,8 @@
 //! each row's CDFs (`cdf.rs`).
 
 use super::WhatIf;
-use crate::fmt::human_secs;
-use crate::sim::metrics::Report;
-use crate::sim::whatif::Run;
+use crate::sim::{Report, WhatIfRun};
+use crate::trace::human_secs;
 use crate::ui::app::App;
 use crate::ui::layout::centered;
 use ratatui::buffer::Buffer;
@@ -201,7 +200,7 @@ fn foot_lines(app: &App, w: &WhatIf, hidden: usize, width: usize) -> Vec<String>
         .runs
         .iter()
         .filter_map(|r| match r {
-            crate::sim::whatif::Run::Policy(p) => {
+            crate::sim::WhatIfRun::Policy(p) => {
                 let c = p.caveat(app.trace(), app.engine().tuning())?;
                 Some(format!(" · {}: {c}", p.label()))
             }
@@ -252,7 +251,7 @@ fn draw_rows(app: &App, w: &WhatIf, cols: &[&Col], inner: Rect, buf: &mut Buffer
 
 /// A row's name column: the chosen row's marker, the live policy's dot,
 /// the run's label (a failed one said so).
-fn row_name(app: &App, run: &Run, rep: Option<&Report>, chosen: bool) -> String {
+fn row_name(app: &App, run: &WhatIfRun, rep: Option<&Report>, chosen: bool) -> String {
     // A policy by its short label (an external one by the name it gave).
     let mut label = label_of(run);
     if rep.is_some_and(|r| r.failed.is_some()) {
@@ -262,7 +261,7 @@ fn row_name(app: &App, run: &Run, rep: Option<&Report>, chosen: bool) -> String 
     let marker = crate::ui::grid::glyphs(app.view.look.ascii()).marker;
     let lead = if chosen { marker } else { ' ' };
     let current = app.engine().policy();
-    let live = matches!(run, Run::Policy(p) if *p == current);
+    let live = matches!(run, WhatIfRun::Policy(p) if *p == current);
     let now = if live { "●" } else { " " };
     format!("{lead}{now}{}", crate::text::padded(label, 14))
 }
@@ -287,9 +286,9 @@ fn draw_charts(app: &App, w: &WhatIf, area: Rect, buf: &mut Buffer, at: usize) {
 }
 
 /// A run's name in the table.
-fn label_of(run: &crate::sim::whatif::Run) -> String {
+fn label_of(run: &crate::sim::WhatIfRun) -> String {
     match run {
-        crate::sim::whatif::Run::Policy(p) => p.label().to_string(),
+        crate::sim::WhatIfRun::Policy(p) => p.label().to_string(),
         other => other.label(),
     }
 }

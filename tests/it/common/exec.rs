@@ -5,7 +5,7 @@ use super::{scratch_dir, tiny};
 use std::sync::Arc;
 use std::time::Duration;
 use tracetui::sim::{self, Engine, Placement, Policy, Report};
-use tracetui::trace::model::Trace;
+use tracetui::trace::Trace;
 
 /// A policy whose program is the Python `body`, run as `exec:python3`.
 pub fn script(name: &str, body: &str) -> Result<Policy, String> {
@@ -16,7 +16,7 @@ pub fn script(name: &str, body: &str) -> Result<Policy, String> {
         &format!("exec:python3 {}", path.display()),
         &mut tracetui::sim::Policies::new(),
     )
-    .map_err(|e: tracetui::sim::error::ArgError| e.to_string())
+    .map_err(|e: tracetui::sim::ArgError| e.to_string())
 }
 
 /// A policy that answers the hello as `walk`, then runs `schedule` (Python

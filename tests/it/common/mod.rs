@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 use tracetui::sim::{Engine, Phase, Placement, Policy};
-use tracetui::trace::model::{Cluster, Demand, Job, JobStatus, Machine, Symbols, Trace, Zone};
+use tracetui::trace::{Cluster, Demand, Job, JobStatus, Machine, Symbols, Trace, Zone};
 
 pub mod cli;
 pub mod exec;
@@ -289,7 +289,7 @@ pub fn zeus_without_groups(tag: &str) -> std::path::PathBuf {
 pub fn fresh_run(
     trace: &std::sync::Arc<tracetui::trace::Trace>,
     first: tracetui::sim::Policy,
-    switches: &[(i64, tracetui::sim::engine::Switch)],
+    switches: &[(i64, tracetui::sim::Switch)],
     t: i64,
 ) -> tracetui::sim::Engine {
     let mut e =

@@ -5,7 +5,7 @@
 //! the fast engine implements the rules.
 
 use tracetui::sim::{Placement, Policy};
-use tracetui::trace::model::{Demand, Trace};
+use tracetui::trace::{Demand, Trace};
 
 type Free = Vec<Vec<bool>>; // machine → GPU → free
 /// (end, job, GPUs held)

@@ -47,7 +47,7 @@ pub fn app_for(trace: Arc<Trace>, policy: Policy, size: (u16, u16)) -> App {
 pub fn pai() -> Arc<Trace> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pai");
     Arc::new(
-        tracetui::trace::pai::load(&dir, &Default::default())
+        tracetui::trace::load_pai(&dir, &Default::default())
             .unwrap()
             .0,
     )
@@ -57,7 +57,7 @@ pub fn pai() -> Arc<Trace> {
 pub fn pai_sample() -> Arc<Trace> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-traces/pai");
     Arc::new(
-        tracetui::trace::pai::load(&dir, &Default::default())
+        tracetui::trace::load_pai(&dir, &Default::default())
             .unwrap()
             .0,
     )
@@ -77,7 +77,7 @@ pub fn pai_sample_indexed(policy: Policy, size: (u16, u16), secs: i64) -> App {
 
 /// The built-in ITP sample (2,000 jobs).
 pub fn sample() -> Arc<Trace> {
-    Arc::new(tracetui::sample::itp().unwrap().0)
+    Arc::new(tracetui::trace::sample_itp().unwrap().0)
 }
 
 /// `action` through `update`, then the trace reads among its effects

@@ -19,7 +19,7 @@ use super::plan::{plan, probe, Plan};
 use super::round::{no_plan, Failed};
 use super::state::State;
 use std::cmp::Ordering;
-use tracetui_model::model::Secs;
+use tracetui_model::Secs;
 
 /// ElasticFlow's sentinel weights (its `sys.maxsize`).
 const MAX: f64 = i64::MAX as f64;

@@ -4,7 +4,7 @@
 
 use super::maps::Alloc;
 use std::sync::Arc;
-use tracetui_model::model::Secs;
+use tracetui_model::Secs;
 
 #[derive(Debug, Clone)]
 pub(super) struct Job {
@@ -149,7 +149,7 @@ impl Job {
     pub(super) fn tp(&self, g: u32) -> f64 {
         match self.levels.iter().find(|l| l.0 == g) {
             Some(l) => l.1,
-            None => tracetui_model::throughput::rate_on(&self.levels, g).unwrap_or(0.0),
+            None => tracetui_model::rate_on(&self.levels, g).unwrap_or(0.0),
         }
     }
 

@@ -1,7 +1,7 @@
 //! The step maps ElasticFlow plans with: time → a value that holds from
 //! that time on (free GPUs of the cluster, or a job's GPUs), kept sorted.
 
-use tracetui_model::model::Secs;
+use tracetui_model::Secs;
 
 /// ElasticFlow's scheduling slot, seconds: plans are on a grid of this
 /// step from the round's time, and rounds are at least this far apart.

@@ -44,7 +44,7 @@ use crate::job::Phase;
 use crate::rule::{deadline_key, Books, KeyMeaning, Rule, Unavailable, Walk};
 use crate::view::{Acts, Answer, Checked, NoAnswer, View};
 use state::State;
-use tracetui_model::model::{Secs, Trace};
+use tracetui_model::{Secs, Trace};
 
 pub(super) struct ElasticFlow;
 

@@ -19,7 +19,7 @@
 
 use super::job::Job;
 use super::maps::{align, before, ceil_secs, gpu_secs, Alloc, Free};
-use tracetui_model::model::Secs;
+use tracetui_model::Secs;
 
 mod fallback;
 

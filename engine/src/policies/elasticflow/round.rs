@@ -13,7 +13,7 @@ use super::plan::plan;
 use super::state::State;
 use crate::view::View;
 use rustc_hash::FxHashMap;
-use tracetui_model::model::Secs;
+use tracetui_model::Secs;
 
 /// What a round asks of the engine.
 #[derive(Debug, Default)]

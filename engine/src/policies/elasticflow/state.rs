@@ -9,7 +9,7 @@ use super::plan::Bufs;
 use crate::view::View;
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
-use tracetui_model::model::Secs;
+use tracetui_model::Secs;
 
 /// The jobs due at one time: arrivals and planned ends.
 #[derive(Debug, Clone, Default)]

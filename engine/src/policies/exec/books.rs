@@ -12,7 +12,7 @@ use crate::rule::Books;
 use crate::view::{Acts, Checked, NoAnswer, View};
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
-use tracetui_model::model::Secs;
+use tracetui_model::Secs;
 
 /// One replay's external policy: its place in a dialogue (exchanges had,
 /// the snapshot first), the keys it set, and what changed since it last

@@ -9,8 +9,8 @@ use crate::ask::{Question, Reply};
 use crate::error::ProtocolError;
 use crate::view::{Checked, NoAnswer, View};
 use std::sync::Arc;
-use tracetui_model::model::Secs;
 use tracetui_model::text::sanitize;
+use tracetui_model::Secs;
 
 /// An answer that passed its checks, and what the books keep of it.
 pub(super) struct Decided {
@@ -53,7 +53,7 @@ impl ExecBooks {
     /// One exchange of the dialogue: the answer it holds for this copy's
     /// message, else a question for the program.
     fn talk(&mut self, msg: Vec<u8>, e: &dyn View) -> Result<Arc<Said>, Talk> {
-        let key = tracetui_model::texts::key(&msg);
+        let key = tracetui_model::text_key(&msg);
         match self.refused.take() {
             Some(Reply::Failed(why)) => return Err(Talk::Failed(why)),
             Some(Reply::Diverged) => return Err(Talk::Diverged),

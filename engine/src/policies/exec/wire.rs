@@ -10,7 +10,7 @@ use crate::cluster::Grant;
 use crate::job::Phase;
 use crate::view::{Answer, View};
 use serde::Serialize;
-use tracetui_model::model::{Demand, Secs, Trace, Zone};
+use tracetui_model::{Demand, Secs, Trace, Zone};
 
 /// A job as a policy sees it.
 #[derive(Serialize)]

@@ -5,7 +5,7 @@
 use crate::view::View;
 use serde::Serialize;
 use std::collections::BTreeMap;
-use tracetui_model::model::{Demand, Secs};
+use tracetui_model::{Demand, Secs};
 
 /// A job's work and speed, for a job that runs from the tables (all
 /// `null`, and no levels, for one that does not).

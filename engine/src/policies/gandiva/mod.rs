@@ -29,7 +29,7 @@ use round::{Job, State};
 use rustc_hash::FxHashMap;
 use sets::{Sets, CLASSES};
 use std::collections::VecDeque;
-use tracetui_model::model::{Secs, Trace};
+use tracetui_model::{Secs, Trace};
 
 pub(super) struct Gandiva;
 

@@ -11,7 +11,7 @@
 use super::sets::{Sets, CLASSES};
 use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
-use tracetui_model::model::Secs;
+use tracetui_model::Secs;
 
 #[derive(Debug, Clone)]
 pub(super) struct Job {

@@ -6,7 +6,7 @@
 
 use super::super::maps::{align, ceil_secs};
 use super::{Plan, Planner};
-use tracetui_model::model::Secs;
+use tracetui_model::Secs;
 
 impl Planner<'_> {
     /// No level meets the deadline: see the module notes.
