@@ -109,7 +109,8 @@ const RULES: &[(&str, &[&str], &str)] = &[
     ("sim/view.rs", NO_IO, "the view is data and checks"),
 ];
 
-/// Format modules and tables: named only inside src/trace (and src/gen).
+/// Format modules and tables: named only inside the model crate (which this
+/// rule does not read) and src/gen.
 /// The modules are the model's own (private to its crate); what of them
 /// the model re-exports at its root is named for its format (each
 /// format's loader `load_NAME`, and the rest).
@@ -378,7 +379,7 @@ fn every_format_is_guarded() {
         for name in [module, loader] {
             assert!(
                 FORMAT_NAMES.contains(&name.as_str()),
-                "{name} is not in tests/layering.rs's FORMAT_NAMES"
+                "{name} is not in tests/it/layering.rs's FORMAT_NAMES"
             );
         }
     }
