@@ -158,3 +158,37 @@ fn a_held_job_whose_work_ran_out_ends_when_elasticflow_is_left() {
     );
     assert_eq!(e.job_state(2).end, 228, "{:?}", e.job_state(2));
 }
+
+/// A job elasticflow stopped with no work left (it ends such a job at a
+/// later slot of its own) ends when elasticflow is left: no policy after
+/// it starts a job for no work, and elasticflow, entered again, kept
+/// others running for ever (the property's case kept in
+/// tests/proptest-regressions/ shrinks to this).
+#[test]
+fn a_job_stopped_with_no_work_left_ends_when_elasticflow_is_left() {
+    let jobs = [
+        (16, 1751, false, 609),
+        (196, 50, false, 30),
+        (76, 1813, false, 626),
+        (0, 50, false, 703),
+        (121, 50, false, 30),
+        (181, 1981, false, 31),
+        (57, 2824, false, 1501),
+    ];
+    let t = elastic_trace(&jobs);
+    let at = |s: i64, p: Policy| (s, tracetui::sim::Switch::Policy(p));
+    let switches = [
+        at(-1, Policy::ElasticFlow),
+        at(228, Policy::EdfElastic),
+        at(847, Policy::ElasticFlow),
+    ];
+    // Job 3 waits at 228 with its 50 iterations done.
+    let before = fresh(&t, Policy::EdfElastic, &switches[..1], 228);
+    assert_eq!(before.job_state(3).phase, tracetui::sim::Phase::Queued);
+    assert_eq!(before.progress(3).map(|p| p.left), Some(0.0));
+    let e = fresh(&t, Policy::EdfElastic, &switches, 1_000_000);
+    let rep = e.report();
+    assert_eq!(rep.jobs_unfinished, 0, "{rep:?}");
+    assert_eq!(rep.jobs_done + rep.jobs_dropped, 7);
+    assert_eq!(e.job_state(3).end, 228, "{:?}", e.job_state(3));
+}

@@ -219,6 +219,24 @@ impl Engine {
         }
     }
 
+    /// Leaving a policy: a waiting job with no work left ends now. A
+    /// policy that holds jobs to its slots (elasticflow) may stop one whose
+    /// work ran out and end it at a later slot of its own; no policy after
+    /// it would start a job for no work, and it would wait for ever.
+    pub(super) fn end_waiting_without_work(&mut self) {
+        let done: Vec<u32> = self
+            .queue
+            .entries()
+            .map(|(_, _, r)| self.shapes.arrival[r as usize])
+            .filter(|&j| self.work_left(j).is_some_and(|left| left <= 0.0))
+            .collect();
+        for job in done {
+            self.dequeue(job);
+            self.finish(job);
+            self.epoch += 1;
+        }
+    }
+
     /// A waiting job declined by the policy: out of the queue for good.
     fn drop_job(&mut self, job: u32) {
         self.dequeue(job);

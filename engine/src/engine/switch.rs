@@ -99,6 +99,7 @@ impl Engine {
     pub(super) fn enter(&mut self, policy: Policy) {
         self.asking = None;
         self.release_held_ends();
+        self.end_waiting_without_work();
         let from = self.seat.walk;
         self.seat.before = Some(self.seat.policy);
         self.seat.policy = policy;
