@@ -1,6 +1,12 @@
 //! Marks the build when the released traces are at hand
 //! (`TRACETUI_REAL_TRACES`), so the tests that need them are `#[ignore]`d
-//! with their reason otherwise — a skip the test summary shows.
+//! with their reason otherwise — a skip the test summary shows; and names
+//! the build: the commit it was built from and whether tracked files
+//! differed from it (`TRACETUI_COMMIT`, `TRACETUI_MODIFIED`; `unknown`
+//! outside a git checkout), which `--version` and every run's meta carry.
+
+use std::path::Path;
+use std::process::Command;
 
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(real_traces)");
@@ -8,5 +14,69 @@ fn main() {
     println!("cargo::rerun-if-changed=build.rs");
     if std::env::var_os("TRACETUI_REAL_TRACES").is_some_and(|v| !v.is_empty()) {
         println!("cargo::rustc-cfg=real_traces");
+    }
+    name_the_build();
+}
+
+/// `git` in this package's directory, its output trimmed; `None` where
+/// git is missing or this is no checkout.
+fn git(args: &[&str]) -> Option<String> {
+    let o = Command::new("git")
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .ok()?;
+    o.status
+        .success()
+        .then(|| String::from_utf8_lossy(&o.stdout).trim().to_string())
+}
+
+fn name_the_build() {
+    let commit = git(&["rev-parse", "HEAD"]).filter(|c| !c.is_empty());
+    // Tracked files only: untracked ones (outputs, scratch) are no part of
+    // what was built unless added.
+    let modified = commit
+        .as_ref()
+        .and_then(|_| git(&["status", "--porcelain", "--untracked-files=no"]))
+        .map(|s| !s.is_empty());
+    println!(
+        "cargo::rustc-env=TRACETUI_COMMIT={}",
+        commit.as_deref().unwrap_or("unknown")
+    );
+    println!(
+        "cargo::rustc-env=TRACETUI_MODIFIED={}",
+        match modified {
+            Some(true) => "true",
+            Some(false) => "false",
+            None => "unknown",
+        }
+    );
+    let said = match (&commit, modified) {
+        (Some(c), Some(true)) => format!("commit {c}, tracked files modified"),
+        (Some(c), _) => format!("commit {c}"),
+        (None, _) => "not built from a git checkout".to_string(),
+    };
+    println!("cargo::rustc-env=TRACETUI_BUILD={said}");
+    // Again when the commit moves or a source changes (a directory is
+    // watched file by file).
+    if let Some(dir) = git(&["rev-parse", "--absolute-git-dir"]) {
+        let dir = Path::new(&dir);
+        for f in ["HEAD", "index", "packed-refs"] {
+            println!("cargo::rerun-if-changed={}", dir.join(f).display());
+        }
+        if let Some(head) = git(&["symbolic-ref", "-q", "HEAD"]) {
+            println!("cargo::rerun-if-changed={}", dir.join(head).display());
+        }
+    }
+    for p in [
+        "src",
+        "engine",
+        "model",
+        "driver",
+        "Cargo.toml",
+        "Cargo.lock",
+        "themes",
+    ] {
+        println!("cargo::rerun-if-changed={p}");
     }
 }

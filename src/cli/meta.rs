@@ -32,6 +32,8 @@ pub(crate) struct Hashes {
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Meta {
     pub tracetui: &'static str,
+    /// The build it came from.
+    pub build: Build,
     /// The command line, quoted for a POSIX shell; for a sweep's run, the
     /// `sim` command that gives the same row.
     pub command: String,
@@ -73,6 +75,32 @@ pub(crate) struct FileMeta {
     pub sha256: String,
 }
 
+/// `--version`: the version, and the commit it was built from (build.rs).
+pub(crate) const VERSION: &str =
+    concat!(env!("CARGO_PKG_VERSION"), " (", env!("TRACETUI_BUILD"), ")");
+
+/// The build a run came from: the commit and whether tracked files
+/// differed from it (`null` outside a git checkout).
+#[derive(Debug, Clone, Copy, Serialize)]
+pub(crate) struct Build {
+    pub commit: &'static str,
+    pub modified: Option<bool>,
+}
+
+impl Build {
+    /// This binary's.
+    pub(crate) fn this() -> Build {
+        Build {
+            commit: env!("TRACETUI_COMMIT"),
+            modified: match env!("TRACETUI_MODIFIED") {
+                "true" => Some(true),
+                "false" => Some(false),
+                _ => None,
+            },
+        }
+    }
+}
+
 /// A policy the run used.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct PolicyMeta {
@@ -102,6 +130,7 @@ impl Meta {
     ) -> Meta {
         Meta {
             tracetui: env!("CARGO_PKG_VERSION"),
+            build: Build::this(),
             command: shell_line(&t.command_line),
             run: None,
             trace,
@@ -436,6 +465,7 @@ mod tests {
     fn svg_metadata_is_escaped_and_inside_the_svg() {
         let meta = Meta {
             tracetui: "0",
+            build: Build::this(),
             command: "tracetui sim itp '<a&b>.csv'".into(),
             run: None,
             trace: Arc::new(TraceMeta {

@@ -33,7 +33,7 @@ use std::path::PathBuf;
 #[derive(Debug, Parser)]
 #[command(
     name = "tracetui",
-    version,
+    version = meta::VERSION,
     about = "Replay public GPU-cluster job traces through a deterministic scheduling simulation",
     long_about = None
 )]

@@ -24,6 +24,48 @@ fn ok(args: &[&str]) -> String {
     stdout(&o)
 }
 
+/// `git` in the repository, its output trimmed (None without git).
+fn git(args: &[&str]) -> Option<String> {
+    let o = std::process::Command::new("git")
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .ok()?;
+    o.status
+        .success()
+        .then(|| String::from_utf8_lossy(&o.stdout).trim().to_string())
+}
+
+/// A meta's `build` names the commit the binary was built from and
+/// whether tracked files differed (checked against git where it is here).
+fn assert_build_named(build: &Value) {
+    match git(&["rev-parse", "HEAD"]) {
+        Some(head) => {
+            assert_eq!(build["commit"], head.as_str(), "{build}");
+            assert!(build["modified"].is_boolean(), "{build}");
+        }
+        None => {
+            eprintln!("skipped: no git checkout here, so the commit is not checked");
+            assert_eq!(build["commit"], "unknown", "{build}");
+        }
+    }
+}
+
+#[test]
+fn the_version_names_the_commit() {
+    let v = ok(&["--version"]);
+    match git(&["rev-parse", "HEAD"]) {
+        Some(head) => assert!(
+            v.starts_with(&format!(
+                "tracetui {} (commit {head}",
+                env!("CARGO_PKG_VERSION")
+            )),
+            "{v}"
+        ),
+        None => assert!(v.contains("not built from a git checkout"), "{v}"),
+    }
+}
+
 fn sample_path() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(SAMPLE)
 }
@@ -38,6 +80,7 @@ fn the_json_summary_names_the_version_command_trace_hash_and_every_knob() {
     let v: Value = serde_json::from_str(&text).unwrap();
     let m = &v["meta"];
     assert_eq!(m["tracetui"], env!("CARGO_PKG_VERSION"));
+    assert_build_named(&m["build"]);
     assert_eq!(
         m["command"],
         format!("tracetui sim itp {SAMPLE} --policy sjf --gpus 32 --format json")

@@ -158,6 +158,7 @@ pub(super) fn draw(plan: &Plan, records: &[Record], w: &Wanted) -> Result<()> {
     let fig = lines_figure(&title, &axes, &lines, &w.look).map_err(|e| eyre!("{shown}: {e}"))?;
     let meta = serde_json::json!({
         "tracetui": env!("CARGO_PKG_VERSION"),
+        "build": crate::cli::meta::Build::this(),
         "command": w.command,
         "runs": records.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(),
     });
