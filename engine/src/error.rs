@@ -42,6 +42,18 @@ pub enum ArgError {
         /// recorded replay left out).
         others: String,
     },
+    /// A policy that needs every machine alike on a cluster whose size
+    /// (`--gpus`) leaves a last machine smaller than the rest: refused
+    /// before the run, a usage error.
+    #[error("policy '{policy}' cannot run on this cluster: it needs {why}; {hint}")]
+    PartMachine {
+        /// The policy's name.
+        policy: String,
+        /// The rule and where the cluster breaks it.
+        why: String,
+        /// The sizes that would do.
+        hint: String,
+    },
     /// `exec:` with nothing after it: an external policy needs a command.
     #[error("exec: needs a command, e.g. --policy 'exec:python3 policies/fifo.py'")]
     NoCommand,

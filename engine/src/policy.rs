@@ -123,6 +123,13 @@ impl Policy {
         let Err(u) = self.available(trace) else {
             return Ok(());
         };
+        if u.short == crate::rule::PART_MACHINE {
+            return Err(ArgError::PartMachine {
+                policy: self.name().to_string(),
+                why: u.lacks,
+                hint: u.hint.unwrap_or_default(),
+            });
+        }
         let others: Vec<&str> = Policy::built_in()
             .iter()
             .filter(|p| p.available(trace).is_ok() && p.walk() != Walk::Recorded)

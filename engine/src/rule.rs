@@ -10,6 +10,11 @@ pub use super::walk::Walk;
 use std::fmt;
 use tracetui_model::{Secs, Trace};
 
+/// `Unavailable::short` where the cluster asked for (`--gpus`) leaves a
+/// machine smaller than the rest and the policy needs them alike: a
+/// refusal of the options given, not of the trace.
+pub(crate) const PART_MACHINE: &str = "a part machine";
+
 /// Why a policy cannot run on a trace.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Unavailable {

@@ -190,7 +190,7 @@ pub(super) fn sim_on(
     if a.trace.seed.is_some() && run.policy == Policy::Recorded {
         bail!("--seed resamples the arrivals, and the recorded starts belong to the recorded arrivals: the recorded policy cannot replay them");
     }
-    run.policy.check(&run.trace).map_err(|e| eyre!("{e}"))?;
+    run.policy.check(&run.trace)?;
     if !quiet {
         note_caveats(&run.trace, &run.tuning, &run.named_policies());
     }

@@ -26,6 +26,7 @@ pub(crate) struct Hashes {
     traces: Mutex<Hashed>,
     pub(super) inputs: Mutex<super::meta_inputs::Hashed>,
     pub(super) policy_files: Mutex<super::meta_inputs::Seen>,
+    interpreters: Mutex<Vec<super::meta_interpreter::Interpreter>>,
 }
 
 /// Where a result came from.
@@ -116,6 +117,9 @@ pub(crate) struct PolicyMeta {
     /// The files its command names (its script), hashed.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub files: Vec<super::meta_inputs::PolicyFile>,
+    /// The Python its command runs, and its version.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interpreter: Option<super::meta_interpreter::Interpreter>,
 }
 
 impl Meta {
@@ -173,6 +177,9 @@ fn policy_metas(
                 .command()
                 .map(|c| super::meta_inputs::policy_files(hashes, c))
                 .unwrap_or_default(),
+            interpreter: p
+                .command()
+                .and_then(|c| super::meta_interpreter::interpreter_of(&hashes.interpreters, c)),
         });
     }
     out

@@ -11,6 +11,7 @@ mod inspect;
 pub(crate) mod logger;
 mod meta;
 mod meta_inputs;
+mod meta_interpreter;
 mod output;
 mod outputs;
 pub(crate) mod plotting;
@@ -432,8 +433,15 @@ pub(crate) fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> i
         Ok(()) => 0,
         Err(e) => {
             print_err(&format!("tracetui: error: {}", with_causes(&e)));
-            // Outputs that clash are a usage error, found before any work.
-            if e.downcast_ref::<crate::outfile::Clash>().is_some() {
+            // Outputs that clash, or a cluster the policy cannot run on,
+            // are usage errors, found before any work.
+            let part_machine = e.chain().any(|c| {
+                matches!(
+                    c.downcast_ref(),
+                    Some(crate::sim::ArgError::PartMachine { .. })
+                )
+            });
+            if e.downcast_ref::<crate::outfile::Clash>().is_some() || part_machine {
                 2
             } else {
                 1

@@ -269,3 +269,51 @@ fn fair_on_a_trace_without_users_runs_with_a_note_saying_so() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(!stderr(&o).contains("note: fair"), "{}", stderr(&o));
 }
+
+#[test]
+fn a_policy_that_needs_whole_machines_refuses_a_part_one_before_the_run() {
+    // 108 GPUs in machines of 8 leave a machine of 4, where gandiva's gang
+    // of whole machines failed mid-run; refused first, a usage error.
+    for policy in ["gandiva", "edf"] {
+        let o = tracetui(&["sim", "itp", SAMPLE, "--policy", policy, "--gpus", "108"]);
+        if policy == "edf" {
+            // edf needs no machine alike: refused for the deadlines the
+            // sample lacks, not for the cluster.
+            assert!(
+                !stderr(&o).contains("cannot run on this cluster"),
+                "{}",
+                stderr(&o)
+            );
+            continue;
+        }
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert_eq!(
+            stderr(&o).lines().last().unwrap(),
+            "tracetui: error: policy 'gandiva' cannot run on this cluster: it needs every \
+             machine alike, and 108 GPUs in machines of 8 leave n0013 with 4; give --gpus a \
+             multiple of 8: 104 or 112"
+        );
+        assert!(stdout(&o).is_empty());
+    }
+    let o = tracetui(&[
+        "sim", "itp", SAMPLE, "--policy", "gandiva", "--gpus", "104", "--format", "csv",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // Where it is one of several (compare), its row says why.
+    let o = tracetui(&[
+        "compare",
+        "itp",
+        SAMPLE,
+        "--policies",
+        "fifo,gandiva",
+        "--gpus",
+        "108",
+        "--format",
+        "csv",
+    ]);
+    assert!(
+        stderr(&o).contains("cannot run on this cluster"),
+        "{}",
+        stderr(&o)
+    );
+}

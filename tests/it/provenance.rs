@@ -217,6 +217,21 @@ fn an_external_policy_s_command_and_hello_name_are_in_the_meta() {
     file("policies/fifo.py");
     file("policies/tracetui_policy.py");
     file("policies/elasticflow_port/plan.py");
+    // The Python it ran, and what that Python says it is.
+    let said = std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&said.stdout).trim().to_string();
+    assert_eq!(p["interpreter"]["program"], "python3", "{p}");
+    assert_eq!(p["interpreter"]["version"], said.as_str(), "{p}");
+    assert!(said.starts_with("Python 3"), "{said}");
+    // A program that is no Python names no interpreter.
+    let v: Value = serde_json::from_str(&ok(&[
+        "sim", "itp", SAMPLE, "--policy", "fifo", "--format", "json",
+    ]))
+    .unwrap();
+    assert!(v["meta"]["policies"][0].get("interpreter").is_none(), "{v}");
 }
 
 #[test]

@@ -195,11 +195,36 @@ fn held_gpus(g: &[crate::cluster::Grant]) -> u64 {
 /// says how to give one.
 pub(super) fn needs_alike_machines(trace: &Trace, hint: &str) -> Result<(), Unavailable> {
     let c = &trace.cluster;
-    if c.gpu_types.len() != 1 || c.per_node.is_none() {
+    let Some(g) = c.per_node.filter(|_| c.gpu_types.len() == 1) else {
         return Err(Unavailable {
             lacks: "a cluster of one GPU type, every machine alike".into(),
             short: "mixed machines".into(),
             hint: Some(hint.into()),
+        });
+    };
+    // A GPU count that is no multiple of the machine's leaves a last
+    // machine smaller than the rest, where a gang of whole machines fails.
+    if let Some(part) = c.machines.iter().find(|m| m.gpus != g) {
+        let total: u64 = c.machines.iter().map(|m| m.gpus as u64).sum();
+        let (down, up) = (
+            total / g as u64 * g as u64,
+            total.div_ceil(g as u64) * g as u64,
+        );
+        let mut ways = Vec::new();
+        if down > 0 {
+            ways.push(down.to_string());
+        }
+        ways.push(up.to_string());
+        return Err(Unavailable {
+            lacks: format!(
+                "every machine alike, and {total} GPUs in machines of {g} leave {} with {}",
+                part.name, part.gpus
+            ),
+            short: crate::rule::PART_MACHINE.into(),
+            hint: Some(format!(
+                "give --gpus a multiple of {g}: {}",
+                ways.join(" or ")
+            )),
         });
     }
     Ok(())
