@@ -37,7 +37,16 @@ fn name_the_build() {
     // what was built unless added.
     let modified = commit
         .as_ref()
-        .and_then(|_| git(&["status", "--porcelain", "--untracked-files=no"]))
+        .and_then(|_| {
+            // Without refreshing the index (a file cargo watches) or
+            // taking git's lock from a git running beside the build.
+            git(&[
+                "--no-optional-locks",
+                "status",
+                "--porcelain",
+                "--untracked-files=no",
+            ])
+        })
         .map(|s| !s.is_empty());
     println!(
         "cargo::rustc-env=TRACETUI_COMMIT={}",
@@ -58,14 +67,23 @@ fn name_the_build() {
     };
     println!("cargo::rustc-env=TRACETUI_BUILD={said}");
     // Again when the commit moves or a source changes (a directory is
-    // watched file by file).
-    if let Some(dir) = git(&["rev-parse", "--absolute-git-dir"]) {
-        let dir = Path::new(&dir);
-        for f in ["HEAD", "index", "packed-refs"] {
-            println!("cargo::rerun-if-changed={}", dir.join(f).display());
-        }
-        if let Some(head) = git(&["symbolic-ref", "-q", "HEAD"]) {
-            println!("cargo::rerun-if-changed={}", dir.join(head).display());
+    // watched file by file). Only paths that exist: cargo takes a missing
+    // one as changed on every build. `--git-path` finds them in a worktree
+    // too.
+    let mut watched = vec![
+        "HEAD".to_string(),
+        "index".to_string(),
+        "packed-refs".to_string(),
+    ];
+    if let Some(head) = git(&["symbolic-ref", "-q", "HEAD"]) {
+        watched.push(head);
+    }
+    for name in watched {
+        if let Some(path) = git(&["rev-parse", "--git-path", &name]) {
+            let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+            if path.exists() {
+                println!("cargo::rerun-if-changed={}", path.display());
+            }
         }
     }
     for p in [

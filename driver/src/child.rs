@@ -113,7 +113,8 @@ impl Child {
         // Every message is answered by one line: anything read, or waiting
         // to be, before a message goes is a line too many, and every later
         // answer would be taken for the wrong message.
-        if self.sent {
+        let first = !self.sent;
+        if !first {
             if let Some(extra) = self.ahead() {
                 return Err(PolicyError::OutOfStep(extra));
             }
@@ -126,9 +127,12 @@ impl Child {
         let wrote = self.write_all(&line, deadline);
         self.line = line;
         match wrote {
-            // A program that wrote and ended before it read: what it wrote
-            // is read as its answer (the same whichever came first).
-            Err(PolicyError::Closed(_) | PolicyError::ClosedInput) if self.ahead().is_some() => {
+            // A program that wrote and ended before it read its first
+            // message: what it wrote is read as its answer (the same
+            // whichever came first).
+            Err(PolicyError::Closed(_) | PolicyError::ClosedInput)
+                if first && self.ahead().is_some() =>
+            {
                 Ok(())
             }
             w => w,

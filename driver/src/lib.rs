@@ -41,6 +41,8 @@ pub use signals::{stop_here, terminal_hung_up, Signals};
 // Programs the application runs to their end (Slurm's).
 /// Renamed from `tools::output`: a program's output, run to its end.
 pub use tools::output as tool_output;
+/// Renamed from `tools::output_within`: `tool_output`, given up after a time.
+pub use tools::output_within as tool_output_within;
 
 use std::time::Instant;
 use tracetui_engine::{

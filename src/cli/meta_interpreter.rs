@@ -16,8 +16,16 @@ pub(crate) struct Interpreter {
 
 /// The Python interpreter `command` starts, if it starts one: its first
 /// word after any `NAME=value` assignments (or after `env` and them),
-/// whose file name is `python`, `python3` or `python3.N`.
+/// whose file name is `python`, `python3` or `python3.N`. A command that
+/// sets `PATH` first names no interpreter: which one runs is not known here.
 pub(crate) fn python_of(command: &str) -> Option<String> {
+    if command
+        .split_whitespace()
+        .take_while(|w| is_assignment(w) || *w == "env")
+        .any(|w| w.starts_with("PATH="))
+    {
+        return None;
+    }
     let mut words = command
         .split_whitespace()
         .skip_while(|w| is_assignment(w))
@@ -51,8 +59,15 @@ pub(crate) fn interpreter_of(
     if let Some(i) = seen.iter().find(|i| i.program == program) {
         return Some(i.clone());
     }
-    let version = crate::driver::tool_output(&program, &["--version"])
+    // A shim that never returns must not hold the run: 5 s at most.
+    let asked = crate::driver::tool_output_within(
+        &program,
+        &["--version"],
+        std::time::Duration::from_secs(5),
+    );
+    let version = asked
         .ok()
+        .filter(|o| o.status.success())
         .map(|o| {
             // Python 2 said it on stderr.
             let out = if o.stdout.is_empty() {
@@ -85,6 +100,7 @@ mod tests {
             Some("/usr/bin/python3.11")
         );
         assert_eq!(found("python x.py").as_deref(), Some("python"));
+        assert_eq!(found("PATH=/venv/bin python3 x.py"), None);
         assert_eq!(found("./policy.sh"), None);
         assert_eq!(found("pythonic x"), None);
         assert_eq!(found("sh -c 'python3 x.py'"), None);

@@ -228,6 +228,9 @@ impl Engine {
             .queue
             .entries()
             .map(|(_, _, r)| self.shapes.arrival[r as usize])
+            // Only jobs that ran and were stopped (a job that never started
+            // starts as its policy says, whatever its work).
+            .filter(|&j| self.resumed(j).is_some())
             .filter(|&j| self.work_left(j).is_some_and(|left| left <= 0.0))
             .collect();
         for job in done {

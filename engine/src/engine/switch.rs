@@ -99,7 +99,10 @@ impl Engine {
     pub(super) fn enter(&mut self, policy: Policy) {
         self.asking = None;
         self.release_held_ends();
-        self.end_waiting_without_work();
+        if self.seat.walk != Walk::Recorded {
+            // The recorded replay's waiting jobs keep their recorded holds.
+            self.end_waiting_without_work();
+        }
         let from = self.seat.walk;
         self.seat.before = Some(self.seat.policy);
         self.seat.policy = policy;

@@ -195,39 +195,52 @@ fn held_gpus(g: &[crate::cluster::Grant]) -> u64 {
 /// says how to give one.
 pub(super) fn needs_alike_machines(trace: &Trace, hint: &str) -> Result<(), Unavailable> {
     let c = &trace.cluster;
-    let Some(g) = c.per_node.filter(|_| c.gpu_types.len() == 1) else {
+    if c.gpu_types.len() != 1 || c.per_node.is_none() {
         return Err(Unavailable {
             lacks: "a cluster of one GPU type, every machine alike".into(),
             short: "mixed machines".into(),
             hint: Some(hint.into()),
         });
-    };
-    // A GPU count that is no multiple of the machine's leaves a last
-    // machine smaller than the rest, where a gang of whole machines fails.
-    if let Some(part) = c.machines.iter().find(|m| m.gpus != g) {
-        let total: u64 = c.machines.iter().map(|m| m.gpus as u64).sum();
-        let (down, up) = (
-            total / g as u64 * g as u64,
-            total.div_ceil(g as u64) * g as u64,
-        );
-        let mut ways = Vec::new();
-        if down > 0 {
-            ways.push(down.to_string());
-        }
-        ways.push(up.to_string());
-        return Err(Unavailable {
-            lacks: format!(
-                "every machine alike, and {total} GPUs in machines of {g} leave {} with {}",
-                part.name, part.gpus
-            ),
-            short: crate::rule::PART_MACHINE.into(),
-            hint: Some(format!(
-                "give --gpus a multiple of {g}: {}",
-                ways.join(" or ")
-            )),
-        });
     }
     Ok(())
+}
+
+/// Refuses a cluster of `--gpus` that is no multiple of the machine's
+/// size, where a gang of whole machines fails on the smaller last one
+/// (gandiva). A cluster `--load` sized is left as before: sizing it in
+/// whole machines for such a policy is still to do.
+pub(super) fn needs_whole_machines(trace: &Trace) -> Result<(), Unavailable> {
+    let c = &trace.cluster;
+    let Some(g) = c.per_node else {
+        return Ok(());
+    };
+    if c.sized_by == "--load" {
+        return Ok(());
+    }
+    let Some(part) = c.machines.iter().find(|m| m.gpus != g) else {
+        return Ok(());
+    };
+    let total: u64 = c.machines.iter().map(|m| m.gpus as u64).sum();
+    let (down, up) = (
+        total / g as u64 * g as u64,
+        total.div_ceil(g as u64) * g as u64,
+    );
+    let ways: Vec<String> = [down, up]
+        .iter()
+        .filter(|&&n| n > 0)
+        .map(u64::to_string)
+        .collect();
+    Err(Unavailable {
+        lacks: format!(
+            "every machine alike, and {total} GPUs in machines of {g} leave {} with {}",
+            part.name, part.gpus
+        ),
+        short: crate::rule::PART_MACHINE.into(),
+        hint: Some(format!(
+            "give --gpus a multiple of {g}: {}",
+            ways.join(" or ")
+        )),
+    })
 }
 
 /// Whether `trace`'s jobs run from throughput tables (not `--gpu-speed`

@@ -55,6 +55,7 @@ impl Rule for Gandiva {
             trace,
             "give --gpus and --gpus-per-node, or an ElasticFlow --cluster spec",
         )?;
+        super::edf_elastic::needs_whole_machines(trace)?;
         if trace.jobs.iter().any(|j| j.runtime.get().is_none()) {
             return Err(Unavailable {
                 lacks: "every job's run time".into(),
