@@ -186,7 +186,7 @@ pub(super) fn sim_on(
     quiet: bool,
     meta: Option<&Meta>,
 ) -> Result<Report> {
-    run.check_schedule().map_err(|e| eyre!("{e}"))?;
+    run.check_schedule()?;
     if a.trace.seed.is_some() && run.policy == Policy::Recorded {
         bail!("--seed resamples the arrivals, and the recorded starts belong to the recorded arrivals: the recorded policy cannot replay them");
     }

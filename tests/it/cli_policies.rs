@@ -295,6 +295,22 @@ fn a_policy_that_needs_whole_machines_refuses_a_part_one_before_the_run() {
         );
         assert!(stdout(&o).is_empty());
     }
+    // A schedule that switches to it is refused the same way.
+    let o = tracetui(&[
+        "sim",
+        "itp",
+        SAMPLE,
+        "--gpus",
+        "108",
+        "--policy-schedule",
+        "0:fifo,1d:gandiva",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("cannot run on this cluster"),
+        "{}",
+        stderr(&o)
+    );
     let o = tracetui(&[
         "sim", "itp", SAMPLE, "--policy", "gandiva", "--gpus", "104", "--format", "csv",
     ]);
