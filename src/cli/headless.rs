@@ -186,11 +186,10 @@ pub(super) fn sim_on(
     quiet: bool,
     meta: Option<&Meta>,
 ) -> Result<Report> {
-    run.check_schedule()?;
     if a.trace.seed.is_some() && run.policy == Policy::Recorded {
         bail!("--seed resamples the arrivals, and the recorded starts belong to the recorded arrivals: the recorded policy cannot replay them");
     }
-    run.policy.check(&run.trace)?;
+    run.check()?;
     if !quiet {
         note_caveats(&run.trace, &run.tuning, &run.named_policies());
     }

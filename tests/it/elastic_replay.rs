@@ -90,6 +90,21 @@ proptest! {
     }
 }
 
+/// Policy switches at the given times, as a replay records them.
+fn switches(at: &[(i64, Policy)]) -> Vec<(i64, tracetui::sim::Switch)> {
+    at.iter()
+        .map(|&(s, p)| (s, tracetui::sim::Switch::Policy(p)))
+        .collect()
+}
+
+/// Elasticflow from the start, edf-elastic at 228, elasticflow again at
+/// 847: the switches of the two cases below.
+const AWAY_AND_BACK: [(i64, Policy); 3] = [
+    (-1, Policy::ElasticFlow),
+    (228, Policy::EdfElastic),
+    (847, Policy::ElasticFlow),
+];
+
 /// Leaving elasticflow lets go of the ends it held: a job it planned to
 /// end on its slot grid ends when its work runs out under the policy
 /// after. Held ends kept after a switch once left a job queued with no
@@ -108,14 +123,13 @@ fn leaving_elasticflow_lets_go_of_the_ends_it_held() {
         (131, 1134, false, 1525),
     ];
     let t = elastic_trace(&jobs);
-    let at = |s: i64, p: Policy| (s, tracetui::sim::Switch::Policy(p));
-    let switches = [
-        at(758, Policy::ElasticFlow),
-        at(758, Policy::Las),
-        at(758, Policy::Edf),
-        at(1499, Policy::Las),
-        at(1499, Policy::ElasticFlow),
-    ];
+    let switches = switches(&[
+        (758, Policy::ElasticFlow),
+        (758, Policy::Las),
+        (758, Policy::Edf),
+        (1499, Policy::Las),
+        (1499, Policy::ElasticFlow),
+    ]);
     let e = fresh(&t, Policy::EdfElastic, &switches, 1_000_000);
     let rep = e.report();
     assert_eq!((rep.jobs_done, rep.jobs_unfinished), (7, 0));
@@ -140,12 +154,7 @@ fn a_held_job_whose_work_ran_out_ends_when_elasticflow_is_left() {
         (24, 50, false, 104),
     ];
     let t = elastic_trace(&jobs);
-    let at = |s: i64, p: Policy| (s, tracetui::sim::Switch::Policy(p));
-    let switches = [
-        at(-1, Policy::ElasticFlow),
-        at(228, Policy::EdfElastic),
-        at(847, Policy::ElasticFlow),
-    ];
+    let switches = switches(&AWAY_AND_BACK);
     // At 228 job 2 has no work left and runs on to its slot's end, 242.
     let before = fresh(&t, Policy::EdfElastic, &switches[..1], 228);
     assert_eq!(before.job_state(2).end, 242, "{:?}", before.job_state(2));
@@ -176,12 +185,7 @@ fn a_job_stopped_with_no_work_left_ends_when_elasticflow_is_left() {
         (57, 2824, false, 1501),
     ];
     let t = elastic_trace(&jobs);
-    let at = |s: i64, p: Policy| (s, tracetui::sim::Switch::Policy(p));
-    let switches = [
-        at(-1, Policy::ElasticFlow),
-        at(228, Policy::EdfElastic),
-        at(847, Policy::ElasticFlow),
-    ];
+    let switches = switches(&AWAY_AND_BACK);
     // Job 3 waits at 228 with its 50 iterations done.
     let before = fresh(&t, Policy::EdfElastic, &switches[..1], 228);
     assert_eq!(before.job_state(3).phase, tracetui::sim::Phase::Queued);
