@@ -66,7 +66,7 @@ pub use metrics::{percentile_sorted, Dists, Report, Summary, Tally};
 // Schedules: policy switches at trace times.
 /// Renamed from `schedule::drive`: an engine run with a schedule's switches.
 pub use schedule::drive as drive_schedule;
-pub use schedule::{parse_at, Schedule};
+pub use schedule::{parse_at, policy_words, Schedule};
 
 // What-if: every policy run from the replay's moment.
 /// Renamed from `whatif::Msg`: a what-if worker's message.

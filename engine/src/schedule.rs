@@ -34,6 +34,32 @@ pub struct Schedule {
     pub switches: Vec<(Secs, Switch)>,
 }
 
+/// The items of a schedule's text, trimmed, empty ones left out.
+fn items(text: &str) -> impl Iterator<Item = &str> {
+    text.split(',').map(str::trim).filter(|i| !i.is_empty())
+}
+
+/// An item as its time and what it switches to (trimmed). A time may hold
+/// colons (day 5 09:00), and so may an external policy's command: that
+/// one starts at `:exec:`.
+fn split_item(item: &str) -> Option<(&str, &str)> {
+    let (when, what) = match item.find(":exec:") {
+        Some(i) => (&item[..i], &item[i + 1..]),
+        None => item.rsplit_once(':')?,
+    };
+    Some((when, what.trim()))
+}
+
+/// The policies a schedule's text names (`sjf`, `exec:CMD[k=v]`), in its
+/// order, without parsing its times: what a sweep checks its inputs by.
+pub fn policy_words(text: &str) -> Vec<&str> {
+    items(text)
+        .filter_map(split_item)
+        .map(|(_, what)| what)
+        .filter(|w| !w.starts_with("power=") && !w.starts_with("placement="))
+        .collect()
+}
+
 impl Schedule {
     /// Parses a schedule against a trace (its zone and first submission).
     pub fn parse(trace: &Trace, text: &str) -> Result<Schedule, ArgError> {
@@ -54,15 +80,9 @@ impl Schedule {
             switches: Vec::new(),
         };
         let mut last = Secs::MIN;
-        for item in text.split(',').map(str::trim).filter(|i| !i.is_empty()) {
-            // A time may hold colons (day 5 09:00), and so may an external
-            // policy's command: that one starts at `:exec:`.
-            let split = match item.find(":exec:") {
-                Some(i) => Some((&item[..i], &item[i + 1..])),
-                None => item.rsplit_once(':'),
-            };
-            let (when, what) = split.ok_or_else(|| ArgError::NoColon(item.to_string()))?;
-            let what = what.trim();
+        for item in items(text) {
+            let (when, what) =
+                split_item(item).ok_or_else(|| ArgError::NoColon(item.to_string()))?;
             let switch = if let Some(p) = what.strip_prefix("power=") {
                 Switch::Power(parse_power(p)?)
             } else if let Some(p) = what.strip_prefix("placement=") {

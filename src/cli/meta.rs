@@ -27,6 +27,8 @@ pub(crate) struct Hashes {
     pub(super) inputs: Mutex<super::meta_inputs::Hashed>,
     pub(super) policy_files: Mutex<super::meta_inputs::Seen>,
     interpreters: Mutex<Vec<super::meta_interpreter::Interpreter>>,
+    /// This binary's SHA-256 (a sweep's build, where no commit names it).
+    pub(super) binary: std::sync::OnceLock<String>,
 }
 
 /// Where a result came from.
@@ -47,7 +49,7 @@ pub(crate) struct Meta {
     /// its long name; `trace` is `FORMAT:PATH`, as in a sweep plan.
     pub knobs: Map<String, Value>,
     pub policies: Vec<PolicyMeta>,
-    /// The throughput tables and cluster spec the run read, hashed.
+    /// The throughput tables, cluster spec and power traces the run read, hashed.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub inputs: Vec<super::meta_inputs::InputMeta>,
 }
@@ -63,7 +65,8 @@ pub(crate) struct TraceMeta {
     /// The trace's path, absolute.
     pub path: String,
     /// The one file's SHA-256; for several files, the SHA-256 of their
-    /// `sha256sum` lines (`HASH  NAME`, sorted by name).
+    /// `sha256sum` lines (`HASH  NAME`, sorted by name); empty for a
+    /// trace read from a pipe (not hashed).
     pub sha256: String,
     pub files: Vec<FileMeta>,
 }
@@ -140,7 +143,7 @@ impl Meta {
             trace,
             knobs: t.knobs.clone(),
             policies: policy_metas(hashes, policies, schedule),
-            inputs: super::meta_inputs::inputs_of(hashes, &t.load.read),
+            inputs: super::meta_inputs::inputs_of(hashes, t),
         }
     }
 
@@ -327,6 +330,8 @@ pub(crate) fn trace_meta(
     }
     metas.sort_by(|a, b| a.name.cmp(&b.name));
     let sha256 = match metas.as_slice() {
+        // Nothing to hash (a pipe, read as it streams): no claim.
+        [] => String::new(),
         [one] => one.sha256.clone(),
         many => {
             let lines: String = many

@@ -1,16 +1,17 @@
 //! The model inputs a run reads besides its trace — throughput tables
-//! (`--throughputs`) and a cluster spec (`--cluster`) — hashed for its
-//! provenance like the trace's files.
+//! (`--throughputs`), a cluster spec (`--cluster`) and power traces
+//! (`--energy`, or Zeus's beside its trace) — hashed for its provenance
+//! like the trace's files.
 
 use super::meta::{hash_file, FileMeta, Hashes};
-use super::ReadArgs;
+use super::TraceArgs;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
 /// One input: what it is to the run, its path, and its files.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct InputMeta {
-    /// `throughputs`, `throughputs A100`, `cluster`.
+    /// `throughputs`, `throughputs A100`, `cluster`, `energy`.
     pub what: String,
     /// Absolute.
     pub path: String,
@@ -30,11 +31,11 @@ pub(super) type Hashed = Vec<(Stamp, Vec<InputMeta>)>;
 /// The scripts hashed so far: path, length, modification time, and hash.
 pub(super) type Seen = Vec<(PathBuf, u64, Option<std::time::SystemTime>, PolicyFile)>;
 
-/// The inputs `read` names, hashed (a file that cannot be read now is
+/// The inputs `t` names, hashed (a file that cannot be read now is
 /// listed without a hash rather than failing a run that read it); once in
 /// `hashes` while the files are unchanged (a sweep's runs share them).
-pub(crate) fn inputs_of(hashes: &Hashes, read: &ReadArgs) -> Vec<InputMeta> {
-    let listed = listed(read);
+pub(crate) fn inputs_of(hashes: &Hashes, t: &TraceArgs) -> Vec<InputMeta> {
+    let listed = listed(t);
     if listed.is_empty() {
         return Vec::new();
     }
@@ -57,8 +58,9 @@ pub(crate) fn inputs_of(hashes: &Hashes, read: &ReadArgs) -> Vec<InputMeta> {
     hashed
 }
 
-/// The inputs `read` names and their files.
-fn listed(read: &ReadArgs) -> Vec<Listed> {
+/// The inputs `t` names and their files.
+fn listed(t: &TraceArgs) -> Vec<Listed> {
+    let read = &t.load.read;
     let mut out = Vec::new();
     for spec in &read.throughputs {
         let (ty, dir) = crate::trace::parse_throughput_spec(spec);
@@ -75,6 +77,15 @@ fn listed(read: &ReadArgs) -> Vec<Listed> {
     }
     if let Some(spec) = &read.cluster {
         out.push(("cluster".into(), spec.clone(), vec![spec.clone()]));
+    }
+    let energy = (t.energy.energy.clone()).or_else(|| t.load.format.energy_beside(&t.load.path));
+    if let Some(dir) = energy {
+        let files = [
+            "summary_train.csv".to_string(),
+            format!("summary_power_{}.csv", t.energy.gpu),
+        ]
+        .map(|f| dir.join(f));
+        out.push(("energy".into(), dir, files.to_vec()));
     }
     out
 }
@@ -118,9 +129,9 @@ pub(crate) struct PolicyFile {
 }
 
 /// The files `cmd` names: each of its words (quotes taken off) that is a
-/// regular file from here, and for a Python script the modules beside it
-/// (`*.py`, and those of the packages there: what it may import, as
-/// `tracetui_policy.py`), hashed once in `hashes` while unchanged.
+/// regular file from here, and for a Python script the modules it imports
+/// from its folder (`py_imports`: as `tracetui_policy.py`, not every file
+/// beside it), hashed once in `hashes` while unchanged.
 pub(crate) fn policy_files(hashes: &Hashes, cmd: &str) -> Vec<PolicyFile> {
     let mut paths: Vec<PathBuf> = Vec::new();
     let named = cmd
@@ -129,11 +140,11 @@ pub(crate) fn policy_files(hashes: &Hashes, cmd: &str) -> Vec<PolicyFile> {
         .filter(|w| !w.is_empty() && !w.starts_with('-'))
         .filter_map(|w| std::path::absolute(w).ok().filter(|p| p.is_file()));
     for p in named {
-        let beside = match (p.extension(), p.parent()) {
-            (Some(x), Some(dir)) if x == "py" => python_beside(dir),
+        let imported = match p.extension() {
+            Some(x) if x == "py" => super::py_imports::imported_beside(&p),
             _ => Vec::new(),
         };
-        for f in std::iter::once(p).chain(beside) {
+        for f in std::iter::once(p).chain(imported) {
             if !paths.contains(&f) {
                 paths.push(f);
             }
@@ -143,34 +154,6 @@ pub(crate) fn policy_files(hashes: &Hashes, cmd: &str) -> Vec<PolicyFile> {
         .iter()
         .filter_map(|p| hash_policy_file(hashes, p))
         .collect()
-}
-
-/// The most modules hashed beside one script (a script in a crowded
-/// directory is not a reason to hash it all).
-const MOST_BESIDE: usize = 200;
-
-/// `dir`'s `*.py` and those of its packages (subdirectories with an
-/// `__init__.py`), by path.
-fn python_beside(dir: &Path) -> Vec<PathBuf> {
-    let py = |d: &Path| -> Vec<PathBuf> {
-        let Ok(rd) = std::fs::read_dir(d) else {
-            return Vec::new();
-        };
-        rd.filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "py") && p.is_file())
-            .collect()
-    };
-    let mut out = py(dir);
-    if let Ok(rd) = std::fs::read_dir(dir) {
-        for sub in rd.filter_map(|e| e.ok().map(|e| e.path())) {
-            if sub.join("__init__.py").is_file() {
-                out.extend(py(&sub));
-            }
-        }
-    }
-    out.sort();
-    out.truncate(MOST_BESIDE);
-    out
 }
 
 /// `path` hashed now, or as it was when last hashed if its length and

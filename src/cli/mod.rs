@@ -17,6 +17,7 @@ mod outputs;
 pub(crate) mod plotting;
 pub mod policy_arg;
 mod policy_new;
+mod py_imports;
 mod results;
 mod run_args;
 mod runs;

@@ -62,6 +62,7 @@ mod source_rules;
 mod speed_model;
 mod sweep;
 mod sweep_inputs;
+mod sweep_reuse;
 mod sweep_slurm;
 mod tmux;
 mod tmux_80x24;

@@ -76,6 +76,18 @@ pub struct SweepArgs {
 }
 
 impl SweepArgs {
+    /// The per-run files asked for, as a record names them.
+    pub(super) fn per_run_files(&self) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        if self.jobs_out {
+            out.push("jobs");
+        }
+        if self.timeline_out {
+            out.push("timeline");
+        }
+        out
+    }
+
     pub(super) fn figure(&self) -> Option<figure::Wanted<'_>> {
         Some(figure::Wanted {
             path: self.plot.as_deref()?,

@@ -1,14 +1,17 @@
 //! `tracetui sweep PLAN.toml --out DIR`: a grid of `sim` runs on every
 //! core (or a shard of it, as a Slurm array task runs), each run's row
 //! recorded as it ends, `DIR/results.csv` made from the records. Started
-//! again, a sweep skips the runs recorded as done.
+//! again, a sweep skips the runs recorded as done from the inputs there
+//! are now (`reuse`).
 
 mod args;
 mod figure;
 mod options;
+mod out_dir;
 mod plan;
 mod progress;
 mod record;
+mod reuse;
 mod slurm;
 mod traces;
 
@@ -45,84 +48,120 @@ pub(super) fn run(a: &SweepArgs) -> Result<()> {
             .or_insert_with(|| args.clone());
         covered.push(args);
     }
+    for (value, args) in &reps {
+        refuse_a_pipe(value, &args.trace.load.path)?;
+    }
     if let Some(p) = &a.plot {
         figure::x_axis(&plan, a.plot_x.as_deref())?;
         check_figure(p, a, &reps)?;
     }
     let out = &a.out;
-    std::fs::create_dir_all(record::runs_dir(out))
-        .map_err(|e| eyre!("{}: {e}", crate::text::sanitize(&out.display().to_string())))?;
+    out_dir::claim(out)?;
     let mine: Vec<&Run> = runs
         .iter()
         .filter(|r| a.shard.is_none_or(|(i, n)| r.index % n == i))
         .collect();
     // What the sweep hashes (traces, tables, scripts), hashed once.
     let hashes = Hashes::default();
-    let todo = not_done(&mine, out, &reps, &hashes);
+    let shared = Shared {
+        options: &options,
+        hashes: &hashes,
+        outputs: a.per_run_files(),
+        out,
+    };
+    let (todo, again) = not_done(&mine, &shared);
     let what = match a.shard {
         Some((i, n)) => format!("shard {i}/{n}"),
         None => "sweep".to_string(),
     };
+    let counts = Counts {
+        plan: runs.len(),
+        here: mine.len(),
+        todo: todo.len(),
+    };
+    say_how_far(&plan, &what, counts, &again);
+    if a.slurm {
+        return on_slurm(a, &plan, &text, &runs, todo.len(), &shared);
+    }
+    let workers = a.jobs.map_or_else(crate::trace::cores, usize::from);
+    let todo = largest_first(todo, &reps);
+    execute(&todo, a, workers, &what, &covered, &shared)?;
+    collect(
+        &plan,
+        &runs,
+        &shared,
+        a.shard.is_some(),
+        a.figure().as_ref(),
+    )
+}
+
+/// How many runs a sweep (or shard) has: in the plan, here, to run.
+#[derive(Clone, Copy)]
+struct Counts {
+    plan: usize,
+    here: usize,
+    todo: usize,
+}
+
+/// The sweep's first line: the plan's size and grid, what is done and
+/// what is to run, and why runs recorded before run again.
+fn say_how_far(plan: &Plan, what: &str, n: Counts, again: &[String]) {
     let grid: Vec<String> = plan
         .axes()
         .map(|k| format!("{} {}", k.name, k.values.len()))
         .collect();
+    let grid = if grid.is_empty() {
+        "one setting each".to_string()
+    } else {
+        grid.join(" × ")
+    };
+    let why = if again.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", reuse::said(again))
+    };
     super::print_err(&format!(
-        "tracetui: {what}: {} runs in the plan ({}), {} here, {} done before, {} to run",
-        runs.len(),
-        if grid.is_empty() {
-            "one setting each".to_string()
-        } else {
-            grid.join(" × ")
-        },
-        mine.len(),
-        mine.len() - todo.len(),
-        todo.len()
+        "tracetui: {what}: {} runs in the plan ({grid}), {} here, {} done before, {} to run{why}",
+        n.plan,
+        n.here,
+        n.here - n.todo,
+        n.todo,
     ));
-    if a.slurm {
-        return on_slurm(a, &plan, &text, &runs, &reps, todo.len(), &hashes);
-    }
-    let workers = a.jobs.map_or_else(crate::trace::cores, usize::from);
-    let todo = largest_first(todo, &reps);
-    let shared = Shared {
-        options: &options,
-        hashes: &hashes,
-    };
-    execute(&todo, a, workers, &what, &covered, &shared)?;
-    let found = Found {
-        runs: &runs,
-        reps: &reps,
-        out,
-        hashes: &hashes,
-    };
-    collect(&plan, &found, a.shard.is_some(), a.figure().as_ref())
 }
 
-/// The runs of `mine` with no good record in `out`: none, a failed one,
-/// or one made from trace or policy files that have changed since (said
-/// on stderr). A good record is kept while its inputs hash the same.
-fn not_done<'a>(mine: &[&'a Run], out: &Path, reps: &Reps, hashes: &Hashes) -> Vec<&'a Run> {
-    let shas = trace_shas(reps, hashes);
-    let mut stale = 0;
+/// A sweep reads a trace for each way its runs read it, and again on
+/// resume: a pipe (`/dev/stdin`, `<(…)`) cannot be, nor checked.
+fn refuse_a_pipe(value: &str, path: &Path) -> Result<()> {
+    match std::fs::metadata(path) {
+        Ok(m) if !m.is_file() && !m.is_dir() => bail!(
+            "trace {}: not a file (a pipe?): a sweep reads its traces more than once and checks them again when resumed; save it to a file",
+            crate::text::sanitize(value)
+        ),
+        _ => Ok(()),
+    }
+}
+
+/// The runs of `mine` with no good record: none, a failed one, or one
+/// made from inputs that have changed since; and why each of the last two
+/// runs again.
+fn not_done<'a>(mine: &[&'a Run], shared: &Shared) -> (Vec<&'a Run>, Vec<String>) {
+    let mut again = Vec::new();
     let todo: Vec<&Run> = mine
         .iter()
         .copied()
-        .filter(|r| match Record::read(out, r) {
-            None => true,
-            Some(d) if d.error.is_some() => true,
-            Some(d) => {
-                let changed = !d.current(shas[r.trace()].as_deref(), hashes);
-                stale += usize::from(changed);
-                changed
-            }
+        .filter(|r| {
+            let Some(d) = Record::read(shared.out, r) else {
+                return true;
+            };
+            let why = match d.error {
+                Some(_) => Some("it failed before".to_string()),
+                None => shared.stale(&d, r),
+            };
+            again.extend(why.clone());
+            why.is_some()
         })
         .collect();
-    if stale > 0 {
-        super::print_err(&format!(
-            "tracetui: {stale} runs recorded before were made from trace or policy files that have changed since (or are gone): they run again"
-        ));
-    }
-    todo
+    (todo, again)
 }
 
 /// `--slurm`: the runs not done as one job array, waited for (unless
@@ -132,18 +171,11 @@ fn on_slurm(
     plan: &Plan,
     text: &str,
     runs: &[Run],
-    reps: &Reps,
     todo: usize,
-    hashes: &Hashes,
+    shared: &Shared,
 ) -> Result<()> {
-    let found = Found {
-        runs,
-        reps,
-        out: &a.out,
-        hashes,
-    };
     if todo == 0 {
-        return collect(plan, &found, false, a.figure().as_ref());
+        return collect(plan, runs, shared, false, a.figure().as_ref());
     }
     // The tasks read a copy: editing the plan after submitting moves nothing.
     let copy = a.out.join("plan.toml");
@@ -179,7 +211,7 @@ fn on_slurm(
             stuck_for: std::time::Duration::from_secs(a.stuck_for),
         },
     )?;
-    collect(plan, &found, false, a.figure().as_ref())
+    collect(plan, runs, shared, false, a.figure().as_ref())
         .map_err(|e| eyre!("{e} (the array's tasks wrote their output in {shown}/slurm/)"))
 }
 
@@ -280,11 +312,27 @@ fn execute(
     Ok(())
 }
 
-/// What every run of the sweep reads: how settings become arguments, and
-/// the hashes of the inputs.
+/// What every run of the sweep shares, and its records are checked
+/// against: how settings become arguments, the hashes of the inputs, the
+/// per-run files asked for, and where the records are.
 struct Shared<'a> {
     options: &'a options::Options,
     hashes: &'a Hashes,
+    outputs: Vec<&'static str>,
+    out: &'a Path,
+}
+
+impl Shared<'_> {
+    /// Why the good record `rec` cannot stand for `run` now (none: it can).
+    fn stale(&self, rec: &Record, run: &Run) -> Option<String> {
+        let Ok(args) = self.options.sim_args(run) else {
+            return Some("its settings are refused now".into());
+        };
+        let now = reuse::Read::of(&args, self.hashes, &self.outputs);
+        reuse::why_stale(rec.read.as_ref(), &now, |o| {
+            reuse::written(self.out, &run.id, o)
+        })
+    }
 }
 
 /// One run, as `tracetui sim … --format csv` would do it.
@@ -317,49 +365,28 @@ fn run_one(
     let hashed = super::meta::trace_meta(hashes, args.trace.load.format, &args.trace.load.path)
         .map_err(|e| eyre!("hashing the trace: {e}"))?;
     let schedule = policies.schedule(&args, &trace)?;
+    let read = reuse::Read::of(&args, hashes, &shared.outputs);
     let mut meta = Meta::of(hashes, &args.trace, hashed, &[policy], schedule.as_ref());
     meta.run = Some(r.id.clone());
     let run = headless::spec(&args.trace, trace, policy, schedule, policies.registry())?;
     let report = headless::sim_on(&args, &run, true, Some(&meta))?;
-    Record::ok(r, &report, &meta)
-}
-
-/// The SHA-256 of the trace files of each trace value, as they are now
-/// (none where they cannot be read).
-fn trace_shas<'a>(reps: &'a Reps, hashes: &Hashes) -> HashMap<&'a str, Option<String>> {
-    reps.iter()
-        .map(|(v, a)| {
-            let sha = super::meta::trace_meta(hashes, a.trace.load.format, &a.trace.load.path)
-                .ok()
-                .map(|m| m.sha256.clone());
-            (v.as_str(), sha)
-        })
-        .collect()
-}
-
-/// Where a sweep's records are, and what to check them against.
-#[derive(Clone, Copy)]
-struct Found<'a> {
-    runs: &'a [Run],
-    reps: &'a Reps,
-    out: &'a Path,
-    hashes: &'a Hashes,
+    Record::ok(r, &report, &meta, read)
 }
 
 /// Writes `results.csv` when every run of the plan has a record; says how
 /// far the sweep is otherwise. Failed runs are rows with their error, and
 /// make the sweep's exit status 1.
-fn collect(plan: &Plan, found: &Found, shard: bool, figure: Option<&figure::Wanted>) -> Result<()> {
-    let Found {
-        runs,
-        reps,
-        out,
-        hashes,
-    } = *found;
-    let shas = trace_shas(reps, hashes);
+fn collect(
+    plan: &Plan,
+    runs: &[Run],
+    shared: &Shared,
+    shard: bool,
+    figure: Option<&figure::Wanted>,
+) -> Result<()> {
+    let out = shared.out;
     let records: Vec<Option<Record>> = runs
         .iter()
-        .map(|r| Record::done(out, r, shas[r.trace()].as_deref(), hashes))
+        .map(|r| Record::read(out, r).filter(|d| d.error.is_some() || shared.stale(d, r).is_none()))
         .collect();
     let have = records.iter().flatten().count();
     let shown = crate::text::sanitize(&out.display().to_string());

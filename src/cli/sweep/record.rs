@@ -4,7 +4,6 @@
 //! made from the records in plan order once every run has one.
 
 use super::plan::{Plan, Run};
-use crate::cli::meta::Hashes;
 use crate::outfile::write_atomic;
 use color_eyre::eyre::{eyre, Result};
 use serde::{Deserialize, Serialize};
@@ -26,6 +25,10 @@ pub(crate) struct Record {
     /// got as far as hashing its trace has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<serde_json::Value>,
+    /// Everything the run read, and the per-run files it wrote: the
+    /// record stands for its run while they are the same (`reuse`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read: Option<super::reuse::Read>,
 }
 
 /// The directory of run records (and per-run files) under a sweep's `--out`.
@@ -43,48 +46,6 @@ pub(crate) fn run_file(out: &Path, id: &str, what: &str) -> PathBuf {
 }
 
 impl Record {
-    /// The record `run` left in `out`, if it finished before on the trace
-    /// files whose SHA-256 is `trace_sha256` (a record that cannot be
-    /// read, is another run's, or was made from other trace files counts
-    /// as none).
-    pub(crate) fn done(
-        out: &Path,
-        run: &Run,
-        trace_sha256: Option<&str>,
-        hashes: &Hashes,
-    ) -> Option<Record> {
-        let r = Record::read(out, run)?;
-        (r.error.is_some() || r.current(trace_sha256, hashes)).then_some(r)
-    }
-
-    /// Whether it was made from the inputs there are now: trace files
-    /// hashing to `trace_sha256`, and policy files hashing as they did.
-    pub(crate) fn current(&self, trace_sha256: Option<&str>, hashes: &Hashes) -> bool {
-        self.trace_sha256().is_some_and(|s| Some(s) == trace_sha256)
-            && self.policy_files_unchanged(hashes)
-    }
-
-    /// Whether the files its external policies' commands named (their
-    /// scripts) hash now as they did when it ran.
-    pub(crate) fn policy_files_unchanged(&self, hashes: &Hashes) -> bool {
-        let Some(policies) = self.meta.as_ref().and_then(|m| m.get("policies")) else {
-            return true;
-        };
-        let files = policies
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|p| p.get("files")?.as_array())
-            .flatten();
-        files.into_iter().all(|f| {
-            let (Some(path), Some(sha)) = (f["path"].as_str(), f["sha256"].as_str()) else {
-                return false;
-            };
-            crate::cli::meta_inputs::hash_policy_file(hashes, Path::new(path))
-                .is_some_and(|now| now.sha256 == sha)
-        })
-    }
-
     /// The record `run` left in `out`, whatever its inputs.
     pub(crate) fn read(out: &Path, run: &Run) -> Option<Record> {
         let text = std::fs::read_to_string(record_path(out, &run.id)).ok()?;
@@ -95,11 +56,6 @@ impl Record {
                 .zip(&run.settings)
                 .all(|((k, v), (rk, rv))| *k == **rk && *v == **rv);
         (r.id == run.id && same).then_some(r)
-    }
-
-    /// The SHA-256 of the trace files the run read.
-    pub(crate) fn trace_sha256(&self) -> Option<&str> {
-        self.meta.as_ref()?.get("trace")?.get("sha256")?.as_str()
     }
 
     /// Whether `run` has left a record (for progress; `done` reads it).
@@ -123,6 +79,7 @@ impl Record {
         run: &Run,
         report: &crate::sim::Report,
         meta: &crate::cli::meta::Meta,
+        read: super::reuse::Read,
     ) -> Result<Record> {
         Ok(Record {
             id: run.id.clone(),
@@ -130,6 +87,7 @@ impl Record {
             columns: crate::cli::columns::row(report),
             error: None,
             meta: Some(serde_json::to_value(meta)?),
+            read: Some(read),
         })
     }
 
@@ -140,6 +98,7 @@ impl Record {
             columns: Vec::new(),
             error: Some(error),
             meta: None,
+            read: None,
         }
     }
 }
