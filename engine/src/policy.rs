@@ -106,6 +106,12 @@ impl Policy {
         self.rule().preempts()
     }
 
+    /// Whether it runs only on machines all of one size (gandiva): a
+    /// cluster sized by `--load` for it is whole machines.
+    pub fn whole_machines(self) -> bool {
+        self.rule().whole_machines()
+    }
+
     /// What to know before running it on `trace` (it runs all the same).
     pub fn caveat(self, trace: &Trace, tuning: &crate::tuning::Tuning) -> Option<String> {
         self.rule().caveat(trace, tuning)

@@ -78,6 +78,11 @@ pub trait Rule: Send + Sync + 'static {
     fn preempts(&self) -> bool {
         self.walk() == Walk::Preemptive
     }
+    /// Whether it runs only on machines all of one size (its gangs take
+    /// whole machines): `--load` then sizes the cluster in whole machines.
+    fn whole_machines(&self) -> bool {
+        false
+    }
     /// What its queue keys mean, to show a waiting job's key.
     fn key_meaning(&self) -> KeyMeaning {
         KeyMeaning::Number

@@ -83,12 +83,15 @@ pub(crate) fn whole_nodes(
 
 /// `--load L`: the cluster of a trace without a machine list resized so
 /// that the jobs offer `load` of it on average (GPUs = offered load ÷ L,
-/// rounded up, at least the largest job), in machines of `per_node`.
-/// Returns the line that says so; a trace that lists its machines is refused.
+/// rounded up, at least the largest job), in machines of `per_node`; with
+/// `whole`, rounded up to whole machines (for a policy whose gangs take
+/// whole machines). Returns the line that says so; a trace that lists its
+/// machines is refused.
 pub fn size_for_load(
     trace: &mut super::Trace,
     load: f64,
     per_node: u32,
+    whole: Option<&str>,
 ) -> Result<String, InputError> {
     if !(load.is_finite() && load > 0.0) {
         return Err(InputError::file(
@@ -115,14 +118,29 @@ pub fn size_for_load(
     let n = ((offered / load).ceil().max(largest as f64).max(1.0)).min(u64::MAX as f64) as u64;
     let n = checked_size(n, &trace.source, &format!("--load {load}"))?;
     let g = per_node.clamp(1, super::limits::MAX_MACHINE_GPUS);
+    let raised = largest == n as u64 && offered / load < largest as f64;
+    let unrounded = n;
+    let n = match whole {
+        Some(_) if n > g => {
+            let up = (n as u64).div_ceil(g as u64) * g as u64;
+            checked_size(up, &trace.source, &format!("--load {load}"))?
+        }
+        _ => n,
+    };
     let line = format!(
-        "cluster: {n} GPUs, {} per node (--load {load}: offered load {offered:.1} GPUs is {:.1} % of it{})",
+        "cluster: {n} GPUs, {} per node (--load {load}: offered load {offered:.1} GPUs is {:.1} % of it{}{})",
         g.min(n),
         offered / n as f64 * 100.0,
-        if largest == n as u64 && offered / load < largest as f64 {
+        if raised {
             format!(", raised to the largest job's {largest} GPUs")
         } else {
             String::new()
+        },
+        match whole {
+            Some(why) if n != unrounded => {
+                format!(", {unrounded} rounded up to whole machines of {g} for {why}")
+            }
+            _ => String::new(),
         }
     );
     trace.cluster = Cluster::uniform(n, g.min(n.max(1)), line.clone()).sized_by("--load");

@@ -36,7 +36,7 @@ pub(super) fn compare(a: &CompareArgs) -> Result<()> {
         wants_meta(a.trace.output, &files),
         a.trace.load.format,
         &a.trace.load.path,
-        || load_run(&a.trace),
+        || load_run(&a.trace, &named),
     )?;
     // A policy this trace cannot run (recorded on a trace without starts)
     // is one row dropped, said on stderr; the others still run.

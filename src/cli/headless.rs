@@ -17,16 +17,16 @@ pub(super) fn load(args: &LoadArgs) -> Result<Arc<Trace>> {
     Ok(Arc::new(trace))
 }
 
-/// Loads the trace of a run (`sim`, `compare`), its arrivals resampled
-/// with `--seed` and its cluster sized with `--load`.
-pub(super) fn load_run(t: &super::TraceArgs) -> Result<Arc<Trace>> {
+/// Loads the trace of a run (`sim`, `compare`) of `named`, its arrivals
+/// resampled with `--seed` and its cluster sized with `--load`.
+pub(super) fn load_run(t: &super::TraceArgs, named: &[Policy]) -> Result<Arc<Trace>> {
     let (trace, mut report) = t.load.read.load(t.load.format, &t.load.path)?;
     if t.offered_load.is_some() {
         // The size `--load` replaces is not worth a line.
         report.notes.retain(|n| *n != trace.cluster.origin);
     }
     announce(&report);
-    let (trace, said) = shape(Arc::new(trace), t)?;
+    let (trace, said) = shape(Arc::new(trace), t, named)?;
     for line in said {
         super::print_err(&format!("tracetui: {line}"));
     }
@@ -34,8 +34,13 @@ pub(super) fn load_run(t: &super::TraceArgs) -> Result<Arc<Trace>> {
 }
 
 /// `trace` with `--seed`'s resampled arrivals and `--load`'s cluster (a
-/// copy where either is given), and the lines that say what was done.
-pub(super) fn shape(trace: Arc<Trace>, t: &super::TraceArgs) -> Result<(Arc<Trace>, Vec<String>)> {
+/// copy where either is given; in whole machines where `named` or the
+/// schedule's policies need them), and the lines that say what was done.
+pub(super) fn shape(
+    trace: Arc<Trace>,
+    t: &super::TraceArgs,
+    named: &[Policy],
+) -> Result<(Arc<Trace>, Vec<String>)> {
     if t.seed.is_none() && t.offered_load.is_none() {
         return Ok((trace, Vec::new()));
     }
@@ -49,10 +54,31 @@ pub(super) fn shape(trace: Arc<Trace>, t: &super::TraceArgs) -> Result<(Arc<Trac
         ));
     }
     if let Some(l) = t.offered_load {
-        let line = trace::size_for_load(&mut trace, l, t.load.read.gpus_per_node)?;
+        let whole = whole_machines(t, named);
+        let line = trace::size_for_load(&mut trace, l, t.load.read.gpus_per_node, whole)?;
         said.push(line);
     }
     Ok((Arc::new(trace), said))
+}
+
+/// The first policy of a run (`named`, then its schedule's built-ins)
+/// whose gangs take whole machines (gandiva), by name.
+fn whole_machines(t: &super::TraceArgs, named: &[Policy]) -> Option<&'static str> {
+    let scheduled = t
+        .policies
+        .policy_schedule
+        .as_deref()
+        .map_or(Vec::new(), |s| {
+            crate::sim::policy_words(s)
+                .into_iter()
+                .filter_map(|w| w.parse::<Policy>().ok())
+                .collect()
+        });
+    named
+        .iter()
+        .chain(&scheduled)
+        .find(|p| p.whole_machines())
+        .map(|p| p.name())
 }
 
 pub(super) fn announce(report: &LoadReport) {
@@ -157,7 +183,7 @@ pub(super) fn sim(a: &SimArgs) -> Result<()> {
         wants_meta(a.trace.output, &files),
         a.trace.load.format,
         &a.trace.load.path,
-        || load_run(&a.trace),
+        || load_run(&a.trace, &[policy]),
     )?;
     let schedule = a.trace.policies.schedule(&trace, &mut registry)?;
     let meta = hashed.map(|h| Meta::of(&hashes, &a.trace, h, &[policy], schedule.as_ref()));

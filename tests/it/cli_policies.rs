@@ -315,6 +315,24 @@ fn a_policy_that_needs_whole_machines_refuses_a_part_one_before_the_run() {
         "sim", "itp", SAMPLE, "--policy", "gandiva", "--gpus", "104", "--format", "csv",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
+    // `--load` sizes whole machines for it (138 GPUs for fifo, 144 for
+    // gandiva, alone or in a schedule), and says so.
+    let gpus = |args: &[&str]| {
+        let mut all = vec!["sim", "itp", SAMPLE, "--load", "0.8", "--format", "json"];
+        all.extend(args);
+        let o = tracetui(&all);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+        (v["gpus"].as_u64().unwrap(), stderr(&o))
+    };
+    assert_eq!(gpus(&["--policy", "fifo"]).0, 138);
+    let (n, err) = gpus(&["--policy", "gandiva"]);
+    assert_eq!(n, 144);
+    assert!(
+        err.contains("138 rounded up to whole machines of 8 for gandiva"),
+        "{err}"
+    );
+    assert_eq!(gpus(&["--policy-schedule", "0:fifo,1d:gandiva"]).0, 144);
     // Where it is one of several (compare), its row says why.
     let o = tracetui(&[
         "compare",

@@ -331,3 +331,38 @@ fn programs_of_one_name_are_labelled_in_the_plans_order() {
         assert_eq!(labels, ["sjf-ext", "sjf-ext#2"], "round {round}");
     }
 }
+
+/// Issue 60's second item: a sweep's `--load` sizes whole machines for
+/// gandiva (at 0.8 the sample asks 138 GPUs, a machine of 2 at the end),
+/// so no row fails mid-run; the others keep the size the load gives.
+#[test]
+fn gandiva_rows_at_a_load_run_on_whole_machines() {
+    let dir = common::scratch_dir("sweep-gandiva-load");
+    let plan = write_plan(
+        &dir,
+        "trace = \"itp:sample-traces/itp/sample.csv\"\npolicy = [\"fifo\", \"gandiva\"]\nload = [0.8, 0.7]\n",
+    );
+    let out = dir.join("out");
+    let o = sweep(&plan, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let gpus: Vec<(String, String, String)> = rows(&out)
+        .into_iter()
+        .map(|r| {
+            (
+                r["policy"].clone(),
+                r["plan_load"].clone(),
+                r["gpus"].clone(),
+            )
+        })
+        .collect();
+    let want = [
+        ("fifo", "0.8", "138"),
+        ("fifo", "0.7", "158"),
+        ("gandiva", "0.8", "144"),
+        ("gandiva", "0.7", "160"),
+    ];
+    for (got, want) in gpus.iter().zip(want) {
+        assert_eq!((got.0.as_str(), got.1.as_str(), got.2.as_str()), want);
+    }
+    assert_rows_equal_sim(&out, split);
+}

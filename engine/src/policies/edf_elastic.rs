@@ -207,16 +207,12 @@ pub(super) fn needs_alike_machines(trace: &Trace, hint: &str) -> Result<(), Unav
 
 /// Refuses a cluster of `--gpus` that is no multiple of the machine's
 /// size, where a gang of whole machines fails on the smaller last one
-/// (gandiva). A cluster `--load` sized is left as before: sizing it in
-/// whole machines for such a policy is still to do.
+/// (gandiva; `--load` sizes whole machines for it).
 pub(super) fn needs_whole_machines(trace: &Trace) -> Result<(), Unavailable> {
     let c = &trace.cluster;
     let Some(g) = c.per_node else {
         return Ok(());
     };
-    if c.sized_by == "--load" {
-        return Ok(());
-    }
     let Some(part) = c.machines.iter().find(|m| m.gpus != g) else {
         return Ok(());
     };

@@ -361,7 +361,7 @@ fn run_one(
         &outputs,
     )?;
     let policy = policies.get(&args)?;
-    let trace = traces.get(&args.trace, r.trace())?;
+    let trace = traces.get(&args.trace, policy, r.trace())?;
     let hashed = super::meta::trace_meta(hashes, args.trace.load.format, &args.trace.load.path)
         .map_err(|e| eyre!("hashing the trace: {e}"))?;
     let schedule = policies.schedule(&args, &trace)?;

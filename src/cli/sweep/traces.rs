@@ -75,9 +75,9 @@ impl Traces {
             .count()
     }
 
-    /// The trace of a run of plan value `value`, as `sim` with these
-    /// arguments would have it.
-    pub(crate) fn get(&self, t: &TraceArgs, value: &str) -> Result<Arc<Trace>> {
+    /// The trace of a run of `policy` of plan value `value`, as `sim` with
+    /// these arguments would have it.
+    pub(crate) fn get(&self, t: &TraceArgs, policy: Policy, value: &str) -> Result<Arc<Trace>> {
         let slot = {
             let mut held = self.loaded.lock().unwrap_or_else(|p| p.into_inner());
             let e = held
@@ -102,7 +102,7 @@ impl Traces {
                 .map_err(Arc::new)
         });
         let base = base.clone().map_err(|e| eyre!("{e}"))?;
-        Ok(headless::shape(base, t)?.0)
+        Ok(headless::shape(base, t, &[policy])?.0)
     }
 }
 
@@ -205,10 +205,10 @@ mod tests {
         let v = "itp:sample-traces/itp/sample.csv";
         let traces = Traces::for_runs([v, v].into_iter());
         assert_eq!(traces.held(), 0);
-        let first = traces.get(&a.trace, v).unwrap();
+        let first = traces.get(&a.trace, Policy::Fifo, v).unwrap();
         assert_eq!(traces.held(), 1);
         traces.done(v);
-        let second = traces.get(&a.trace, v).unwrap();
+        let second = traces.get(&a.trace, Policy::Fifo, v).unwrap();
         assert!(Arc::ptr_eq(&first, &second), "loaded once");
         traces.done(v);
         assert_eq!(traces.held(), 0, "let go after the last run");

@@ -50,6 +50,10 @@ impl Rule for Gandiva {
         true
     }
 
+    fn whole_machines(&self) -> bool {
+        true
+    }
+
     fn available(&self, trace: &Trace) -> Result<(), Unavailable> {
         super::edf_elastic::needs_alike_machines(
             trace,
