@@ -95,6 +95,7 @@ impl RunSpec {
     /// the schedule's first, then the one it starts with.
     pub fn check(&self) -> Result<(), sim::ArgError> {
         self.check_schedule()?;
+        self.tuning.estimate.check(&self.trace)?;
         self.policy.check(&self.trace)
     }
 

@@ -123,6 +123,18 @@ pub enum ArgError {
     /// A list of policies (`--policies`) with no name in it, only commas and spaces.
     #[error("no policies given")]
     NoPolicies,
+    /// `--estimate` that is none of its forms; holds what was given.
+    #[error("'{}' is no estimate: give oracle, requested or lognormal:SIGMA (0 < SIGMA ≤ 5)", sanitize(.0))]
+    Estimate(String),
+    /// `--estimate requested` on a trace with a job whose requested run
+    /// time it does not record.
+    #[error("--estimate requested: this {format} trace records no requested run time (job {job} has none); give oracle or lognormal:SIGMA")]
+    NoRequested {
+        /// The trace's format.
+        format: String,
+        /// The first job without one, made safe.
+        job: String,
+    },
 }
 
 impl ArgError {

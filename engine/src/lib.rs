@@ -14,6 +14,7 @@ pub(crate) mod cluster;
 mod energy;
 mod engine;
 mod error;
+mod estimate;
 mod free_index;
 mod holders;
 pub(crate) mod job;
@@ -58,6 +59,7 @@ pub use registry::Policies;
 pub use view::{Acts, Answer, Checked, NoAnswer, View};
 
 // Settings: the engine's tuning.
+pub use estimate::Estimate;
 pub use tuning::{FairBy, Thresholds, Tuning, Warn, DEFAULT_POLICY_TIMEOUT};
 
 // Metrics: a run's report and its distributions.

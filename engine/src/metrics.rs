@@ -196,6 +196,10 @@ pub struct Report {
     pub command: Option<String>,
     /// The placement rule's name.
     pub placement: String,
+    /// What the policies that order by run time were told of it
+    /// (`--estimate`), where it was not the truth.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub estimate: Option<String>,
     /// Jobs ran from throughput tables (`--throughputs`): said in the rules.
     #[serde(skip)]
     pub speed_model: bool,

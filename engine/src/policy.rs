@@ -106,6 +106,21 @@ impl Policy {
         self.rule().preempts()
     }
 
+    /// Its description under `tuning`: a policy that orders by run time
+    /// names the estimate it is told where that is not the truth
+    /// (`shortest run time first (run times: lognormal:0.5 (seed 1))`).
+    pub fn describe_under(self, tuning: &crate::tuning::Tuning) -> String {
+        let about = self.describe();
+        if tuning.estimate.is_oracle() || !self.rule().orders_by_runtime() {
+            return about.to_string();
+        }
+        let plain = match about.rfind(" (oracle") {
+            Some(i) if about.ends_with(')') => &about[..i],
+            _ => about,
+        };
+        format!("{plain} (run times: {})", tuning.estimate)
+    }
+
     /// Whether it runs only on machines all of one size (gandiva): a
     /// cluster sized by `--load` for it is whole machines.
     pub fn whole_machines(self) -> bool {

@@ -78,6 +78,11 @@ pub trait Rule: Send + Sync + 'static {
     fn preempts(&self) -> bool {
         self.walk() == Walk::Preemptive
     }
+    /// Whether it orders jobs by their run time (time left, GPU-time):
+    /// what `--estimate` tells it.
+    fn orders_by_runtime(&self) -> bool {
+        false
+    }
     /// Whether it runs only on machines all of one size (its gangs take
     /// whole machines): `--load` then sizes the cluster in whole machines.
     fn whole_machines(&self) -> bool {

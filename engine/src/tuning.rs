@@ -62,6 +62,8 @@ pub struct Tuning {
     /// Bytes of an external policy's answers kept for step back; past it
     /// the oldest go, and a copy that needs one asks the program again.
     pub answer_budget: usize,
+    /// What policies are told of run times (`--estimate`).
+    pub estimate: crate::estimate::Estimate,
     /// Where the engine's warnings go (a job rejected, a recorded hold
     /// over its machine's GPUs, answers no longer kept): the application's
     /// log; by default nowhere. The engine itself writes nothing.
@@ -111,6 +113,7 @@ impl Default for Tuning {
             fair_by: FairBy::User,
             policy_timeout: DEFAULT_POLICY_TIMEOUT,
             answer_budget: 64 << 20,
+            estimate: crate::estimate::Estimate::Oracle,
             warn: Warn::default(),
         }
     }

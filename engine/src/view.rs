@@ -37,10 +37,19 @@ pub trait View {
     fn queue_in_order(&self, limit: usize) -> Vec<u32>;
     /// Whole GPUs free on `machine`.
     fn free_gpus(&self, machine: u32) -> u32;
-    /// The job's run time under the current power limit (oracle policies may know it).
+    /// The job's run time under the current power limit, as `--estimate`
+    /// tells it (the truth for the oracle).
     fn runtime(&self, job: u32) -> Option<Secs>;
-    /// Seconds the job still needs if it (re)starts now, restart cost included.
+    /// Seconds the job still needs if it (re)starts now, restart cost
+    /// included, as `--estimate` tells it.
     fn time_left(&self, job: u32) -> Option<Secs>;
+    /// When a running job is expected to end, as `--estimate` tells it
+    /// (its end for the oracle; now for a job past its estimate).
+    fn expected_end(&self, job: u32) -> Secs;
+    /// `time_left` as it truly is, for a policy that plans from the
+    /// trace's own durations whatever the estimate (gandiva, as
+    /// ElasticFlow's simulator runs it).
+    fn true_time_left(&self, job: u32) -> Option<Secs>;
     /// GPU-service attained so far, milli-GPU-seconds (the current run included).
     fn attained(&self, job: u32) -> u128;
     /// The work a job carries (the default for a job never preempted).

@@ -235,6 +235,10 @@ pub struct Job {
     pub gpu_type: Option<TypeId>,
     /// How it ended, as the trace records it.
     pub status: JobStatus,
+    /// The run time its submitter asked for (a batch system's time limit),
+    /// where the trace records one: what `--estimate requested` tells
+    /// policies instead of the true run time.
+    pub requested: MaybeSecs,
     /// The time it should end by, in trace seconds (ElasticFlow's `deadline`);
     /// none where the trace has none, and for best-effort jobs.
     pub deadline: MaybeSecs,

@@ -171,6 +171,7 @@ impl Build {
             deadline: crate::model::MaybeSecs::NONE,
             model: Some(self.symbols.intern(&dataset)),
             segments: index..index + 1,
+            requested: crate::model::MaybeSecs::NONE,
             native_row: index,
         });
     }

@@ -216,6 +216,11 @@ pub(crate) const COLUMNS: &[Column] = &[
         when: Some(external),
         value: |r| r.command.clone().unwrap_or_default(),
     },
+    Column {
+        name: "estimate",
+        when: Some(|r| r.estimate.is_some()),
+        value: |r| r.estimate.clone().unwrap_or_default(),
+    },
 ];
 
 /// The columns a document of `reports` has: every column some run has.
@@ -261,6 +266,7 @@ mod tests {
             policy: "fifo".into(),
             command: None,
             placement: "consolidate".into(),
+            estimate: None,
             speed_model: false,
             gpus: 8,
             gpus_per_node: Some(8),

@@ -193,7 +193,7 @@ pub(super) fn sim(a: &SimArgs) -> Result<()> {
     let about = if a.trace.policies.policy_schedule.is_some() {
         "policies switched on schedule"
     } else {
-        policy.describe()
+        &policy.describe_under(&run.tuning)
     };
     super::outputs::summary(
         &render(&[report], a.trace.output, true, about, meta.as_ref()),

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 /// What every table names, so a number is never shown without its rules.
 pub(super) const RULES: &str = "JCT = finish − submit; wait = first start − submit; slowdown = JCT / run time; \
 makespan = last finish − first submit; util = busy GPU-seconds / (GPUs × makespan); \
-offered load = GPU-seconds submitted / (last − first submit); percentiles interpolate linearly (numpy default); sjf, sgf and fifo-backfill use the trace's run times as oracle";
+offered load = GPU-seconds submitted / (last − first submit); percentiles interpolate linearly (numpy default)";
 
 pub(super) use crate::trace::human_secs;
 
@@ -102,17 +102,22 @@ pub(super) fn table_one(r: &Report, describe: &str) -> String {
     summary_row(&mut o, "JCT", &r.jct_s, true);
     summary_row(&mut o, "wait", &r.wait_s, true);
     summary_row(&mut o, "slowdown", &r.slowdown, false);
-    let _ = writeln!(o, "rules: {}", rules(r.speed_model));
+    let _ = writeln!(o, "rules: {}", rules(r.speed_model, r.estimate.as_deref()));
     o
 }
 
-/// The rules; with a speed model, what a run time is there.
-fn rules(speed_model: bool) -> String {
+/// The rules: what run times the policies that order by them are told
+/// (`--estimate`), and with a speed model what a run time is there.
+fn rules(speed_model: bool, estimate: Option<&str>) -> String {
+    let told = match estimate {
+        None => "sjf, srtf, sgf, fifo-backfill and external policies are told the true run times (oracle)".to_string(),
+        Some(e) => format!("sjf, srtf, sgf, fifo-backfill and external policies are told run times as --estimate {e} gives them; jobs run their true run times"),
+    };
     if !speed_model {
-        return RULES.to_string();
+        return format!("{RULES}; {told}");
     }
     format!(
-        "{RULES}; with a speed model a job's run time is its work ÷ its rate on the GPUs it holds — with --throughputs its iterations ÷ the table's rate, with --gpu-speed its recorded run time × the factor of the type it ran on ÷ that of the type it runs on (the oracle's run time, runtime_s, and a preempted job's in slowdown: on the GPUs it asks for, fastest type it may use)"
+        "{RULES}; {told}; with a speed model a job's run time is its work ÷ its rate on the GPUs it holds — with --throughputs its iterations ÷ the table's rate, with --gpu-speed its recorded run time × the factor of the type it ran on ÷ that of the type it runs on (the oracle's run time, runtime_s, and a preempted job's in slowdown: on the GPUs it asks for, fastest type it may use)"
     )
 }
 
@@ -240,7 +245,14 @@ fn many_footer(o: &mut String, rs: &[Report]) {
             let _ = writeln!(o, "{}: {}", r.policy, admitted_note(a));
         }
     }
-    let _ = writeln!(o, "rules: {}", rules(rs.iter().any(|r| r.speed_model)));
+    let _ = writeln!(
+        o,
+        "rules: {}",
+        rules(
+            rs.iter().any(|r| r.speed_model),
+            rs.iter().find_map(|r| r.estimate.as_deref())
+        )
+    );
 }
 
 /// The policy's own deadline ratio, said for what it is.

@@ -196,6 +196,20 @@ pub struct PolicyArgs {
     /// Seconds an external policy (exec:CMD) may take to answer one message.
     #[arg(long, value_name = "SECS", default_value_t = 10.0)]
     pub policy_timeout: f64,
+    /// What the policies that order by run time (sjf, srtf, sgf,
+    /// fifo-backfill, exec:) are told of it: oracle (the true run time),
+    /// requested (the run time the trace records was asked for) or
+    /// lognormal:SIGMA (the truth times e^(SIGMA·Z), Z drawn per job from
+    /// --estimate-seed). Jobs still run for their true run time.
+    #[arg(long, value_name = "ESTIMATE", default_value = "oracle", value_parser = parse_estimate)]
+    pub estimate: crate::sim::Estimate,
+    /// The seed of lognormal estimates.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub estimate_seed: u64,
+}
+
+pub(super) fn parse_estimate(s: &str) -> Result<crate::sim::Estimate, ArgError> {
+    s.parse()
 }
 
 impl PolicyArgs {
@@ -216,6 +230,7 @@ impl PolicyArgs {
             las_starve: self.las_starve,
             fair_by: self.fair_by,
             policy_timeout: std::time::Duration::from_secs_f64(self.policy_timeout),
+            estimate: self.estimate.seeded(self.estimate_seed),
             ..crate::cli::logger::logged_tuning()
         }))
     }

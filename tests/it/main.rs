@@ -18,6 +18,7 @@ mod elasticflow_fidelity;
 mod elasticflow_port;
 mod energy;
 mod engine_semantics;
+mod estimates;
 mod exec_answers;
 mod exec_budget;
 mod exec_by_hand;

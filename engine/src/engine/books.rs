@@ -53,7 +53,15 @@ impl View for Engine {
     }
 
     fn runtime(&self, job: u32) -> Option<Secs> {
-        self.runtime_of(job)
+        self.estimated_runtime(job)
+    }
+
+    fn expected_end(&self, job: u32) -> Secs {
+        Engine::expected_end(self, job)
+    }
+
+    fn true_time_left(&self, job: u32) -> Option<Secs> {
+        Engine::time_left(self, job)
     }
 
     fn work_left(&self, job: u32) -> Option<f64> {
@@ -65,7 +73,7 @@ impl View for Engine {
     }
 
     fn time_left(&self, job: u32) -> Option<Secs> {
-        Engine::time_left(self, job)
+        self.estimated_left_on(job, None)
     }
 
     fn attained(&self, job: u32) -> u128 {

@@ -6,6 +6,7 @@ mod books;
 mod clock;
 mod elastic;
 mod ends;
+mod estimated;
 mod held_ends;
 mod holds;
 mod power;

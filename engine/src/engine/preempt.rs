@@ -64,7 +64,7 @@ impl Engine {
     /// for an elastic job under a policy that places jobs itself (it comes
     /// back from none GPUs as a scaling, as ElasticFlow charges it), else
     /// the preemption cost.
-    fn restart_cost(&self, job: u32) -> Secs {
+    pub(super) fn restart_cost(&self, job: u32) -> Secs {
         if self.seat.walk == Walk::Explicit && self.elastic_range(job).is_some() {
             self.tuning.rescale_cost
         } else {

@@ -62,7 +62,7 @@ impl Engine {
         // Run times are kept for a backfill walk only.
         if self.queue.classes[class as usize].short.is_some() {
             let short = self
-                .time_left(job)
+                .estimated_left_on(job, None)
                 .map_or(u64::MAX - 1, |r| r.max(0) as u64);
             if let Some(t) = &mut self.queue.classes[class as usize].short {
                 t.set(self.shapes.members().pos[job as usize] as usize, short);

@@ -126,14 +126,24 @@ impl Engine {
             return;
         };
         let head = self.shapes.arrival[head_rank as usize];
-        if self.reservation.as_ref().is_none_or(|r| r.head != head) {
+        // An estimate's shadow time can pass with the head still waiting
+        // (a job ran past its estimate): it is planned again.
+        let stale = |r: &Reservation| {
+            r.head != head || (!self.tuning.estimate.is_oracle() && r.shadow < self.now)
+        };
+        if self.reservation.as_ref().is_none_or(stale) {
+            let expected = self.expected_ends();
+            let ends = match &expected {
+                Some(e) => e,
+                None => self.completions.ordered(),
+            };
             self.reservation = Some(Reservation::compute(
                 head,
                 &self.trace.jobs[head as usize].demand,
                 self.shapes.shapes[self.shapes.class_of[head as usize] as usize].1,
                 self.placement,
                 &mut self.cluster,
-                self.completions.ordered(),
+                ends,
                 &self.running,
             ));
         }
@@ -169,7 +179,7 @@ impl Engine {
             let job = self.shapes.arrival[rank as usize];
             // On the GPUs it is given (a job with a speed runs at theirs).
             let ends = self
-                .time_left_on(job, Some(&g))
+                .estimated_left_on(job, Some(&g))
                 .map(|r| self.now + r.max(0));
             let res = self.reservation.as_mut().expect("computed above");
             if ends.is_none_or(|e| e > res.shadow) {

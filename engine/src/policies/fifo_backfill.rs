@@ -19,6 +19,10 @@ impl Rule for FifoBackfill {
         &["backfill"]
     }
 
+    fn orders_by_runtime(&self) -> bool {
+        true
+    }
+
     fn walk(&self) -> Walk {
         Walk::Backfill
     }

@@ -15,6 +15,10 @@ impl Rule for Sgf {
         "shortest GPU-time (run time × GPUs) first (oracle)"
     }
 
+    fn orders_by_runtime(&self) -> bool {
+        true
+    }
+
     fn walk(&self) -> Walk {
         Walk::Greedy
     }

@@ -15,6 +15,10 @@ impl Rule for Sjf {
         "shortest run time first (oracle)"
     }
 
+    fn orders_by_runtime(&self) -> bool {
+        true
+    }
+
     fn walk(&self) -> Walk {
         Walk::Greedy
     }

@@ -14,6 +14,10 @@ impl Rule for Srtf {
         "preemptive shortest remaining time first (oracle)"
     }
 
+    fn orders_by_runtime(&self) -> bool {
+        true
+    }
+
     fn walk(&self) -> Walk {
         Walk::Preemptive
     }
@@ -43,12 +47,12 @@ impl Books for SrtfBooks {
     /// Running jobs are kept by end time: remaining time is end − now, the
     /// same order, without re-keying as time passes.
     fn running_key(&self, v: &dyn View, job: u32) -> u64 {
-        v.job(job).end as u64 ^ (1 << 63)
+        v.expected_end(job) as u64 ^ (1 << 63)
     }
 
     /// Remaining time now against the waiting job's time left.
     fn below(&self, v: &dyn View, victim: u32, _running: u64, waiting: u64) -> bool {
-        (v.job(victim).end - v.now()).max(0) as u64 > waiting
+        (v.expected_end(victim) - v.now()).max(0) as u64 > waiting
     }
 
     fn passive(&self) -> bool {

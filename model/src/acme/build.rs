@@ -235,6 +235,7 @@ impl Build {
             deadline: MaybeSecs::NONE,
             model: (!ty.is_empty()).then(|| self.symbols.intern(&ty)),
             segments: seg_start..self.segments.len() as u32,
+            requested: crate::model::MaybeSecs::NONE,
             native_row: row_index,
         });
     }

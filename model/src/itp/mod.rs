@@ -367,6 +367,7 @@ fn parse_row<F: Fields>(
         deadline: deadline.into(),
         model,
         segments: 0..0,
+        requested: crate::model::MaybeSecs::NONE,
         native_row: index,
     };
     Ok((job, values))

@@ -207,6 +207,7 @@ pub(crate) fn trace(
             deadline: crate::model::MaybeSecs::NONE,
             model: tag.and_then(|g| g.workload),
             segments: seg_start..segments.len() as u32,
+            requested: crate::model::MaybeSecs::NONE,
             native_row: i as u32,
         });
     }

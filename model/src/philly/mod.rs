@@ -327,6 +327,7 @@ fn build(
             deadline: crate::model::MaybeSecs::NONE,
             model: None,
             segments: seg_start..segments.len() as u32,
+            requested: crate::model::MaybeSecs::NONE,
             native_row: i as u32,
         });
     }

@@ -224,6 +224,10 @@ impl Options {
                     Some(clap::builder::StringValueParser::new().parse_ref(cmd, arg, v)?)
             }
             "policy_timeout" => knobs.policy_timeout = f64_parser().parse_ref(cmd, arg, v)?,
+            "estimate" => knobs.estimate = policy_arg::parse_estimate.parse_ref(cmd, arg, v)?,
+            "estimate_seed" => {
+                knobs.estimate_seed = clap::value_parser!(u64).parse_ref(cmd, arg, v)?
+            }
             "offered_load" => t.offered_load = Some(f64_parser().parse_ref(cmd, arg, v)?),
             "seed" => t.seed = Some(clap::value_parser!(u64).parse_ref(cmd, arg, v)?),
             "output" => {
@@ -301,6 +305,8 @@ fn blank(format: crate::trace::Format, path: PathBuf) -> SimArgs {
                 fair_by: crate::sim::FairBy::User,
                 policy_schedule: None,
                 policy_timeout: 0.0,
+                estimate: crate::sim::Estimate::Oracle,
+                estimate_seed: 0,
             },
             offered_load: None,
             seed: None,

@@ -229,8 +229,8 @@ fn picker_about(app: &App, at: usize, text_w: usize) -> Vec<String> {
         .get(at)
         .map(|&p| match p.available(app.trace()) {
             Ok(()) => match p.caveat(app.trace(), tuning) {
-                Some(c) => format!("{}: {} · note: {c}", p.label(), p.describe()),
-                None => format!("{}: {}", p.label(), p.describe()),
+                Some(c) => format!("{}: {} · note: {c}", p.label(), p.describe_under(tuning)),
+                None => format!("{}: {}", p.label(), p.describe_under(tuning)),
             },
             Err(u) => format!("{}: not here: {}", p.label(), u.short),
         });
@@ -289,7 +289,7 @@ fn picker_rows(app: &App, inner: Rect, buf: &mut Buffer, at: usize, text_w: usiz
         let text = match (why, p.caveat(app.trace(), tuning)) {
             (Some(why), _) => format!("{lead} {now} {} not here: {why}", label14(p)),
             (None, Some(c)) => format!("{lead} {now} {} note: {c}", label14(p)),
-            (None, None) => format!("{lead} {now} {} {}", label14(p), p.describe()),
+            (None, None) => format!("{lead} {now} {} {}", label14(p), p.describe_under(tuning)),
         };
         let text = crate::text::fit(&text, text_w);
         buf.set_stringn(inner.x, inner.y + i as u16, text, text_w, style);

@@ -51,6 +51,7 @@ pub fn tiny(machines: &[u32], jobs: &[(i64, i64, u32)]) -> Arc<Trace> {
             deadline: None.into(),
             model: None,
             segments: 0..0,
+            requested: tracetui::trace::MaybeSecs::NONE,
             native_row: i as u32,
         })
         .collect();

@@ -45,6 +45,11 @@ impl Rule for ExecRule {
         KeyMeaning::Signed
     }
 
+    /// It is told each job's `runtime`: the estimate.
+    fn orders_by_runtime(&self) -> bool {
+        true
+    }
+
     fn command(&self) -> Option<&str> {
         Some(&self.0.program.cmd)
     }
