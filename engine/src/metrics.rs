@@ -219,6 +219,10 @@ pub struct Report {
     /// Jobs the policy declined (admission control): they never ran.
     #[serde(skip_serializing_if = "is_zero")]
     pub jobs_dropped: u64,
+    /// On a cluster of several GPU types, the jobs that held GPUs of two
+    /// or more at once (each ran at the slowest of them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub jobs_across_types: Option<u64>,
     /// Jobs not done, rejected or dropped: never started, or still waiting or
     /// running when the run ended (at the end of a run, what a policy left).
     pub jobs_unfinished: u64,

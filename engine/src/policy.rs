@@ -144,7 +144,7 @@ impl Policy {
         let Err(u) = self.available(trace) else {
             return Ok(());
         };
-        if u.short == crate::rule::PART_MACHINE {
+        if u.short == crate::rule::PART_MACHINE || u.short == crate::rule::MIXED_TYPES {
             return Err(ArgError::PartMachine {
                 policy: self.name().to_string(),
                 why: u.lacks,

@@ -15,6 +15,10 @@ use tracetui_model::{Secs, Trace};
 /// refusal of the options given, not of the trace.
 pub(crate) const PART_MACHINE: &str = "a part machine";
 
+/// `Unavailable::short` of a cluster of several GPU types where the policy
+/// runs on one: a refusal of the cluster given, as `PART_MACHINE`.
+pub(crate) const MIXED_TYPES: &str = "mixed GPU types";
+
 /// Why a policy cannot run on a trace.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Unavailable {

@@ -269,6 +269,34 @@ fn build(types: Vec<TypeRow>, file: &str, switches: u32) -> Result<Cluster, Inpu
     })
 }
 
+/// `cluster` (read from a spec) with each GPU type's machines scaled so
+/// that it holds at least `gpus` GPUs: every type's count × `gpus` ÷ the
+/// spec's GPUs, rounded up (to whole switches for ElasticFlow's spec), at
+/// least one machine each; the types' shares stay the spec's. `why` names
+/// the rule in the cluster's line.
+pub(crate) fn scaled(cluster: &Cluster, gpus: u64, why: &str) -> Result<Cluster, InputError> {
+    let total = cluster.total_gpus().max(1);
+    let mut rows: Vec<TypeRow> = Vec::new();
+    for m in &cluster.machines {
+        let name = &cluster.gpu_types[m.gpu_type as usize];
+        match rows.last_mut() {
+            Some(r) if r.0 == *name && r.2 == m.gpus => r.1 += 1,
+            _ => rows.push((name.clone(), 1, m.gpus, m.cpus, m.mem_gb)),
+        }
+    }
+    let step = u64::from(cluster.switches.max(1));
+    for r in &mut rows {
+        let want = (r.1 as u128 * gpus as u128).div_ceil(total as u128);
+        let want = u64::try_from(want).unwrap_or(u64::MAX).max(1);
+        r.1 = want.div_ceil(step).saturating_mul(step);
+    }
+    let mut c = build(rows, why, cluster.switches)?;
+    c.origin = c
+        .origin
+        .replace(&format!("(--cluster {why})"), &format!("({why})"));
+    Ok(c)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -133,6 +133,7 @@ pub use speed::attach as attach_speeds;
 pub use speed::attach_with as attach_speeds_with;
 pub use speed::Speeds;
 /// Renamed from `throughput::parse_spec`: `--throughputs [TYPE=]DIR` as given.
+pub use throughput::derived_spec as derived_throughput_spec;
 pub use throughput::parse_spec as parse_throughput_spec;
 /// Renamed from `throughput::parse_table`: one model's throughput table.
 pub use throughput::parse_table as parse_throughput_table;

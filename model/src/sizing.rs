@@ -81,12 +81,38 @@ pub(crate) fn whole_nodes(
     Ok((checked_size(n, file, why)?, g as u32))
 }
 
+/// `--load` on a cluster from `--cluster`: its machines scaled, type by
+/// type in the spec's proportions, to hold at least `n` GPUs (`wanted`
+/// says what they are).
+fn scale_spec(
+    trace: &mut super::Trace,
+    load: f64,
+    offered: f64,
+    (n, wanted): (u32, &str),
+) -> Result<String, InputError> {
+    let why = format!("--cluster's machines scaled to hold {wanted} for --load {load}");
+    let c = super::cluster_spec::scaled(&trace.cluster, n as u64, &why)?;
+    let got = c.total_gpus().max(1);
+    let line = format!(
+        "{}: offered load {offered:.1} GPUs is {:.1} % of it",
+        c.origin,
+        offered / got as f64 * 100.0
+    );
+    trace.cluster = Cluster {
+        origin: line.clone(),
+        ..c
+    };
+    super::speed::rebind(trace)?;
+    Ok(line)
+}
+
 /// `--load L`: the cluster of a trace without a machine list resized so
 /// that the jobs offer `load` of it on average (GPUs = offered load ÷ L,
 /// rounded up, at least the largest job), in machines of `per_node`; with
 /// `whole`, rounded up to whole machines (for a policy whose gangs take
-/// whole machines). Returns the line that says so; a trace that lists its
-/// machines is refused.
+/// whole machines); a cluster from `--cluster` keeps its types, each
+/// type's machines scaled in proportion. Returns the line that says so; a
+/// trace that lists its machines is refused.
 pub fn size_for_load(
     trace: &mut super::Trace,
     load: f64,
@@ -117,8 +143,16 @@ pub fn size_for_load(
         .unwrap_or(1);
     let n = ((offered / load).ceil().max(largest as f64).max(1.0)).min(u64::MAX as f64) as u64;
     let n = checked_size(n, &trace.source, &format!("--load {load}"))?;
-    let g = per_node.clamp(1, super::limits::MAX_MACHINE_GPUS);
     let raised = largest == n as u64 && offered / load < largest as f64;
+    if trace.cluster.sized_by == "--cluster" {
+        let wanted = if raised {
+            format!("the largest job's {largest} GPUs")
+        } else {
+            format!("{n} GPUs")
+        };
+        return scale_spec(trace, load, offered, (n, &wanted));
+    }
+    let g = per_node.clamp(1, super::limits::MAX_MACHINE_GPUS);
     let unrounded = n;
     let n = match whole {
         Some(_) if n > g => {

@@ -199,12 +199,12 @@ pub fn attach_with(
         let name = trace.symbols.get(model);
         let c = curves.of(model.index(), name, batch_size, &tables, &type_table);
         if c == NONE {
-            *without
-                .entry(format!(
-                    "{} at batch {batch_size}",
-                    crate::text::sanitize(name)
-                ))
-                .or_default() += 1;
+            let key = format!(
+                "{} at batch {batch_size}{}",
+                crate::text::sanitize(name),
+                lacking(&trace.cluster, &tables, &type_table, name, batch_size)
+            );
+            *without.entry(key).or_default() += 1;
             continue;
         }
         work[i] = iters as f64;
@@ -287,6 +287,28 @@ impl Curves {
         self.keys.insert(key, c);
         c
     }
+}
+
+/// On a cluster of several GPU types, the types whose table has no row for
+/// `model` at `batch` (` on T4`); nothing on one type.
+fn lacking(
+    cluster: &Cluster,
+    tables: &[Tables],
+    type_table: &[u32],
+    model: &str,
+    batch: u32,
+) -> String {
+    if cluster.gpu_types.len() < 2 {
+        return String::new();
+    }
+    let types: Vec<String> = cluster
+        .gpu_types
+        .iter()
+        .zip(type_table)
+        .filter(|&(_, &t)| tables[t as usize].row(model, batch).is_none())
+        .map(|(g, _)| crate::text::sanitize(g))
+        .collect();
+    format!(" on {}", types.join(", "))
 }
 
 /// The line on the jobs with no table row, which keep their recorded durations.
@@ -376,13 +398,21 @@ fn tables_said(tables: &[Tables], cluster: &Cluster) -> String {
         .iter()
         .map(|t| {
             let dir = crate::text::sanitize(&t.dir.display().to_string());
-            match &t.gpu_type {
-                Some(ty) => format!("{} on {dir}", crate::text::sanitize(ty)),
-                None if cluster.gpu_types.len() > 1 && named => {
+            let shown = |s: &str| crate::text::sanitize(s);
+            match (&t.gpu_type, &t.derived) {
+                (Some(ty), Some((from, f))) => {
+                    format!(
+                        "{} = {} × {f} (derived, not profiled)",
+                        shown(ty),
+                        shown(from)
+                    )
+                }
+                (Some(ty), None) => format!("{} on {dir}", shown(ty)),
+                (None, _) if cluster.gpu_types.len() > 1 && named => {
                     format!("{dir} for the other types")
                 }
-                None if cluster.gpu_types.len() > 1 => format!("{dir} for every type"),
-                None => dir,
+                (None, _) if cluster.gpu_types.len() > 1 => format!("{dir} for every type"),
+                (None, _) => dir,
             }
         })
         .collect::<Vec<_>>()

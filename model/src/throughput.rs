@@ -41,6 +41,22 @@ pub struct Tables {
     pub dir: PathBuf,
     /// Model name (the file's stem) → its table.
     pub models: BTreeMap<String, ModelTable>,
+    /// Made from another type's tables (`T4=A100*0.32`): that type and
+    /// the factor every rate was multiplied by.
+    pub derived: Option<(String, f64)>,
+}
+
+/// `--throughputs TYPE=OTHER*F`: the type, the type whose tables it is
+/// made from, and the factor (a positive number), where `spec` has that
+/// form and names no directory.
+pub fn derived_spec(spec: &str) -> Option<(String, String, f64)> {
+    let (ty, rest) = spec.split_once('=')?;
+    let (from, f) = rest.rsplit_once('*')?;
+    let (ty, from) = (ty.trim(), from.trim());
+    let named = |s: &str| !s.is_empty() && !s.contains(['/', '*', '=']);
+    let f: f64 = f.trim().parse().ok()?;
+    let ok = named(ty) && named(from) && f.is_finite() && f > 0.0 && f <= 1e6;
+    (ok && !Path::new(rest).is_dir()).then(|| (ty.to_string(), from.to_string(), f))
 }
 
 /// `--throughputs [TYPE=]DIR` as given: the type, if named, and the directory.
@@ -119,7 +135,26 @@ impl Tables {
             gpu_type,
             dir: dir.to_path_buf(),
             models,
+            derived: None,
         })
+    }
+
+    /// These tables for the GPU type `gpu_type`, every rate × `factor`
+    /// (a type profiled nowhere, made from one that was).
+    pub fn derive(&self, gpu_type: &str, factor: f64) -> Tables {
+        let mut models = self.models.clone();
+        for row in models.values_mut().flat_map(|m| m.rows.values_mut()) {
+            for (_, rate) in row.iter_mut() {
+                *rate *= factor;
+            }
+        }
+        let from = self.gpu_type.clone().unwrap_or_else(|| "GPU".into());
+        Tables {
+            gpu_type: Some(gpu_type.to_string()),
+            dir: self.dir.clone(),
+            models,
+            derived: Some((from, factor)),
+        }
     }
 
     /// The profiled row of `model` at global batch size `batch`.

@@ -197,6 +197,11 @@ pub(crate) const COLUMNS: &[Column] = &[
         value: |r| count(r.jobs_dropped),
     },
     Column {
+        name: "jobs_across_types",
+        when: Some(|r| r.jobs_across_types.is_some()),
+        value: |r| r.jobs_across_types.map(count).unwrap_or_default(),
+    },
+    Column {
         name: "resizes",
         when: Some(speed_model),
         value: |r| count(r.resizes),
@@ -275,6 +280,7 @@ mod tests {
             jobs_done: 1,
             jobs_rejected: 0,
             jobs_dropped: 0,
+            jobs_across_types: None,
             jobs_unfinished: 0,
             makespan_s: Some(10),
             jct_s: Summary::of(&[10.0]),

@@ -62,7 +62,13 @@ pub(crate) fn inputs_of(hashes: &Hashes, t: &TraceArgs) -> Vec<InputMeta> {
 fn listed(t: &TraceArgs) -> Vec<Listed> {
     let read = &t.load.read;
     let mut out = Vec::new();
-    for spec in &read.throughputs {
+    // A derived type's tables are its base's (hashed there) times a
+    // factor the knobs hold.
+    let dirs = read
+        .throughputs
+        .iter()
+        .filter(|s| crate::trace::derived_throughput_spec(s).is_none());
+    for spec in dirs {
         let (ty, dir) = crate::trace::parse_throughput_spec(spec);
         let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
             .map(|d| {

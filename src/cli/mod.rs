@@ -18,6 +18,7 @@ pub(crate) mod plotting;
 pub mod policy_arg;
 mod policy_new;
 mod py_imports;
+mod read_args;
 mod results;
 mod run_args;
 mod runs;
@@ -25,7 +26,7 @@ mod sweep;
 pub mod tui;
 
 use crate::sim::Placement;
-use crate::trace::{Format, LoadOptions};
+use crate::trace::Format;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 pub use policy_arg::{PolicyArg, PolicyArgs};
 use run_args::parse_policy;
@@ -208,7 +209,9 @@ pub struct ReadArgs {
     /// of MODEL.csv, rows by global batch size, columns by GPU count): a
     /// job of N iterations runs N ÷ (iterations/s on its GPUs) seconds.
     /// TYPE=DIR for the tables of one GPU type; repeat for several.
-    #[arg(long, value_name = "[TYPE=]DIR")]
+    /// TYPE=OTHER*F makes a type's tables from another's, every rate × F
+    /// (a type profiled nowhere: T4=A100*0.32).
+    #[arg(long, value_name = "[TYPE=]DIR|TYPE=OTHER*F")]
     pub throughputs: Vec<String>,
     /// GPU types' relative speeds, for traces without throughput tables
     /// (PAI: V100=1,T4=0.5,MISC=0.4; types not named: 1). A job that may
@@ -236,66 +239,6 @@ pub(crate) fn gpus_per_node() -> clap::builder::RangedI64ValueParser<u32> {
 /// `--gpu`: the GPUs Zeus released power traces of.
 pub(crate) fn power_gpu() -> clap::builder::PossibleValuesParser {
     clap::builder::PossibleValuesParser::new(["a40", "p100", "rtx6000", "v100"])
-}
-
-impl ReadArgs {
-    /// Loads a trace as these options say, its jobs given their speeds
-    /// from `--throughputs` (said in the report's notes).
-    pub(crate) fn load(
-        &self,
-        format: Format,
-        path: &std::path::Path,
-    ) -> Result<(crate::trace::Trace, crate::trace::LoadReport), crate::trace::InputError> {
-        use crate::trace::{parse_throughput_spec, ThroughputTables};
-        let (mut trace, mut report) = crate::trace::load(format, path, &self.options())?;
-        if let Some(spec) = &self.cluster {
-            let names_machines = trace
-                .jobs
-                .iter()
-                .any(|j| j.gpu_type.is_some() || !j.segments.is_empty());
-            if trace.cluster.sized_by.is_empty() || names_machines {
-                return Err(crate::trace::InputError::file(
-                    &spec.display().to_string(),
-                    "--cluster is for traces without a machine list; this trace lists its machines (or its jobs name GPU types or machines)",
-                ));
-            }
-            let before =
-                std::mem::replace(&mut trace.cluster, crate::trace::load_cluster_spec(spec)?);
-            report.notes.retain(|n| *n != before.origin);
-            report.note(trace.cluster.origin.clone());
-        }
-        if !self.throughputs.is_empty() {
-            let tables = self
-                .throughputs
-                .iter()
-                .map(|s| {
-                    let (ty, dir) = parse_throughput_spec(s);
-                    ThroughputTables::load(&dir, ty)
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            for line in crate::trace::attach_speeds(&mut trace, tables)? {
-                report.note(line);
-            }
-        }
-        if !self.gpu_speed.is_empty() {
-            use crate::trace::{attach_factors, parse_factors};
-            let factors = parse_factors(&self.gpu_speed)?;
-            for line in attach_factors(&mut trace, factors)? {
-                report.note(line);
-            }
-        }
-        Ok((trace, report))
-    }
-
-    pub(crate) fn options(&self) -> LoadOptions {
-        LoadOptions {
-            strict: self.strict,
-            gpus: self.gpus,
-            gpus_per_node: self.gpus_per_node,
-            include_cpu_jobs: self.include_cpu_jobs,
-            ties: self.ties,
-        }
-    }
 }
 
 /// An energy model for the replay (Zeus traces).

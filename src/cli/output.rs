@@ -59,9 +59,13 @@ pub(super) fn table_one(r: &Report, describe: &str) -> String {
         0 => String::new(),
         n => format!(", dropped {n}"),
     };
+    let across = match r.jobs_across_types {
+        None | Some(0) => String::new(),
+        Some(n) => format!("; {n} ran across GPU types, at the slower's rate"),
+    };
     let _ = writeln!(
         o,
-        "jobs      {} (done {}, rejected {}{dropped}, unfinished {})",
+        "jobs      {} (done {}, rejected {}{dropped}, unfinished {}{across})",
         r.jobs, r.jobs_done, r.jobs_rejected, r.jobs_unfinished
     );
     let _ = writeln!(
@@ -102,13 +106,22 @@ pub(super) fn table_one(r: &Report, describe: &str) -> String {
     summary_row(&mut o, "JCT", &r.jct_s, true);
     summary_row(&mut o, "wait", &r.wait_s, true);
     summary_row(&mut o, "slowdown", &r.slowdown, false);
-    let _ = writeln!(o, "rules: {}", rules(r.speed_model, r.estimate.as_deref()));
+    let _ = writeln!(
+        o,
+        "rules: {}",
+        rules(
+            r.speed_model,
+            r.estimate.as_deref(),
+            r.jobs_across_types.unwrap_or(0)
+        )
+    );
     o
 }
 
 /// The rules: what run times the policies that order by them are told
-/// (`--estimate`), and with a speed model what a run time is there.
-fn rules(speed_model: bool, estimate: Option<&str>) -> String {
+/// (`--estimate`), and with a speed model what a run time is there (and
+/// at what speed a job across GPU types ran, where `across` did).
+fn rules(speed_model: bool, estimate: Option<&str>, across: u64) -> String {
     let told = match estimate {
         None => "sjf, srtf, sgf, fifo-backfill and external policies are told the true run times (oracle)".to_string(),
         Some(e) => format!("sjf, srtf, sgf, fifo-backfill and external policies are told run times as --estimate {e} gives them; jobs run their true run times"),
@@ -116,8 +129,12 @@ fn rules(speed_model: bool, estimate: Option<&str>) -> String {
     if !speed_model {
         return format!("{RULES}; {told}");
     }
+    let across = match across {
+        0 => String::new(),
+        n => format!("; a job on GPUs of two types runs at the slower type's rate for its whole GPU count ({n} jobs did)"),
+    };
     format!(
-        "{RULES}; {told}; with a speed model a job's run time is its work ÷ its rate on the GPUs it holds — with --throughputs its iterations ÷ the table's rate, with --gpu-speed its recorded run time × the factor of the type it ran on ÷ that of the type it runs on (the oracle's run time, runtime_s, and a preempted job's in slowdown: on the GPUs it asks for, fastest type it may use)"
+        "{RULES}; {told}{across}; with a speed model a job's run time is its work ÷ its rate on the GPUs it holds — with --throughputs its iterations ÷ the table's rate, with --gpu-speed its recorded run time × the factor of the type it ran on ÷ that of the type it runs on (the oracle's run time, runtime_s, and a preempted job's in slowdown: on the GPUs it asks for, fastest type it may use)"
     )
 }
 
@@ -250,7 +267,8 @@ fn many_footer(o: &mut String, rs: &[Report]) {
         "rules: {}",
         rules(
             rs.iter().any(|r| r.speed_model),
-            rs.iter().find_map(|r| r.estimate.as_deref())
+            rs.iter().find_map(|r| r.estimate.as_deref()),
+            rs.iter().filter_map(|r| r.jobs_across_types).sum()
         )
     );
 }

@@ -52,6 +52,10 @@ struct JobRow<'a> {
     jct_s: Option<Secs>,
     preemptions: u32,
     machines: Option<u16>,
+    /// The GPU types of the machines it ran on (`A100`, `A100+T4`), and
+    /// the machines' names (`n0000;n0001`), every run's.
+    gpu_types: String,
+    machine_names: String,
     /// The run time the job needs (the trace's, or from the throughput
     /// tables on the GPUs it asks for), and the GPU-seconds it
     /// held (every run, restarts included): their sum over the jobs is
@@ -94,12 +98,33 @@ fn job_row<'a>(e: &'a Engine, policy: &'a str, job: u32) -> JobRow<'a> {
         jct_s: done.then_some(st.end - j.submit),
         preemptions: e.preemptions_of(job),
         machines: started.then_some(st.machines),
+        gpu_types: ran_on(e, job).0,
+        machine_names: ran_on(e, job).1,
         runtime_s: e.speed_runtime(job).or(j.runtime.get()),
         gpu_seconds: Amount::of(e.held_gpu_seconds(job).unwrap_or(0.0)),
         deadline_s: j.deadline.get(),
         met: j.deadline.get().map(|d| done && st.end <= d),
         energy_j: e.job_power(job).map(|p| p.joules),
     }
+}
+
+/// The GPU types (`A100+T4`) and names (`n0000;n0001`) of the machines
+/// `job` ran on; empty where it never started.
+fn ran_on(e: &Engine, job: u32) -> (String, String) {
+    let Some(machines) = e.machines_of(job) else {
+        return Default::default();
+    };
+    let c = &e.trace().cluster;
+    let mut types: Vec<&str> = Vec::new();
+    let mut names: Vec<&str> = Vec::new();
+    for m in machines.iter().filter_map(|&m| c.machines.get(m as usize)) {
+        let ty = c.gpu_types[m.gpu_type as usize].as_str();
+        if !types.contains(&ty) {
+            types.push(ty);
+        }
+        names.push(&m.name);
+    }
+    (types.join("+"), names.join(";"))
 }
 
 /// The cluster at one tick.

@@ -21,8 +21,9 @@ pub struct TraceArgs {
     pub policies: PolicyArgs,
     /// Size the cluster for this offered load, for traces without a machine
     /// list: GPUs = the jobs' average GPU demand ÷ LOAD (0.8: the jobs ask
-    /// for 80 % of the GPUs on average), at least the largest job.
-    #[arg(long = "load", value_name = "LOAD", conflicts_with_all = ["gpus", "cluster_spec"])]
+    /// for 80 % of the GPUs on average), at least the largest job; with
+    /// --cluster, the spec's machines scaled type by type to that size.
+    #[arg(long = "load", value_name = "LOAD", conflicts_with_all = ["gpus"])]
     pub offered_load: Option<f64>,
     /// Resample the arrivals with this seed: the same jobs in the same order
     /// over the same span, the gaps between submissions shuffled (deadlines

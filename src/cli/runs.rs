@@ -80,6 +80,7 @@ pub(super) fn run(spec: &RunSpec, outputs: &Outputs) -> Result<(Engine, Report, 
     let mut e = spec.engine();
     if outputs.jobs.is_some() {
         e.track_held();
+        e.track_placed();
     }
     let switches = spec
         .schedule

@@ -122,6 +122,7 @@ impl Lesson {
                     gpu_type: None,
                     dir: PathBuf::from(&label),
                     models: [(e.model.clone(), table)].into(),
+                    derived: None,
                 };
                 for line in attach_speeds(&mut trace, vec![tables])? {
                     report.note(line);

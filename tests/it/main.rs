@@ -29,6 +29,7 @@ mod exec_waiting;
 mod fuzz;
 mod gen_memory;
 mod gpu_speed;
+mod hetero;
 mod honest_metrics;
 mod hostile_input;
 mod hostile_text;

@@ -137,7 +137,7 @@ fn a_new_policy_edited_and_switched_to_live_in_the_replay() {
     // The picker offers it by its config name, after the built-ins.
     t.keys(&["p"]);
     t.wait_for("external: python3");
-    t.keys(&["Down"; 12]);
+    t.keys(&["Down"; 13]);
     // Chosen, it is described in full: the edited line is what runs.
     t.wait_for("edited by hand");
     t.keys(&["Enter"]);

@@ -126,6 +126,7 @@ fn each_gpu_type_runs_at_its_own_table() {
             gpu_type: Some(ty.into()),
             dir: ty.into(),
             models,
+            derived: None,
         }
     };
     let tables = vec![
@@ -236,9 +237,16 @@ fn elasticflow_traces_run_their_recorded_durations_from_its_tables() {
             "{said}"
         );
         let runtimes = |s: &str| -> Vec<i64> {
+            let at = s
+                .lines()
+                .next()
+                .unwrap()
+                .split(',')
+                .position(|c| c == "runtime_s")
+                .unwrap();
             s.lines()
                 .skip(1)
-                .map(|l| l.split(',').nth(14).unwrap().parse().unwrap())
+                .map(|l| l.split(',').nth(at).unwrap().parse().unwrap())
                 .collect()
         };
         let (a, b) = (runtimes(&plain), runtimes(&fast));
@@ -365,8 +373,14 @@ fn a_cluster_of_two_gpu_types_from_a_spec_runs_each_at_its_tables() {
     ]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     let (t, s) = (trace.to_str().unwrap(), spec.to_str().unwrap());
+    // --load scales the spec's machines, type by type (issue 60).
     let o = tracetui(&["sim", "itp", t, "--cluster", s, "--load", "0.8"]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("× 4 A100 + ") && stderr(&o).contains("--cluster's machines scaled"),
+        "{}",
+        stderr(&o)
+    );
     let pai = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-traces/pai");
     let o = tracetui(&["sim", "pai", pai, "--cluster", s]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));

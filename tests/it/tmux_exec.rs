@@ -95,7 +95,7 @@ fn an_external_policy_live_in_the_replay() {
     t.keys(&["p"]);
     let s = t.wait_for("my-sjf");
     assert!(s.contains("external: python3"), "{s}");
-    t.keys(&["Down"; 12]);
+    t.keys(&["Down"; 13]);
     t.keys(&["Enter"]);
     let s = t.wait_for("MY-SJF · sample itp");
     assert!(s.contains("· my-sjf ·"), "the queue's order: {s}");

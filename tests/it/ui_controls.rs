@@ -284,6 +284,8 @@ fn pickers_jump_by_letter_and_the_split_s_opens_after_the_live_policy() {
     app.update(Action::Char('f'));
     assert_eq!(at(&app), "fair");
     app.update(Action::Char('f'));
+    assert_eq!(at(&app), "fifo-fastest");
+    app.update(Action::Char('f'));
     assert_eq!(at(&app), "fifo");
     app.update(Action::Char('%'));
     assert_eq!(at(&app), "fifo", "no policy starts so: it stays");

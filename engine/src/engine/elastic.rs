@@ -275,6 +275,7 @@ impl Engine {
         st.end = now + self.tuning.rescale_cost + left;
         st.machines = machines_of(grants).min(u16::MAX as usize) as u16;
         self.completions.push(st.end, job);
+        self.note_placed(job, grants);
         self.running.insert(job, grants);
         self.tally.resizes += 1;
         self.emit(Event::Resized {

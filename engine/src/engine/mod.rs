@@ -9,6 +9,7 @@ mod ends;
 mod estimated;
 mod held_ends;
 mod holds;
+mod placed;
 mod power;
 mod power_meter;
 mod preempt;
@@ -166,6 +167,8 @@ pub struct Engine {
     /// Milli-GPU-seconds each job has held (every run, restarts and
     /// recorded holds included), when asked for (`track_held`).
     held: Option<Vec<u64>>,
+    /// Where jobs ran (`placed.rs`).
+    placed_on: placed::Placed,
     /// When the jobs this engine started end.
     completions: ends::Ends,
     cluster: ClusterState,
@@ -265,6 +268,7 @@ impl Engine {
             placed: Vec::new(),
             holds: holds::Holds::default(),
             held: None,
+            placed_on: placed::Placed::default(),
             completions: ends::Ends::for_jobs(n, now),
             cluster,
             queue: Queue::new(classes),
@@ -333,6 +337,7 @@ impl Engine {
             .filter(|&(i, g)| i == 0 || grants[i - 1].machine != g.machine)
             .count();
         self.jobs[job as usize].machines = machines.min(u16::MAX as usize) as u16;
+        self.note_placed(job, grants);
         self.emit(Event::Started {
             job,
             at: self.now,

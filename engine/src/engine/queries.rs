@@ -225,6 +225,7 @@ impl Engine {
             jobs_done: self.jobs_done(),
             jobs_rejected: self.tally.rejected,
             jobs_dropped: self.tally.dropped,
+            jobs_across_types: self.jobs_across_types(),
             jobs_unfinished: (self.trace.jobs.len() as u64)
                 .saturating_sub(self.jobs_done() + self.tally.rejected + self.tally.dropped),
             makespan_s: makespan,

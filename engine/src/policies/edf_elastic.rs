@@ -195,7 +195,22 @@ fn held_gpus(g: &[crate::cluster::Grant]) -> u64 {
 /// says how to give one.
 pub(super) fn needs_alike_machines(trace: &Trace, hint: &str) -> Result<(), Unavailable> {
     let c = &trace.cluster;
-    if c.gpu_types.len() != 1 || c.per_node.is_none() {
+    if c.gpu_types.len() > 1 {
+        // ElasticFlow's simulator runs one GPU type per run (its
+        // --gpu_type picks one table directory): a mixed cluster is no
+        // cluster it runs, whatever spec gave it.
+        return Err(Unavailable {
+            lacks: format!(
+                "one GPU type, as ElasticFlow's simulator runs one type per run, and this one has {}",
+                tracetui_model::text::sanitize(&c.gpu_types.join(", "))
+            ),
+            short: crate::rule::MIXED_TYPES.into(),
+            hint: Some(
+                "run it on one type's machines, or use a policy that runs across types (fifo-fastest, edf-elastic, fifo, sjf)".into(),
+            ),
+        });
+    }
+    if c.per_node.is_none() {
         return Err(Unavailable {
             lacks: "a cluster of one GPU type, every machine alike".into(),
             short: "mixed machines".into(),

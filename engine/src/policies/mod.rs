@@ -9,6 +9,7 @@ pub(crate) mod exec;
 mod fair;
 mod fifo;
 mod fifo_backfill;
+mod fifo_fastest;
 mod first_fit;
 mod gandiva;
 mod keyed;
@@ -52,6 +53,7 @@ built_in! {
     EdfElastic => edf_elastic::EdfElastic,
     ElasticFlow => elasticflow::ElasticFlow,
     Gandiva => gandiva::Gandiva,
+    FifoFastest => fifo_fastest::FifoFastest,
 }
 
 #[cfg(test)]
@@ -76,6 +78,6 @@ mod tests {
         for (p, name) in named {
             assert_eq!(p.name(), name);
         }
-        assert_eq!(Policy::built_in().len(), named.len() + 2);
+        assert_eq!(Policy::built_in().len(), named.len() + 3);
     }
 }

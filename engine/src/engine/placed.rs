@@ -1,0 +1,56 @@
+//! Where jobs ran: the machines of each job's runs (for per-job results,
+//! when asked), and the jobs that ran across GPU types — at the slowest
+//! of them, as a gang moves as one (`speed.rs`), said in the report.
+
+use super::Engine;
+use crate::cluster::Grant;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// The machines each job ran on (when tracked), and the jobs whose GPUs
+/// spanned types.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Placed {
+    /// Job → the machines of all its runs, ascending; only while tracked.
+    machines: Option<FxHashMap<u32, Vec<u32>>>,
+    /// Jobs that held GPUs of two types or more at once.
+    across: FxHashSet<u32>,
+}
+
+impl Engine {
+    /// Keeps the machines each job runs on from now on (`machines_of`).
+    pub fn track_placed(&mut self) {
+        self.placed_on.machines = Some(FxHashMap::default());
+    }
+
+    /// The machines `job` ran on, ascending (see `track_placed`).
+    pub fn machines_of(&self, job: u32) -> Option<&[u32]> {
+        self.placed_on
+            .machines
+            .as_ref()?
+            .get(&job)
+            .map(Vec::as_slice)
+    }
+
+    /// Notes that `job` runs on `grants` from now.
+    pub(super) fn note_placed(&mut self, job: u32, grants: &[Grant]) {
+        let machines = &self.trace.cluster.machines;
+        if self.trace.cluster.gpu_types.len() > 1 {
+            let ty = |g: &Grant| machines.get(g.machine as usize).map(|m| m.gpu_type);
+            let first = grants.first().and_then(ty);
+            if grants.iter().any(|g| ty(g) != first) {
+                self.placed_on.across.insert(job);
+            }
+        }
+        if let Some(all) = self.placed_on.machines.as_mut() {
+            let ran = all.entry(job).or_default();
+            ran.extend(grants.iter().map(|g| g.machine));
+            ran.sort_unstable();
+            ran.dedup();
+        }
+    }
+
+    /// How many jobs ran across GPU types, on a cluster of several.
+    pub(super) fn jobs_across_types(&self) -> Option<u64> {
+        (self.trace.cluster.gpu_types.len() > 1).then_some(self.placed_on.across.len() as u64)
+    }
+}

@@ -1,0 +1,101 @@
+//! Reading a trace as the command line says: the format's loader, then
+//! `--cluster`'s machines, `--throughputs`' tables (a type's derived from
+//! another's) and `--gpu-speed`'s factors.
+
+use super::ReadArgs;
+use crate::trace::{Format, LoadOptions};
+
+impl ReadArgs {
+    /// Loads a trace as these options say, its jobs given their speeds
+    /// from `--throughputs` (said in the report's notes).
+    pub(crate) fn load(
+        &self,
+        format: Format,
+        path: &std::path::Path,
+    ) -> Result<(crate::trace::Trace, crate::trace::LoadReport), crate::trace::InputError> {
+        let (mut trace, mut report) = crate::trace::load(format, path, &self.options())?;
+        if let Some(spec) = &self.cluster {
+            let names_machines = trace
+                .jobs
+                .iter()
+                .any(|j| j.gpu_type.is_some() || !j.segments.is_empty());
+            if trace.cluster.sized_by.is_empty() || names_machines {
+                return Err(crate::trace::InputError::file(
+                    &spec.display().to_string(),
+                    "--cluster is for traces without a machine list; this trace lists its machines (or its jobs name GPU types or machines)",
+                ));
+            }
+            let before =
+                std::mem::replace(&mut trace.cluster, crate::trace::load_cluster_spec(spec)?);
+            report.notes.retain(|n| *n != before.origin);
+            report.note(trace.cluster.origin.clone());
+        }
+        if !self.throughputs.is_empty() {
+            let tables = self.tables(&trace.source)?;
+            for line in crate::trace::attach_speeds(&mut trace, tables)? {
+                report.note(line);
+            }
+        }
+        if !self.gpu_speed.is_empty() {
+            use crate::trace::{attach_factors, parse_factors};
+            let factors = parse_factors(&self.gpu_speed)?;
+            for line in attach_factors(&mut trace, factors)? {
+                report.note(line);
+            }
+        }
+        Ok((trace, report))
+    }
+
+    /// `--throughputs`: each directory's tables, then each type derived
+    /// from another's (`T4=A100*0.32`).
+    fn tables(
+        &self,
+        source: &str,
+    ) -> Result<Vec<crate::trace::ThroughputTables>, crate::trace::InputError> {
+        use crate::trace::{derived_throughput_spec, parse_throughput_spec, ThroughputTables};
+        let mut tables = Vec::new();
+        for s in self
+            .throughputs
+            .iter()
+            .filter(|s| derived_throughput_spec(s).is_none())
+        {
+            let (ty, dir) = parse_throughput_spec(s);
+            tables.push(ThroughputTables::load(&dir, ty)?);
+        }
+        for (ty, from, f) in self
+            .throughputs
+            .iter()
+            .filter_map(|s| derived_throughput_spec(s))
+        {
+            let base = tables.iter().find(|t| {
+                t.derived.is_none()
+                    && t.gpu_type
+                        .as_ref()
+                        .is_some_and(|n| n.eq_ignore_ascii_case(&from))
+            });
+            let Some(base) = base else {
+                return Err(crate::trace::InputError::file(
+                    source,
+                    format!(
+                        "--throughputs {}={}*{f}: no --throughputs {}=DIR to derive it from",
+                        crate::text::sanitize(&ty),
+                        crate::text::sanitize(&from),
+                        crate::text::sanitize(&from)
+                    ),
+                ));
+            };
+            tables.push(base.derive(&ty, f));
+        }
+        Ok(tables)
+    }
+
+    pub(crate) fn options(&self) -> LoadOptions {
+        LoadOptions {
+            strict: self.strict,
+            gpus: self.gpus,
+            gpus_per_node: self.gpus_per_node,
+            include_cpu_jobs: self.include_cpu_jobs,
+            ties: self.ties,
+        }
+    }
+}
