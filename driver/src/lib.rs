@@ -30,6 +30,7 @@ pub use probe::{
     probe_spec, register, register_all, register_all_named, register_probed, register_spec,
     resolve, ExecSpec, Probed,
 };
+pub use stderr::POLICY_OUTPUT;
 
 // Processes: all ended (at exit, on a signal), and the temporary files with them.
 pub use procs::{die_if_signalled, die_of, end_all, end_on_signals, temp_done, temp_file};

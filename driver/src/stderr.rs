@@ -9,6 +9,10 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 use tracetui_model::text::sanitize;
 
+/// The log target of a policy's stderr lines: its own output (shown as
+/// `NAME: line`), not tracetui's warnings.
+pub const POLICY_OUTPUT: &str = "policy";
+
 /// The longest stderr line kept; the rest of the line is dropped.
 const MAX_LINE: usize = 400;
 /// The lines kept for an error: a Python traceback's last frames and its error.
@@ -85,7 +89,7 @@ impl Stderr {
         line.clear();
         let mut lines = lock_lines(&self.shared.0);
         if !lines.held {
-            log::warn!("{}: {text}", self.label);
+            log::info!(target: POLICY_OUTPUT, "{}: {text}", self.label);
         }
         if lines.tail.len() == TAIL {
             lines.tail.pop_front();
@@ -104,10 +108,10 @@ impl Stderr {
         }
         lines.held = false;
         if lines.dropped > 0 {
-            log::warn!("{}: ({} earlier lines)", self.label, lines.dropped);
+            log::info!(target: POLICY_OUTPUT, "{}: ({} earlier lines)", self.label, lines.dropped);
         }
         for l in &lines.tail {
-            log::warn!("{}: {l}", self.label);
+            log::info!(target: POLICY_OUTPUT, "{}: {l}", self.label);
         }
     }
 

@@ -202,12 +202,27 @@ pub enum Refused {
     },
     /// A start or resize that names no GPUs, and the placement rule finds
     /// none for it on the cluster as the answer leaves it so far.
-    #[error("start job {job}: it does not fit now ({placement} placement)")]
+    #[error("start job {job}: it does not fit now ({placement} placement, {free} GPUs free once the answer's earlier changes are made); start it when its GPUs are free, or name free GPUs for it")]
     NoFit {
         /// The job, by index in the trace.
         job: u32,
         /// The placement rule's name.
         placement: &'static str,
+        /// Whole GPUs free then.
+        free: u64,
+    },
+    /// A resize (or an elastic start) to a count the cluster cannot give
+    /// now, without `shrink_to_fit`.
+    #[error("scale job {job} to {gpus} GPUs: they do not fit now ({placement} placement, {free} GPUs free once the answer's earlier changes are made); ask for fewer, or set shrink_to_fit to take the largest of its levels that fits")]
+    ScaleNoFit {
+        /// The job, by index in the trace.
+        job: u32,
+        /// The GPUs asked for.
+        gpus: u32,
+        /// The placement rule's name.
+        placement: &'static str,
+        /// Whole GPUs free then.
+        free: u64,
     },
     /// A start names GPUs for a gang that are not its count of whole GPUs.
     #[error("start job {job}: a gang of {gpus} GPUs takes {gpus} whole GPUs")]

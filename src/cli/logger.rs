@@ -7,10 +7,15 @@ struct Stderr;
 
 impl log::Log for Stderr {
     fn enabled(&self, m: &Metadata) -> bool {
-        m.level() <= Level::Warn
+        m.level() <= Level::Warn || m.target() == crate::driver::POLICY_OUTPUT
     }
 
     fn log(&self, r: &Record) {
+        // An external policy's stderr: its own output, as it wrote it.
+        if r.target() == crate::driver::POLICY_OUTPUT {
+            super::print_err(&format!("{}", r.args()));
+            return;
+        }
         if self.enabled(r.metadata()) {
             let tag = if r.level() == Level::Error {
                 "error"
@@ -28,7 +33,7 @@ static LOGGER: Stderr = Stderr;
 
 pub(crate) fn init_stderr() {
     if log::set_logger(&LOGGER).is_ok() {
-        log::set_max_level(LevelFilter::Warn);
+        log::set_max_level(LevelFilter::Info);
     }
 }
 

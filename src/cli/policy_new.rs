@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 pub(crate) const HELPER: &str = include_str!("../../policies/tracetui_policy.py");
 const HELPER_FILE: &str = "tracetui_policy.py";
 const TEMPLATE: &str = include_str!("policy_template.py");
+const ELASTIC: &str = include_str!("policy_template_elastic.py");
 
 #[derive(Debug, Subcommand)]
 pub enum PolicyCommand {
@@ -26,6 +27,11 @@ pub struct NewArgs {
     /// The language to write it in.
     #[arg(long, value_enum, default_value_t = Lang::Python)]
     pub lang: Lang,
+    /// An elastic policy (protocol 2) for traces with throughput tables:
+    /// it resizes jobs to the fewest GPUs that meet their deadlines, and
+    /// drops those none can.
+    #[arg(long)]
+    pub elastic: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -46,7 +52,8 @@ fn new(a: &NewArgs) -> Result<()> {
     if !dir.as_os_str().is_empty() && !dir.is_dir() {
         bail!("{}: no such directory", shown(&dir));
     }
-    let text = TEMPLATE.replace("{{NAME}}", &name);
+    let template = if a.elastic { ELASTIC } else { TEMPLATE };
+    let text = template.replace("{{NAME}}", &name);
     create_new(&script, &text, 0o755).wrap_err_with(|| {
         format!(
             "{}: not written (it is never overwritten: choose another name, or move it away)",
@@ -72,15 +79,16 @@ fn new(a: &NewArgs) -> Result<()> {
         || "~/.config/tracetui/config.toml".to_string(),
         |f| self::shown(&f),
     );
+    let try_it = if a.elastic {
+        try_elastic(&abs_shown)
+    } else {
+        try_plain(&abs_shown)
+    };
     super::print_out(&format!(
         "wrote {shown}\n\
          {helper_shown}: {helper_note}\n\
          \n\
-         Try it (from any directory: it imports the helper from beside itself):\n  \
-         tracetui sim itp sample.csv --policy 'exec:python3 {abs_shown}'\n  \
-         tracetui compare itp sample.csv --policies 'fifo,sjf,exec:python3 {abs_shown}'\n  \
-         tracetui sim itp sample.csv --policy 'exec:python3 {abs_shown}[age_weight=2]'\n\
-         (`tracetui gen itp sample.csv` writes a sample trace.)\n\
+         {try_it}\
          \n\
          Offer it in the replay's picker (p) and as --policy {name}: add to\n  \
          {config}\n  \
@@ -91,6 +99,34 @@ fn new(a: &NewArgs) -> Result<()> {
          docs/policy-protocol.md in tracetui's repository.\n"
     ));
     Ok(())
+}
+
+/// How to run a plain policy: commands that work as printed, on a trace
+/// `gen` writes.
+fn try_plain(script: &str) -> String {
+    format!(
+        "Try it (from any directory: it imports the helper from beside itself):\n  \
+         tracetui gen itp --jobs 500 --seed 1 --out sample.csv\n  \
+         tracetui sim itp sample.csv --policy 'exec:python3 {script}'\n  \
+         tracetui compare itp sample.csv --policies 'fifo,sjf,exec:python3 {script}'\n  \
+         tracetui sim itp sample.csv --policy 'exec:python3 {script}[age_weight=2]'\n"
+    )
+}
+
+/// How to run an elastic policy: on a trace in ElasticFlow's schema with
+/// ElasticFlow's own tables and cluster spec, from its artifact.
+fn try_elastic(script: &str) -> String {
+    format!(
+        "Try it on a trace with throughput tables (ElasticFlow's, from its artifact):\n  \
+         git clone --depth 1 https://github.com/pkusys/ElasticFlow\n  \
+         EF=ElasticFlow/ElasticFlow/scheduler\n  \
+         tracetui gen itp --jobs 200 --seed 1 --schema elasticflow --out ef.csv\n  \
+         tracetui sim itp ef.csv --cluster $EF/cluster_specs/n8g8.csv \\\n      \
+         --throughputs $EF/throughputs_A100 --policy 'exec:python3 {script}'\n  \
+         tracetui compare itp ef.csv --cluster $EF/cluster_specs/n8g8.csv \\\n      \
+         --throughputs $EF/throughputs_A100 \\\n      \
+         --policies 'edf-elastic,elasticflow,exec:python3 {script}'\n"
+    )
 }
 
 /// The directory and the name of `path` (`.py` dropped), the name checked:
@@ -144,6 +180,6 @@ mod tests {
         for bad in ["", "1st", "my policy", "a\u{1b}b", ".py"] {
             assert!(split(Path::new(bad)).is_err(), "{bad:?}");
         }
-        assert!(TEMPLATE.contains("{{NAME}}"));
+        assert!(TEMPLATE.contains("{{NAME}}") && ELASTIC.contains("{{NAME}}"));
     }
 }

@@ -322,3 +322,33 @@ fn an_end_held_for_a_job_that_found_no_room_goes_with_it() {
     assert_eq!(e[0], ("a".into(), "done".into(), "200".into()));
     assert_eq!(e[1], ("b".into(), "done".into(), "400".into()));
 }
+
+/// Issue 60, item 7: a resize that does not fit names the rule and the
+/// remedy (ask for fewer, or `shrink_to_fit`), and so does a start that
+/// does not fit. a holds 3 of the 4 GPUs; b is asked onto 2.
+#[test]
+fn a_refused_resize_or_start_names_the_remedy() {
+    if !common::python() {
+        return;
+    }
+    let run = Run::new(
+        "v2-no-fit",
+        "a,0,1000,m,9999,32,3,999\nb,10,1000,m,9999,32,2,999\n",
+    );
+    let cases = [
+        (
+            json!({"0": {"resize": [[0, 4]]}, "10": {"resize": [[0, 3], [1, 2]]}}),
+            "scale job 1 to 2 GPUs: they do not fit now (consolidate placement, 1 GPUs free once the answer's earlier changes are made); ask for fewer, or set shrink_to_fit to take the largest of its levels that fits",
+        ),
+        (
+            json!({"0": {"resize": [[0, 3]]}, "10": {"start": [1]}}),
+            "start job 1: it does not fit now (consolidate placement, 1 GPUs free once the answer's earlier changes are made); start it when its GPUs are free, or name free GPUs for it",
+        ),
+    ];
+    for (answers, said) in cases {
+        let plan = json!({"hello": v2_hello(0), "answers": answers});
+        let (o, _) = run.sim(&plan, &[]);
+        assert!(!o.status.success(), "{answers}");
+        assert!(stderr(&o).contains(said), "{answers}: {}", stderr(&o));
+    }
+}

@@ -148,3 +148,118 @@ fn a_new_policy_edited_and_switched_to_live_in_the_replay() {
     t.keys(&["q"]);
     t.wait_for("ready$");
 }
+
+/// The commands a `policy new` prints after "Try it", one per line (`\`
+/// continuations joined).
+fn tried(printed: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    let body = printed.split("Try it").nth(1).unwrap();
+    for line in body.lines().skip(1) {
+        let line = line.trim();
+        if line.is_empty() {
+            break;
+        }
+        match line.strip_suffix('\\') {
+            Some(l) => current.push_str(l),
+            None => {
+                current.push_str(line);
+                out.push(std::mem::take(&mut current));
+            }
+        }
+    }
+    out
+}
+
+/// Runs `lines` in `sh` in `dir`, with this tracetui first on PATH.
+fn run_lines(dir: &Path, lines: &[String]) -> Output {
+    let bin = Path::new(env!("CARGO_BIN_EXE_tracetui")).parent().unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    Command::new("sh")
+        .args(["-ec", &lines.join("\n")])
+        .env("PATH", path)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+/// Issue 60, item 7: the hints are commands that work as printed, and a
+/// policy's stderr is its own output, not tracetui's warnings.
+#[test]
+fn the_printed_hints_run_as_written() {
+    if !common::python() {
+        return;
+    }
+    let dir = common::scratch_dir("policy-new-hints");
+    let out = tracetui_at(&dir, &["policy", "new", "mine"]);
+    let lines = tried(&stdout(&out));
+    assert_eq!(lines.len(), 4, "{lines:?}");
+    assert!(lines[0].starts_with("tracetui gen itp "), "{lines:?}");
+    let o = run_lines(&dir, &lines);
+    assert!(o.status.success(), "{lines:?}: {}", stderr(&o));
+    assert!(stdout(&o).contains("policy    mine"), "{}", stdout(&o));
+    // A debug line on stderr is shown as the policy's own.
+    let script = dir.join("mine.py");
+    let text = std::fs::read_to_string(&script).unwrap().replace(
+        "        return job.milli",
+        "        print('keyed', job.id, file=sys.stderr)\n        return job.milli",
+    );
+    std::fs::write(&script, text).unwrap();
+    let o = run_lines(&dir, &lines[1..2]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.lines().any(|l| l.starts_with("mine: keyed ")), "{err}");
+    assert!(!err.contains("warning: mine"), "{err}");
+}
+
+/// `policy new --elastic`: a protocol-2 policy that resizes and drops,
+/// run as its printed hints say on ElasticFlow's own tables and spec (the
+/// artifact's files from ../shared, where the hints clone it).
+#[test]
+fn a_new_elastic_policy_runs_as_written_and_resizes_and_drops() {
+    if !common::python() {
+        return;
+    }
+    let Some(shared) = common::real_traces() else {
+        return;
+    };
+    let dir = common::scratch_dir("policy-new-elastic");
+    let out = tracetui_at(&dir, &["policy", "new", "--elastic", "mine"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines = tried(&stdout(&out));
+    assert!(lines[0].starts_with("git clone "), "{lines:?}");
+    // The clone, from the artifact's files here.
+    let sched = dir.join("ElasticFlow/ElasticFlow/scheduler");
+    std::fs::create_dir_all(&sched).unwrap();
+    let artifact = shared.join("elasticflow-artifact");
+    for d in ["cluster_specs", "throughputs_A100"] {
+        std::os::unix::fs::symlink(
+            std::fs::canonicalize(artifact.join(d)).unwrap(),
+            sched.join(d),
+        )
+        .unwrap();
+    }
+    let o = run_lines(&dir, &lines[1..4]);
+    assert!(o.status.success(), "{lines:?}: {}", stderr(&o));
+    let table = stdout(&o);
+    let count = |what: &str| -> u64 {
+        let line = table.lines().find(|l| l.starts_with(what)).unwrap_or("");
+        line.split_whitespace()
+            .find_map(|w| w.parse().ok())
+            .unwrap_or(0)
+    };
+    assert!(count("resized") > 0, "{table}");
+    assert!(table.contains("dropped "), "{table}");
+    assert!(
+        stderr(&o).contains("200 of 200 jobs run from throughput tables"),
+        "{}",
+        stderr(&o)
+    );
+    // The comparison line runs too, beside the built-in elastic policies.
+    let o = run_lines(
+        &dir,
+        &[lines[1].clone(), lines[2].clone(), lines[4].clone()],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("mine"), "{}", stdout(&o));
+}

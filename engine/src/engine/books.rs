@@ -233,6 +233,7 @@ impl Engine {
                     place(s, self.placement, d, *f).ok_or(Refused::NoFit {
                         job: j,
                         placement: self.placement.name(),
+                        free: s.free_gpus(*f),
                     })?
                 }
             };

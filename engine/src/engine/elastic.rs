@@ -93,9 +93,11 @@ impl Engine {
                     out.scale.push((j, g));
                 }
                 None if !a.scale_down_to_fit => {
-                    return Err(Refused::NoFit {
+                    return Err(Refused::ScaleNoFit {
                         job: j,
+                        gpus,
                         placement: self.placement.name(),
+                        free: s.free_gpus(crate::cluster::TypeFilter::Any),
                     })
                 }
                 None if self.running.get(&j).is_some() => out.preempt.push(j),
