@@ -21,7 +21,13 @@ pub(super) fn curves(e: &Engine, label: String, rows: &[TimelineRow]) -> Curves 
     Curves::of(e, label, &samples)
 }
 
-/// Where a figure's numbers go: `FILE.data.csv` for `FILE.svg`.
+/// Whether a figure goes to a PDF (`F.pdf`), not an SVG.
+fn is_pdf(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|x| x.eq_ignore_ascii_case("pdf"))
+}
+
+/// Where a figure's numbers go: `FILE.data.csv` for `FILE.svg` (or `FILE.pdf`).
 pub(super) fn data_path(svg: &Path) -> std::path::PathBuf {
     svg.with_extension("data.csv")
 }
@@ -68,11 +74,17 @@ pub(crate) fn save_with<M: serde::Serialize>(
     meta: Option<&M>,
 ) -> Result<()> {
     let shown = crate::text::sanitize(&path.display().to_string());
-    let svg = match meta {
-        Some(m) => super::meta::into_svg(&fig.svg, m),
-        None => fig.svg,
+    let bytes = if is_pdf(path) {
+        let json = meta.map(|m| serde_json::to_string(m).expect("meta serialises"));
+        crate::plot::pdf::from_svg(&fig.svg, json.as_deref())
+    } else {
+        match meta {
+            Some(m) => super::meta::into_svg(&fig.svg, m),
+            None => fig.svg,
+        }
+        .into_bytes()
     };
-    crate::outfile::write_atomic(path, |w| std::io::Write::write_all(w, svg.as_bytes()))
+    crate::outfile::write_atomic(path, |w| std::io::Write::write_all(w, &bytes))
         .map_err(|e| eyre!("{shown}: {e}"))?;
     let data = data_path(path);
     let data_shown = crate::text::sanitize(&data.display().to_string());

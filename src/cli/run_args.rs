@@ -67,7 +67,7 @@ pub struct SimArgs {
     pub timeline_tick: i64,
     /// Write the JCT, wait and slowdown CDFs, JCT by job size and the
     /// utilisation as one SVG (its numbers in FILE.data.csv beside it).
-    #[arg(long, value_name = "FILE.svg")]
+    #[arg(long, value_name = "FILE.svg|FILE.pdf")]
     pub plot: Option<std::path::PathBuf>,
     #[command(flatten)]
     pub look: PlotLook,
@@ -97,7 +97,7 @@ pub struct CompareArgs {
     pub from: Option<String>,
     /// Write every row's JCT, wait and slowdown CDFs, JCT by job size and
     /// utilisation as one SVG (its numbers in FILE.data.csv beside it).
-    #[arg(long, value_name = "FILE.svg", conflicts_with = "from")]
+    #[arg(long, value_name = "FILE.svg|FILE.pdf", conflicts_with = "from")]
     pub plot: Option<std::path::PathBuf>,
     #[command(flatten)]
     pub look: PlotLook,

@@ -8,14 +8,17 @@
 
 mod curves;
 mod data;
+mod interval;
 mod legend;
 mod lines;
 mod panels;
+pub(crate) mod pdf;
 mod style;
 mod ticks;
 
 pub(crate) use curves::Curves;
-pub(crate) use lines::{lines_figure, point, Axes, Line};
+pub(crate) use interval::{point, Bounds};
+pub(crate) use lines::{facets_figure, Axes, Facet, Line};
 
 use plotters::prelude::*;
 

@@ -160,16 +160,6 @@ pub(crate) fn linear_nice(lo: f64, hi: f64, unit: f64) -> Vec<f64> {
         .collect()
 }
 
-/// The unit a time axis up to `hi` seconds reads best in.
-pub(crate) fn time_unit(hi: f64) -> f64 {
-    match hi {
-        h if h < 2.0 * MIN => 1.0,
-        h if h < 2.0 * HOUR => MIN,
-        h if h < 2.0 * DAY => HOUR,
-        _ => DAY,
-    }
-}
-
 /// A linear axis that ticks at the values given (plotters' own key
 /// points lose the linear axis's number formatting).
 #[derive(Debug, Clone)]

@@ -63,6 +63,7 @@ mod schedule;
 mod source_rules;
 mod speed_model;
 mod sweep;
+mod sweep_figure;
 mod sweep_inputs;
 mod sweep_reuse;
 mod sweep_slurm;

@@ -124,26 +124,39 @@ fn a_sweep_figure_is_the_mean_over_the_seeds_with_its_interval() {
     let o = sweep(&plan, &out, &["--plot", svg.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = std::fs::read_to_string(&svg).unwrap();
-    assert!(text.contains("jct_mean_s against gpus"), "the title");
+    assert!(text.contains("mean JCT by cluster size"), "the title");
+    assert!(text.contains("cluster size (GPUs)"), "the x axis in words");
     assert!(text.contains("<metadata"));
     // Each point: the mean of its seeds' rows, with a t interval.
     let table = rows(&out);
     let mut r = csv::Reader::from_path(dir.join("fig.data.csv")).unwrap();
     let points: Vec<csv::StringRecord> = r.records().map(|x| x.unwrap()).collect();
     assert_eq!(points.len(), 4, "2 policies × 2 sizes");
+    // Shown in the unit its values read best in (the title says which).
+    let per = [
+        ("(d)", 86_400.0),
+        ("(h)", 3600.0),
+        ("(min)", 60.0),
+        ("(s)", 1.0),
+    ]
+    .into_iter()
+    .find(|(u, _)| text.contains(&format!("mean JCT {u}")))
+    .map(|(_, s)| s)
+    .expect("a time unit in the y title");
     for p in &points {
         let ys: Vec<f64> = table
             .iter()
-            .filter(|t| t["policy"] == p[1] && t["plan_gpus"] == p[2])
-            .map(|t| t["jct_mean_s"].parse().unwrap())
+            .filter(|t| t["policy"] == p[0] && t["plan_gpus"] == p[1])
+            .map(|t| t["jct_mean_s"].parse::<f64>().unwrap() / per)
             .collect();
         assert_eq!(ys.len(), 3);
         let mean = ys.iter().sum::<f64>() / 3.0;
-        let y: f64 = p[3].parse().unwrap();
-        assert!((y - mean).abs() < 1e-6 * mean.max(1.0), "{y} vs {mean}");
+        let y: f64 = p[2].parse().unwrap();
+        assert!((y - mean).abs() < 1e-9 * mean.max(1.0), "{y} vs {mean}");
         let sd = (ys.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / 2.0).sqrt();
-        let hi: f64 = p[5].parse().unwrap();
-        assert!((hi - (mean + 4.303 * sd / 3f64.sqrt())).abs() < 1e-6 * mean.max(1.0));
+        let hi: f64 = p[4].parse().unwrap();
+        assert!((hi - (mean + 4.303 * sd / 3f64.sqrt())).abs() < 1e-9 * mean.max(1.0));
+        assert!(p[5].starts_with("Student's t 95 %"), "{:?}", &p[5]);
         assert_eq!(&p[6], "3");
     }
     // An axis that is not one, or not numbers, is refused by name.

@@ -51,10 +51,11 @@ pub struct SweepArgs {
     /// --time=2:00:00 --cpus-per-task=8; a task runs -j its CPUs).
     #[arg(last = true, value_name = "SBATCH_OPTION", requires = "slurm")]
     pub sbatch: Vec<String>,
-    /// Draw a column of results.csv against an axis of the plan, one line
-    /// per policy, the mean over the seeds with its 95 % confidence
-    /// interval (its numbers in FILE.data.csv beside it).
-    #[arg(long, value_name = "FILE.svg")]
+    /// Draw a column of results.csv against an axis of the plan: a panel
+    /// per value of the other axes, a line per policy, the mean over the
+    /// seeds with its 95 % interval (its numbers in FILE.data.csv beside
+    /// it); SVG, or PDF for a .pdf name.
+    #[arg(long, value_name = "FILE.svg|FILE.pdf")]
     pub plot: Option<PathBuf>,
     /// The plan axis for the figure's x [default: load, else gpus, else the
     /// first axis of numbers].
@@ -68,6 +69,30 @@ pub struct SweepArgs {
         requires = "plot"
     )]
     pub plot_y: String,
+    /// The plan axes that make the figure's panels, one per value (or
+    /// combination) [default: every axis but x, seed and policy].
+    #[arg(
+        long,
+        value_name = "KEY[,KEY]",
+        value_delimiter = ',',
+        requires = "plot"
+    )]
+    pub plot_facet: Option<Vec<String>>,
+    /// The figure's title [default: the metric by the x axis, in words].
+    #[arg(long, value_name = "TEXT", requires = "plot")]
+    pub plot_title: Option<String>,
+    /// The x axis's title [default: the axis in words, with its unit].
+    #[arg(long, value_name = "TEXT", requires = "plot")]
+    pub plot_x_label: Option<String>,
+    /// The y axis's title [default: the metric in words, with its unit].
+    #[arg(long, value_name = "TEXT", requires = "plot")]
+    pub plot_y_label: Option<String>,
+    /// The y axis's lower end, in the unit shown.
+    #[arg(long, value_name = "Y", requires = "plot")]
+    pub plot_y_min: Option<f64>,
+    /// The y axis's upper end, in the unit shown.
+    #[arg(long, value_name = "Y", requires = "plot")]
+    pub plot_y_max: Option<f64>,
     #[command(flatten)]
     pub look: crate::cli::run_args::PlotLook,
     /// The command line the sweep was given (its figure's provenance).
@@ -93,7 +118,13 @@ impl SweepArgs {
             path: self.plot.as_deref()?,
             x: self.plot_x.as_deref(),
             y: &self.plot_y,
+            facet: self.plot_facet.as_deref(),
             look: self.look.look(),
+            title: self.plot_title.as_deref(),
+            x_label: self.plot_x_label.as_deref(),
+            y_label: self.plot_y_label.as_deref(),
+            y_min: self.plot_y_min,
+            y_max: self.plot_y_max,
             command: crate::cli::meta::shell_line(&self.command_line),
         })
     }

@@ -14,6 +14,7 @@ mod record;
 mod reuse;
 mod slurm;
 mod traces;
+mod words;
 
 use super::meta::{Hashes, Meta};
 use super::{headless, SimArgs};
@@ -52,7 +53,8 @@ pub(super) fn run(a: &SweepArgs) -> Result<()> {
         refuse_a_pipe(value, &args.trace.load.path)?;
     }
     if let Some(p) = &a.plot {
-        figure::x_axis(&plan, a.plot_x.as_deref())?;
+        let x = figure::x_axis(&plan, a.plot_x.as_deref())?;
+        figure::facet_axes(&plan, x, a.plot_facet.as_deref())?;
         check_figure(p, a, &reps)?;
     }
     let out = &a.out;
