@@ -41,8 +41,10 @@ pub(crate) struct Style {
     pub marker: Marker,
 }
 
-/// The built-in policies' fixed (colour, marker) pairs.
-const FIXED: [(&str, usize, usize); 10] = [
+/// The built-in policies' fixed (colour, marker) pairs: those a paper
+/// compares side by side (the queue policies; ElasticFlow's baselines)
+/// differ in colour.
+const FIXED: [(&str, usize, usize); 14] = [
     ("fifo", 0, 0),
     ("sjf", 1, 1),
     ("las", 2, 2),
@@ -53,6 +55,10 @@ const FIXED: [(&str, usize, usize); 10] = [
     ("edf", 3, 0),
     ("fair", 0, 4),
     ("recorded", 6, 3),
+    ("elasticflow", 4, 2),
+    ("edf-elastic", 5, 0),
+    ("gandiva", 1, 3),
+    ("fifo-fastest", 0, 3),
 ];
 
 const PAIRS: usize = PALETTE.len() * MARKERS.len();
@@ -80,18 +86,32 @@ fn wanted(name: &str) -> usize {
     }
 }
 
-/// Each label's style: its name's pair, or, where another label of the
-/// figure has that pair already, the next free one.
+/// Each label's style: a built-in's fixed pair; another name's from its
+/// hash, moved on to the next pair whose colour no other label of the
+/// figure has (while colours are left), else the next free pair.
 pub(crate) fn styles<S: AsRef<str>>(labels: &[S]) -> Vec<Style> {
-    let mut taken: Vec<usize> = Vec::new();
+    let fixed = |l: &str| FIXED.iter().any(|(n, _, _)| *n == l);
+    // The built-ins first: their pairs are theirs whatever else is drawn.
+    let mut taken: Vec<usize> = labels
+        .iter()
+        .filter(|l| fixed(l.as_ref()))
+        .map(|l| wanted(l.as_ref()))
+        .collect();
     labels
         .iter()
         .map(|l| {
             let mut i = wanted(l.as_ref());
-            while taken.contains(&i) && taken.len() < PAIRS {
-                i = (i + 1) % PAIRS;
+            if !fixed(l.as_ref()) {
+                let colours: Vec<usize> = taken.iter().map(|&t| pair(t).0).collect();
+                let fresh = (0..PAIRS)
+                    .map(|k| (i + k) % PAIRS)
+                    .find(|&j| !taken.contains(&j) && !colours.contains(&pair(j).0));
+                while taken.contains(&i) && taken.len() < PAIRS {
+                    i = (i + 1) % PAIRS;
+                }
+                i = fresh.unwrap_or(i);
+                taken.push(i);
             }
-            taken.push(i);
             let (c, m) = pair(i);
             Style {
                 colour: PALETTE[c],
@@ -155,6 +175,24 @@ mod tests {
         assert_eq!(a[1], b[2]);
         assert_eq!(a[2], b[0]);
         assert_eq!(styles(&["mine"])[0], b[1]);
+    }
+
+    #[test]
+    fn elasticflows_baselines_and_a_policy_of_ones_own_differ_in_colour() {
+        let s = styles(&[
+            "elasticflow",
+            "edf-elastic",
+            "gandiva",
+            "las",
+            "elastic_edf",
+        ]);
+        let mut colours: Vec<RGBColor> = s.iter().map(|s| s.colour).collect();
+        colours.dedup();
+        colours.sort_by_key(|c| (c.0, c.1, c.2));
+        colours.dedup();
+        assert_eq!(colours.len(), 5);
+        // The built-ins' are theirs in any figure.
+        assert_eq!(s[0], styles(&["elasticflow"])[0]);
     }
 
     #[test]

@@ -231,3 +231,33 @@ fn a_plot_cannot_be_asked_with_from() {
     ]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// A `.pdf` name writes the same figure as a PDF page: the same texts in
+/// Helvetica, its numbers beside it, the provenance inside, the same
+/// bytes twice.
+#[test]
+fn a_pdf_name_writes_the_figure_as_pdf() {
+    let dir = common::scratch_dir("plot-pdf");
+    let run = |name: &str| {
+        let out = dir.join(name);
+        let o = tracetui(&[
+            "compare",
+            "itp",
+            SAMPLE,
+            "--policies",
+            "fifo,sjf",
+            "--plot",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        std::fs::read(&out).unwrap()
+    };
+    let pdf = run("fig.pdf");
+    let has = |s: &str| pdf.windows(s.len()).any(|w| w == s.as_bytes());
+    assert!(pdf.starts_with(b"%PDF-1.4") && pdf.ends_with(b"%%EOF\n"));
+    assert!(has("/BaseFont /Helvetica") && has("/FlateDecode") && has("/tracetui ("));
+    assert!(dir.join("fig.data.csv").is_file());
+    assert_eq!(run("fig.pdf"), pdf, "the same bytes twice");
+    // Its page is the SVG's size in points (¾ of a pixel).
+    assert!(has("/MediaBox [0 0 1125 750]"));
+}

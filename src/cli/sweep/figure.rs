@@ -214,22 +214,31 @@ pub(super) fn draw(plan: &Plan, records: &[Record], w: &Wanted) -> Result<()> {
     let metric = super::words::metric(w.y);
     let unit = metric.unit(ys(&g));
     let panels = panels(&g, &facets, metric.bounds, unit.1);
-    let seeds = plan.axes().any(|k| k.name == "seed");
+    let seeds = plan
+        .axes()
+        .find(|k| k.name == "seed")
+        .map_or(0, |k| k.values.len());
     let y_title = w
         .y_label
-        .map_or_else(|| metric.title(unit.0, seeds), str::to_string);
+        .map_or_else(|| metric.title(unit.0), str::to_string);
     let x_title = w
         .x_label
         .map_or_else(|| super::words::axis(x), str::to_string);
+    let over = match seeds {
+        0 => String::new(),
+        n => format!(" (mean over {n} seeds, 95 % interval)"),
+    };
     let title = w.title.map_or_else(
-        || format!("{} by {}", metric.words, super::words::axis_short(x)),
+        || format!("{} by {}{over}", metric.words, super::words::axis_short(x)),
         str::to_string,
     );
+    // A share's axis runs 0 to 1 unless the user fixes it otherwise.
+    let share = metric.is_share();
     let axes = Axes {
         x: &x_title,
         y: &y_title,
-        y_min: w.y_min,
-        y_max: w.y_max,
+        y_min: w.y_min.or(share.then_some(0.0)),
+        y_max: w.y_max.or(share.then_some(1.0)),
     };
     let shown = crate::text::sanitize(&w.path.display().to_string());
     let mut fig =

@@ -58,14 +58,10 @@ pub(super) fn metric(column: &str) -> Metric {
     }
     match column {
         "makespan_s" => m("makespan", Kind::Seconds, Bounds::NonNegative),
-        "deadline_met" => m(
-            "deadlines met",
-            Kind::Share("jobs with a deadline"),
-            Bounds::Share,
-        ),
+        "deadline_met" => m("deadlines met", Kind::Share("deadlines"), Bounds::Share),
         "deadline_admitted" => m(
             "deadlines admitted",
-            Kind::Share("jobs with a deadline"),
+            Kind::Share("deadlines"),
             Bounds::Share,
         ),
         "gpu_util" => m("GPU utilisation", Kind::Share("GPU time"), Bounds::Share),
@@ -105,21 +101,20 @@ impl Metric {
         }
     }
 
-    /// The y axis's title: its words, unit, and over `seeds`, that each
-    /// point is a mean with an interval.
-    pub(super) fn title(&self, unit: &str, seeds: bool) -> String {
+    /// The y axis's title: its words and unit.
+    pub(super) fn title(&self, unit: &str) -> String {
         let unit = match self.kind {
             Kind::Seconds => format!(" ({unit})"),
             Kind::Share(of) => format!(" (share of {of})"),
             Kind::Plain("") => String::new(),
             Kind::Plain(u) => format!(" ({u})"),
         };
-        let over = if seeds {
-            ", mean over the seeds ± 95 % interval"
-        } else {
-            ""
-        };
-        format!("{}{unit}{over}", self.words)
+        format!("{}{unit}", self.words)
+    }
+
+    /// Whether its axis runs 0 to 1 unless the user says otherwise.
+    pub(super) fn is_share(&self) -> bool {
+        matches!(self.kind, Kind::Share(_))
     }
 }
 
@@ -155,22 +150,14 @@ mod tests {
         assert_eq!(t.words, "mean JCT");
         assert_eq!(t.unit([3.0 * 86_400.0].into_iter()), ("d", 86_400.0));
         assert_eq!(t.unit([5000.0].into_iter()), ("min", 60.0));
-        assert_eq!(
-            t.title("h", true),
-            "mean JCT (h), mean over the seeds ± 95 % interval"
-        );
+        assert_eq!(t.title("h"), "mean JCT (h)");
         assert_eq!(metric("wait_p99_s").words, "99th-percentile wait");
         let d = metric("deadline_met");
         assert_eq!(d.bounds, Bounds::Share);
-        assert_eq!(
-            d.title("", false),
-            "deadlines met (share of jobs with a deadline)"
-        );
-        assert_eq!(
-            metric("slowdown_p50").title("", false),
-            "median slowdown (×)"
-        );
-        assert_eq!(metric("preemptions").title("", false), "preemptions");
+        assert_eq!(d.title(""), "deadlines met (share of deadlines)");
+        assert!(d.is_share());
+        assert_eq!(metric("slowdown_p50").title(""), "median slowdown (×)");
+        assert_eq!(metric("preemptions").title(""), "preemptions");
         assert_eq!(axis("load"), "offered load (share of the GPUs)");
     }
 }
