@@ -369,17 +369,77 @@ fn an_out_holding_files_tracetui_did_not_write_is_refused_untouched() {
     assert_eq!(results(&empty), results(&fresh));
 }
 
+/// `sweep` with `bytes` piped to its standard input.
+fn sweep_piped(plan: &Path, out: &Path, bytes: &[u8]) -> std::process::Output {
+    use std::io::Write;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_tracetui"))
+        .args([
+            "sweep",
+            plan.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(bytes).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// A piped trace is read once into the sweep's folder and keyed on its
+/// bytes: the same bytes piped again reuse the rows, other bytes re-run
+/// them.
 #[test]
-fn a_piped_trace_is_refused_by_a_sweep() {
+fn a_piped_trace_is_keyed_on_its_bytes() {
     let dir = common::scratch_dir("sweep-reuse-pipe");
-    let plan = write_plan(&dir, "trace = \"itp:/dev/stdin\"\npolicy = \"fifo\"\n");
+    let plan = write_plan(
+        &dir,
+        "trace = \"itp:/dev/stdin\"\npolicy = [\"fifo\", \"sjf\"]\ngpus = 32\n",
+    );
     let out = dir.join("out");
-    let o = sweep(&plan, &out, &[]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let sample = std::fs::read(SAMPLE).unwrap();
+    let o = sweep_piped(&plan, &out, &sample);
+    assert!(o.status.success(), "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("trace itp:/dev/stdin: not a file (a pipe?)"),
+        stderr(&o).contains("is a pipe: read once into"),
         "{}",
         stderr(&o)
     );
-    assert!(!out.exists(), "nothing written");
+    let first = rows(&out);
+    let meta: serde_json::Value = serde_json::from_str(&first[0]["meta"]).unwrap();
+    let sha = |p: &[u8]| -> String {
+        use sha2::Digest;
+        sha2::Sha256::digest(p)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    };
+    assert_eq!(meta["trace"]["sha256"], sha(&sample));
+    // The rows are sim's on the same bytes from a file.
+    let alone = sim_row(&["itp", SAMPLE, "--gpus", "32"]);
+    assert_eq!(first[0]["jct_mean_s"], alone["jct_mean_s"]);
+    let o = sweep_piped(&plan, &out, &sample);
+    assert!(
+        stderr(&o).contains("2 done before, 0 to run\n"),
+        "{}",
+        stderr(&o)
+    );
+    // One job fewer: both rows run again.
+    let text = String::from_utf8(sample.clone()).unwrap();
+    let cut: Vec<&str> = text.lines().collect();
+    let fewer = cut[..cut.len() - 1].join("\n") + "\n";
+    let o = sweep_piped(&plan, &out, fewer.as_bytes());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("(2 re-run: trace changed)"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        rows(&out)[0]["jobs"].parse::<u64>().unwrap() + 1,
+        first[0]["jobs"].parse::<u64>().unwrap()
+    );
 }

@@ -8,6 +8,7 @@ mod args;
 mod figure;
 mod options;
 mod out_dir;
+mod piped;
 mod plan;
 mod progress;
 mod record;
@@ -49,9 +50,6 @@ pub(super) fn run(a: &SweepArgs) -> Result<()> {
             .or_insert_with(|| args.clone());
         covered.push(args);
     }
-    for (value, args) in &reps {
-        refuse_a_pipe(value, &args.trace.load.path)?;
-    }
     if let Some(p) = &a.plot {
         let x = figure::x_axis(&plan, a.plot_x.as_deref())?;
         figure::facet_axes(&plan, x, a.plot_facet.as_deref())?;
@@ -59,6 +57,8 @@ pub(super) fn run(a: &SweepArgs) -> Result<()> {
     }
     let out = &a.out;
     out_dir::claim(out)?;
+    let traces = reps.iter().map(|(v, a)| (v, a.trace.load.path.as_path()));
+    let options = options.reading(piped::spool(traces, out, a.slurm)?);
     let mine: Vec<&Run> = runs
         .iter()
         .filter(|r| a.shard.is_none_or(|(i, n)| r.index % n == i))
@@ -129,18 +129,6 @@ fn say_how_far(plan: &Plan, what: &str, n: Counts, again: &[String]) {
         n.here - n.todo,
         n.todo,
     ));
-}
-
-/// A sweep reads a trace for each way its runs read it, and again on
-/// resume: a pipe (`/dev/stdin`, `<(…)`) cannot be, nor checked.
-fn refuse_a_pipe(value: &str, path: &Path) -> Result<()> {
-    match std::fs::metadata(path) {
-        Ok(m) if !m.is_file() && !m.is_dir() => bail!(
-            "trace {}: not a file (a pipe?): a sweep reads its traces more than once and checks them again when resumed; save it to a file",
-            crate::text::sanitize(value)
-        ),
-        _ => Ok(()),
-    }
 }
 
 /// The runs of `mine` with no good record: none, a failed one, or one

@@ -19,6 +19,9 @@ use std::path::PathBuf;
 /// ids, long names, defaults, value names and conflicts), read once.
 pub(crate) struct Options {
     sim: Command,
+    /// Traces read from a pipe, by plan value: the copy each run reads
+    /// (`piped.rs`).
+    spooled: std::collections::HashMap<String, PathBuf>,
 }
 
 impl Options {
@@ -29,17 +32,29 @@ impl Options {
             .find_subcommand("sim")
             .expect("sim is a subcommand")
             .clone();
-        Options { sim }
+        Options {
+            sim,
+            spooled: Default::default(),
+        }
+    }
+
+    /// These options, each run of a piped trace reading its copy.
+    pub(crate) fn reading(self, spooled: std::collections::HashMap<String, PathBuf>) -> Options {
+        Options { spooled, ..self }
     }
 
     /// `run`'s arguments, as `tracetui sim` with its settings would have
     /// them; an error as `sim` says it (its first line).
     pub(crate) fn sim_args(&self, run: &Run) -> Result<SimArgs> {
-        self.typed(run).map_err(|e| {
+        let mut args = self.typed(run).map_err(|e| {
             let text = e.render().to_string();
             let first = text.lines().next().unwrap_or_default();
             eyre!("{}", first.trim_start_matches("error: "))
-        })
+        })?;
+        if let Some(copy) = self.spooled.get(run.trace()) {
+            args.trace.load.path = copy.clone();
+        }
+        Ok(args)
     }
 
     fn typed(&self, run: &Run) -> Result<SimArgs, clap::Error> {
