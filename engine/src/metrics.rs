@@ -216,8 +216,8 @@ pub struct Report {
     pub jobs_done: u64,
     /// Jobs rejected on arrival: they need more than the cluster could ever give.
     pub jobs_rejected: u64,
-    /// Jobs the policy declined (admission control): they never ran.
-    #[serde(skip_serializing_if = "is_zero")]
+    /// Jobs the policy declined (admission control, an external policy's
+    /// `drop`): they never ran. In every summary, with or without tables.
     pub jobs_dropped: u64,
     /// On a cluster of several GPU types, the jobs that held GPUs of two
     /// or more at once (each ran at the slowest of them).

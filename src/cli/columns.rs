@@ -96,6 +96,13 @@ pub(crate) const COLUMNS: &[Column] = &[
         when: None,
         value: |r| count(r.jobs_rejected),
     },
+    // Every summary has it, with or without tables: jobs done, rejected,
+    // dropped and unfinished add up to the jobs.
+    Column {
+        name: "jobs_dropped",
+        when: None,
+        value: |r| count(r.jobs_dropped),
+    },
     Column {
         name: "jobs_unfinished",
         when: None,
@@ -190,11 +197,6 @@ pub(crate) const COLUMNS: &[Column] = &[
         name: "deadline_admitted",
         when: Some(admitted),
         value: |r| num(r.deadline_admitted),
-    },
-    Column {
-        name: "jobs_dropped",
-        when: Some(speed_model),
-        value: |r| count(r.jobs_dropped),
     },
     Column {
         name: "jobs_across_types",
@@ -334,7 +336,8 @@ mod tests {
         assert!(!header.contains(&"energy_kwh".to_string()));
         // A run alone has only its own columns.
         let names: Vec<String> = row(&a).into_iter().map(|(n, _)| n).collect();
-        assert_eq!(names.len(), 24);
+        assert_eq!(names.len(), 25);
+        assert!(names.contains(&"jobs_dropped".to_string()), "always");
         assert!(!names.contains(&"deadline_met".to_string()));
     }
 

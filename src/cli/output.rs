@@ -55,10 +55,7 @@ pub(super) fn table_one(r: &Report, describe: &str) -> String {
     if let Some(l) = offered(r) {
         let _ = writeln!(o, "load      {l}");
     }
-    let dropped = match r.jobs_dropped {
-        0 => String::new(),
-        n => format!(", dropped {n}"),
-    };
+    let dropped = format!(", dropped {}", r.jobs_dropped);
     let across = match r.jobs_across_types {
         None | Some(0) => String::new(),
         Some(n) => format!("; {n} ran across GPU types, at the slower's rate"),

@@ -159,3 +159,67 @@ fn on_the_testbed_trace_deadlines_and_utilisation_recompute_and_a_policy_that_st
     let unfinished: Vec<String> = r.records().map(|x| x.unwrap()[col].to_string()).collect();
     assert_eq!(unfinished, ["0", "195"]);
 }
+
+/// Issue 63, item 2: drops are never hidden. An external policy that
+/// declines the long jobs on a trace without throughput tables: every
+/// summary has `jobs_dropped`, and done, rejected, dropped and unfinished
+/// add up to the jobs — in `compare`'s CSV and JSON and a sweep's row.
+#[test]
+fn dropped_jobs_are_counted_in_every_summary_without_tables() {
+    if !common::python() {
+        return;
+    }
+    let dir = common::scratch_dir("drops-counted");
+    let here = std::env::current_dir().unwrap();
+    let script = dir.join("droplong.py");
+    std::fs::write(
+        &script,
+        format!(
+            "import sys\nsys.path.insert(0, {:?})\nfrom tracetui_policy import Policy, run\n\
+             class P(Policy):\n    name, walk, protocol = 'droplong', 'greedy', 2\n\
+             \x20   def schedule(self, view):\n\
+             \x20       return {{'drop': [j.job for j in view.queue.values() if (j.runtime or 0) > 100000]}}\n\
+             run(P())\n",
+            here.join("policies").display().to_string()
+        ),
+    )
+    .unwrap();
+    let policies = format!("fifo,exec:python3 {}", script.display());
+    let o = common::cli::tracetui(&[
+        "compare",
+        "itp",
+        common::cli::SAMPLE,
+        "--policies",
+        &policies,
+        "--format",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", common::cli::stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&common::cli::stdout(&o)).unwrap();
+    for r in v.as_array().unwrap() {
+        let n = |k: &str| r[k].as_u64().unwrap();
+        assert_eq!(
+            n("jobs_done") + n("jobs_rejected") + n("jobs_dropped") + n("jobs_unfinished"),
+            n("jobs"),
+            "{r}"
+        );
+    }
+    assert_eq!(v[0]["jobs_dropped"], 0);
+    let dropped = v[1]["jobs_dropped"].as_u64().unwrap();
+    assert!(dropped > 0, "{}", v[1]);
+    let o = common::cli::tracetui(&[
+        "compare",
+        "itp",
+        common::cli::SAMPLE,
+        "--policies",
+        &policies,
+        "--format",
+        "csv",
+    ]);
+    let text = common::cli::stdout(&o);
+    let mut r = csv::Reader::from_reader(text.as_bytes());
+    let rows: Vec<std::collections::HashMap<String, String>> =
+        r.deserialize().map(Result::unwrap).collect();
+    assert_eq!(rows[1]["jobs_dropped"], dropped.to_string());
+    assert_eq!(rows[0]["jobs_dropped"], "0");
+}

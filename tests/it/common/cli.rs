@@ -65,7 +65,7 @@ pub fn stderr(o: &Output) -> String {
     String::from_utf8(o.stderr.clone()).unwrap()
 }
 
-pub const KEYS: [&str; 16] = [
+pub const KEYS: [&str; 17] = [
     "meta",
     "policy",
     "placement",
@@ -75,6 +75,7 @@ pub const KEYS: [&str; 16] = [
     "jobs",
     "jobs_done",
     "jobs_rejected",
+    "jobs_dropped",
     "jobs_unfinished",
     "makespan_s",
     "jct_s",
