@@ -42,7 +42,7 @@ pub(crate) fn each<T: Send, R: Send>(
 
 /// `f` on every item on at most `workers` threads, each taking the next
 /// item as it finishes one (a slow item holds up no others); results in
-/// item order.
+/// item order. Fewer threads where no more can be made.
 pub fn pool<T: Sync, R: Send>(
     items: &[T],
     workers: usize,
@@ -56,14 +56,20 @@ pub fn pool<T: Sync, R: Send>(
     let done: Mutex<Vec<Option<Result<R, Panicked>>>> =
         Mutex::new((0..items.len()).map(|_| None).collect());
     let (f, next, done_ref) = (&f, &next, &done);
+    let work = move || loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        let Some(item) = items.get(i) else { return };
+        let r = caught(|| f(item));
+        done_ref.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(r);
+    };
     std::thread::scope(|s| {
-        for _ in 0..workers {
-            s.spawn(move || loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(item) = items.get(i) else { return };
-                let r = caught(|| f(item));
-                done_ref.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(r);
-            });
+        // A thread that cannot be made (a pid or memory limit) leaves the
+        // items to those that were; with none, this thread does them all.
+        let started = (0..workers)
+            .take_while(|_| std::thread::Builder::new().spawn_scoped(s, work).is_ok())
+            .count();
+        if started == 0 {
+            work();
         }
     });
     done.into_inner()

@@ -366,3 +366,55 @@ fn gandiva_rows_at_a_load_run_on_whole_machines() {
     }
     assert_rows_equal_sim(&out, split);
 }
+
+/// Issue 63, item 6: `-j 1000` where the system gives fewer threads (a
+/// pid limit: `prlimit --nproc`, as an unprivileged user) runs on the
+/// threads it can make instead of panicking ("failed to spawn thread").
+#[test]
+fn a_sweep_with_more_jobs_than_threads_it_may_make_runs_on_fewer() {
+    let tools = ["setpriv", "prlimit"].iter().all(|t| {
+        std::process::Command::new(t)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    });
+    // Only root can become another user; a pid limit does not bind root.
+    let root = std::process::Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout == b"0\n");
+    if !tools || !root {
+        eprintln!("skipped: needs root, setpriv and prlimit to run under a pid limit");
+        return;
+    }
+    let dir = common::scratch_dir("sweep-threads");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let bin = dir.join("tracetui");
+    std::fs::copy(env!("CARGO_BIN_EXE_tracetui"), &bin).unwrap();
+    let text = std::fs::read_to_string(SAMPLE).unwrap();
+    let tiny: Vec<&str> = text.lines().take(21).collect();
+    std::fs::write(dir.join("tiny.csv"), tiny.join("\n") + "\n").unwrap();
+    let seeds: Vec<String> = (1..=300).map(|s| s.to_string()).collect();
+    std::fs::write(
+        dir.join("plan.toml"),
+        format!(
+            "trace = \"itp:tiny.csv\"\ngpus = 16\nseed = [{}]\n",
+            seeds.join(", ")
+        ),
+    )
+    .unwrap();
+    for f in ["tracetui", "tiny.csv", "plan.toml"] {
+        std::fs::set_permissions(dir.join(f), std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let o = std::process::Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .args(["prlimit", "--nproc=4:4", "./tracetui", "sweep", "plan.toml"])
+        .args(["--out", "out", "-j", "1000"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("300 runs, 0 failed"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("-j 1000: "), "capped: {}", stderr(&o));
+}

@@ -85,7 +85,7 @@ pub(super) fn run(a: &SweepArgs) -> Result<()> {
     if a.slurm {
         return on_slurm(a, &plan, &text, &runs, todo.len(), &shared);
     }
-    let workers = a.jobs.map_or_else(crate::trace::cores, usize::from);
+    let workers = workers(a.jobs);
     let todo = largest_first(todo, &reps);
     execute(&todo, a, workers, &what, &covered, &shared)?;
     collect(
@@ -129,6 +129,23 @@ fn say_how_far(plan: &Plan, what: &str, n: Counts, again: &[String]) {
         n.here - n.todo,
         n.todo,
     ));
+}
+
+/// Runs at once: `-j N`, at most 4 per core of this machine (each run may
+/// start a policy's process), said where that cuts `N`; every core by
+/// default.
+fn workers(asked: Option<u16>) -> usize {
+    let cores = crate::trace::cores();
+    let Some(n) = asked.map(usize::from) else {
+        return cores;
+    };
+    let most = cores.saturating_mul(4).max(1);
+    if n > most {
+        super::print_err(&format!(
+            "tracetui: -j {n}: {most} runs at once, 4 per core of this machine's {cores}"
+        ));
+    }
+    n.min(most)
 }
 
 /// The runs of `mine` with no good record: none, a failed one, or one
