@@ -77,7 +77,10 @@ pub(crate) fn read_bounded(p: &Path) -> std::io::Result<String> {
     let too_big = || {
         Error::new(
             ErrorKind::InvalidData,
-            format!("over {} MiB, not a config or theme file", MAX_BYTES >> 20),
+            format!(
+                "over {} MiB: larger than a config, theme, plan or lesson file",
+                MAX_BYTES >> 20
+            ),
         )
     };
     if meta.len() > MAX_BYTES {

@@ -142,6 +142,10 @@ pub struct LessonArgs {
     /// of your own in place of the lesson's (it may name exec: policies).
     #[command(flatten)]
     pub policies: PolicyArgs,
+    /// Let a lesson file's schedule run the programs it names (exec:CMD);
+    /// without it such a lesson is refused, naming what it would run.
+    #[arg(long)]
+    pub allow_exec: bool,
     #[command(flatten)]
     pub view: ViewArgs,
 }

@@ -57,6 +57,9 @@ pub fn lesson(a: &super::LessonArgs, v: &ViewArgs) -> Result<()> {
             ),
         }
     };
+    if a.policy.is_none() && a.policies.policy_schedule.is_none() {
+        lesson_commands(a, &l)?;
+    }
     let (trace, report) = l.load_trace()?;
     let tuning = a.policies.tuning()?;
     let mut registry = crate::sim::Policies::new();
@@ -96,6 +99,31 @@ pub fn lesson(a: &super::LessonArgs, v: &ViewArgs) -> Result<()> {
         false => format!("lesson {} · {} · {}", l.name, placement.name(), l.title),
     };
     run(spec, label, &report, &opts)
+}
+
+/// A lesson is data: the programs its own schedule names (`exec:CMD`) run
+/// only with `--allow-exec`, and are said before they do.
+fn lesson_commands(a: &super::LessonArgs, l: &crate::lesson::Lesson) -> Result<()> {
+    let commands: Vec<String> = crate::sim::policy_words(&l.schedule)
+        .into_iter()
+        .filter_map(|w| w.trim().strip_prefix("exec:"))
+        .map(|c| format!("`{}`", crate::text::sanitize(c.trim())))
+        .collect();
+    if commands.is_empty() {
+        return Ok(());
+    }
+    let cmds = commands.join(", ");
+    if !a.allow_exec {
+        color_eyre::eyre::bail!(
+            "lesson {} would run {cmds}: a lesson file runs no program unless you give --allow-exec (read the file first)",
+            crate::text::sanitize(&l.name)
+        );
+    }
+    super::print_err(&format!(
+        "tracetui: lesson {} runs {cmds} (--allow-exec)",
+        crate::text::sanitize(&l.name)
+    ));
+    Ok(())
 }
 
 /// The lesson's schedule, or the one given (`--policy`, `--policy-schedule`)

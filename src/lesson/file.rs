@@ -149,10 +149,16 @@ struct GenFile {
 /// The most GPUs a lesson's cluster may have, and jobs a `[gen]` may make.
 const MAX_GPUS: u32 = 100_000;
 const MAX_GEN_JOBS: u64 = 2_000_000;
+/// The most jobs a lesson's `[[jobs]]` groups make together.
+const MAX_GROUP_JOBS: u64 = 100_000;
+/// The largest time a lesson's job may arrive at, seconds from its start
+/// (a century).
+const MAX_SECS: i64 = 100 * 366 * 86_400;
 
 /// The lesson in file `path`.
 pub(super) fn read(path: &Path) -> Result<Lesson, LessonError> {
-    let text = std::fs::read_to_string(path).map_err(|source| LessonError::Read {
+    // A regular file of bounded size: not a FIFO, not /dev/zero.
+    let text = crate::config::read_bounded(path).map_err(|source| LessonError::Read {
         path: path.to_path_buf(),
         source,
     })?;
@@ -241,16 +247,33 @@ pub(super) fn parse(text: &str, dir: &Path) -> Result<Lesson, Bad> {
 /// Every job of the groups, in the order written.
 fn groups(groups: &[Group]) -> Result<Vec<(Secs, Secs, u32)>, Bad> {
     let mut out = Vec::new();
-    for g in groups {
+    for (i, g) in groups.iter().enumerate() {
         let (at, runtime) = (g.at.secs("at")?, g.runtime.secs("runtime")?);
         let every = g.every.as_ref().map_or(Ok(0), |t| t.secs("every"))?;
         let period = g.period.as_ref().map_or(Ok(0), |t| t.secs("period"))?;
-        if (g.count as u64) * (g.repeat as u64) > 100_000 {
-            return Err("a lesson of more than 100,000 jobs: use trace = or [gen]".into());
+        // The lesson's jobs together, not each group's, are bounded.
+        if out.len() as u64 + (g.count as u64) * (g.repeat as u64) > MAX_GROUP_JOBS {
+            return Err(format!(
+                "[[jobs]] {}: the groups make more than {MAX_GROUP_JOBS} jobs: use trace = or [gen]",
+                i + 1
+            )
+            .into());
         }
         for r in 0..g.repeat as i64 {
             for k in 0..g.count as i64 {
-                out.push((at + r * period + k * every, runtime, g.gpus));
+                let t = r
+                    .checked_mul(period)
+                    .and_then(|p| k.checked_mul(every).and_then(|e| p.checked_add(e)))
+                    .and_then(|d| at.checked_add(d))
+                    .filter(|t| t.abs() <= MAX_SECS)
+                    .ok_or_else(|| {
+                        Bad(format!(
+                            "[[jobs]] {}: job {} of it would arrive past the largest time a lesson takes ({MAX_SECS} s)",
+                            i + 1,
+                            r * g.count as i64 + k + 1
+                        ))
+                    })?;
+                out.push((t, runtime, g.gpus));
             }
         }
     }

@@ -177,3 +177,76 @@ fn the_built_ins_are_lesson_files() {
         assert_eq!(l.load_trace().unwrap().0.jobs, b.trace().0.jobs);
     }
 }
+
+/// Issue 63, items 3, 4 and 15: a lesson is data. A file whose schedule
+/// names a program is refused, naming it, unless `--allow-exec`; a file
+/// that is no regular file (`/dev/zero`, a FIFO) or groups that make too
+/// many jobs, or arrive past the largest time, are refused by name — no
+/// hang, no memory without bound.
+#[test]
+fn a_lesson_is_data_bounded_and_runs_nothing_unasked() {
+    let dir = common::scratch_dir("lesson-data");
+    let marker = dir.join("ran");
+    let exec = write(
+        "exec.toml",
+        &MINE.replace(
+            "schedule = \"start:fifo,1h:fifo-backfill\"",
+            &format!("schedule = \"start:exec:touch {}\"", marker.display()),
+        ),
+    );
+    let o = tracetui(&["lesson", exec.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!(
+            "lesson mine would run `touch {}`: a lesson file runs no program unless you give --allow-exec",
+            marker.display()
+        )),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!marker.exists(), "nothing ran");
+    let o = tracetui(&["lesson", exec.to_str().unwrap(), "--allow-exec"]);
+    assert!(
+        stderr(&o).contains("tracetui: lesson mine runs `touch"),
+        "said: {}",
+        stderr(&o)
+    );
+    // Not a regular file: /dev/zero behind a name, and a FIFO.
+    let zero = dir.join("z.toml");
+    std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+    let fifo = dir.join("f.toml");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    for p in [&zero, &fifo] {
+        let e = Lesson::from_file(p).err().unwrap().to_string();
+        assert!(e.contains("not a regular file"), "{e}");
+    }
+    // Groups: too many jobs together; a time past the largest.
+    let mut many = MINE.to_string();
+    for _ in 0..3 {
+        many.push_str("\n[[jobs]]\nat = 0\ncount = 40000\nruntime = 60\ngpus = 1\n");
+    }
+    let e = Lesson::from_file(&write("many.toml", &many))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.contains("[[jobs]] 6: the groups make more than 100000 jobs"),
+        "{e}"
+    );
+    let late = MINE.replace(
+        "at = \"2m\"\ncount = 10",
+        "at = 9223372036854775000\ncount = 10",
+    );
+    let e = Lesson::from_file(&write("late.toml", &late))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.contains("[[jobs]] 3: job 1 of it would arrive past the largest time"),
+        "{e}"
+    );
+}
