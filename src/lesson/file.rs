@@ -149,6 +149,9 @@ struct GenFile {
 /// The most GPUs a lesson's cluster may have, and jobs a `[gen]` may make.
 const MAX_GPUS: u32 = 100_000;
 const MAX_GEN_JOBS: u64 = 2_000_000;
+/// The offered loads a `[gen]` takes.
+const MIN_LOAD: f64 = 0.01;
+const MAX_LOAD: f64 = 10.0;
 /// The most jobs a lesson's `[[jobs]]` groups make together.
 const MAX_GROUP_JOBS: u64 = 100_000;
 /// The largest time a lesson's job may arrive at, seconds from its start
@@ -221,6 +224,15 @@ pub(super) fn parse(text: &str, dir: &Path) -> Result<Lesson, Bad> {
             .ok_or_else(|| format!("trace: no format '{}'", crate::text::sanitize(format)))?;
         Jobs::Trace(format, dir.join(file))
     } else if let Some(g) = f.gen {
+        // Its jobs' arrivals are spread to this load: near 0 they would
+        // arrive past any time a trace takes.
+        if !(MIN_LOAD..=MAX_LOAD).contains(&g.load) {
+            return Err(format!(
+                "[gen] load = {}: a number from {MIN_LOAD} to {MAX_LOAD} (the share of the GPUs the jobs ask for)",
+                g.load
+            )
+            .into());
+        }
         Jobs::Gen {
             jobs: g.jobs,
             seed: g.seed,

@@ -250,3 +250,24 @@ fn a_lesson_is_data_bounded_and_runs_nothing_unasked() {
         "{e}"
     );
 }
+
+/// Issue 63, item 15: a `[gen]` load outside its stated range (0, −1,
+/// NaN, 1e-300: arrivals past any time) is refused by name.
+#[test]
+fn a_gen_lesson_load_is_in_its_range() {
+    for load in ["0", "-1", "nan", "1e-300", "1e9"] {
+        let text = format!(
+            "name = \"g\"\ngpus = 8\ngpus_per_machine = 4\nschedule = \"start:fifo\"\n[gen]\njobs = 50\nseed = 1\nload = {load}\n"
+        );
+        let e = Lesson::from_file(&write("gen.toml", &text))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.contains("[gen] load = ") && e.contains("a number from 0.01 to 10"),
+            "{load}: {e}"
+        );
+    }
+    let ok = "name = \"g\"\ngpus = 8\ngpus_per_machine = 4\nschedule = \"start:fifo\"\n[gen]\njobs = 50\nseed = 1\nload = 0.8\n";
+    assert!(Lesson::from_file(&write("gen-ok.toml", ok)).is_ok());
+}
