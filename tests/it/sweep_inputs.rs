@@ -209,3 +209,60 @@ fn what_a_trace_skipped_is_said_once_in_a_sweep() {
         "{err}"
     );
 }
+
+/// Issue 63's lows: `help = true` is no setting (it printed sim's
+/// description as the error), `policy = "false"` is a policy named false
+/// (it ran fifo: `false` leaves out flags only), and a grid past a machine
+/// word is counted as it is (it said 18446744073709551615 runs).
+#[test]
+fn plan_values_mean_what_they_say() {
+    let dir = common::scratch_dir("sweep-plan-values");
+    let out = dir.join("out");
+    let run = |body: &str| {
+        let plan = write_plan(
+            &dir,
+            &format!("trace = \"itp:sample-traces/itp/sample.csv\"\n{body}"),
+        );
+        sweep(&plan, &out, &[])
+    };
+    let o = run("help = true\n");
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("unexpected argument '--help' found"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run("policy = \"false\"\n");
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("unknown policy 'false'"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run("strict = false\ngpus = 32\n");
+    assert!(
+        o.status.success(),
+        "a flag's false leaves it out: {}",
+        stderr(&o)
+    );
+    let list: Vec<String> = (1..=1000).map(|i| i.to_string()).collect();
+    let list = list.join(",");
+    let body: String = [
+        "seed",
+        "gpus",
+        "preempt_cost",
+        "rescale_cost",
+        "policy_timeout",
+        "las_starve",
+        "timeline_tick",
+    ]
+    .iter()
+    .map(|k| format!("{k} = [{list}]\n"))
+    .collect();
+    let o = run(&body);
+    assert!(
+        stderr(&o).contains("the plan makes 1000000000000000000000 runs, more than the 1000000"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -74,7 +74,7 @@ impl Options {
                 self.set(&mut a, arg, &v)?;
             }
         }
-        a.trace.command_line = run_line(run);
+        a.trace.command_line = self.run_line(run);
         a.trace.knobs = crate::cli::meta::knobs_of(&self.sim, |id| {
             let raw = |arg: &Arg| {
                 let v = given.iter().find(|(g, _)| g.get_id() == arg.get_id());
@@ -101,6 +101,20 @@ impl Options {
             }
         });
         Ok(a)
+    }
+
+    /// Whether the plan key `key` is one of sim's flags (`strict`), which
+    /// `true` gives and `false` leaves out.
+    fn is_flag_key(&self, key: &str) -> bool {
+        self.sim
+            .get_arguments()
+            .find(|a| !a.is_positional() && a.get_long() == Some(key))
+            .is_some_and(is_flag)
+    }
+
+    /// `tracetui sim …` for the run, as a user would type it.
+    fn run_line(&self, run: &Run) -> Vec<String> {
+        run_line_of(run, |k| self.is_flag_key(k))
     }
 
     /// The run's `trace` setting, `FORMAT:PATH`, typed.
@@ -131,33 +145,33 @@ impl Options {
     }
 
     /// The options the run's settings give, in the plan's order, with
-    /// their values: `false` leaves an option out, `true` is a flag.
+    /// their values: for a flag, `false` leaves it out and `true` gives it;
+    /// any other option takes its value as it is (`policy = "false"` is a
+    /// policy named false, `gpus = true` a number it is not). `help` and
+    /// `version` are no settings.
     fn given<'a>(&self, run: &'a Run) -> Result<Vec<(&Arg, &'a str)>, clap::Error> {
         let mut given = Vec::new();
         for (k, v) in &run.settings {
-            if &**k == "trace" || &**v == "false" {
+            if &**k == "trace" {
                 continue;
             }
-            let Some(arg) = self
-                .sim
-                .get_arguments()
-                .find(|a| !a.is_positional() && a.get_long() == Some(&**k))
-            else {
+            let Some(arg) = self.sim.get_arguments().find(|a| {
+                !a.is_positional()
+                    && a.get_long() == Some(&**k)
+                    && !matches!(a.get_id().as_str(), "help" | "version")
+            }) else {
                 return Err(self.sim.clone().error(
                     ErrorKind::UnknownArgument,
                     format!("unexpected argument '--{k}' found"),
                 ));
             };
+            if is_flag(arg) && &**v == "false" {
+                continue;
+            }
             if is_flag(arg) && &**v != "true" {
                 return Err(self.sim.clone().error(
                     ErrorKind::TooManyValues,
                     format!("unexpected value '{v}' for '--{k}' found; no more were expected"),
-                ));
-            }
-            if !is_flag(arg) && &**v == "true" {
-                return Err(self.sim.clone().error(
-                    ErrorKind::InvalidValue,
-                    format!("a value is required for '{arg}' but none was supplied"),
                 ));
             }
             given.push((arg, &**v));
@@ -280,8 +294,8 @@ fn f64_parser() -> impl TypedValueParser<Value = f64> {
 }
 
 /// `tracetui sim …` for the run, as a user would type it (its provenance).
-fn run_line(run: &Run) -> Vec<String> {
-    run.argv()
+fn run_line_of(run: &Run, flag: impl Fn(&str) -> bool) -> Vec<String> {
+    run.argv_with(flag)
         .map(|argv| {
             argv.iter()
                 .map(|a| a.to_string_lossy().into_owned())
@@ -345,7 +359,7 @@ mod tests {
 
     /// The run's arguments as `tracetui sim` parses its command line.
     fn by_clap(run: &Run) -> Result<SimArgs> {
-        let argv = run.argv()?;
+        let argv = run.argv_with(|k| Options::new().is_flag_key(k))?;
         let cli = crate::cli::meta::parse(&argv).map_err(|e| {
             let text = e.render().to_string();
             let first = text.lines().next().unwrap_or_default();

@@ -108,8 +108,13 @@ impl Plan {
         }
         keys.sort_by_key(|k| (rank(&k.name), k.name.clone()));
         let plan = Plan { keys };
-        let n = plan.len();
-        if n > MAX_RUNS {
+        // Counted wide: a grid past what a machine word holds is said as it is.
+        let n: u128 = plan
+            .keys
+            .iter()
+            .map(|k| k.values.len() as u128)
+            .fold(1, |a, b| a.saturating_mul(b));
+        if n > MAX_RUNS as u128 {
             bail!("{file}: the plan makes {n} runs, more than the {MAX_RUNS} a sweep takes");
         }
         Ok(plan)
@@ -253,7 +258,14 @@ impl Run {
     }
 
     /// `tracetui sim …` for this run, as a user would type it.
+    #[cfg(test)]
     pub(crate) fn argv(&self) -> Result<Vec<OsString>> {
+        self.argv_with(|_| true)
+    }
+
+    /// `argv`, where `flag` says which keys are flags: `true` gives a flag
+    /// and `false` leaves it out; any other key takes `false` as its value.
+    pub(crate) fn argv_with(&self, flag: impl Fn(&str) -> bool) -> Result<Vec<OsString>> {
         let mut argv: Vec<OsString> = vec!["tracetui".into(), "sim".into()];
         for (k, v) in &self.settings {
             if &**k == "trace" {
@@ -266,8 +278,9 @@ impl Run {
         }
         for (k, v) in &self.settings {
             match (&**k, &**v) {
-                ("trace", _) | (_, "false") => {}
-                (_, "true") => argv.push(format!("--{k}").into()),
+                ("trace", _) => {}
+                (_, "false") if flag(k) => {}
+                (_, "true") if flag(k) => argv.push(format!("--{k}").into()),
                 _ => argv.push(format!("--{k}={v}").into()),
             }
         }
