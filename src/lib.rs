@@ -24,7 +24,15 @@ pub fn run() -> i32 {
     // Panics are reported by color-eyre (with a backtrace where
     // RUST_BACKTRACE asks for one); errors by `Plain`.
     // Hooks are set once a process (a second call keeps the first).
-    if let Ok((panics, _)) = color_eyre::config::HookBuilder::default().try_into_hooks() {
+    let mut hooks = color_eyre::config::HookBuilder::default();
+    if !coloured(
+        std::io::IsTerminal::is_terminal(&std::io::stderr()),
+        std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
+    ) {
+        // No colour codes into a file, a pipe or a NO_COLOR terminal.
+        hooks = hooks.theme(color_eyre::config::Theme::new());
+    }
+    if let Ok((panics, _)) = hooks.try_into_hooks() {
         panics.install();
     }
     let _ = color_eyre::eyre::set_hook(Box::new(|_| Box::new(Plain)));
@@ -33,6 +41,21 @@ pub fn run() -> i32 {
     // What a policy left behind (a grandchild that outlived its parent).
     driver::end_all();
     code.unwrap_or_else(|p| std::panic::resume_unwind(p))
+}
+
+/// Whether a panic's report is coloured: on a terminal, unless NO_COLOR.
+fn coloured(terminal: bool, no_color: bool) -> bool {
+    terminal && !no_color
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_panic_is_coloured_only_on_a_terminal_without_no_color() {
+        assert!(super::coloured(true, false));
+        assert!(!super::coloured(false, false));
+        assert!(!super::coloured(true, true));
+    }
 }
 
 /// How an error is told: its words and its causes, in one line, never

@@ -225,7 +225,12 @@ pub fn export_to(app: &App, dir: &Path) -> std::io::Result<(PathBuf, PathBuf, Op
     };
     let mut buf = Buffer::empty(Rect::new(0, 0, w, h));
     super::draw::render(app, buf.area, &mut buf);
-    let stem = format!("tracetui-{}", app.replay().now());
+    // Trace seconds; before the trace's zero, said so (not `tracetui--1`).
+    let now = app.replay().now();
+    let stem = match now {
+        t if t < 0 => format!("tracetui-before-{}", t.unsigned_abs()),
+        t => format!("tracetui-{t}"),
+    };
     let mut n = 0;
     let (txt, svg, job) = loop {
         let suffix = if n == 0 {

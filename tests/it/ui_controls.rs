@@ -294,3 +294,22 @@ fn pickers_jump_by_letter_and_the_split_s_opens_after_the_live_policy() {
     cmd(&mut app, Command::Split);
     assert_eq!(at(&app), "fair");
 }
+
+/// Issue 63's lows: an export before the trace's zero is named
+/// `tracetui-before-1`, not `tracetui--1`.
+#[test]
+fn an_export_before_the_traces_zero_is_named_so() {
+    let app = app_for(common::tiny(&[4], &[(0, 10, 1)]), Policy::Fifo, (80, 24));
+    assert!(app.replay().now() < 0, "{}", app.replay().now());
+    let dir = common::scratch_dir("export-before");
+    let (txt, svg, _) = tracetui::ui::effects::export_to(&app, &dir).unwrap();
+    let name = |p: &std::path::Path| p.file_name().unwrap().to_string_lossy().into_owned();
+    assert_eq!(
+        name(&txt),
+        format!("tracetui-before-{}.txt", -app.replay().now())
+    );
+    assert_eq!(
+        name(&svg),
+        format!("tracetui-before-{}.svg", -app.replay().now())
+    );
+}
