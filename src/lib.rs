@@ -48,16 +48,6 @@ fn coloured(terminal: bool, no_color: bool) -> bool {
     terminal && !no_color
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn a_panic_is_coloured_only_on_a_terminal_without_no_color() {
-        assert!(super::coloured(true, false));
-        assert!(!super::coloured(false, false));
-        assert!(!super::coloured(true, true));
-    }
-}
-
 /// How an error is told: its words and its causes, in one line, never
 /// with a backtrace — the command line prints its errors itself
 /// (`cli::with_causes`), and capturing a backtrace (which RUST_BACKTRACE=1
@@ -71,5 +61,15 @@ impl color_eyre::eyre::EyreHandler for Plain {
         f: &mut std::fmt::Formatter<'_>,
     ) -> std::fmt::Result {
         write!(f, "{}", cli::causes_of(error))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_panic_is_coloured_only_on_a_terminal_without_no_color() {
+        assert!(super::coloured(true, false));
+        assert!(!super::coloured(false, false));
+        assert!(!super::coloured(true, true));
     }
 }
