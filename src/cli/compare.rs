@@ -26,7 +26,11 @@ pub(super) fn compare(a: &CompareArgs) -> Result<()> {
     files.check_plot()?;
     let paths = files.paths();
     let outputs = as_outputs(&paths);
-    super::outputs::check(&a.trace.load, a.trace.energy.energy.as_deref(), &outputs)?;
+    let commands = super::policy_arg::exec_commands(
+        &a.policies.0,
+        a.trace.policies.policy_schedule.as_deref(),
+    );
+    super::outputs::check(&a.trace, &commands, &outputs)?;
     // The policies this run may name: the built-ins and the programs it probes.
     let mut registry = crate::sim::Policies::new();
     let named = a.trace.policies.resolve(&a.policies.0, &mut registry)?;

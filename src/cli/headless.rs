@@ -172,7 +172,9 @@ pub(super) fn sim(a: &SimArgs) -> Result<()> {
     files.check_plot()?;
     let paths = files.paths();
     let outputs = as_outputs(&paths);
-    super::outputs::check(&a.trace.load, a.trace.energy.energy.as_deref(), &outputs)?;
+    let commands =
+        super::policy_arg::exec_commands([&a.policy], a.trace.policies.policy_schedule.as_deref());
+    super::outputs::check(&a.trace, &commands, &outputs)?;
     // The policies this run may name: the built-ins and the programs it probes.
     let mut registry = crate::sim::Policies::new();
     let policy = super::policy_arg::resolve(&a.policy, a.trace.policies.timeout()?, &mut registry)?;

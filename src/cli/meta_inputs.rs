@@ -139,6 +139,16 @@ pub(crate) struct PolicyFile {
 /// from its folder (`py_imports`: as `tracetui_policy.py`, not every file
 /// beside it), hashed once in `hashes` while unchanged.
 pub(crate) fn policy_files(hashes: &Hashes, cmd: &str) -> Vec<PolicyFile> {
+    policy_paths(cmd)
+        .iter()
+        .filter_map(|p| hash_policy_file(hashes, p))
+        .collect()
+}
+
+/// The files `cmd` names (its words that are regular files from here,
+/// absolute) and, for a Python script, the modules it imports from its
+/// folder: what a run of it reads.
+pub(crate) fn policy_paths(cmd: &str) -> Vec<PathBuf> {
     let mut paths: Vec<PathBuf> = Vec::new();
     let named = cmd
         .split_whitespace()
@@ -157,9 +167,6 @@ pub(crate) fn policy_files(hashes: &Hashes, cmd: &str) -> Vec<PolicyFile> {
         }
     }
     paths
-        .iter()
-        .filter_map(|p| hash_policy_file(hashes, p))
-        .collect()
 }
 
 /// `path` hashed now, or as it was when last hashed if its length and

@@ -279,6 +279,31 @@ impl PolicyArgs {
     }
 }
 
+/// The external policies' commands among `named` and a schedule's
+/// text, each once, in order (config.toml names resolved).
+pub(crate) fn exec_commands<'a>(
+    named: impl IntoIterator<Item = &'a PolicyArg>,
+    schedule: Option<&str>,
+) -> Vec<String> {
+    let scheduled: Vec<PolicyArg> = schedule
+        .map(crate::sim::policy_words)
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    let mut out: Vec<String> = Vec::new();
+    let mut add = |p: &PolicyArg| {
+        if let PolicyArg::Exec(spec) = p {
+            if !out.contains(&spec.cmd) {
+                out.push(spec.cmd.clone());
+            }
+        }
+    };
+    named.into_iter().for_each(&mut add);
+    scheduled.iter().for_each(&mut add);
+    out
+}
+
 pub(super) fn parse_thresholds(s: &str) -> Result<crate::sim::Thresholds, ArgError> {
     s.parse()
 }

@@ -224,20 +224,7 @@ pub(super) fn parse(text: &str, dir: &Path) -> Result<Lesson, Bad> {
             .ok_or_else(|| format!("trace: no format '{}'", crate::text::sanitize(format)))?;
         Jobs::Trace(format, dir.join(file))
     } else if let Some(g) = f.gen {
-        // Its jobs' arrivals are spread to this load: near 0 they would
-        // arrive past any time a trace takes.
-        if !(MIN_LOAD..=MAX_LOAD).contains(&g.load) {
-            return Err(format!(
-                "[gen] load = {}: a number from {MIN_LOAD} to {MAX_LOAD} (the share of the GPUs the jobs ask for)",
-                g.load
-            )
-            .into());
-        }
-        Jobs::Gen {
-            jobs: g.jobs,
-            seed: g.seed,
-            load: g.load,
-        }
+        gen(g)?
     } else {
         Jobs::Rigid(groups(&f.jobs)?)
     };
@@ -253,6 +240,23 @@ pub(super) fn parse(text: &str, dir: &Path) -> Result<Lesson, Bad> {
         captions,
         other_placements: others,
         jobs,
+    })
+}
+
+/// A `[gen]`'s jobs: its load in range (near 0 its arrivals would come
+/// past any time a trace takes).
+fn gen(g: GenFile) -> Result<Jobs, Bad> {
+    if !(MIN_LOAD..=MAX_LOAD).contains(&g.load) {
+        return Err(format!(
+            "[gen] load = {}: a number from {MIN_LOAD} to {MAX_LOAD} (the share of the GPUs the jobs ask for)",
+            g.load
+        )
+        .into());
+    }
+    Ok(Jobs::Gen {
+        jobs: g.jobs,
+        seed: g.seed,
+        load: g.load,
     })
 }
 

@@ -263,7 +263,17 @@ pub(crate) enum Clash {
     },
     #[error("{a} and {b} both write {path}: give each its own file")]
     Twice { a: String, b: String, path: String },
+    #[error("{option} {path}: it (or the numbers and meta beside it) would land in {system}, which holds no results: give a file elsewhere")]
+    System {
+        option: String,
+        path: String,
+        system: String,
+    },
 }
+
+/// Folders of the system no result file goes into (`--plot /dev/null`
+/// would put its numbers at `/dev/null.data.csv`).
+const SYSTEM: [&str; 3] = ["/dev", "/proc", "/sys"];
 
 /// Refuses outputs (`(option, path)`) that are, or resolve to, one of the
 /// `inputs` (or a file inside an input directory), and one path (or `-`)
@@ -272,6 +282,14 @@ pub(crate) fn check(inputs: &[&Path], outputs: &[(&str, &Path)]) -> Result<(), C
     let shown = |p: &Path| crate::text::sanitize(&p.display().to_string());
     let resolved: Vec<Option<PathBuf>> = outputs.iter().map(|(_, p)| where_to(p)).collect();
     for (i, (option, path)) in outputs.iter().enumerate() {
+        let lands = resolved[i].as_deref().unwrap_or(path);
+        if let Some(system) = SYSTEM.iter().find(|s| lands.starts_with(s)) {
+            return Err(Clash::System {
+                option: option.to_string(),
+                path: shown(path),
+                system: system.to_string(),
+            });
+        }
         for input in inputs {
             if is_input(path, resolved[i].as_deref(), input) {
                 return Err(Clash::IsInput {

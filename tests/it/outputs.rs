@@ -199,3 +199,108 @@ fn a_schedules_label_is_one_csv_field() {
         assert_eq!(row.len(), width, "{text}");
     }
 }
+
+/// Issue 63, item 1: an output never lands on anything the run reads —
+/// the cluster spec, a throughput table, a policy's script — nor in the
+/// system's folders (`--plot /dev/null` put its numbers in /dev), nor, for
+/// a sweep, among its own records; a trace inside a sweep's `--out` is
+/// refused too.
+#[test]
+fn outputs_never_land_on_what_a_run_reads() {
+    let dir = common::scratch_dir("outputs-read");
+    let (trace, tables) = common::write_elastic(&dir, "a,0,400,m,9999,32,1,999\n");
+    let spec = dir.join("spec.csv");
+    let spec_text =
+        "num_switch,num_node_p_switch,num_gpu_p_node,num_cpu_p_node,mem_p_node\n1,1,4,64,256\n";
+    std::fs::write(&spec, spec_text).unwrap();
+    let table = tables.join("m.csv");
+    let table_text = std::fs::read_to_string(&table).unwrap();
+    let script = dir.join("p.py");
+    std::fs::write(&script, "print('hi')\n").unwrap();
+    let base = [
+        "sim",
+        "itp",
+        s(&trace),
+        "--cluster",
+        s(&spec),
+        "--throughputs",
+        s(&tables),
+    ];
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["--jobs-out", s(&spec)], "is an input"),
+        (vec!["--timeline-out", s(&table)], "is an input"),
+        (vec!["--plot", s(&table)], "is an input"),
+        (
+            vec!["--policy", "exec:python3 p.py", "--jobs-out", "p.py"],
+            "is an input",
+        ),
+        (vec!["--plot", "/dev/null"], "would land in /dev"),
+        (
+            vec!["--jobs-out", "/proc/self/x.csv"],
+            "would land in /proc",
+        ),
+    ];
+    for (more, said) in cases {
+        let mut args = base.to_vec();
+        args.extend(more.iter().copied());
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_tracetui"))
+            .args(&args)
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{more:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(said), "{more:?}: {}", stderr(&o));
+    }
+    assert_eq!(std::fs::read_to_string(&spec).unwrap(), spec_text);
+    assert_eq!(std::fs::read_to_string(&table).unwrap(), table_text);
+    assert_eq!(std::fs::read_to_string(&script).unwrap(), "print('hi')\n");
+    assert!(!Path::new("/dev/null.data.csv").exists());
+    // A sweep: its figure among its records, a trace inside its --out.
+    let out = dir.join("out");
+    let plan = dir.join("plan.toml");
+    std::fs::write(
+        &plan,
+        format!("trace = \"itp:{}\"\ngpus = [4, 8]\n", s(&trace)),
+    )
+    .unwrap();
+    let sweep = |plan: &Path, more: &[&str]| {
+        let mut args = vec!["sweep", s(plan), "--out", s(&out)];
+        args.extend(more);
+        tracetui(&args)
+    };
+    assert!(sweep(&plan, &[]).status.success());
+    let record = std::fs::read_dir(out.join("runs"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let before = std::fs::read(&record).unwrap();
+    let o = sweep(&plan, &["--plot", s(&out.join("runs/fig.svg"))]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("inside the sweep's own folders"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::read(&record).unwrap(), before);
+    std::os::unix::fs::symlink(out.join("results.csv"), dir.join("linked.csv")).unwrap();
+    let inside = dir.join("inside.toml");
+    std::fs::write(
+        &inside,
+        format!("trace = \"itp:{}\"\ngpus = 4\n", s(&dir.join("linked.csv"))),
+    )
+    .unwrap();
+    let table_before = std::fs::read(out.join("results.csv")).unwrap();
+    let o = sweep(&inside, &[]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("inside the sweep's --out"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        std::fs::read(out.join("results.csv")).unwrap(),
+        table_before
+    );
+}

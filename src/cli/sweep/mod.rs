@@ -57,6 +57,12 @@ pub(super) fn run(a: &SweepArgs) -> Result<()> {
     }
     let out = &a.out;
     out_dir::claim(out)?;
+    out_dir::refuse_inside(
+        out,
+        reps.iter()
+            .map(|(v, a)| (v.as_str(), a.trace.load.path.as_path())),
+        a.plot.as_deref(),
+    )?;
     let traces = reps.iter().map(|(v, a)| (v, a.trace.load.path.as_path()));
     let options = options.reading(piped::spool(traces, out, a.slurm)?);
     let mine: Vec<&Run> = runs
@@ -362,11 +368,11 @@ fn run_one(
         ("--jobs-out", args.jobs_out.as_ref()),
         ("--timeline-out", args.timeline_out.as_ref()),
     ];
-    super::outputs::check(
-        &args.trace.load,
-        args.trace.energy.energy.as_deref(),
-        &outputs,
-    )?;
+    let commands = super::policy_arg::exec_commands(
+        [&args.policy],
+        args.trace.policies.policy_schedule.as_deref(),
+    );
+    super::outputs::check(&args.trace, &commands, &outputs)?;
     let policy = policies.get(&args)?;
     let trace = traces.get(&args.trace, policy, r.trace())?;
     let hashed = super::meta::trace_meta(hashes, args.trace.load.format, &args.trace.load.path)

@@ -42,3 +42,43 @@ pub(super) fn claim(out: &Path) -> Result<()> {
     }
     Ok(())
 }
+
+/// Refuses a trace (plan value, path) inside `out`, and a figure in the
+/// sweep's own folders there: the sweep rewrites its files (`results.csv`,
+/// `runs/`), so a trace there would be replaced and a figure there
+/// overwrite a record.
+pub(super) fn refuse_inside<'a>(
+    out: &Path,
+    traces: impl Iterator<Item = (&'a str, &'a Path)>,
+    plot: Option<&Path>,
+) -> Result<()> {
+    let Ok(out) = std::fs::canonicalize(out) else {
+        return Ok(());
+    };
+    let shown = crate::text::sanitize(&out.display().to_string());
+    for (value, path) in traces {
+        if std::fs::canonicalize(path).is_ok_and(|p| p.starts_with(&out)) {
+            bail!(
+                "trace {}: inside the sweep's --out {shown}, whose files the sweep rewrites; keep traces elsewhere",
+                crate::text::sanitize(value)
+            );
+        }
+    }
+    // A figure may sit beside results.csv, not among the sweep's own
+    // folders (a run's jobs file is no figure's place).
+    if let Some(p) = plot {
+        let dir = p
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let own = ["runs", "piped", "slurm"].map(|d| out.join(d));
+        let lands = std::fs::canonicalize(dir).ok();
+        if lands.is_some_and(|d| own.iter().any(|o| d.starts_with(o))) {
+            bail!(
+                "--plot {}: inside the sweep's own folders under --out {shown} (runs/, piped/, slurm/), whose files the sweep writes; put the figure elsewhere",
+                crate::text::sanitize(&p.display().to_string())
+            );
+        }
+    }
+    Ok(())
+}

@@ -6,7 +6,7 @@
 //! written then. A record that differs runs again, and the sweep says why.
 
 use crate::cli::meta::{trace_meta, Build, Hashes};
-use crate::cli::{PolicyArg, SimArgs};
+use crate::cli::SimArgs;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -94,23 +94,10 @@ impl Read {
 /// The external policies' commands `args` names, `--policy` first, then a
 /// schedule's in its order, each once.
 fn commands(args: &SimArgs) -> Vec<String> {
-    let mut named = vec![args.policy.clone()];
-    if let Some(text) = &args.trace.policies.policy_schedule {
-        named.extend(
-            crate::sim::policy_words(text)
-                .into_iter()
-                .filter_map(|w| w.parse::<PolicyArg>().ok()),
-        );
-    }
-    let mut out: Vec<String> = Vec::new();
-    for p in named {
-        if let PolicyArg::Exec(spec) = p {
-            if !out.contains(&spec.cmd) {
-                out.push(spec.cmd);
-            }
-        }
-    }
-    out
+    crate::cli::policy_arg::exec_commands(
+        [&args.policy],
+        args.trace.policies.policy_schedule.as_deref(),
+    )
 }
 
 /// This build: the version and commit, and where the tree was modified
