@@ -216,6 +216,7 @@ pub fn attach_with(
             "--throughputs: this trace carries no work (iterations, model, batch size) to run from the tables",
         ));
     }
+    past_the_bound(trace, &work, &curve, &curves, &type_table)?;
     let speeds = Speeds {
         tables: Arc::new(tables),
         work,
@@ -287,6 +288,43 @@ impl Curves {
         self.keys.insert(key, c);
         c
     }
+}
+
+/// Refuses a job the tables would run past the time bound (the year
+/// 2100) even on all the GPUs it asks for, fastest type: an error naming
+/// it, never a run time clamped.
+fn past_the_bound(
+    trace: &Trace,
+    work: &[f64],
+    curve: &[u32],
+    curves: &Curves,
+    type_table: &[u32],
+) -> Result<(), InputError> {
+    for (i, job) in trace.jobs.iter().enumerate() {
+        let Some(rows) = curves.rows.get(curve[i] as usize) else {
+            continue;
+        };
+        let gpus = job.demand.gpus_ceil().max(1) as u32;
+        let rate = type_table
+            .iter()
+            .filter_map(|&t| rate_on(rows.get(t as usize)?, gpus))
+            .fold(0.0f64, f64::max);
+        let ends = job.submit as f64 + work[i] / rate;
+        // NaN (no rate) is no end past the bound.
+        let past = ends.partial_cmp(&(super::limits::MAX_SECS as f64))
+            == Some(std::cmp::Ordering::Greater);
+        if rate > 0.0 && (past || ends.is_infinite()) {
+            return Err(InputError::file(
+                &trace.source,
+                format!(
+                    "--throughputs: job {} ({} iterations at {rate} per second on {gpus} GPUs) would run past the year 2100: not a run time tracetui takes",
+                    crate::text::sanitize(job.id.as_str()),
+                    work[i]
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// On a cluster of several GPU types, the types whose table has no row for

@@ -23,6 +23,10 @@ const MAX_BYTES: u64 = 4 << 20;
 const MAX_TOTAL: u64 = 32 << 20;
 /// Most GPU counts a table may profile.
 const MAX_COUNT: u32 = 1 << 20;
+/// The rates a table may hold, iterations per second: ElasticFlow's span
+/// 0.03 (bert on a T4) to a few hundred.
+const MIN_RATE: f64 = 1e-6;
+const MAX_RATE: f64 = 1e9;
 
 /// One model's table: batch size → the profiled (GPU count, iterations/s),
 /// counts ascending, unprofiled cells left out.
@@ -55,7 +59,7 @@ pub fn derived_spec(spec: &str) -> Option<(String, String, f64)> {
     let (ty, from) = (ty.trim(), from.trim());
     let named = |s: &str| !s.is_empty() && !s.contains(['/', '*', '=']);
     let f: f64 = f.trim().parse().ok()?;
-    let ok = named(ty) && named(from) && f.is_finite() && f > 0.0 && f <= 1e6;
+    let ok = named(ty) && named(from) && (0.001..=1000.0).contains(&f);
     (ok && !Path::new(rest).is_dir()).then(|| (ty.to_string(), from.to_string(), f))
 }
 
@@ -309,7 +313,15 @@ impl Columns<'_> {
             }
             match v.parse::<f64>() {
                 Ok(0.0) => {}
-                Ok(r) if r.is_finite() && r > 0.0 => row.push((c, r)),
+                Ok(r) if (MIN_RATE..=MAX_RATE).contains(&r) => row.push((c, r)),
+                Ok(r) if r.is_finite() && r > 0.0 => {
+                    return Err(self.cell_error(
+                        rec,
+                        line,
+                        k + 1,
+                        &format!("{r:e} iterations per second is outside {MIN_RATE:e} to {MAX_RATE:e}: no model trains so (runs would pass the year 2100 or take no time)"),
+                    ))
+                }
                 _ => {
                     return Err(self.cell_error(
                         rec,

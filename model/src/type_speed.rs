@@ -15,6 +15,10 @@ use super::speed::Speeds;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+/// The relative speeds `--gpu-speed` takes.
+const MIN_FACTOR: f64 = 0.001;
+const MAX_FACTOR: f64 = 1000.0;
+
 /// Reads `--gpu-speed` values: `TYPE=FACTOR`, several per value
 /// separated by commas, values repeatable; a type named twice is an error.
 pub fn parse_factors(specs: &[String]) -> Result<Vec<(String, f64)>, InputError> {
@@ -40,6 +44,11 @@ pub fn parse_factors(specs: &[String]) -> Result<Vec<(String, f64)>, InputError>
             .map_err(|_| bad("the factor is not a number"))?;
         if !(f.is_finite() && f > 0.0) {
             return Err(bad("the factor must be a positive number"));
+        }
+        if !(MIN_FACTOR..=MAX_FACTOR).contains(&f) {
+            return Err(bad(&format!(
+                "a factor from {MIN_FACTOR} to {MAX_FACTOR} (relative speeds; 1e-6 would run a job past the year 2100)"
+            )));
         }
         if ty.is_empty() {
             return Err(bad("no GPU type before '='"));

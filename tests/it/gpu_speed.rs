@@ -160,3 +160,52 @@ fn bad_factors_are_named() {
     ]);
     assert!(stderr(&r).contains("cannot be used with"), "{}", stderr(&r));
 }
+
+/// Issue 63, item 5: absurd speeds are refused by name, never clamped
+/// into runs past the year 2100 — a `--gpu-speed` factor outside 0.001 to
+/// 1000, a table rate outside 1e-6 to 1e9 iterations per second, and a job
+/// the tables would run past the bound.
+#[test]
+fn absurd_speeds_are_refused_by_name() {
+    let o = tracetui(&["sim", "pai", common::cli::PAI, "--gpu-speed", "T4=1e-15"]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("--gpu-speed: T4=1e-15: a factor from 0.001 to 1000"),
+        "{}",
+        stderr(&o)
+    );
+    let dir = common::scratch_dir("absurd-speeds");
+    let tables = dir.join("t");
+    std::fs::create_dir_all(&tables).unwrap();
+    let trace = dir.join("t.csv");
+    let head =
+        "job_id,submission_time,num_iteration,model_name,deadline,batch_size,num_gpu,duration\n";
+    let run = |table: &str, iterations: &str| {
+        std::fs::write(tables.join("m.csv"), table).unwrap();
+        std::fs::write(&trace, format!("{head}a,0,{iterations},m,9999,32,1,999\n")).unwrap();
+        tracetui(&[
+            "sim",
+            "itp",
+            trace.to_str().unwrap(),
+            "--throughputs",
+            tables.to_str().unwrap(),
+        ])
+    };
+    let o = run("global_batch_size,1,2\n32,1e-300,2\n", "400");
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("m.csv:2: column 1")
+            && stderr(&o).contains("1e-300 iterations per second is outside 1e-6 to 1e9"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run("global_batch_size,1,2\n32,1e-5,2e-5\n", "400000000");
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("job a (400000000 iterations at 0.00001 per second on 1 GPUs) would run past the year 2100"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run("global_batch_size,1,2\n32,4,7\n", "400");
+    assert!(o.status.success(), "{}", stderr(&o));
+}
