@@ -294,3 +294,48 @@ fn edf_elastic_meets_elasticflows_figure_8a_edf_ratio() {
     assert_eq!(v["jobs_done"], 195);
     assert_eq!(stdout(&run()), stdout(&o), "byte for byte, run twice");
 }
+
+/// Issue 63, item 7: `elasticflow` on a cluster it cannot run — a part
+/// machine (`--gpus 6` in machines of 4) — is refused before the run,
+/// naming the rule; and a job larger than the whole cluster, which the
+/// engine rejects on arrival, is never planned ("scale job 1, which is
+/// neither waiting nor running").
+#[test]
+fn elasticflow_refuses_a_part_machine_and_never_plans_a_rejected_job() {
+    let d = common::scratch_dir("ef-part");
+    let (trace, tables) = write_inputs(
+        d.as_path(),
+        "a,0,2000,m,9999,32,1,999\nb,10,300,m,99999,32,8,999\nc,20,300,m,99999,32,2,999\n",
+    );
+    let run = |gpus: &str| {
+        tracetui(&[
+            "sim",
+            "itp",
+            &trace,
+            "--gpus",
+            gpus,
+            "--gpus-per-node",
+            "4",
+            "--throughputs",
+            &tables,
+            "--policy",
+            "elasticflow",
+            "--format",
+            "json",
+        ])
+    };
+    let o = run("6");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(
+            "policy 'elasticflow' cannot run on this cluster: it needs every machine alike"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    let o = run("4");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["jobs_rejected"], 1, "b asks for 8 of 4 GPUs");
+    assert_eq!(v["jobs_done"], 2, "{v}");
+}

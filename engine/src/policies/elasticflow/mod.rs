@@ -65,6 +65,11 @@ impl Rule for ElasticFlow {
         true
     }
 
+    /// Its node sets are whole machines, as ElasticFlow's cluster specs.
+    fn whole_machines(&self) -> bool {
+        true
+    }
+
     fn key_meaning(&self) -> KeyMeaning {
         KeyMeaning::Deadline
     }
@@ -74,7 +79,8 @@ impl Rule for ElasticFlow {
         super::edf_elastic::needs_alike_machines(
             trace,
             "give an ElasticFlow cluster spec with --cluster",
-        )
+        )?;
+        super::edf_elastic::needs_whole_machines(trace)
     }
 
     fn books(&self, v: &dyn View) -> Box<dyn Books> {
