@@ -100,3 +100,17 @@ pub(crate) fn policies_in(text: &str) -> Vec<(String, String)> {
         .map(|c| c.policies.into_iter().collect())
         .unwrap_or_default()
 }
+
+/// The widest a line of a TOML file's error is shown: the error quotes
+/// the offending line, which may be hundreds of kilobytes long.
+const ERROR_LINE: usize = 160;
+
+/// A TOML error as the terminal shows it: each line cut to `ERROR_LINE`
+/// columns (a 400 KB line echoed whole buried the message).
+pub(crate) fn toml_error(e: &dyn std::fmt::Display) -> String {
+    e.to_string()
+        .lines()
+        .map(|l| crate::text::fit(l, ERROR_LINE))
+        .collect::<Vec<_>>()
+        .join("\n")
+}

@@ -174,7 +174,7 @@ pub(super) fn read(path: &Path) -> Result<Lesson, LessonError> {
 
 /// A lesson from its file's text; paths in it from `dir`.
 pub(super) fn parse(text: &str, dir: &Path) -> Result<Lesson, Bad> {
-    let f: LessonFile = toml::from_str(text).map_err(|e| Bad(e.to_string()))?;
+    let f: LessonFile = toml::from_str(text).map_err(|e| Bad(crate::config::toml_error(&e)))?;
     let placement = placement(&f.placement)?;
     let mut others = Vec::new();
     for (name, caps) in &f.placements {

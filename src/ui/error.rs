@@ -12,8 +12,9 @@ pub enum UiError {
     FilterKey(String),
     #[error("'{}' is not a colour (#rrggbb, reset, an ANSI name or idx:N)", sanitize(.0))]
     Color(String),
-    #[error(transparent)]
-    Toml(#[from] toml::de::Error),
+    /// A theme file's TOML error, its lines cut (`config::toml_error`).
+    #[error("{0}")]
+    Toml(String),
     #[error("missing roles: {0}")]
     MissingRoles(String),
     #[error("missing role '{0}'")]

@@ -128,8 +128,10 @@ impl Keymap {
             Ok(c) => Keymap::build(&c.keys),
             Err(e) => {
                 let mut k = Keymap::defaults();
-                k.problems
-                    .push(format!("config: {e}; using the default keys"));
+                k.problems.push(format!(
+                    "config: {}; using the default keys",
+                    crate::config::toml_error(&e)
+                ));
                 k
             }
         }

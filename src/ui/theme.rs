@@ -151,7 +151,8 @@ pub struct Theme {
 impl Theme {
     /// Parses a theme file; every role must be present.
     pub fn parse(text: &str, depth: Depth) -> Result<Theme, UiError> {
-        let f: ThemeFile = toml::from_str(text)?;
+        let f: ThemeFile =
+            toml::from_str(text).map_err(|e| UiError::Toml(crate::config::toml_error(&e)))?;
         f.check_roles()?;
         let role = |name: &str| f.color(name, depth);
         let fg = |name: &str| role(name).map(|c| Style::default().fg(c));

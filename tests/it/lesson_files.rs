@@ -271,3 +271,40 @@ fn a_gen_lesson_load_is_in_its_range() {
     let ok = "name = \"g\"\ngpus = 8\ngpus_per_machine = 4\nschedule = \"start:fifo\"\n[gen]\njobs = 50\nseed = 1\nload = 0.8\n";
     assert!(Lesson::from_file(&write("gen-ok.toml", ok)).is_ok());
 }
+
+/// Issue 63's lows: a TOML error quotes its line cut short, not a 400 KB
+/// line whole — in a lesson file and in a sweep's plan.
+#[test]
+fn a_toml_error_quotes_its_line_cut_short() {
+    let long = "a".repeat(400_000);
+    let lesson = write(
+        "long.toml",
+        &format!("name = \"x\"\nschedule = \"{long}\" x\n"),
+    );
+    let e = Lesson::from_file(&lesson).err().unwrap().to_string();
+    assert!(e.len() < 2_000, "{} bytes", e.len());
+    assert!(
+        e.contains("TOML parse error at line 2") && e.contains('…'),
+        "{e}"
+    );
+    let dir = common::scratch_dir("toml-long");
+    let plan = dir.join("plan.toml");
+    std::fs::write(
+        &plan,
+        format!("trace = \"itp:x.csv\"\npolicy = \"{long}\" x\n"),
+    )
+    .unwrap();
+    let o = tracetui(&[
+        "sweep",
+        plan.to_str().unwrap(),
+        "--out",
+        dir.join("o").to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    assert!(o.stderr.len() < 2_000, "{} bytes", o.stderr.len());
+    assert!(
+        stderr(&o).contains("TOML parse error at line 2"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -68,7 +68,9 @@ pub(crate) const MAX_RUNS: usize = 1_000_000;
 impl Plan {
     /// Reads a plan's text; `file` names it in errors.
     pub(crate) fn parse(text: &str, file: &str) -> Result<Plan> {
-        let table: toml::Table = text.parse().map_err(|e| eyre!("{file}: {e}"))?;
+        let table: toml::Table = text
+            .parse()
+            .map_err(|e| eyre!("{file}: {}", crate::config::toml_error(&e)))?;
         let mut keys = Vec::new();
         for (raw, value) in &table {
             let name = raw.replace('_', "-");

@@ -38,15 +38,26 @@ fn absolute(p: &Path) -> Result<PathBuf> {
     std::path::absolute(p).map_err(|e| eyre!("{}: {e}", p.display()))
 }
 
+/// `p` as text a script can hold exactly: a path that is not UTF-8
+/// would be written with U+FFFD and the tasks would go elsewhere.
+fn exact(p: &Path) -> Result<&str> {
+    p.to_str().ok_or_else(|| {
+        eyre!(
+            "{}: not UTF-8, so a Slurm script cannot name it exactly; give a UTF-8 path",
+            crate::text::sanitize(&p.display().to_string())
+        )
+    })
+}
+
 /// The batch script: every task runs its shard with the CPUs Slurm gave it.
 fn script(s: &Submit, exe: &Path) -> Result<String> {
     let out = absolute(s.out)?;
     let mut run = vec![
-        quoted(&exe.display().to_string()),
+        quoted(exact(exe)?),
         "sweep".into(),
-        quoted(&absolute(s.plan)?.display().to_string()),
+        quoted(exact(&absolute(s.plan)?)?),
         "--out".into(),
-        quoted(&out.display().to_string()),
+        quoted(exact(&out)?),
         format!("--shard \"$SLURM_ARRAY_TASK_ID/{}\"", s.tasks),
         "-j \"${SLURM_CPUS_PER_TASK:-${SLURM_CPUS_ON_NODE:-1}}\"".into(),
     ];
@@ -77,12 +88,12 @@ fn array_options(s: &Submit, cwd: &Path) -> Result<Vec<String>> {
             );
         }
     }
-    let logs = out.join("slurm").display().to_string().replace('%', "%%");
+    let logs = exact(&out.join("slurm"))?.replace('%', "%%");
     Ok(vec![
         "--job-name=tracetui-sweep".into(),
         format!("--array=0-{}", s.tasks - 1),
         format!("--output={logs}/%A_%a.out"),
-        format!("--chdir={}", cwd.display()),
+        format!("--chdir={}", exact(cwd)?),
     ])
 }
 
@@ -295,6 +306,22 @@ mod tests {
             ..pct
         };
         assert!(array_options(&bad, Path::new("/w")).is_err());
+        // Not UTF-8: refused, never written with U+FFFD (issue 63, item 14).
+        use std::os::unix::ffi::OsStrExt;
+        let odd = Path::new(std::ffi::OsStr::from_bytes(b"/o/caf\xe9"));
+        let latin = Submit { out: odd, ..bad };
+        let e = script(&latin, Path::new("/bin/tracetui"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("not UTF-8, so a Slurm script cannot name it"),
+            "{e}"
+        );
+        assert!(array_options(&latin, Path::new("/w")).is_err());
+        assert!(
+            array_options(&s, Path::new(odd)).is_err(),
+            "the working directory too"
+        );
         assert_eq!(default_tasks(32), 1);
         assert_eq!(default_tasks(1000), 10);
         assert_eq!(default_tasks(1_000_000), 64);
