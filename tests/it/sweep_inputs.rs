@@ -266,3 +266,54 @@ fn plan_values_mean_what_they_say() {
         stderr(&o)
     );
 }
+
+/// Issue 63, item 16: on a full disk (a 48 KiB tmpfs) a sweep stops
+/// starting runs once a record cannot be saved, says how many it did not
+/// start, and its progress never counts a run whose record was lost.
+#[test]
+fn a_full_disk_stops_the_sweep_and_says_so() {
+    let dir = common::scratch_dir("sweep-full");
+    let disk = dir.join("disk");
+    std::fs::create_dir_all(&disk).unwrap();
+    let mounted = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=48k", "tmpfs"])
+        .arg(&disk)
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !mounted {
+        eprintln!("skipped: cannot mount a small tmpfs here (needs root)");
+        return;
+    }
+    let text = std::fs::read_to_string(SAMPLE).unwrap();
+    let tiny: Vec<&str> = text.lines().take(21).collect();
+    std::fs::write(dir.join("tiny.csv"), tiny.join("\n") + "\n").unwrap();
+    let seeds: Vec<String> = (1..=60).map(|s| s.to_string()).collect();
+    let plan = write_plan(
+        &dir,
+        &format!(
+            "trace = \"itp:{}\"\ngpus = 16\nseed = [{}]\n",
+            dir.join("tiny.csv").display(),
+            seeds.join(", ")
+        ),
+    );
+    let o = sweep(&plan, &disk.join("out"), &[]);
+    let saved = std::fs::read_dir(disk.join("out/runs"))
+        .map(|d| {
+            d.filter(|e| {
+                e.as_ref()
+                    .is_ok_and(|e| e.file_name().to_string_lossy().ends_with(".json"))
+            })
+            .count()
+        })
+        .unwrap_or(0);
+    let _ = std::process::Command::new("umount").arg(&disk).status();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("No space left on device"), "{err}");
+    assert!(
+        err.contains("runs not started (run the sweep again to go on)"),
+        "{err}"
+    );
+    assert!(saved < 60, "{saved} saved");
+    assert!(!err.contains("60/60"), "never counted as done: {err}");
+}

@@ -297,7 +297,14 @@ fn execute(
     let traces = traces::Traces::for_runs(todo.iter().map(|r| r.trace()));
     let policies = traces::Policies::resolve(covered.iter())?;
     let progress = progress::Progress::new(todo.len(), what.to_string());
+    // A record that cannot be saved (a full disk) stops the runs not yet
+    // started: their records could not be saved either.
+    let stopped = std::sync::atomic::AtomicBool::new(false);
     let saved = crate::trace::pool(todo, workers, |&r| {
+        if stopped.load(std::sync::atomic::Ordering::Relaxed) {
+            traces.done(r.trace());
+            return None;
+        }
         let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             run_one(r, a, &traces, &policies, shared)
         }));
@@ -308,13 +315,22 @@ fn execute(
             Err(_) => Record::failed(r, "the run panicked (a bug in tracetui)".into()),
         };
         let saved = record.save(&a.out);
-        progress.tick(record.error.is_none());
-        saved
+        match &saved {
+            // Only a run whose record is saved counts as done.
+            Ok(()) => progress.tick(record.error.is_none()),
+            Err(_) => stopped.store(true, std::sync::atomic::Ordering::Relaxed),
+        }
+        Some(saved)
     });
+    let not_started = saved.iter().filter(|s| matches!(s, Ok(None))).count();
     for (r, s) in todo.iter().zip(saved) {
         match s {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => return Err(e),
+            Ok(Some(Ok(()))) | Ok(None) => {}
+            Ok(Some(Err(e))) => {
+                return Err(e.wrap_err(format!(
+                    "a run's record could not be saved; {not_started} runs not started (run the sweep again to go on)"
+                )))
+            }
             Err(_) => bail!(
                 "run {} ({}) panicked",
                 r.index + 1,
