@@ -30,6 +30,28 @@ fn inputs(dir: &Path, rows: &str) -> (String, String, String) {
     (s(&trace), s(&a100), s(&spec))
 }
 
+/// `sim` on `inputs`' trace and mixed spec, T4's tables derived from the
+/// A100's at half the speed, with `more` options.
+fn sim_mixed(
+    (trace, a100, spec): &(String, String, String),
+    more: &[&str],
+) -> std::process::Output {
+    let a100 = format!("A100={a100}");
+    let mut args = vec![
+        "sim",
+        "itp",
+        trace,
+        "--cluster",
+        spec,
+        "--throughputs",
+        &a100,
+        "--throughputs",
+        "T4=A100*0.5",
+    ];
+    args.extend(more);
+    tracetui(&args)
+}
+
 fn jobs(path: &Path) -> Vec<HashMap<String, String>> {
     csv::Reader::from_path(path)
         .unwrap()
@@ -42,29 +64,23 @@ fn jobs(path: &Path) -> Vec<HashMap<String, String>> {
 fn fifo_fastest_puts_each_job_on_its_fastest_type_and_never_across() {
     let dir = common::scratch_dir("hetero-fastest");
     // a: 1 GPU, 400 iterations at 0; b: 4 GPUs (both machines), 1200 at 500.
-    let (trace, a100, spec) = inputs(
+    let made = inputs(
         &dir,
         "a,0,400,m,9999,32,1,999\nb,500,1200,m,9999,32,4,999\n",
     );
     let run = |policy: &str| {
         let out = dir.join(format!("{policy}.csv"));
-        let o = tracetui(&[
-            "sim",
-            "itp",
-            &trace,
-            "--cluster",
-            &spec,
-            "--throughputs",
-            &format!("A100={a100}"),
-            "--throughputs",
-            "T4=A100*0.5",
-            "--policy",
-            policy,
-            "--jobs-out",
-            out.to_str().unwrap(),
-            "--format",
-            "json",
-        ]);
+        let o = sim_mixed(
+            &made,
+            &[
+                "--policy",
+                policy,
+                "--jobs-out",
+                out.to_str().unwrap(),
+                "--format",
+                "json",
+            ],
+        );
         assert!(o.status.success(), "{policy}: {}", stderr(&o));
         let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
         (v, jobs(&out), stderr(&o))
@@ -151,21 +167,9 @@ fn a_type_without_a_row_is_named_and_a_derived_type_needs_its_base() {
 #[test]
 fn elasticflow_refuses_a_mixed_cluster_by_its_rule() {
     let dir = common::scratch_dir("hetero-ef");
-    let (trace, a100, spec) = inputs(&dir, "a,0,400,m,9999,32,1,999\n");
+    let made = inputs(&dir, "a,0,400,m,9999,32,1,999\n");
     for policy in ["elasticflow", "gandiva"] {
-        let o = tracetui(&[
-            "sim",
-            "itp",
-            &trace,
-            "--cluster",
-            &spec,
-            "--throughputs",
-            &format!("A100={a100}"),
-            "--throughputs",
-            "T4=A100*0.5",
-            "--policy",
-            policy,
-        ]);
+        let o = sim_mixed(&made, &["--policy", policy]);
         assert_eq!(o.status.code(), Some(2), "{policy}: {}", stderr(&o));
         assert!(
             stderr(&o).contains(&format!(
@@ -176,19 +180,7 @@ fn elasticflow_refuses_a_mixed_cluster_by_its_rule() {
         );
     }
     // edf-elastic plans at the slowest type and runs.
-    let o = tracetui(&[
-        "sim",
-        "itp",
-        &trace,
-        "--cluster",
-        &spec,
-        "--throughputs",
-        &format!("A100={a100}"),
-        "--throughputs",
-        "T4=A100*0.5",
-        "--policy",
-        "edf-elastic",
-    ]);
+    let o = sim_mixed(&made, &["--policy", "edf-elastic"]);
     assert!(o.status.success(), "{}", stderr(&o));
 }
 

@@ -128,6 +128,27 @@ fn three_traces_three_panels_one_colour_per_policy_and_a_share_inside_its_bounds
     );
 }
 
+/// A figure of mean JCT to `path`, a panel per trace, with its title, y
+/// title and y limits given.
+fn labelled(path: &str) -> Vec<&str> {
+    vec![
+        "--plot",
+        path,
+        "--plot-y",
+        "jct_mean_s",
+        "--plot-facet",
+        "trace",
+        "--plot-title",
+        "Mean JCT on three clusters",
+        "--plot-y-label",
+        "JCT (hours, mean)",
+        "--plot-y-min",
+        "0",
+        "--plot-y-max",
+        "100",
+    ]
+}
+
 #[test]
 fn labels_limits_one_facet_and_a_pdf() {
     let dir = common::scratch_dir("sweep-figure-pdf");
@@ -153,26 +174,7 @@ fn labels_limits_one_facet_and_a_pdf() {
         "{}",
         stderr(&o)
     );
-    let o = sweep(
-        &plan,
-        &out,
-        &[
-            "--plot",
-            pdf.to_str().unwrap(),
-            "--plot-y",
-            "jct_mean_s",
-            "--plot-facet",
-            "trace",
-            "--plot-title",
-            "Mean JCT on three clusters",
-            "--plot-y-label",
-            "JCT (hours, mean)",
-            "--plot-y-min",
-            "0",
-            "--plot-y-max",
-            "100",
-        ],
-    );
+    let o = sweep(&plan, &out, &labelled(pdf.to_str().unwrap()));
     assert_eq!(o.status.code(), Some(1), "edf's rows: {}", stderr(&o));
     let bytes = std::fs::read(&pdf).unwrap();
     let text = String::from_utf8_lossy(&bytes);
@@ -183,26 +185,7 @@ fn labels_limits_one_facet_and_a_pdf() {
     assert!(dir.join("fig.data.csv").is_file());
     // The labels given: the SVG of the same figure says them.
     let svg = dir.join("same.svg");
-    sweep(
-        &plan,
-        &out,
-        &[
-            "--plot",
-            svg.to_str().unwrap(),
-            "--plot-y",
-            "jct_mean_s",
-            "--plot-facet",
-            "trace",
-            "--plot-title",
-            "Mean JCT on three clusters",
-            "--plot-y-label",
-            "JCT (hours, mean)",
-            "--plot-y-min",
-            "0",
-            "--plot-y-max",
-            "100",
-        ],
-    );
+    sweep(&plan, &out, &labelled(svg.to_str().unwrap()));
     let s = std::fs::read_to_string(&svg).unwrap();
     assert!(s.contains("Mean JCT on three clusters") && s.contains("JCT (hours, mean)"));
     assert!(
