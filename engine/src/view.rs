@@ -71,6 +71,9 @@ pub trait View {
     /// Whether `job` may be preempted: running on GPUs the simulation gave
     /// it (a recorded hold keeps its recorded end).
     fn preemptable(&self, job: u32) -> bool;
+    /// Whether `job` could ever be placed, on the whole cluster empty: the
+    /// engine rejects on arrival a job that could not.
+    fn fits_ever(&self, job: u32) -> bool;
     /// Checks an answer against the state now: jobs exist and are in the
     /// state each action needs, none is started twice, and every start
     /// fits — on the GPUs it names or where the placement rule puts it.

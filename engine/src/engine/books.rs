@@ -100,6 +100,10 @@ impl View for Engine {
         self.shapes.arrival[rank as usize]
     }
 
+    fn fits_ever(&self, job: u32) -> bool {
+        self.feasible[self.shapes.class_of[job as usize] as usize]
+    }
+
     fn preemptable(&self, job: u32) -> bool {
         let st = self.jobs[job as usize];
         st.phase == Phase::Running && self.completions.has(job)

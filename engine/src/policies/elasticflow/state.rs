@@ -120,15 +120,14 @@ impl State {
             .then(|| v.trace().jobs[v.job_at_rank(rank) as usize].submit)
     }
 
-    /// Takes the arrivals due by `t`, in arrival order — but a job larger
-    /// than the whole cluster, which the engine rejects on arrival and
-    /// which never reaches the policy.
+    /// Takes the arrivals due by `t`, in arrival order — but a job the
+    /// engine rejects on arrival (it could never fit), which never reaches
+    /// the policy.
     pub(super) fn take_arrivals(&mut self, v: &dyn View, t: Secs) -> Vec<u32> {
         let mut out = Vec::new();
-        let total = v.trace().cluster.total_gpus();
         while self.arrival_at(v, self.next_rank).is_some_and(|s| s <= t) {
             let j = v.job_at_rank(self.next_rank);
-            if v.trace().jobs[j as usize].demand.gpus_ceil() <= total {
+            if v.fits_ever(j) {
                 out.push(j);
             }
             self.next_rank += 1;
