@@ -50,14 +50,19 @@ impl Profile {
     }
 }
 
+/// The most a Zeus summary CSV may hold: 64 MiB (the released ones are
+/// under 200 KB).
+const MAX_BYTES: u64 = 64 << 20;
+
 /// A measured row: (batch size, power limit, time per epoch, average power).
 type PowerRow = (u32, u32, f64, f64);
 
 /// The `want` columns of a CSV with a header, by line number.
 fn read_csv(path: &Path, want: &[&str]) -> Result<Vec<(u64, Vec<String>)>, InputError> {
     let file = path.display().to_string();
-    let text =
-        std::fs::read_to_string(path).map_err(|e| InputError::io(&file, "cannot read", e))?;
+    let bytes = super::reader::read_small(path, MAX_BYTES, "a Zeus summary CSV")?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| InputError::file(&file, "not UTF-8 text: not a Zeus summary CSV"))?;
     let mut lines = text.lines();
     let header: Vec<&str> = lines
         .next()

@@ -23,9 +23,18 @@ pub(crate) fn open_file(path: &Path) -> Result<std::fs::File, InputError> {
 }
 
 /// The whole of a small file (a table, a spec) of at most `max` bytes; a
-/// larger one is refused as not being `what`.
+/// larger one is refused as not being `what`. Only a regular file: a FIFO
+/// would block the open until a writer came, `/dev/zero` would never end.
 pub(crate) fn read_small(path: &Path, max: u64, what: &str) -> Result<Vec<u8>, InputError> {
     let shown = path.display().to_string();
+    if let Ok(m) = std::fs::metadata(path) {
+        if !m.is_file() && !m.is_dir() {
+            return Err(InputError::file(
+                &shown,
+                format!("not a regular file (a pipe or a device): not {what}"),
+            ));
+        }
+    }
     let mut text = Vec::new();
     open_file(path)?
         .take(max + 1)

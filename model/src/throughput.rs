@@ -407,4 +407,34 @@ mod tests {
         assert_eq!(parse_spec("t/a"), (None, PathBuf::from("t/a")));
         assert_eq!(parse_spec("./x=y"), (None, PathBuf::from("./x=y")));
     }
+
+    /// Issue 63 item 12: a FIFO among the tables (`mkfifo t/m.csv`) is
+    /// refused by name; it used to block the load forever at the open.
+    #[test]
+    fn a_fifo_among_the_tables_is_refused_not_waited_on() {
+        let dir = std::env::temp_dir().join(format!("tracetui-test-fifo-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("a.csv"), "global_batch_size,1\n8,1.0\n").unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(dir.join("m.csv"))
+            .status()
+            .is_ok_and(|s| s.success());
+        if !made {
+            eprintln!("SKIPPED a_fifo_among_the_tables_is_refused_not_waited_on: no mkfifo here");
+            return;
+        }
+        let (tx, rx) = std::sync::mpsc::channel();
+        let d = dir.clone();
+        std::thread::spawn(move || tx.send(Tables::load(&d, None).map(|_| ())));
+        let got = rx.recv_timeout(std::time::Duration::from_secs(20));
+        let _ = std::fs::remove_dir_all(&dir);
+        let e = got
+            .expect("the load blocked on a FIFO")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("m.csv") && e.contains("not a regular file"),
+            "{e}"
+        );
+    }
 }
