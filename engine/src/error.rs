@@ -419,6 +419,10 @@ pub enum ProtocolError {
     /// where times would overflow; holds the time, trace seconds.
     #[error("asked to wake up at {0}, beyond any trace's time")]
     WakeupFar(i64),
+    /// `deadline_admitted: [on_time, of]` that is no share of the trace's
+    /// jobs: more on time than counted, or more counted than there are jobs.
+    #[error("deadline_admitted [{0}, {1}]: on time must be at most the jobs counted, and those at most the trace's {2} jobs")]
+    OwnCount(u64, u64, u64),
     /// A message to the program could not be serialised; holds serde's reason.
     #[error("could not write the message: {0}")]
     Message(String),

@@ -87,6 +87,9 @@ pub struct Tally {
     pub dropped: u64,
     /// Times a running elastic job's GPUs changed.
     pub resizes: u64,
+    /// Jobs ended at an end their policy held before the end their work
+    /// gives (they count done, as the policy planned).
+    pub cut_short: u64,
     /// The longest the queue has been.
     pub peak_queue: u64,
     /// Times a running job lost its GPUs to another.
@@ -242,6 +245,12 @@ pub struct Report {
     /// Times a running elastic job's GPUs changed (elastic policies).
     #[serde(skip_serializing_if = "is_zero")]
     pub resizes: u64,
+    /// Of the jobs done, those that ended at an end their policy held
+    /// (`ends`, elasticflow's and gandiva's rounds) before the end their
+    /// work gives: done by the policy's plan, with work left by
+    /// tracetui's own count. Their JCT and deadlines are the policy's claim.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub jobs_cut_short: u64,
     /// Share of the jobs with a deadline that finished by it (traces with
     /// deadlines); a job that never finished missed it.
     #[serde(skip_serializing_if = "Option::is_none")]

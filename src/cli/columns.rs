@@ -209,6 +209,11 @@ pub(crate) const COLUMNS: &[Column] = &[
         value: |r| count(r.resizes),
     },
     Column {
+        name: "jobs_cut_short",
+        when: Some(|r| r.jobs_cut_short > 0),
+        value: |r| count(r.jobs_cut_short),
+    },
+    Column {
         name: "energy_kwh",
         when: Some(energy),
         value: |r| num(r.energy_kwh),
@@ -293,6 +298,7 @@ mod tests {
             overflow_segments: 0,
             preemptions: 0,
             resizes: 0,
+            jobs_cut_short: 0,
             deadline_met: None,
             deadline_admitted: None,
             energy_kwh: None,

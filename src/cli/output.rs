@@ -55,16 +55,7 @@ pub(super) fn table_one(r: &Report, describe: &str) -> String {
     if let Some(l) = offered(r) {
         let _ = writeln!(o, "load      {l}");
     }
-    let dropped = format!(", dropped {}", r.jobs_dropped);
-    let across = match r.jobs_across_types {
-        None | Some(0) => String::new(),
-        Some(n) => format!("; {n} ran across GPU types, at the slower's rate"),
-    };
-    let _ = writeln!(
-        o,
-        "jobs      {} (done {}, rejected {}{dropped}, unfinished {}{across})",
-        r.jobs, r.jobs_done, r.jobs_rejected, r.jobs_unfinished
-    );
+    jobs_lines(&mut o, r);
     let _ = writeln!(
         o,
         "makespan  {}",
@@ -115,6 +106,29 @@ pub(super) fn table_one(r: &Report, describe: &str) -> String {
     o
 }
 
+/// The jobs' counts, and the jobs done at an end their policy held before
+/// their work was done, where there were any.
+fn jobs_lines(o: &mut String, r: &Report) {
+    let dropped = format!(", dropped {}", r.jobs_dropped);
+    let across = match r.jobs_across_types {
+        None | Some(0) => String::new(),
+        Some(n) => format!("; {n} ran across GPU types, at the slower's rate"),
+    };
+    let _ = writeln!(
+        o,
+        "jobs      {} (done {}, rejected {}{dropped}, unfinished {}{across})",
+        r.jobs, r.jobs_done, r.jobs_rejected, r.jobs_unfinished
+    );
+    if r.jobs_cut_short > 0 {
+        let _ = writeln!(
+            o,
+            "cut short {} job{} done at an end the policy held, with work left by tracetui's count",
+            r.jobs_cut_short,
+            if r.jobs_cut_short == 1 { "" } else { "s" }
+        );
+    }
+}
+
 /// The rules: what run times the policies that order by them are told
 /// (`--estimate`), and with a speed model what a run time is there (and
 /// at what speed a job across GPU types ran, where `across` did).
@@ -159,6 +173,7 @@ struct Extra {
     energy: bool,
     unfinished: bool,
     dropped: bool,
+    cut_short: bool,
 }
 
 impl Extra {
@@ -168,6 +183,7 @@ impl Extra {
             energy: rs.iter().any(|r| r.energy_kwh.is_some()),
             unfinished: rs.iter().any(|r| r.jobs_unfinished > 0),
             dropped: rs.iter().any(|r| r.jobs_dropped > 0),
+            cut_short: rs.iter().any(|r| r.jobs_cut_short > 0),
         }
     }
 }
@@ -183,7 +199,7 @@ fn extra(on: bool, width: usize, text: impl std::fmt::Display) -> String {
 
 fn many_header(w: usize, x: &Extra) -> String {
     format!(
-        "{:<w$}{:>8}{:>5}{:>10}{:>8}{:>10}{:>10}{:>10}{:>10}{:>10}{:>9}{:>7}{:>8}{}{}{}{}\n",
+        "{:<w$}{:>8}{:>5}{:>10}{:>8}{:>10}{:>10}{:>10}{:>10}{:>10}{:>9}{:>7}{:>8}{}{}{}{}{}\n",
         "policy",
         "done",
         "rej",
@@ -201,6 +217,7 @@ fn many_header(w: usize, x: &Extra) -> String {
         extra(x.energy, 10, "kWh"),
         extra(x.unfinished, 7, "unfin"),
         extra(x.dropped, 7, "drop"),
+        extra(x.cut_short, 7, "cut"),
     )
 }
 
@@ -212,7 +229,7 @@ fn many_row(r: &Report, w: usize, x: &Extra) -> String {
         (true, Some(d)) => format!("{:>7.1} %", d * 100.0),
     };
     format!(
-        "{}{:>8}{:>5}{:>10}{:>8}{:>10}{:>10}{:>10}{:>10}{:>10}{:>9}{:>7}{:>8}{}{}{}{}\n",
+        "{}{:>8}{:>5}{:>10}{:>8}{:>10}{:>10}{:>10}{:>10}{:>10}{:>9}{:>7}{:>8}{}{}{}{}{}\n",
         // Padded by the columns it takes (a wide character takes two).
         crate::text::fit_padded(&r.policy, w),
         r.jobs_done,
@@ -231,6 +248,7 @@ fn many_row(r: &Report, w: usize, x: &Extra) -> String {
         r.energy_kwh.map_or(String::new(), |e| format!("{e:>10.1}")),
         extra(x.unfinished, 7, r.jobs_unfinished),
         extra(x.dropped, 7, r.jobs_dropped),
+        extra(x.cut_short, 7, r.jobs_cut_short),
     )
 }
 
@@ -258,6 +276,12 @@ fn many_footer(o: &mut String, rs: &[Report]) {
         if let Some(a) = r.deadline_admitted {
             let _ = writeln!(o, "{}: {}", r.policy, admitted_note(a));
         }
+    }
+    if rs.iter().any(|r| r.jobs_cut_short > 0) {
+        let _ = writeln!(
+            o,
+            "cut: jobs done at an end their policy held, with work left by tracetui's count"
+        );
     }
     let _ = writeln!(
         o,

@@ -198,6 +198,85 @@ fn an_external_policy_drops_jobs_holds_ends_and_gives_its_own_ratio() {
     );
 }
 
+/// Issue 63 item 13: a policy that holds a job's end before its work is
+/// done (1,000 iterations at 5 it/s end at 200 s; held at 100 s) has the
+/// job done as it planned, but never silently: every summary counts it
+/// cut short (JSON, CSV, the table); a held end after the work's end
+/// (above) is not counted.
+#[test]
+fn an_end_held_before_the_work_is_done_is_counted_cut_short() {
+    if !common::python() {
+        return;
+    }
+    let run = Run::new("v2-early", "a,0,1000,m,150,32,1,999\n");
+    let plan = json!({"hello": v2_hello(0), "answers": {
+        "0": {"resize": [[0, 4]], "ends": [[0, 100]]},
+    }});
+    let (o, _) = run.sim(&plan, &["--format", "json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(r["jobs_done"], 1);
+    assert_eq!(r["jobs_cut_short"], 1, "{r}");
+    let (o, _) = run.sim(&plan, &["--format", "csv"]);
+    let text = String::from_utf8_lossy(&o.stdout).to_string();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let at = header
+        .iter()
+        .position(|h| *h == "jobs_cut_short")
+        .expect(&text);
+    assert_eq!(
+        lines.next().unwrap().split(',').nth(at),
+        Some("1"),
+        "{text}"
+    );
+    let (o, _) = run.sim(&plan, &[]);
+    let table = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        table.contains("cut short 1 job done at an end the policy held"),
+        "{table}"
+    );
+    // Held past the work's end: kept, not counted.
+    let later = json!({"hello": v2_hello(0), "answers": {
+        "0": {"resize": [[0, 4]], "ends": [[0, 300]]},
+    }});
+    let (o, _) = run.sim(&later, &["--format", "json"]);
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(r.get("jobs_cut_short").is_none(), "{r}");
+    assert_eq!(r["makespan_s"], 300, "{r}");
+}
+
+/// `deadline_admitted` must be a share of the trace's jobs: more on time
+/// than counted (it printed "1e20 % admitted") or more counted than jobs
+/// is refused by name.
+#[test]
+fn a_policy_own_count_that_is_no_share_is_refused() {
+    if !common::python() {
+        return;
+    }
+    let run = Run::new("v2-own", "a,0,1000,m,9999,32,1,999\n");
+    for (own, shown) in [
+        (
+            json!([1_000_000_000_000_000_000u64, 1]),
+            "[1000000000000000000, 1]",
+        ),
+        (json!([1, 2]), "[1, 2]"),
+    ] {
+        let plan = json!({"hello": v2_hello(0), "answers": {
+            "0": {"resize": [[0, 4]], "deadline_admitted": own},
+        }});
+        let (o, _) = run.sim(&plan, &["--format", "json"]);
+        let err = stderr(&o);
+        assert!(!o.status.success(), "{own} was taken: {err}");
+        assert!(
+            err.contains(&format!(
+                "deadline_admitted {shown}: on time must be at most"
+            )) && err.contains("the trace's 1 jobs"),
+            "{err}"
+        );
+    }
+}
+
 /// With a lookahead, each `schedule` carries the next distinct submit
 /// times after its time; version 1's messages have none of version 2's
 /// fields.

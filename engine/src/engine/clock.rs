@@ -111,6 +111,11 @@ impl Engine {
             if let Some((_, next)) = self.completions.first() {
                 prefetch(&self.jobs[next as usize]);
             }
+            // A held end before the end the job's work gives: done as its
+            // policy planned, and counted.
+            if self.held_ends.natural(job).is_some_and(|n| n > t) {
+                self.tally.cut_short += 1;
+            }
             self.finish(job);
             released = true;
         }

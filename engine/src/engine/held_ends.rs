@@ -21,6 +21,14 @@ impl HeldEnds {
         self.0.remove(&job);
     }
 
+    /// The end `job`'s work gives, where its end is held.
+    pub(super) fn natural(&self, job: u32) -> Option<Secs> {
+        if self.0.is_empty() {
+            return None;
+        }
+        self.0.get(&job).copied()
+    }
+
     /// Every held end let go: (job, the end its work gives), by job.
     pub(super) fn release(&mut self) -> Vec<(u32, Secs)> {
         let mut held: Vec<(u32, Secs)> = self.0.drain().collect();

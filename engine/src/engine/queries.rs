@@ -239,6 +239,7 @@ impl Engine {
                 .map(|m| self.tally.busy_finished as f64 / 1000.0 / (gpus as f64 * m as f64)),
             preemptions: self.tally.preemptions,
             resizes: self.tally.resizes,
+            jobs_cut_short: self.tally.cut_short,
             deadline_met: self.deadline_share(),
             deadline_admitted: self
                 .seat

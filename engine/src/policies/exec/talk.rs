@@ -216,6 +216,10 @@ impl ExecBooks {
         let wakeup = reply.wakeup;
         let keys = reply.priority.clone();
         let own = reply.deadline_admitted;
+        let jobs = e.trace().jobs.len() as u64;
+        if let Some((on_time, of)) = own.filter(|&(t, n)| t > n || n > jobs) {
+            return Err(ProtocolError::OwnCount(on_time, of, jobs));
+        }
         let answer = wire::answer(reply, |j| self.key(j));
         Ok(Decided {
             checked: e.check(&answer)?,
