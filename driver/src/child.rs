@@ -8,7 +8,7 @@
 use super::error::PolicyError;
 use super::stderr::Stderr;
 use std::io::{ErrorKind, Read, Write};
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::process::{ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
@@ -19,6 +19,9 @@ const MAX_REPLY: usize = 256 << 20;
 
 pub(super) struct Child {
     process: std::process::Child,
+    /// The write end of its keeper's lifeline (closed: the keeper ends
+    /// everything below it), when it runs under one.
+    _lifeline: Option<std::os::fd::OwnedFd>,
     /// Listed as live until the session ends (so any exit ends it).
     _group: crate::procs::Group,
     /// None once closed (the session is ending).
@@ -48,9 +51,12 @@ impl Child {
             source: std::io::Error::other("tracetui is ending"),
         };
         let leave = crate::procs::spawning().ok_or_else(ending)?;
-        let mut process = Command::new("sh")
-            .arg("-c")
-            .arg(cmd)
+        let spawn_error = |source| PolicyError::Spawn {
+            cmd: cmd.to_string(),
+            source,
+        };
+        let (mut command, lifeline) = shell(cmd).map_err(spawn_error)?;
+        let mut process = command
             .stdin(Stdio::piped())
             // Its own process group: the terminal's Ctrl-C is the replay's,
             // and ending the session ends every process of a pipeline.
@@ -58,10 +64,9 @@ impl Child {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
-            .map_err(|source| PolicyError::Spawn {
-                cmd: cmd.to_string(),
-                source,
-            })?;
+            .map_err(spawn_error)?;
+        // The keeper has its copy of the read end now.
+        let lifeline = lifeline.map(|(_, write)| write);
         let group = crate::procs::group(process.id() as i32);
         drop(leave);
         let (Some(stdin), Some(stdout), Some(stderr)) = (
@@ -77,6 +82,7 @@ impl Child {
         let stderr = Stderr::start(stderr, label, held).map_err(PolicyError::StderrReader)?;
         Ok(Child {
             process,
+            _lifeline: lifeline,
             _group: group,
             stdin: Some(stdin),
             stdout,
@@ -258,6 +264,28 @@ impl Drop for Child {
         crate::procs::end_descendants(pid);
         let _ = self.process.wait();
     }
+}
+
+/// The command that starts `cmd`: through a keeper where tracetui's
+/// binary enabled them (`keeper`), with the two ends of its lifeline;
+/// else `sh -c cmd` itself.
+#[allow(clippy::type_complexity)]
+fn shell(cmd: &str) -> std::io::Result<(Command, Option<(OwnedFd, OwnedFd)>)> {
+    let Some(exe) = crate::keeper::exe() else {
+        let mut c = Command::new("sh");
+        c.arg("-c").arg(cmd);
+        return Ok((c, None));
+    };
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 fills the two descriptors it makes, both close-on-exec
+    // (only the keeper gets a copy of the read end, by dup2).
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: both descriptors were just made and are owned here alone.
+    let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    let c = crate::keeper::command(exe, cmd, read.as_raw_fd());
+    Ok((c, Some((read, write))))
 }
 
 fn nonblocking(fd: i32) {

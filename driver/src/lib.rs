@@ -17,6 +17,7 @@
 mod child;
 mod echo;
 mod error;
+pub mod keeper;
 mod link;
 mod probe;
 mod procs;

@@ -150,6 +150,29 @@ fn a_signal_to_a_headless_run_ends_its_policy_and_then_the_run_dies_of_it() {
     stopped_headless(libc::SIGHUP);
 }
 
+/// Issue 63 item 9: `kill -9` of a run, which no handler hears, still
+/// ends its policy's whole tree (the shell, and the `sleep` it started in
+/// a new session): each policy runs under a keeper that ends everything
+/// below it when tracetui is gone.
+#[test]
+fn a_run_killed_with_sigkill_leaves_no_policy_process() {
+    let dir = scratch_dir("procs-kill9");
+    let policy = leaver(&dir, true);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tracetui"))
+        .args(["sim", "itp", SAMPLE, "--gpus", "128", "--policy", &policy])
+        .args(["--policy-timeout", "120"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let p = wait_for_pids(&dir, 4);
+    child.kill().unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.signal(), Some(libc::SIGKILL), "{status:?}");
+    assert_eq!(left_after_a_while(&p), Vec::<String>::new());
+}
+
 /// The replay in tmux under the leaver policy, run from `shell`; with
 /// `status`, the shell then writes its exit status to `DIR/status`.
 fn replay(tag: &str, dir: &Path, shell: &str, status: bool) -> (Tmux, Vec<i32>) {
