@@ -18,6 +18,8 @@
 //! inputs (or lies inside an input directory) and one path given to two
 //! outputs.
 
+mod stale;
+
 use std::fs::{File, Metadata, OpenOptions};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -173,6 +175,7 @@ fn replace(path: &Path, fill: impl FnOnce(&mut Out) -> io::Result<()>) -> io::Re
         .to_string_lossy()
         .into_owned();
     let old = std::fs::metadata(path).ok();
+    stale::clean_once(dir);
     let (tmp, file) = new_beside(dir, &name)?;
     crate::driver::temp_file(&tmp);
     let result = (|| {

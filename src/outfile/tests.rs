@@ -224,3 +224,26 @@ fn one_path_for_two_outputs_is_refused() {
     assert!(check(&[], &[("--jobs-out", dash), ("--plot", dash)]).is_err());
     assert!(check(&[], &[("--jobs-out", &p), ("--plot", &d.join("fig.svg"))]).is_ok());
 }
+
+/// Issue 63: a temporary left by a killed writer (untouched for longer
+/// than `STALE`) is removed by the next write into its directory; a fresh
+/// one (a live writer's) and other hidden files are left alone.
+#[test]
+fn a_killed_writers_temporary_is_removed_by_the_next_write_there() {
+    let d = dir("stale");
+    let old = d.join(format!(".jobs.csv.00000000deadbeef{TMP_SUFFIX}"));
+    let fresh = d.join(format!(".r1.json.0000000000c0ffee{TMP_SUFFIX}"));
+    let other = d.join(".keep");
+    for p in [&old, &fresh, &other] {
+        std::fs::write(p, "x").unwrap();
+    }
+    let long_ago = std::time::SystemTime::now() - stale::STALE - std::time::Duration::from_secs(60);
+    for p in [&old, &other] {
+        let f = std::fs::File::options().write(true).open(p).unwrap();
+        f.set_modified(long_ago).unwrap();
+    }
+    put(&d.join("out.csv"), "one").unwrap();
+    assert!(!old.exists(), "the stale temporary stayed");
+    assert!(fresh.exists() && other.exists());
+    assert_eq!(stale::clean(&d, std::time::SystemTime::now()), 0);
+}
