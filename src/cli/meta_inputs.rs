@@ -169,6 +169,11 @@ pub(crate) fn policy_paths(cmd: &str) -> Vec<PathBuf> {
     paths
 }
 
+/// A policy file over this many bytes is said to be hashed (a script and
+/// its modules are KBs; a model's weights named on the command line may
+/// be GBs).
+const LARGE_POLICY_FILE: u64 = 64 << 20;
+
 /// `path` hashed now, or as it was when last hashed if its length and
 /// modification time are the same.
 pub(crate) fn hash_policy_file(hashes: &Hashes, path: &Path) -> Option<PolicyFile> {
@@ -183,6 +188,14 @@ pub(crate) fn hash_policy_file(hashes: &Hashes, path: &Path) -> Option<PolicyFil
         .find(|s| s.0 == path && s.1 == len && s.2 == modified)
     {
         return Some(f.3.clone());
+    }
+    if len > LARGE_POLICY_FILE {
+        log::warn!(
+            "hashing {} ({} MiB) for the results' provenance: the policy's command names it or \
+             its script imports it; a file this large takes a while (once per command)",
+            crate::text::sanitize(&path.display().to_string()),
+            len >> 20
+        );
     }
     let (bytes, sha256) = hash_file(path).ok()?;
     let f = PolicyFile {

@@ -372,3 +372,44 @@ fn compare_from_a_time_writes_no_per_job_files() {
     ]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// Issue 63 item 10: a large file a policy's command names is hashed once
+/// per command, whatever the runs, and said to be (it cost 40 s a process,
+/// silently); its hash is in every run's meta.
+#[test]
+fn a_large_policy_file_is_hashed_once_and_said_to_be() {
+    if !common::python() {
+        eprintln!("SKIPPED: python3 is not installed");
+        return;
+    }
+    let dir = common::scratch_dir("big-policy-file");
+    let big = dir.join("weights.bin");
+    // Sparse: 80 MiB of zeros that take no room.
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len(80 << 20)
+        .unwrap();
+    let fifo = std::path::absolute("policies/fifo.py").unwrap();
+    let plan = dir.join("plan.toml");
+    std::fs::write(
+        &plan,
+        format!(
+            "trace = \"itp:{}\"\npolicy = \"exec:python3 {} {}\"\ngpus = [96, 128, 160]\n",
+            std::path::absolute(SAMPLE).unwrap().display(),
+            fifo.display(),
+            big.display()
+        ),
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let o = common::sweep::sweep(&plan, &out, &["-j", "1"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    let said = err
+        .matches("weights.bin (80 MiB) for the results' provenance")
+        .count();
+    assert_eq!(said, 1, "{err}");
+    let results = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    let want = sha256_of(&big);
+    assert_eq!(results.matches(&want).count(), 3, "{results}");
+}
