@@ -419,6 +419,9 @@ pub enum ProtocolError {
     /// where times would overflow; holds the time, trace seconds.
     #[error("asked to wake up at {0}, beyond any trace's time")]
     WakeupFar(i64),
+    /// A list of an answer names more jobs than the trace has (so one twice).
+    #[error("{0} names {1} jobs; the trace has {2}")]
+    TooMany(&'static str, usize, usize),
     /// `deadline_admitted: [on_time, of]` that is no share of the trace's
     /// jobs: more on time than counted, or more counted than there are jobs.
     #[error("deadline_admitted [{0}, {1}]: on time must be at most the jobs counted, and those at most the trace's {2} jobs")]

@@ -76,6 +76,14 @@ fn more_impossible_answers_are_refused() {
             "answer = {'start': [{'job': j['job'], 'gpus': [[0, 0, 500], [0, 1, 500], [0, 2, 500], [0, 3, 500]]} for j in msg['arrived']][:1]}",
             "whole GPUs",
         ),
+        (
+            // More keys than jobs: refused before it is turned into the
+            // engine's terms (a 250 MB answer took 9× its size in memory).
+            "toomany",
+            "greedy",
+            "answer = {'priority': [[0, k] for k in range(5000)]}",
+            "priority names 5000 jobs; the trace has",
+        ),
     ];
     for (name, walk, code, expect) in cases {
         let why = failure(scripted(name, walk, code));

@@ -66,6 +66,21 @@ impl Decision {
         .find_map(|(used, name)| used.then_some(name))
     }
 
+    /// Its longest list of jobs: the field, and how many it names.
+    pub(crate) fn longest_list(&self) -> Option<(&'static str, usize)> {
+        [
+            ("priority", self.priority.len()),
+            ("start", self.start.len()),
+            ("start_if_fits", self.start_if_fits.len()),
+            ("preempt", self.preempt.len()),
+            ("resize", self.resize.len()),
+            ("drop", self.drop.len()),
+            ("ends", self.ends.len()),
+        ]
+        .into_iter()
+        .max_by_key(|&(_, n)| n)
+    }
+
     /// Whether it acts on jobs beyond keys (not allowed after a pass).
     pub(crate) fn acts(&self) -> bool {
         !self.start.is_empty()

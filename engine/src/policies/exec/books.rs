@@ -82,6 +82,15 @@ impl ExecBooks {
         self.keys.get(&job).copied().unwrap_or(0)
     }
 
+    /// The keys an accepted answer changed, kept as the protocol has them
+    /// (read back from the engine's keys: the answer's own list is not
+    /// copied — a policy may key millions of jobs).
+    fn keep_keys(&mut self, checked: &Checked) {
+        for &(j, _, k) in &checked.rekey {
+            self.keys.insert(j, super::wire::protocol_key(k));
+        }
+    }
+
     /// `job` is gone for good (`change` says how): told at the next
     /// message, and its key forgotten.
     fn gone(&mut self, job: u32, change: wire::Change) {
@@ -258,9 +267,7 @@ impl Books for ExecBooks {
             return Ok(None);
         }
         let r = self.passed(e).map_err(|n| self.named(n, e))?;
-        for (j, k) in r.keys {
-            self.keys.insert(j, k);
-        }
+        self.keep_keys(&r.checked);
         self.wakeup = r.wakeup;
         self.own = r.own.or(self.own);
         self.events.clear();
@@ -281,12 +288,9 @@ impl Books for ExecBooks {
         let Decided {
             checked,
             wakeup,
-            keys,
             own,
         } = self.exchange(e).map_err(|n| self.named(n, e))?;
-        for (j, k) in keys {
-            self.keys.insert(j, k);
-        }
+        self.keep_keys(&checked);
         self.wakeup = wakeup;
         self.own = own.or(self.own);
         self.arrived.clear();

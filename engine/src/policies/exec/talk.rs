@@ -16,7 +16,6 @@ use tracetui_model::Secs;
 pub(super) struct Decided {
     pub(super) checked: Checked,
     pub(super) wakeup: Option<Secs>,
-    pub(super) keys: Vec<(u32, i64)>,
     /// Its own count of deadlines kept, if it gave one (version 2).
     pub(super) own: Option<(u64, u64)>,
 }
@@ -213,8 +212,14 @@ impl ExecBooks {
         if let Some(w) = reply.wakeup.filter(|&w| w > Secs::MAX / 4) {
             return Err(ProtocolError::WakeupFar(w));
         }
+        // A list naming more jobs than the trace has names one twice (or
+        // one that is not there): refused before it is turned into the
+        // engine's terms, which would take as much memory again.
+        let jobs = e.trace().jobs.len();
+        if let Some((field, n)) = reply.longest_list().filter(|&(_, n)| n > jobs) {
+            return Err(ProtocolError::TooMany(field, n, jobs));
+        }
         let wakeup = reply.wakeup;
-        let keys = reply.priority.clone();
         let own = reply.deadline_admitted;
         let jobs = e.trace().jobs.len() as u64;
         if let Some((on_time, of)) = own.filter(|&(t, n)| t > n || n > jobs) {
@@ -224,7 +229,6 @@ impl ExecBooks {
         Ok(Decided {
             checked: e.check(&answer)?,
             wakeup,
-            keys,
             own,
         })
     }

@@ -326,3 +326,8 @@ pub(super) fn answer(d: Decision, old: impl Fn(u32) -> i64) -> Answer {
 pub(super) fn engine_key(k: i64) -> u64 {
     (k as u64) ^ (1 << 63)
 }
+
+/// An engine key back as the protocol's (`engine_key` undone).
+pub(super) fn protocol_key(k: u64) -> i64 {
+    (k ^ (1 << 63)) as i64
+}
