@@ -418,3 +418,38 @@ fn a_sweep_with_more_jobs_than_threads_it_may_make_runs_on_fewer() {
     assert!(stderr(&o).contains("300 runs, 0 failed"), "{}", stderr(&o));
     assert!(stderr(&o).contains("-j 1000: "), "capped: {}", stderr(&o));
 }
+
+/// Issue 63 item 8: a plan's values are held once — a list of 50,000
+/// values is checked value by value before any run without holding 50,000
+/// runs' arguments (one shard of two runs peaked at ~500 MB; 150,000
+/// values at 1.47 GB). The child's own peak, from `wait4`.
+#[test]
+fn a_long_list_in_a_plan_is_checked_without_holding_every_run() {
+    let dir = common::scratch_dir("sweep-long-list");
+    let values: Vec<String> = (0..50_000).map(|i| (8 + i).to_string()).collect();
+    let plan = write_plan(
+        &dir,
+        &format!(
+            "trace = \"itp:{}\"\npolicy = \"fifo\"\ngpus = [{}]\n",
+            std::path::absolute(SAMPLE).unwrap().display(),
+            values.join(",")
+        ),
+    );
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_tracetui"))
+        .args(["sweep", plan.to_str().unwrap(), "--out"])
+        .arg(dir.join("out"))
+        .args(["--shard", "1/40000"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value for wait4 to fill.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waits for the child this test started, filling two locals.
+    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
+    assert_eq!(pid, child.id() as i32);
+    assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0);
+    let peak_mb = usage.ru_maxrss / 1024;
+    assert!(peak_mb < 200, "peak {peak_mb} MB for a 50,000-value list");
+}

@@ -35,7 +35,11 @@ pub(super) fn run(a: &SweepArgs) -> Result<()> {
     // key, parsed (and checked) before any run; each run parses its own
     // when it runs (a grid of a million runs holds no million of them).
     let options = options::Options::new();
+    // Of the runs checked, one per policy is kept (to ask each policy
+    // who it is): a list of 150,000 values is checked without holding
+    // 150,000 runs' arguments.
     let mut covered: Vec<SimArgs> = Vec::new();
+    let mut policies_seen = std::collections::HashSet::new();
     let mut reps: Reps = HashMap::new();
     for i in plan.covering() {
         let r = &runs[i];
@@ -48,7 +52,10 @@ pub(super) fn run(a: &SweepArgs) -> Result<()> {
         })?;
         reps.entry(r.trace().to_string())
             .or_insert_with(|| args.clone());
-        covered.push(args);
+        let timeout = args.trace.policies.timeout().unwrap_or_default();
+        if policies_seen.insert(traces::key(&args.policy, timeout)) {
+            covered.push(args);
+        }
     }
     if let Some(p) = &a.plot {
         let x = figure::x_axis(&plan, a.plot_x.as_deref())?;

@@ -115,7 +115,7 @@ pub(crate) struct Policies {
     registry: Mutex<crate::sim::Policies>,
 }
 
-fn key(policy: &PolicyArg, timeout: std::time::Duration) -> String {
+pub(crate) fn key(policy: &PolicyArg, timeout: std::time::Duration) -> String {
     format!("{policy:?}\n{timeout:?}")
 }
 
