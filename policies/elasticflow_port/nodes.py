@@ -53,6 +53,17 @@ class Nodes:
         sets = self.sets
         self.lists[s].sort(key=lambda i: sets[i].util if sets[i] is not None else 0)
 
+    def free_gpus(self):
+        """GPUs not held: every listed set's free room and the free nodes'
+        (ElasticFlow's check_free_gpu)."""
+        in_sets = sum(
+            max(self.sets[i].cap - self.sets[i].util, 0)
+            for lst in self.lists
+            for i in lst
+            if self.sets[i] is not None
+        )
+        return in_sets + len(self.free) * self.gpn
+
     def release(self, sid, job, g):
         ns = self.sets[sid]
         ns.util = max(ns.util - g, 0)

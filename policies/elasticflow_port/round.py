@@ -90,9 +90,12 @@ class Round:
                 job = self.jobs[j]
                 job.gpus = job.planned_at(t)
                 self.move_end_event(j, old.get(j, 0))
-        self.start_planned(t)
-        self.hand_out(t)
-        change = self.place(t)
+        # Only while a GPU is free, as ElasticFlow's check_free_gpu() > 0.
+        change = None
+        if self.nodes.free_gpus() > 0:
+            self.start_planned(t)
+            self.hand_out(t)
+            change = self.place(t)
         self.mark_change(change)
         self.charge_overheads()
         self.advance(t)

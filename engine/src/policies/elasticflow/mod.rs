@@ -80,12 +80,33 @@ impl Rule for ElasticFlow {
             trace,
             "give an ElasticFlow cluster spec with --cluster",
         )?;
-        super::edf_elastic::needs_whole_machines(trace)
+        super::edf_elastic::needs_whole_machines(trace)?;
+        needs_power_of_two_machines(trace)
     }
 
     fn books(&self, v: &dyn View) -> Box<dyn Books> {
         Box::new(EfBooks(State::new(v)))
     }
+}
+
+/// Refuses machines whose GPUs are no power of two: ElasticFlow's node
+/// sets hold jobs of 1, 2, 4, 8 … GPUs (`nodes.rs`), and on machines of 3,
+/// 5, 6, 12 or 24 a gang its plan counted GPUs for finds no set that holds
+/// it (its own simulator asserts; every spec it ships has 1, 2, 4 or 8).
+fn needs_power_of_two_machines(trace: &Trace) -> Result<(), Unavailable> {
+    let Some(g) = trace.cluster.per_node.filter(|g| !g.is_power_of_two()) else {
+        return Ok(());
+    };
+    let (down, up) = (1u32 << (31 - g.leading_zeros()), g.next_power_of_two());
+    Err(Unavailable {
+        lacks:
+            "machines of a power of two GPUs (1, 2, 4, 8, 16 …), which ElasticFlow's node sets pack"
+                .into(),
+        short: "node size".into(),
+        hint: Some(format!(
+            "its machines have {g} GPUs: give --gpus-per-node {down} or {up}"
+        )),
+    })
 }
 
 #[derive(Debug, Clone)]

@@ -79,6 +79,19 @@ impl Nodes {
         self.lists[s].sort_by_key(|&id| sets[id].as_ref().map_or(0, |n| n.util));
     }
 
+    /// GPUs not held: the free room of every listed set and the free
+    /// nodes' (ElasticFlow's `check_free_gpu`).
+    pub(super) fn free_gpus(&self) -> u64 {
+        let in_sets: u64 = self
+            .lists
+            .iter()
+            .flatten()
+            .filter_map(|&id| self.sets[id].as_ref())
+            .map(|s| s.cap.saturating_sub(s.util) as u64)
+            .sum();
+        in_sets + self.free.len() as u64 * self.gpn as u64
+    }
+
     /// Lets `job`'s `g` GPUs in set `id` go.
     pub(super) fn release(&mut self, id: usize, job: u32, g: u32) {
         let per_switch = self.per_switch;

@@ -95,9 +95,16 @@ impl State {
                 self.move_end_event(j, old.get(&j).copied().unwrap_or(0));
             }
         }
-        self.start_planned(t);
-        self.hand_out(t)?;
-        let first_change = self.place(t)?;
+        // Starts, the hand-out and the placement only while a GPU is free
+        // (ElasticFlow's `check_free_gpu() > 0`): in a round with no event
+        // nothing was let go, and placing every job again on a full
+        // cluster would find no room for the first.
+        let mut first_change = None;
+        if self.nodes.free_gpus() > 0 {
+            self.start_planned(t);
+            self.hand_out(t)?;
+            first_change = self.place(t)?;
+        }
         self.mark_change(v, first_change);
         self.charge_overheads();
         self.advance(v, t);
