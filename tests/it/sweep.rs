@@ -435,6 +435,8 @@ fn a_long_list_in_a_plan_is_checked_without_holding_every_run() {
             values.join(",")
         ),
     );
+    // Reaped by `wait4` below, which also gives its peak memory.
+    #[allow(clippy::zombie_processes)]
     let child = std::process::Command::new(env!("CARGO_BIN_EXE_tracetui"))
         .args(["sweep", plan.to_str().unwrap(), "--out"])
         .arg(dir.join("out"))
