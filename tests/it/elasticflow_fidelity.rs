@@ -399,4 +399,35 @@ fn elasticflow_runs_on_small_specs_and_refuses_machines_it_cannot_pack() {
         "{}",
         stderr(&o)
     );
+    // Tables profiled on 3 GPUs: a job planned on 3 finds no node set.
+    let odd = scratch.join("tables");
+    std::fs::create_dir_all(&odd).unwrap();
+    for e in std::fs::read_dir(&tables).unwrap() {
+        let p = e.unwrap().path();
+        std::fs::copy(&p, odd.join(p.file_name().unwrap())).unwrap();
+    }
+    std::fs::write(
+        odd.join("bert.csv"),
+        "global_batch_size,1,2,3\n64,1,1.8,2.5\n",
+    )
+    .unwrap();
+    let n1g8 = a.join("cluster_specs/n1g8.csv");
+    let o = tracetui(&[
+        "sim",
+        "itp",
+        t,
+        "--cluster",
+        n1g8.to_str().unwrap(),
+        "--throughputs",
+        odd.to_str().unwrap(),
+        "--policy",
+        "elasticflow",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("needs throughput tables profiled on GPU counts its node sets hold")
+            && stderr(&o).contains("the table of bert is profiled on 3 GPUs"),
+        "{}",
+        stderr(&o)
+    );
 }

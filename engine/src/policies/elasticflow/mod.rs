@@ -81,7 +81,8 @@ impl Rule for ElasticFlow {
             "give an ElasticFlow cluster spec with --cluster",
         )?;
         super::edf_elastic::needs_whole_machines(trace)?;
-        needs_power_of_two_machines(trace)
+        needs_power_of_two_machines(trace)?;
+        needs_counts_it_packs(trace)
     }
 
     fn books(&self, v: &dyn View) -> Box<dyn Books> {
@@ -105,6 +106,36 @@ fn needs_power_of_two_machines(trace: &Trace) -> Result<(), Unavailable> {
         short: "node size".into(),
         hint: Some(format!(
             "its machines have {g} GPUs: give --gpus-per-node {down} or {up}"
+        )),
+    })
+}
+
+/// Refuses throughput tables profiled on a GPU count ElasticFlow's node
+/// sets are not listed under (`nodes::KEYS`: 1, 2, 4, 8, 12, 16, 24, …):
+/// a job planned on 3 GPUs finds no list to go in (its simulator exits).
+fn needs_counts_it_packs(trace: &Trace) -> Result<(), Unavailable> {
+    let Some(speeds) = &trace.speeds else {
+        return Ok(());
+    };
+    let odd = speeds
+        .tables()
+        .iter()
+        .flat_map(|t| t.models.iter())
+        .flat_map(|(name, m)| m.rows.values().flatten().map(move |&(n, _)| (name, n)))
+        .find(|(_, n)| !nodes::KEYS.contains(n));
+    let Some((model, n)) = odd else {
+        return Ok(());
+    };
+    let sizes: Vec<String> = nodes::KEYS.iter().map(u32::to_string).collect();
+    Err(Unavailable {
+        lacks: format!(
+            "throughput tables profiled on GPU counts its node sets hold ({})",
+            sizes.join(", ")
+        ),
+        short: "table counts".into(),
+        hint: Some(format!(
+            "the table of {} is profiled on {n} GPUs",
+            tracetui_model::text::sanitize(model)
         )),
     })
 }

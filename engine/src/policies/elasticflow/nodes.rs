@@ -13,7 +13,7 @@
 use rustc_hash::FxHashSet;
 
 /// The sizes node sets are listed under, in ElasticFlow's order.
-const KEYS: [u32; 16] = [1, 2, 4, 8, 12, 16, 24, 32, 40, 48, 56, 64, 72, 88, 128, 256];
+pub(super) const KEYS: [u32; 16] = [1, 2, 4, 8, 12, 16, 24, 32, 40, 48, 56, 64, 72, 88, 128, 256];
 
 #[derive(Debug, Clone)]
 struct NodeSet {
