@@ -32,6 +32,9 @@ pub use policy_arg::{PolicyArg, PolicyArgs};
 use run_args::parse_policy;
 pub use run_args::{CompareArgs, OutputFormat, PolicyList, SimArgs, TraceArgs};
 use std::path::PathBuf;
+/// The plan reader, for the fuzzer (`examples/fuzz`).
+#[doc(hidden)]
+pub use sweep::fuzz_plan;
 
 #[derive(Debug, Parser)]
 #[command(

@@ -91,7 +91,7 @@ pub fn run(o: &Options, watch: &mut dyn Watch) -> std::io::Result<Outcome> {
         // One input in eight goes the whole way (stats, drill-downs,
         // indexes, a replay); the others stop at the loader.
         let deep = out.execs % 8 == 0;
-        let r = std::panic::catch_unwind(|| t.exec(&o.scratch, deep));
+        let r = std::panic::catch_unwind(|| t.exec(&o.scratch, name, deep));
         watch.stop();
         // The seed back in place for the next input that mutates another file.
         std::fs::write(&file, seed)?;
@@ -126,7 +126,7 @@ pub fn replay(target: &Target, root: &Path, saved: &Path, scratch: &Path) -> Res
         .map(|(_, n)| n.to_string())
         .ok_or("a saved input is named <hash>.<file name>")?;
     std::fs::copy(saved, scratch.join(&name)).map_err(|e| e.to_string())?;
-    std::panic::catch_unwind(|| target.exec(scratch, true)).map_err(|e| {
+    std::panic::catch_unwind(|| target.exec(scratch, &name, true)).map_err(|e| {
         e.downcast_ref::<String>()
             .cloned()
             .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))

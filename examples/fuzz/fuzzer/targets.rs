@@ -5,9 +5,23 @@
 use std::path::Path;
 use tracetui::trace::{Format, LoadOptions};
 
+/// What a target reads.
+pub enum Kind {
+    /// A trace, by format name.
+    Trace(&'static str),
+    /// A lesson file (`tracetui lesson FILE`).
+    Lesson,
+    /// A sweep plan (`tracetui sweep PLAN`).
+    Plan,
+    /// A cluster spec (`--cluster FILE`).
+    ClusterSpec,
+    /// A directory of throughput tables (`--throughputs DIR`).
+    Tables,
+}
+
 pub struct Target {
     pub name: &'static str,
-    format: &'static str,
+    kind: Kind,
     /// The seed directory, from the repository root.
     dir: &'static str,
     /// The files of `dir` that are mutated (the others are copied as they are).
@@ -16,24 +30,24 @@ pub struct Target {
     takes_dir: bool,
 }
 
-pub static TARGETS: [Target; 5] = [
+pub static TARGETS: [Target; 9] = [
     Target {
         name: "itp",
-        format: "itp",
+        kind: Kind::Trace("itp"),
         dir: "tests/fixtures/itp",
         mutated: &["trace.csv"],
         takes_dir: false,
     },
     Target {
         name: "acme",
-        format: "acme",
+        kind: Kind::Trace("acme"),
         dir: "tests/fixtures/acme",
         mutated: &["trace_seren.csv"],
         takes_dir: false,
     },
     Target {
         name: "zeus",
-        format: "zeus",
+        kind: Kind::Trace("zeus"),
         dir: "tests/fixtures/zeus",
         mutated: &[
             "alibaba_groups.csv",
@@ -44,7 +58,7 @@ pub static TARGETS: [Target; 5] = [
     },
     Target {
         name: "philly",
-        format: "philly",
+        kind: Kind::Trace("philly"),
         dir: "tests/fixtures/philly",
         mutated: &[
             "cluster_machine_list",
@@ -55,7 +69,7 @@ pub static TARGETS: [Target; 5] = [
     },
     Target {
         name: "pai",
-        format: "pai",
+        kind: Kind::Trace("pai"),
         dir: "tests/fixtures/pai",
         mutated: &[
             "pai_job_table.csv",
@@ -66,6 +80,39 @@ pub static TARGETS: [Target; 5] = [
             "pai_machine_metric.csv",
             "pai_group_tag_table.csv",
         ],
+        takes_dir: true,
+    },
+    Target {
+        name: "lesson",
+        kind: Kind::Lesson,
+        dir: "src/lesson/builtin",
+        mutated: &[
+            "hol.toml",
+            "starvation.toml",
+            "fragmentation.toml",
+            "deadlines.toml",
+        ],
+        takes_dir: false,
+    },
+    Target {
+        name: "plan",
+        kind: Kind::Plan,
+        dir: "tests/fixtures/plan",
+        mutated: &["plan.toml"],
+        takes_dir: false,
+    },
+    Target {
+        name: "cluster-spec",
+        kind: Kind::ClusterSpec,
+        dir: "tests/fixtures/cluster",
+        mutated: &["spec.csv", "typed.csv"],
+        takes_dir: false,
+    },
+    Target {
+        name: "tables",
+        kind: Kind::Tables,
+        dir: "tests/fixtures/tables",
+        mutated: &["m.csv", "n.csv"],
         takes_dir: true,
     },
 ];
@@ -95,39 +142,113 @@ impl Target {
         Ok(())
     }
 
-    /// Loads what `dir` holds; with `deep`, a trace that loads also goes
-    /// through its stats, drill-downs, background indexes and (when small) a
-    /// replay to the end. `true` when it loaded.
-    pub fn exec(&self, dir: &Path, deep: bool) -> bool {
-        let Some(format) = Format::find(self.format) else {
-            return false;
-        };
+    /// Reads what `dir` holds (`file`: the input just written); with
+    /// `deep`, what loads also goes the rest of a user's way (a trace
+    /// through its stats, drill-downs, indexes and a small replay; a lesson,
+    /// spec or tables into a replay). `true` when it loaded.
+    pub fn exec(&self, dir: &Path, file: &str, deep: bool) -> bool {
         let path = if self.takes_dir {
             dir.to_path_buf()
         } else {
-            dir.join(self.mutated[0])
+            dir.join(file)
         };
+        match self.kind {
+            Kind::Trace(format) => trace(format, &path, deep),
+            Kind::Lesson => lesson(&path, deep),
+            Kind::Plan => {
+                std::fs::read_to_string(&path).is_ok_and(|t| tracetui::cli::fuzz_plan(&t))
+            }
+            Kind::ClusterSpec => cluster_spec(dir, &path, deep),
+            Kind::Tables => tables(&path, deep),
+        }
+    }
+}
+
+fn trace(format: &str, path: &Path, deep: bool) -> bool {
+    let Some(format) = Format::find(format) else {
+        return false;
+    };
+    let opts = LoadOptions::default();
+    let Ok((trace, _)) = format.load(path, &opts) else {
+        return false;
+    };
+    if !deep {
+        return true;
+    }
+    let _ = tracetui::stats::stats(&trace);
+    if let Some(n) = &trace.native {
+        let _ = n.build_indexes();
+    }
+    for job in trace.jobs.iter().take(3) {
+        let _ = tracetui::trace::detail_of_job(&trace, job, true);
+        let _ = tracetui::trace::detail_by_id(&trace, &job.id);
+    }
+    replay_small(trace);
+    true
+}
+
+/// A replay to the end under two policies, where the trace is small.
+fn replay_small(trace: tracetui::trace::Trace) {
+    if trace.jobs.len() <= 200 && trace.cluster.total_gpus() <= 1 << 16 {
+        let trace = std::sync::Arc::new(trace);
+        for p in [tracetui::sim::Policy::Fifo, tracetui::sim::Policy::Las] {
+            let _ = tracetui::sim::run(trace.clone(), p, tracetui::sim::Placement::Consolidate);
+        }
+    }
+}
+
+fn lesson(path: &Path, deep: bool) -> bool {
+    let Ok(lesson) = tracetui::lesson::Lesson::from_file(path) else {
+        return false;
+    };
+    if deep {
+        if let Ok((trace, _)) = lesson.load_trace() {
+            replay_small(trace);
+        }
+    }
+    true
+}
+
+/// The spec as the machines of the ITP seed trace (`tests/fixtures/itp`).
+fn cluster_spec(dir: &Path, path: &Path, deep: bool) -> bool {
+    let Ok(cluster) = tracetui::trace::load_cluster_spec(path) else {
+        return false;
+    };
+    if deep {
+        let itp = dir.join("../../itp/trace.csv");
+        let itp = if itp.exists() {
+            itp
+        } else {
+            Path::new("tests/fixtures/itp/trace.csv").to_path_buf()
+        };
+        if let Ok((mut trace, _)) = tracetui::trace::load_itp(&itp, &LoadOptions::default()) {
+            trace.cluster = cluster;
+            replay_small(trace);
+        }
+    }
+    true
+}
+
+/// The tables, with the trace of their jobs beside them (`jobs.trace`)
+/// replayed from them under the elastic policies.
+fn tables(dir: &Path, deep: bool) -> bool {
+    let Ok(tables) = tracetui::trace::ThroughputTables::load(dir, None) else {
+        return false;
+    };
+    if deep {
         let opts = LoadOptions::default();
-        let Ok((trace, _)) = format.load(&path, &opts) else {
-            return false;
-        };
-        if !deep {
-            return true;
-        }
-        let _ = tracetui::stats::stats(&trace);
-        if let Some(n) = &trace.native {
-            let _ = n.build_indexes();
-        }
-        for job in trace.jobs.iter().take(3) {
-            let _ = tracetui::trace::detail_of_job(&trace, job, true);
-            let _ = tracetui::trace::detail_by_id(&trace, &job.id);
-        }
-        if trace.jobs.len() <= 200 && trace.cluster.total_gpus() <= 1 << 16 {
-            let trace = std::sync::Arc::new(trace);
-            for p in [tracetui::sim::Policy::Fifo, tracetui::sim::Policy::Las] {
-                let _ = tracetui::sim::run(trace.clone(), p, tracetui::sim::Placement::Consolidate);
+        if let Ok((mut trace, _)) = tracetui::trace::load_itp(&dir.join("jobs.trace"), &opts) {
+            if tracetui::trace::attach_speeds(&mut trace, vec![tables]).is_ok() {
+                let trace = std::sync::Arc::new(trace);
+                for p in [
+                    tracetui::sim::Policy::EdfElastic,
+                    tracetui::sim::Policy::Fifo,
+                ] {
+                    let _ =
+                        tracetui::sim::run(trace.clone(), p, tracetui::sim::Placement::Consolidate);
+                }
             }
         }
-        true
     }
+    true
 }

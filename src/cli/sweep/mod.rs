@@ -6,6 +6,7 @@
 
 mod args;
 mod figure;
+mod fuzz;
 mod options;
 mod out_dir;
 mod piped;
@@ -21,6 +22,7 @@ use super::meta::{Hashes, Meta};
 use super::{headless, SimArgs};
 pub(super) use args::SweepArgs;
 use color_eyre::eyre::{bail, eyre, Result};
+pub use fuzz::fuzz_plan;
 use plan::{Plan, Run};
 use record::Record;
 use std::collections::HashMap;
