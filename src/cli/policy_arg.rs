@@ -173,18 +173,20 @@ pub fn named(text: &str, timeout: Duration, policies: &mut Policies) -> Result<P
 /// The preemptive policies' knobs, and a schedule of policy switches.
 #[derive(Debug, Args, Clone)]
 pub struct PolicyArgs {
-    /// Seconds a preempted job pays again when it resumes (srtf, las, fair, edf).
-    #[arg(long, default_value_t = 30)]
+    /// Seconds a preempted job pays again when it resumes (srtf, las, fair,
+    /// edf), at most a day.
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(0..=86_400))]
     pub preempt_cost: u32,
     /// Seconds an elastic job makes no progress after its GPUs change
-    /// (edf-elastic; ElasticFlow's simulator charges none under edf).
-    #[arg(long, default_value_t = 0, value_name = "SECS")]
+    /// (edf-elastic; ElasticFlow's simulator charges none under edf), at
+    /// most a day.
+    #[arg(long, default_value_t = 0, value_name = "SECS", value_parser = clap::value_parser!(u32).range(0..=86_400))]
     pub rescale_cost: u32,
     /// las: queue boundaries in GPU-seconds of attained service, ascending.
     #[arg(long, default_value = "3600", value_parser = parse_thresholds)]
     pub las_thresholds: crate::sim::Thresholds,
     /// las: a preempted job waiting longer than this many times its run so
-    /// far goes back to the first queue (0 turns the guard off).
+    /// far goes back to the first queue (0 turns the guard off; at most 1000).
     #[arg(long, default_value_t = 2.0)]
     pub las_starve: f64,
     /// fair: share the GPUs between users or groups (PAI group, Philly VC).
@@ -214,8 +216,11 @@ pub(super) fn parse_estimate(s: &str) -> Result<crate::sim::Estimate, ArgError> 
 
 impl PolicyArgs {
     pub fn tuning(&self) -> color_eyre::eyre::Result<std::sync::Arc<crate::sim::Tuning>> {
-        if !(self.las_starve.is_finite() && self.las_starve >= 0.0) {
-            color_eyre::eyre::bail!("--las-starve must be 0 or more, not {}", self.las_starve);
+        if !(self.las_starve.is_finite() && (0.0..=1000.0).contains(&self.las_starve)) {
+            color_eyre::eyre::bail!(
+                "--las-starve must be between 0 and 1000, not {:?}",
+                self.las_starve
+            );
         }
         if !(self.policy_timeout.is_finite() && (0.001..=86_400.0).contains(&self.policy_timeout)) {
             color_eyre::eyre::bail!(

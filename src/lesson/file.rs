@@ -54,16 +54,23 @@ enum Time {
 }
 
 impl Time {
+    /// Seconds, within a century either way (`MAX_SECS`).
     fn secs(&self, what: &str) -> Result<Secs, Bad> {
-        match self {
-            Time::Secs(s) => Ok(*s),
+        let s = match self {
+            Time::Secs(s) => *s,
             Time::Text(t) => parse_duration(t.trim()).ok_or_else(|| {
                 Bad(format!(
                     "{what}: '{}' is not seconds or a duration such as 40m",
                     crate::text::sanitize(t)
                 ))
-            }),
+            })?,
+        };
+        if !(-MAX_SECS..=MAX_SECS).contains(&s) {
+            return Err(Bad(format!(
+                "{what}: {s} s is past the largest time a lesson takes ({MAX_SECS} s)"
+            )));
         }
+        Ok(s)
     }
 }
 
@@ -281,7 +288,7 @@ fn groups(groups: &[Group]) -> Result<Vec<(Secs, Secs, u32)>, Bad> {
                     .checked_mul(period)
                     .and_then(|p| k.checked_mul(every).and_then(|e| p.checked_add(e)))
                     .and_then(|d| at.checked_add(d))
-                    .filter(|t| t.abs() <= MAX_SECS)
+                    .filter(|t| (-MAX_SECS..=MAX_SECS).contains(t))
                     .ok_or_else(|| {
                         Bad(format!(
                             "[[jobs]] {}: job {} of it would arrive past the largest time a lesson takes ({MAX_SECS} s)",

@@ -148,7 +148,22 @@ fn preemptive_policies_schedules_and_their_errors() {
             "list switches in time order",
         ),
         (vec!["--las-thresholds", "100,10"], "ascending"),
-        (vec!["--las-starve=-1"], "--las-starve must be 0 or more"),
+        (
+            vec!["--las-starve=-1"],
+            "--las-starve must be between 0 and 1000, not -1.0",
+        ),
+        // Issue 63 item 4: absurd numbers are refused by their range (a
+        // starve factor of 1e300 overflowed a time and panicked; a restart
+        // cost of 136 years ran jobs 3,676 years past the time bound).
+        (
+            vec!["--policy", "las", "--las-starve", "1e300"],
+            "--las-starve must be between 0 and 1000, not 1e300",
+        ),
+        (
+            vec!["--policy", "las", "--preempt-cost", "4294967295"],
+            "4294967295 is not in 0..=86400",
+        ),
+        (vec!["--rescale-cost", "86401"], "86401 is not in 0..=86400"),
     ] {
         let mut a = vec!["sim", "itp", SAMPLE];
         a.extend(args.iter());

@@ -105,7 +105,11 @@ impl LasBooks {
 /// what it has held.
 fn starve_time(v: &dyn View, r: &Resume) -> Option<Secs> {
     let s = v.tuning().las_starve;
-    (s > 0.0 && r.held > 0).then(|| r.since + ((r.held as f64 * s).ceil() as Secs).max(1))
+    // Saturating: a long hold times a large factor waits for ever, never wraps.
+    (s > 0.0 && r.held > 0).then(|| {
+        r.since
+            .saturating_add(((r.held as f64 * s).ceil() as Secs).max(1))
+    })
 }
 
 impl Books for LasBooks {
