@@ -55,7 +55,7 @@ impl Child {
             cmd: cmd.to_string(),
             source,
         };
-        let (mut command, lifeline) = shell(cmd).map_err(spawn_error)?;
+        let (mut command, lifeline) = shell(&exec_line(cmd)).map_err(spawn_error)?;
         let mut process = command
             .stdin(Stdio::piped())
             // Its own process group: the terminal's Ctrl-C is the replay's,
@@ -263,6 +263,36 @@ impl Drop for Child {
         crate::procs::end_listed(&below);
         crate::procs::end_descendants(pid);
         let _ = self.process.wait();
+    }
+}
+
+/// The shell's own words (keywords and builtins): a command starting with
+/// one runs in the shell as written (`exec exit 3` would look for a
+/// program called `exit`).
+const SHELL_OWN: &[&str] = &[
+    "!", ".", ":", "alias", "bg", "break", "case", "cd", "command", "continue", "do", "done",
+    "echo", "elif", "else", "esac", "eval", "exec", "exit", "export", "false", "fc", "fg", "fi",
+    "for", "getopts", "hash", "if", "jobs", "kill", "printf", "pwd", "read", "readonly", "return",
+    "set", "shift", "test", "then", "trap", "true", "ulimit", "umask", "unset", "in", "let",
+    "local", "source", "times", "type", "until", "wait", "while",
+];
+
+/// `cmd` for `sh -c`: a simple command (words of letters, digits and
+/// `-_./,:+@%`, no quoting, redirection, variable or list) is run with
+/// `exec`, so the shell becomes the program: a program that closes its
+/// output is then seen to at once (a shell waiting on it would hold the
+/// pipe open until the timeout). Anything else runs as written.
+pub(crate) fn exec_line(cmd: &str) -> String {
+    let first = cmd.split_whitespace().next().unwrap_or_default();
+    let simple = !first.is_empty()
+        && !SHELL_OWN.contains(&first)
+        && cmd
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || " \t-_./,:+@%".contains(c));
+    if simple {
+        format!("exec {}", cmd.trim())
+    } else {
+        cmd.to_string()
     }
 }
 

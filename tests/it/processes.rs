@@ -276,3 +276,37 @@ fn ctrl_z_gives_the_terminal_back_and_fg_takes_it_again() {
     t.wait_for("ready$");
     assert_eq!(left_after_a_while(&p), Vec::<String>::new());
 }
+
+/// Issue 63 (low): a policy that closes its output after the hello but
+/// stays alive is seen to at once, not at the timeout: a simple command
+/// runs with `exec`, so no shell holds the pipe open behind it.
+#[test]
+fn a_policy_that_closes_its_output_is_seen_to_at_once() {
+    if !common::python() {
+        return;
+    }
+    let dir = scratch_dir("procs-closer");
+    let script = dir.join("closer.py");
+    std::fs::write(
+        &script,
+        "import json, os, sys, time\n\
+         for line in sys.stdin:\n\
+         \x20   m = json.loads(line)\n\
+         \x20   if m['type'] == 'hello':\n\
+         \x20       print(json.dumps({'name': 'closer', 'walk': 'greedy'}), flush=True)\n\
+         \x20   else:\n\
+         \x20       os.close(1)\n\
+         \x20       time.sleep(300)\n",
+    )
+    .unwrap();
+    let policy = format!("exec:python3 {}", script.display());
+    let o = Command::new(env!("CARGO_BIN_EXE_tracetui"))
+        .args(["sim", "itp", SAMPLE, "--gpus", "128", "--policy", &policy])
+        .args(["--policy-timeout", "60"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    assert!(err.contains("closed its output without answering"), "{err}");
+}

@@ -212,11 +212,13 @@ impl ExecBooks {
         if let Some(w) = reply.wakeup.filter(|&w| w > Secs::MAX / 4) {
             return Err(ProtocolError::WakeupFar(w));
         }
-        // A list naming more jobs than the trace has names one twice (or
-        // one that is not there): refused before it is turned into the
-        // engine's terms, which would take as much memory again.
+        // A list naming far more jobs than the trace has names some twice
+        // (or some that are not there): refused before it is turned into
+        // the engine's terms, which would take as much memory again (a
+        // short one is refused by the engine's check, naming the job).
         let jobs = e.trace().jobs.len();
-        if let Some((field, n)) = reply.longest_list().filter(|&(_, n)| n > jobs) {
+        let far_more = |&(_, n): &(&str, usize)| n > jobs.saturating_add(1024);
+        if let Some((field, n)) = reply.longest_list().filter(far_more) {
             return Err(ProtocolError::TooMany(field, n, jobs));
         }
         let wakeup = reply.wakeup;
