@@ -34,7 +34,9 @@ pub use probe::{
 pub use stderr::POLICY_OUTPUT;
 
 // Processes: all ended (at exit, on a signal), and the temporary files with them.
-pub use procs::{die_if_signalled, die_of, end_all, end_on_signals, temp_done, temp_file};
+pub use procs::{
+    die_if_signalled, die_of, end_all, end_on_signals, first_write_in, temp_done, temp_file,
+};
 
 // Signals the replay hears, and the terminal's typing kept quiet.
 pub use echo::quiet_typing;

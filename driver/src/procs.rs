@@ -211,6 +211,22 @@ pub fn temp_file(path: &Path) {
     }
 }
 
+/// Directories an output was written into by this process.
+static WRITTEN_IN: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Whether this is the first output this process writes into `dir` (the
+/// moment to clear what a killed writer left there).
+pub fn first_write_in(dir: &Path) -> bool {
+    let Ok(mut seen) = WRITTEN_IN.lock() else {
+        return false;
+    };
+    if seen.iter().any(|d| d == dir) {
+        return false;
+    }
+    seen.push(dir.to_path_buf());
+    true
+}
+
 /// `path` is no longer temporary (renamed into place or removed).
 pub fn temp_done(path: &Path) {
     if let Ok(mut t) = TEMPS.lock() {

@@ -34,7 +34,7 @@ pub use run_args::{CompareArgs, OutputFormat, PolicyList, SimArgs, TraceArgs};
 use std::path::PathBuf;
 /// The plan reader, for the fuzzer (`examples/fuzz`).
 #[doc(hidden)]
-pub use sweep::fuzz_plan;
+pub use sweep::PlanReader;
 
 #[derive(Debug, Parser)]
 #[command(

@@ -7,29 +7,18 @@
 //! seconds), also not one on another host writing to a shared directory.
 
 use super::TMP_SUFFIX;
-use std::collections::HashSet;
-use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::path::Path;
 use std::time::{Duration, SystemTime};
 
 /// How long a temporary is left untouched before it is taken for a killed
 /// writer's.
 pub(super) const STALE: Duration = Duration::from_secs(10 * 60);
 
-/// Directories already cleaned by this process.
-static CLEANED: Mutex<Option<HashSet<PathBuf>>> = Mutex::new(None);
-
 /// Removes `dir`'s stale temporaries, the first time this process writes
 /// there: how many.
 pub(super) fn clean_once(dir: &Path) -> usize {
-    {
-        let mut seen = CLEANED.lock().unwrap_or_else(|p| p.into_inner());
-        if !seen
-            .get_or_insert_with(HashSet::new)
-            .insert(dir.to_path_buf())
-        {
-            return 0;
-        }
+    if !crate::driver::first_write_in(dir) {
+        return 0;
     }
     let removed = clean(dir, SystemTime::now());
     if removed > 0 {

@@ -128,8 +128,10 @@ fn statics_that_change_live_in_the_driver() {
 /// results in order); the only other threads are the long-lived ones that
 /// stream: decompressors' pumps, the replay's background work, an external
 /// policy's pipe readers and the reading of a huge answer, the background
-/// what-if, the headless signal watcher.
+/// what-if, the headless signal watcher, a policy keeper's watch on
+/// tracetui's life.
 const OWN_THREADS: &[&str] = &[
+    "driver/keeper.rs",
     "model/par.rs",
     "driver/procs.rs",
     "model/archive.rs",

@@ -155,9 +155,7 @@ impl Target {
         match self.kind {
             Kind::Trace(format) => trace(format, &path, deep),
             Kind::Lesson => lesson(&path, deep),
-            Kind::Plan => {
-                std::fs::read_to_string(&path).is_ok_and(|t| tracetui::cli::fuzz_plan(&t))
-            }
+            Kind::Plan => std::fs::read_to_string(&path).is_ok_and(|t| plan(&t)),
             Kind::ClusterSpec => cluster_spec(dir, &path, deep),
             Kind::Tables => tables(&path, deep),
         }
@@ -251,4 +249,12 @@ fn tables(dir: &Path, deep: bool) -> bool {
         }
     }
     true
+}
+
+/// A plan read as `sweep` reads it (sim's options built once a process).
+fn plan(text: &str) -> bool {
+    static READER: std::sync::OnceLock<tracetui::cli::PlanReader> = std::sync::OnceLock::new();
+    READER
+        .get_or_init(tracetui::cli::PlanReader::new)
+        .read(text)
 }

@@ -22,7 +22,7 @@ use super::meta::{Hashes, Meta};
 use super::{headless, SimArgs};
 pub(super) use args::SweepArgs;
 use color_eyre::eyre::{bail, eyre, Result};
-pub use fuzz::fuzz_plan;
+pub use fuzz::PlanReader;
 use plan::{Plan, Run};
 use record::Record;
 use std::collections::HashMap;
@@ -33,32 +33,8 @@ pub(super) fn run(a: &SweepArgs) -> Result<()> {
     let text = crate::config::read_bounded(&a.plan).map_err(|e| eyre!("{shown}: {e}"))?;
     let plan = Plan::parse(&text, &shown)?;
     let runs = plan.runs().map_err(|e| eyre!("{shown}: {e}"))?;
-    // The arguments of runs that between them give every value of every
-    // key, parsed (and checked) before any run; each run parses its own
-    // when it runs (a grid of a million runs holds no million of them).
     let options = options::Options::new();
-    // Of the runs checked, one per policy is kept (to ask each policy
-    // who it is): a list of 150,000 values is checked without holding
-    // 150,000 runs' arguments.
-    let mut covered: Vec<SimArgs> = Vec::new();
-    let mut policies_seen = std::collections::HashSet::new();
-    let mut reps: Reps = HashMap::new();
-    for i in plan.covering() {
-        let r = &runs[i];
-        let args = options.sim_args(r).map_err(|e| {
-            eyre!(
-                "{shown}: run {} ({}): {e}",
-                r.index + 1,
-                plan::shown(&r.settings)
-            )
-        })?;
-        reps.entry(r.trace().to_string())
-            .or_insert_with(|| args.clone());
-        let timeout = args.trace.policies.timeout().unwrap_or_default();
-        if policies_seen.insert(traces::key(&args.policy, timeout)) {
-            covered.push(args);
-        }
-    }
+    let (covered, reps) = check_values(&plan, &runs, &options, &shown)?;
     if let Some(p) = &a.plot {
         let x = figure::x_axis(&plan, a.plot_x.as_deref())?;
         figure::facet_axes(&plan, x, a.plot_facet.as_deref())?;
@@ -110,6 +86,40 @@ pub(super) fn run(a: &SweepArgs) -> Result<()> {
         a.shard.is_some(),
         a.figure().as_ref(),
     )
+}
+
+/// The arguments of runs that between them give every value of every key,
+/// parsed (and checked) before any run; each run parses its own when it
+/// runs (a grid of a million runs holds no million of them). Of those, one
+/// per policy is kept (to ask each policy who it is: a list of 150,000
+/// values is checked without holding 150,000 runs' arguments), and one per
+/// trace.
+fn check_values(
+    plan: &Plan,
+    runs: &[Run],
+    options: &options::Options,
+    shown: &str,
+) -> Result<(Vec<SimArgs>, Reps)> {
+    let mut covered: Vec<SimArgs> = Vec::new();
+    let mut policies_seen = std::collections::HashSet::new();
+    let mut reps: Reps = HashMap::new();
+    for i in plan.covering() {
+        let r = &runs[i];
+        let args = options.sim_args(r).map_err(|e| {
+            eyre!(
+                "{shown}: run {} ({}): {e}",
+                r.index + 1,
+                plan::shown(&r.settings)
+            )
+        })?;
+        reps.entry(r.trace().to_string())
+            .or_insert_with(|| args.clone());
+        let timeout = args.trace.policies.timeout().unwrap_or_default();
+        if policies_seen.insert(traces::key(&args.policy, timeout)) {
+            covered.push(args);
+        }
+    }
+    Ok((covered, reps))
 }
 
 /// How many runs a sweep (or shard) has: in the plan, here, to run.
