@@ -35,7 +35,15 @@ static EXE: OnceLock<PathBuf> = OnceLock::new();
 /// Policies start through a keeper, this binary itself (called once at
 /// the start of `main`; without it they start as `sh -c` directly).
 pub fn enable() {
-    if let Ok(exe) = std::env::current_exe() {
+    // `/proc/self/exe` is read by the child as it execs, where it is still
+    // this binary: it runs even after the file was rebuilt or deleted.
+    let proc_exe = PathBuf::from("/proc/self/exe");
+    let exe = if proc_exe.exists() {
+        Some(proc_exe)
+    } else {
+        std::env::current_exe().ok()
+    };
+    if let Some(exe) = exe {
         let _ = EXE.set(exe);
     }
 }

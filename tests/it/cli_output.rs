@@ -142,7 +142,7 @@ fn every_file_the_program_cannot_read_or_write_says_why() {
         ),
         (
             vec!["sim", "itp", SAMPLE, "--energy", "/no/such/dir"],
-            "/no/such/dir/summary_train.csv: cannot read: ",
+            "/no/such/dir/summary_train.csv: cannot open: ",
         ),
     ];
     for (args, says) in cases {

@@ -237,6 +237,8 @@ fn a_lesson_is_data_bounded_and_runs_nothing_unasked() {
         e.contains("[[jobs]] 6: the groups make more than 100000 jobs"),
         "{e}"
     );
+    // A time past a century is refused as it is read; one inside it whose
+    // group's later jobs would pass it, at the first of those.
     let late = MINE.replace(
         "at = \"2m\"\ncount = 10",
         "at = 9223372036854775000\ncount = 10",
@@ -246,7 +248,16 @@ fn a_lesson_is_data_bounded_and_runs_nothing_unasked() {
         .unwrap()
         .to_string();
     assert!(
-        e.contains("[[jobs]] 3: job 1 of it would arrive past the largest time"),
+        e.contains("at: 9223372036854775000 s is past the largest time a lesson takes"),
+        "{e}"
+    );
+    let later = MINE.replace("at = \"2m\"\ncount = 10", "at = 3162239900\ncount = 10");
+    let e = Lesson::from_file(&write("later.toml", &later))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.contains("[[jobs]] 3: job 2 of it would arrive past the largest time"),
         "{e}"
     );
 }
