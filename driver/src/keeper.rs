@@ -67,7 +67,8 @@ pub fn run_if_asked() {
 /// (the read end of tracetui's pipe) as descriptor 3.
 pub(crate) fn command(exe: &PathBuf, cmd: &str, lifeline: i32) -> std::process::Command {
     let mut c = std::process::Command::new(exe);
-    c.arg(ARG).arg(cmd);
+    // Named as tracetui in `ps`, whatever path started it.
+    c.arg0("tracetui").arg(ARG).arg(cmd);
     // SAFETY: between fork and exec only async-signal-safe calls: dup2
     // (which leaves the copy open across exec) or, where the descriptor is
     // 3 already, fcntl clearing its close-on-exec flag.

@@ -144,7 +144,12 @@ impl Policy {
         let Err(u) = self.available(trace) else {
             return Ok(());
         };
-        if u.short == crate::rule::PART_MACHINE || u.short == crate::rule::MIXED_TYPES {
+        let cluster_rules = [
+            crate::rule::PART_MACHINE,
+            crate::rule::MIXED_TYPES,
+            crate::rule::NODE_SIZE,
+        ];
+        if cluster_rules.contains(&u.short.as_str()) {
             return Err(ArgError::PartMachine {
                 policy: self.name().to_string(),
                 why: u.lacks,

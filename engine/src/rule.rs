@@ -19,6 +19,10 @@ pub(crate) const PART_MACHINE: &str = "a part machine";
 /// runs on one: a refusal of the cluster given, as `PART_MACHINE`.
 pub(crate) const MIXED_TYPES: &str = "mixed GPU types";
 
+/// `Unavailable::short` of machines of a size the policy cannot pack its
+/// jobs into: a refusal of the cluster given, as `PART_MACHINE`.
+pub(crate) const NODE_SIZE: &str = "machines it cannot pack";
+
 /// Why a policy cannot run on a trace.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Unavailable {

@@ -392,9 +392,9 @@ fn elasticflow_runs_on_small_specs_and_refuses_machines_it_cannot_pack() {
         "--policy",
         "elasticflow",
     ]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("needs machines of a power of two GPUs")
+        stderr(&o).contains("cannot run on this cluster: it needs machines of a power of two GPUs")
             && stderr(&o).contains("its machines have 3 GPUs: give --gpus-per-node 2 or 4"),
         "{}",
         stderr(&o)

@@ -103,7 +103,7 @@ fn needs_power_of_two_machines(trace: &Trace) -> Result<(), Unavailable> {
         lacks:
             "machines of a power of two GPUs (1, 2, 4, 8, 16 …), which ElasticFlow's node sets pack"
                 .into(),
-        short: "node size".into(),
+        short: crate::rule::NODE_SIZE.into(),
         hint: Some(format!(
             "its machines have {g} GPUs: give --gpus-per-node {down} or {up}"
         )),
