@@ -345,7 +345,7 @@ fn gpu_cells(app: &App, at: &At, cell_w: u16, right: u16, buf: &mut Buffer) {
             )
         };
         if at.cursor {
-            style = cursor_style(t, style);
+            style = cursor_style(style);
         }
         let cx = at.x + 1 + cell_w * k as u16;
         if cx + cell_w <= right {
@@ -392,15 +392,14 @@ fn label_runs(app: &App, at: &At, cell_w: u16, right: u16, buf: &mut Buffer) {
     }
 }
 
-/// A cell's style under the cursor: the theme's cursor where colour shows;
-/// without colour, bold and underlined (reverse video would turn a free
-/// cell into a busy-looking block and a busy one into a blank).
-fn cursor_style(t: &super::theme::Theme, style: Style) -> Style {
-    if t.colored {
-        style.patch(t.cursor)
-    } else {
-        style.add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
-    }
+/// A cell's style under the cursor: never what the cell shows changed —
+/// its glyph, its job's colour and its background stay, so a busy GPU
+/// still looks busy and a free one free, on a projector too (the theme's
+/// cursor colours or reverse video turned busy block cells into blanks and
+/// free ones into a solid bar). It is bold and underlined; the marker
+/// column (`▸`) and the grid's title name the machine.
+fn cursor_style(style: Style) -> Style {
+    style.add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
 }
 
 /// A GPU cell's text. Without colour, where jobs cannot be told apart by
@@ -464,7 +463,7 @@ fn machine_cell(app: &App, at: &At, buf: &mut Buffer) {
         style = style.add_modifier(t.selected.add_modifier);
     }
     if at.cursor {
-        style = cursor_style(t, style);
+        style = cursor_style(style);
     }
     buf.set_string(at.x, at.y, ch.to_string(), style);
 }

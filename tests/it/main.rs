@@ -69,6 +69,7 @@ mod sweep_reuse;
 mod sweep_slurm;
 mod tmux;
 mod tmux_80x24;
+mod tmux_cursor;
 mod tmux_elastic;
 mod tmux_exec;
 mod tmux_lecture;
