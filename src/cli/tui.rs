@@ -270,8 +270,10 @@ pub(crate) fn demo(v: &ViewArgs) -> Result<()> {
     let spec = RunSpec::new(Arc::new(trace), Policy::Fifo)
         .with_tuning(Arc::new(super::logger::logged_tuning()));
     let mut opts = view(v);
+    // A binary ships no sample-traces/: the command makes a trace itself.
     opts.no_terminal = format!(
-        "for scripts use `tracetui sim itp sample-traces/itp/sample.csv --gpus {}` in tracetui's own directory",
+        "for scripts use `tracetui gen itp --jobs 2000 --seed 1 --out - | tracetui sim itp /dev/stdin --gpus {}` \
+         (or `tracetui sim FORMAT PATH` on any trace; compare, stats)",
         crate::trace::SAMPLE_ITP_GPUS
     );
     run(spec, label, &report, &opts)

@@ -17,11 +17,30 @@ fn suggested_works(args: &[&str]) {
         .split('`')
         .nth(1)
         .unwrap_or_else(|| panic!("no command in: {err}"));
-    let cmd = cmd.replacen("tracetui", env!("CARGO_BIN_EXE_tracetui"), 1);
+    let cmd = cmd
+        .split(' ')
+        .map(|w| {
+            if w == "tracetui" {
+                env!("CARGO_BIN_EXE_tracetui")
+            } else {
+                w
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    // From an empty directory where it names no file of the repository (a
+    // binary ships none), else from the project root.
+    let dir = if args.is_empty() {
+        let d = std::env::temp_dir().join(format!("tracetui-no-terminal-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    } else {
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    };
     let run = Command::new("sh")
         .arg("-c")
         .arg(&cmd)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(&dir)
         .output()
         .unwrap();
     assert!(
