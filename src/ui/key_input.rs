@@ -39,6 +39,12 @@ pub(crate) fn key_action(app: &App, key: &KeyEvent) -> Option<Action> {
     if ctrl_c {
         return Some(Action::Command(Command::Quit));
     }
+    // Below the smallest screen only the notice is drawn: no key acts
+    // unseen (`?` opened help behind it), but quitting still works.
+    if super::layout::too_small(app.view.screen.area()) {
+        let quit = app.view.keymap.command(key) == Some(Command::Quit);
+        return quit.then_some(Action::Command(Command::Quit));
+    }
     if app.view.focus == Focus::Log && app.view.popup.is_none() {
         use tui_logger::TuiWidgetEvent as W;
         let w = match key.code {

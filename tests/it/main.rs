@@ -74,6 +74,7 @@ mod tmux_elastic;
 mod tmux_exec;
 mod tmux_lecture;
 mod tmux_prompt;
+mod tmux_small;
 mod ui_80x24;
 mod ui_bytes;
 mod ui_card;
