@@ -14,6 +14,14 @@ impl ReadArgs {
         path: &std::path::Path,
     ) -> Result<(crate::trace::Trace, crate::trace::LoadReport), crate::trace::InputError> {
         let (mut trace, mut report) = crate::trace::load(format, path, &self.options())?;
+        if let Some(g) = self.gpus.filter(|_| trace.cluster.sized_by.is_empty()) {
+            // A flag the format has no use for is said, never dropped silently.
+            log::warn!(
+                "--gpus {g} is ignored: this {} trace lists its machines ({})",
+                format.name(),
+                trace.cluster.origin.trim_start_matches("cluster: ")
+            );
+        }
         if let Some(spec) = &self.cluster {
             let names_machines = trace
                 .jobs

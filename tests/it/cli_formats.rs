@@ -361,3 +361,22 @@ fn job_takes_an_id_prefix_and_lists_the_ids_a_short_one_could_mean() {
     );
     assert!(err.contains("(give more of it)") && sharing >= 2, "{err}");
 }
+
+/// Issue 61 item 11: `--gpus` on a trace that lists its machines (PAI's
+/// machine spec) was dropped silently; it is said, and the trace's own
+/// machines are used. On a trace without a list it sizes the cluster and
+/// says nothing of the kind.
+#[test]
+fn gpus_on_a_trace_that_lists_its_machines_is_said_to_be_ignored() {
+    let o = tracetui(&["sim", "pai", PAI, "--gpus", "64", "--format", "json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("warning: --gpus 64 is ignored: this pai trace lists its machines (17 machines, 62 GPUs from pai_machine_spec)"),
+        "{err}"
+    );
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["gpus"], 62);
+    let o = tracetui(&["sim", "itp", SAMPLE, "--gpus", "64", "--format", "json"]);
+    assert!(!stderr(&o).contains("is ignored"), "{}", stderr(&o));
+}

@@ -25,7 +25,10 @@ fn keys_below_the_smallest_screen_do_nothing_unseen() {
     assert!(!screen.contains("terminal too small"), "{screen}");
     // No help, and the clock where the sample starts (no step taken; `n`
     // would have moved it a minute each).
-    assert!(!screen.contains("esc or ? closes"), "help opened unseen: {screen}");
+    assert!(
+        !screen.contains("esc or ? closes"),
+        "help opened unseen: {screen}"
+    );
     let first = screen.lines().next().unwrap_or_default().to_string();
     assert!(first.contains("day 1 00:03:42"), "stepped unseen: {first}");
     // Small again: q still quits.
