@@ -137,6 +137,16 @@ pub struct Unit {
 }
 
 impl Demand {
+    /// GPUs each instance asks for, on average (PAI: a sensor row's
+    /// `gpu_wrk_util` is per instance, 100 = one whole GPU); none for a gang.
+    pub fn gpus_per_instance(&self) -> Option<f64> {
+        let Demand::Instances(units) = self else {
+            return None;
+        };
+        let n: u64 = units.iter().map(|u| u.count as u64).sum();
+        (n > 0).then(|| self.total_milli() as f64 / n as f64 / MILLI_PER_GPU as f64)
+    }
+
     /// Milli-GPUs asked for in all.
     pub fn total_milli(&self) -> u64 {
         match self {

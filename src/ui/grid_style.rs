@@ -23,14 +23,14 @@ pub(super) fn holder_style(app: &App, job: Option<u32>, frac: f64, gpu_util: Opt
             None => t.palette(j as u64),
         },
         (ColorBy::Util, Some(j)) => {
-            let row = trace.jobs[j as usize].native_row as usize;
+            // Per GPU: a sensor reads per instance (100 = one GPU), so an
+            // instance of 4 GPUs reading 342 % keeps each at 85 %.
             let job_util = app
                 .sim
                 .measured
-                .job_util()
-                .and_then(|v| v.get(row).copied())
-                .filter(|u| u.is_finite());
-            let u = gpu_util.or(job_util.map(|u| u as f64));
+                .job_util_of(&trace.jobs[j as usize])
+                .map(|(u, per)| u / per.max(1.0));
+            let u = gpu_util.or(job_util);
             t.util_color(u.map_or(frac, |u| u / 100.0))
         }
         (ColorBy::Power, Some(j)) => {

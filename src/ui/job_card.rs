@@ -112,11 +112,26 @@ impl App {
     }
 
     /// The job's measured GPU utilisation, where the trace has one.
+    /// Per GPU, 0–100 % of a GPU, with the share the job holds stated (the
+    /// sensor's `gpu_wrk_util` is per instance: 342 over 4 GPUs, 14 for a
+    /// quarter of one).
     fn measured_util(&self, job: u32) -> Option<String> {
-        let row = self.trace().jobs[job as usize].native_row as usize;
-        let u = self.sim.measured.job_util()?.get(row).copied()?;
-        u.is_finite()
-            .then(|| format!("{u:.0} % (mean of its sensor rows, as recorded)"))
+        let (u, per) = self
+            .sim
+            .measured
+            .job_util_of(&self.trace().jobs[job as usize])?;
+        Some(if per >= 1.0 {
+            format!(
+                "{:.0} % per GPU ({u:.0} % over the {} GPUs of each instance; mean of its sensor rows)",
+                u / per,
+                super::queue::fmt_gpus(per)
+            )
+        } else {
+            format!(
+                "{u:.0} % of a GPU, of the {:.0} % it holds (mean of its sensor rows)",
+                per * 100.0
+            )
+        })
     }
 
     /// What keeps a waiting job from starting, in words.

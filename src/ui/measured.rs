@@ -28,6 +28,15 @@ impl Measured {
         self.gpu_util.as_ref()
     }
 
+    /// A PAI job's measured utilisation: (as recorded — the mean of its
+    /// sensor rows' `gpu_wrk_util`, per instance, 100 = one whole GPU —
+    /// and the GPUs each instance asks for).
+    pub(super) fn job_util_of(&self, job: &crate::trace::Job) -> Option<(f64, f64)> {
+        let u = *self.job_util()?.get(job.native_row as usize)?;
+        let per = job.demand.gpus_per_instance()?;
+        (u.is_finite() && per > 0.0).then_some((u as f64, per))
+    }
+
     /// The sensor table's per-job means, once indexed.
     pub(super) fn set_job_util(&mut self, util: Arc<Vec<f32>>) {
         self.job_util = Some(util);

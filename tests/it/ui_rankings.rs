@@ -127,3 +127,49 @@ fn a_trace_without_users_says_so() {
     );
     assert!(s.contains("(none)"), "{s}");
 }
+
+/// Issue 61 item 9: a machine's measured utilisation is 0–100 % of its
+/// GPUs (PAI's sensor reads per instance, 100 = one GPU; the mean of the
+/// raw readings showed 342 %), and a job's card says per GPU, or for a
+/// fraction of a GPU, of the share it holds.
+#[test]
+fn measured_utilisation_is_per_gpu_and_within_100() {
+    let app = pai_at_four((120, 40));
+    let rows = app.rank_rows(RankBy::Machines, 0);
+    let utils: Vec<f64> = rows
+        .iter()
+        .map(|r| num(&r.cells[4]))
+        .filter(|u| u.is_finite())
+        .collect();
+    assert!(!utils.is_empty(), "no machine measured");
+    for u in &utils {
+        assert!((0.0..=100.0).contains(u), "{u} in {utils:?}");
+    }
+    let e = app.engine();
+    let mut said = (false, false);
+    for &j in e.running().keys() {
+        let card = app.job_card(j);
+        let Some(line) = card.iter().find(|l| l.starts_with("GPU util")) else {
+            continue;
+        };
+        let per = app.trace().jobs[j as usize]
+            .demand
+            .gpus_per_instance()
+            .unwrap();
+        if per >= 1.0 {
+            assert!(line.contains("% per GPU ("), "{line}");
+            let v = num(line
+                .trim_start_matches("GPU util")
+                .trim()
+                .split(' ')
+                .next()
+                .unwrap());
+            assert!(v <= 100.0 || line.contains("over the"), "{line}");
+            said.0 = true;
+        } else {
+            assert!(line.contains("% of a GPU, of the"), "{line}");
+            said.1 = true;
+        }
+    }
+    assert!(said.0 || said.1, "no running job measured");
+}

@@ -154,20 +154,36 @@ impl App {
             .collect()
     }
 
-    /// A machine's measured GPU utilisation now: the minute's per-GPU
-    /// readings (Philly), else the mean of its jobs' sensor means (PAI).
+    /// A machine's measured GPU utilisation now, 0–100 % of its GPUs: the
+    /// minute's per-GPU readings (Philly), else (PAI) what its jobs'
+    /// sensors measured on the GPUs they hold here — each instance's
+    /// `gpu_wrk_util` is per instance (100 = one GPU), so a job counts it
+    /// once per instance's worth of GPUs it holds on the machine (it was
+    /// the mean of the raw readings: 342 % on a machine of 8).
     fn machine_util(&self, first: usize, cap: usize, jobs: &[u32]) -> Option<f64> {
         if self.sim.measured.gpu_util().is_some() {
             return self.sim.measured.gpu_mean(first, cap);
         }
-        let per_job = self.sim.measured.job_util()?;
-        let v: Vec<f64> = jobs
-            .iter()
-            .filter_map(|&j| per_job.get(self.trace().jobs[j as usize].native_row as usize))
-            .filter(|x| x.is_finite())
-            .map(|&x| x as f64)
-            .collect();
-        (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+        let c = self.engine().cluster();
+        let mut busy = 0.0;
+        let mut known = false;
+        for &j in jobs {
+            let Some((u, per)) = self
+                .sim
+                .measured
+                .job_util_of(&self.trace().jobs[j as usize])
+            else {
+                continue;
+            };
+            let held: u64 = (first..first + cap)
+                .flat_map(|g| c.holders(g).iter())
+                .filter(|h| h.0 == j)
+                .map(|h| h.1 as u64)
+                .sum();
+            busy += u / 100.0 * (held as f64 / 1000.0) / per;
+            known = true;
+        }
+        known.then(|| (busy / cap.max(1) as f64 * 100.0).min(100.0))
     }
 
     /// A key in the rankings: rows moved over, the table switched or
