@@ -231,8 +231,9 @@ pub struct Job {
     /// Who submitted it (PAI, Philly, Acme `user`); none where the trace does
     /// not say (ITP, Zeus).
     pub user: Option<Sym>,
-    /// Its group, for fair share by group (Philly's virtual cluster, `vc`);
-    /// none elsewhere.
+    /// Its group, for fair share by group and the rankings (Philly's
+    /// virtual cluster, `vc`; PAI's group tag, the jobs that recur with the
+    /// same scripts and inputs); none elsewhere.
     pub group: Option<Sym>,
     /// Submission time, in trace seconds.
     pub submit: Secs,

@@ -173,3 +173,35 @@ fn measured_utilisation_is_per_gpu_and_within_100() {
     }
     assert!(said.0 || said.1, "no running job measured");
 }
+
+/// Issue 61 item 10: PAI's group tags are its groups — the rankings list
+/// them (it said "this trace names no groups" while the drill-down showed
+/// `group a1c6…`) and `--fair-by group` shares by them.
+#[test]
+fn pai_groups_are_ranked_and_shared_by() {
+    let app = pai_at_four((120, 40));
+    let groups = app.rank_rows(RankBy::Groups, 0);
+    assert!(groups.len() > 1, "{}", groups.len());
+    let trace = app.trace();
+    let tagged = trace.jobs.iter().filter(|j| j.group.is_some()).count();
+    assert!(
+        tagged * 2 > trace.jobs.len(),
+        "{tagged} of {}",
+        trace.jobs.len()
+    );
+    let o = common::cli::tracetui(&[
+        "sim",
+        "pai",
+        common::cli::PAI,
+        "--policy",
+        "fair",
+        "--fair-by",
+        "group",
+    ]);
+    assert!(o.status.success());
+    assert!(
+        !common::cli::stderr(&o).contains("no groups here"),
+        "{}",
+        common::cli::stderr(&o)
+    );
+}

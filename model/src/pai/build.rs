@@ -162,7 +162,7 @@ fn note_jobs(report: &mut LoadReport, cpu_jobs: u64, cluster: &Cluster, jobs: &[
 /// out unless `include_cpu_jobs`).
 pub(crate) fn trace(
     t: Arc<PaiTables>,
-    symbols: Symbols,
+    mut symbols: Symbols,
     opts: &LoadOptions,
     report: &mut LoadReport,
 ) -> Result<Trace, InputError> {
@@ -193,8 +193,12 @@ pub(crate) fn trace(
         jobs.push(Job {
             id: t.texts.get(row.job_name).into(),
             user: row.user,
-            // PAI's group tag marks repeated instances, not a share of the cluster.
-            group: None,
+            // PAI's group tag: the jobs that recur with the same scripts and
+            // inputs — the groups of its rankings and `--fair-by group`.
+            group: tag
+                .map(|g| t.texts.get(g.group))
+                .filter(|g| !g.is_empty())
+                .map(|g| symbols.intern(&g)),
             submit: row.start_time,
             runtime: runtime.into(),
             demand: if units.is_empty() {
