@@ -214,8 +214,9 @@ impl App {
             self.emit(Effect::Quit(Quit::Clear));
             return true;
         }
-        // A drill-down is saved whole with the screen (`e`).
-        if c == Command::Export && matches!(self.view.popup, Some(Popup::Detail { .. })) {
+        // The screen with the popup open is saved (`e`), and a drill-down,
+        // the what-if's results and the rankings whole beside it.
+        if c == Command::Export && self.view.popup.is_some() {
             self.emit(Effect::Export);
             return true;
         }

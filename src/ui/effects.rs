@@ -240,7 +240,7 @@ pub fn export_to(app: &App, dir: &Path) -> std::io::Result<(PathBuf, PathBuf, Op
         };
         let txt = dir.join(format!("{stem}{suffix}.txt"));
         let svg = dir.join(format!("{stem}{suffix}.svg"));
-        let job = dir.join(format!("{stem}{suffix}-drill-down.txt"));
+        let job = dir.join(format!("{stem}{suffix}-{}", popup_file(app)));
         if !txt.exists() && !svg.exists() && !job.exists() {
             break (txt, svg, job);
         }
@@ -250,19 +250,58 @@ pub fn export_to(app: &App, dir: &Path) -> std::io::Result<(PathBuf, PathBuf, Op
     crate::outfile::write_atomic(&txt, |f| std::io::Write::write_all(f, text.as_bytes()))?;
     let image = super::export::buffer_svg(&buf, &app.theme().paper);
     crate::outfile::write_atomic(&svg, |f| std::io::Write::write_all(f, image.as_bytes()))?;
-    let detail = match app.popup() {
-        Some(super::app::Popup::Detail { title, lines, .. }) => {
+    let detail = match popup_text(app) {
+        Some(text) => {
+            crate::outfile::write_atomic(&job, |f| std::io::Write::write_all(f, text.as_bytes()))?;
+            Some(job)
+        }
+        None => None,
+    };
+    Ok((txt, svg, detail))
+}
+
+/// The name of the file the open popup is saved in beside the screen.
+fn popup_file(app: &App) -> &'static str {
+    match app.popup() {
+        Some(super::app::Popup::WhatIf { .. }) => "what-if.csv",
+        Some(super::app::Popup::Rankings { .. }) => "rankings.csv",
+        _ => "drill-down.txt",
+    }
+}
+
+/// What the open popup holds, whole (not only what its box shows): a
+/// drill-down's lines; the what-if's results as `compare --format csv`
+/// writes them (rows still running left out); the rankings' table.
+fn popup_text(app: &App) -> Option<String> {
+    use super::app::Popup;
+    match app.popup()? {
+        Popup::Detail { title, lines, .. } => {
             let mut text = format!("{title}\n\n");
             for l in lines {
                 text.push_str(l);
                 text.push('\n');
             }
-            crate::outfile::write_atomic(&job, |f| std::io::Write::write_all(f, text.as_bytes()))?;
-            Some(job)
+            Some(text)
+        }
+        Popup::WhatIf { .. } => {
+            let w = app.what_if()?;
+            let done: Vec<_> = w.rows.iter().filter_map(|r| r.1.clone()).collect();
+            Some(crate::cli::columns::csv(&done, None))
+        }
+        Popup::Rankings { by, sort, .. } => {
+            let mut out = csv::Writer::from_writer(Vec::new());
+            let mut head = vec![by.name()];
+            head.extend(by.columns());
+            let _ = out.write_record(&head);
+            for r in app.rank_rows(*by, *sort) {
+                let mut row = vec![r.name.clone()];
+                row.extend(r.cells.iter().map(|c| c.trim().to_string()));
+                let _ = out.write_record(&row);
+            }
+            String::from_utf8(out.into_inner().ok()?).ok()
         }
         _ => None,
-    };
-    Ok((txt, svg, detail))
+    }
 }
 
 /// The memory the what-if's rows may take: half of what the system has

@@ -15,11 +15,14 @@ impl App {
                 let (txt, svg) = (shown(&txt), shown(&svg));
                 match detail {
                     Some(d) => {
+                        let what = if d.extension().is_some_and(|x| x == "csv") {
+                            "the table"
+                        } else {
+                            "the drill-down"
+                        };
                         let d = shown(&d);
-                        self.info(format!(
-                            "screen exported: {txt} and {svg}; the drill-down: {d}"
-                        ));
-                        self.view.flash = Some(format!("saved the drill-down: {d}"));
+                        self.info(format!("screen exported: {txt} and {svg}; {what}: {d}"));
+                        self.view.flash = Some(format!("saved {what}: {d}"));
                     }
                     None => {
                         self.info(format!("screen exported: {txt} and {svg}"));

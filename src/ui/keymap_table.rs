@@ -108,7 +108,7 @@ pub const COMMANDS: [(Command, &str, &str, &[&str], bool); 42] = [
     (
         Command::Export,
         "export",
-        "export the screen as text and SVG (file named in the log)",
+        "export the screen, and what a popup holds (see the log)",
         &["e"],
         false,
     ),

@@ -205,3 +205,49 @@ fn pai_groups_are_ranked_and_shared_by() {
         common::cli::stderr(&o)
     );
 }
+
+/// Issue 61 item 7: `e` inside the what-if table or the rankings saved
+/// nothing. It saves the screen and, beside it, the table whole as CSV:
+/// the what-if's results as `compare --format csv` writes them, the
+/// rankings as sorted.
+#[test]
+fn e_in_the_what_if_or_the_rankings_saves_the_table_as_csv() {
+    let mut app = common::ui::app_for(common::ui::sample(), Policy::Fifo, (120, 40));
+    act(&mut app, Action::GoTo(2 * 86_400));
+    common::ui::what_if_done(&mut app);
+    assert!(matches!(app.popup(), Some(Popup::WhatIf { .. })));
+    let u = cmd(&mut app, Command::Export);
+    assert!(
+        u.effects.contains(&tracetui::ui::app::Effect::Export),
+        "{:?}",
+        u.effects
+    );
+    let dir = common::scratch_dir("whatif-export");
+    let (_, _, table) = tracetui::ui::effects::export_to(&app, &dir).unwrap();
+    let table = table.expect("the what-if's table saved");
+    assert!(
+        table.to_string_lossy().ends_with("-what-if.csv"),
+        "{table:?}"
+    );
+    let csv = std::fs::read_to_string(&table).unwrap();
+    let rows = app.what_if().unwrap().rows();
+    assert_eq!(csv.lines().count(), 1 + rows, "{csv}");
+    assert!(csv.starts_with("policy,placement,gpus,"), "{csv}");
+    // The rankings: a row per user, as sorted, under a header.
+    let mut app = pai_at_four((120, 40));
+    cmd(&mut app, Command::Rankings);
+    assert!(matches!(app.popup(), Some(Popup::Rankings { .. })));
+    let u = cmd(&mut app, Command::Export);
+    assert!(u.effects.contains(&tracetui::ui::app::Effect::Export));
+    let (_, _, table) = tracetui::ui::effects::export_to(&app, &dir).unwrap();
+    let csv = std::fs::read_to_string(table.expect("the rankings saved")).unwrap();
+    let Some(Popup::Rankings { by, sort, .. }) = app.popup() else {
+        panic!()
+    };
+    let want = app.rank_rows(*by, *sort);
+    assert_eq!(csv.lines().count(), 1 + want.len(), "{csv}");
+    assert!(
+        csv.lines().nth(1).unwrap().starts_with(&want[0].name),
+        "{csv}"
+    );
+}
