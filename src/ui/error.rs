@@ -10,6 +10,11 @@ use std::path::PathBuf;
 pub enum UiError {
     #[error("filter: '{}' is not one of user=, group=, gpu=, state=", sanitize(.0))]
     FilterKey(String),
+    #[error(
+        "filter: state={}: a job's state is queued or running; idle machines are counted under u → machines",
+        sanitize(.0)
+    )]
+    FilterState(String),
     #[error("'{}' is not a colour (#rrggbb, reset, an ANSI name or idx:N)", sanitize(.0))]
     Color(String),
     /// A theme file's TOML error, its lines cut (`config::toml_error`).

@@ -65,6 +65,14 @@ impl Filter {
                 if !["user", "group", "vc", "gpu", "state"].contains(&k.as_str()) {
                     return Err(super::error::UiError::FilterKey(k.clone()));
                 }
+                // Only what a job can be (`state=idle` matched nothing, silently).
+                let known = ["queued", "running", "waiting"];
+                if k == "state"
+                    && (value.is_empty()
+                        || !known.iter().any(|s| s.starts_with(&value.to_lowercase())))
+                {
+                    return Err(super::error::UiError::FilterState(value));
+                }
             }
             words.push((key, value));
         }
@@ -100,7 +108,11 @@ impl Filter {
             Some("user") => user == v,
             Some("group" | "vc") => group == v,
             Some("gpu") => gpu.eq_ignore_ascii_case(v) || on_type(v),
-            Some("state") => state.starts_with(v.as_str()),
+            // `waiting` is what the queue's jobs do: the same as queued.
+            Some("state") => {
+                let v = v.to_lowercase();
+                state.starts_with(&v) || (state == "queued" && "waiting".starts_with(&v))
+            }
             _ => {
                 user == v
                     || group == v

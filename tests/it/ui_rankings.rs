@@ -251,3 +251,52 @@ fn e_in_the_what_if_or_the_rankings_saves_the_table_as_csv() {
         "{csv}"
     );
 }
+
+/// Issue 61 item 8: the machines the operator counts first — idle, partly
+/// used, full — are counted under the rankings' machines, adding up to the
+/// machines; `f state=idle` (a machine's state, not a job's) is refused by
+/// name instead of showing an empty list.
+#[test]
+fn machines_are_counted_by_state_and_a_jobs_filter_refuses_idle() {
+    let mut app = pai_at_four((120, 40));
+    cmd(&mut app, Command::Rankings);
+    for _ in 0..2 {
+        cmd(&mut app, Command::Right);
+    }
+    let Some(Popup::Rankings { by, .. }) = app.popup() else {
+        panic!("{:?}", app.popup())
+    };
+    assert_eq!(*by, RankBy::Machines);
+    let rows = app.rank_rows(RankBy::Machines, 1);
+    let c = app.engine().cluster();
+    let (mut idle, mut full) = (0, 0);
+    for &m in app.machines() {
+        let used: u64 = (c.first_gpu(m)..c.first_gpu(m) + c.cap(m) as usize)
+            .map(|g| c.used_milli(g) as u64)
+            .sum();
+        idle += usize::from(used == 0);
+        full += usize::from(used >= c.cap(m) as u64 * 1000);
+    }
+    let screen = text(&render(&app, 120, 40));
+    let want = format!(
+        "{idle} idle, {} partly used, {full} full",
+        rows.len() - idle - full
+    );
+    assert!(screen.contains(&want), "{want}:\n{screen}");
+    // A job filter of a machine's state is refused, saying where to look.
+    cmd(&mut app, Command::Close);
+    cmd(&mut app, Command::Filter);
+    for ch in "state=idle".chars() {
+        app.update(Action::Char(ch));
+    }
+    let log: Vec<String> = cmd(&mut app, Command::Detail)
+        .log_lines()
+        .iter()
+        .map(|l| l.to_string())
+        .collect();
+    assert!(
+        log.iter()
+            .any(|l| l.contains("state=idle: a job's state is queued or running")),
+        "{log:?}"
+    );
+}

@@ -123,5 +123,25 @@ fn foot(rows: &[RankRow], by: RankBy, first: usize, shown: usize) -> String {
     if by != RankBy::Machines && rows.len() == 1 && rows[0].name == "(none)" {
         s.push_str(&format!(" · this trace names no {}", by.name()));
     }
+    if by == RankBy::Machines {
+        let (idle, part, full) = machine_states(rows);
+        s.push_str(&format!(" · {idle} idle, {part} partly used, {full} full"));
+    }
     s
+}
+
+/// Machines with no GPU in use, some, and all (from the rows' GPUs used
+/// and GPUs): what an operator counts first.
+pub(crate) fn machine_states(rows: &[RankRow]) -> (usize, usize, usize) {
+    let num = |s: &String| s.trim().parse::<f64>().unwrap_or(0.0);
+    let mut n = (0, 0, 0);
+    for r in rows {
+        let (used, gpus) = (num(&r.cells[1]), num(&r.cells[2]));
+        match used {
+            u if u <= 0.0 => n.0 += 1,
+            u if u < gpus => n.1 += 1,
+            _ => n.2 += 1,
+        }
+    }
+    n
 }
