@@ -300,3 +300,47 @@ fn machines_are_counted_by_state_and_a_jobs_filter_refuses_idle() {
         "{log:?}"
     );
 }
+
+/// Issue 61 item 8: every column also sorts smallest first — after each
+/// column largest first, `s` goes round them again the other way (`▲`):
+/// the idle machines first.
+#[test]
+fn every_column_also_sorts_smallest_first() {
+    let app = pai_at_four((120, 40));
+    for by in [RankBy::Users, RankBy::Machines] {
+        let n = by.columns().len();
+        for col in 0..n {
+            let down: Vec<String> = app
+                .rank_rows(by, col)
+                .iter()
+                .map(|r| r.cells[col].clone())
+                .collect();
+            let up: Vec<String> = app
+                .rank_rows(by, n + col)
+                .iter()
+                .map(|r| r.cells[col].clone())
+                .collect();
+            let mut back = up.clone();
+            back.reverse();
+            if down.iter().all(|c| num(c).is_finite()) {
+                let (d, u): (Vec<f64>, Vec<f64>) = (
+                    down.iter().map(|c| num(c)).collect(),
+                    up.iter().map(|c| num(c)).collect(),
+                );
+                assert!(d.windows(2).all(|w| w[0] >= w[1]), "{by:?} {col}: {d:?}");
+                assert!(u.windows(2).all(|w| w[0] <= w[1]), "{by:?} {col}: {u:?}");
+            }
+        }
+    }
+    // Machines smallest GPUs used first: the idle ones lead.
+    let n = RankBy::Machines.columns().len();
+    let rows = app.rank_rows(RankBy::Machines, n + 1);
+    assert_eq!(num(&rows[0].cells[1]), 0.0, "{:?}", rows[0]);
+    let mut app = pai_at_four((120, 40));
+    cmd(&mut app, Command::Rankings);
+    for _ in 0..n {
+        cmd(&mut app, Command::Sort);
+    }
+    let screen = text(&render(&app, 120, 40));
+    assert!(screen.contains('▲'), "{screen}");
+}

@@ -27,7 +27,14 @@ impl RankBy {
     /// The columns after the name: GPUs held, their share of the cluster,
     /// jobs running and queued, GPUs the queued ask for; a machine's GPU
     /// type, GPUs in use and in all, jobs on it, measured utilisation.
-    pub(crate) fn columns(self) -> &'static [&'static str] {
+    /// The column a sort index sorts by, and whether the other way round
+    /// (indexes past the last column: smallest first).
+    pub(crate) fn sort_of(self, sort: usize) -> (usize, bool) {
+        let n = self.columns().len();
+        (sort % n, sort >= n)
+    }
+
+    pub fn columns(self) -> &'static [&'static str] {
         match self {
             RankBy::Users | RankBy::Groups => &["GPUs", "share", "running", "queued", "asking"],
             RankBy::Machines => &["type", "used", "GPUs", "jobs", "util %"],

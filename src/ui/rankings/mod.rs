@@ -46,21 +46,25 @@ struct Agg {
 }
 
 impl App {
-    /// The rows of `by`, sorted by column `sort` (largest first; ties by name).
+    /// The rows of `by`, sorted by column `sort` (largest first; ties by
+    /// name); `sort` past the last column sorts column `sort - columns` the
+    /// other way (smallest first: the idle machines, the users holding least).
     pub fn rank_rows(&self, by: RankBy, sort: usize) -> Vec<RankRow> {
         let mut rows = match by {
             RankBy::Machines => self.machine_rows(),
             _ => self.holder_rows(by == RankBy::Users),
         };
+        let (col, turned) = by.sort_of(sort);
         // A column of numbers: largest first; of words (a machine's type):
         // in order. Ties by name.
-        let words = rows.iter().all(|r| !key(r, sort).is_finite());
+        let words = rows.iter().all(|r| !key(r, col).is_finite());
         rows.sort_by(|a, b| {
             let by_key = if words {
-                a.cells.get(sort).cmp(&b.cells.get(sort))
+                a.cells.get(col).cmp(&b.cells.get(col))
             } else {
-                key(b, sort).total_cmp(&key(a, sort))
+                key(b, col).total_cmp(&key(a, col))
             };
+            let by_key = if turned { by_key.reverse() } else { by_key };
             by_key.then_with(|| a.name.cmp(&b.name))
         });
         rows
@@ -198,7 +202,8 @@ impl App {
                 let to = by.next(c == Left);
                 (to, usize::from(to == RankBy::Machines), 0)
             }
-            Sort => (by, (sort + 1) % by.columns().len(), 0),
+            // Each column largest first, then each smallest first.
+            Sort => (by, (sort + 1) % (2 * by.columns().len()), 0),
             Up | Down | PageUp | PageDown | Home | End => {
                 (by, sort, super::popups::scrolled(at, c, page, n - 1))
             }

@@ -29,7 +29,7 @@ pub(crate) fn draw(app: &App, area: Rect, buf: &mut Buffer, by: RankBy, sort: us
     let name_w = w.saturating_sub(2 + widths.iter().sum::<usize>()).max(8);
     let line =
         |lead: &str, name: &str, cells: &[String]| row_text(lead, name, cells, &widths, name_w);
-    let heads = heads(cols, sort);
+    let heads = heads(cols, by.sort_of(sort));
     let what = match by {
         RankBy::Users => "user",
         RankBy::Groups => "group",
@@ -67,7 +67,12 @@ pub(crate) fn draw(app: &App, area: Rect, buf: &mut Buffer, by: RankBy, sort: us
 /// The box's title in the most words that fit `room` columns: what is
 /// ranked, by which column, and the keys.
 fn title(by: RankBy, sort: usize, room: usize) -> String {
-    let sorted = by.columns().get(sort).copied().unwrap_or("");
+    let (col, turned) = by.sort_of(sort);
+    let sorted = format!(
+        "{}{}",
+        by.columns().get(col).copied().unwrap_or(""),
+        if turned { " ↑" } else { "" }
+    );
     let enter = if by == RankBy::Machines {
         "go there"
     } else {
@@ -89,16 +94,14 @@ fn title(by: RankBy, sort: usize, room: usize) -> String {
     .unwrap_or_else(|| crate::text::fit(&format!("{} by {sorted}", by.name()), room))
 }
 
-/// The column heads, the sorted one (`sort`) marked.
-fn heads(cols: &[&str], sort: usize) -> Vec<String> {
+/// The column heads, the sorted one marked `▼` (largest first) or `▲`.
+fn heads(cols: &[&str], (sort, turned): (usize, bool)) -> Vec<String> {
     cols.iter()
         .enumerate()
-        .map(|(i, c)| {
-            if i == sort {
-                format!("▼{c}")
-            } else {
-                c.to_string()
-            }
+        .map(|(i, c)| match (i == sort, turned) {
+            (true, false) => format!("▼{c}"),
+            (true, true) => format!("▲{c}"),
+            _ => c.to_string(),
         })
         .collect()
 }
