@@ -45,32 +45,36 @@ impl From<&str> for Bad {
     }
 }
 
-/// A time: seconds, or a duration (`40m`).
-#[derive(Debug, Deserialize, Clone)]
-#[serde(untagged)]
-enum Time {
-    Secs(i64),
-    Text(String),
-}
+/// A time: seconds, or a duration (`40m`), within a century either way
+/// (`MAX_SECS`). Read and checked as the file is, so a bad one is named
+/// by its line and column (`at = "1 m"` named none).
+#[derive(Debug, Clone, Copy)]
+struct Time(Secs);
 
-impl Time {
-    /// Seconds, within a century either way (`MAX_SECS`).
-    fn secs(&self, what: &str) -> Result<Secs, Bad> {
-        let s = match self {
-            Time::Secs(s) => *s,
-            Time::Text(t) => parse_duration(t.trim()).ok_or_else(|| {
-                Bad(format!(
-                    "{what}: '{}' is not seconds or a duration such as 40m",
-                    crate::text::sanitize(t)
+impl<'de> Deserialize<'de> for Time {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Time, D::Error> {
+        use serde::de::Error;
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Secs(i64),
+            Text(String),
+        }
+        let s = match Raw::deserialize(d)? {
+            Raw::Secs(s) => s,
+            Raw::Text(t) => parse_duration(t.trim()).ok_or_else(|| {
+                D::Error::custom(format!(
+                    "'{}' is not seconds or a duration such as 40m",
+                    crate::text::sanitize(&t)
                 ))
             })?,
         };
         if !(-MAX_SECS..=MAX_SECS).contains(&s) {
-            return Err(Bad(format!(
-                "{what}: {s} s is past the largest time a lesson takes ({MAX_SECS} s)"
+            return Err(D::Error::custom(format!(
+                "{s} s is past the largest time a lesson takes ({MAX_SECS} s)"
             )));
         }
-        Ok(s)
+        Ok(Time(s))
     }
 }
 
@@ -86,7 +90,9 @@ struct LessonFile {
     gpus_per_machine: u32,
     #[serde(default = "consolidate")]
     placement: String,
-    schedule: String,
+    /// Required; said so by name when missing (toml pointed at line 1).
+    #[serde(default)]
+    schedule: Option<String>,
     #[serde(default)]
     captions: Vec<Caption>,
     #[serde(default)]
@@ -211,12 +217,7 @@ pub(super) fn parse(text: &str, dir: &Path) -> Result<Lesson, Bad> {
     let jobs = if let Some(e) = f.elastic {
         let mut jobs = Vec::new();
         for j in e.jobs {
-            jobs.push((
-                j.id,
-                j.submit.secs("submit")?,
-                j.iterations,
-                j.deadline.secs("deadline")?,
-            ));
+            jobs.push((j.id, j.submit.0, j.iterations, j.deadline.0));
         }
         Jobs::Elastic(Elastic {
             model: e.model,
@@ -243,7 +244,10 @@ pub(super) fn parse(text: &str, dir: &Path) -> Result<Lesson, Bad> {
         gpus: f.gpus,
         per_node: f.gpus_per_machine,
         placement,
-        schedule: f.schedule,
+        schedule: f.schedule.ok_or(
+            "no schedule: a lesson names the policy it runs, as schedule = \"fifo\" \
+             (or switches, \"start:fifo,2h:sjf\")",
+        )?,
         captions,
         other_placements: others,
         jobs,
@@ -271,9 +275,9 @@ fn gen(g: GenFile) -> Result<Jobs, Bad> {
 fn groups(groups: &[Group]) -> Result<Vec<(Secs, Secs, u32)>, Bad> {
     let mut out = Vec::new();
     for (i, g) in groups.iter().enumerate() {
-        let (at, runtime) = (g.at.secs("at")?, g.runtime.secs("runtime")?);
-        let every = g.every.as_ref().map_or(Ok(0), |t| t.secs("every"))?;
-        let period = g.period.as_ref().map_or(Ok(0), |t| t.secs("period"))?;
+        let (at, runtime) = (g.at.0, g.runtime.0);
+        let every = g.every.map_or(0, |t| t.0);
+        let period = g.period.map_or(0, |t| t.0);
         // The lesson's jobs together, not each group's, are bounded.
         if out.len() as u64 + (g.count as u64) * (g.repeat as u64) > MAX_GROUP_JOBS {
             return Err(format!(
@@ -307,7 +311,7 @@ fn groups(groups: &[Group]) -> Result<Vec<(Secs, Secs, u32)>, Bad> {
 fn captions(caps: &[Caption]) -> Result<Captions, Bad> {
     let mut out = Vec::new();
     for c in caps {
-        out.push((c.at.secs("caption at")?, c.text.clone()));
+        out.push((c.at.0, c.text.clone()));
     }
     if !out.windows(2).all(|w| w[0].0 < w[1].0) {
         return Err("captions: in time order, one at a time".into());

@@ -122,7 +122,7 @@ fn a_bad_file_says_what_and_where() {
         (
             "time.toml",
             MINE.replace("every = \"2m\"", "every = \"soon\""),
-            "every: 'soon' is not seconds",
+            "every = \"soon\"",
         ),
         (
             "huge.toml",
@@ -248,7 +248,8 @@ fn a_lesson_is_data_bounded_and_runs_nothing_unasked() {
         .unwrap()
         .to_string();
     assert!(
-        e.contains("at: 9223372036854775000 s is past the largest time a lesson takes"),
+        e.contains("line 22, column 6")
+            && e.contains("9223372036854775000 s is past the largest time a lesson takes"),
         "{e}"
     );
     let later = MINE.replace("at = \"2m\"\ncount = 10", "at = 3162239900\ncount = 10");
@@ -317,5 +318,34 @@ fn a_toml_error_quotes_its_line_cut_short() {
         stderr(&o).contains("TOML parse error at line 2"),
         "{}",
         stderr(&o)
+    );
+}
+
+/// Issue 61 item 13: a lesson's errors say where — a bad duration by its
+/// line and column (it named no line), a missing `schedule` by name (toml
+/// pointed at line 1, column 1).
+#[test]
+fn lesson_errors_say_where() {
+    let bad = MINE.replace("at = \"2m\"", "at = \"1 m\"");
+    let e = Lesson::from_file(&write("one-m.toml", &bad))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.contains("line 22, column 6") && e.contains("'1 m' is not seconds or a duration"),
+        "{e}"
+    );
+    let none: String = MINE
+        .lines()
+        .filter(|l| !l.starts_with("schedule"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let e = Lesson::from_file(&write("no-schedule.toml", &none))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.contains("no schedule: a lesson names the policy it runs"),
+        "{e}"
     );
 }
