@@ -351,22 +351,23 @@ fn elasticflow_runs_on_small_specs_and_refuses_machines_it_cannot_pack() {
     let head: Vec<&str> = full.lines().take(201).collect();
     let trace = scratch.join("cluster01-200.csv");
     std::fs::write(&trace, head.join("\n") + "\n").unwrap();
-    let t = trace.to_str().unwrap();
-    for spec in ["n1g1", "n1g2", "n1g4", "n2g2", "n1g8"] {
-        let cluster = a.join(format!("cluster_specs/{spec}.csv"));
-        let o = tracetui(&[
+    // elasticflow on those jobs, the cluster and tables as `how` gives them.
+    let sim = |how: &[&str]| {
+        let mut args = vec![
             "sim",
             "itp",
-            t,
-            "--cluster",
-            cluster.to_str().unwrap(),
-            "--throughputs",
-            tables.to_str().unwrap(),
+            trace.to_str().unwrap(),
             "--policy",
             "elasticflow",
-            "--format",
-            "json",
-        ]);
+        ];
+        args.extend(how);
+        tracetui(&args)
+    };
+    let a100 = tables.to_str().unwrap();
+    for spec in ["n1g1", "n1g2", "n1g4", "n2g2", "n1g8"] {
+        let cluster = a.join(format!("cluster_specs/{spec}.csv"));
+        let c = cluster.to_str().unwrap();
+        let o = sim(&["--cluster", c, "--throughputs", a100, "--format", "json"]);
         assert!(o.status.success(), "{spec}: {}", stderr(&o));
         let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
         let counts = [
@@ -379,18 +380,13 @@ fn elasticflow_runs_on_small_specs_and_refuses_machines_it_cannot_pack() {
         assert_eq!(counts.iter().sum::<u64>(), 200, "{spec}: {v}");
         assert!(counts[0] > 0, "{spec}: {v}");
     }
-    let o = tracetui(&[
-        "sim",
-        "itp",
-        t,
+    let o = sim(&[
         "--gpus",
         "24",
         "--gpus-per-node",
         "3",
         "--throughputs",
-        tables.to_str().unwrap(),
-        "--policy",
-        "elasticflow",
+        a100,
     ]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(
@@ -412,16 +408,11 @@ fn elasticflow_runs_on_small_specs_and_refuses_machines_it_cannot_pack() {
     )
     .unwrap();
     let n1g8 = a.join("cluster_specs/n1g8.csv");
-    let o = tracetui(&[
-        "sim",
-        "itp",
-        t,
+    let o = sim(&[
         "--cluster",
         n1g8.to_str().unwrap(),
         "--throughputs",
         odd.to_str().unwrap(),
-        "--policy",
-        "elasticflow",
     ]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(

@@ -113,25 +113,28 @@ fn what_a_policy_started_ends_with_the_run() {
     assert_eq!(left_after_a_while(&p), Vec::<String>::new());
 }
 
-/// A headless run stopped by `sig` while its policy is thinking.
-fn stopped_headless(sig: i32) {
-    let dir = scratch_dir("procs-signal");
-    let policy = leaver(&dir, true);
-    let out = dir.join("jobs.csv");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tracetui"))
-        .args(["sim", "itp", SAMPLE, "--gpus", "128", "--policy", &policy])
-        .args([
-            "--policy-timeout",
-            "120",
-            "--jobs-out",
-            out.to_str().unwrap(),
-        ])
+/// A headless `sim` under the hanging leaver `policy` (with `more`
+/// options), once its processes (the hello's and the run's, each with its
+/// sleep) have written their pids: the run, and those pids.
+fn thinking_run(dir: &Path, policy: &str, more: &[&str]) -> (std::process::Child, Vec<i32>) {
+    let child = Command::new(env!("CARGO_BIN_EXE_tracetui"))
+        .args(["sim", "itp", SAMPLE, "--gpus", "128", "--policy", policy])
+        .args(["--policy-timeout", "120"])
+        .args(more)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let p = wait_for_pids(&dir, 4);
+    (child, wait_for_pids(dir, 4))
+}
+
+/// A headless run stopped by `sig` while its policy is thinking.
+fn stopped_headless(sig: i32) {
+    let dir = scratch_dir("procs-signal");
+    let policy = leaver(&dir, true);
+    let out = dir.join("jobs.csv");
+    let (mut child, p) = thinking_run(&dir, &policy, &["--jobs-out", out.to_str().unwrap()]);
     // SAFETY: signals the child this test started.
     unsafe {
         libc::kill(child.id() as i32, sig);
@@ -158,15 +161,7 @@ fn a_signal_to_a_headless_run_ends_its_policy_and_then_the_run_dies_of_it() {
 fn a_run_killed_with_sigkill_leaves_no_policy_process() {
     let dir = scratch_dir("procs-kill9");
     let policy = leaver(&dir, true);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tracetui"))
-        .args(["sim", "itp", SAMPLE, "--gpus", "128", "--policy", &policy])
-        .args(["--policy-timeout", "120"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let p = wait_for_pids(&dir, 4);
+    let (mut child, p) = thinking_run(&dir, &policy, &[]);
     child.kill().unwrap();
     let status = child.wait().unwrap();
     assert_eq!(status.signal(), Some(libc::SIGKILL), "{status:?}");

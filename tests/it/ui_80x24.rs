@@ -350,18 +350,7 @@ fn f_filters_the_lists_and_dims_the_grid() {
     }
     // A word that is no key is refused, and says which keys there are
     // (the prompt opens on the filter in force: "user=u1" to erase first).
-    cmd(&mut app, Command::Filter);
-    for _ in 0.."user=u1".len() {
-        app.update(Action::Backspace);
-    }
-    for ch in "colour=red".chars() {
-        app.update(Action::Char(ch));
-    }
-    let log: Vec<String> = cmd(&mut app, Command::Detail)
-        .log_lines()
-        .iter()
-        .map(|l| l.to_string())
-        .collect();
+    let log = common::ui::filter_log(&mut app, "user=u1".len(), "colour=red");
     assert!(
         log.iter()
             .any(|l| l.contains("user=, group=, gpu=, state=")),

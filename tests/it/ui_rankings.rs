@@ -285,15 +285,7 @@ fn machines_are_counted_by_state_and_a_jobs_filter_refuses_idle() {
     assert!(screen.contains(&want), "{want}:\n{screen}");
     // A job filter of a machine's state is refused, saying where to look.
     cmd(&mut app, Command::Close);
-    cmd(&mut app, Command::Filter);
-    for ch in "state=idle".chars() {
-        app.update(Action::Char(ch));
-    }
-    let log: Vec<String> = cmd(&mut app, Command::Detail)
-        .log_lines()
-        .iter()
-        .map(|l| l.to_string())
-        .collect();
+    let log = common::ui::filter_log(&mut app, 0, "state=idle");
     assert!(
         log.iter()
             .any(|l| l.contains("state=idle: a job's state is queued or running")),

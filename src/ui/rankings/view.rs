@@ -133,13 +133,12 @@ fn foot(rows: &[RankRow], by: RankBy, first: usize, shown: usize) -> String {
     s
 }
 
-/// Machines with no GPU in use, some, and all (from the rows' GPUs used
-/// and GPUs): what an operator counts first.
-pub(crate) fn machine_states(rows: &[RankRow]) -> (usize, usize, usize) {
-    let num = |s: &String| s.trim().parse::<f64>().unwrap_or(0.0);
+/// Machines with no GPU in use, some, and all (the rows' sort keys: GPUs
+/// used in milli-GPUs, GPUs): what an operator counts first.
+fn machine_states(rows: &[RankRow]) -> (usize, usize, usize) {
     let mut n = (0, 0, 0);
     for r in rows {
-        let (used, gpus) = (num(&r.cells[1]), num(&r.cells[2]));
+        let (used, gpus) = (r.keys[1], r.keys[2] * 1000.0);
         match used {
             u if u <= 0.0 => n.0 += 1,
             u if u < gpus => n.1 += 1,

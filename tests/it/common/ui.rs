@@ -110,6 +110,23 @@ pub fn cmd(app: &mut App, c: Command) -> Update {
     act(app, Action::Command(c))
 }
 
+/// `text` typed into the filter prompt (open, after `erase` backspaces)
+/// and entered: the log lines it gave.
+pub fn filter_log(app: &mut App, erase: usize, text: &str) -> Vec<String> {
+    cmd(app, Command::Filter);
+    for _ in 0..erase {
+        app.update(Action::Backspace);
+    }
+    for ch in text.chars() {
+        app.update(Action::Char(ch));
+    }
+    cmd(app, Command::Detail)
+        .log_lines()
+        .iter()
+        .map(|l| l.to_string())
+        .collect()
+}
+
 pub fn render(app: &App, w: u16, h: u16) -> Buffer {
     let mut buf = Buffer::empty(Rect::new(0, 0, w, h));
     tracetui::ui::draw::render(app, buf.area, &mut buf);
