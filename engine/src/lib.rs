@@ -18,6 +18,7 @@ mod estimate;
 mod free_index;
 mod holders;
 pub(crate) mod job;
+mod machine_use;
 mod metrics;
 pub(crate) mod moments;
 mod order;
@@ -49,6 +50,7 @@ pub use replay::Replay;
 
 // The cluster and placement.
 pub use cluster::{ClusterState, Grant, TypeFilter};
+pub use machine_use::{MachineUse, MachineUses};
 pub use placement::{place, Placement};
 
 // Policies: the built-in ones, a rule's interface, and what one sees.

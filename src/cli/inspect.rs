@@ -15,10 +15,21 @@ pub(super) fn stats(a: &StatsArgs) -> Result<()> {
     let table = energy
         .as_ref()
         .map(|(m, _)| crate::sim::workload_table(&trace, m));
+    let at = match &a.at {
+        Some(w) => Some(super::stats_at::machines_at(
+            trace.clone(),
+            w,
+            a.policy.as_deref(),
+        )?),
+        None => None,
+    };
     if a.output == TextFormat::Json {
         let mut v = serde_json::to_value(&s)?;
         if let (Some(t), Some(o)) = (&table, v.as_object_mut()) {
             o.insert("energy_workloads".into(), serde_json::to_value(t)?);
+        }
+        if let (Some(m), Some(o)) = (&at, v.as_object_mut()) {
+            o.insert("machines_at".into(), serde_json::to_value(m)?);
         }
         super::print_json(&(serde_json::to_string_pretty(&v)? + "\n"));
         return Ok(());
@@ -26,6 +37,9 @@ pub(super) fn stats(a: &StatsArgs) -> Result<()> {
     let mut o = stats_text(&s);
     if let (Some(t), Some((m, _))) = (&table, &energy) {
         workloads_text(&mut o, m, t);
+    }
+    if let Some(m) = &at {
+        o.push_str(&super::stats_at::text(m));
     }
     super::print_out(&o);
     Ok(())

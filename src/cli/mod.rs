@@ -22,6 +22,7 @@ mod read_args;
 mod results;
 mod run_args;
 mod runs;
+mod stats_at;
 mod sweep;
 pub mod tui;
 
@@ -159,6 +160,14 @@ pub struct StatsArgs {
     pub load: LoadArgs,
     #[command(flatten)]
     pub energy: EnergyArgs,
+    /// Also count the machines idle, partly used and full at this moment
+    /// of the replay (+2h, day 3 14:00, Fri 03:00, seconds), as `:idle` shows.
+    #[arg(long, value_name = "WHEN")]
+    pub at: Option<String>,
+    /// The built-in policy replayed to `--at` (default: recorded where the
+    /// trace has it, else fifo, as the replay starts).
+    #[arg(long, value_name = "NAME", requires = "at")]
+    pub policy: Option<String>,
     /// Output format.
     #[arg(long = "format", id = "output", value_enum, default_value_t = TextFormat::Text)]
     pub output: TextFormat,

@@ -24,6 +24,8 @@ pub enum Action {
     /// Text typed into a prompt.
     Char(char),
     Backspace,
+    /// Tab in a prompt: the `:` line completed.
+    Complete,
     /// A prompt's line edited (cursor moves, cuts).
     Edit(super::line_edit::Edit),
     /// A click at a screen cell (column, row).

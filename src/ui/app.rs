@@ -137,6 +137,7 @@ impl App {
             Action::Char(ch) => self.type_char(ch),
             Action::Backspace => self.edit_prompt(super::line_edit::Edit::DeleteBack),
             Action::Edit(e) => self.edit_prompt(e),
+            Action::Complete => self.complete_command_line(),
             Action::Click { column, row } => self.click(column, row),
             Action::Scroll { column, row, lines } => self.scroll(column, row, lines),
             Action::Resize(w, h) => self.resized(w, h),

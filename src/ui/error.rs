@@ -11,7 +11,7 @@ pub enum UiError {
     #[error("filter: '{}' is not one of user=, group=, gpu=, state=", sanitize(.0))]
     FilterKey(String),
     #[error(
-        "filter: state={}: a job's state is queued or running; idle machines are counted under u → machines",
+        "filter: state={}: a job's state is queued or running; idle machines: :idle lists them",
         sanitize(.0)
     )]
     FilterState(String),
@@ -45,4 +45,16 @@ pub enum UiError {
     InFile { path: PathBuf, why: Box<UiError> },
     #[error("no theme '{}': choose {choices} or give a path to a theme file", sanitize(.spec))]
     NoTheme { spec: String, choices: String },
+    /// `:` followed by a word that names no command.
+    #[error("no command '{}' (:help lists them)", sanitize(.0))]
+    NoCommand(String),
+    /// `:` followed by the start of several commands' names.
+    #[error(":{} could be {}", sanitize(.0), .1)]
+    AmbiguousCommand(String, String),
+    /// A `:` command that takes no argument, given one.
+    #[error(":{0} takes nothing after it")]
+    TakesNothing(&'static str),
+    /// A `:` command that needs an argument, without one: what it takes.
+    #[error(":{0} {1}")]
+    NeedsArgument(&'static str, &'static str),
 }

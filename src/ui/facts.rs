@@ -18,6 +18,8 @@ pub(super) struct Facts {
     machines: Vec<u32>,
     /// (GPU type, range of `machines`)
     groups: Vec<(u16, Range<usize>)>,
+    /// The users and groups the trace names, each sorted (for `:`'s completion).
+    owners: [Vec<String>; 2],
 }
 
 impl Facts {
@@ -46,7 +48,13 @@ impl Facts {
             has_deadlines: trace.jobs.iter().any(|j| j.deadline.get().is_some()),
             machines,
             groups,
+            owners: [owners(trace, |j| j.user), owners(trace, |j| j.group)],
         }
+    }
+
+    /// The users (`groups`: the groups) the trace names, sorted.
+    pub(super) fn owners(&self, groups: bool) -> &[String] {
+        &self.owners[usize::from(groups)]
     }
 
     /// The trace's first submission (0 with no jobs).
@@ -101,4 +109,21 @@ fn shared_prefix<'a>(mut ids: impl Iterator<Item = &'a str>) -> usize {
         }
     }
     n
+}
+
+/// The names `of` gives the trace's jobs, each once, sorted.
+fn owners(
+    trace: &Trace,
+    of: impl Fn(&crate::trace::Job) -> Option<crate::trace::Sym>,
+) -> Vec<String> {
+    let mut syms: Vec<crate::trace::Sym> = trace.jobs.iter().filter_map(of).collect();
+    syms.sort_unstable();
+    syms.dedup();
+    let mut names: Vec<String> = syms
+        .into_iter()
+        .map(|s| trace.symbols.get(s).to_string())
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    names
 }

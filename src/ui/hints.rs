@@ -18,13 +18,17 @@ pub(crate) fn draw(app: &App, area: Rect, buf: &mut Buffer) {
         cursor,
     }) = &app.view.popup
     {
+        let tail = match kind {
+            super::app::PromptKind::Command => suggestions(app, input),
+            _ => "   enter ok · esc cancel".to_string(),
+        };
         let line = Line::from(vec![
             Span::styled(
                 prompt_label(app, kind),
                 t.header.add_modifier(Modifier::BOLD),
             ),
             Span::styled(with_cursor(input, *cursor), t.header),
-            Span::styled("   enter ok · esc cancel", t.header),
+            Span::styled(tail, t.header.add_modifier(Modifier::DIM)),
         ]);
         buf.set_line(area.x, area.y, &line, area.width);
         return;
@@ -68,7 +72,30 @@ fn prompt_label(app: &App, kind: &super::app::PromptKind) -> &'static str {
             _ => "go to (+2h, -30m, day 3 14:00, Fri 03:00, 14:00): ",
         },
         super::app::PromptKind::Filter => "filter (alice, user=, group=, gpu=, state=): ",
+        super::app::PromptKind::Command => ":",
     }
+}
+
+/// After a `:` line: what Tab would offer (the commands, or the words its
+/// argument may be), else what the command takes.
+fn suggestions(app: &App, input: &str) -> String {
+    let (_, options) = super::command_line::complete(input, app);
+    if options.is_empty() {
+        let what = super::command_line::parse(input)
+            .ok()
+            .map_or("", |(v, _)| v.what);
+        return match what {
+            "" => "   tab completes · enter runs · esc".to_string(),
+            w => format!("   {}", crate::text::sanitize(w)),
+        };
+    }
+    let shown: Vec<String> = options
+        .iter()
+        .take(8)
+        .map(|o| crate::text::sanitize(o))
+        .collect();
+    let more = if options.len() > 8 { " …" } else { "" };
+    format!("   tab: {}{more}", shown.join(" "))
 }
 
 /// A command in the bar: its key and its word.
@@ -138,6 +165,7 @@ fn hint_word(cmd: Command, desc: &'static str) -> &'static str {
         Command::Goto => "go to",
         Command::Policy => "policy",
         Command::Find => "find",
+        Command::CommandLine => "command",
         Command::Detail => "detail",
         Command::WhatIf => "what if",
         Command::Timeline => "timeline",

@@ -79,6 +79,7 @@ fn prompt_action(key: &KeyEvent) -> Option<Action> {
     let edit = |e| Some(Action::Edit(e));
     match (key.code, ctrl) {
         (KeyCode::Enter, _) => Some(Action::Command(Command::Detail)),
+        (KeyCode::Tab, _) => Some(Action::Complete),
         (KeyCode::Esc, _) | (KeyCode::Char('c'), true) => Some(Action::Command(Command::Close)),
         (KeyCode::Backspace, _) | (KeyCode::Char('h'), true) => Some(Action::Backspace),
         (KeyCode::Delete, _) | (KeyCode::Char('d'), true) => edit(Edit::DeleteForward),

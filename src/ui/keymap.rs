@@ -17,6 +17,7 @@ pub enum Command {
     Goto,
     Policy,
     Find,
+    CommandLine,
     Detail,
     Machine,
     Power,

@@ -4,7 +4,7 @@
 use super::Command;
 
 /// (command, config name, description, default keys, shown in the hint bar)
-pub const COMMANDS: [(Command, &str, &str, &[&str], bool); 42] = [
+pub const COMMANDS: [(Command, &str, &str, &[&str], bool); 43] = [
     (
         Command::TogglePlay,
         "play",
@@ -61,6 +61,13 @@ pub const COMMANDS: [(Command, &str, &str, &[&str], bool); 42] = [
         "find",
         "find a job, machine, user or group",
         &["/"],
+        true,
+    ),
+    (
+        Command::CommandLine,
+        "command",
+        "a command: :idle, :user, :job, :goto, :policy … (tab completes)",
+        &[":"],
         true,
     ),
     (

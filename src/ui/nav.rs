@@ -275,23 +275,23 @@ impl App {
             return;
         }
         match kind {
-            PromptKind::Goto => {
-                let tr = self.trace().clone();
-                match crate::trace::parse_when(
-                    tr.zone,
-                    self.sim.facts.first(),
-                    self.sim.replay.now(),
-                    &input,
-                ) {
-                    Ok(t) => self.go_to(t),
-                    Err(e) => {
-                        self.warn(format!("go to: {e}"));
-                        self.view.flash = Some(e.to_string());
-                    }
-                }
-            }
+            PromptKind::Goto => self.go_to_text(&input),
             PromptKind::Find => self.find(&input),
             PromptKind::Filter => self.set_filter(&input),
+            PromptKind::Command => self.run_command_line(&input),
+        }
+    }
+
+    /// `g`'s (and `:goto`'s) time read and gone to; a bad one said.
+    pub(super) fn go_to_text(&mut self, input: &str) {
+        let tr = self.trace().clone();
+        let (first, now) = (self.sim.facts.first(), self.sim.replay.now());
+        match crate::trace::parse_when(tr.zone, first, now, input) {
+            Ok(t) => self.go_to(t),
+            Err(e) => {
+                self.warn(format!("go to: {e}"));
+                self.view.flash = Some(e.to_string());
+            }
         }
     }
 

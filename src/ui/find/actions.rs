@@ -54,7 +54,7 @@ impl App {
     }
 
     /// Puts the grid's cursor on machine `m`: what to say.
-    fn show_machine(&mut self, m: usize) -> String {
+    pub(in crate::ui) fn show_machine(&mut self, m: usize) -> String {
         let name = sanitize(&self.trace().cluster.machines[m].name);
         match self.sim.facts.place_of(m as u32) {
             Some(pos) => {

@@ -16,6 +16,8 @@ pub enum PromptKind {
     Find,
     Goto,
     Filter,
+    /// `:`, a typed command.
+    Command,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

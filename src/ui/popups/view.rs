@@ -46,8 +46,7 @@ pub(crate) fn help_lines(app: &App, cols: usize) -> Vec<Line<'static>> {
     let t = app.theme();
     let mut out = Vec::new();
     let room = cols.saturating_sub(14).max(10);
-    for (cmd, _, desc, _, _) in COMMANDS {
-        let keys = app.view.keymap.keys_of(cmd).join(", ");
+    let mut entry = |keys: String, desc: &str| {
         for (i, piece) in crate::text::wrap_words(desc, room, 0)
             .into_iter()
             .enumerate()
@@ -62,6 +61,17 @@ pub(crate) fn help_lines(app: &App, cols: usize) -> Vec<Line<'static>> {
                 Span::styled(piece, t.text),
             ]));
         }
+    };
+    for (cmd, _, desc, _, _) in COMMANDS {
+        entry(app.view.keymap.keys_of(cmd).join(", "), desc);
+    }
+    entry(String::new(), "");
+    entry(
+        "commands".into(),
+        "typed after : (tab completes; the start of a name will do)",
+    );
+    for v in crate::ui::command_line::VERBS {
+        entry(format!(":{}", v.name), v.what);
     }
     out.push(Line::from(""));
     for text in legend(app) {

@@ -7,6 +7,8 @@ pub enum RankBy {
     Users,
     Groups,
     Machines,
+    /// Only the machines in one state (`:idle`, `:full`, `:partly`).
+    MachinesIn(crate::sim::MachineUse),
 }
 
 impl RankBy {
@@ -15,12 +17,35 @@ impl RankBy {
             RankBy::Users => "users",
             RankBy::Groups => "groups",
             RankBy::Machines => "machines",
+            RankBy::MachinesIn(u) => match u {
+                crate::sim::MachineUse::Idle => "idle machines",
+                crate::sim::MachineUse::Partly => "partly used machines",
+                crate::sim::MachineUse::Full => "full machines",
+            },
+        }
+    }
+
+    /// Whether it ranks machines (all, or those in one state).
+    pub(crate) fn machines(self) -> bool {
+        matches!(self, RankBy::Machines | RankBy::MachinesIn(_))
+    }
+
+    /// The one state its machines are in, if it picks one.
+    pub(crate) fn only(self) -> Option<crate::sim::MachineUse> {
+        match self {
+            RankBy::MachinesIn(u) => Some(u),
+            _ => None,
         }
     }
 
     pub(crate) fn next(self, back: bool) -> RankBy {
         const ALL: [RankBy; 3] = [RankBy::Users, RankBy::Groups, RankBy::Machines];
-        let i = ALL.iter().position(|&b| b == self).unwrap_or(0);
+        let here = if self.machines() {
+            RankBy::Machines
+        } else {
+            self
+        };
+        let i = ALL.iter().position(|&b| b == here).unwrap_or(0);
         ALL[(i + if back { 2 } else { 1 }) % 3]
     }
 
@@ -37,7 +62,7 @@ impl RankBy {
     pub fn columns(self) -> &'static [&'static str] {
         match self {
             RankBy::Users | RankBy::Groups => &["GPUs", "share", "running", "queued", "asking"],
-            RankBy::Machines => &["type", "used", "GPUs", "jobs", "util %"],
+            RankBy::Machines | RankBy::MachinesIn(_) => &["type", "used", "GPUs", "jobs", "util %"],
         }
     }
 }

@@ -51,7 +51,7 @@ impl App {
     /// other way (smallest first: the idle machines, the users holding least).
     pub fn rank_rows(&self, by: RankBy, sort: usize) -> Vec<RankRow> {
         let mut rows = match by {
-            RankBy::Machines => self.machine_rows(),
+            RankBy::Machines | RankBy::MachinesIn(_) => self.machine_rows(by.only()),
             _ => self.holder_rows(by == RankBy::Users),
         };
         let (col, turned) = by.sort_of(sort);
@@ -117,13 +117,14 @@ impl App {
     }
 
     /// Machines with GPUs, by what is used on them now.
-    fn machine_rows(&self) -> Vec<RankRow> {
+    fn machine_rows(&self, only: Option<crate::sim::MachineUse>) -> Vec<RankRow> {
         let (trace, c) = (self.trace(), self.engine().cluster());
         self.sim
             .facts
             .machines()
             .iter()
             .enumerate()
+            .filter(|&(_, &m)| only.is_none() || c.machine_use(m) == only)
             .map(|(pos, &m)| {
                 let (first, cap) = (c.first_gpu(m), c.cap(m) as usize);
                 let mut jobs: Vec<u32> = Vec::new();

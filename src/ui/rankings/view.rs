@@ -3,6 +3,7 @@
 //! marked with a glyph too (NO_COLOR).
 
 use super::{window, RankBy, RankRow};
+use crate::sim::MachineUses;
 use crate::ui::app::App;
 use crate::ui::layout::centered;
 use ratatui::buffer::Buffer;
@@ -33,14 +34,18 @@ pub(crate) fn draw(app: &App, area: Rect, buf: &mut Buffer, by: RankBy, sort: us
     let what = match by {
         RankBy::Users => "user",
         RankBy::Groups => "group",
-        RankBy::Machines => "machine",
+        RankBy::Machines | RankBy::MachinesIn(_) => "machine",
     };
     buf.set_stringn(inner.x, inner.y, line(" ", what, &heads), w, t.title);
     if rows.is_empty() {
         buf.set_stringn(
             inner.x,
             inner.y + 2,
-            "  nothing running or waiting now",
+            if by.machines() {
+                "  no such machine now"
+            } else {
+                "  nothing running or waiting now"
+            },
             w,
             t.dim,
         );
@@ -60,7 +65,8 @@ pub(crate) fn draw(app: &App, area: Rect, buf: &mut Buffer, by: RankBy, sort: us
         };
         buf.set_stringn(inner.x, y, line(lead, &row.name, &row.cells), w, style);
     }
-    let foot = foot(&rows, by, first, shown);
+    let uses = app.engine().cluster().machine_uses();
+    let foot = foot(&rows, by, first, shown, uses);
     buf.set_stringn(inner.x, inner.bottom().saturating_sub(1), foot, w, t.dim);
 }
 
@@ -73,11 +79,7 @@ fn title(by: RankBy, sort: usize, room: usize) -> String {
         by.columns().get(col).copied().unwrap_or(""),
         if turned { " ↑" } else { "" }
     );
-    let enter = if by == RankBy::Machines {
-        "go there"
-    } else {
-        "filter"
-    };
+    let enter = if by.machines() { "go there" } else { "filter" };
     [
         format!(
             "{} by {sorted} · ←→ users, groups, machines · s sorts · enter {enter} · esc",
@@ -119,31 +121,24 @@ fn row_text(lead: &str, name: &str, cells: &[String], widths: &[usize], name_w: 
     s
 }
 
-/// Where the list stands, and what the trace has no names for.
-fn foot(rows: &[RankRow], by: RankBy, first: usize, shown: usize) -> String {
+/// Where the list stands, what the trace has no names for, and the
+/// machines by state.
+fn foot(rows: &[RankRow], by: RankBy, first: usize, shown: usize, n: MachineUses) -> String {
     let end = (first + shown).min(rows.len());
     let mut s = format!("{}–{} of {} {}", first + 1, end, rows.len(), by.name());
-    if by != RankBy::Machines && rows.len() == 1 && rows[0].name == "(none)" {
+    if !by.machines() && rows.len() == 1 && rows[0].name == "(none)" {
         s.push_str(&format!(" · this trace names no {}", by.name()));
     }
-    if by == RankBy::Machines {
-        let (idle, part, full) = machine_states(rows);
-        s.push_str(&format!(" · {idle} idle, {part} partly used, {full} full"));
+    if by.machines() {
+        let of = if by.only().is_some() {
+            format!(" · of {}:", n.total())
+        } else {
+            " ·".to_string()
+        };
+        s.push_str(&format!(
+            "{of} {} idle, {} partly used, {} full",
+            n.idle, n.partly, n.full
+        ));
     }
     s
-}
-
-/// Machines with no GPU in use, some, and all (the rows' sort keys: GPUs
-/// used in milli-GPUs, GPUs): what an operator counts first.
-fn machine_states(rows: &[RankRow]) -> (usize, usize, usize) {
-    let mut n = (0, 0, 0);
-    for r in rows {
-        let (used, gpus) = (r.keys[1], r.keys[2] * 1000.0);
-        match used {
-            u if u <= 0.0 => n.0 += 1,
-            u if u < gpus => n.1 += 1,
-            _ => n.2 += 1,
-        }
-    }
-    n
 }
