@@ -88,11 +88,14 @@ pub use pai::detail::job_detail as pai_job_detail;
 pub use pai::detail::side_rows as pai_side_rows;
 /// Renamed from `pai::detail::workers_of`: the workers of a PAI job.
 pub use pai::detail::workers_of as pai_workers_of;
+/// Renamed from `pai::read_machine_spec`: a PAI machine spec read alone.
+pub use pai::read_machine_spec as read_pai_machine_spec;
 /// Renamed from `pai::side::build`: the index of PAI's side tables, built.
 pub use pai::side::build as pai_side_index;
 /// Renamed from `pai::tables::ALL`: PAI's tables, each with its columns.
 pub use pai::tables::ALL as PAI_TABLES;
 pub use pai::PaiTables;
+pub use pai::{SpecRow as PaiSpecRow, MOST_SPEC_MACHINES};
 /// Renamed from `philly::job_detail` (every format module has a
 /// `job_detail`): one job's detail in Philly's own terms.
 pub use philly::job_detail as philly_job_detail;

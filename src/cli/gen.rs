@@ -51,6 +51,12 @@ pub struct GenArgs {
     /// With --gpus: the offered load to aim for (0.9 = 90 % of the GPUs busy on average).
     #[arg(long, requires = "gpus")]
     pub load: Option<f64>,
+    /// pai: generate for these machines — a `pai_machine_spec` (the
+    /// release's, .csv or .tar.gz, or your own cluster in its layout:
+    /// machine,gpu_type,cap_cpu,cap_mem,cap_gpu), written out as given and
+    /// every instance placed on its machines by name.
+    #[arg(long, value_name = "FILE", conflicts_with = "gpus")]
+    pub machine_spec: Option<PathBuf>,
 }
 
 /// The most jobs `gen` makes, and why. itp and acme stream their rows
@@ -115,6 +121,9 @@ fn check(a: &GenArgs) -> Result<()> {
         if !(l > 0.0 && l.is_finite()) {
             bail!("--load must be a positive number, not {l}");
         }
+    }
+    if a.machine_spec.is_some() && a.format != GenFormat::Pai {
+        bail!("--machine-spec is for pai (a pai_machine_spec file)");
     }
     if a.gpus == Some(0) {
         bail!("--gpus must be at least 1");
@@ -182,6 +191,19 @@ fn philly_trace(a: &GenArgs) -> Result<()> {
     Ok(())
 }
 
+/// `--machine-spec`'s machines, read and checked before anything is written.
+fn machine_spec(a: &GenArgs) -> Result<Option<Vec<crate::trace::PaiSpecRow>>> {
+    let Some(path) = &a.machine_spec else {
+        return Ok(None);
+    };
+    let shown = crate::text::sanitize(&path.display().to_string());
+    // The reader's error names the file, its line and field.
+    let rows = crate::trace::read_pai_machine_spec(path).wrap_err("--machine-spec")?;
+    crate::gen::pai::GenCluster::of_spec(rows.clone())
+        .wrap_err_with(|| format!("--machine-spec {shown}"))?;
+    Ok(Some(rows))
+}
+
 fn pai_trace(a: &GenArgs) -> Result<()> {
     let opts = crate::gen::pai::GenOptions {
         jobs: a.jobs,
@@ -189,6 +211,7 @@ fn pai_trace(a: &GenArgs) -> Result<()> {
         tar_gz: a.tar_gz,
         gpus: a.gpus,
         days: a.days,
+        spec: machine_spec(a)?,
     };
     let g = crate::gen::pai::write(&opts, &a.out)
         .wrap_err_with(|| format!("cannot write {}", a.out.display()))?;
@@ -197,7 +220,7 @@ fn pai_trace(a: &GenArgs) -> Result<()> {
         g.jobs.len(),
         g.tasks.len(),
         g.insts.len(),
-        g.machines.len(),
+        g.cluster.machines.len(),
         a.out.display()
     );
     if g.overflow > 0 {

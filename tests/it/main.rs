@@ -44,6 +44,7 @@ mod outputs;
 mod pai_bad_input;
 mod pai_fixture;
 mod pai_gen;
+mod pai_gen_spec;
 mod pai_release_forms;
 mod philly;
 mod philly_quirks;

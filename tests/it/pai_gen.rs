@@ -75,6 +75,7 @@ fn stats_of_100k_generated_jobs_land_within_5_percent_of_the_published_marginals
             tar_gz: false,
             gpus: None,
             days: None,
+            spec: None,
         },
         &dir,
     )
@@ -164,6 +165,7 @@ fn tar_gz_output_loads_like_csv_and_is_deterministic() {
             tar_gz: true,
             gpus: None,
             days: None,
+            spec: None,
         },
         &a,
     )
@@ -175,6 +177,7 @@ fn tar_gz_output_loads_like_csv_and_is_deterministic() {
             tar_gz: true,
             gpus: None,
             days: None,
+            spec: None,
         },
         &b,
     )
@@ -186,6 +189,7 @@ fn tar_gz_output_loads_like_csv_and_is_deterministic() {
             tar_gz: false,
             gpus: None,
             days: None,
+            spec: None,
         },
         &c,
     )
@@ -232,6 +236,7 @@ fn generated_jobs_simulate_with_the_invariants() {
             tar_gz: false,
             gpus: None,
             days: None,
+            spec: None,
         },
         &dir,
     )
@@ -273,6 +278,7 @@ fn the_released_machine_spec_is_the_cluster() {
             tar_gz: false,
             gpus: None,
             days: None,
+            spec: None,
         },
         &dir,
     )

@@ -127,6 +127,7 @@ fn the_pai_cluster_fits_a_200x60_screen_one_cell_per_machine() {
             tar_gz: false,
             gpus: None,
             days: None,
+            spec: None,
         },
         &dir,
     )

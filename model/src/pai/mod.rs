@@ -12,6 +12,7 @@ mod instances;
 mod join;
 mod native;
 mod release;
+mod spec_file;
 pub(crate) use join::JoinIndex;
 pub(crate) mod side;
 pub(crate) mod tables;
@@ -29,6 +30,9 @@ use rustc_hash::FxHashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{mpsc, Arc};
 use tables::*;
+
+pub use spec_file::{read_machine_spec, MOST_SPEC_MACHINES};
+pub use tables::SpecRow;
 
 /// `pai` on the command line.
 pub(crate) const FORMAT: super::Format = super::Format::new(&super::FormatSpec {

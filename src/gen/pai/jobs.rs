@@ -1,6 +1,6 @@
 //! Drawing the jobs, their tasks and instances.
 
-use super::{GenOptions, SPEC};
+use super::GenOptions;
 use crate::gen::dist::{exact_categorical, lognormal_matching, shuffle};
 use crate::trace::Rng;
 use std::ops::Range;
@@ -70,7 +70,7 @@ pub struct GJob {
     pub user: u32,
     pub group: u32,
     pub workload: Option<&'static str>,
-    /// Index into `SPEC` when the job asked for a GPU type.
+    /// Index into the cluster's types when the job asked for a GPU type.
     pub type_spec: Option<u8>,
     pub tasks: Range<u32>,
 }
@@ -84,7 +84,7 @@ pub struct GTask {
     pub plan_gpu: Option<u32>,
     pub plan_cpu: u32,
     pub plan_mem: f64,
-    /// Index into `SPEC` of the GPUs it got (set by placement).
+    /// Index into the cluster's types of the GPUs it got (set by placement).
     pub gpu_type: Option<u8>,
     pub insts: Range<u32>,
 }
@@ -102,8 +102,8 @@ pub struct Generated {
     pub jobs: Vec<GJob>,
     pub tasks: Vec<GTask>,
     pub insts: Vec<GInst>,
-    /// (SPEC index, cap_cpu, cap_mem, GPUs) per machine.
-    pub machines: Vec<(u8, u32, u32, u32)>,
+    /// The cluster: its GPU types and machines.
+    pub cluster: super::GenCluster,
     /// GPU instances that found no room at their recorded start.
     pub overflow: u64,
 }
@@ -152,18 +152,6 @@ fn shape(gpus: f64, rng: &mut Rng) -> GpuShape {
         },
     };
     vec![(if n > 1 { "worker" } else { single }, n, each)]
-}
-
-/// The released machines, each kind's count scaled by `scale` (at least one).
-fn machines(scale: f64) -> Vec<(u8, u32, u32, u32)> {
-    let mut out = Vec::new();
-    for (t, (_, _, gpus, caps)) in SPEC.iter().enumerate() {
-        for &(cpu, mem, count) in caps.iter() {
-            let n = ((count as f64 * scale).round() as usize).max(1);
-            out.extend(std::iter::repeat_n((t as u8, cpu, mem, *gpus), n));
-        }
-    }
-    out
 }
 
 /// The GPUs of the released cluster.
@@ -290,17 +278,22 @@ fn cut_at_end(jobs: &mut [GJob], last: i64, rng: &mut Rng) {
     }
 }
 
-pub(crate) fn generate(opts: &GenOptions) -> Generated {
+pub(crate) fn generate(opts: &GenOptions) -> Result<Generated, super::SpecError> {
     let scale = opts.gpus.map_or(1.0, |g| g as f64 / RELEASED_GPUS as f64);
+    let cluster = match &opts.spec {
+        Some(rows) => super::GenCluster::of_spec(rows.clone())?,
+        None => super::GenCluster::released(scale),
+    };
     // Thinned by the hour of day, arrivals keep the released mean rate:
     // n jobs over `days` days is this pace.
     let pace = opts
         .days
         .map_or(1.0, |d| opts.jobs as f64 / (JOBS_PER_SECOND * d * 86_400.0));
-    generate_at(opts, scale, pace)
+    Ok(generate_at(opts, cluster, pace))
 }
 
-fn generate_at(opts: &GenOptions, scale: f64, pace: f64) -> Generated {
+fn generate_at(opts: &GenOptions, cluster: super::GenCluster, pace: f64) -> Generated {
+    let askable = [cluster.askable(false), cluster.askable(true)];
     let n = opts.jobs as usize;
     let stream = |k: u64| Rng::new(opts.seed.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ k);
     let submits = submissions(n, &mut stream(1), pace);
@@ -330,13 +323,9 @@ fn generate_at(opts: &GenOptions, scale: f64, pace: f64) -> Generated {
         let needs_8 = tasks[t0 as usize..]
             .iter()
             .any(|t| t.plan_gpu.unwrap_or(0) > 200);
-        let type_spec = (is_gpu && r3.chance(0.3)).then(|| {
-            if needs_8 {
-                [2u8, 4, 5][r3.below(3) as usize]
-            } else {
-                [1u8, 2, 3, 4, 5][r3.below(5) as usize]
-            }
-        });
+        let askable = &askable[usize::from(needs_8)];
+        let type_spec = (is_gpu && r3.chance(0.3) && !askable.is_empty())
+            .then(|| askable[r3.below(askable.len() as u64) as usize]);
         jobs.push(GJob {
             submit,
             start: Some(submit + queue),
@@ -357,7 +346,7 @@ fn generate_at(opts: &GenOptions, scale: f64, pace: f64) -> Generated {
         jobs,
         tasks,
         insts,
-        machines: machines(scale),
+        cluster,
         overflow: 0,
     };
     super::place::place(&mut g, &mut stream(4));

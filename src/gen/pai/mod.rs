@@ -21,10 +21,12 @@
 //! - Each instance is placed on a machine of its type at its start, best fit,
 //!   by the engine's own cluster indices, so the record replays consistently.
 
+mod cluster;
 mod jobs;
 mod place;
 mod write;
 
+pub use cluster::{GenCluster, SpecError};
 pub use jobs::{Generated, GpuShape};
 pub use write::write;
 
@@ -40,6 +42,10 @@ pub struct GenOptions {
     /// Submissions spread over about this many days, the day's rhythm
     /// kept; None: at the released rate.
     pub days: Option<f64>,
+    /// The machines to generate for (`--machine-spec`: a `pai_machine_spec`
+    /// of the release or your own), named and typed as it says; None: the
+    /// released composition with fresh ids.
+    pub spec: Option<Vec<crate::trace::PaiSpecRow>>,
 }
 
 impl GenOptions {
@@ -51,6 +57,7 @@ impl GenOptions {
             tar_gz: false,
             gpus: None,
             days: None,
+            spec: None,
         }
     }
 }

@@ -3,7 +3,6 @@
 //! back at its end. CPU instances go to any machine.
 
 use super::jobs::Generated;
-use super::SPEC;
 use crate::sim::{place as place_demand, ClusterState, Grant, Placement, TypeFilter};
 use crate::trace::{Cluster, Demand, Machine, Rng, Unit};
 use rustc_hash::FxHashMap;
@@ -13,6 +12,7 @@ use std::collections::BTreeSet;
 fn cluster_of(g: &Generated) -> Cluster {
     Cluster {
         machines: g
+            .cluster
             .machines
             .iter()
             .enumerate()
@@ -25,7 +25,7 @@ fn cluster_of(g: &Generated) -> Cluster {
                 recorded_only: false,
             })
             .collect(),
-        gpu_types: SPEC.iter().map(|s| s.0.to_string()).collect(),
+        gpu_types: g.cluster.types.clone(),
         origin: String::new(),
         per_node: None,
         switches: 0,
@@ -38,8 +38,8 @@ fn cluster_of(g: &Generated) -> Cluster {
 fn overflow_machine(g: &Generated, pct: u32, filter: TypeFilter, rng: &mut Rng) -> u32 {
     let fits =
         |&(t, _, _, gpus): &(u8, u32, u32, u32)| gpus * 100 >= pct && filter.allows(t as u16);
-    let options: Vec<u32> = (0..g.machines.len() as u32)
-        .filter(|&m| fits(&g.machines[m as usize]))
+    let options: Vec<u32> = (0..g.cluster.machines.len() as u32)
+        .filter(|&m| fits(&g.cluster.machines[m as usize]))
         .collect();
     if options.is_empty() {
         0
@@ -108,11 +108,11 @@ pub(super) fn place(g: &mut Generated, rng: &mut Rng) {
         };
         g.insts[i as usize].machine = Some(machine);
         if g.tasks[ti].gpu_type.is_none() {
-            g.tasks[ti].gpu_type = Some(g.machines[machine as usize].0);
+            g.tasks[ti].gpu_type = Some(g.cluster.machines[machine as usize].0);
         }
     }
     // CPU instances: any machine.
-    let n = g.machines.len() as u64;
+    let n = g.cluster.machines.len() as u64;
     for inst in g.insts.iter_mut() {
         let task = &g.tasks[inst.task as usize];
         if task.plan_gpu.is_none() && g.jobs[task.job as usize].start.is_some() {

@@ -3,7 +3,7 @@
 //! with `--tar-gz`, each as the released `NAME.tar.gz` holding `NAME.csv`.
 
 use super::jobs::{generate, Generated};
-use super::{hex_id, kind, GenOptions, SPEC};
+use super::{hex_id, kind, GenOptions};
 use crate::trace::Rng;
 use std::io::{self, Write};
 use std::path::Path;
@@ -26,8 +26,12 @@ impl Names<'_> {
     fn user(&self, u: u32) -> String {
         hex_id(self.g.seed, kind::USER, u as u64, 12)
     }
+    /// A spec's own name, else a fresh id.
     fn machine(&self, m: u32) -> String {
-        hex_id(self.g.seed, kind::MACHINE, m as u64, 24)
+        match &self.g.cluster.spec {
+            Some(rows) => rows[m as usize].machine.clone(),
+            None => hex_id(self.g.seed, kind::MACHINE, m as u64, 24),
+        }
     }
     fn worker(&self, i: u32) -> String {
         hex_id(self.g.seed, kind::WORKER, i as u64, 60)
@@ -59,7 +63,7 @@ fn tasks(g: &Generated, w: &mut dyn Write) -> io::Result<()> {
         let ty = task
             .gpu_type
             .filter(|_| task.plan_gpu.is_some())
-            .map_or("", |t| SPEC[t as usize].0);
+            .map_or("", |t| self_type(g, t));
         writeln!(
             w,
             "{},{},{}.0,{},{},{},{}.0,{},{},{}",
@@ -117,7 +121,7 @@ fn sensors(g: &Generated, w: &mut dyn Write) -> io::Result<()> {
         let mem = task.plan_mem * r.range(0.1, 0.9);
         // A device of its machine (`/dev/nvidia0` … one below `cap_gpu`);
         // none for an instance without GPUs or on a CPU machine.
-        let cap = g.machines[m as usize].3;
+        let cap = g.cluster.machines[m as usize].3;
         // (Drawn where the device always was: the other columns keep their values.)
         let slot = r.below(8);
         let device = match (task.plan_gpu, cap) {
@@ -182,7 +186,7 @@ fn metrics(g: &Generated, w: &mut dyn Write) -> io::Result<()> {
 fn group_tags(g: &Generated, w: &mut dyn Write) -> io::Result<()> {
     let n = Names { g };
     for (j, job) in g.jobs.iter().enumerate() {
-        let spec = job.type_spec.map_or("", |t| SPEC[t as usize].0);
+        let spec = job.type_spec.map_or("", |t| self_type(g, t));
         writeln!(
             w,
             "{},{},{},{},{}",
@@ -196,14 +200,28 @@ fn group_tags(g: &Generated, w: &mut dyn Write) -> io::Result<()> {
     Ok(())
 }
 
+/// The name of GPU type `t`.
+fn self_type(g: &Generated, t: u8) -> &str {
+    &g.cluster.types[t as usize]
+}
+
+/// The machines: a given spec's rows as it gave them, else the generated ones.
 fn spec(g: &Generated, w: &mut dyn Write) -> io::Result<()> {
+    if let Some(rows) = &g.cluster.spec {
+        let num = |v: Option<f64>| v.map_or(String::new(), |x| x.to_string());
+        for r in rows {
+            let (cpu, mem) = (num(r.cap_cpu), num(r.cap_mem));
+            writeln!(w, "{},{},{cpu},{mem},{}", r.machine, r.gpu_type, r.cap_gpu)?;
+        }
+        return Ok(());
+    }
     let n = Names { g };
-    for (m, &(t, cpu, mem, gpus)) in g.machines.iter().enumerate() {
+    for (m, &(t, cpu, mem, gpus)) in g.cluster.machines.iter().enumerate() {
         writeln!(
             w,
             "{},{},{cpu},{mem},{gpus}",
             n.machine(m as u32),
-            SPEC[t as usize].0
+            self_type(g, t)
         )?;
     }
     Ok(())
@@ -224,7 +242,7 @@ const TABLES: [(&str, Writer); 7] = [
 /// Generates and writes the seven tables into `dir` (created if missing).
 pub fn write(opts: &GenOptions, dir: &Path) -> io::Result<Generated> {
     std::fs::create_dir_all(dir)?;
-    let g = generate(opts);
+    let g = generate(opts).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
     for (name, fill) in TABLES {
         let csv = dir.join(format!("{name}.csv"));
         let target = if opts.tar_gz {
