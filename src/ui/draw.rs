@@ -199,23 +199,37 @@ fn header_clock(app: &App, width: u16, left_w: usize) -> Vec<Span<'static>> {
     let first = app.sim.facts.first();
     let now = app.engine().now().max(first - 1);
     let zone = zone_abbrev(trace.zone, now);
-    let state = header_state(app);
+    let mut state = header_state(app);
     let speed = match app.tick_size() {
         Tick::NextEvent => format!("{:.0} ev/s", (app.sim.playback.speed() / 60.0).max(1.0)),
         Tick::Secs(_) => format!("x{}", app.sim.playback.speed()),
     };
-    // The speed in fewer words where the trace's name would not show.
     let tick = app.tick_size().label();
     let clock_text = format!("{} {zone} ", clock_shown(trace.zone, first, now));
-    let long =
-        crate::text::width(&clock_text) + state.width() + format!(" {speed} tick {tick} ").len();
+    // Each part takes the columns it can grow to (the clock at the last
+    // submission, the fastest speed, the longest tick of this mode), so
+    // the line keeps its wording and width as the numbers grow.
+    let last = app.sim.facts.last_submit().max(now);
+    let last_clock = format!("{} {zone} ", clock_shown(trace.zone, first, last));
+    let clock_w = crate::text::width(&clock_text).max(crate::text::width(&last_clock));
+    let state_w = state.width().max(" PAUSED ".len());
+    let (speed_w, tick_w) = match app.tick_size() {
+        Tick::NextEvent => ("1440 ev/s".len(), "next event".len()),
+        Tick::Secs(_) => ("x86400".len(), "15m".len()),
+    };
+    let long = clock_w + state_w + "  tick  ".len() + speed_w + tick_w;
+    // The speed in fewer words where the trace's name would not show.
     let narrow = (width as usize) < long + left_w + 1 + 3 + 8;
     let speed_text = match narrow {
-        true => format!(" {speed} {tick} "),
-        false => format!(" {speed} tick {tick} "),
+        true => format!(" {speed:>speed_w$} {tick:<tick_w$} "),
+        false => format!(" {speed:>speed_w$} tick {tick:<tick_w$} "),
     };
+    state.content = format!("{:<state_w$}", state.content).into();
     vec![
-        Span::styled(clock_text, t.header.add_modifier(Modifier::BOLD)),
+        Span::styled(
+            format!("{clock_text:<clock_w$}"),
+            t.header.add_modifier(Modifier::BOLD),
+        ),
         state,
         Span::styled(speed_text, t.header),
     ]

@@ -9,6 +9,8 @@ use std::ops::Range;
 pub(super) struct Facts {
     /// The trace's first submission (cached: the trace does not keep it).
     first: Secs,
+    /// Its last submission.
+    last: Secs,
     /// Whether the trace's job ids share a prefix (Philly's
     /// `application_15…`): lists then cut them from the left.
     ids_share_prefix: bool,
@@ -44,6 +46,7 @@ impl Facts {
         }
         Facts {
             first: trace.first_submit().unwrap_or(0),
+            last: trace.last_submit().unwrap_or(0),
             ids_share_prefix: shared_prefix(trace.jobs.iter().map(|j| j.id.as_str())) >= 4,
             has_deadlines: trace.jobs.iter().any(|j| j.deadline.get().is_some()),
             machines,
@@ -60,6 +63,11 @@ impl Facts {
     /// The trace's first submission (0 with no jobs).
     pub(super) fn first(&self) -> Secs {
         self.first
+    }
+
+    /// The trace's last submission (0 with no jobs).
+    pub(super) fn last_submit(&self) -> Secs {
+        self.last
     }
 
     /// Whether the job ids share a prefix of four characters or more.

@@ -152,60 +152,72 @@ fn counts_with_notes(app: &App, w: usize) -> String {
 }
 
 /// Jobs that will not finish: rejected, dropped, and — past the last
-/// event — what still waits or runs; in fewer words where narrow.
+/// event — what still waits or runs; in fewer words where narrow. The
+/// wording is chosen as if each count had all the digits it can grow to,
+/// so it does not change as they grow.
 fn counts_line(app: &App, w: usize) -> String {
     let e = app.engine();
     let tally = e.tally();
-    let (r, d) = (tally.rejected, tally.dropped);
     let left = match e.next_event_time() {
         None => e.queue_len() as u64 + e.running().len() as u64,
         Some(_) => 0,
     };
-    let line = |dropped: &str, unfinished: &str, sep: &str| {
+    let f = &app.sim.figures;
+    let real = [tally.rejected, tally.dropped, left, f.jobs, f.unserved];
+    let (dw, _) = count_widths(app);
+    let widest = real.map(|_| "9".repeat(dw));
+    let wordings = counts_wordings(real.map(|n| n > 0), &widest);
+    let chosen = wordings.iter().position(|l| crate::text::width(l) <= w);
+    let shown = counts_wordings(real.map(|n| n > 0), &real.map(|n| n.to_string()));
+    shown[chosen.unwrap_or(shown.len() - 1)].clone()
+}
+
+/// The counts line's wordings, longest first, with the counts `n`
+/// (rejected, dropped, unfinished, arrived, not started) as text; `some`:
+/// which are above 0 (dropped and unfinished show only then).
+fn counts_wordings(some: [bool; 5], n: &[String; 5]) -> [String; 5] {
+    let [r, d, left, jobs, unserved] = n;
+    let line = |unfinished: &str, sep: &str| {
         let mut l = format!("rejected {r}");
-        if d > 0 {
-            l.push_str(&format!("{sep}{dropped} {d}"));
+        if some[1] {
+            l.push_str(&format!("{sep}dropped {d}"));
         }
-        if left > 0 {
+        if some[2] {
             l.push_str(&format!("{sep}{unfinished}"));
         }
         l
     };
     // What the figures above count, where there is room to say it.
-    let f = &app.sim.figures;
-    let over = format!(
-        " · JCT, wait: all {} arrived, {} not started so far",
-        f.jobs, f.unserved
-    );
-    let short = format!(" · over all {} arrived", f.jobs);
-    let full = line(
-        "dropped",
-        &format!("unfinished {left}: nothing more happens"),
-        " · ",
-    );
+    let over = format!(" · JCT, wait: all {jobs} arrived, {unserved} not started so far");
+    let short = format!(" · over all {jobs} arrived");
+    let full = line(&format!("unfinished {left}: nothing more happens"), " · ");
     [
         format!("{full}{over}"),
         format!("{full}{short}"),
-        line(
-            "dropped",
-            &format!("unfinished {left}: nothing more happens"),
-            "  ·  ",
-        ),
-        line(
-            "dropped",
-            &format!("unfinished {left}: no more events"),
-            " · ",
-        ),
-        line("dropped", &format!("unfinished {left}"), " · "),
+        line(&format!("unfinished {left}: nothing more happens"), "  ·  "),
+        line(&format!("unfinished {left}: no more events"), " · "),
+        line(&format!("unfinished {left}"), " · "),
     ]
-    .into_iter()
-    .find(|l| crate::text::width(l) <= w)
-    .unwrap_or_else(|| line("dropped", &format!("unfinished {left}"), " · "))
 }
 
+/// Columns a count takes: the digits of the most it can be (the trace's
+/// jobs; running: the cluster's GPUs too, sharing aside), so a line keeps
+/// its wording and width as the replay goes on.
+pub(super) fn count_widths(app: &App) -> (usize, usize) {
+    let digits = |n: u64| n.max(1).ilog10() as usize + 1;
+    let jobs = app.trace().jobs.len() as u64;
+    let gpus = app.trace().cluster.total_gpus();
+    (digits(jobs), digits(jobs.min(gpus.max(1))))
+}
+
+/// Columns a duration takes (`45m03s`, `19h11m`, `1d13h`).
+const SECS_W: usize = 6;
+
 /// The replay's figures in the longest wording that fits `w` columns:
-/// every figure shows at 80 columns. JCT and wait count every job arrived
-/// (so far, for those not done or not started: `figures.rs`).
+/// every figure shows at 80 columns. Each number takes the columns it can
+/// grow to, and the wording is chosen by them, so the line never changes
+/// wording or width as the numbers grow. JCT and wait count every job
+/// arrived (so far, for those not done or not started: `figures.rs`).
 fn figures_line(app: &App, w: usize) -> String {
     let f = &app.sim.figures;
     let (jct, p99) = (
@@ -213,11 +225,15 @@ fn figures_line(app: &App, w: usize) -> String {
         f.p99_wait.map_or("-".into(), human_secs),
     );
     let (done, running) = (f.done, app.engine().running().len());
+    let (dw, rw) = count_widths(app);
+    let (done, running) = (format!("{done:>dw$}"), format!("{running:>rw$}"));
+    let (jct, p99) = (format!("{jct:>SECS_W$}"), format!("{p99:>SECS_W$}"));
     [
         format!("done {done}  ·  running {running}  ·  JCT so far {jct}  ·  p99 wait {p99}"),
         format!("done {done} · running {running} · JCT so far {jct} · p99 wait {p99}"),
         format!("done {done} · run {running} · JCT so far {jct} · p99 wait {p99}"),
         format!("done {done} · run {running} · JCT {jct} · p99 wait {p99}"),
+        format!("done {done} run {running} JCT {jct} p99 wait {p99}"),
         format!("done {done} run {running} JCT {jct} p99w {p99}"),
     ]
     .into_iter()

@@ -77,6 +77,7 @@ mod tmux_exec;
 mod tmux_lecture;
 mod tmux_prompt;
 mod tmux_small;
+mod tmux_stable_lines;
 mod ui_80x24;
 mod ui_bytes;
 mod ui_card;

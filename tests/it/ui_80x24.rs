@@ -39,7 +39,7 @@ fn the_hint_bar_keeps_help_and_quit_and_the_metrics_line_its_last_figure() {
     let last = s.lines().last().unwrap();
     assert!(last.contains("? help") && last.contains("q quit"), "{last}");
     let metrics = s.lines().find(|l| l.starts_with("util")).unwrap();
-    assert!(metrics.contains("p99 wait 0s"), "{metrics}");
+    assert!(metrics.contains("p99 wait     0s"), "{metrics}");
 }
 
 #[test]

@@ -103,8 +103,15 @@ pub(crate) fn wrap_detail_rows(lines: &[String], cols: usize) -> (Vec<String>, V
             .find(|&i| chars[i] == ' ' && chars[i + 1] == ' ')
             .and_then(|i| (i..chars.len()).find(|&k| chars[k] != ' '));
         let text = |r: std::ops::Range<usize>| chars[r].iter().collect::<String>();
+        // A word (a 60-character id) that would break beside the label but
+        // fits whole under it goes under it.
+        let widest = |k: usize| {
+            let words = text(k..chars.len());
+            words.split(' ').map(crate::text::width).max().unwrap_or(0)
+        };
+        let hangs = |k: usize| widest(k) <= cols - k || widest(k) > cols - lead - 2;
         let (head, value, indent) = match value_at {
-            Some(k) if k <= cols / 2 => (text(0..k), text(k..chars.len()), k),
+            Some(k) if k <= cols / 2 && hangs(k) => (text(0..k), text(k..chars.len()), k),
             Some(k) => {
                 // A label too wide to hang the value beside: the value below it.
                 out.push(text(0..k).trim_end().to_string());
@@ -193,5 +200,16 @@ mod tests {
         let squeeze = |v: &[String]| v.concat().replace(' ', "");
         assert_eq!(squeeze(&rows), squeeze(&lines));
         assert_eq!(rows.last().unwrap(), "short");
+    }
+
+    #[test]
+    fn an_id_that_fits_under_its_label_goes_there_whole() {
+        let id = "0123456789abcdef".repeat(4);
+        let lines = vec![format!("    inst_id         {id}")];
+        let rows = wrap_detail(&lines, 70);
+        assert_eq!(rows, vec!["    inst_id".to_string(), format!("      {id}")]);
+        // Wider than any line: it is broken, nothing lost.
+        let rows = wrap_detail(&lines, 40);
+        assert_eq!(rows.concat().replace(' ', ""), format!("inst_id{id}"));
     }
 }
