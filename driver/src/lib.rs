@@ -14,6 +14,7 @@
 //! `Answers`), and by the replay's runner (`ui::effects`), which gives each
 //! answer until shortly before the next frame.
 
+mod ask_terminal;
 mod child;
 mod echo;
 mod error;
@@ -39,6 +40,7 @@ pub use procs::{
 };
 
 // Signals the replay hears, and the terminal's typing kept quiet.
+pub use ask_terminal::ask_terminal;
 pub use echo::quiet_typing;
 pub use signals::{stop_here, terminal_hung_up, Signals};
 

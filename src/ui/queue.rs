@@ -2,6 +2,7 @@
 
 use super::app::{App, Focus};
 use super::layout;
+use super::queue_column::QueueColumn;
 use crate::text::sanitized;
 use crate::trace::human_secs;
 use ratatui::buffer::Buffer;
@@ -180,13 +181,13 @@ pub(crate) fn draw(app: &App, area: Rect, buf: &mut Buffer) {
     let l = app.lists((q.start + q.count).max(r.start + r.count));
     let (queued, running) = (l.queued, l.running);
     let table = Table::new(app, inner, focused);
-    let column = QueueColumn::of(app);
+    let column = QueueColumn::of(e);
     table.header(app, buf, inner.y, "job", ("waited", column.head()));
     let now = e.now();
     table.more(app, buf, side.queue_y, q, side.queued);
     for (i, &j) in queued.iter().enumerate().skip(q.start).take(q.count) {
         let job = &trace.jobs[j as usize];
-        let second = column.value(app, j);
+        let second = column.value(trace, e, j);
         let waited = human_secs((now - job.submit) as f64);
         let y = side.queue_y + q.row_of(i).unwrap_or(0) as u16;
         table.job(app, buf, y, j, format!("{waited:>8} {second:>8}"), i);
@@ -212,86 +213,6 @@ pub(crate) fn draw(app: &App, area: Rect, buf: &mut Buffer) {
         let right = format!("{started:>8} {ends:>8}");
         let y = side.running_y + r.row_of(i).unwrap_or(0) as u16;
         table.job(app, buf, y, j, right, side.queued + i);
-    }
-}
-
-/// The queue's last column: what the policy orders by, where that is not
-/// the run time — `edf` a deadline, `fair` the owner's share of the GPUs.
-enum QueueColumn {
-    Runtime,
-    DueIn,
-    Share(crate::sim::FairBy),
-    /// A priority queue's number and the attained GPU service (`las`).
-    Level,
-}
-
-impl QueueColumn {
-    fn of(app: &App) -> QueueColumn {
-        match app.engine().policy() {
-            p if p.key_meaning() == crate::sim::KeyMeaning::Deadline => QueueColumn::DueIn,
-            p if p == crate::sim::Policy::Fair => QueueColumn::Share(app.engine().tuning().fair_by),
-            p if p.key_meaning() == crate::sim::KeyMeaning::Level => QueueColumn::Level,
-            _ => QueueColumn::Runtime,
-        }
-    }
-
-    fn head(&self) -> &'static str {
-        match self {
-            QueueColumn::Runtime => "runtime",
-            QueueColumn::DueIn => "due in",
-            QueueColumn::Share(_) => "share",
-            QueueColumn::Level => "queue",
-        }
-    }
-
-    fn value(&self, app: &App, j: u32) -> String {
-        let trace = app.trace();
-        let job = &trace.jobs[j as usize];
-        let e = app.engine();
-        match self {
-            // Under a speed model, on what it asks for (fastest type).
-            QueueColumn::Runtime => e
-                .speed_runtime(j)
-                .or(job.runtime.get())
-                .map_or("?".into(), |r| human_secs(r as f64)),
-            // `Q1 3h12m`: its queue, and the GPU service it has had.
-            QueueColumn::Level => {
-                let r = crate::sim::View::resume(e, j);
-                let q = if r.promoted {
-                    0
-                } else {
-                    e.tuning().las_queue(r.attained)
-                };
-                let gpu_secs = (r.attained / 1000) as f64;
-                crate::text::fit(&format!("Q{q} {}", human_secs(gpu_secs)), 8)
-            }
-            QueueColumn::DueIn => match job.deadline.get() {
-                Some(d) if d >= e.now() => human_secs((d - e.now()) as f64),
-                Some(d) => format!("-{}", human_secs((e.now() - d) as f64)),
-                None => "-".into(),
-            },
-            QueueColumn::Share(by) => {
-                let owner = |j: u32| {
-                    let job = &trace.jobs[j as usize];
-                    match by {
-                        crate::sim::FairBy::User => job.user,
-                        crate::sim::FairBy::Group => job.group,
-                    }
-                };
-                let me = owner(j);
-                if me.is_none() {
-                    return "-".into();
-                }
-                let milli: u64 = e
-                    .running()
-                    .iter()
-                    .filter(|(&r, _)| owner(r) == me)
-                    .flat_map(|(_, g)| g.iter().map(|g| g.milli as u64))
-                    .sum();
-                let total = trace.cluster.total_gpus().max(1) * 1000;
-                format!("{:.1}%", milli as f64 * 100.0 / total as f64)
-            }
-        }
     }
 }
 

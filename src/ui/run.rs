@@ -39,20 +39,7 @@ pub(crate) fn build_app(
     let depth = Depth::detect();
     let user_dir = crate::config::themes_dir();
     let (mut themes, problems) = theme::all(depth, user_dir.as_deref());
-    let wanted = match (&opts.theme, depth) {
-        (Some(t), _) => t.clone(),
-        (None, Depth::None) => "mono".into(),
-        (None, _) => "dark".into(),
-    };
-    let chosen = match themes.iter().position(|t| t.name == wanted) {
-        Some(i) => i,
-        None => {
-            let t = theme::resolve(&wanted, depth, user_dir.as_deref())
-                .map_err(color_eyre::eyre::Report::msg)?;
-            themes.push(t);
-            themes.len() - 1
-        }
-    };
+    let chosen = choose_theme(opts.theme.as_deref(), depth, &mut themes)?;
     let keymap = Keymap::load_user();
     let app = App::with_energy(
         spec.trace.clone(),
@@ -146,6 +133,59 @@ fn probe_config_policies(
             None
         }
     }
+}
+
+/// The theme worn first: `--theme` (a name, or a file, added to the
+/// cycle); without colour mono; else the one made for the terminal's
+/// background (`background.rs`): light, or dark — painting its own dark
+/// background where the terminal does not say its own.
+fn choose_theme(
+    asked: Option<&str>,
+    depth: Depth,
+    themes: &mut Vec<theme::Theme>,
+) -> Result<usize> {
+    use super::background::{judge, Background, QUERY, WAIT};
+    let sense = || {
+        let answer = crate::driver::ask_terminal(QUERY, WAIT);
+        judge(
+            answer.as_deref(),
+            std::env::var("COLORFGBG").ok().as_deref(),
+        )
+    };
+    let sensed = (asked.is_none() && depth != Depth::None).then(sense);
+    let wanted = match (asked, depth, sensed.as_ref().map(|s| s.background)) {
+        (Some(t), _, _) => t.to_string(),
+        (None, Depth::None, _) => "mono".into(),
+        (None, _, Some(Background::Light)) => "light".into(),
+        (None, _, _) => "dark".into(),
+    };
+    let chosen = match themes.iter().position(|t| t.name == wanted) {
+        Some(i) => i,
+        None => {
+            let user_dir = crate::config::themes_dir();
+            let t = theme::resolve(&wanted, depth, user_dir.as_deref())
+                .map_err(color_eyre::eyre::Report::msg)?;
+            themes.push(t);
+            themes.len() - 1
+        }
+    };
+    if let Some(s) = sensed {
+        let painted = s.background == Background::Unknown;
+        if painted {
+            let dark = ratatui::style::Color::Rgb(0x10, 0x10, 0x10);
+            themes[chosen].background = super::colour::reduce(dark, depth);
+        }
+        let paints = if painted {
+            ", painting its own background"
+        } else {
+            ""
+        };
+        log::info!(
+            "{}: the {wanted} theme{paints} (t: the next; --theme NAME)",
+            s.how
+        );
+    }
+    Ok(chosen)
 }
 
 /// Runs the replay until the user quits.

@@ -106,13 +106,12 @@ fn pane(app: &App, side: &Side, area: Rect, buf: &mut Buffer) {
     let w = inner.width as usize;
     let only_here = running_only_here(side.here, side.there);
     let mark = differ_glyph(app.view.look.ascii());
-    let lines = figure_lines(
-        side,
-        only_here.len(),
-        mark,
-        app.sim.facts.has_deadlines(),
-        w,
-    );
+    let fit = Fit {
+        width: w,
+        counts: super::metrics_strip::count_widths(app),
+        deadlines: app.sim.facts.has_deadlines(),
+    };
+    let lines = figure_lines(side, only_here.len(), mark, fit);
     for (i, line) in lines.iter().enumerate() {
         let text = crate::text::fit(line, w);
         buf.set_stringn(inner.x, inner.y + i as u16, text, w, t.text);
@@ -136,62 +135,113 @@ fn pane(app: &App, side: &Side, area: Rect, buf: &mut Buffer) {
 }
 
 /// The lines of headline figures (with the deadlines met and missed so
-/// far, on a trace with deadlines).
-fn figure_lines(
-    side: &Side,
-    only_here: usize,
-    mark: char,
-    deadlines: bool,
-    width: usize,
-) -> Vec<String> {
+/// far, on a trace with deadlines), each whole: its wording chosen as if
+/// every number had all the digits it can grow to, so none is squeezed or
+/// changes words as the replay goes on; what does not fit a line goes to
+/// the next.
+fn figure_lines(side: &Side, only_here: usize, mark: char, fit: Fit) -> Vec<String> {
     let f = side.figures;
     let e = side.here;
-    let util = e.busy_percent();
     let secs = |v: Option<f64>| v.map_or("-".to_string(), human_secs);
     // Both sides count the same jobs: every one arrived, those not done
     // (not started) with their time in the system (wait) so far.
-    let (w99, jct, n) = (secs(f.p99_wait), secs(f.mean_jct), f.jobs);
-    let head = [
-        format!("over all {n} arrived: p99 wait {w99} · JCT so far {jct}"),
-        format!("all {n} arrived: p99 wait {w99} · JCT so far {jct}"),
-        format!("all {n}: p99 wait {w99} · JCT so far {jct}"),
-        format!("all {n}: p99 wait {w99} · JCT {jct}"),
-        format!("p99 wait {w99} · JCT {jct}"),
-    ]
-    .into_iter()
-    .find(|l| crate::text::width(l) <= width)
-    .unwrap_or_default();
-    let (run, queue) = (e.running().len(), e.queue_len());
-    let counts = [
-        format!(
-            "done {} · run {run} · queue {queue} · GPUs {util:.0}% busy",
-            f.done
-        ),
-        format!(
-            "done {} · run {run} · queue {queue} · {util:.0}% busy",
-            f.done
-        ),
-        format!("done {} run {run} queue {queue} {util:.0}%", f.done),
-    ]
-    .into_iter()
-    .find(|l| crate::text::width(l) <= width)
-    .unwrap_or_default();
-    let mut lines = vec![
-        head,
-        counts,
-        format!("{mark} differs there · {only_here} run only here"),
-    ];
-    if let Some((met, counted)) = e.deadline_counts().filter(|_| deadlines) {
+    let real = Numbers {
+        arrived: f.jobs.to_string(),
+        done: f.done.to_string(),
+        run: e.running().len().to_string(),
+        queue: e.queue_len().to_string(),
+        busy: format!("{:.0}%", e.busy_percent()),
+        only: only_here.to_string(),
+        w99: secs(f.p99_wait),
+        jct: secs(f.mean_jct),
+    };
+    let widest = Numbers {
+        arrived: "9".repeat(fit.counts.0),
+        done: "9".repeat(fit.counts.0),
+        run: "9".repeat(fit.counts.1),
+        queue: "9".repeat(fit.counts.0),
+        busy: "100%".into(),
+        only: "9".repeat(fit.counts.1),
+        w99: "99h59m".into(),
+        jct: "99h59m".into(),
+    };
+    let chosen = |of: fn(&Numbers, char) -> Vec<String>| {
+        let i = of(&widest, mark)
+            .iter()
+            .position(|l| crate::text::width(l) <= fit.width);
+        let lines = of(&real, mark);
+        lines[i.unwrap_or(lines.len() - 1)].clone()
+    };
+    let counts = chosen(counts_wordings);
+    let busy_shown = counts.contains("busy");
+    let mut lines = vec![chosen(head_wordings), counts];
+    lines.push(if busy_shown {
+        format!("{mark} differs there · {} run only here", real.only)
+    } else {
+        chosen(legend_wordings)
+    });
+    if let Some((met, counted)) = e.deadline_counts().filter(|_| fit.deadlines) {
         let missed = counted - met;
         let line = format!("deadlines {met} met · {missed} missed");
         let long = format!("{line} (late, dropped or past due)");
-        lines.push(if crate::text::width(&long) <= width {
+        lines.push(if crate::text::width(&long) <= fit.width {
             long
         } else {
             line
         });
     }
     lines
+}
+
+/// What a side's headline lines fit: the pane's width, the columns its
+/// counts can grow to (jobs, running), whether deadlines are counted.
+#[derive(Clone, Copy)]
+struct Fit {
+    width: usize,
+    counts: (usize, usize),
+    deadlines: bool,
+}
+
+/// A side's figures as text.
+struct Numbers {
+    arrived: String,
+    done: String,
+    run: String,
+    queue: String,
+    busy: String,
+    only: String,
+    w99: String,
+    jct: String,
+}
+
+fn head_wordings(n: &Numbers, _: char) -> Vec<String> {
+    let (a, w99, jct) = (&n.arrived, &n.w99, &n.jct);
+    vec![
+        format!("over all {a} arrived: p99 wait {w99} · JCT so far {jct}"),
+        format!("all {a} arrived: p99 wait {w99} · JCT so far {jct}"),
+        format!("all {a}: p99 wait {w99} · JCT so far {jct}"),
+        format!("all {a}: p99 wait {w99} · JCT {jct}"),
+        format!("p99 wait {w99} · JCT {jct}"),
+    ]
+}
+
+fn counts_wordings(n: &Numbers, _: char) -> Vec<String> {
+    let (d, r, q, b) = (&n.done, &n.run, &n.queue, &n.busy);
+    vec![
+        format!("done {d} · run {r} · queue {q} · GPUs {b} busy"),
+        format!("done {d} · run {r} · queue {q} · {b} busy"),
+        format!("done {d} · run {r} · queue {q}"),
+    ]
+}
+
+/// The legend line where the counts left the busy share out.
+fn legend_wordings(n: &Numbers, mark: char) -> Vec<String> {
+    let (b, k) = (&n.busy, &n.only);
+    vec![
+        format!("{b} busy · {mark} differs there · {k} run only here"),
+        format!("{b} busy · {mark} differs · {k} run only here"),
+        format!("{b} busy · {mark} differs · {k} only here"),
+    ]
 }
 
 /// The grid in `area`: a cell per GPU (machines a gap apart) when that
@@ -325,7 +375,11 @@ fn queue_head(app: &App, side: &Side, area: Rect, buf: &mut Buffer) {
     let t = app.theme();
     let w = area.width as usize;
     let e = side.here;
+    // The column is what the policy orders by, so the order is explained.
+    let column = super::queue_column::QueueColumn::ordering(e);
     let head = format!("queue head ({} order)", e.policy().label());
+    let head = format!("{head:<0$}", w.saturating_sub(9));
+    let head = format!("{head}{:>9}", column.head());
     buf.set_stringn(area.x, area.y, crate::text::fit(&head, w), w, t.dim);
     let n = area.height.saturating_sub(1) as usize;
     let jobs = e.queue_in_order(n);
@@ -334,13 +388,12 @@ fn queue_head(app: &App, side: &Side, area: Rect, buf: &mut Buffer) {
     }
     let mark = differ_glyph(app.view.look.ascii());
     let trace = app.trace();
-    let now = e.now();
     for (i, &j) in jobs.iter().enumerate() {
         let job = &trace.jobs[j as usize];
         let lead = if differs(j, e, side.there) { mark } else { ' ' };
         let gpus = super::queue::fmt_gpus(job.gpus_display());
-        let waited = human_secs((now - job.submit).max(0) as f64);
-        let right = format!("{gpus:>4} GPU {waited:>6}");
+        let key = column.value(trace, e, j);
+        let right = format!("{gpus:>4} GPU {key:>8}");
         let id_w = w.saturating_sub(crate::text::width(&right) + 3);
         let id = if app.sim.facts.ids_share_prefix() {
             super::queue::clip_left(&job.id, id_w)
