@@ -97,6 +97,36 @@ pub fn zone_abbrev(zone: Zone, t: Secs) -> String {
     }
 }
 
+/// Seconds `zone` is ahead of UTC at `t` (0 without a calendar).
+pub fn utc_offset(zone: Zone, t: Secs) -> Secs {
+    use chrono::Offset;
+    match zone {
+        Zone::Relative => 0,
+        Zone::Tz(tz) => DateTime::from_timestamp(t, 0).map_or(0, |d| {
+            d.with_timezone(&tz).offset().fix().local_minus_utc() as Secs
+        }),
+        Zone::Fixed(off) => off as Secs,
+    }
+}
+
+/// The `k`-th boundary of `tick` seconds after `t` on the local clock
+/// (`k` = 1: the next minute, hour or day as the clock shows it), so ticks
+/// land on :00 whatever second the replay began at; `k` ≤ 0 goes back.
+pub fn tick_boundary(zone: Zone, t: Secs, tick: Secs, k: i64) -> Secs {
+    let tick = tick.max(1);
+    let off = utc_offset(zone, t);
+    let local = t.saturating_add(off);
+    let base = if k > 0 {
+        local.div_euclid(tick)
+    } else {
+        // Back: from the boundary at or before `t`'s second before.
+        (local - 1).div_euclid(tick) + 1
+    };
+    base.saturating_add(k)
+        .saturating_mul(tick)
+        .saturating_sub(off)
+}
+
 /// PAI's clock: its seconds shown in Asia/Shanghai (Zeus's too, which come from
 /// PAI).
 pub const PAI_ZONE: Zone = Zone::Tz(chrono_tz::Asia::Shanghai);
@@ -104,6 +134,23 @@ pub const PAI_ZONE: Zone = Zone::Tz(chrono_tz::Asia::Shanghai);
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ticks_land_on_the_local_clock_s_boundaries() {
+        let r = Zone::Relative;
+        assert_eq!(tick_boundary(r, -1, 60, 1), 0);
+        assert_eq!(tick_boundary(r, 0, 60, 1), 60);
+        assert_eq!(tick_boundary(r, 59, 60, 2), 120);
+        assert_eq!(tick_boundary(r, 120, 60, -1), 60);
+        assert_eq!(tick_boundary(r, 100, 60, -1), 60);
+        assert_eq!(tick_boundary(r, 60, 60, -1), 0);
+        // PAI: 4550879 is Mon 00:07:59 in UTC+8; the next day starts at
+        // local midnight, not UTC's.
+        let next_day = tick_boundary(PAI_ZONE, 4_550_879, 86_400, 1);
+        assert_eq!(clock(PAI_ZONE, 4_550_879, next_day), "Tue 00:00:00 day 2");
+        let next_min = tick_boundary(PAI_ZONE, 4_550_879, 60, 1);
+        assert_eq!(weekday_time(PAI_ZONE, next_min), "Mon 00:08:00");
+    }
 
     #[test]
     fn pai_times_read_in_shanghai() {

@@ -125,8 +125,8 @@ pub use sizing::{offered_load_gpus, size_for_load};
 
 // Time: the clock shown, durations and moments typed.
 pub use clock::{
-    clock, clock_shown, dated, parse_duration, parse_when, weekday_time, zone_abbrev, WhenError,
-    PAI_ZONE,
+    clock, clock_shown, dated, parse_duration, parse_when, tick_boundary, utc_offset, weekday_time,
+    zone_abbrev, WhenError, PAI_ZONE,
 };
 
 // Speed: per-type factors, throughput tables, and the speeds they give.

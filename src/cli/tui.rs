@@ -78,14 +78,16 @@ pub fn lesson(a: &super::LessonArgs, v: &ViewArgs) -> Result<()> {
     opts.no_terminal = "a lesson plays in a terminal (`tracetui lesson` lists them)".into();
     // The lesson's captions tell of its own schedule and of the placements
     // it has captions for: under another, one caption says so.
+    // A note on the captions shows from the start.
+    let start = spec.trace.first_submit().unwrap_or(0) - 1;
     opts.captions = match (yours, l.captions_for(placement)) {
         (true, _) => vec![(
-            0,
+            start,
             "Under your schedule: the lesson's captions follow its own (S shows yours)."
                 .to_string(),
         )],
         (false, None) => vec![(
-            0,
+            start,
             format!(
                 "Under --placement {}: the lesson's captions tell of its own run ({}).",
                 placement.name(),
@@ -94,9 +96,10 @@ pub fn lesson(a: &super::LessonArgs, v: &ViewArgs) -> Result<()> {
         )],
         (false, Some(c)) => c.clone(),
     };
+    // The placement is the header's own (beside the policy).
     let label = match yours {
-        true => format!("lesson {} · {} · your schedule", l.name, placement.name()),
-        false => format!("lesson {} · {} · {}", l.name, placement.name(), l.title),
+        true => format!("lesson {} · your schedule", l.name),
+        false => format!("lesson {} · {}", l.name, l.title),
     };
     run(spec, label, &report, &opts)
 }

@@ -435,11 +435,17 @@ impl App {
         let caption = match (self.view.lecture.captions.is_empty(), self.view.lecture.on) {
             (true, _) => 0,
             // As many lines as the caption needs, up to three: never cut.
-            (false, false) => self.caption().map_or(1, |c| {
+            (false, false) => self.caption_shown().map_or(1, |c| {
                 let w = area.width.saturating_sub(3) as usize;
-                crate::text::wrap_words(c, w, 0).len().clamp(1, 3) as u16
+                crate::text::wrap_words(&c, w, 0).len().clamp(1, 3) as u16
             }),
-            (false, true) => 4,
+            // In `L`, a box as tall as the whole caption needs (up to half
+            // the screen): never cut.
+            (false, true) => self.caption_shown().map_or(3, |c| {
+                let w = area.width.saturating_sub(2) as usize;
+                let lines = crate::text::wrap_words(&c, w, 0).len() as u16;
+                (lines + 2).clamp(3, (area.height / 2).max(3))
+            }),
         };
         // The lecture layout's bottom line only while it has something to
         // say: a message, or a prompt being typed.

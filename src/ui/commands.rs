@@ -39,6 +39,10 @@ impl App {
             Command::Split => self.toggle_split(),
             Command::Placement => self.next_placement(),
             Command::NextCaption => self.next_caption(),
+            Command::PrevCaption => self.previous_caption(),
+            // A presenter's remote sends PageDown/PageUp: in `L`, slides.
+            Command::PageDown if self.slides() => self.next_caption(),
+            Command::PageUp if self.slides() => self.previous_caption(),
             Command::NextMoment => self.next_moment(),
             Command::Rankings => {
                 self.view.popup = Some(Popup::Rankings {

@@ -71,12 +71,14 @@ fn render_views(app: &App, area: Rect, buf: &mut Buffer) {
 
 /// A lesson's caption for the current time: one line, or a box in the lecture layout.
 fn caption(app: &App, area: Rect, buf: &mut Buffer) {
-    let Some(text) = app.caption() else { return };
+    let Some(text) = app.caption_shown() else {
+        return;
+    };
     if area.height == 0 {
         return;
     }
     let t = app.theme();
-    let text = crate::text::guarded(text);
+    let text = crate::text::guarded(&text);
     if !app.view.lecture.on {
         buf.set_style(area, t.cursor);
         let lines = crate::text::wrap_words(&text, area.width.saturating_sub(3) as usize, 0);
@@ -93,12 +95,21 @@ fn caption(app: &App, area: Rect, buf: &mut Buffer) {
         }
         return;
     }
+    // Wrapped as `areas_in` measured it, so the box holds every line.
     let block = app.chrome().pane(true);
-    Paragraph::new(text)
-        .style(t.title.add_modifier(Modifier::BOLD))
-        .wrap(ratatui::widgets::Wrap { trim: true })
-        .block(block)
-        .render(area, buf);
+    let inner = block.inner(area);
+    block.render(area, buf);
+    let style = t.title.add_modifier(Modifier::BOLD);
+    let lines = crate::text::wrap_words(&text, inner.width as usize, 0);
+    for (i, line) in lines.iter().take(inner.height as usize).enumerate() {
+        buf.set_stringn(
+            inner.x,
+            inner.y + i as u16,
+            line,
+            inner.width as usize,
+            style,
+        );
+    }
 }
 
 /// The top line: tracetui, the policy (and power limits) and the trace's
@@ -113,6 +124,15 @@ fn header(app: &App, area: Rect, buf: &mut Buffer) {
         Span::styled(" tracetui ", t.header.add_modifier(Modifier::BOLD)),
         header_policy(app, ""),
     ];
+    // The placement where it is not the default, or in a lesson.
+    let placement = app.engine().placement();
+    let lesson = !app.view.lecture.captions.is_empty();
+    if placement != crate::sim::Placement::Consolidate || lesson {
+        left.push(Span::styled(
+            format!("· {} ", placement.name()),
+            t.header.add_modifier(Modifier::BOLD),
+        ));
+    }
     if let Some(p) = app.engine().power_policy() {
         // After the policy, before the label (which gives way first).
         left.push(Span::styled(
@@ -128,8 +148,17 @@ fn header(app: &App, area: Rect, buf: &mut Buffer) {
         .map(|s| s.width())
         .sum::<usize>()
         .min(area.width as usize) as u16;
-    let room = (area.width as usize).saturating_sub(rw as usize + 1 + left_w + 3);
-    header_label(app, room, &mut left);
+    let mut room = (area.width as usize).saturating_sub(rw as usize + 1 + left_w + 3);
+    // Where the label would be cut, the program's name goes first.
+    let label_w = crate::text::width(&sanitized(&app.sim.label));
+    let named = label_w <= room;
+    if !named {
+        // ` tracetui ` goes, and the policy loses its `· ` for a space.
+        room = room + left[0].width() + 1;
+        left.remove(0);
+        left[0] = unled(left[0].clone());
+    }
+    header_label(app, room, &mut left, named);
     buf.set_line(
         area.x,
         area.y,
@@ -137,6 +166,12 @@ fn header(app: &App, area: Rect, buf: &mut Buffer) {
         area.width.saturating_sub(rw + 1),
     );
     buf.set_line(area.x + area.width - rw, area.y, &Line::from(right), rw);
+}
+
+/// A header part first on the line: ` FIFO ` rather than `· FIFO `.
+fn unled(s: Span<'static>) -> Span<'static> {
+    let text = format!(" {}", s.content.trim_start_matches("· "));
+    Span::styled(text, s.style)
 }
 
 /// The policy in force, in capitals, and since when (`since`: none, or
@@ -165,7 +200,7 @@ fn policy_since(app: &App) -> String {
 
 /// The trace's label in the `room` the header leaves it, after the policy
 /// (which says since when where the label keeps its file's name beside it).
-fn header_label(app: &App, room: usize, left: &mut Vec<Span<'static>>) {
+fn header_label(app: &App, room: usize, left: &mut Vec<Span<'static>>, named: bool) {
     let t = app.theme();
     let since = policy_since(app);
     let whole = sanitized(&app.sim.label);
@@ -175,7 +210,10 @@ fn header_label(app: &App, room: usize, left: &mut Vec<Span<'static>>) {
         .min(crate::text::width(&whole));
     let since_w = crate::text::width(&since);
     let room = if !since.is_empty() && room >= since_w + keep {
-        left[1] = header_policy(app, &since);
+        left[usize::from(named)] = match named {
+            true => header_policy(app, &since),
+            false => unled(header_policy(app, &since)),
+        };
         room - since_w
     } else {
         room
@@ -300,6 +338,16 @@ pub fn fit_label(label: &str, room: usize) -> String {
         let ends = format!("{} · {}", parts[0], parts[parts.len() - 1]);
         if width(&ends) <= room {
             return ends;
+        }
+    }
+    // A lesson's name whole (without the word `lesson` where it must)
+    // rather than all of it cut.
+    if let Some(name) = parts[0].strip_prefix("lesson ").filter(|_| parts.len() > 1) {
+        if width(&parts[0]) <= room {
+            return parts[0].clone();
+        }
+        if width(name) <= room {
+            return name.to_string();
         }
     }
     if room < 4 {

@@ -179,6 +179,15 @@ pub fn layout(app: &App, inner: Rect) -> GridLayout {
     flow(app, inner, 1, 0)
 }
 
+/// Lines each grid row takes: in `L`, as many as `height` holds for all
+/// `rows` (one to eight); else one.
+pub(crate) fn tall_rows(app: &App, rows: usize, height: u16) -> usize {
+    if !app.view.lecture.on || rows == 0 {
+        return 1;
+    }
+    (height as usize / rows).clamp(1, 8)
+}
+
 fn largest(holders: &[(u32, u16)]) -> Option<u32> {
     holders
         .iter()
@@ -198,8 +207,11 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
         .selection
         .grid_scroll()
         .min(lay.rows.saturating_sub(1));
-    let visible = |row: usize| row >= scroll && row < scroll + inner.height as usize;
-    let y_of = |row: usize| inner.y + (row - scroll) as u16;
+    // In `L` each row is drawn as many lines tall as the pane allows (up
+    // to eight), so a small cluster fills the screen seen from the back.
+    let tall = tall_rows(app, lay.rows, inner.height);
+    let visible = |row: usize| row >= scroll && (row - scroll + 1) * tall <= inner.height as usize;
+    let y_of = |row: usize| inner.y + ((row - scroll) * tall) as u16;
     for &(row, gi) in &lay.labels {
         if visible(row) {
             super::grid_title::group_label(
@@ -227,16 +239,18 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
             continue;
         }
         let m = app.sim.facts.machines()[p.pos];
-        let at = At {
-            machine: m,
-            x: inner.x + p.x,
-            y: y_of(p.row),
-            cursor: Some(m) == cursor_m,
-            reserved: reserved.contains(&m),
-        };
-        match app.view.zoom {
-            Zoom::Gpus => gpu_cells(app, &at, lay.cell_w, inner.x + inner.width, buf),
-            Zoom::Machines => machine_cell(app, &at, buf),
+        for line in 0..tall as u16 {
+            let at = At {
+                machine: m,
+                x: inner.x + p.x,
+                y: y_of(p.row) + line,
+                cursor: Some(m) == cursor_m,
+                reserved: reserved.contains(&m),
+            };
+            match app.view.zoom {
+                Zoom::Gpus => gpu_cells(app, &at, lay.cell_w, inner.x + inner.width, buf),
+                Zoom::Machines => machine_cell(app, &at, buf),
+            }
         }
     }
     if lay.rows > inner.height as usize && inner.height > 0 {

@@ -49,6 +49,7 @@ pub enum Command {
     Rankings,
     Placement,
     NextCaption,
+    PrevCaption,
     NextMoment,
 }
 

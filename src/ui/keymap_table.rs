@@ -4,7 +4,7 @@
 use super::Command;
 
 /// (command, config name, description, default keys, shown in the hint bar)
-pub const COMMANDS: [(Command, &str, &str, &[&str], bool); 43] = [
+pub const COMMANDS: [(Command, &str, &str, &[&str], bool); 44] = [
     (
         Command::TogglePlay,
         "play",
@@ -165,8 +165,15 @@ pub const COMMANDS: [(Command, &str, &str, &[&str], bool); 43] = [
     (
         Command::NextCaption,
         "next_caption",
-        "a lesson's next caption (its next part): go there",
+        "a lesson's next caption: go to its moment, paused (PageDown in L)",
         &[">"],
+        false,
+    ),
+    (
+        Command::PrevCaption,
+        "previous_caption",
+        "a lesson's caption before: back to its moment (PageUp in L)",
+        &["<"],
         false,
     ),
     (

@@ -19,12 +19,16 @@ impl App {
             self.view.flash = Some("end of the trace".into());
             return true;
         }
+        let now = self.sim.replay.now();
         match self.tick_size() {
             Tick::Secs(t) => {
                 let Some(steps) = self.sim.playback.owed_ticks(dt, t) else {
                     return false;
                 };
-                let target = self.sim.replay.now() + steps * t;
+                let target = self.ticks_ahead(now, t, steps);
+                if let Some(at) = self.caption_stop(now, target) {
+                    return self.stop_at_caption(at);
+                }
                 self.move_to(target);
             }
             Tick::NextEvent => {
@@ -34,6 +38,10 @@ impl App {
                     let Some(t) = self.engine().next_event_time() else {
                         break;
                     };
+                    let now = self.sim.replay.now();
+                    if let Some(at) = self.caption_stop(now, t) {
+                        return self.stop_at_caption(at);
+                    }
                     self.sim.replay.seek(t);
                     moved = true;
                     if self.sim.replay.waiting() {
@@ -46,6 +54,27 @@ impl App {
                 self.after_move();
             }
         }
+        true
+    }
+
+    /// `k` ticks of `t` seconds after `now`. From the replay's start (a
+    /// second before the first submission) the first lands on the clock's
+    /// next boundary, so ticks fall on :00 rather than :59; from anywhere
+    /// else a tick is `t` seconds.
+    fn ticks_ahead(&self, now: Secs, t: Secs, k: i64) -> Secs {
+        if now == self.sim.facts.first() - 1 {
+            crate::trace::tick_boundary(self.trace().zone, now, t, k)
+        } else {
+            now + k * t
+        }
+    }
+
+    /// Playing reached a caption's moment: it stops there, paused, as a
+    /// slide does.
+    fn stop_at_caption(&mut self, at: Secs) -> bool {
+        self.sim.playback.pause();
+        self.move_to(at);
+        self.view.flash = Some(self.caption_flash(at));
         true
     }
 
@@ -113,7 +142,7 @@ impl App {
     pub(super) fn step_forward(&mut self) {
         let now = self.sim.replay.now();
         let target = match self.tick_size() {
-            Tick::Secs(t) => now + t,
+            Tick::Secs(t) => self.ticks_ahead(now, t, 1),
             Tick::NextEvent => match self.engine().next_event_time() {
                 Some(t) => t,
                 None => {
@@ -123,6 +152,8 @@ impl App {
             },
         };
         self.sim.playback.stepped_from(now);
+        // A step does not go past a caption's moment.
+        let target = self.caption_stop(now, target).unwrap_or(target);
         self.move_to(target);
     }
 

@@ -109,3 +109,90 @@ fn dot_finds_the_starvation_guard_s_preemptions_and_the_queue_peak() {
         app.flash()
     );
 }
+
+/// The captions of a built-in lesson: (time, text).
+fn captions(name: &str) -> Vec<(i64, String)> {
+    tracetui::lesson::find(name).unwrap().captions
+}
+
+#[test]
+fn less_than_after_two_greater_thans_restores_the_first_caption_s_moment() {
+    let mut app = lesson("hol");
+    let c = captions("hol");
+    cmd(&mut app, Command::NextCaption);
+    cmd(&mut app, Command::NextCaption);
+    assert_eq!(app.engine().now(), c[1].0);
+    let second_state = app.engine().queue_len();
+    cmd(&mut app, Command::PrevCaption);
+    assert_eq!(app.engine().now(), c[0].0);
+    assert_eq!(app.caption(), Some(c[0].1.as_str()));
+    assert!(app.paused());
+    assert_eq!(
+        app.flash().map(|f| f.starts_with("caption 1 of 10")),
+        Some(true)
+    );
+    // And forward again: the same moment, the same state.
+    cmd(&mut app, Command::NextCaption);
+    assert_eq!(
+        (app.engine().now(), app.engine().queue_len()),
+        (c[1].0, second_state)
+    );
+    // Back from between two captions: first to the one due.
+    app.update(Action::GoTo(c[1].0 + 30));
+    cmd(&mut app, Command::PrevCaption);
+    assert_eq!(app.engine().now(), c[1].0);
+    cmd(&mut app, Command::PrevCaption);
+    cmd(&mut app, Command::PrevCaption);
+    assert_eq!(app.flash(), Some("that is the first caption"));
+}
+
+#[test]
+fn no_caption_shows_before_its_moment() {
+    let mut app = lesson("hol");
+    let c = captions("hol");
+    assert!(app.engine().now() < c[0].0);
+    assert_eq!(app.caption(), None);
+    let s = common::ui::text(&common::ui::render(&app, 100, 30));
+    assert!(s.contains("10 captions · > or PageDown: the first"), "{s}");
+    assert!(!s.contains(&c[0].1[..20]), "{s}");
+    for w in c.windows(2) {
+        app.update(Action::GoTo(w[1].0 - 1));
+        assert_eq!(app.caption(), Some(w[0].1.as_str()), "before {}", w[1].0);
+    }
+}
+
+#[test]
+fn playing_stops_at_each_caption_paused() {
+    let mut app = lesson("hol");
+    let c = captions("hol");
+    for (t, text) in &c {
+        cmd(&mut app, Command::TogglePlay);
+        assert!(!app.paused());
+        // Long enough to pass the caption many times over.
+        for _ in 0..50 {
+            app.update(Action::Elapsed(30.0));
+            if app.paused() {
+                break;
+            }
+        }
+        assert!(app.paused(), "did not stop at {t}");
+        assert_eq!(app.engine().now(), *t);
+        assert_eq!(app.caption(), Some(text.as_str()));
+    }
+}
+
+#[test]
+fn page_down_and_page_up_are_slides_in_the_lecture_layout() {
+    let mut app = lesson("starvation");
+    let c = captions("starvation");
+    cmd(&mut app, Command::Lecture);
+    cmd(&mut app, Command::PageDown);
+    cmd(&mut app, Command::PageDown);
+    assert_eq!(app.engine().now(), c[1].0);
+    cmd(&mut app, Command::PageUp);
+    assert_eq!(app.engine().now(), c[0].0);
+    // Out of `L`, PageDown pages the lists as before.
+    cmd(&mut app, Command::Lecture);
+    cmd(&mut app, Command::PageDown);
+    assert_eq!(app.engine().now(), c[0].0);
+}

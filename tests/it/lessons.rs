@@ -85,18 +85,27 @@ fn fragmentation_under_spread_not_under_consolidate() {
     let (t, spread) = run("fragmentation", None);
     let (_, packed) = run("fragmentation", Some(Placement::Pack));
     let big = big_submits(&t);
-    assert_eq!(big.len(), 6);
-    let late = |e: &Engine| {
+    assert_eq!(big.len(), 12, "six 8-GPU jobs in each of the two parts");
+    // Part 1 (before 3h) under the lesson's spread, part 2 after its
+    // schedule switched placement to pack.
+    let late = |e: &Engine, part2: bool| {
         big.iter()
+            .filter(|&&s| (s >= 10_800) == part2)
             .filter(|&&s| starts_of(&t, e, s, 8)[0] > s)
             .count()
     };
     assert_eq!(
-        late(&spread),
+        late(&spread, false),
         5,
         "every 8-GPU job but the first waits under spread"
     );
-    assert_eq!(late(&packed), 0, "none waits when small jobs are packed");
+    assert_eq!(late(&spread, true), 0, "switched to pack, none waits");
+    assert_eq!(
+        late(&packed, false),
+        0,
+        "none waits when small jobs are packed"
+    );
+    assert_eq!(late(&packed, true), 0);
 }
 
 #[test]
@@ -285,4 +294,49 @@ fn fragmentation_packed_captions_tell_of_the_packed_run() {
     }
     let text: String = packed.iter().map(|c| c.1.as_str()).collect();
     assert!(text.contains("5 of 6 waited") && text.contains("the small jobs sit on two machines"));
+}
+
+/// The lesson's own run does what its part-2 captions say: at 3h nothing
+/// of part 1 runs and its schedule has switched to pack; before the
+/// second 8-GPU job arrives (3h20m) the small jobs sit on two machines,
+/// the first 8-GPU job holds a third, the fourth is empty.
+#[test]
+fn fragmentation_part_two_switches_to_pack_as_its_captions_say() {
+    let l = lesson::find("fragmentation").unwrap();
+    let t = Arc::new(l.trace().0);
+    let s = Schedule::parse(&t, &l.schedule).unwrap();
+    let mut e = Engine::new(t.clone(), s.start.unwrap(), l.placement);
+    for (at, w) in s.effective(e.policy(), None) {
+        e.advance_to(at);
+        e.switch(w);
+    }
+    assert_eq!(e.now(), 10_800);
+    assert_eq!(e.placement(), Placement::Pack);
+    assert!(e
+        .running()
+        .keys()
+        .all(|&j| t.jobs[j as usize].submit >= 10_800));
+    let captions: Vec<i64> = l.captions.iter().map(|c| c.0).collect();
+    assert!(captions.contains(&10_800) && captions.contains(&12_000));
+    e.advance_to(11_999);
+    let c = e.cluster();
+    let kinds: Vec<(bool, bool, bool)> = (0..4u32)
+        .map(|m| {
+            let holders: std::collections::BTreeSet<u32> = (0..8)
+                .flat_map(|g| c.holders(c.first_gpu(m) + g).iter().map(|h| h.0))
+                .collect();
+            let of = |milli| {
+                holders
+                    .iter()
+                    .any(|&j| t.jobs[j as usize].demand.total_milli() == milli)
+            };
+            (of(1000), of(8000), holders.is_empty())
+        })
+        .collect();
+    let count = |f: fn(&(bool, bool, bool)) -> bool| kinds.iter().filter(|k| f(k)).count();
+    assert_eq!(
+        (count(|k| k.0), count(|k| k.1), count(|k| k.2)),
+        (2, 1, 1),
+        "{kinds:?}"
+    );
 }

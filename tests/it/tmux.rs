@@ -29,9 +29,9 @@ fn a_session_in_a_real_terminal() {
         "{s}"
     );
     assert!(s.contains("day 1 00:03:42"), "{s}");
-    // Step one tick (one minute).
+    // Step one tick: from the start, to the clock's next minute.
     t.keys(&["n"]);
-    t.wait_for("day 1 00:04:42");
+    t.wait_for("day 1 00:04:00");
     // Switch policy: the picker opens on fifo; three down is sjf.
     t.keys(&["p"]);
     t.wait_for("scheduling policy");

@@ -1,34 +1,85 @@
 //! What `L` and a lesson's captions do to the app.
 
+use crate::trace::Secs;
 use crate::ui::app::App;
 
 impl App {
-    /// The caption for the current time: the last one due, or (before the
-    /// first) the first.
+    /// The caption for the current time: the last one due (none before
+    /// the first's moment).
     pub fn caption(&self) -> Option<&str> {
         self.view.lecture.caption(self.sim.replay.now())
     }
 
-    /// `>`: to the next caption's time (a lesson's next part).
+    /// What the caption line shows: the caption due, or before the first
+    /// how to start.
+    pub(in crate::ui) fn caption_shown(&self) -> Option<String> {
+        let l = &self.view.lecture;
+        if l.captions.is_empty() {
+            return None;
+        }
+        Some(match self.caption() {
+            Some(c) => c.to_string(),
+            None => format!(
+                "{} · > or PageDown: the first · space plays and stops at each",
+                match l.captions.len() {
+                    1 => "1 caption".to_string(),
+                    n => format!("{n} captions"),
+                }
+            ),
+        })
+    }
+
+    /// Whether PageDown/PageUp go through the captions: in `L`, with a lesson's.
+    pub(in crate::ui) fn slides(&self) -> bool {
+        self.view.lecture.on && !self.view.lecture.captions.is_empty()
+    }
+
+    /// `>` (PageDown in `L`): to the next caption's moment, paused there.
     pub(in crate::ui) fn next_caption(&mut self) {
         let now = self.sim.replay.now();
-        let next = self
-            .view
-            .lecture
-            .captions
-            .iter()
-            .map(|c| c.0)
-            .find(|&t| t > now);
-        match next {
-            Some(t) => {
-                self.move_to(t);
-                self.view.flash = Some(format!("at {} (> the next caption)", self.clock(t)));
-            }
+        match self.view.lecture.next_after(now) {
+            Some(t) => self.go_to_caption(t),
             None if self.view.lecture.captions.is_empty() => {
                 self.view.flash = Some("no captions: > steps through a lesson's".into())
             }
             None => self.view.flash = Some("that was the last caption".into()),
         }
+    }
+
+    /// `<` (PageUp in `L`): back to the caption before, its moment restored.
+    pub(in crate::ui) fn previous_caption(&mut self) {
+        let now = self.sim.replay.now();
+        match self.view.lecture.previous_before(now) {
+            Some(t) => self.go_to_caption(t),
+            None if self.view.lecture.captions.is_empty() => {
+                self.view.flash = Some("no captions: < steps back through a lesson's".into())
+            }
+            None => self.view.flash = Some("that is the first caption".into()),
+        }
+    }
+
+    /// To caption time `t`, paused: the slide's moment.
+    fn go_to_caption(&mut self, t: Secs) {
+        self.sim.playback.pause();
+        self.move_to(t);
+        self.view.flash = Some(self.caption_flash(t));
+    }
+
+    /// `caption 3 of 10 at day 1 00:05:00 · < > · space plays`.
+    pub(in crate::ui) fn caption_flash(&self, t: Secs) -> String {
+        let l = &self.view.lecture;
+        let k = l.index_at(t).map_or(0, |i| i + 1);
+        format!(
+            "caption {k} of {} at {} · < back · > next · space plays",
+            l.captions.len(),
+            self.clock(t)
+        )
+    }
+
+    /// Playing or stepping from `now` towards `target`: where to stop
+    /// instead — a caption's moment on the way (playing then pauses).
+    pub(in crate::ui) fn caption_stop(&self, now: Secs, target: Secs) -> Option<Secs> {
+        self.view.lecture.next_after(now).filter(|&t| t <= target)
     }
 
     /// `.`: to the next moment worth a look, found ahead on a copy of the

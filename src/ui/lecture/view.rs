@@ -15,12 +15,19 @@ pub(crate) fn headline(app: &App, area: Rect, buf: &mut Buffer) {
     let (e, f) = (app.engine(), &app.sim.figures);
     let wait = f.mean_wait.map_or("-".into(), human_secs);
     let big = t.title.add_modifier(Modifier::BOLD);
-    let parts = [
+    let mut parts = vec![
         ("QUEUE", e.queue_len().to_string()),
         ("MEAN WAIT", wait),
         ("UTIL", format!("{:.0} %", e.busy_percent())),
         ("DONE", f.done.to_string()),
     ];
+    // With deadlines, how many are met of those decided so far.
+    if let Some((met, counted)) = e
+        .deadline_counts()
+        .filter(|_| app.sim.facts.has_deadlines())
+    {
+        parts.push(("MET", format!("{met} of {counted}")));
+    }
     let mut spans = Vec::new();
     for (k, v) in parts {
         spans.push(Span::styled(
