@@ -96,7 +96,9 @@ impl GridLayout {
         if !inner.contains((column, row).into()) {
             return None;
         }
-        let r = (row - inner.y) as usize + scroll;
+        // Rows drawn taller in `L` take as many lines each.
+        let tall = tall_rows(app, self.rows, inner.height);
+        let r = (row - inner.y) as usize / tall + scroll;
         let c = column - inner.x;
         self.cells
             .iter()

@@ -196,3 +196,30 @@ fn page_down_and_page_up_are_slides_in_the_lecture_layout() {
     cmd(&mut app, Command::PageDown);
     assert_eq!(app.engine().now(), c[0].0);
 }
+
+#[test]
+fn a_click_on_any_line_of_a_taller_row_in_the_lecture_layout_picks_its_machine() {
+    let mut app = lesson("hol");
+    app.update(Action::GoTo(400));
+    cmd(&mut app, Command::Lecture);
+    cmd(&mut app, Command::Mouse);
+    let s = common::ui::text(&common::ui::render(&app, 100, 30));
+    // The second machine's cells (jobs 09–12), drawn on several lines.
+    let lines: Vec<usize> = s
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.contains("09·") && l.contains("10·"))
+        .map(|(i, _)| i)
+        .collect();
+    assert!(lines.len() >= 2, "rows not taller:\n{s}");
+    let row = *lines.last().unwrap() as u16;
+    let column = s
+        .lines()
+        .nth(row as usize)
+        .unwrap()
+        .chars()
+        .position(|c| c == '1')
+        .unwrap() as u16;
+    app.update(Action::Click { column, row });
+    assert_eq!(app.cursor(), 1, "{s}");
+}
