@@ -348,10 +348,10 @@ impl Words {
         }
         while let Some(word) = it.next() {
             if word == "day" {
-                let n: i64 = it.next()?.parse().ok().filter(|n| *n >= 1)?;
+                let n: i64 = it.next()?.parse().ok().filter(|n| *n >= 0)?;
                 set(&mut w.day, n)?;
             } else if let Some(n) = word.strip_prefix("day").and_then(|n| n.parse().ok()) {
-                set(&mut w.day, n).filter(|_| n >= 1)?;
+                set(&mut w.day, n).filter(|_| n >= 0)?;
             } else if let Ok(d) = word.parse::<chrono::Weekday>() {
                 set(&mut w.weekday, d)?;
             } else if let Ok(d) = chrono::NaiveDate::parse_from_str(word, "%Y-%m-%d") {
@@ -369,6 +369,15 @@ impl Words {
 #[cfg(test)]
 mod when_tests {
     use super::*;
+
+    #[test]
+    fn day_0_is_the_day_before_the_first() {
+        // Where a replay's start (a second before the first submission)
+        // is when that is at midnight, as the clock shows it.
+        assert_eq!(parse_when(Zone::Relative, 0, -1, "day 0"), Ok(-86_400));
+        assert_eq!(clock(Zone::Relative, 0, -1), "day 0 23:59:59");
+        assert_eq!(parse_when(Zone::Relative, 0, -1, "day 0 23:59:59"), Ok(-1));
+    }
 
     #[test]
     fn user_times() {
@@ -400,7 +409,7 @@ mod when_tests {
             .unwrap_err()
             .to_string()
             .contains("try +2h"));
-        assert!(parse_when(PAI_ZONE, first, now, "day 0").is_err());
+        assert!(parse_when(PAI_ZONE, first, now, "day -1").is_err());
         assert!(parse_when(PAI_ZONE, first, now, "25:99").is_err());
         // As the screen shows it: weekday, time and day in any order.
         let shown = parse_when(PAI_ZONE, first, now, "Wed 14:00:00 day 3").unwrap();

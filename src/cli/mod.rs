@@ -150,6 +150,10 @@ pub struct LessonArgs {
     /// without it such a lesson is refused, naming what it would run.
     #[arg(long)]
     pub allow_exec: bool,
+    /// Start in the lecture layout (`L`), for a projector: large grid and
+    /// captions, high contrast; PageDown/PageUp go through the captions.
+    #[arg(long)]
+    pub projector: bool,
     #[command(flatten)]
     pub view: ViewArgs,
 }

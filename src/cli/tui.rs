@@ -17,6 +17,7 @@ fn view(v: &ViewArgs) -> ViewOptions {
         fps: v.fps.unwrap_or(super::DEFAULT_FPS),
         captions: Vec::new(),
         no_terminal: "it plays in a terminal".into(),
+        projector: false,
     }
 }
 
@@ -76,6 +77,7 @@ pub fn lesson(a: &super::LessonArgs, v: &ViewArgs) -> Result<()> {
         .with_schedule(Some(schedule));
     let mut opts = view(v);
     opts.no_terminal = "a lesson plays in a terminal (`tracetui lesson` lists them)".into();
+    opts.projector = a.projector;
     // The lesson's captions tell of its own schedule and of the placements
     // it has captions for: under another, one caption says so.
     // A note on the captions shows from the start.
@@ -96,11 +98,7 @@ pub fn lesson(a: &super::LessonArgs, v: &ViewArgs) -> Result<()> {
         )],
         (false, Some(c)) => c.clone(),
     };
-    // The placement is the header's own (beside the policy).
-    let label = match yours {
-        true => format!("lesson {} · your schedule", l.name),
-        false => format!("lesson {} · {}", l.name, l.title),
-    };
+    let label = l.label(yours);
     run(spec, label, &report, &opts)
 }
 

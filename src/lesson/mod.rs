@@ -189,6 +189,37 @@ pub fn builtins() -> Vec<Lesson> {
         .collect()
 }
 
+/// The built-in lessons' names, in the order listed.
+pub fn names() -> Vec<&'static str> {
+    BUILTIN.iter().map(|(name, _)| *name).collect()
+}
+
+/// A lesson as it plays on its own — its trace, its schedule and
+/// placement, its captions and the header's label — as `:lesson NAME`
+/// opens it in the replay (`tracetui lesson` adds its overrides).
+pub fn own_run(l: &Lesson) -> color_eyre::eyre::Result<(crate::spec::RunSpec, Captions, String)> {
+    let (trace, _) = l.load_trace()?;
+    let trace = std::sync::Arc::new(trace);
+    let schedule =
+        crate::sim::Schedule::parse(&trace, &l.schedule).map_err(color_eyre::eyre::Report::msg)?;
+    let policy = schedule.start.unwrap_or(crate::sim::Policy::Fifo);
+    let spec = crate::spec::RunSpec::new(trace, policy)
+        .with_placement(l.placement)
+        .with_schedule(Some(schedule));
+    Ok((spec, l.captions.clone(), l.label(false)))
+}
+
+impl Lesson {
+    /// The header's label: its name and title (`yours`: under a schedule
+    /// of your own). The placement is the header's own, beside the policy.
+    pub fn label(&self, yours: bool) -> String {
+        match yours {
+            true => format!("lesson {} · your schedule", self.name),
+            false => format!("lesson {} · {}", self.name, self.title),
+        }
+    }
+}
+
 /// The built-in lesson called `name` (each is listed by its own name).
 pub fn find(name: &str) -> Option<Lesson> {
     let (file, text) = BUILTIN.iter().find(|(file, _)| *file == name)?;

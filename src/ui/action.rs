@@ -162,6 +162,9 @@ pub enum Effect {
     Log(log::Level, String),
     /// Capture the mouse (or stop).
     CaptureMouse(bool),
+    /// Open the built-in lesson of this name in place of the replay
+    /// (`:lesson NAME`), the screen's look kept.
+    OpenLesson(String),
     Quit(Quit),
 }
 

@@ -32,6 +32,8 @@ pub struct Effects {
     answer_by: Option<Instant>,
     /// Policies being registered in the background (config.toml's).
     policies: Option<std::sync::mpsc::Receiver<crate::sim::Policies>>,
+    /// A lesson to open in place of the replay (the runner does).
+    lesson: Option<String>,
 }
 
 impl Effects {
@@ -45,6 +47,7 @@ impl Effects {
             mouse: false,
             answer_by: None,
             policies: None,
+            lesson: None,
         }
     }
 
@@ -130,6 +133,11 @@ impl Effects {
         self.quit
     }
 
+    /// The lesson asked for (`:lesson NAME`), once.
+    pub(crate) fn take_lesson(&mut self) -> Option<String> {
+        self.lesson.take()
+    }
+
     /// Whether the mouse should be captured.
     pub(crate) fn mouse(&self) -> bool {
         self.mouse
@@ -179,6 +187,10 @@ impl Effects {
             }
             Effect::Quit(q) => {
                 self.quit = Some(q);
+                None
+            }
+            Effect::OpenLesson(name) => {
+                self.lesson = Some(name);
                 None
             }
             e @ (Effect::ReadGpuUtil { .. }

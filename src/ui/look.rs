@@ -4,6 +4,7 @@
 use super::theme::Theme;
 
 /// The themes and glyphs the screen is drawn with.
+#[derive(Clone)]
 pub(super) struct Look {
     themes: Vec<Theme>,
     /// Index into `themes`.

@@ -9,6 +9,7 @@ mod ansi;
 pub mod app;
 pub mod ascii;
 mod background;
+mod build;
 mod cdf;
 mod chrome;
 pub mod colour;

@@ -4,10 +4,10 @@
 
 use super::ansi::buffer_to_ansi;
 use super::app::{Action, App, Quit};
+pub(crate) use super::build::ViewOptions;
+use super::build::{build_app, open_lesson};
 use super::effects::Effects;
-use super::keymap::Keymap;
 use super::signals::restore;
-use super::theme::{self, Depth};
 use crate::spec::RunSpec;
 use crate::trace::LoadReport;
 use color_eyre::eyre::{bail, Result};
@@ -17,79 +17,6 @@ use ratatui::crossterm::{cursor, execute, style, terminal};
 use std::io::{IsTerminal, Write};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
-
-#[derive(Debug, Clone)]
-pub(crate) struct ViewOptions {
-    pub theme: Option<String>,
-    pub ascii: bool,
-    pub fps: u32,
-    /// A lesson's captions.
-    pub captions: Vec<(crate::trace::Secs, String)>,
-    /// What to run instead where there is no terminal (a command that works).
-    pub no_terminal: String,
-}
-
-/// Builds the app: themes (NO_COLOR picks mono), the user's keymap, the load notes in the log.
-pub(crate) fn build_app(
-    spec: RunSpec,
-    label: String,
-    report: &LoadReport,
-    opts: &ViewOptions,
-) -> Result<App> {
-    let depth = Depth::detect();
-    let user_dir = crate::config::themes_dir();
-    let (mut themes, problems) = theme::all(depth, user_dir.as_deref());
-    let chosen = choose_theme(opts.theme.as_deref(), depth, &mut themes)?;
-    let keymap = Keymap::load_user();
-    let app = App::with_energy(
-        spec.trace.clone(),
-        spec.policy,
-        spec.placement,
-        spec.energy.clone(),
-        label,
-        themes,
-        keymap,
-    );
-    let mut app = app
-        .with_tuning(spec.tuning.clone(), spec.schedule.as_ref())
-        .with_captions(opts.captions.clone())
-        .with_policies(spec.policies.clone());
-    app.view.look.wear(chosen);
-    app.view.look.set_ascii(opts.ascii);
-    app.view.fps = opts.fps.clamp(1, 60);
-    for n in &report.notes {
-        log::info!("{n}");
-    }
-    for l in report.skip_lines() {
-        log::warn!("{l}");
-    }
-    if let Some(c) = spec.policy.caveat(app.trace(), &spec.tuning) {
-        log::warn!("note: {}: {c}", spec.policy.title());
-    }
-    for p in problems
-        .iter()
-        .chain(app.view.keymap.problems.clone().iter())
-    {
-        log::warn!("{p}");
-    }
-    if let Some(p) = app.view.keymap.problems.first() {
-        app.view.flash = Some(format!("key config: {p}"));
-    }
-    if let Some((m, p)) = &spec.energy {
-        log::info!(
-            "energy: Zeus {} power trace, η = {}, {} limits; P switches max ↔ zeus",
-            m.gpu,
-            m.eta,
-            p.name()
-        );
-    }
-    log::info!(
-        "{} at {}; space plays, ? shows every key",
-        app.engine().policy(),
-        app.clock(app.engine().now())
-    );
-    Ok(app)
-}
 
 /// External policies from config.toml, asked who they are in the
 /// background (all at once) while the replay starts, registered in a copy
@@ -135,59 +62,6 @@ fn probe_config_policies(
     }
 }
 
-/// The theme worn first: `--theme` (a name, or a file, added to the
-/// cycle); without colour mono; else the one made for the terminal's
-/// background (`background.rs`): light, or dark — painting its own dark
-/// background where the terminal does not say its own.
-fn choose_theme(
-    asked: Option<&str>,
-    depth: Depth,
-    themes: &mut Vec<theme::Theme>,
-) -> Result<usize> {
-    use super::background::{judge, Background, QUERY, WAIT};
-    let sense = || {
-        let answer = crate::driver::ask_terminal(QUERY, WAIT);
-        judge(
-            answer.as_deref(),
-            std::env::var("COLORFGBG").ok().as_deref(),
-        )
-    };
-    let sensed = (asked.is_none() && depth != Depth::None).then(sense);
-    let wanted = match (asked, depth, sensed.as_ref().map(|s| s.background)) {
-        (Some(t), _, _) => t.to_string(),
-        (None, Depth::None, _) => "mono".into(),
-        (None, _, Some(Background::Light)) => "light".into(),
-        (None, _, _) => "dark".into(),
-    };
-    let chosen = match themes.iter().position(|t| t.name == wanted) {
-        Some(i) => i,
-        None => {
-            let user_dir = crate::config::themes_dir();
-            let t = theme::resolve(&wanted, depth, user_dir.as_deref())
-                .map_err(color_eyre::eyre::Report::msg)?;
-            themes.push(t);
-            themes.len() - 1
-        }
-    };
-    if let Some(s) = sensed {
-        let painted = s.background == Background::Unknown;
-        if painted {
-            let dark = ratatui::style::Color::Rgb(0x10, 0x10, 0x10);
-            themes[chosen].background = super::colour::reduce(dark, depth);
-        }
-        let paints = if painted {
-            ", painting its own background"
-        } else {
-            ""
-        };
-        log::info!(
-            "{}: the {wanted} theme{paints} (t: the next; --theme NAME)",
-            s.how
-        );
-    }
-    Ok(chosen)
-}
-
 /// Runs the replay until the user quits.
 pub(crate) fn run(
     spec: RunSpec,
@@ -220,7 +94,7 @@ pub(crate) fn run(
     if let Some(rx) = probe_config_policies(app.policies().clone(), timeout) {
         fx.expect_policies(rx);
     }
-    let result = event_loop(&mut app, &mut fx, &signals, &util_rx);
+    let result = event_loop(&mut app, &mut fx, &signals, util_rx, opts);
     signals.finish();
     let last = fx.quit() == Some(Quit::KeepFrame);
     restore();
@@ -345,7 +219,8 @@ fn event_loop(
     app: &mut App,
     fx: &mut Effects,
     signals: &crate::driver::Signals,
-    util_rx: &mpsc::Receiver<Indexed>,
+    mut util_rx: mpsc::Receiver<Indexed>,
+    opts: &ViewOptions,
 ) -> Result<()> {
     let ((w, h), mut term) = fixed_terminal()?;
     let frame = Duration::from_secs_f64(1.0 / app.view.fps as f64);
@@ -388,6 +263,12 @@ fn event_loop(
         dirty |= fx.dispatch(app, Action::Elapsed(dt));
         if let Ok(u) = util_rx.try_recv() {
             dirty |= fx.dispatch(app, Action::Indexed(u));
+        }
+        if let Some(name) = fx.take_lesson() {
+            // The old trace's index and what-if fork go with it.
+            util_rx = mpsc::channel().1;
+            open_lesson(app, fx, &name, opts);
+            dirty = true;
         }
         if fx.mouse() != mouse_on {
             mouse_on = fx.mouse();

@@ -41,6 +41,7 @@ const NO_IO: &[&str] = &[
 /// is `update` and the draw functions, and does no I/O.
 const UI_RUNNER: &[&str] = &[
     "ui/run.rs",
+    "ui/build.rs",
     "ui/signals.rs",
     "ui/effects.rs",
     "ui/keymap.rs",

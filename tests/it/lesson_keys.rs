@@ -223,3 +223,17 @@ fn a_click_on_any_line_of_a_taller_row_in_the_lecture_layout_picks_its_machine()
     app.update(Action::Click { column, row });
     assert_eq!(app.cursor(), 1, "{s}");
 }
+
+#[test]
+fn go_to_day_0_is_the_lesson_s_start_as_its_clock_shows_it() {
+    let mut app = lesson("hol");
+    let start = app.engine().now();
+    app.update(Action::GoTo(3600));
+    cmd(&mut app, Command::Goto);
+    for ch in "day 0".chars() {
+        app.update(Action::Char(ch));
+    }
+    cmd(&mut app, Command::Detail);
+    assert_eq!(app.engine().now(), start);
+    assert_eq!(app.flash(), Some("the trace begins at day 0 23:59:59"));
+}

@@ -77,6 +77,7 @@ mod tmux_cursor;
 mod tmux_elastic;
 mod tmux_exec;
 mod tmux_lecture;
+mod tmux_projector;
 mod tmux_prompt;
 mod tmux_slides;
 mod tmux_small;

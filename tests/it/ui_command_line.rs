@@ -177,3 +177,29 @@ fn tab_completes_the_command_then_a_name_from_the_trace() {
         "{screen}"
     );
 }
+
+#[test]
+fn lesson_asks_the_runner_to_open_a_built_in_one_and_refuses_others_by_name() {
+    let mut app = app_for(pai_sample(), Policy::Recorded, (120, 40));
+    let effects = typed(&mut app, "lesson starvation");
+    assert!(
+        effects.contains(&Effect::OpenLesson("starvation".into())),
+        "{effects:?}"
+    );
+    let effects = typed(&mut app, "lesson nope");
+    assert!(!effects.iter().any(|e| matches!(e, Effect::OpenLesson(_))));
+    let flash = app.flash().unwrap();
+    assert!(
+        flash.contains("no lesson 'nope': one of hol, starvation, fragmentation, deadlines"),
+        "{flash}"
+    );
+    // Tab completes a lesson's name.
+    cmd(&mut app, Command::CommandLine);
+    for ch in "lesson fr".chars() {
+        app.update(Action::Char(ch));
+    }
+    act(&mut app, Action::Complete);
+    assert!(
+        matches!(app.popup(), Some(Popup::Prompt { input, .. }) if input == "lesson fragmentation")
+    );
+}

@@ -39,6 +39,11 @@ impl Words for App {
                 let names = Placement::ALL.into_iter().map(Placement::name);
                 names.filter(starts).map(String::from).collect()
             }
+            Arg::Lesson => crate::lesson::names()
+                .into_iter()
+                .filter(starts)
+                .map(String::from)
+                .collect(),
             Arg::None | Arg::Time | Arg::Text => Vec::new(),
         };
         out.sort();
@@ -83,6 +88,7 @@ impl App {
             "goto" => self.go_to_text(&arg),
             "policy" => self.policy_by_name(&arg),
             "placement" => self.placement_by_name(&arg),
+            "lesson" => self.lesson_by_name(&arg),
             "filter" if arg.is_empty() => {
                 self.view.filter = None;
                 self.view.flash = Some("filter cleared".into());
@@ -195,6 +201,20 @@ impl App {
                     sanitize(name)
                 ))
             }
+        }
+    }
+
+    /// `:lesson NAME`: the runner opens it in place of the replay.
+    fn lesson_by_name(&mut self, name: &str) {
+        if crate::lesson::names().contains(&name) {
+            self.emit(Effect::OpenLesson(name.to_string()));
+            self.view.flash = Some(format!("lesson {name}"));
+        } else {
+            self.view.flash = Some(format!(
+                "no lesson '{}': one of {}",
+                sanitize(name),
+                crate::lesson::names().join(", ")
+            ));
         }
     }
 

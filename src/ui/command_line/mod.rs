@@ -21,6 +21,8 @@ pub(crate) enum Arg {
     Time,
     Policy,
     Placement,
+    /// A built-in lesson's name.
+    Lesson,
     /// Free text (a filter, a find).
     Text,
 }
@@ -38,7 +40,7 @@ const fn verb(name: &'static str, arg: Arg, what: &'static str) -> Verb {
 }
 
 /// Every command, in the order help lists them.
-pub(crate) const VERBS: [Verb; 18] = [
+pub(crate) const VERBS: [Verb; 19] = [
     verb("idle", Arg::None, "the idle machines, counted"),
     verb("partly", Arg::None, "the partly used machines"),
     verb("full", Arg::None, "the full machines"),
@@ -52,6 +54,7 @@ pub(crate) const VERBS: [Verb; 18] = [
     verb("goto", Arg::Time, "TIME: go there (+2h, day 3 14:00)"),
     verb("policy", Arg::Policy, "NAME: switch the policy now"),
     verb("placement", Arg::Placement, "NAME: switch placement now"),
+    verb("lesson", Arg::Lesson, "NAME: play a built-in lesson here"),
     verb("filter", Arg::Text, "TEXT: as f (empty: cleared)"),
     verb("find", Arg::Text, "TEXT: as /"),
     verb("export", Arg::None, "the screen to files, as e"),
