@@ -15,6 +15,7 @@ use crate::trace::{parse_duration, Format, Secs};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use toml::Spanned;
 
 /// What is wrong with a lesson file, naming it.
 #[derive(Debug, thiserror::Error)]
@@ -86,32 +87,32 @@ struct LessonFile {
     title: String,
     #[serde(default)]
     about: String,
-    gpus: u32,
-    gpus_per_machine: u32,
+    gpus: Spanned<u32>,
+    gpus_per_machine: Spanned<u32>,
     #[serde(default = "consolidate")]
-    placement: String,
+    placement: Spanned<String>,
     /// Required; said so by name when missing (toml pointed at line 1).
     #[serde(default)]
     schedule: Option<String>,
     #[serde(default)]
     captions: Vec<Caption>,
     #[serde(default)]
-    placements: BTreeMap<String, Vec<Caption>>,
+    placements: BTreeMap<Spanned<String>, Vec<Caption>>,
     #[serde(default)]
-    jobs: Vec<Group>,
+    jobs: Vec<Spanned<Group>>,
     elastic: Option<ElasticFile>,
-    trace: Option<String>,
-    gen: Option<GenFile>,
+    trace: Option<Spanned<String>>,
+    gen: Option<Spanned<GenFile>>,
 }
 
-fn consolidate() -> String {
-    "consolidate".into()
+fn consolidate() -> Spanned<String> {
+    Spanned::new(0..0, "consolidate".into())
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Caption {
-    at: Time,
+    at: Spanned<Time>,
     text: String,
 }
 
@@ -154,9 +155,9 @@ struct ElasticJob {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct GenFile {
-    jobs: u64,
+    jobs: Spanned<u64>,
     seed: u64,
-    load: f64,
+    load: Spanned<f64>,
 }
 
 /// The most GPUs a lesson's cluster may have, and jobs a `[gen]` may make.
@@ -188,10 +189,12 @@ pub(super) fn read(path: &Path) -> Result<Lesson, LessonError> {
 /// A lesson from its file's text; paths in it from `dir`.
 pub(super) fn parse(text: &str, dir: &Path) -> Result<Lesson, Bad> {
     let f: LessonFile = toml::from_str(text).map_err(|e| Bad(crate::config::toml_error(&e)))?;
-    let placement = placement(&f.placement)?;
+    let at = |s: std::ops::Range<usize>, e: Bad| at(text, s, e);
+    let placement = placement_of(f.placement.get_ref()).map_err(|e| at(f.placement.span(), e))?;
     let mut others = Vec::new();
     for (name, caps) in &f.placements {
-        others.push((placement_of(name)?, captions(caps)?));
+        let p = placement_of(name.get_ref()).map_err(|e| at(name.span(), e))?;
+        others.push((p, captions(caps, text)?));
     }
     let sources = [
         !f.jobs.is_empty(),
@@ -205,14 +208,22 @@ pub(super) fn parse(text: &str, dir: &Path) -> Result<Lesson, Bad> {
         );
     }
     // Bounds a lesson stays within (memory grows with each).
-    if !(1..=MAX_GPUS).contains(&f.gpus) || !(1..=64).contains(&f.gpus_per_machine) {
-        return Err(format!("gpus: 1 to {MAX_GPUS}; gpus_per_machine: 1 to 64").into());
+    if !(1..=MAX_GPUS).contains(f.gpus.get_ref()) {
+        return Err(at(f.gpus.span(), format!("gpus: 1 to {MAX_GPUS}").into()));
     }
-    if f.gen
+    if !(1..=64).contains(f.gpus_per_machine.get_ref()) {
+        return Err(at(
+            f.gpus_per_machine.span(),
+            "gpus_per_machine: 1 to 64".into(),
+        ));
+    }
+    if let Some(g) = f
+        .gen
         .as_ref()
-        .is_some_and(|g| !(1..=MAX_GEN_JOBS).contains(&g.jobs))
+        .filter(|g| !(1..=MAX_GEN_JOBS).contains(g.get_ref().jobs.get_ref()))
     {
-        return Err(format!("[gen] jobs: 1 to {MAX_GEN_JOBS}").into());
+        let span = g.get_ref().jobs.span();
+        return Err(at(span, format!("[gen] jobs: 1 to {MAX_GEN_JOBS}").into()));
     }
     let jobs = if let Some(e) = f.elastic {
         let mut jobs = Vec::new();
@@ -225,24 +236,27 @@ pub(super) fn parse(text: &str, dir: &Path) -> Result<Lesson, Bad> {
             jobs,
         })
     } else if let Some(t) = f.trace {
+        let bad = |e: Bad| at(t.span(), e);
         let (format, file) = t
+            .get_ref()
             .split_once(':')
-            .ok_or("trace: FORMAT:FILE, e.g. itp:jobs.csv")?;
-        let format = Format::find(format)
-            .ok_or_else(|| format!("trace: no format '{}'", crate::text::sanitize(format)))?;
+            .ok_or_else(|| bad("trace: FORMAT:FILE, e.g. itp:jobs.csv".into()))?;
+        let format = Format::find(format).ok_or_else(|| {
+            bad(format!("trace: no format '{}'", crate::text::sanitize(format)).into())
+        })?;
         Jobs::Trace(format, dir.join(file))
     } else if let Some(g) = f.gen {
-        gen(g)?
+        gen(g.into_inner(), text)?
     } else {
-        Jobs::Rigid(groups(&f.jobs)?)
+        Jobs::Rigid(groups(&f.jobs, text)?)
     };
-    let captions = captions(&f.captions)?;
+    let captions = captions(&f.captions, text)?;
     Ok(Lesson {
         name: f.name,
         title: f.title,
         about: f.about,
-        gpus: f.gpus,
-        per_node: f.gpus_per_machine,
+        gpus: f.gpus.into_inner(),
+        per_node: f.gpus_per_machine.into_inner(),
         placement,
         schedule: f.schedule.ok_or(
             "no schedule: a lesson names the policy it runs, as schedule = \"fifo\" \
@@ -256,35 +270,37 @@ pub(super) fn parse(text: &str, dir: &Path) -> Result<Lesson, Bad> {
 
 /// A `[gen]`'s jobs: its load in range (near 0 its arrivals would come
 /// past any time a trace takes).
-fn gen(g: GenFile) -> Result<Jobs, Bad> {
-    if !(MIN_LOAD..=MAX_LOAD).contains(&g.load) {
-        return Err(format!(
-            "[gen] load = {}: a number from {MIN_LOAD} to {MAX_LOAD} (the share of the GPUs the jobs ask for)",
-            g.load
-        )
-        .into());
+fn gen(g: GenFile, text: &str) -> Result<Jobs, Bad> {
+    let load = *g.load.get_ref();
+    if !(MIN_LOAD..=MAX_LOAD).contains(&load) {
+        let why = format!(
+            "[gen] load = {load}: a number from {MIN_LOAD} to {MAX_LOAD} (the share of the GPUs the jobs ask for)"
+        );
+        return Err(at(text, g.load.span(), why.into()));
     }
     Ok(Jobs::Gen {
-        jobs: g.jobs,
+        jobs: g.jobs.into_inner(),
         seed: g.seed,
-        load: g.load,
+        load,
     })
 }
 
 /// Every job of the groups, in the order written.
-fn groups(groups: &[Group]) -> Result<Vec<(Secs, Secs, u32)>, Bad> {
+fn groups(groups: &[Spanned<Group>], text: &str) -> Result<Vec<(Secs, Secs, u32)>, Bad> {
     let mut out = Vec::new();
-    for (i, g) in groups.iter().enumerate() {
+    for (i, spanned) in groups.iter().enumerate() {
+        let g = spanned.get_ref();
+        let here = |e: Bad| at(text, spanned.span(), e);
         let (at, runtime) = (g.at.0, g.runtime.0);
         let every = g.every.map_or(0, |t| t.0);
         let period = g.period.map_or(0, |t| t.0);
         // The lesson's jobs together, not each group's, are bounded.
         if out.len() as u64 + (g.count as u64) * (g.repeat as u64) > MAX_GROUP_JOBS {
-            return Err(format!(
+            return Err(here(format!(
                 "[[jobs]] {}: the groups make more than {MAX_GROUP_JOBS} jobs: use trace = or [gen]",
                 i + 1
             )
-            .into());
+            .into()));
         }
         for r in 0..g.repeat as i64 {
             for k in 0..g.count as i64 {
@@ -294,11 +310,11 @@ fn groups(groups: &[Group]) -> Result<Vec<(Secs, Secs, u32)>, Bad> {
                     .and_then(|d| at.checked_add(d))
                     .filter(|t| (-MAX_SECS..=MAX_SECS).contains(t))
                     .ok_or_else(|| {
-                        Bad(format!(
+                        here(Bad(format!(
                             "[[jobs]] {}: job {} of it would arrive past the largest time a lesson takes ({MAX_SECS} s)",
                             i + 1,
                             r * g.count as i64 + k + 1
-                        ))
+                        )))
                     })?;
                 out.push((t, runtime, g.gpus));
             }
@@ -307,20 +323,34 @@ fn groups(groups: &[Group]) -> Result<Vec<(Secs, Secs, u32)>, Bad> {
     Ok(out)
 }
 
-/// Captions in time order.
-fn captions(caps: &[Caption]) -> Result<Captions, Bad> {
-    let mut out = Vec::new();
+/// Captions in time order (one out of order is named where it is).
+fn captions(caps: &[Caption], text: &str) -> Result<Captions, Bad> {
+    let mut out: Captions = Vec::new();
     for c in caps {
-        out.push((c.at.0, c.text.clone()));
-    }
-    if !out.windows(2).all(|w| w[0].0 < w[1].0) {
-        return Err("captions: in time order, one at a time".into());
+        let t = c.at.get_ref().0;
+        if out.last().is_some_and(|last| last.0 >= t) {
+            let why =
+                "captions: in time order, one at a time (this one is not after the one before)";
+            return Err(at(text, c.at.span(), why.into()));
+        }
+        out.push((t, c.text.clone()));
     }
     Ok(out)
 }
 
-fn placement(name: &str) -> Result<Placement, Bad> {
-    placement_of(name)
+/// `why`, at `span` of the file's `text`: its line and column, and the
+/// line itself, as toml says its own errors.
+fn at(text: &str, span: std::ops::Range<usize>, why: Bad) -> Bad {
+    let start = span.start.min(text.len());
+    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let line = text[..start].matches('\n').count() + 1;
+    let column = text[line_start..start].chars().count() + 1;
+    let shown = text[line_start..].lines().next().unwrap_or("");
+    Bad(format!(
+        "line {line}, column {column}: {}\n  | {}",
+        why.0,
+        crate::text::sanitize(shown)
+    ))
 }
 
 fn placement_of(name: &str) -> Result<Placement, Bad> {

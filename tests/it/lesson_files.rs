@@ -349,3 +349,73 @@ fn lesson_errors_say_where() {
         "{e}"
     );
 }
+
+/// The checks made once the file is read name its line and column too
+/// (issue 61, item 6): a placement, a caption out of order, the cluster's
+/// size, a trace's format, a `[gen]` load, a group that makes too many.
+#[test]
+fn checks_after_reading_name_the_line_and_column_and_show_it() {
+    let cases: [(&str, &str, &str, &str); 6] = [
+        (
+            "placement = \"pack\"",
+            "placement = \"pak\"",
+            "line 6, column 13: placement 'pak'",
+            "| placement = \"pak\"",
+        ),
+        (
+            "at = \"1m\"\ntext = \"The big",
+            "at = 0\ntext = \"The big",
+            "line 33, column 6: captions: in time order",
+            "| at = 0",
+        ),
+        (
+            "gpus = 8\n",
+            "gpus = 0\n",
+            "line 4, column 8: gpus: 1 to",
+            "| gpus = 0",
+        ),
+        (
+            "gpus_per_machine = 4",
+            "gpus_per_machine = 99",
+            "line 5, column 20: gpus_per_machine: 1 to 64",
+            "| gpus_per_machine = 99",
+        ),
+        (
+            "count = 10\n",
+            "count = 200000\n",
+            "line 21, column 1: [[jobs]] 3: the groups make more than",
+            "| [[jobs]]",
+        ),
+        (
+            "waits at the head.\"\n",
+            "waits at the head.\"\n[placements]\n\"wide\" = []\n",
+            "line 36, column 1: placement 'wide'",
+            "| \"wide\" = []",
+        ),
+    ];
+    for (from, to, says, shows) in cases {
+        assert!(MINE.contains(from), "{from}");
+        let text = MINE.replacen(from, to, 1);
+        let e = Lesson::from_file(&write("where.toml", &text))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains(says), "{says}:\n{e}");
+        assert!(e.contains(shows), "{shows}:\n{e}");
+    }
+    let gen = "name = \"g\"\ngpus = 8\ngpus_per_machine = 8\nschedule = \"fifo\"\n[gen]\njobs = 10\nseed = 1\nload = 99.0\n";
+    let e = Lesson::from_file(&write("gen.toml", gen))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("line 8, column 8: [gen] load = 99"), "{e}");
+    let trace = "name = \"t\"\ngpus = 8\ngpus_per_machine = 8\nschedule = \"fifo\"\ntrace = \"nope:x.csv\"\n";
+    let e = Lesson::from_file(&write("trace.toml", trace))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.contains("line 5, column 9: trace: no format 'nope'"),
+        "{e}"
+    );
+}
