@@ -129,6 +129,19 @@ pub enum Command {
     /// Your own scheduling policy: `policy new NAME` writes one to start from.
     #[command(subcommand)]
     Policy(policy_new::PolicyCommand),
+    /// Print the completion script for a shell: bash, zsh, fish (also
+    /// elvish, powershell). E.g. `tracetui completions bash > ~/.local/share/bash-completion/completions/tracetui`.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print tracetui's man page (roff), generated from its command line:
+    /// `tracetui man > tracetui.1`, or `tracetui man | man -l -`; with a
+    /// subcommand, its own page (`tracetui man sim`).
+    Man {
+        /// The subcommand whose page to print (none: tracetui's).
+        subcommand: Option<String>,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -313,6 +326,31 @@ pub(crate) fn print_out(s: &str) {
     write_out(&crate::text::guarded_lines(s));
 }
 
+/// `tracetui man [SUBCOMMAND]`: the page, generated from the definitions.
+fn man(subcommand: Option<&str>) -> color_eyre::Result<()> {
+    let top = <Cli as clap::CommandFactory>::command();
+    let page = match subcommand {
+        None => clap_mangen::Man::new(top),
+        Some(name) => {
+            let Some(sub) = top.find_subcommand(name) else {
+                color_eyre::eyre::bail!(
+                    "no subcommand '{}' (tracetui --help lists them)",
+                    crate::text::sanitize(name)
+                );
+            };
+            let title = format!("tracetui-{}", sub.get_name());
+            let bin = format!("tracetui {}", sub.get_name());
+            clap_mangen::Man::new(sub.clone().bin_name(bin))
+                .title(title)
+                .source(format!("tracetui {}", meta::VERSION))
+        }
+    };
+    let mut out = Vec::new();
+    page.render(&mut out)?;
+    print_out(&String::from_utf8_lossy(&out));
+    Ok(())
+}
+
 /// Writes a JSON document to standard output: every unsafe character as
 /// a JSON escape, so a JSON reader gets the exact ids back.
 pub(crate) fn print_json(s: &str) {
@@ -390,6 +428,14 @@ pub(crate) fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> i
         Some(Command::Job(a)) => inspect::job(&a),
         Some(Command::Bench(a)) => bench::run(&a),
         Some(Command::Policy(c)) => policy_new::run(&c),
+        Some(Command::Completions { shell }) => {
+            let mut out = Vec::new();
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(shell, &mut cmd, "tracetui", &mut out);
+            print_out(&String::from_utf8_lossy(&out));
+            Ok(())
+        }
+        Some(Command::Man { subcommand }) => man(subcommand.as_deref()),
         None => tui::demo(&cli.view),
     };
     crate::driver::die_if_signalled();

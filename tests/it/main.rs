@@ -7,6 +7,7 @@ mod common;
 mod acme;
 mod acme_counts;
 mod cli_bench;
+mod cli_completions;
 mod cli_formats;
 mod cli_no_terminal;
 mod cli_output;
