@@ -304,3 +304,30 @@ fn outputs_never_land_on_what_a_run_reads() {
         table_before
     );
 }
+
+/// Test runs leave no pile of directories in /tmp: those of a process
+/// that has ended are swept; those of one still running are kept.
+#[test]
+fn leftovers_of_ended_test_runs_are_swept() {
+    let tmp = common::scratch_dir("sweep-root");
+    let pid_max: u32 = std::fs::read_to_string("/proc/sys/kernel/pid_max")
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(4_194_304);
+    let dead = pid_max + 1;
+    let me = std::process::id();
+    let names = [
+        format!("tracetui-test-old-{dead}-3"),
+        format!("tracetui-outfile-plain-{dead}"),
+        format!("py-imports-{dead}"),
+        format!("tracetui-test-mine-{me}-0"),
+        format!("someone-else-{dead}"),
+        "tracetui-no-number".to_string(),
+    ];
+    for n in &names {
+        std::fs::create_dir_all(tmp.join(n)).unwrap();
+    }
+    common::sweep_leftovers(&tmp);
+    let left: Vec<bool> = names.iter().map(|n| tmp.join(n).exists()).collect();
+    assert_eq!(left, [false, false, false, true, true, true]);
+}

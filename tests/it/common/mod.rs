@@ -229,6 +229,8 @@ pub fn alive(pid: i32) -> bool {
 pub fn scratch_dir(tag: &str) -> std::path::PathBuf {
     use std::sync::atomic::{AtomicU64, Ordering};
     static N: AtomicU64 = AtomicU64::new(0);
+    static SWEPT: std::sync::Once = std::sync::Once::new();
+    SWEPT.call_once(|| sweep_leftovers(&std::env::temp_dir()));
     let d = std::env::temp_dir().join(format!(
         "tracetui-test-{}-{}-{}",
         tag,
@@ -238,6 +240,36 @@ pub fn scratch_dir(tag: &str) -> std::path::PathBuf {
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
+}
+
+/// Directories earlier test runs left in `tmp` — named by the tests
+/// `tracetui-…-PID`, `tracetui-…-PID-N`, `py-imports-PID`, `gzseek-PID`
+/// — whose process has ended: removed once a run, so runs do not pile up
+/// thousands of them. A directory of a process still running is kept.
+pub fn sweep_leftovers(tmp: &std::path::Path) {
+    let Ok(entries) = std::fs::read_dir(tmp) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let ours = ["tracetui-", "py-imports-", "gzseek-"]
+            .iter()
+            .any(|p| name.starts_with(p));
+        if !ours || !e.file_type().is_ok_and(|t| t.is_dir()) {
+            continue;
+        }
+        let mut nums = name.rsplit('-').map(|s| s.parse::<u32>().ok());
+        let pid = match (nums.next().flatten(), nums.next().flatten()) {
+            (Some(_), Some(pid)) => pid,
+            (Some(pid), None) => pid,
+            _ => continue,
+        };
+        let alive =
+            pid == std::process::id() || std::path::Path::new(&format!("/proc/{pid}")).exists();
+        if !alive {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
 }
 
 /// Writes `bytes` to a file in a scratch directory and returns its path.
