@@ -71,8 +71,21 @@ pub(super) fn run(a: &BenchArgs) -> Result<()> {
     let (trace, report) = a.load.read.load(a.load.format, &a.load.path)?;
     let load_s = t0.elapsed().as_secs_f64();
     say_load(a, &trace, &report, load_s);
-    say_held(&trace);
     let trace = Arc::new(trace);
+    // What the replay shows first: its app built and a frame drawn, as
+    // `tracetui FORMAT PATH` does once the load is done.
+    let policy = match trace.has_recorded() {
+        true => sim::Policy::Recorded,
+        false => sim::Policy::Fifo,
+    };
+    let frame_s = first_frame(&trace, policy);
+    say!(
+        "first frame    at {:.2} s (the load, the replay's app, a 120x40 frame: {:.0} ms); RSS {}",
+        t0.elapsed().as_secs_f64(),
+        frame_s * 1000.0,
+        rss()
+    );
+    say_held(&trace);
     let policies = bench_policies(a, &trace)?;
     let tuning = Arc::new(super::logger::logged_tuning());
     for &p in &policies {
@@ -215,6 +228,32 @@ fn replay_probe(trace: &Arc<crate::trace::Trace>, policy: sim::Policy) {
         r.checkpoint_count(),
         r.checkpoint_bytes() as f64 / 1e6
     );
+}
+
+/// The replay's first frame after the load: the app built under `policy`
+/// and a 120×40 frame drawn; its seconds.
+fn first_frame(trace: &Arc<crate::trace::Trace>, policy: sim::Policy) -> f64 {
+    use crate::ui::app::{Action, App};
+    use crate::ui::keymap::Keymap;
+    use crate::ui::theme::{Depth, Theme};
+    use ratatui::{buffer::Buffer, layout::Rect};
+    let t = Instant::now();
+    let themes = Theme::embedded("dark", Depth::TrueColor)
+        .into_iter()
+        .collect();
+    let mut app = App::new(
+        trace.clone(),
+        policy,
+        Placement::Consolidate,
+        "bench".into(),
+        themes,
+        Keymap::defaults(),
+    );
+    let area = Rect::new(0, 0, 120, 40);
+    app.update(Action::Resize(area.width, area.height));
+    let mut buf = Buffer::empty(area);
+    crate::ui::draw::render(&app, area, &mut buf);
+    t.elapsed().as_secs_f64()
 }
 
 /// The same jumps as a key press makes them in the TUI: the action through
