@@ -16,7 +16,14 @@ fn bench_prints_the_load_the_runs_and_the_jumps_engine_only_and_drawn() {
             .find(|l| l.starts_with(start))
             .unwrap_or_else(|| panic!("no line starting {start:?} in:\n{out}"))
     };
-    for start in ["load ", "first frame ", "fifo ", "sjf ", "checkpoints ", "peak RSS "] {
+    for start in [
+        "load ",
+        "first frame ",
+        "fifo ",
+        "sjf ",
+        "checkpoints ",
+        "peak RSS ",
+    ] {
         line(start);
     }
     // The jumps' times: one for `g`, eight for the `b`s after it, each a number.

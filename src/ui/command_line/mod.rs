@@ -133,6 +133,11 @@ pub(crate) fn complete(line: &str, words: &dyn Words) -> (String, Vec<String>) {
         Some(Arg::None | Arg::Text | Arg::Time) => Vec::new(),
         Some(a) => words.words(a, word, MOST),
     };
+    // A name no one could type (a control character in it) is not offered.
+    let options: Vec<String> = options
+        .into_iter()
+        .filter(|o| !o.chars().any(char::is_control))
+        .collect();
     let completed = match options.as_slice() {
         [] => line.to_string(),
         [one] if arg.is_none() && VERBS.iter().any(|v| v.name == one && v.arg != Arg::None) => {

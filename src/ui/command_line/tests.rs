@@ -5,7 +5,7 @@ struct Fixed;
 impl Words for Fixed {
     fn words(&self, arg: Arg, prefix: &str, most: usize) -> Vec<String> {
         let all: &[&str] = match arg {
-            Arg::User => &["alice", "alfred", "bob"],
+            Arg::User => &["alice", "alfred", "bob", "al\u{1b}[31m"],
             Arg::Policy => &["fifo", "sjf", "srtf"],
             _ => &[],
         };
