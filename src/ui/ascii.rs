@@ -33,7 +33,9 @@ pub fn fallback(symbol: &str) -> &'static str {
         "¾" => "#",
         "█" | "▓" => "#",
         "▒" => "+",
-        "░" | "▏" => ":",
+        "░" => ":",
+        // A prompt's cursor: an insertion bar (`:` read as the `:` prompt's own).
+        "▏" => "|",
         "η" => "n",
         "µ" => "u",
         s if s.contains(['┌', '┐', '└', '┘', '├', '┤', '┬', '┴', '┼']) => "+",

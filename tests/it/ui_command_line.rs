@@ -203,3 +203,15 @@ fn lesson_asks_the_runner_to_open_a_built_in_one_and_refuses_others_by_name() {
         matches!(app.popup(), Some(Popup::Prompt { input, .. }) if input == "lesson fragmentation")
     );
 }
+
+#[test]
+fn in_ascii_the_prompt_s_cursor_is_a_bar_not_a_colon() {
+    let mut app = app_for(pai_sample(), Policy::Recorded, (80, 24)).with_ascii(true);
+    cmd(&mut app, Command::CommandLine);
+    for ch in "us".chars() {
+        app.update(Action::Char(ch));
+    }
+    let screen = text(&render(&app, 80, 24));
+    let last = screen.lines().last().unwrap_or("");
+    assert!(last.starts_with(":us|   tab: users user"), "{last}");
+}
