@@ -329,8 +329,10 @@ pub(crate) fn print_out(s: &str) {
 /// `tracetui man [SUBCOMMAND]`: the page, generated from the definitions.
 fn man(subcommand: Option<&str>) -> color_eyre::Result<()> {
     let top = <Cli as clap::CommandFactory>::command();
+    // The footer names the version only (the build's commit is long).
+    let source = format!("tracetui {}", env!("CARGO_PKG_VERSION"));
     let page = match subcommand {
-        None => clap_mangen::Man::new(top),
+        None => clap_mangen::Man::new(top).source(source),
         Some(name) => {
             let Some(sub) = top.find_subcommand(name) else {
                 color_eyre::eyre::bail!(
@@ -342,7 +344,7 @@ fn man(subcommand: Option<&str>) -> color_eyre::Result<()> {
             let bin = format!("tracetui {}", sub.get_name());
             clap_mangen::Man::new(sub.clone().bin_name(bin))
                 .title(title)
-                .source(format!("tracetui {}", meta::VERSION))
+                .source(source)
         }
     };
     let mut out = Vec::new();

@@ -80,7 +80,9 @@ fn prompt_label(app: &App, kind: &super::app::PromptKind) -> &'static str {
 /// argument may be), else what the command takes.
 fn suggestions(app: &App, input: &str) -> String {
     let (_, options) = super::command_line::complete(input, app);
-    if options.is_empty() {
+    // Typed whole already: what it does, rather than itself offered.
+    let whole = options.len() == 1 && input.trim_end().ends_with(options[0].as_str());
+    if options.is_empty() || whole {
         let what = super::command_line::parse(input)
             .ok()
             .map_or("", |(v, _)| v.what);

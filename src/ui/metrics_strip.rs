@@ -116,15 +116,30 @@ fn count_notes(app: &App) -> [String; 3] {
             format!(" · overflow {n}"),
         )
     });
-    let longs: String = [&overflow, &indexing]
+    // With deadlines, how many are met of those decided so far (as `L`'s
+    // headline counts them).
+    let deadlines = app
+        .engine()
+        .deadline_counts()
+        .filter(|_| app.sim.facts.has_deadlines())
+        .map(|(met, counted)| {
+            (
+                format!("  ·  deadlines met {met} of {counted}"),
+                format!(" · met {met} of {counted}"),
+            )
+        });
+    let longs: String = [&deadlines, &overflow, &indexing]
         .iter()
         .filter_map(|p| p.as_ref().map(|p| p.0.clone()))
         .collect();
-    let shorts: String = [&overflow, &indexing]
+    let shorts: String = [&deadlines, &overflow, &indexing]
         .iter()
         .filter_map(|p| p.as_ref().map(|p| p.1.clone()))
         .collect();
-    let few = overflow.as_ref().map_or(String::new(), |p| p.1.clone());
+    let few: String = [&deadlines, &overflow]
+        .iter()
+        .filter_map(|p| p.as_ref().map(|p| p.1.clone()))
+        .collect();
     [longs, shorts, few]
 }
 

@@ -155,12 +155,17 @@ impl Playback {
         self.speed = self.speed.saturating_sub(1);
     }
 
+    /// A bigger tick; what was owed is dropped (it was counted in the old
+    /// tick's unit: seconds owed towards a day became events owed in
+    /// next-event mode, and the clock leapt hours).
     pub(super) fn longer_tick(&mut self) {
         self.tick = (self.tick + 1).min(TICKS.len() - 1);
+        self.debt = 0.0;
     }
 
     pub(super) fn shorter_tick(&mut self) {
         self.tick = self.tick.saturating_sub(1);
+        self.debt = 0.0;
     }
 
     /// `dt` wall seconds played at ticks of `t` seconds: the whole ticks

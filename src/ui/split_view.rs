@@ -61,7 +61,12 @@ pub(super) fn draw(app: &App, area: Rect, buf: &mut Buffer) {
     // The moment B took its own way, shortened to fit.
     let room = (left.width as usize).saturating_sub(4);
     let full = app.clock(s.since());
-    let short = full.rsplit(' ').next().unwrap_or("").to_string();
+    // The time of day (`12:04:00`), wherever the clock puts it.
+    let short = full
+        .split(' ')
+        .find(|w| w.contains(':'))
+        .unwrap_or("")
+        .to_string();
     let b_title = [
         format!("B · {b_policy} since {full}"),
         format!("B · {b_policy} since {short}"),
@@ -377,9 +382,20 @@ fn queue_head(app: &App, side: &Side, area: Rect, buf: &mut Buffer) {
     let e = side.here;
     // The column is what the policy orders by, so the order is explained.
     let column = super::queue_column::QueueColumn::ordering(e);
-    let head = format!("queue head ({} order)", e.policy().label());
-    let head = format!("{head:<0$}", w.saturating_sub(9));
-    let head = format!("{head}{:>9}", column.head());
+    let key = column.head();
+    // The key's name always shows; the words before it in as many as fit.
+    let label = e.policy().label();
+    let room = w.saturating_sub(key.len() + 1);
+    let head = [
+        format!("queue head ({label} order)"),
+        format!("queue ({label} order)"),
+        format!("{label} order"),
+        "queue".to_string(),
+    ]
+    .into_iter()
+    .find(|h| crate::text::width(h) <= room)
+    .unwrap_or_default();
+    let head = format!("{head:<room$} {key:>0$}", key.len());
     buf.set_stringn(area.x, area.y, crate::text::fit(&head, w), w, t.dim);
     let n = area.height.saturating_sub(1) as usize;
     let jobs = e.queue_in_order(n);

@@ -190,7 +190,9 @@ fn lesson_asks_the_runner_to_open_a_built_in_one_and_refuses_others_by_name() {
     assert!(!effects.iter().any(|e| matches!(e, Effect::OpenLesson(_))));
     let flash = app.flash().unwrap();
     assert!(
-        flash.contains("no lesson 'nope': one of hol, starvation, fragmentation, deadlines"),
+        flash.contains(
+            "no lesson 'nope' (tab completes; hol, starvation, fragmentation, deadlines)"
+        ),
         "{flash}"
     );
     // Tab completes a lesson's name.
@@ -214,4 +216,37 @@ fn in_ascii_the_prompt_s_cursor_is_a_bar_not_a_colon() {
     let screen = text(&render(&app, 80, 24));
     let last = screen.lines().last().unwrap_or("");
     assert!(last.starts_with(":us|   tab: users user"), "{last}");
+}
+
+#[test]
+fn in_a_list_of_machines_in_one_state_left_and_right_go_through_the_states() {
+    let mut app = app_for(pai_sample(), Policy::Recorded, (120, 40));
+    typed(&mut app, "goto day 1 12:00");
+    typed(&mut app, "idle");
+    let by = |app: &App| match app.popup() {
+        Some(Popup::Rankings { by, .. }) => *by,
+        p => panic!("{p:?}"),
+    };
+    use tracetui::sim::MachineUse as U;
+    cmd(&mut app, Command::Right);
+    assert_eq!(by(&app), RankBy::MachinesIn(U::Partly));
+    cmd(&mut app, Command::Right);
+    assert_eq!(by(&app), RankBy::MachinesIn(U::Full));
+    cmd(&mut app, Command::Right);
+    assert_eq!(by(&app), RankBy::MachinesIn(U::Idle));
+    cmd(&mut app, Command::Left);
+    assert_eq!(by(&app), RankBy::MachinesIn(U::Full));
+    let screen = text(&render(&app, 120, 40));
+    assert!(screen.contains("←→ idle, partly used, full"), "{screen}");
+    // A command typed whole says what it does.
+    app.update(Action::Command(Command::Close));
+    cmd(&mut app, Command::CommandLine);
+    for ch in "idle".chars() {
+        app.update(Action::Char(ch));
+    }
+    let screen = text(&render(&app, 120, 40));
+    assert!(
+        screen.contains(":idle▏   the idle machines, counted"),
+        "{screen}"
+    );
 }

@@ -315,3 +315,34 @@ fn an_export_before_the_traces_zero_is_named_so() {
         format!("tracetui-before-{}.svg", -app.replay().now())
     );
 }
+
+/// Playing at x600 with 1-day ticks owes seconds towards the next day;
+/// switching to next-event mode does not turn them into events owed (the
+/// clock leapt hours, hundreds of jobs done at once).
+#[test]
+fn a_tick_change_while_playing_does_not_leap() {
+    let mut app = app_for(sample(), Policy::Fifo, (120, 40));
+    app.update(Action::GoTo(2 * 86_400));
+    // x60 → x600; 1 m → 1 d.
+    for _ in 0..3 {
+        cmd(&mut app, Command::Faster);
+    }
+    for _ in 0..5 {
+        cmd(&mut app, Command::TickUp);
+    }
+    assert_eq!(app.speed_and_tick().1, TICKS.len() - 2, "1-day ticks");
+    cmd(&mut app, Command::TogglePlay);
+    let at = app.engine().now();
+    // 100 wall seconds at x600: 60,000 trace seconds owed, under a day.
+    app.update(Action::Elapsed(100.0));
+    assert_eq!(app.engine().now(), at);
+    cmd(&mut app, Command::TickUp);
+    assert_eq!(app.speed_and_tick().1, TICKS.len() - 1, "next event");
+    let done = app.figures().done;
+    app.update(Action::Elapsed(0.1));
+    assert!(
+        app.figures().done <= done + 2,
+        "{} jobs done at once",
+        app.figures().done - done
+    );
+}

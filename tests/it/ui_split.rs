@@ -292,3 +292,22 @@ fn the_split_counts_the_waiting_jobs_waits_on_both_sides() {
     assert!(s.contains(&format!("│all {n}: p99 wait ")), "{s}");
     assert!(s.contains(&format!("over all {n} arrived")), "{s}");
 }
+
+/// At 80×24 a long policy name gives way in the queue's head, never the
+/// name of the key it orders by; B's title keeps the time it forked at.
+#[test]
+fn a_long_policy_name_keeps_the_key_and_the_fork_time_at_80x24() {
+    let mut app = app_for(common::ui::pai_sample(), Policy::Recorded, (80, 24));
+    app.update(Action::GoTo(app.engine().now() + 12 * 3600));
+    split_with(&mut app, Policy::FifoBackfill);
+    let s = text(&render(&app, 80, 24));
+    let head = s
+        .lines()
+        .find(|l| l.contains("fifo-backfill order"))
+        .unwrap_or("");
+    assert!(
+        head.trim_end_matches('│').trim_end().ends_with("waited"),
+        "{s}"
+    );
+    assert!(s.contains("B · fifo-backfill since 12:00:13"), "{s}");
+}

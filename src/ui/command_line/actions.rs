@@ -211,7 +211,7 @@ impl App {
             self.view.flash = Some(format!("lesson {name}"));
         } else {
             self.view.flash = Some(format!(
-                "no lesson '{}': one of {}",
+                "no lesson '{}' (tab completes; {})",
                 sanitize(name),
                 crate::lesson::names().join(", ")
             ));

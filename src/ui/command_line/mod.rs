@@ -55,7 +55,11 @@ pub(crate) const VERBS: [Verb; 19] = [
     verb("policy", Arg::Policy, "NAME: switch the policy now"),
     verb("placement", Arg::Placement, "NAME: switch placement now"),
     verb("lesson", Arg::Lesson, "NAME: play a built-in lesson here"),
-    verb("filter", Arg::Text, "TEXT: as f (empty: cleared)"),
+    verb(
+        "filter",
+        Arg::Text,
+        "TEXT: the lists filtered, as f does (none: cleared)",
+    ),
     verb("find", Arg::Text, "TEXT: as /"),
     verb("export", Arg::None, "the screen to files, as e"),
     verb("help", Arg::None, "the keys and these commands"),

@@ -65,14 +65,14 @@ impl App {
         self.view.flash = Some(self.caption_flash(t));
     }
 
-    /// `caption 3 of 10 at day 1 00:05:00 · < > · space plays`.
+    /// `caption 3 of 10 · < back · > next · space plays` (the header has
+    /// the time).
     pub(in crate::ui) fn caption_flash(&self, t: Secs) -> String {
         let l = &self.view.lecture;
         let k = l.index_at(t).map_or(0, |i| i + 1);
         format!(
-            "caption {k} of {} at {} · < back · > next · space plays",
-            l.captions.len(),
-            self.clock(t)
+            "caption {k} of {} · < back · > next · space plays",
+            l.captions.len()
         )
     }
 

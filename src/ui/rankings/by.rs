@@ -39,6 +39,13 @@ impl RankBy {
     }
 
     pub(crate) fn next(self, back: bool) -> RankBy {
+        // Machines in one state: ←→ go through the states.
+        if let RankBy::MachinesIn(u) = self {
+            use crate::sim::MachineUse as U;
+            const STATES: [U; 3] = [U::Idle, U::Partly, U::Full];
+            let i = STATES.iter().position(|&s| s == u).unwrap_or(0);
+            return RankBy::MachinesIn(STATES[(i + if back { 2 } else { 1 }) % 3]);
+        }
         const ALL: [RankBy; 3] = [RankBy::Users, RankBy::Groups, RankBy::Machines];
         let here = if self.machines() {
             RankBy::Machines

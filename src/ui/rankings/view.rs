@@ -80,13 +80,17 @@ fn title(by: RankBy, sort: usize, room: usize) -> String {
         if turned { " ↑" } else { "" }
     );
     let enter = if by.machines() { "go there" } else { "filter" };
+    let (sides, short) = match by {
+        RankBy::MachinesIn(_) => ("idle, partly used, full", "idle/partly/full"),
+        _ => ("users, groups, machines", "users/groups/machines"),
+    };
     [
         format!(
-            "{} by {sorted} · ←→ users, groups, machines · s sorts · enter {enter} · esc",
+            "{} by {sorted} · ←→ {sides} · s sorts · enter {enter} · esc",
             by.name()
         ),
         format!(
-            "{} by {sorted} · ←→ users/groups/machines · s sort · enter {enter}",
+            "{} by {sorted} · ←→ {short} · s sort · enter {enter}",
             by.name()
         ),
         format!("{} by {sorted} · ←→ · s sort · enter {enter}", by.name()),
