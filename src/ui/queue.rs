@@ -186,9 +186,8 @@ pub(crate) fn draw(app: &App, area: Rect, buf: &mut Buffer) {
     let now = e.now();
     table.more(app, buf, side.queue_y, q, side.queued);
     for (i, &j) in queued.iter().enumerate().skip(q.start).take(q.count) {
-        let job = &trace.jobs[j as usize];
         let second = column.value(trace, e, j);
-        let waited = human_secs((now - job.submit) as f64);
+        let waited = human_secs(super::queue_column::waited(trace, e, j) as f64);
         let y = side.queue_y + q.row_of(i).unwrap_or(0) as u16;
         table.job(app, buf, y, j, format!("{waited:>8} {second:>8}"), i);
     }
@@ -209,7 +208,7 @@ pub(crate) fn draw(app: &App, area: Rect, buf: &mut Buffer) {
             .runtime
             .get()
             .map_or("open".into(), |_| human_secs((st.end - now).max(0) as f64));
-        let started = human_secs((now - st.start) as f64);
+        let started = human_secs((now - super::queue_column::run_began(e, j)) as f64);
         let right = format!("{started:>8} {ends:>8}");
         let y = side.running_y + r.row_of(i).unwrap_or(0) as u16;
         table.job(app, buf, y, j, right, side.queued + i);

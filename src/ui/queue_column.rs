@@ -73,7 +73,7 @@ impl QueueColumn {
                 let gpu_secs = (r.attained / 1000) as f64;
                 crate::text::fit(&format!("Q{q} {}", human_secs(gpu_secs)), 8)
             }
-            QueueColumn::Waited => human_secs((e.now() - job.submit).max(0) as f64),
+            QueueColumn::Waited => human_secs(waited(trace, e, j) as f64),
             QueueColumn::GpuTime => e
                 .speed_runtime(j)
                 .or(job.runtime.get())
@@ -106,4 +106,19 @@ impl QueueColumn {
             }
         }
     }
+}
+
+/// How long waiting job `j` has waited: since its submission, less the
+/// time it held GPUs before a preemption (a preempted job's runs are not
+/// waits).
+pub(super) fn waited(trace: &Trace, e: &Engine, j: u32) -> crate::trace::Secs {
+    let held = crate::sim::View::preempted_before(e, j).map_or(0, |r| r.held);
+    (e.now() - trace.jobs[j as usize].submit - held).max(0)
+}
+
+/// When running job `j`'s current run began: a resumed job's resumption,
+/// else its start.
+pub(super) fn run_began(e: &Engine, j: u32) -> crate::trace::Secs {
+    let start = e.job_state(j).start;
+    crate::sim::View::preempted_before(e, j).map_or(start, |r| r.run_from.max(start))
 }

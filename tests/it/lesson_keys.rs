@@ -237,3 +237,24 @@ fn go_to_day_0_is_the_lesson_s_start_as_its_clock_shows_it() {
     assert_eq!(app.engine().now(), start);
     assert_eq!(app.flash(), Some("the trace begins at day 0 23:59:59"));
 }
+
+/// A preempted job's wait in the queue leaves out the time it ran, and
+/// once it runs again its "started" counts from the resumption.
+#[test]
+fn a_preempted_job_waits_and_starts_as_it_did() {
+    let mut app = lesson("starvation");
+    // 01:25: job 03 (submitted at 2m) ran 15 minutes from 01:10, then
+    // was preempted at 01:25… it has waited 1h08m, not 1h23m.
+    app.update(Action::GoTo(5_100));
+    let s = common::ui::text(&common::ui::render(&app, 100, 30));
+    let row = s.lines().find(|l| l.contains("03·4g·3h")).unwrap_or("");
+    assert!(row.contains("1h08m"), "{row}\n{s}");
+    // 01:56: running again since 01:55.
+    app.update(Action::GoTo(6_960));
+    let s = common::ui::text(&common::ui::render(&app, 100, 30));
+    let row = s.lines().find(|l| l.contains("03·4g·3h")).unwrap_or("");
+    assert!(
+        row.contains("1m00s") && !row.contains("46m00s"),
+        "{row}\n{s}"
+    );
+}
