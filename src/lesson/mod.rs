@@ -89,8 +89,25 @@ impl Lesson {
 
     /// The lesson's trace: its jobs as an ITP CSV loaded like any other
     /// (with its throughput table, for an elastic lesson), a trace file,
-    /// or `gen`'s jobs.
+    /// or `gen`'s jobs; its cluster said as the lesson's (the loader says
+    /// `--gpus`, a flag `lesson` has not).
     pub fn load_trace(&self) -> Result<(Trace, LoadReport), InputError> {
+        let (mut trace, mut report) = self.load_jobs()?;
+        let origin = trace.cluster.origin.clone();
+        if origin.ends_with("(--gpus)") {
+            let ours = format!(
+                "cluster: {} GPUs, {} per machine (the lesson's)",
+                self.gpus, self.per_node
+            );
+            for n in report.notes.iter_mut().filter(|n| **n == origin) {
+                *n = ours.clone();
+            }
+            trace.cluster.origin = ours;
+        }
+        Ok((trace, report))
+    }
+
+    fn load_jobs(&self) -> Result<(Trace, LoadReport), InputError> {
         let opts = LoadOptions {
             gpus: Some(self.gpus),
             gpus_per_node: self.per_node,

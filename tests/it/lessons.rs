@@ -340,3 +340,24 @@ fn fragmentation_part_two_switches_to_pack_as_its_captions_say() {
         "{kinds:?}"
     );
 }
+
+/// A lesson's cluster is said as the lesson's: `lesson` has no `--gpus`.
+#[test]
+fn a_lesson_s_cluster_is_said_as_its_own() {
+    let l = lesson::find("hol").unwrap();
+    let (t, r) = l.trace();
+    assert_eq!(
+        t.cluster.origin,
+        "cluster: 16 GPUs, 8 per machine (the lesson's)"
+    );
+    assert!(
+        r.notes.iter().any(|n| n == &t.cluster.origin),
+        "{:?}",
+        r.notes
+    );
+    assert!(
+        !r.notes.iter().any(|n| n.contains("--gpus")),
+        "{:?}",
+        r.notes
+    );
+}
