@@ -340,9 +340,11 @@ fn man(subcommand: Option<&str>) -> color_eyre::Result<()> {
                     crate::text::sanitize(name)
                 );
             };
-            let title = format!("tracetui-{}", sub.get_name());
+            // Named as man names it (`tracetui-sim`): clap keeps a command's
+            // name as a static string, and this one process prints one page.
+            let title: &'static str = Box::leak(format!("tracetui-{}", sub.get_name()).into());
             let bin = format!("tracetui {}", sub.get_name());
-            clap_mangen::Man::new(sub.clone().bin_name(bin))
+            clap_mangen::Man::new(sub.clone().name(title).bin_name(bin))
                 .title(title)
                 .source(source)
         }

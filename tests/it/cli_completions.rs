@@ -76,6 +76,7 @@ fn the_man_pages_come_from_the_command_line() {
     }
     let sim = stdout(&tracetui(&["man", "sim"]));
     assert!(sim.contains(".TH tracetui-sim 1"), "{sim}");
+    assert!(sim.contains("tracetui\\-sim \\- Simulate"), "NAME: {sim}");
     assert!(sim.contains("\\-\\-policy\\-schedule"), "{sim}");
     let o = tracetui(&["man", "nope"]);
     assert_eq!(o.status.code(), Some(1));
