@@ -94,17 +94,16 @@ fn dot_finds_the_starvation_guard_s_preemptions_and_the_queue_peak() {
     let mut app = lesson("hol");
     cmd(&mut app, Command::NextMoment);
     let fresh = lesson("hol");
-    let Some(Moment::QueuePeak { at, len }) =
-        next_moment(fresh.engine(), fresh.replay().switches(), 60, 1440)
-    else {
-        panic!("hol's queue peaks")
+    let found = next_moment(fresh.engine(), fresh.replay().switches(), 60, 1440);
+    let Some(Moment::Starving { at, job, .. }) = found else {
+        panic!("hol's big job starves under first-fit: {found:?}")
     };
     assert_eq!(app.engine().now(), at);
-    assert_eq!(app.engine().queue_len(), len);
+    let big = &app.trace().jobs[job as usize];
+    assert_eq!(big.demand.total_milli(), 16_000, "{}", big.id);
+    let id = &big.id;
     assert!(
-        app.flash()
-            .unwrap()
-            .contains(&format!("the queue's peak in the next day: {len} waiting")),
+        app.flash().unwrap().contains(&format!("{id} starving")),
         "{:?}",
         app.flash()
     );
@@ -128,7 +127,7 @@ fn less_than_after_two_greater_thans_restores_the_first_caption_s_moment() {
     assert_eq!(app.caption(), Some(c[0].1.as_str()));
     assert!(app.paused());
     assert_eq!(
-        app.flash().map(|f| f.starts_with("caption 1 of 10")),
+        app.flash().map(|f| f.starts_with("caption 1 of 12")),
         Some(true)
     );
     // And forward again: the same moment, the same state.
@@ -153,7 +152,7 @@ fn no_caption_shows_before_its_moment() {
     assert!(app.engine().now() < c[0].0);
     assert_eq!(app.caption(), None);
     let s = common::ui::text(&common::ui::render(&app, 100, 30));
-    assert!(s.contains("10 captions · > or PageDown: the first"), "{s}");
+    assert!(s.contains("12 captions · > or PageDown: the first"), "{s}");
     assert!(!s.contains(&c[0].1[..20]), "{s}");
     for w in c.windows(2) {
         app.update(Action::GoTo(w[1].0 - 1));

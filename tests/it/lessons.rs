@@ -50,9 +50,10 @@ fn head_of_line_blocking_under_fifo_first_fit_and_backfill() {
     // behind it waits for the 16-GPU job, though 4 GPUs were free.
     assert_eq!(starts_of(&t, &e, 60, 16), vec![2400]);
     assert_eq!(starts_of(&t, &e, 120, 1), vec![3000]);
-    // first-fit: small jobs pass; the big one still starts when the long end.
+    // first-fit: small jobs pass, and keep the GPUs the long jobs free
+    // busy: the big one starts only when the hour's stream has stopped.
     assert_eq!(starts_of(&t, &e, 7320, 1), vec![7320]);
-    assert_eq!(starts_of(&t, &e, 7260, 16), vec![9600]);
+    assert_eq!(starts_of(&t, &e, 7260, 16), vec![11_160]);
     // backfill: small jobs that end before the reservation pass; the big
     // job starts exactly at its reservation.
     assert_eq!(starts_of(&t, &e, 14520, 1), vec![14520]);

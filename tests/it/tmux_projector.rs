@@ -20,13 +20,13 @@ fn check(size: (u16, u16), no_color: bool) {
         &format!("env {env} {bin} lesson hol --projector --fps 20"),
     );
     let s = t.wait_for("QUEUE");
-    assert!(s.contains("10 captions"), "{size:?}: not hol's start\n{s}");
+    assert!(s.contains("12 captions"), "{size:?}: not hol's start\n{s}");
     assert!(
         !s.contains("┌ Log"),
         "{size:?}: not the lecture layout\n{s}"
     );
     t.keys(&[">"]);
-    t.wait_for("caption 1 of 10");
+    t.wait_for("caption 1 of 12");
     t.keys(&[":"]);
     t.type_text("lesson st");
     t.keys(&["Tab"]);

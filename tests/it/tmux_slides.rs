@@ -43,7 +43,7 @@ fn check(size: (u16, u16), no_color: bool) {
     let hol = tracetui::lesson::find("hol").unwrap().captions;
     let t = start("hol", size, no_color);
     let s = t.screen();
-    assert!(s.contains("10 captions · > or PageDown"), "{s}");
+    assert!(s.contains("12 captions · > or PageDown"), "{s}");
     assert!(
         !flat(&s).contains(&hol[0].1),
         "a caption before its moment:\n{s}"
@@ -54,7 +54,7 @@ fn check(size: (u16, u16), no_color: bool) {
         "{header}"
     );
     t.keys(&[">", ">", "<"]);
-    let s = t.wait_for("caption 1 of 10");
+    let s = t.wait_for("caption 1 of 12");
     assert!(s.contains("day 1 00:00:00"), "{s}");
     assert!(flat(&s).contains(&hol[0].1), "{s}");
     t.keys(&["q"]);
