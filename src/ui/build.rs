@@ -6,6 +6,7 @@
 use super::app::{Action, App};
 use super::effects::Effects;
 use super::keymap::Keymap;
+use super::look::Look;
 use super::theme::{self, Depth};
 use crate::spec::RunSpec;
 use crate::trace::LoadReport;
@@ -25,7 +26,8 @@ pub(crate) struct ViewOptions {
     pub projector: bool,
 }
 
-/// Builds the app: themes (NO_COLOR picks mono), the user's keymap, the load notes in the log.
+/// Builds the app: themes (NO_COLOR picks mono; else by the terminal's
+/// background), the user's keymap, the load notes in the log.
 pub(crate) fn build_app(
     spec: RunSpec,
     label: String,
@@ -36,6 +38,26 @@ pub(crate) fn build_app(
     let user_dir = crate::config::themes_dir();
     let (mut themes, problems) = theme::all(depth, user_dir.as_deref());
     let chosen = choose_theme(opts.theme.as_deref(), depth, &mut themes)?;
+    let mut look = Look::new(themes);
+    look.wear(chosen);
+    look.set_ascii(opts.ascii);
+    let mut app = assemble(spec, label, report, opts, (look, &problems));
+    if opts.projector {
+        app.toggle_lecture();
+    }
+    Ok(app)
+}
+
+/// The app of `spec`, drawn with `look`: its keymap, captions, frame rate,
+/// and what the load, the themes (`problems`) and the keymap had to say in
+/// the log.
+fn assemble(
+    spec: RunSpec,
+    label: String,
+    report: &LoadReport,
+    opts: &ViewOptions,
+    (look, problems): (Look, &[String]),
+) -> App {
     let keymap = Keymap::load_user();
     let app = App::with_energy(
         spec.trace.clone(),
@@ -43,18 +65,14 @@ pub(crate) fn build_app(
         spec.placement,
         spec.energy.clone(),
         label,
-        themes,
+        Vec::new(),
         keymap,
     );
     let mut app = app
         .with_tuning(spec.tuning.clone(), spec.schedule.as_ref())
         .with_captions(opts.captions.clone())
         .with_policies(spec.policies.clone());
-    app.view.look.wear(chosen);
-    app.view.look.set_ascii(opts.ascii);
-    if opts.projector {
-        app.toggle_lecture();
-    }
+    app.view.look = look;
     app.view.fps = opts.fps.clamp(1, 60);
     for n in &report.notes {
         log::info!("{n}");
@@ -65,10 +83,7 @@ pub(crate) fn build_app(
     if let Some(c) = spec.policy.caveat(app.trace(), &spec.tuning) {
         log::warn!("note: {}: {c}", spec.policy.title());
     }
-    for p in problems
-        .iter()
-        .chain(app.view.keymap.problems.clone().iter())
-    {
+    for p in problems.iter().chain(app.view.keymap.problems.iter()) {
         log::warn!("{p}");
     }
     if let Some(p) = app.view.keymap.problems.first() {
@@ -87,7 +102,7 @@ pub(crate) fn build_app(
         app.engine().policy(),
         app.clock(app.engine().now())
     );
-    Ok(app)
+    app
 }
 
 /// The theme worn first: `--theme` (a name, or a file, added to the
@@ -150,19 +165,17 @@ pub(super) fn open_lesson(app: &mut App, fx: &mut Effects, name: &str, opts: &Vi
     let built = crate::lesson::find(name)
         .ok_or_else(|| color_eyre::eyre::eyre!("no lesson '{name}'"))
         .and_then(|l| crate::lesson::own_run(&l))
-        .and_then(|(spec, captions, label)| {
+        .map(|(spec, captions, label)| {
             let o = ViewOptions {
-                // Named, so the terminal is not asked its background again.
-                theme: Some("mono".into()),
                 captions,
-                projector: false,
                 ..opts.clone()
             };
-            build_app(spec, label, &LoadReport::default(), &o)
+            // The look the screen has: themes, the one worn, ASCII.
+            let look = app.view.look.clone();
+            assemble(spec, label, &LoadReport::default(), &o, (look, &[]))
         });
     match built {
         Ok(mut next) => {
-            next.view.look = app.view.look.clone();
             if app.view.lecture.on {
                 next.view.lecture.on = true;
                 next.view.lecture.theme_before = app.view.lecture.theme_before;

@@ -20,8 +20,9 @@ pub(super) struct Facts {
     machines: Vec<u32>,
     /// (GPU type, range of `machines`)
     groups: Vec<(u16, Range<usize>)>,
-    /// The users and groups the trace names, each sorted (for `:`'s completion).
-    owners: [Vec<String>; 2],
+    /// The users and groups the trace names, each sorted (for `:`'s
+    /// completion): found when first asked, not at every start.
+    owners: [std::sync::OnceLock<Vec<String>>; 2],
 }
 
 impl Facts {
@@ -51,13 +52,16 @@ impl Facts {
             has_deadlines: trace.jobs.iter().any(|j| j.deadline.get().is_some()),
             machines,
             groups,
-            owners: [owners(trace, |j| j.user), owners(trace, |j| j.group)],
+            owners: Default::default(),
         }
     }
 
     /// The users (`groups`: the groups) the trace names, sorted.
-    pub(super) fn owners(&self, groups: bool) -> &[String] {
-        &self.owners[usize::from(groups)]
+    pub(super) fn owners(&self, trace: &Trace, groups: bool) -> &[String] {
+        self.owners[usize::from(groups)].get_or_init(|| match groups {
+            false => owners(trace, |j| j.user),
+            true => owners(trace, |j| j.group),
+        })
     }
 
     /// The trace's first submission (0 with no jobs).

@@ -6,29 +6,8 @@
 use crate::common;
 
 use common::ui::{cmd, render, text};
-use std::sync::Arc;
-use tracetui::sim::Schedule;
-use tracetui::ui::app::{Action, App};
+use tracetui::ui::app::App;
 use tracetui::ui::keymap::Command;
-
-/// A built-in lesson as `tracetui lesson NAME` plays it, at `size`.
-fn lesson(name: &str, size: (u16, u16)) -> App {
-    let l = tracetui::lesson::find(name).unwrap();
-    let trace = Arc::new(l.trace().0);
-    let s = Schedule::parse(&trace, &l.schedule).unwrap();
-    let mut app = App::new(
-        trace,
-        s.start.unwrap(),
-        l.placement,
-        format!("lesson {name}"),
-        common::ui::themes(),
-        tracetui::ui::keymap::Keymap::defaults(),
-    )
-    .with_tuning(Default::default(), Some(&s))
-    .with_captions(l.captions.clone());
-    app.update(Action::Resize(size.0, size.1));
-    app
-}
 
 /// The numbers a text states (`3,600` is 3600).
 fn numbers(text: &str) -> Vec<String> {
@@ -55,7 +34,7 @@ fn every_number_a_built_in_caption_states_is_on_screen_when_it_shows() {
     let size = (120, 40);
     for l in tracetui::lesson::builtins() {
         for lecture in [false, true] {
-            let mut app = lesson(&l.name, size);
+            let mut app = common::ui::lesson_app(&l.name, size);
             if lecture {
                 cmd(&mut app, Command::Lecture);
             }

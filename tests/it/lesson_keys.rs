@@ -6,28 +6,13 @@
 use crate::common;
 
 use common::ui::cmd;
-use std::sync::Arc;
-use tracetui::sim::{next_moment, Engine, Moment, Placement, Policy, Schedule};
+use tracetui::sim::{next_moment, Engine, Moment, Placement, Policy};
 use tracetui::ui::app::{Action, App};
 use tracetui::ui::keymap::Command;
 
-/// A lesson as `tracetui lesson NAME` plays it.
+/// A lesson as `tracetui lesson NAME` plays it, at 100×30.
 fn lesson(name: &str) -> App {
-    let l = tracetui::lesson::find(name).unwrap();
-    let trace = Arc::new(l.trace().0);
-    let s = Schedule::parse(&trace, &l.schedule).unwrap();
-    let mut app = App::new(
-        trace,
-        s.start.unwrap(),
-        l.placement,
-        "lesson".into(),
-        common::ui::themes(),
-        tracetui::ui::keymap::Keymap::defaults(),
-    )
-    .with_tuning(Default::default(), Some(&s))
-    .with_captions(l.captions.clone());
-    app.update(Action::Resize(100, 30));
-    app
+    common::ui::lesson_app(name, (100, 30))
 }
 
 #[test]

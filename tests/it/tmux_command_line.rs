@@ -5,31 +5,11 @@
 
 use crate::common;
 
-use common::cli::{stdout, tracetui};
 use common::tmux::Tmux;
-
-fn idle_at(when: &str) -> usize {
-    let o = tracetui(&[
-        "stats",
-        "pai",
-        common::cli::PAI,
-        "--at",
-        when,
-        "--format",
-        "json",
-    ]);
-    assert!(o.status.success(), "{}", common::cli::stderr(&o));
-    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
-    v["machines_at"]["idle"].as_u64().unwrap() as usize
-}
 
 fn check(size: (u16, u16), no_color: bool) {
     let bin = env!("CARGO_BIN_EXE_tracetui");
-    let env = if no_color {
-        "NO_COLOR=1 TERM=xterm-256color"
-    } else {
-        "TERM=xterm-256color"
-    };
+    let env = common::tmux::colour_env(no_color);
     let t = Tmux::start(
         &format!("colon-{}x{}-{no_color}", size.0, size.1),
         size,
@@ -46,7 +26,7 @@ fn check(size: (u16, u16), no_color: bool) {
     t.keys(&["Tab"]);
     t.wait_for(":idle▏");
     t.keys(&["Enter"]);
-    let n = idle_at("day 1 12:00");
+    let n = common::cli::machines_at("day 1 12:00", None).0;
     let s = t.wait_for(&format!("{n} of 16 machines idle at Mon 12:00:00"));
     assert!(
         s.contains(&format!("of {n} idle machines")),
@@ -70,12 +50,5 @@ fn check(size: (u16, u16), no_color: bool) {
 
 #[test]
 fn colon_idle_counts_what_stats_counts_at_80x24_and_120x40() {
-    if !common::tmux::available() {
-        return;
-    }
-    for size in [(80, 24), (120, 40)] {
-        for no_color in [false, true] {
-            check(size, no_color);
-        }
-    }
+    common::tmux::at_both_sizes(check);
 }

@@ -93,12 +93,5 @@ fn check(size: (u16, u16), no_color: bool) {
 
 #[test]
 fn the_cursor_never_changes_what_a_cell_shows() {
-    if !common::tmux::available() {
-        return;
-    }
-    for size in [(80, 24), (120, 40)] {
-        for no_color in [false, true] {
-            check(size, no_color);
-        }
-    }
+    common::tmux::at_both_sizes(check);
 }

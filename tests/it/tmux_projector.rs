@@ -9,11 +9,7 @@ use common::tmux::Tmux;
 
 fn check(size: (u16, u16), no_color: bool) {
     let bin = env!("CARGO_BIN_EXE_tracetui");
-    let env = if no_color {
-        "NO_COLOR=1"
-    } else {
-        "TERM=xterm-256color"
-    };
+    let env = common::tmux::colour_env(no_color);
     let t = Tmux::start(
         &format!("projector-{}x{}-{no_color}", size.0, size.1),
         size,
@@ -49,12 +45,5 @@ fn check(size: (u16, u16), no_color: bool) {
 
 #[test]
 fn projector_starts_in_l_and_colon_lesson_switches_lessons() {
-    if !common::tmux::available() {
-        return;
-    }
-    for size in [(80, 24), (120, 40)] {
-        for no_color in [false, true] {
-            check(size, no_color);
-        }
-    }
+    common::tmux::at_both_sizes(check);
 }

@@ -25,11 +25,7 @@ fn flat(screen: &str) -> String {
 
 fn start(name: &str, size: (u16, u16), no_color: bool) -> Tmux {
     let bin = env!("CARGO_BIN_EXE_tracetui");
-    let env = if no_color {
-        "NO_COLOR=1"
-    } else {
-        "TERM=xterm-256color"
-    };
+    let env = common::tmux::colour_env(no_color);
     let t = Tmux::start(
         &format!("slides-{name}-{}x{}-{no_color}", size.0, size.1),
         size,
@@ -80,12 +76,5 @@ fn check(size: (u16, u16), no_color: bool) {
 
 #[test]
 fn lessons_play_as_slides_at_80x24_and_120x40() {
-    if !common::tmux::available() {
-        return;
-    }
-    for size in [(80, 24), (120, 40)] {
-        for no_color in [false, true] {
-            check(size, no_color);
-        }
-    }
+    common::tmux::at_both_sizes(check);
 }

@@ -41,11 +41,7 @@ fn halves(line: &str) -> (String, String) {
 
 fn check(size: (u16, u16), no_color: bool) {
     let bin = env!("CARGO_BIN_EXE_tracetui");
-    let env = if no_color {
-        "NO_COLOR=1"
-    } else {
-        "TERM=xterm-256color"
-    };
+    let env = common::tmux::colour_env(no_color);
     let t = Tmux::start(
         &format!("split-{}x{}-{no_color}", size.0, size.1),
         size,
@@ -113,12 +109,5 @@ fn check(size: (u16, u16), no_color: bool) {
 
 #[test]
 fn the_split_shows_each_order_and_both_headlines_whole() {
-    if !common::tmux::available() {
-        return;
-    }
-    for size in [(80, 24), (120, 40)] {
-        for no_color in [false, true] {
-            check(size, no_color);
-        }
-    }
+    common::tmux::at_both_sizes(check);
 }

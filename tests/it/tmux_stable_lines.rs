@@ -30,11 +30,7 @@ type Seen = (Vec<Option<usize>>, Vec<Option<usize>>, String);
 
 fn check(size: (u16, u16), no_color: bool) {
     let bin = env!("CARGO_BIN_EXE_tracetui");
-    let env = if no_color {
-        "NO_COLOR=1"
-    } else {
-        "TERM=xterm-256color"
-    };
+    let env = common::tmux::colour_env(no_color);
     let t = Tmux::start(
         &format!("stable-{}x{}-{no_color}", size.0, size.1),
         size,
@@ -93,14 +89,7 @@ fn check(size: (u16, u16), no_color: bool) {
 
 #[test]
 fn the_header_and_metrics_keep_their_columns_and_words_as_numbers_grow() {
-    if !common::tmux::available() {
-        return;
-    }
-    for size in [(80, 24), (120, 40)] {
-        for no_color in [false, true] {
-            check(size, no_color);
-        }
-    }
+    common::tmux::at_both_sizes(check);
 }
 
 #[test]

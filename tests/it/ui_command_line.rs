@@ -4,7 +4,6 @@
 
 use crate::common;
 
-use common::cli::{stdout, tracetui};
 use common::ui::{act, app_for, cmd, pai_sample, render, text};
 use tracetui::sim::Policy;
 use tracetui::ui::action::{Action, Effect};
@@ -21,33 +20,13 @@ fn typed(app: &mut App, line: &str) -> Vec<Effect> {
     app.update(Action::Command(Command::Detail)).effects
 }
 
-/// `stats --at WHEN` on the PAI sample: (idle, partly used, full).
-fn stats_at(when: &str, policy: &str) -> (usize, usize, usize) {
-    let o = tracetui(&[
-        "stats",
-        "pai",
-        common::cli::PAI,
-        "--at",
-        when,
-        "--policy",
-        policy,
-        "--format",
-        "json",
-    ]);
-    assert!(o.status.success(), "{}", common::cli::stderr(&o));
-    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
-    let m = &v["machines_at"];
-    let n = |k: &str| m[k].as_u64().unwrap() as usize;
-    (n("idle"), n("partly_used"), n("full"))
-}
-
 #[test]
 fn idle_partly_and_full_count_what_stats_counts_at_the_same_moment() {
     for (policy, p) in [(Policy::Recorded, "recorded"), (Policy::Sjf, "sjf")] {
         for when in ["day 1 03:00", "day 1 12:00", "day 2 16:30"] {
             let mut app = app_for(pai_sample(), policy, (120, 40));
             typed(&mut app, &format!("goto {when}"));
-            let want = stats_at(when, p);
+            let want = common::cli::machines_at(when, Some(p));
             let counts = [("idle", want.0), ("partly", want.1), ("full", want.2)];
             for (word, n) in counts {
                 typed(&mut app, word);
@@ -79,7 +58,7 @@ fn idle_lists_only_idle_machines_and_its_footer_counts_every_state() {
         })
     ));
     let screen = text(&render(&app, 120, 40));
-    let (i, p, f) = stats_at("day 1 12:00", "recorded");
+    let (i, p, f) = common::cli::machines_at("day 1 12:00", Some("recorded"));
     assert!(
         screen.contains(&format!(
             "of {i} idle machines · of 16: {i} idle, {p} partly used, {f} full"

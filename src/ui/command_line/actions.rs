@@ -12,7 +12,7 @@ impl Words for App {
         let starts = |w: &&str| w.starts_with(prefix);
         let mut out: Vec<String> = match arg {
             Arg::User | Arg::Group => {
-                let all = self.sim.facts.owners(arg == Arg::Group);
+                let all = self.sim.facts.owners(self.trace(), arg == Arg::Group);
                 // Sorted: the names from the first that starts so.
                 let from = all.partition_point(|w| w.as_str() < prefix);
                 let names = all[from..].iter().take_while(|w| w.starts_with(prefix));
@@ -128,7 +128,7 @@ impl App {
         if self
             .sim
             .facts
-            .owners(group)
+            .owners(self.trace(), group)
             .binary_search_by(|w| w.as_str().cmp(name))
             .is_err()
         {

@@ -36,30 +36,26 @@ impl App {
 
     /// `>` (PageDown in `L`): to the next caption's moment, paused there.
     pub(in crate::ui) fn next_caption(&mut self) {
-        let now = self.sim.replay.now();
-        match self.view.lecture.next_after(now) {
-            Some(t) => self.go_to_caption(t),
-            None if self.view.lecture.captions.is_empty() => {
-                self.view.flash = Some("no captions: > steps through a lesson's".into())
-            }
-            None => self.view.flash = Some("that was the last caption".into()),
-        }
+        let to = self.view.lecture.next_after(self.sim.replay.now());
+        self.slide(to, ">", "that was the last caption");
     }
 
     /// `<` (PageUp in `L`): back to the caption before, its moment restored.
     pub(in crate::ui) fn previous_caption(&mut self) {
-        let now = self.sim.replay.now();
-        match self.view.lecture.previous_before(now) {
-            Some(t) => self.go_to_caption(t),
-            None if self.view.lecture.captions.is_empty() => {
-                self.view.flash = Some("no captions: < steps back through a lesson's".into())
-            }
-            None => self.view.flash = Some("that is the first caption".into()),
-        }
+        let to = self.view.lecture.previous_before(self.sim.replay.now());
+        self.slide(to, "<", "that is the first caption");
     }
 
-    /// To caption time `t`, paused: the slide's moment.
-    fn go_to_caption(&mut self, t: Secs) {
+    /// To caption time `to`, paused (the slide's moment); else why not:
+    /// no captions (`key` steps through a lesson's), or `end`.
+    fn slide(&mut self, to: Option<Secs>, key: &str, end: &str) {
+        let Some(t) = to else {
+            self.view.flash = Some(match self.view.lecture.captions.is_empty() {
+                true => format!("no captions: {key} steps through a lesson's"),
+                false => end.to_string(),
+            });
+            return;
+        };
         self.sim.playback.pause();
         self.move_to(t);
         self.view.flash = Some(self.caption_flash(t));

@@ -118,3 +118,17 @@ pub fn json_without_meta(text: &str) -> String {
         Err(_) => text.to_string(),
     }
 }
+
+/// `stats pai sample-traces/pai --at WHEN` (with `--policy` where given):
+/// the machines (idle, partly used, full) it counts.
+pub fn machines_at(when: &str, policy: Option<&str>) -> (usize, usize, usize) {
+    let mut args = vec!["stats", "pai", PAI, "--at", when, "--format", "json"];
+    if let Some(p) = policy {
+        args.extend(["--policy", p]);
+    }
+    let o = tracetui(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let n = |k: &str| v["machines_at"][k].as_u64().unwrap() as usize;
+    (n("idle"), n("partly_used"), n("full"))
+}

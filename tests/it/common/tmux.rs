@@ -97,3 +97,26 @@ pub fn available() -> bool {
     }
     ok
 }
+
+/// Runs `check` at 80×24 and 120×40, each in colour and with NO_COLOR
+/// (`check(size, no_color)`); skipped, saying so, without tmux.
+pub fn at_both_sizes(check: impl Fn((u16, u16), bool)) {
+    if !available() {
+        return;
+    }
+    for size in [(80, 24), (120, 40)] {
+        for no_color in [false, true] {
+            check(size, no_color);
+        }
+    }
+}
+
+/// The environment a session's command gets: NO_COLOR, or a colour
+/// terminal (256 colours).
+pub fn colour_env(no_color: bool) -> &'static str {
+    if no_color {
+        "NO_COLOR=1 TERM=xterm-256color"
+    } else {
+        "TERM=xterm-256color"
+    }
+}

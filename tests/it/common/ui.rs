@@ -166,3 +166,23 @@ pub fn what_if_done(app: &mut App) {
     }
     fx.poll(app);
 }
+
+/// A built-in lesson as `tracetui lesson NAME` plays it (its schedule,
+/// placement and captions), at `size`.
+pub fn lesson_app(name: &str, size: (u16, u16)) -> App {
+    let l = tracetui::lesson::find(name).unwrap();
+    let trace = Arc::new(l.trace().0);
+    let s = tracetui::sim::Schedule::parse(&trace, &l.schedule).unwrap();
+    let mut app = App::new(
+        trace,
+        s.start.unwrap(),
+        l.placement,
+        format!("lesson {name}"),
+        themes(),
+        Keymap::defaults(),
+    )
+    .with_tuning(Default::default(), Some(&s))
+    .with_captions(l.captions.clone());
+    app.update(Action::Resize(size.0, size.1));
+    app
+}
