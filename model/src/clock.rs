@@ -64,7 +64,11 @@ pub fn dated(zone: Zone) -> bool {
 
 /// `t` as the replay shows it: `Tue 2017-10-03 14:00:00` where the dates
 /// are real, else `clock`'s `Tue 14:00:00 day 2` (`day 2 14:00:00`).
+/// The replay's start, a second before the first submission, reads as the
+/// first submission's instant, so a trace that starts at midnight starts
+/// at `day 1 00:00:00`, not the evening before.
 pub fn clock_shown(zone: Zone, first: Secs, t: Secs) -> String {
+    let t = t.max(first);
     match local(zone, t).filter(|_| dated(zone)) {
         Some(d) => format!("{} {}", d.weekday(), d.format("%Y-%m-%d %H:%M:%S")),
         None => clock(zone, first, t),

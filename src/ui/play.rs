@@ -58,12 +58,14 @@ impl App {
     }
 
     /// `k` ticks of `t` seconds after `now`. From the replay's start (a
-    /// second before the first submission) the first lands on the clock's
-    /// next boundary, so ticks fall on :00 rather than :59; from anywhere
-    /// else a tick is `t` seconds.
+    /// second before the first submission, which the clock shows as the
+    /// first submission's instant) the first lands on the clock's next
+    /// boundary after that instant, so ticks fall on :00 and the first
+    /// moves the clock; from anywhere else a tick is `t` seconds.
     fn ticks_ahead(&self, now: Secs, t: Secs, k: i64) -> Secs {
-        if now == self.sim.facts.first() - 1 {
-            crate::trace::tick_boundary(self.trace().zone, now, t, k)
+        let first = self.sim.facts.first();
+        if now == first - 1 {
+            crate::trace::tick_boundary(self.trace().zone, first, t, k)
         } else {
             now + k * t
         }

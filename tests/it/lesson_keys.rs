@@ -209,7 +209,7 @@ fn a_click_on_any_line_of_a_taller_row_in_the_lecture_layout_picks_its_machine()
 }
 
 #[test]
-fn go_to_day_0_is_the_lesson_s_start_as_its_clock_shows_it() {
+fn go_to_day_0_is_the_lesson_s_start_which_the_clock_shows_at_00_00() {
     let mut app = lesson("hol");
     let start = app.engine().now();
     app.update(Action::GoTo(3600));
@@ -219,7 +219,7 @@ fn go_to_day_0_is_the_lesson_s_start_as_its_clock_shows_it() {
     }
     cmd(&mut app, Command::Detail);
     assert_eq!(app.engine().now(), start);
-    assert_eq!(app.flash(), Some("the trace begins at day 0 23:59:59"));
+    assert_eq!(app.flash(), Some("the trace begins at day 1 00:00:00"));
 }
 
 /// A preempted job's wait in the queue leaves out the time it ran, and

@@ -25,15 +25,19 @@ fn a_job_shrinking_shows_in_the_grid_and_the_log_at_80x24() {
         ),
     );
     t.wait_for("PAUSED");
-    // A step (a minute) from just before the first arrival: a runs on all
-    // four GPUs, b waits for the next round.
-    t.keys(&["n"]);
+    // The start reads 00:00:00; the first arrival's instant: a runs on
+    // all four GPUs, b waits for the next round.
+    t.wait_for("day 1 00:00:00");
+    t.keys(&["g"]);
+    t.type_text("0");
+    t.keys(&["Enter"]);
     let s = t.wait_for("4/4 busy");
     assert!(
         s.lines().any(|l| l.contains("a ") && l.contains(" 4 ")),
         "a holds every GPU at first:\n{s}"
     );
-    // The next: the round at 60 s shrinks a and starts b.
+    // The next step (to the minute): the round at 60 s shrinks a and
+    // starts b.
     t.keys(&["n"]);
     let s = t.wait_for("shrank a");
     assert!(s.contains("shrank a · 4→2 GPUs"), "{s}");

@@ -49,10 +49,15 @@ fn check(size: (u16, u16), no_color: bool) {
         header.contains("hol") && header.contains("consolidate"),
         "{header}"
     );
+    // The clock starts at 00:00 of day 1, not the evening before.
+    assert!(header.contains("day 1 00:00:00"), "{header}");
     t.keys(&[">", ">", "<"]);
     let s = t.wait_for("caption 1 of 12");
     assert!(s.contains("day 1 00:00:00"), "{s}");
     assert!(flat(&s).contains(&hol[0].1), "{s}");
+    // A step from there moves the clock a minute.
+    t.keys(&["n"]);
+    t.wait_for("day 1 00:01:00");
     t.keys(&["q"]);
     // `L`: every caption whole, PageDown to the next.
     for l in tracetui::lesson::builtins() {

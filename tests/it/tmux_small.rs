@@ -30,7 +30,7 @@ fn keys_below_the_smallest_screen_do_nothing_unseen() {
         "help opened unseen: {screen}"
     );
     let first = screen.lines().next().unwrap_or_default().to_string();
-    assert!(first.contains("day 1 00:03:42"), "stepped unseen: {first}");
+    assert!(first.contains("day 1 00:03:43"), "stepped unseen: {first}");
     // Small again: q still quits.
     t.run(&["resize-window", "-t", &t.session, "-x", "60", "-y", "20"]);
     t.wait_for("terminal too small");

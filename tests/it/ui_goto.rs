@@ -74,7 +74,7 @@ fn philly_shows_real_dates_and_takes_them() {
         head.lines()
             .next()
             .unwrap()
-            .contains("Mon 2017-08-07 00:00:09 UTC-7"),
+            .contains("Mon 2017-08-07 00:00:10 UTC-7"),
         "{head}"
     );
     go(&mut app, "2017-08-09 09:00");
