@@ -149,31 +149,6 @@ impl Texts {
         self.get(TextId(at as u64))
     }
 
-    /// The join key (`key`) of string `i` of a run, without making a String.
-    pub(crate) fn key_in(&self, run: TextRun, i: usize) -> u128 {
-        if !run.has(i) {
-            return key(b"");
-        }
-        let mut at = (run.0 & RUN_OFFSET) as usize;
-        for skip in 0..i {
-            if run.has(skip) {
-                at += self.entry_len(at);
-            }
-        }
-        let len = u16::from_le_bytes([self.bytes[at + 1], self.bytes[at + 2]]) as usize;
-        let body = &self.bytes[at + 3..];
-        if self.bytes[at] != 1 {
-            return key(&body[..len]);
-        }
-        // Packed hex: at most 256 characters.
-        let mut s = [0u8; 256];
-        for (k, &b) in body[..len / 2].iter().enumerate() {
-            s[2 * k] = HEX[(b >> 4) as usize];
-            s[2 * k + 1] = HEX[(b & 15) as usize];
-        }
-        key(&s[..len])
-    }
-
     /// The bytes of the entry at `at`, its header included.
     fn entry_len(&self, at: usize) -> usize {
         let len = u16::from_le_bytes([self.bytes[at + 1], self.bytes[at + 2]]) as usize;
@@ -250,7 +225,6 @@ mod tests {
                 assert_eq!(t.get_in(*run, i), want);
                 assert_eq!(other.get_in(run.rebased(base), i), want);
                 assert_eq!(run.has(i), !s.is_empty());
-                assert_eq!(t.key_in(*run, i), key(s));
             }
         }
         assert_eq!(runs[2], TextRun::EMPTY);

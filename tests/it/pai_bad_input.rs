@@ -333,3 +333,61 @@ fn a_truncated_sensor_archive_is_said_damaged_not_shown_empty() {
     );
     assert!(!logged.iter().any(|l| l.contains("side tables indexed")));
 }
+
+/// Every job's drill-down, as JSON text, in job-table order.
+fn all_details(d: &Path) -> Vec<String> {
+    let (t, _) = load_pai(d, &LoadOptions::default()).unwrap();
+    let p = t.native_as::<PaiTables>().unwrap();
+    (0..p.jobs.len() as u32)
+        .map(|row| {
+            let side = tracetui::trace::pai_side_rows(
+                p,
+                &tracetui::trace::pai_workers_of(p, row).unwrap(),
+            )
+            .unwrap();
+            tracetui::trace::pai_job_detail(p, &t.symbols, row, &side)
+                .unwrap()
+                .to_string()
+        })
+        .collect()
+}
+
+/// From a plain `.csv` the instances' names are read back by offset at
+/// drill-down; from an archive they are held. Both show the same.
+#[test]
+fn instance_names_read_back_from_a_csv_equal_those_held_from_an_archive() {
+    let csv = all_details(&fixture_with(None));
+    let archive = all_details(&with_archive(
+        "pai_instance_table",
+        "pai_instance_table.csv",
+        false,
+    ));
+    assert_eq!(csv.len(), 20);
+    assert_eq!(csv, archive);
+    assert!(csv[0].contains(r#""inst_name":"in01""#), "{}", csv[0]);
+    assert!(csv[0].contains(r#""worker_name":"w01""#), "{}", csv[0]);
+}
+
+/// An instance table rewritten after the load (rows moved) is an error at
+/// drill-down, never another row's names.
+#[test]
+fn an_instance_table_changed_after_the_load_is_an_error_not_other_names() {
+    let d = fixture_with(None);
+    let (t, _) = load_pai(&d, &LoadOptions::default()).unwrap();
+    let p = t.native_as::<PaiTables>().unwrap();
+    let path = d.join("pai_instance_table.csv");
+    let body = std::fs::read_to_string(&path).unwrap();
+    let (first, rest) = body.split_once('\n').unwrap();
+    std::fs::write(&path, format!("{rest}{first}\n")).unwrap();
+    let row = p.job_by_name("j01").unwrap();
+    let e = tracetui::trace::pai_workers_of(p, row)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("pai_instance_table.csv"), "{e}");
+    assert!(e.contains("changed since it was loaded"), "{e}");
+    // Through the replay's drill-down: a note says so.
+    let job = t.jobs.iter().find(|j| j.id == "j01").unwrap();
+    let v = tracetui::trace::detail_of_job(&t, job, true);
+    let note = v["note"].as_str().unwrap_or_default();
+    assert!(note.contains("changed since it was loaded"), "{v}");
+}

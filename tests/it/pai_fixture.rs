@@ -177,8 +177,8 @@ fn detail(name: &str) -> serde_json::Value {
         panic!()
     };
     let row = p.job_by_name(name).unwrap();
-    let side = pai_side_rows(p, &pai_workers_of(p, row)).unwrap();
-    pai_job_detail(p, &t.symbols, row, &side)
+    let side = pai_side_rows(p, &pai_workers_of(p, row).unwrap()).unwrap();
+    pai_job_detail(p, &t.symbols, row, &side).unwrap()
 }
 
 #[test]

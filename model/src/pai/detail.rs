@@ -5,11 +5,10 @@
 
 use super::side::{WorkerRows, METRIC_T, SENSOR_T};
 use super::tables::{opt_idx, opt_time, InstanceRow, JobRow, MACHINE_METRIC, SENSOR};
-use super::PaiTables;
+use super::{InstText, PaiTables};
 use crate::clock::{clock, PAI_ZONE};
 use crate::input::{InputError, Skips};
 use crate::model::{Secs, Sym, Symbols};
-use crate::texts::key;
 use rustc_hash::FxHashMap;
 
 use serde_json::{json, Map, Value};
@@ -132,7 +131,7 @@ fn machine_name(t: &PaiTables, i: u32) -> String {
 fn instance_json(
     t: &PaiTables,
     r: &JobRow,
-    inst: &InstanceRow,
+    (inst, text): (&InstanceRow, InstText),
     job_name: &str,
     side: &SideRows,
     first: Secs,
@@ -143,16 +142,15 @@ fn instance_json(
             .unwrap_or_default()
     };
     let mut m = Map::new();
-    let text = |i| t.inst_texts.get_in(inst.texts, i);
-    let worker = text(InstanceRow::WORKER_NAME);
+    let wk = text.worker_key();
     put_text(&mut m, "job_name", job_name.to_string());
     put_text(&mut m, "task_name", isym(inst.task_name));
-    put_text(&mut m, "inst_name", text(InstanceRow::INST_NAME));
-    put_text(&mut m, "worker_name", worker.clone());
-    let inst_id = if inst.texts.has(InstanceRow::INST_ID) {
-        text(InstanceRow::INST_ID)
-    } else {
+    put_text(&mut m, "inst_name", text.inst_name);
+    put_text(&mut m, "worker_name", text.worker_name);
+    let inst_id = if text.inst_id.is_empty() {
         t.texts.get(r.inst_id)
+    } else {
+        text.inst_id
     };
     put_text(&mut m, "inst_id", inst_id);
     put_text(&mut m, "status", isym(inst.status));
@@ -165,7 +163,6 @@ fn instance_json(
             .map(|i| machine_name(t, i))
             .unwrap_or_default(),
     );
-    let wk = key(worker.as_bytes());
     m.insert(
         "sensor".into(),
         side.sensor
@@ -190,14 +187,24 @@ fn instance_json(
 }
 
 /// The joined drill-down of job-table row `job`, in the shape
-/// `{"job", "tasks", "instances", "group_tag", "wait_s", "runtime_s"}`.
-pub fn job_detail(t: &PaiTables, symbols: &Symbols, job: u32, side: &SideRows) -> Value {
+/// `{"job", "tasks", "instances", "group_tag", "wait_s", "runtime_s"}`;
+/// an error when the instance table, read again for its names, changed
+/// since the load.
+pub fn job_detail(
+    t: &PaiTables,
+    symbols: &Symbols,
+    job: u32,
+    side: &SideRows,
+) -> Result<Value, InputError> {
     let r = &t.jobs[job as usize];
     let day1 = t.jobs.iter().map(|r| r.start_time).min().unwrap_or(0);
     let job_name = t.texts.get(r.job_name);
     let tasks = tasks_json(t, symbols, job, &job_name, day1);
-    let instances: Vec<Value> = t
-        .instances_of(job)
+    let (insts, rows): (Vec<u32>, Vec<&InstanceRow>) = t.instances_of_indexed(job).unzip();
+    let texts = t.inst_texts(&insts)?;
+    let instances: Vec<Value> = rows
+        .into_iter()
+        .zip(texts)
         .map(|inst| instance_json(t, r, inst, &job_name, side, day1))
         .collect();
     let group_tag = t.group_tag_of(job).map_or(Value::Null, |g| {
@@ -210,14 +217,14 @@ pub fn job_detail(t: &PaiTables, symbols: &Symbols, job: u32, side: &SideRows) -
         Value::Object(m)
     });
     let (first, last, open) = t.run_span(job);
-    json!({
+    Ok(json!({
         "job": job_json(t, symbols, r, day1),
         "tasks": tasks,
         "instances": instances,
         "group_tag": group_tag,
         "wait_s": t.first_instance_start(job).map(|s| s - r.start_time),
         "runtime_s": match (first, last, open) { (Some(f), Some(l), false) => Some(l - f), _ => None },
-    })
+    }))
 }
 
 /// The sensor and machine-metric rows of `workers`, through the side index
@@ -232,13 +239,22 @@ pub fn side_rows(t: &PaiTables, workers: &WorkerRows) -> Result<SideRows, InputE
 }
 
 /// The workers of job-table row `job`: the join key of each name, with an
-/// instance on it, one per worker.
-pub fn workers_of(t: &PaiTables, job: u32) -> Vec<(u128, u32)> {
+/// instance on it, one per worker (an error when the instance table, read
+/// again for the names, changed since the load).
+pub fn workers_of(t: &PaiTables, job: u32) -> Result<Vec<(u128, u32)>, InputError> {
+    let insts: Vec<u32> = t.instances_of_indexed(job).map(|(i, _)| i).collect();
+    workers_among(t, &insts)
+}
+
+/// The workers of instances `insts`, as `workers_of` gives them.
+pub(crate) fn workers_among(t: &PaiTables, insts: &[u32]) -> Result<Vec<(u128, u32)>, InputError> {
     let mut v: Vec<(u128, u32)> = t
-        .instances_of_indexed(job)
-        .map(|(i, r)| (t.inst_texts.key_in(r.texts, InstanceRow::WORKER_NAME), i))
+        .inst_texts(insts)?
+        .iter()
+        .zip(insts)
+        .map(|(x, &i)| (x.worker_key(), i))
         .collect();
     v.sort_unstable();
     v.dedup_by_key(|w| w.0);
-    v
+    Ok(v)
 }

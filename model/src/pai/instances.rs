@@ -1,7 +1,10 @@
 //! Reading the instance table (≈2 GB released): in parallel chunks for a
 //! plain `.csv` (split at line boundaries, merged in file order), streamed
 //! for a `.tar.gz`. Each chunk joins its rows to jobs and machines as it goes.
+//! From a plain `.csv` the rows' texts are not held, only where each row
+//! starts (`inst_texts`).
 
+use super::inst_texts::{worker_short, InstTexts, TextsOut};
 use super::tables::{parse_instance, sym, InstanceRow, INSTANCE, NONE_IDX, NONE_TIME};
 use crate::archive::{self, Source};
 use crate::fields::Row;
@@ -9,7 +12,7 @@ use crate::input::{InputError, RowPolicy, Skips};
 use crate::lines::{Lines, Record};
 use crate::model::{Sym, Symbols};
 use crate::text::sanitize;
-use crate::texts::{key, Texts};
+use crate::texts::key;
 use rustc_hash::FxHashMap;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::sync::{mpsc, Arc};
@@ -25,7 +28,7 @@ pub(super) struct Joins {
 /// The instance table, read.
 pub(super) struct Instances {
     pub rows: Vec<InstanceRow>,
-    pub texts: Texts,
+    pub texts: InstTexts,
     pub symbols: Symbols,
     pub unknown: Vec<String>,
     pub skips: Skips,
@@ -34,22 +37,28 @@ pub(super) struct Instances {
 
 /// One chunk's result; line numbers count from the chunk's first line.
 struct Chunk {
-    inst: Instances,
+    rows: Vec<InstanceRow>,
+    texts: TextsOut,
+    symbols: Symbols,
+    unknown: Vec<String>,
+    skips: Skips,
+    read: u64,
     unknown_keys: Vec<u128>,
     errors: Vec<InputError>,
     lines: u64,
 }
 
 /// Reads one part of the table (`first`: the part its header row, if
-/// any, begins).
+/// any, begins; `on_disk`: where the part starts in a plain file, and the
+/// file's length, to keep row offsets instead of texts).
 fn read_chunk(
     reader: Box<dyn BufRead + Send>,
     file: String,
     strict: bool,
     joins: &Joins,
-    (estimate, first): (usize, bool),
+    (estimate, first, on_disk): (usize, bool, Option<(u64, u64)>),
 ) -> Result<Chunk, InputError> {
-    let mut joined = Joined::new(joins, estimate);
+    let mut joined = Joined::new(joins, TextsOut::new(on_disk, estimate), estimate);
     let mut lines = Lines::new(reader, file.clone());
     if first {
         lines = lines.skipping_header(INSTANCE.1);
@@ -64,7 +73,7 @@ fn read_chunk(
             line: rec.line,
             record: &rec,
         };
-        match joined.add(&row) {
+        match joined.add(&row, rec.offset) {
             Ok(()) => read += 1,
             Err(e) if strict => return Err(e),
             Err(e) => {
@@ -77,14 +86,12 @@ fn read_chunk(
     }
     let total_lines = lines.line();
     Ok(Chunk {
-        inst: Instances {
-            rows: joined.rows,
-            texts: joined.texts,
-            symbols: joined.symbols,
-            unknown: joined.unknown,
-            skips: policy.skips,
-            read,
-        },
+        rows: joined.rows,
+        texts: joined.texts,
+        symbols: joined.symbols,
+        unknown: joined.unknown,
+        skips: policy.skips,
+        read,
         unknown_keys: joined.unknown_keys,
         errors,
         lines: total_lines,
@@ -96,7 +103,7 @@ fn read_chunk(
 struct Joined<'j> {
     joins: &'j Joins,
     rows: Vec<InstanceRow>,
-    texts: Texts,
+    texts: TextsOut,
     symbols: Symbols,
     unknown: Vec<String>,
     unknown_keys: Vec<u128>,
@@ -107,11 +114,11 @@ struct Joined<'j> {
 
 impl<'j> Joined<'j> {
     /// Nothing joined yet; room for `estimate` rows.
-    fn new(joins: &'j Joins, estimate: usize) -> Joined<'j> {
+    fn new(joins: &'j Joins, texts: TextsOut, estimate: usize) -> Joined<'j> {
         Joined {
             joins,
             rows: Vec::with_capacity(estimate),
-            texts: Texts::default(),
+            texts,
             symbols: Symbols::default(),
             unknown: Vec::new(),
             unknown_keys: Vec::new(),
@@ -120,9 +127,10 @@ impl<'j> Joined<'j> {
         }
     }
 
-    /// Checks one instance row and joins it to its job and machine.
+    /// Checks one instance row (at byte `offset` of the part) and joins it
+    /// to its job and machine.
     #[inline]
-    fn add(&mut self, row: &Row<Record>) -> Result<(), InputError> {
+    fn add(&mut self, row: &Row<Record>, offset: u64) -> Result<(), InputError> {
         let f = parse_instance(row)?;
         let job = self
             .joins
@@ -151,8 +159,10 @@ impl<'j> Joined<'j> {
             machine,
             start_time: f.start_time.unwrap_or(NONE_TIME),
             end_time: f.end_time.unwrap_or(NONE_TIME),
-            texts: self.texts.add_run([inst_id, f.inst_name, f.worker_name]),
+            worker: worker_short(f.worker_name),
         });
+        self.texts
+            .add(offset, [inst_id, f.inst_name, f.worker_name]);
         Ok(())
     }
 
@@ -205,6 +215,12 @@ pub(super) fn read(
         .map_err(|_| InputError::file(&file, "stopped: the job table failed"))?;
     // ~270 bytes a row in the release.
     let estimate = |(a, b): (u64, u64)| ((b - a) / 250) as usize;
+    // A plain file's rows are found again by offset; the length picks 4 or
+    // 8 bytes an offset.
+    let on_disk = |a: u64| match &src {
+        Source::Csv(p) => Some((a, std::fs::metadata(p).map_or(u64::MAX, |m| m.len()))),
+        _ => None,
+    };
     let chunks: Vec<Result<Chunk, InputError>> = if parts.len() <= 1 {
         let reader = archive::open(&src, &member)?;
         let est = parts.first().map_or(0, |&p| estimate(p));
@@ -213,7 +229,7 @@ pub(super) fn read(
             file.clone(),
             strict,
             &joins,
-            (est, true),
+            (est, true, on_disk(0)),
         )]
     } else {
         let Source::Csv(path) = &src else {
@@ -227,7 +243,7 @@ pub(super) fn read(
                 file.clone(),
                 strict,
                 &joins,
-                (estimate(part), part.0 == 0),
+                (estimate(part), part.0 == 0, on_disk(part.0)),
             )
         };
         crate::par::each(parts, read)
@@ -235,74 +251,62 @@ pub(super) fn read(
             .map(|r| r.unwrap_or_else(|_| Err(InputError::file(&file, "reader panicked"))))
             .collect()
     };
-    merge(chunks, &file, joins.spec_machines)
+    let path = match &src {
+        Source::Csv(p) => Some(p.clone()),
+        _ => None,
+    };
+    merge(chunks, &file, joins.spec_machines, path)
 }
 
 /// Joins chunks in file order: line numbers shifted, texts and symbols
-/// re-based, unknown machines de-duplicated.
+/// re-based, unknown machines de-duplicated (`path`: the plain file the
+/// texts are found again in).
 fn merge(
     chunks: Vec<Result<Chunk, InputError>>,
     file: &str,
     spec_machines: u32,
+    path: Option<std::path::PathBuf>,
 ) -> Result<Instances, InputError> {
-    let mut out: Option<Instances> = None;
+    let mut out: Option<Chunk> = None;
     let mut unknown_index: FxHashMap<u128, u32> = FxHashMap::default();
     let mut offset = 0u64;
     let mut errors: Vec<InputError> = Vec::new();
     for c in chunks {
         let mut c = c.map_err(|e| e.shifted(offset))?;
-        errors.extend(c.errors.into_iter().map(|e| e.shifted(offset)));
+        errors.extend(
+            std::mem::take(&mut c.errors)
+                .into_iter()
+                .map(|e| e.shifted(offset)),
+        );
+        offset += c.lines;
         match &mut out {
             None => {
                 for (i, &k) in c.unknown_keys.iter().enumerate() {
                     unknown_index.insert(k, spec_machines + i as u32);
                 }
-                out = Some(c.inst);
+                out = Some(c);
             }
-            Some(o) => {
-                let base = o.texts.bytes_used() as u64;
-                o.texts.append(&c.inst.texts);
-                // Freed before the rows are moved: the two copies of a
-                // part's texts and rows are not held at once.
-                c.inst.texts = Texts::default();
-                let syms: Vec<u32> = (0..c.inst.symbols.len() as u32)
-                    .map(|s| o.symbols.intern(c.inst.symbols.get(Sym::new(s))).index())
-                    .collect();
-                let machines: Vec<u32> = c
-                    .unknown_keys
-                    .iter()
-                    .zip(&c.inst.unknown)
-                    .map(|(&k, name)| {
-                        *unknown_index.entry(k).or_insert_with(|| {
-                            o.unknown.push(name.clone());
-                            spec_machines + o.unknown.len() as u32 - 1
-                        })
-                    })
-                    .collect();
-                let resym = |s: u32| if s == NONE_IDX { s } else { syms[s as usize] };
-                o.rows.extend(c.inst.rows.into_iter().map(|mut r| {
-                    r.texts = r.texts.rebased(base);
-                    r.task_name = resym(r.task_name);
-                    r.status = resym(r.status);
-                    if r.machine != NONE_IDX && r.machine >= spec_machines {
-                        r.machine = machines[(r.machine - spec_machines) as usize];
-                    }
-                    r
-                }));
-                o.read += c.inst.read;
-                o.skips.count += c.inst.skips.count;
-            }
+            Some(o) => append(o, c, &mut unknown_index, spec_machines),
         }
-        offset += c.lines;
     }
-    let mut out = out.unwrap_or(Instances {
-        rows: Vec::new(),
-        texts: Texts::default(),
-        symbols: Symbols::default(),
-        unknown: Vec::new(),
-        skips: Skips::default(),
-        read: 0,
-    });
+    let mut out = match out {
+        Some(c) => Instances {
+            rows: c.rows,
+            texts: c.texts.finish(path),
+            symbols: c.symbols,
+            unknown: c.unknown,
+            skips: c.skips,
+            read: c.read,
+        },
+        None => Instances {
+            rows: Vec::new(),
+            texts: InstTexts::default(),
+            symbols: Symbols::default(),
+            unknown: Vec::new(),
+            skips: Skips::default(),
+            read: 0,
+        },
+    };
     out.skips.file = file.to_string();
     out.skips.first = errors
         .iter()
@@ -310,4 +314,36 @@ fn merge(
         .map(|e| e.to_string())
         .collect();
     Ok(out)
+}
+
+/// Chunk `c` after `o`: its texts, symbols and machines renumbered.
+fn append(o: &mut Chunk, c: Chunk, unknown_index: &mut FxHashMap<u128, u32>, spec_machines: u32) {
+    // Texts first, freed before the rows are moved: the two copies of a
+    // part's texts and rows are not held at once.
+    o.texts.append(c.texts);
+    let syms: Vec<u32> = (0..c.symbols.len() as u32)
+        .map(|s| o.symbols.intern(c.symbols.get(Sym::new(s))).index())
+        .collect();
+    let machines: Vec<u32> = c
+        .unknown_keys
+        .iter()
+        .zip(&c.unknown)
+        .map(|(&k, name)| {
+            *unknown_index.entry(k).or_insert_with(|| {
+                o.unknown.push(name.clone());
+                spec_machines + o.unknown.len() as u32 - 1
+            })
+        })
+        .collect();
+    let resym = |s: u32| if s == NONE_IDX { s } else { syms[s as usize] };
+    o.rows.extend(c.rows.into_iter().map(|mut r| {
+        r.task_name = resym(r.task_name);
+        r.status = resym(r.status);
+        if r.machine != NONE_IDX && r.machine >= spec_machines {
+            r.machine = machines[(r.machine - spec_machines) as usize];
+        }
+        r
+    }));
+    o.read += c.read;
+    o.skips.count += c.skips.count;
 }

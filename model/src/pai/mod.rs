@@ -8,21 +8,22 @@
 
 pub(crate) mod build;
 pub(crate) mod detail;
+mod inst_texts;
 mod instances;
 mod join;
 mod native;
 mod release;
+mod row_offsets;
 mod spec_file;
 pub(crate) use join::JoinIndex;
+pub(crate) use release::read_table;
 pub(crate) mod side;
 pub(crate) mod tables;
 mod workers;
 
 use super::archive::{self, Source};
-use super::fields::Row;
-use super::input::{InputError, LoadReport, RowPolicy, Skips};
+use super::input::{InputError, LoadReport};
 use super::key_table::KeyTable;
-use super::lines::{Lines, Record};
 use super::model::{Symbols, Trace};
 use super::texts::{key, Texts};
 use super::LoadOptions;
@@ -31,6 +32,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{mpsc, Arc};
 use tables::*;
 
+pub(crate) use inst_texts::{InstText, InstTexts};
 pub use spec_file::{read_machine_spec, MOST_SPEC_MACHINES};
 pub use tables::SpecRow;
 
@@ -70,8 +72,9 @@ pub struct PaiTables {
     pub task_order: Vec<u32>,
     /// Per job: its range of `task_order` (start, end).
     pub tasks_of: Vec<(u32, u32)>,
-    /// The instances' `inst_id`, `inst_name` and `worker_name`, packed.
-    pub inst_texts: Texts,
+    /// The instances' `inst_id`, `inst_name` and `worker_name`: held, or
+    /// found again in the file.
+    pub inst_texts: InstTexts,
     /// Task names and statuses as written in the instance table.
     pub inst_symbols: Symbols,
     /// `pai_instance_table`, in file order (empty when the table is absent).
@@ -207,36 +210,6 @@ impl PaiTables {
     pub(crate) fn group_tag_of(&self, job: u32) -> Option<&GroupTagRow> {
         opt_idx(*self.job_tag.get(job as usize)?).map(|i| &self.group_tags[i as usize])
     }
-}
-
-/// Streams one table, handing each row to `each`; bad rows are skipped and
-/// counted (or stop the load with `strict`). Returns rows read and skips.
-pub(crate) fn read_table(
-    src: &Source,
-    table: &str,
-    strict: bool,
-    mut each: impl FnMut(&Row<Record>) -> Result<(), InputError>,
-) -> Result<(u64, Skips), InputError> {
-    let member = format!("{table}.csv");
-    let name = src.display(&member);
-    // The users' header row (from the release's `.header`) is no bad row.
-    let mut lines =
-        Lines::new(archive::open(src, &member)?, name.clone()).skipping_header(columns_of(table));
-    let mut policy = RowPolicy::new(&name, strict);
-    let mut rec = Record::default();
-    let mut ok = 0u64;
-    while lines.next(&mut rec)? {
-        let row = Row {
-            file: &name,
-            line: rec.line,
-            record: &rec,
-        };
-        match each(&row) {
-            Ok(()) => ok += 1,
-            Err(e) => policy.bad_row(e)?,
-        }
-    }
-    Ok((ok, policy.skips))
 }
 
 fn missing_required(dir: &Path, table: &str) -> InputError {
@@ -409,6 +382,7 @@ impl Loading {
         self.report.time("instance table", self.began);
         join::resolve_tasks(t, &self.symbols);
         (t.inst_order, t.insts_of) = group_by(t.instances.iter().map(|r| r.job), t.jobs.len());
+        self.report.time("instances grouped by job", self.began);
         Ok(())
     }
 

@@ -20,14 +20,19 @@ impl NativeTables for PaiTables {
     fn job_detail(&self, trace: &Trace, job: &Job, side: bool) -> Value {
         let row = job.native_row;
         let (rows, damaged) = if side || self.side_ready() {
-            match side_rows(self, &workers_of(self, row)) {
+            match workers_of(self, row).and_then(|w| side_rows(self, &w)) {
                 Ok(rows) => (rows, None),
                 Err(e) => (SideRows::default(), Some(e)),
             }
         } else {
             (SideRows::default(), None)
         };
-        let mut v = job_detail(self, &trace.symbols, row, &rows);
+        let mut v = match job_detail(self, &trace.symbols, row, &rows) {
+            Ok(v) => v,
+            Err(e) => {
+                return serde_json::json!({ "note": format!("the job's rows cannot be shown: {e}") })
+            }
+        };
         if let Some(e) = damaged {
             v["note"] = Value::from(format!(
                 "sensor and machine-metric rows: none shown, the table is damaged: {e}"
@@ -49,14 +54,14 @@ impl NativeTables for PaiTables {
         let Some(row) = self.job_by_name(id) else {
             return Ok(None);
         };
-        let side = side_rows(self, &workers_of(self, row))?;
+        let side = side_rows(self, &workers_of(self, row)?)?;
         let mut warnings = Vec::new();
         for s in side.skips.iter().filter(|s| s.count > 0) {
             warnings.push(format!("{}: skipped {} bad rows", s.file, s.count));
             warnings.extend(s.first.iter().map(|r| format!("  {r}")));
         }
         Ok(Some((
-            job_detail(self, &trace.symbols, row, &side),
+            job_detail(self, &trace.symbols, row, &side)?,
             warnings,
         )))
     }
@@ -121,7 +126,9 @@ impl NativeTables for PaiTables {
                 ("machine_metric", MachineSample::Indexing(p)),
             ];
         }
-        let here = instances_on(self, machine, t);
+        let Ok(here) = instances_on(self, machine, t) else {
+            return Vec::new();
+        };
         if here.is_empty() {
             return vec![
                 ("sensor", MachineSample::Missing),
@@ -160,8 +167,8 @@ impl NativeTables for PaiTables {
         let mut times: Vec<f64> = Vec::new();
         for row in (0..n).step_by(step).take(probe.samples) {
             let s = Instant::now();
-            let side = side_rows(self, &workers_of(self, row as u32))?;
-            let v = job_detail(self, &trace.symbols, row as u32, &side);
+            let side = side_rows(self, &workers_of(self, row as u32)?)?;
+            let v = job_detail(self, &trace.symbols, row as u32, &side)?;
             std::hint::black_box(v);
             times.push(s.elapsed().as_secs_f64() * 1000.0);
         }
@@ -170,29 +177,31 @@ impl NativeTables for PaiTables {
     }
 }
 
-/// The instances on `machine` at `t`, by start: (start, worker key, row).
-fn instances_on(tables: &PaiTables, machine: u32, t: Secs) -> Vec<(Secs, u128, u32)> {
+/// The instances on `machine` at `t`, by start: (start, worker key, row)
+/// (an error when the instance table, read again for the workers' names,
+/// changed since the load).
+fn instances_on(
+    tables: &PaiTables,
+    machine: u32,
+    t: Secs,
+) -> Result<Vec<(Secs, u128, u32)>, InputError> {
     let open = |r: &InstanceRow| {
         r.machine == machine
             && r.start_time != NONE_TIME
             && r.start_time <= t
             && (r.end_time == NONE_TIME || r.end_time > t)
     };
-    let mut here: Vec<(Secs, u128, u32)> = tables
-        .instances
+    let insts: Vec<u32> = (0..tables.instances.len() as u32)
+        .filter(|&i| open(&tables.instances[i as usize]))
+        .collect();
+    let texts = tables.inst_texts(&insts)?;
+    let mut here: Vec<(Secs, u128, u32)> = insts
         .iter()
-        .enumerate()
-        .filter(|(_, r)| open(r))
-        .map(|(i, r)| {
-            (
-                r.start_time,
-                tables.inst_texts.key_in(r.texts, InstanceRow::WORKER_NAME),
-                i as u32,
-            )
-        })
+        .zip(&texts)
+        .map(|(&i, x)| (tables.instances[i as usize].start_time, x.worker_key(), i))
         .collect();
     here.sort_unstable();
-    here
+    Ok(here)
 }
 
 /// Field `i` of a side-table row as a number, if it is one.

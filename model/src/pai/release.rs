@@ -3,9 +3,11 @@
 //! and the alternative download's archives split into `NAME.tar.gz.partaa`,
 //! `…ab`, … (joined by a `cat` script users often skip).
 
-use super::tables::ALL;
+use super::tables::{columns_of, ALL};
 use crate::archive::{self, Source};
-use crate::input::{InputError, LoadReport};
+use crate::fields::Row;
+use crate::input::{InputError, LoadReport, RowPolicy, Skips};
+use crate::lines::{Lines, Record};
 use crate::text::sanitize;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -76,4 +78,34 @@ pub(crate) fn reads(dir: &Path) -> Vec<PathBuf> {
         out.extend(archive::split_parts(dir, &format!("{name}.tar.gz")).unwrap_or_default());
     }
     out
+}
+
+/// Streams one table, handing each row to `each`; bad rows are skipped and
+/// counted (or stop the load with `strict`). Returns rows read and skips.
+pub(crate) fn read_table(
+    src: &Source,
+    table: &str,
+    strict: bool,
+    mut each: impl FnMut(&Row<Record>) -> Result<(), InputError>,
+) -> Result<(u64, Skips), InputError> {
+    let member = format!("{table}.csv");
+    let name = src.display(&member);
+    // The users' header row (from the release's `.header`) is no bad row.
+    let mut lines =
+        Lines::new(archive::open(src, &member)?, name.clone()).skipping_header(columns_of(table));
+    let mut policy = RowPolicy::new(&name, strict);
+    let mut rec = Record::default();
+    let mut ok = 0u64;
+    while lines.next(&mut rec)? {
+        let row = Row {
+            file: &name,
+            line: rec.line,
+            record: &rec,
+        };
+        match each(&row) {
+            Ok(()) => ok += 1,
+            Err(e) => policy.bad_row(e)?,
+        }
+    }
+    Ok((ok, policy.skips))
 }

@@ -7,6 +7,7 @@
 //! workers (seconds at released scale; gunzip the two tables for instant
 //! drill-down).
 
+use super::row_offsets::RowOffsets;
 use super::tables::{MACHINE_METRIC, SENSOR};
 use super::workers::{short, Workers};
 use super::{read_table, PaiTables};
@@ -67,60 +68,6 @@ pub enum Index {
     },
     /// An archive: looked up by streaming it.
     Streamed(Source),
-}
-
-/// Per instance, the byte offset of its worker's row: 4 bytes each while
-/// the table is under 4 GiB, 8 past that; the largest value marks none.
-#[derive(Debug)]
-pub enum RowOffsets {
-    /// Offsets in 4 bytes (`u32::MAX`: none).
-    Narrow(Vec<u32>),
-    /// Offsets in 8 bytes (`u64::MAX`: none).
-    Wide(Vec<u64>),
-}
-
-impl RowOffsets {
-    fn new(instances: usize, file_len: u64) -> RowOffsets {
-        if file_len < u32::MAX as u64 {
-            RowOffsets::Narrow(vec![u32::MAX; instances])
-        } else {
-            RowOffsets::Wide(vec![u64::MAX; instances])
-        }
-    }
-
-    fn get(&self, i: u32) -> Option<u64> {
-        let off = match self {
-            RowOffsets::Narrow(v) => Some(v[i as usize]).filter(|&o| o != u32::MAX)? as u64,
-            RowOffsets::Wide(v) => Some(v[i as usize]).filter(|&o| o != u64::MAX)?,
-        };
-        Some(off)
-    }
-
-    /// Sets instance `i`'s offset unless it has one.
-    fn set_first(&mut self, i: u32, off: u64) {
-        if let RowOffsets::Narrow(v) = self {
-            if off >= u32::MAX as u64 {
-                // The file grew past 4 GiB while read: widen.
-                let wide = v
-                    .iter()
-                    .map(|&o| if o == u32::MAX { u64::MAX } else { o as u64 })
-                    .collect();
-                *self = RowOffsets::Wide(wide);
-            }
-        }
-        match self {
-            RowOffsets::Narrow(v) if v[i as usize] == u32::MAX => v[i as usize] = off as u32,
-            RowOffsets::Wide(v) if v[i as usize] == u64::MAX => v[i as usize] = off,
-            _ => {}
-        }
-    }
-
-    fn copy(&mut self, to: u32, from: u32) {
-        match self {
-            RowOffsets::Narrow(v) => v[to as usize] = v[from as usize],
-            RowOffsets::Wide(v) => v[to as usize] = v[from as usize],
-        }
-    }
 }
 
 /// A job's workers to look up: (join key of the name, an instance on it).
@@ -321,25 +268,5 @@ impl Index {
             }
         }
         Ok(out)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::RowOffsets;
-
-    /// Offsets held in 4 bytes widen when one does not fit (a file that
-    /// grew past 4 GiB while read); the first offset of an instance stays.
-    #[test]
-    fn offsets_keep_the_first_and_widen_when_needed() {
-        let mut at = RowOffsets::new(4, 1000);
-        assert!(matches!(at, RowOffsets::Narrow(_)));
-        at.set_first(0, 10);
-        at.set_first(0, 20);
-        at.set_first(2, 5_000_000_000);
-        assert!(matches!(at, RowOffsets::Wide(_)));
-        at.copy(3, 0);
-        let got: Vec<Option<u64>> = (0..4).map(|i| at.get(i)).collect();
-        assert_eq!(got, [Some(10), None, Some(5_000_000_000), Some(10)]);
     }
 }

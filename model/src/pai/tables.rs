@@ -5,7 +5,7 @@ use crate::fields::Row;
 use crate::input::InputError;
 use crate::lines::Record;
 use crate::model::{Secs, Sym, Symbols};
-use crate::texts::{TextId, TextRun, Texts};
+use crate::texts::{TextId, Texts};
 
 /// `pai_job_table`: its name and columns, in file order. One row per job;
 /// `start_time` is its submission.
@@ -206,19 +206,10 @@ pub struct InstanceRow {
     /// `end_time`, in trace seconds; `NONE_TIME` while it runs, or when it
     /// never started.
     pub end_time: Secs,
-    /// Its `inst_id` (empty when it equals the job's, as it should),
-    /// `inst_name` and `worker_name`, in the instance texts.
-    pub texts: TextRun,
-}
-
-impl InstanceRow {
-    /// Where each of its strings is in `texts`.
-    pub const INST_ID: usize = 0;
-    /// Where its `inst_name` is in `texts`.
-    pub const INST_NAME: usize = 1;
-    /// Where its `worker_name` is in `texts` (the key the sensor and
-    /// machine-metric tables join on).
-    pub const WORKER_NAME: usize = 2;
+    /// The 64-bit join key of its `worker_name` (the sensor and
+    /// machine-metric tables join on it); its texts are in
+    /// `PaiTables::inst_texts`.
+    pub worker: u64,
 }
 
 // Millions of instances at released scale: keep them at 48 bytes.
@@ -418,23 +409,35 @@ pub(crate) fn parse_group_tag(
     })
 }
 
-/// Rows grouped by an owner index: (order, ranges per owner).
+/// Rows grouped by an owner index: (order, ranges per owner). A counting
+/// sort: rows keep file order within an owner, in two passes over millions
+/// of rows rather than a comparison sort.
 pub(crate) fn group_by(
     owners: impl Iterator<Item = u32>,
     n_owners: usize,
 ) -> (Vec<u32>, Vec<(u32, u32)>) {
     let owners: Vec<u32> = owners.collect();
-    let mut order: Vec<u32> = (0..owners.len() as u32).collect();
-    order.sort_by_key(|&i| owners[i as usize]); // stable: file order within an owner
     let mut ranges = vec![(0u32, 0u32); n_owners];
-    let mut i = 0;
-    while i < order.len() {
-        let o = owners[order[i] as usize];
-        let start = i;
-        while i < order.len() && owners[order[i] as usize] == o {
-            i += 1;
+    for &o in &owners {
+        ranges[o as usize].1 += 1;
+    }
+    let mut at = 0u32;
+    for r in &mut ranges {
+        let n = r.1;
+        *r = (at, at);
+        at += n;
+    }
+    let mut order = vec![0u32; owners.len()];
+    for (i, &o) in owners.iter().enumerate() {
+        let r = &mut ranges[o as usize];
+        order[r.1 as usize] = i as u32;
+        r.1 += 1;
+    }
+    // Owners with no rows keep (0, 0), as before.
+    for r in &mut ranges {
+        if r.0 == r.1 {
+            *r = (0, 0);
         }
-        ranges[o as usize] = (start as u32, i as u32);
     }
     (order, ranges)
 }

@@ -3,7 +3,6 @@
 //! (about 14 bytes an instance while the side index is built, where a hash
 //! map of keys took 36).
 
-use super::tables::InstanceRow;
 use super::PaiTables;
 use crate::key_table::KeyTable;
 
@@ -21,11 +20,7 @@ pub(super) fn short(k: u128) -> u64 {
 
 impl Workers {
     pub(super) fn of(t: &PaiTables) -> Workers {
-        let keys: Vec<u64> = t
-            .instances
-            .iter()
-            .map(|i| short(t.inst_texts.key_in(i.texts, InstanceRow::WORKER_NAME)))
-            .collect();
+        let keys: Vec<u64> = t.instances.iter().map(|i| i.worker).collect();
         Workers {
             table: KeyTable::of(&keys),
             keys,
