@@ -158,39 +158,35 @@ fn note_jobs(report: &mut LoadReport, cpu_jobs: u64, cluster: &Cluster, jobs: &[
     }
 }
 
-/// Builds the trace: GPU jobs in job-table order (CPU jobs counted and left
-/// out unless `include_cpu_jobs`).
-pub(crate) fn trace(
-    t: Arc<PaiTables>,
-    mut symbols: Symbols,
-    opts: &LoadOptions,
-    report: &mut LoadReport,
-) -> Result<Trace, InputError> {
-    let mut jobs = Vec::with_capacity(t.jobs.len());
-    let mut segments: Vec<Segment> = Vec::with_capacity(t.instances.len());
-    let mut cpu_jobs = 0u64;
-    let mut pending_types: Vec<(usize, String)> = Vec::new();
+/// The GPU jobs as the job, task and group-tag tables give them, built
+/// while the instance table is still being read: everything but their
+/// recorded segments and run times.
+pub(crate) struct Pending {
+    jobs: Vec<Job>,
+    cpu_jobs: u64,
+    /// Jobs that require a GPU type, by name (numbered with the cluster).
+    types: Vec<(usize, String)>,
+}
+
+/// The jobs of the tables read so far (CPU jobs counted and left out
+/// unless `include_cpu_jobs`), in job-table order.
+pub(crate) fn jobs_of_tables(t: &PaiTables, symbols: &mut Symbols, opts: &LoadOptions) -> Pending {
+    let mut p = Pending {
+        jobs: Vec::with_capacity(t.jobs.len()),
+        cpu_jobs: 0,
+        types: Vec::new(),
+    };
     for (i, row) in t.jobs.iter().enumerate() {
-        let units = units_of(&t, i as u32);
+        let units = units_of(t, i as u32);
         if units.is_empty() && !opts.include_cpu_jobs {
-            cpu_jobs += 1;
+            p.cpu_jobs += 1;
             continue;
         }
-        let seg_start = segments.len() as u32;
-        push_segments(&t, i as u32, &mut segments);
-        let runtime = match t.run_span(i as u32) {
-            (Some(f), Some(l), false) => Some(l - f),
-            _ => None,
-        };
         let tag = t.group_tag_of(i as u32);
-        let gpu_type = tag
-            .and_then(|g| g.gpu_type_spec)
-            .map(|s| symbols.get(s).to_string());
-        let status = job_status(row, &symbols);
-        if let Some(ty) = gpu_type {
-            pending_types.push((jobs.len(), ty));
+        if let Some(ty) = tag.and_then(|g| g.gpu_type_spec) {
+            p.types.push((p.jobs.len(), symbols.get(ty).to_string()));
         }
-        jobs.push(Job {
+        p.jobs.push(Job {
             id: t.texts.get(row.job_name).into(),
             user: row.user,
             // PAI's group tag: the jobs that recur with the same scripts and
@@ -200,20 +196,49 @@ pub(crate) fn trace(
                 .filter(|g| !g.is_empty())
                 .map(|g| symbols.intern(&g)),
             submit: row.start_time,
-            runtime: runtime.into(),
+            runtime: crate::model::MaybeSecs::NONE,
             demand: if units.is_empty() {
                 Demand::Gang { gpus: 0 }
             } else {
                 Demand::Instances(units.into_boxed_slice())
             },
             gpu_type: None,
-            status,
+            status: job_status(row, symbols),
             deadline: crate::model::MaybeSecs::NONE,
             model: tag.and_then(|g| g.workload),
-            segments: seg_start..segments.len() as u32,
+            segments: 0..0,
             requested: crate::model::MaybeSecs::NONE,
             native_row: i as u32,
         });
+    }
+    p
+}
+
+/// Builds the trace: the pending jobs given their recorded segments and run
+/// times from the instances, and the cluster.
+pub(crate) fn trace(
+    t: Arc<PaiTables>,
+    symbols: Symbols,
+    pending: Pending,
+    opts: &LoadOptions,
+    report: &mut LoadReport,
+) -> Result<Trace, InputError> {
+    let Pending {
+        mut jobs,
+        cpu_jobs,
+        types,
+    } = pending;
+    let mut segments: Vec<Segment> = Vec::with_capacity(t.instances.len());
+    for job in &mut jobs {
+        let i = job.native_row;
+        let seg_start = segments.len() as u32;
+        push_segments(&t, i, &mut segments);
+        job.segments = seg_start..segments.len() as u32;
+        job.runtime = match t.run_span(i) {
+            (Some(f), Some(l), false) => Some(l - f),
+            _ => None,
+        }
+        .into();
     }
     if jobs.is_empty() {
         return Err(InputError::file(
@@ -222,7 +247,7 @@ pub(crate) fn trace(
         ));
     }
     let mut cluster = cluster(&t, opts, &jobs, report)?;
-    for (j, ty) in pending_types {
+    for (j, ty) in types {
         jobs[j].gpu_type = Some(cluster.type_id(&ty));
     }
     note_jobs(report, cpu_jobs, &cluster, &jobs);

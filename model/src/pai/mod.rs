@@ -443,12 +443,18 @@ pub fn load(dir: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Input
         strict: opts.strict,
     };
     // The instance table is read beside the others, waiting for the
-    // joins the job table gives it (and stopping if it fails).
-    let (read, tables) = crate::par::both(
+    // joins the job table gives it (and stopping if it fails); meanwhile
+    // the jobs are built from the other tables.
+    let (read, pending) = crate::par::both(
         move || inst_src.map(|src| instances::read(src, strict, rx)),
-        || l.tables(&job_src, &task_src, tx),
+        || {
+            l.tables(&job_src, &task_src, tx)?;
+            let pending = build::jobs_of_tables(&l.t, &mut l.symbols, opts);
+            l.report.time("jobs from the tables", l.began);
+            Ok::<_, InputError>(pending)
+        },
     );
-    tables?;
+    let pending = pending?;
     let read = read.map_err(|_| InputError::file(INSTANCE.0, "the instance reader panicked"))?;
     l.instances(read.transpose()?)?;
     if l.t.jobs.is_empty() {
@@ -464,7 +470,7 @@ pub fn load(dir: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Input
         mut report,
         ..
     } = l;
-    let trace = build::trace(Arc::new(t), symbols, opts, &mut report)?;
+    let trace = build::trace(Arc::new(t), symbols, pending, opts, &mut report)?;
     report.time("model built", began);
     Ok((trace, report))
 }
