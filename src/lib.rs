@@ -40,6 +40,9 @@ pub fn run() -> i32 {
     let code = std::panic::catch_unwind(|| cli::main_with(std::env::args_os()));
     // What a policy left behind (a grandchild that outlived its parent).
     driver::end_all();
+    // A load cache still being written is finished (a cache half written
+    // is never read, but then the next open reads the tables again).
+    let _ = driver::cache_writes::finish();
     code.unwrap_or_else(|p| std::panic::resume_unwind(p))
 }
 

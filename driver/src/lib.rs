@@ -15,6 +15,7 @@
 //! answer until shortly before the next frame.
 
 mod ask_terminal;
+pub mod cache_writes;
 mod child;
 mod echo;
 mod error;

@@ -218,6 +218,10 @@ pub struct LoadReport {
     pub notes: Vec<String>,
     /// Seconds each loading phase took, for `tracetui bench`.
     pub timings: Vec<(&'static str, f64)>,
+    /// The load cache file the trace was read from (`None`: its tables).
+    pub cache: Option<std::path::PathBuf>,
+    /// The load cache file to write for next time, if any.
+    pub cache_write: Option<crate::cache::CacheWrite>,
 }
 
 impl LoadReport {

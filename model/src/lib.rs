@@ -19,6 +19,7 @@ pub mod text;
 
 mod acme;
 pub(crate) mod archive;
+pub(crate) mod cache;
 mod clock;
 mod cluster_spec;
 mod detail;
@@ -54,6 +55,7 @@ mod xz;
 mod zeus;
 
 // The model: a trace, its jobs, machines, demands and times.
+pub use cache::{CacheSpec, CacheWrite, KEEP as CACHE_KEEP};
 pub use job_id::JobId;
 pub use model::{
     Cluster, Demand, Excluded, Job, JobStatus, Machine, MaybeSecs, Milli, Secs, Segment, Sym,
@@ -192,6 +194,8 @@ pub struct LoadOptions {
     pub include_cpu_jobs: bool,
     /// How jobs submitted at the same second are ordered.
     pub ties: Ties,
+    /// Where slow loads are cached (`None`: no cache, as `--no-cache`).
+    pub cache: Option<CacheSpec>,
 }
 
 /// The order of jobs submitted at the same second, which every policy
@@ -238,6 +242,7 @@ impl Default for LoadOptions {
             gpus_per_node: 8,
             include_cpu_jobs: false,
             ties: Ties::File,
+            cache: None,
         }
     }
 }

@@ -9,6 +9,16 @@ pub struct TextId(u64);
 impl TextId {
     /// The empty string, which is stored as nothing.
     pub const EMPTY: TextId = TextId(u64::MAX);
+
+    /// Its bits, for the load cache.
+    pub(crate) fn raw(self) -> u64 {
+        self.0
+    }
+
+    /// From `raw`'s bits.
+    pub(crate) fn from_raw(b: u64) -> TextId {
+        TextId(b)
+    }
 }
 
 /// Up to three strings stored one after another in a `Texts` arena: their
@@ -22,6 +32,16 @@ const RUN_OFFSET: u64 = (1 << RUN_SHIFT) - 1;
 impl TextRun {
     /// A run whose strings are all empty.
     pub const EMPTY: TextRun = TextRun(0);
+
+    /// Its bits, for the load cache.
+    pub(crate) fn raw(self) -> u64 {
+        self.0
+    }
+
+    /// From `raw`'s bits.
+    pub(crate) fn from_raw(b: u64) -> TextRun {
+        TextRun(b)
+    }
 
     /// Whether string `i` of the run is not empty.
     pub fn has(self, i: usize) -> bool {
@@ -98,6 +118,28 @@ impl Texts {
         self.bytes.reserve(additional);
     }
 
+    /// `f` of the string, without making a `String` (packed hex is
+    /// unpacked on the stack): for the millions of ids a load builds.
+    pub(crate) fn with<R>(&self, id: TextId, f: impl FnOnce(&str) -> R) -> R {
+        if id == TextId::EMPTY {
+            return f("");
+        }
+        let at = id.0 as usize;
+        let len = u16::from_le_bytes([self.bytes[at + 1], self.bytes[at + 2]]) as usize;
+        let body = &self.bytes[at + 3..];
+        if self.bytes[at] == 1 {
+            // Packed hex: at most 256 characters, all ASCII.
+            let mut s = [0u8; 256];
+            for (k, &b) in body[..len / 2].iter().enumerate() {
+                s[2 * k] = HEX[(b >> 4) as usize];
+                s[2 * k + 1] = HEX[(b & 15) as usize];
+            }
+            f(std::str::from_utf8(&s[..len]).unwrap_or(""))
+        } else {
+            f(&String::from_utf8_lossy(&body[..len]))
+        }
+    }
+
     /// The string back (empty for `TextId::EMPTY`).
     pub fn get(&self, id: TextId) -> String {
         if id == TextId::EMPTY {
@@ -162,6 +204,16 @@ impl Texts {
 
     pub(crate) fn bytes_used(&self) -> usize {
         self.bytes.len()
+    }
+
+    /// The arena's bytes, for the load cache.
+    pub(crate) fn as_bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// An arena of `as_bytes`'s bytes.
+    pub(crate) fn from_bytes(bytes: Vec<u8>) -> Texts {
+        Texts { bytes }
     }
 }
 

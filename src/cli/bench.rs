@@ -122,13 +122,22 @@ fn say_load(
         trace.jobs.len(),
         trace.cluster.total_gpus()
     );
-    let bytes = input_bytes(&a.load.path);
-    say!(
-        "load           {load_s:.2} s to ready-to-replay ({:.0} MB read, {:.0} MB/s); peak RSS {}",
-        bytes / 1e6,
-        bytes / 1e6 / load_s.max(1e-9),
-        rss()
-    );
+    if let Some(file) = &report.cache {
+        let bytes = std::fs::metadata(file).map_or(0.0, |m| m.len() as f64);
+        say!(
+            "load           {load_s:.2} s to ready-to-replay (from the load cache, {:.0} MB); peak RSS {}",
+            bytes / 1e6,
+            rss()
+        );
+    } else {
+        let bytes = input_bytes(&a.load.path);
+        say!(
+            "load           {load_s:.2} s to ready-to-replay ({:.0} MB read, {:.0} MB/s); peak RSS {}",
+            bytes / 1e6,
+            bytes / 1e6 / load_s.max(1e-9),
+            rss()
+        );
+    }
     for (phase, at) in &report.timings {
         say!("  {phase:<22} done at {at:.2} s");
     }

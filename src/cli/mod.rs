@@ -8,6 +8,7 @@ pub mod error;
 mod gen;
 pub(crate) mod headless;
 mod inspect;
+mod load_cache;
 pub(crate) mod logger;
 mod meta;
 mod meta_inputs;
@@ -257,6 +258,11 @@ pub struct ReadArgs {
     /// machines per GPU type (gpu_type,machines,gpus_per_machine rows).
     #[arg(long = "cluster", id = "cluster_spec", value_name = "FILE")]
     pub cluster: Option<PathBuf>,
+    /// Read the trace's tables even where a cache of their last load is
+    /// kept (PAI, 64 MiB or more: in $XDG_CACHE_HOME/tracetui/loads), and
+    /// keep none.
+    #[arg(long)]
+    pub no_cache: bool,
 }
 
 /// `--gpus`: 1 to `limits::MAX_GPUS`.

@@ -14,6 +14,10 @@ impl ReadArgs {
         path: &std::path::Path,
     ) -> Result<(crate::trace::Trace, crate::trace::LoadReport), crate::trace::InputError> {
         let (mut trace, mut report) = crate::trace::load(format, path, &self.options())?;
+        // The load cache for next time is written beside what runs now.
+        if let Some(w) = report.cache_write.take() {
+            tracetui_driver::cache_writes::start(w);
+        }
         if let Some(g) = self.gpus.filter(|_| trace.cluster.sized_by.is_empty()) {
             // A flag the format has no use for is said, never dropped silently.
             log::warn!(
@@ -104,6 +108,7 @@ impl ReadArgs {
             gpus_per_node: self.gpus_per_node,
             include_cpu_jobs: self.include_cpu_jobs,
             ties: self.ties,
+            cache: super::load_cache::spec(self.no_cache),
         }
     }
 }

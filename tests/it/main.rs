@@ -41,6 +41,7 @@ mod lesson_captions;
 mod lesson_files;
 mod lesson_keys;
 mod lessons;
+mod load_cache;
 mod open_policies;
 mod outputs;
 mod pai_bad_input;

@@ -212,7 +212,7 @@ fn tar_gz(member: &str, body: &[u8]) -> Vec<u8> {
 }
 
 /// The fixture with `table` given as a .tar.gz of `member` instead of a .csv.
-fn with_archive(table: &str, member: &str, truncate: bool) -> PathBuf {
+pub(crate) fn with_archive(table: &str, member: &str, truncate: bool) -> PathBuf {
     let d = fixture_with(None);
     let csv = d.join(format!("{table}.csv"));
     let body = std::fs::read(&csv).unwrap();

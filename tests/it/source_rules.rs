@@ -142,6 +142,7 @@ const OWN_THREADS: &[&str] = &[
     "driver/link.rs",
     "driver/stderr.rs",
     "engine/whatif.rs",
+    "driver/cache_writes.rs",
 ];
 
 /// The lines of `code` (comments and strings left out) that make threads.

@@ -103,14 +103,15 @@ fn cluster(
 
 /// What job `job` asks for: its tasks with GPUs as units, sorted (empty: a CPU job).
 fn units_of(t: &PaiTables, job: u32) -> Vec<Unit> {
-    let mut units: Vec<Unit> = t
-        .tasks_of(job)
-        .filter_map(|task| {
-            let milli = plan_milli(task);
-            let count = task.inst_num.round() as u32;
-            (milli > 0 && count > 0).then_some(Unit { count, milli })
-        })
-        .collect();
+    // Room for every task: usually each is a unit, so the boxed slice made
+    // of it needs no second allocation.
+    let (a, b) = t.tasks_of[job as usize];
+    let mut units = Vec::with_capacity((b - a) as usize);
+    units.extend(t.tasks_of(job).filter_map(|task| {
+        let milli = plan_milli(task);
+        let count = task.inst_num.round() as u32;
+        (milli > 0 && count > 0).then_some(Unit { count, milli })
+    }));
     units.sort_unstable();
     units
 }
@@ -187,14 +188,14 @@ pub(crate) fn jobs_of_tables(t: &PaiTables, symbols: &mut Symbols, opts: &LoadOp
             p.types.push((p.jobs.len(), symbols.get(ty).to_string()));
         }
         p.jobs.push(Job {
-            id: t.texts.get(row.job_name).into(),
+            id: t.texts.with(row.job_name, crate::JobId::new),
             user: row.user,
             // PAI's group tag: the jobs that recur with the same scripts and
             // inputs — the groups of its rankings and `--fair-by group`.
-            group: tag
-                .map(|g| t.texts.get(g.group))
-                .filter(|g| !g.is_empty())
-                .map(|g| symbols.intern(&g)),
+            group: tag.and_then(|g| {
+                t.texts
+                    .with(g.group, |s| (!s.is_empty()).then(|| symbols.intern(s)))
+            }),
             submit: row.start_time,
             runtime: crate::model::MaybeSecs::NONE,
             demand: if units.is_empty() {

@@ -217,6 +217,7 @@ impl Options {
             "strict" => read.strict = flag().parse_ref(cmd, arg, v)?,
             "include_cpu_jobs" => read.include_cpu_jobs = flag().parse_ref(cmd, arg, v)?,
             "ties" => read.ties = choices::ties().parse_ref(cmd, arg, v)?,
+            "no_cache" => read.no_cache = flag().parse_ref(cmd, arg, v)?,
             "throughputs" => {
                 read.throughputs =
                     vec![clap::builder::StringValueParser::new().parse_ref(cmd, arg, v)?]
@@ -322,6 +323,7 @@ fn blank(format: crate::trace::Format, path: PathBuf) -> SimArgs {
                     throughputs: Vec::new(),
                     gpu_speed: Vec::new(),
                     cluster: None,
+                    no_cache: false,
                 },
             },
             energy: EnergyArgs::default(),
