@@ -5,7 +5,7 @@
 //! starts (`inst_texts`).
 
 use super::inst_texts::{worker_short, InstTexts, TextsOut};
-use super::tables::{parse_instance, sym, InstanceRow, INSTANCE, NONE_IDX, NONE_TIME};
+use super::tables::{parse_instance, InstanceRow, Recent, INSTANCE, NONE_IDX, NONE_TIME};
 use crate::archive::{self, Source};
 use crate::fields::Row;
 use crate::input::{InputError, RowPolicy, Skips};
@@ -110,6 +110,8 @@ struct Joined<'j> {
     unknown_index: FxHashMap<u128, u32>,
     /// The job row found last, where the next row's job is looked for first.
     guess: usize,
+    /// The task names and statuses seen last.
+    recent: [Recent; 2],
 }
 
 impl<'j> Joined<'j> {
@@ -124,6 +126,7 @@ impl<'j> Joined<'j> {
             unknown_keys: Vec::new(),
             unknown_index: FxHashMap::default(),
             guess: 0,
+            recent: Default::default(),
         }
     }
 
@@ -154,8 +157,12 @@ impl<'j> Joined<'j> {
         self.rows.push(InstanceRow {
             job,
             task: NONE_IDX,
-            task_name: sym(&mut self.symbols, f.task_name).map_or(NONE_IDX, |s| s.index()),
-            status: sym(&mut self.symbols, f.status).map_or(NONE_IDX, |s| s.index()),
+            task_name: self.recent[0]
+                .sym(&mut self.symbols, f.task_name)
+                .map_or(NONE_IDX, |s| s.index()),
+            status: self.recent[1]
+                .sym(&mut self.symbols, f.status)
+                .map_or(NONE_IDX, |s| s.index()),
             machine,
             start_time: f.start_time.unwrap_or(NONE_TIME),
             end_time: f.end_time.unwrap_or(NONE_TIME),
@@ -235,6 +242,9 @@ pub(super) fn read(
         let Source::Csv(path) = &src else {
             unreachable!("split only plain files")
         };
+        // The first part's rows take the others' after them: room for all
+        // (reserved, not touched) spares copying them twice.
+        let whole = estimate((0, parts.last().map_or(0, |p| p.1)));
         let read = |part: (u64, u64)| {
             let r =
                 chunk_reader(path, part).map_err(|e| InputError::io(&file, "cannot read", e))?;
@@ -243,7 +253,11 @@ pub(super) fn read(
                 file.clone(),
                 strict,
                 &joins,
-                (estimate(part), part.0 == 0, on_disk(part.0)),
+                (
+                    if part.0 == 0 { whole } else { estimate(part) },
+                    part.0 == 0,
+                    on_disk(part.0),
+                ),
             )
         };
         crate::par::each(parts, read)

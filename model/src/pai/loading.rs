@@ -58,7 +58,7 @@ impl Loading {
 
     /// `pai_job_table`: the jobs, indexed by name; returns each job's `inst_id` key.
     fn job_table(&mut self, src: &Source) -> Result<Vec<u128>, InputError> {
-        let (t, symbols) = (&mut self.t, &mut self.symbols);
+        let (t, mut symbols) = (&mut self.t, Syms::new(&mut self.symbols));
         let mut job_inst_ids = Vec::new();
         let (n, skips) = read_table(src, JOB.0, self.strict, |row| {
             let name = row.bytes(0, "job_name")?;
@@ -71,7 +71,7 @@ impl Loading {
                     format!("duplicate job '{name}' (first on line {line})"),
                 ));
             }
-            let r = parse_job(row, &mut t.texts, symbols)?;
+            let r = parse_job(row, &mut t.texts, &mut symbols)?;
             t.job_keys.push(k);
             let _ = t.job_index.insert(&t.job_keys, t.jobs.len() as u32);
             job_inst_ids.push(key(row.bytes(1, "inst_id")?));
@@ -90,10 +90,10 @@ impl Loading {
         let Some(src) = self.t.source(GROUP_TAG.0).cloned() else {
             return Ok(());
         };
-        let (t, symbols) = (&mut self.t, &mut self.symbols);
+        let (t, mut symbols) = (&mut self.t, Syms::new(&mut self.symbols));
         let mut guess = 0;
         let (n, skips) = read_table(&src, GROUP_TAG.0, self.strict, |row| {
-            let r = parse_group_tag(row, &mut t.texts, symbols)?;
+            let r = parse_group_tag(row, &mut t.texts, &mut symbols)?;
             // Tags of no job are checked but not kept: nothing can reach them.
             if let Some(j) = by_inst.find(key(row.bytes(0, "inst_id")?), &mut guess) {
                 if t.job_tag[j as usize] == NONE_IDX {
@@ -110,7 +110,7 @@ impl Loading {
 
     /// `pai_task_table`: every task joined to its job by name, then grouped by job.
     fn task_table(&mut self, src: &Source) -> Result<(), InputError> {
-        let (t, symbols) = (&mut self.t, &mut self.symbols);
+        let (t, mut symbols) = (&mut self.t, Syms::new(&mut self.symbols));
         let jobs = JoinIndex {
             keys: std::mem::take(&mut t.job_keys),
             index: std::mem::take(&mut t.job_index),
@@ -127,7 +127,7 @@ impl Loading {
                     ),
                 )
             })?;
-            t.tasks.push(parse_task(row, job, symbols)?);
+            t.tasks.push(parse_task(row, job, &mut symbols)?);
             Ok(())
         })?;
         self.counts.push((TASK.0, n));

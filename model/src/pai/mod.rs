@@ -16,6 +16,7 @@ mod join;
 mod loading;
 pub(crate) use loading::{finish, finish_shared, read_tables, Loaded};
 mod native;
+mod recent;
 mod release;
 mod row_offsets;
 mod spec_file;

@@ -1,6 +1,7 @@
 //! The seven released PAI tables: their columns, and compact in-memory rows
 //! for the five that the replay and the drill-down index at load.
 
+pub(crate) use super::recent::{Recent, Syms};
 use crate::fields::Row;
 use crate::input::InputError;
 use crate::lines::Record;
@@ -270,7 +271,7 @@ fn check_span(row: &Row<Record>, start: Option<Secs>, end: Option<Secs>) -> Resu
 pub(crate) fn parse_job(
     row: &Row<Record>,
     texts: &mut Texts,
-    symbols: &mut Symbols,
+    symbols: &mut Syms,
 ) -> Result<JobRow, InputError> {
     row.expect_width(JOB.1.len())?;
     let name = row.bytes(0, "job_name")?;
@@ -286,8 +287,9 @@ pub(crate) fn parse_job(
         line: row.line,
         job_name: texts.add(name),
         inst_id: texts.add(row.bytes(1, "inst_id")?),
-        user: sym(symbols, row.bytes(2, "user")?),
-        status: sym(symbols, row.bytes(3, "status")?),
+        // Users are many: looked up, not remembered.
+        user: sym(symbols.symbols, row.bytes(2, "user")?),
+        status: symbols.col(1, row.bytes(3, "status")?),
         start_time: start,
         end_time: end,
     })
@@ -296,7 +298,7 @@ pub(crate) fn parse_job(
 pub(crate) fn parse_task(
     row: &Row<Record>,
     job: u32,
-    symbols: &mut Symbols,
+    symbols: &mut Syms,
 ) -> Result<TaskRow, InputError> {
     row.expect_width(TASK.1.len())?;
     let start = row.opt_time(4, "start_time")?;
@@ -315,15 +317,15 @@ pub(crate) fn parse_task(
     }
     Ok(TaskRow {
         job,
-        task_name: sym(symbols, row.bytes(1, "task_name")?),
+        task_name: symbols.col(0, row.bytes(1, "task_name")?),
         inst_num,
-        status: sym(symbols, row.bytes(3, "status")?),
+        status: symbols.col(1, row.bytes(3, "status")?),
         start_time: start,
         end_time: end,
         plan_cpu: row.opt_num(6, "plan_cpu", 0.0)?,
         plan_mem: row.opt_num(7, "plan_mem", 0.0)?,
         plan_gpu,
-        gpu_type: sym(symbols, row.bytes(9, "gpu_type")?),
+        gpu_type: symbols.col(2, row.bytes(9, "gpu_type")?),
     })
 }
 
@@ -395,17 +397,17 @@ pub(crate) fn parse_spec(row: &Row<Record>) -> Result<SpecRow, InputError> {
 pub(crate) fn parse_group_tag(
     row: &Row<Record>,
     texts: &mut Texts,
-    symbols: &mut Symbols,
+    symbols: &mut Syms,
 ) -> Result<GroupTagRow, InputError> {
     row.expect_width(GROUP_TAG.1.len())?;
     if row.bytes(0, "inst_id")?.is_empty() {
         return Err(row.error("inst_id", "empty"));
     }
     Ok(GroupTagRow {
-        user: sym(symbols, row.bytes(1, "user")?),
-        gpu_type_spec: sym(symbols, row.bytes(2, "gpu_type_spec")?),
+        user: sym(symbols.symbols, row.bytes(1, "user")?),
+        gpu_type_spec: symbols.col(1, row.bytes(2, "gpu_type_spec")?),
         group: texts.add(row.bytes(3, "group")?),
-        workload: sym(symbols, row.bytes(4, "workload")?),
+        workload: symbols.col(2, row.bytes(4, "workload")?),
     })
 }
 
