@@ -206,6 +206,36 @@ impl Texts {
         self.bytes.len()
     }
 
+    /// Whether `id` names a whole entry of this arena (a load cache read
+    /// back is checked with it before any string is taken).
+    pub(crate) fn holds(&self, id: TextId) -> bool {
+        id == TextId::EMPTY || self.entry_fits(id.0 as usize)
+    }
+
+    /// Whether each present string of `run` is a whole entry.
+    pub(crate) fn holds_run(&self, run: TextRun) -> bool {
+        let mut at = (run.0 & RUN_OFFSET) as usize;
+        for i in 0..3 {
+            if run.has(i) {
+                if !self.entry_fits(at) {
+                    return false;
+                }
+                at += self.entry_len(at);
+            }
+        }
+        true
+    }
+
+    fn entry_fits(&self, at: usize) -> bool {
+        if at.checked_add(3).is_none_or(|h| h > self.bytes.len()) || self.bytes[at] > 1 {
+            return false;
+        }
+        // Packed hex holds at most 256 characters (the stack buffer `with`
+        // unpacks into).
+        let len = u16::from_le_bytes([self.bytes[at + 1], self.bytes[at + 2]]) as usize;
+        (self.bytes[at] == 0 || len <= 256) && at + self.entry_len(at) <= self.bytes.len()
+    }
+
     /// The arena's bytes, for the load cache.
     pub(crate) fn as_bytes(&self) -> &[u8] {
         &self.bytes

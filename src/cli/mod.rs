@@ -381,12 +381,17 @@ fn write_out(text: &str) {
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
         Ok(()) => {}
         // A reader that stopped early (`| head`) wanted no more: not a failure.
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+            // A load cache being written is finished, not left half.
+            let _ = crate::driver::cache_writes::finish();
+            std::process::exit(0)
+        }
         // Anything else (a full disk, `> /dev/full`) lost the results.
         Err(e) => {
             print_err(&format!(
                 "tracetui: error: cannot write standard output: {e}"
             ));
+            let _ = crate::driver::cache_writes::finish();
             std::process::exit(1);
         }
     }

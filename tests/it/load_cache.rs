@@ -13,7 +13,19 @@ use tracetui::trace::{load_pai, CacheSpec, LoadOptions, PaiTables, Trace};
 
 const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/pai");
 
-/// A copy of the fixture and an empty cache directory.
+/// Sets a file's modification time `secs` ago: a load of files changed in
+/// the last 2 s is not cached (they could change again unseen).
+fn age(p: &Path, secs: u64) {
+    let t = std::time::SystemTime::now() - std::time::Duration::from_secs(secs);
+    std::fs::File::options()
+        .append(true)
+        .open(p)
+        .unwrap()
+        .set_modified(t)
+        .unwrap();
+}
+
+/// A copy of the fixture, an hour old, and an empty cache directory.
 fn setup(tag: &str) -> (PathBuf, PathBuf) {
     let d = common::scratch_dir(tag);
     let trace = d.join("trace");
@@ -21,7 +33,9 @@ fn setup(tag: &str) -> (PathBuf, PathBuf) {
     for e in std::fs::read_dir(FIXTURE).unwrap() {
         let p = e.unwrap().path();
         if p.extension().is_some_and(|x| x == "csv") {
-            std::fs::copy(&p, trace.join(p.file_name().unwrap())).unwrap();
+            let to = trace.join(p.file_name().unwrap());
+            std::fs::copy(&p, &to).unwrap();
+            age(&to, 3600);
         }
     }
     (trace, d.join("cache"))
@@ -115,14 +129,31 @@ fn a_changed_input_option_or_build_is_a_miss() {
         ..opts.clone()
     };
     assert!(load(&trace, &strict).1.cache.is_none());
-    // The instance table rewritten (a job's instance moved to another
-    // machine): the tables are read again, and the new machine shows.
-    assert!(load(&trace, &opts).1.cache.is_some());
+    // Options the jobs are built with again are no part of the key: read
+    // from the cache, the same as from the tables.
+    let cpu = LoadOptions {
+        include_cpu_jobs: true,
+        ..opts.clone()
+    };
+    let (t, r) = load(&trace, &cpu);
+    assert!(r.cache.is_some());
+    let plain = LoadOptions {
+        include_cpu_jobs: true,
+        ..LoadOptions::default()
+    };
+    assert_eq!(
+        everything(&t),
+        everything(&load_pai(&trace, &plain).unwrap().0)
+    );
+    // The instance table rewritten at its size (a job's instance moved to
+    // another machine): the tables are read again, and the new machine
+    // shows; just changed, it is not kept (it could change again unseen).
     let inst = trace.join("pai_instance_table.csv");
     let body = std::fs::read_to_string(&inst).unwrap();
     let changed = body.replacen(",m1\n", ",m2\n", 1);
     assert_ne!(body, changed);
-    std::fs::write(&inst, changed).unwrap();
+    assert_eq!(body.len(), changed.len());
+    std::fs::write(&inst, &changed).unwrap();
     let (t, r) = load(&trace, &opts);
     assert!(
         r.cache.is_none(),
@@ -130,7 +161,47 @@ fn a_changed_input_option_or_build_is_a_miss() {
     );
     let fresh = load_pai(&trace, &LoadOptions::default()).unwrap().0;
     assert_eq!(everything(&t), everything(&fresh));
-    assert!(load(&trace, &opts).1.cache.is_some(), "then cached again");
+    assert!(
+        load(&trace, &opts).1.cache.is_none(),
+        "just changed: not kept"
+    );
+    age(&inst, 1800);
+    assert!(load(&trace, &opts).1.cache.is_none());
+    assert!(
+        load(&trace, &opts).1.cache.is_some(),
+        "settled: cached again"
+    );
+    // Replaced by a rename with the same bytes and time: another file.
+    let when = std::fs::metadata(&inst).unwrap().modified().unwrap();
+    let copy = trace.join("copy.tmp");
+    std::fs::write(&copy, &changed).unwrap();
+    std::fs::rename(&copy, &inst).unwrap();
+    std::fs::File::options()
+        .append(true)
+        .open(&inst)
+        .unwrap()
+        .set_modified(when)
+        .unwrap();
+    assert!(load(&trace, &opts).1.cache.is_none(), "another inode");
+    // A row added (another size).
+    let mut grown = changed.clone();
+    grown.push_str(
+        changed
+            .lines()
+            .next()
+            .unwrap()
+            .replace("j01,", "j02,")
+            .as_str(),
+    );
+    grown.push('\n');
+    std::fs::write(&inst, grown).unwrap();
+    age(&inst, 900);
+    let (t, r) = load(&trace, &opts);
+    assert!(r.cache.is_none());
+    assert_eq!(
+        everything(&t),
+        everything(&load_pai(&trace, &LoadOptions::default()).unwrap().0)
+    );
     assert!(cache_files(&cache).len() <= tracetui::trace::CACHE_KEEP);
 }
 
@@ -154,6 +225,33 @@ fn a_damaged_cache_file_is_refused_and_the_tables_read() {
         r.notes
     );
     assert_eq!(everything(&t), everything(&plain));
+    // Written again; a hit does not repeat the refusal.
+    let (_, r) = load(&trace, &opts);
+    assert!(r.cache.is_some());
+    assert!(
+        !r.notes.iter().any(|n| n.contains("could not be read")),
+        "{:?}",
+        r.notes
+    );
+    // Damage in the first section (after the head: a 20-byte magic, the
+    // key's length and text, the section's length), or in the head's key
+    // length: refused too.
+    for first in [true, false] {
+        let file = cache_files(&cache).pop().unwrap();
+        let mut bytes = std::fs::read(&file).unwrap();
+        let key = u64::from_le_bytes(bytes[20..28].try_into().unwrap()) as usize;
+        let at = if first { 28 + key + 8 + 40 } else { 27 };
+        bytes[at] ^= 0x01;
+        std::fs::write(&file, &bytes).unwrap();
+        let (t, r) = load(&trace, &opts);
+        assert!(r.cache.is_none(), "byte {at}");
+        assert!(
+            r.notes.iter().any(|n| n.contains("could not be read")),
+            "byte {at}: {:?}",
+            r.notes
+        );
+        assert_eq!(everything(&t), everything(&plain));
+    }
     // Cut short: refused too.
     let file = cache_files(&cache).pop().unwrap();
     let len = std::fs::metadata(&file).unwrap().len();
@@ -169,16 +267,31 @@ fn a_damaged_cache_file_is_refused_and_the_tables_read() {
 }
 
 #[test]
-fn the_oldest_cache_files_go_past_the_few_kept() {
+fn the_traces_opened_last_are_kept() {
     let (trace, cache) = setup("cache-evict");
-    for b in 0..(tracetui::trace::CACHE_KEEP + 2) {
-        load(&trace, &options(&cache, &format!("build {b}")));
+    let keep = tracetui::trace::CACHE_KEEP;
+    let hit = |b: usize| {
+        let h = load(&trace, &options(&cache, &format!("build {b}")))
+            .1
+            .cache
+            .is_some();
         std::thread::sleep(std::time::Duration::from_millis(20));
+        h
+    };
+    for b in 0..keep + 2 {
+        assert!(!hit(b));
     }
-    assert_eq!(cache_files(&cache).len(), tracetui::trace::CACHE_KEEP);
-    // The newest is among them.
-    let last = format!("build {}", tracetui::trace::CACHE_KEEP + 1);
-    assert!(load(&trace, &options(&cache, &last)).1.cache.is_some());
+    assert_eq!(cache_files(&cache).len(), keep);
+    // The newest `keep` are the ones kept; opening the oldest of them makes
+    // it the newest, so the next write removes the one after it.
+    for b in 2..keep + 2 {
+        assert!(hit(b), "build {b}");
+    }
+    assert!(hit(2));
+    assert!(!hit(keep + 2));
+    assert!(hit(2), "opened last: kept");
+    assert!(!hit(3), "opened least lately: removed");
+    assert_eq!(cache_files(&cache).len(), keep);
 }
 
 /// `tracetui ARGS` with the cache under `cache` and no size floor.
@@ -230,6 +343,9 @@ fn an_archive_s_load_is_cached_the_same() {
     let trace =
         crate::pai_bad_input::with_archive("pai_instance_table", "pai_instance_table.csv", false);
     let cache = common::scratch_dir("cache-archive");
+    for e in std::fs::read_dir(&trace).unwrap() {
+        age(&e.unwrap().path(), 3600);
+    }
     let (plain, _) = load_pai(&trace, &LoadOptions::default()).unwrap();
     load(&trace, &options(&cache, "b1"));
     let (again, r) = load(&trace, &options(&cache, "b1"));

@@ -30,6 +30,17 @@ pub struct CacheSpec {
     pub min_bytes: u64,
 }
 
+/// Whether every input was last changed at least 2 s before `since`: one
+/// changed within its clock's tick of the load's start could change again
+/// unseen by its time (git's "racily clean"), so such a load is not kept.
+pub(crate) fn settled(inputs: &[PathBuf], since: std::time::SystemTime) -> bool {
+    let before = since - std::time::Duration::from_secs(2);
+    inputs
+        .iter()
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .all(|m| m.modified().is_ok_and(|t| t <= before))
+}
+
 /// The bytes of the inputs that exist.
 pub(crate) fn input_bytes(inputs: &[PathBuf]) -> u64 {
     inputs
@@ -89,15 +100,14 @@ pub(crate) fn key(
     };
     let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     let mut k = format!(
+        // Only what the tables' reading depends on: the jobs and the
+        // cluster (`--gpus`, `--include-cpu-jobs`) are built again.
         "layout {LAYOUT}\nbuild {build}\nformat {format}\npath {} (from {}, real {})\n\
-         strict {} gpus {:?} per node {} cpu jobs {}\n",
+         strict {}\n",
         path.display(),
         here.display(),
         real.display(),
         opts.strict,
-        opts.gpus,
-        opts.gpus_per_node,
-        opts.include_cpu_jobs
     );
     for p in inputs {
         k.push_str(&identity(p));
@@ -162,11 +172,17 @@ pub(crate) fn open(spec: &CacheSpec, key: &str) -> Result<Option<Opened>, Unread
     };
     let len = file.metadata().map_or(0, |m| m.len());
     match head(&mut file, key, len) {
-        Ok(Some(sections)) => Ok(Some(Opened {
-            path,
-            file,
-            sections,
-        })),
+        Ok(Some(sections)) => {
+            // Used now: eviction keeps the traces opened last.
+            if let Ok(f) = std::fs::File::options().append(true).open(&path) {
+                let _ = f.set_modified(std::time::SystemTime::now());
+            }
+            Ok(Some(Opened {
+                path,
+                file,
+                sections,
+            }))
+        }
         Ok(None) => Ok(None),
         Err(e) => {
             discard(&path);
@@ -198,10 +214,22 @@ pub(crate) fn store(
     }
     std::fs::create_dir_all(&spec.dir)?;
     let path = file_of(&spec.dir, key);
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    // Its own name: two writers of one key (two processes, or two loads of
+    // a sweep) never write one file.
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let tmp = path.with_extension(format!(
+        "tmp{}-{:?}-{now}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
     let written = (|| {
         use std::io::{Seek, SeekFrom};
-        let mut f = std::fs::File::create(&tmp)?;
+        let mut f = std::fs::File::options()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)?;
         f.write_all(MAGIC)?;
         f.write_all(&(key.len() as u64).to_le_bytes())?;
         f.write_all(key.as_bytes())?;
@@ -228,8 +256,9 @@ pub(crate) fn store(
     Ok(path)
 }
 
-/// Keeps the newest `KEEP` cache files (and `keep` itself); removes the
-/// rest, and unfinished files over an hour old.
+/// Keeps the newest `KEEP` cache files (and `keep` itself) by when they
+/// were last written or read; removes the rest, and unfinished files over
+/// ten minutes old (a write takes seconds).
 fn evict(dir: &Path, keep: &Path) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
@@ -246,7 +275,7 @@ fn evict(dir: &Path, keep: &Path) {
         let ext = p.extension().and_then(|x| x.to_str()).unwrap_or("");
         if ext == "load" && p != keep {
             loads.push((age, p));
-        } else if ext.starts_with("tmp") && age.as_secs() > 3600 {
+        } else if ext.starts_with("tmp") && age.as_secs() > 600 {
             let _ = std::fs::remove_file(&p);
         }
     }

@@ -6,7 +6,7 @@
 use super::cached_rows::*;
 use super::inst_texts::InstTexts;
 use super::row_offsets::RowOffsets;
-use super::tables::ALL;
+use super::tables::{ALL, NONE_IDX};
 use super::{build, release, Loaded, PaiTables};
 use crate::archive::Source;
 use crate::cache::codec::{Reader, Unreadable, Writer};
@@ -28,6 +28,7 @@ pub(super) fn load(
 ) -> Result<(Trace, LoadReport), InputError> {
     crate::reader::open_dir(dir, "the PAI release's tables")?;
     let began = std::time::Instant::now();
+    let began_at = std::time::SystemTime::now();
     let key = || cache::key("pai", dir, opts, &release::reads(dir), &spec.build);
     let before = key();
     let mut unreadable = None;
@@ -54,13 +55,8 @@ pub(super) fn load(
         Err(e) => unreadable = Some(e.0),
     }
     let (mut loaded, pending) = super::read_tables(dir, opts, began)?;
-    if let Some(e) = unreadable {
-        loaded.report.note(format!(
-            "the load cache could not be read ({e}): the tables were read"
-        ));
-    }
     // The inputs changed while read: the result is shown, never kept.
-    let keep = key() == before;
+    let keep = key() == before && cache::settled(&release::reads(dir), began_at);
     let tables = Arc::new(std::mem::take(&mut loaded.t));
     let (symbols, report) = (loaded.symbols.clone(), loaded.report.clone());
     let mut out = super::finish_shared(
@@ -71,6 +67,12 @@ pub(super) fn load(
         opts,
         began,
     )?;
+    // Said this once, not kept in the cache's report for every later open.
+    if let Some(e) = unreadable {
+        out.1.note(format!(
+            "the load cache could not be read ({e}): the tables were read"
+        ));
+    }
     if keep {
         let spec = spec.clone();
         out.1.cache_write = Some(cache::CacheWrite::new(move || {
@@ -83,37 +85,6 @@ pub(super) fn load(
         }));
     }
     Ok(out)
-}
-
-fn put_source<W: Write>(w: &mut Writer<W>, s: &Option<Source>) -> std::io::Result<()> {
-    let path = |w: &mut Writer<W>, p: &PathBuf| w.str(&p.to_string_lossy());
-    match s {
-        None => w.u8(0),
-        Some(Source::Csv(p)) => w.u8(1).and_then(|_| path(w, p)),
-        Some(Source::TarGz(p)) => w.u8(2).and_then(|_| path(w, p)),
-        Some(Source::Parts(ps)) => {
-            w.u8(3)?;
-            w.len(ps.len())?;
-            ps.iter().try_for_each(|p| path(w, p))
-        }
-    }
-}
-
-fn take_source<R: Read>(r: &mut Reader<R>) -> Result<Option<Source>, Unreadable> {
-    Ok(match r.u8()? {
-        0 => None,
-        1 => Some(Source::Csv(r.str()?.into())),
-        2 => Some(Source::TarGz(r.str()?.into())),
-        3 => {
-            let n = r.len(8)?;
-            Some(Source::Parts(
-                (0..n)
-                    .map(|_| r.str().map(PathBuf::from))
-                    .collect::<Result<_, _>>()?,
-            ))
-        }
-        t => return Err(Unreadable(format!("a source of kind {t}"))),
-    })
 }
 
 fn put_offsets<W: Write>(w: &mut Writer<W>, at: &RowOffsets) -> std::io::Result<()> {
@@ -138,15 +109,18 @@ fn put_inst_texts<W: Write>(w: &mut Writer<W>, t: &InstTexts) -> std::io::Result
             w.bytes(texts.as_bytes())?;
             w.array(&runs.iter().map(|r| r.raw()).collect::<Vec<u64>>())
         }
-        InstTexts::OnDisk { path, at } => {
+        // The path is the instance table's, found again when read.
+        InstTexts::OnDisk { at, .. } => {
             w.u8(1)?;
-            w.str(&path.to_string_lossy())?;
             put_offsets(w, at)
         }
     }
 }
 
-fn take_inst_texts<R: Read>(r: &mut Reader<R>) -> Result<InstTexts, Unreadable> {
+fn take_inst_texts<R: Read>(
+    r: &mut Reader<R>,
+    csv: Option<PathBuf>,
+) -> Result<InstTexts, Unreadable> {
     Ok(match r.u8()? {
         0 => InstTexts::Held {
             texts: Texts::from_bytes(r.bytes()?),
@@ -157,7 +131,8 @@ fn take_inst_texts<R: Read>(r: &mut Reader<R>) -> Result<InstTexts, Unreadable> 
                 .collect(),
         },
         1 => InstTexts::OnDisk {
-            path: r.str()?.into(),
+            path: csv
+                .ok_or_else(|| Unreadable("the instance table is no plain .csv now".into()))?,
             at: take_offsets(r)?,
         },
         t => return Err(Unreadable(format!("instance texts of kind {t}"))),
@@ -186,11 +161,6 @@ fn put_first<W: Write>(
 ) -> std::io::Result<()> {
     cache::put_symbols(w, symbols)?;
     cache::put_report(w, report)?;
-    w.len(t.sources.len())?;
-    for (name, src) in &t.sources {
-        w.str(name)?;
-        put_source(w, src)?;
-    }
     w.u8(u8::from(t.strict))?;
     cache::put_strings(w, &t.unknown_machines)?;
     put_spec(w, &t.spec)?;
@@ -221,15 +191,11 @@ fn take_first<R: Read>(mut r: Reader<R>, dir: &Path) -> Result<Loaded, Unreadabl
         dir: dir.to_path_buf(),
         ..PaiTables::default()
     };
-    let n = r.len(9)?;
-    for _ in 0..n {
-        let name = r.str()?;
-        let name = ALL
-            .iter()
-            .map(|(n, _)| *n)
-            .find(|n| *n == name)
-            .ok_or_else(|| Unreadable(format!("a table called {name}")))?;
-        t.sources.push((name, take_source(&mut r)?));
+    // Where each table is: found again (the key vouches for the files),
+    // so no path goes through the cache as text.
+    for (name, _) in ALL {
+        let src = crate::archive::find(dir, name).map_err(|e| Unreadable(e.to_string()))?;
+        t.sources.push((name, src));
     }
     t.strict = r.u8()? != 0;
     t.unknown_machines = cache::take_strings(&mut r)?;
@@ -243,7 +209,7 @@ fn take_first<R: Read>(mut r: Reader<R>, dir: &Path) -> Result<Loaded, Unreadabl
     t.task_order = r.array()?;
     t.tasks_of = take_pairs(&mut r)?;
     r.finish()?;
-    check_first(&t)?;
+    check_first(&t, &symbols)?;
     Ok(Loaded { t, symbols, report })
 }
 
@@ -256,10 +222,10 @@ struct Second {
     insts_of: Vec<(u32, u32)>,
 }
 
-fn take_second<R: Read>(mut r: Reader<R>) -> Result<Second, Unreadable> {
+fn take_second<R: Read>(mut r: Reader<R>, csv: Option<PathBuf>) -> Result<Second, Unreadable> {
     let s = Second {
         inst_symbols: cache::take_symbols(&mut r)?,
-        inst_texts: take_inst_texts(&mut r)?,
+        inst_texts: take_inst_texts(&mut r, csv)?,
         instances: take_instances(&mut r)?,
         inst_order: r.array()?,
         insts_of: take_pairs(&mut r)?,
@@ -279,8 +245,12 @@ fn take_all(
     let [first, second] = o.sections;
     let mut loaded = take_first(Reader::new(&mut o.file, first), dir)?;
     let file = &mut o.file;
+    let csv = match loaded.t.source(super::tables::INSTANCE.0) {
+        Some(Source::Csv(p)) => Some(p.clone()),
+        _ => None,
+    };
     let (rest, pending) = crate::par::both(
-        move || take_second(Reader::new(file, second)),
+        move || take_second(Reader::new(file, second), csv),
         || build::jobs_of_tables(&loaded.t, &mut loaded.symbols, opts),
     );
     let rest = rest.map_err(|_| Unreadable("its reader panicked".into()))??;
@@ -296,28 +266,52 @@ fn take_all(
 }
 
 /// What the rest of the program indexes by is in range (the checksum
-/// already vouches for the bytes; this for their meaning).
-fn check_first(t: &PaiTables) -> Result<(), Unreadable> {
+/// catches damage, not a file made to pass it: a cache file is input, and
+/// input never panics the program).
+fn check_first(t: &PaiTables, symbols: &Symbols) -> Result<(), Unreadable> {
     let jobs = t.jobs.len();
+    let sym = |s: Option<crate::model::Sym>| s.is_none_or(|s| (s.index() as usize) < symbols.len());
     let ok = t.job_keys.len() == jobs
         && t.job_tag.len() == jobs
+        && t.jobs.iter().all(|j| {
+            t.texts.holds(j.job_name) && t.texts.holds(j.inst_id) && sym(j.user) && sym(j.status)
+        })
         && t.job_tag
             .iter()
-            .all(|&g| g == super::tables::NONE_IDX || (g as usize) < t.group_tags.len())
+            .all(|&g| g == NONE_IDX || (g as usize) < t.group_tags.len())
+        && t.group_tags.iter().all(|g| {
+            t.texts.holds(g.group) && sym(g.user) && sym(g.gpu_type_spec) && sym(g.workload)
+        })
         && ranges_fit(&t.tasks_of, jobs, t.task_order.len())
         && t.task_order.iter().all(|&i| (i as usize) < t.tasks.len())
-        && t.tasks.iter().all(|x| (x.job as usize) < jobs);
+        && t.tasks.iter().all(|x| {
+            (x.job as usize) < jobs && sym(x.task_name) && sym(x.status) && sym(x.gpu_type)
+        });
     ok.then_some(())
         .ok_or_else(|| Unreadable("an index out of range".into()))
 }
 
 fn check_second(t: &PaiTables) -> Result<(), Unreadable> {
     let jobs = t.jobs.len();
-    let ok = ranges_fit(&t.insts_of, jobs, t.inst_order.len())
-        && t.inst_order
-            .iter()
-            .all(|&i| (i as usize) < t.instances.len())
-        && t.instances.iter().all(|i| (i.job as usize) < jobs);
+    let n = t.instances.len();
+    let machines = t.spec.len() + t.unknown_machines.len();
+    let below = |i: u32, n: usize| i == NONE_IDX || (i as usize) < n;
+    let names = match &t.inst_texts {
+        InstTexts::Held { texts, runs } => {
+            runs.len() == n && runs.iter().all(|&r| texts.holds_run(r))
+        }
+        InstTexts::OnDisk { at, .. } => at.len() == n,
+    };
+    let ok = names
+        && ranges_fit(&t.insts_of, jobs, t.inst_order.len())
+        && t.inst_order.iter().all(|&i| (i as usize) < n)
+        && t.instances.iter().all(|i| {
+            (i.job as usize) < jobs
+                && below(i.task, t.tasks.len())
+                && below(i.machine, machines)
+                && below(i.task_name, t.inst_symbols.len())
+                && below(i.status, t.inst_symbols.len())
+        });
     ok.then_some(())
         .ok_or_else(|| Unreadable("an index out of range".into()))
 }
@@ -325,4 +319,49 @@ fn check_second(t: &PaiTables) -> Result<(), Unreadable> {
 /// Per job a range of an order `n` long.
 fn ranges_fit(v: &[(u32, u32)], jobs: usize, n: usize) -> bool {
     v.len() == jobs && v.iter().all(|&(a, b)| a <= b && b as usize <= n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A cache file whose checksums pass but whose rows point past the
+    /// tables (made so, not damaged) is refused, never a panic later.
+    #[test]
+    fn a_file_that_passes_its_checksums_but_points_out_of_range_is_refused() {
+        let dir = Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/fixtures/pai"
+        ));
+        let cache =
+            std::env::temp_dir().join(format!("tracetui-model-cache-{}", std::process::id()));
+        let spec = CacheSpec {
+            dir: cache.clone(),
+            build: "test".into(),
+            min_bytes: 0,
+        };
+        let opts = LoadOptions::default();
+        for bad in 0..4 {
+            let (mut l, _) =
+                super::super::read_tables(dir, &opts, std::time::Instant::now()).unwrap();
+            match bad {
+                0 => l.t.jobs[0].user = Some(crate::model::Sym::new(9999)),
+                1 => l.t.jobs[0].job_name = crate::texts::TextId::from_raw(1 << 40),
+                2 => l.t.instances[0].machine = 9999,
+                _ => l.t.instances[0].task = 9999,
+            }
+            let key = format!("key {bad}");
+            cache::store(
+                &spec,
+                &key,
+                &mut |w| put_first(w, &l.t, &l.symbols, &l.report),
+                &mut |w| put_second(w, &l.t),
+            )
+            .unwrap();
+            let opened = cache::open(&spec, &key).unwrap().unwrap();
+            let e = take_all(opened, dir, &opts).err().map(|e| e.0);
+            assert_eq!(e.as_deref(), Some("an index out of range"), "case {bad}");
+        }
+        let _ = std::fs::remove_dir_all(cache);
+    }
 }

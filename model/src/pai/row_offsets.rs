@@ -80,6 +80,14 @@ impl RowOffsets {
         }
     }
 
+    /// How many offsets (one per instance).
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            RowOffsets::Narrow(v) => v.len(),
+            RowOffsets::Wide(v) => v.len(),
+        }
+    }
+
     /// The bytes held.
     pub(crate) fn bytes_used(&self) -> usize {
         match self {
