@@ -10,7 +10,7 @@ use tracetui::ui::app::App;
 use tracetui::ui::keymap::Command;
 
 /// The numbers a text states (`3,600` is 3600).
-fn numbers(text: &str) -> Vec<String> {
+pub(crate) fn numbers(text: &str) -> Vec<String> {
     let text = text.replace(',', "");
     text.split(|c: char| !c.is_ascii_digit())
         .filter(|w| !w.is_empty())

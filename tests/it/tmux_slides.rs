@@ -1,8 +1,9 @@
 //! A lesson as slides in a real terminal (tmux), at 80×24 and 120×40, in
 //! colour and NO_COLOR (issue 61, item 2): no caption before its moment;
 //! `>` twice then `<` shows the first caption at its moment; in `L` each
-//! built-in caption shows whole as PageDown steps through them; the header
-//! keeps the lesson's name and placement.
+//! built-in caption shows whole as PageDown steps through them, every
+//! number it states on the screen beside it; the header keeps the lesson's
+//! name and placement.
 
 use crate::common;
 
@@ -74,6 +75,19 @@ fn check(size: (u16, u16), no_color: bool) {
                 "{} {size:?}: not whole: {said}\n{s}",
                 l.name
             );
+            // Its numbers are on the screen outside the caption (and its
+            // "caption k of n").
+            let rest = flat(&s)
+                .replacen(said.as_str(), " ", 1)
+                .replace(&format!("caption {} of {}", k + 1, l.captions.len()), " ")
+                .replace(',', "");
+            for n in crate::lesson_captions::numbers(said) {
+                assert!(
+                    rest.contains(&n),
+                    "{} {size:?}: {n} is not on screen beside: {said}\n{s}",
+                    l.name
+                );
+            }
         }
         t.keys(&["q"]);
     }
