@@ -78,6 +78,7 @@ mod tmux_command_line;
 mod tmux_cursor;
 mod tmux_elastic;
 mod tmux_exec;
+mod tmux_export;
 mod tmux_lecture;
 mod tmux_projector;
 mod tmux_prompt;
