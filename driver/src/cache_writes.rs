@@ -14,7 +14,17 @@ static WRITES: Mutex<Vec<JoinHandle<Option<std::io::Result<PathBuf>>>>> = Mutex:
 pub fn start(w: CacheWrite) {
     let spawned = std::thread::Builder::new()
         .name("load cache".into())
-        .spawn(move || w.run());
+        .spawn(move || {
+            let done = w.run();
+            match &done {
+                Some(Ok(path)) => log::info!("load cache written: {}", path.display()),
+                Some(Err(e)) => log::warn!(
+                    "the load cache could not be written ({e}): the next open reads the tables again"
+                ),
+                None => {}
+            }
+            done
+        });
     if let (Ok(h), Ok(mut all)) = (spawned, WRITES.lock()) {
         all.push(h);
     }

@@ -355,3 +355,21 @@ fn an_archive_s_load_is_cached_the_same() {
     let names = p.inst_texts(&[0]).unwrap();
     assert_eq!(names[0].worker_name, "w01");
 }
+
+/// A cache that cannot be written (here its directory is a file) is said
+/// once, and the results are the same.
+#[test]
+fn a_cache_that_cannot_be_written_is_said_and_changes_nothing() {
+    let (trace, cache) = setup("cache-unwritable");
+    std::fs::write(&cache, "a file, not a directory").unwrap();
+    let t = trace.to_str().unwrap();
+    let o = run(&cache, &["sim", "pai", t, "--policy", "fifo"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("the load cache could not be written"),
+        "{}",
+        stderr(&o)
+    );
+    let plain = run(&cache, &["sim", "pai", t, "--policy", "fifo", "--no-cache"]);
+    assert_eq!(stdout(&o), stdout(&plain));
+}
