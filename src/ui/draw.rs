@@ -293,7 +293,7 @@ fn log_pane(app: &App, area: Rect, buf: &mut Buffer) {
     let t = app.theme();
     let focused = app.view.focus == Focus::Log;
     let title = if focused {
-        " Log · ↑↓ scroll, PgUp/PgDn, +/- level, Esc back "
+        " Log · ↑↓ or PgUp/PgDn: a page · Esc: back, following "
     } else {
         " Log "
     };

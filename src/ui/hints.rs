@@ -63,7 +63,7 @@ pub(crate) fn draw(app: &App, area: Rect, buf: &mut Buffer) {
 /// What a prompt of `kind` asks for, with the forms it takes.
 fn prompt_label(app: &App, kind: &super::app::PromptKind) -> &'static str {
     match kind {
-        super::app::PromptKind::Find => "find job or machine: ",
+        super::app::PromptKind::Find => "find job, machine, user or group: ",
         super::app::PromptKind::Goto => match app.trace().zone {
             crate::trace::Zone::Relative => "go to (+2h, -30m, day 3 14:00, 14:00, seconds): ",
             z if crate::trace::dated(z) => {

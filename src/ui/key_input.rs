@@ -47,18 +47,11 @@ pub(crate) fn key_action(app: &App, key: &KeyEvent) -> Option<Action> {
     }
     if app.view.focus == Focus::Log && app.view.popup.is_none() {
         use tui_logger::TuiWidgetEvent as W;
+        // The log pane scrolls a page at a time (tui-logger's one way);
+        // its other keys act on a target list this pane does not show.
         let w = match key.code {
-            KeyCode::Char(' ') => Some(W::SpaceKey),
-            KeyCode::Up => Some(W::UpKey),
-            KeyCode::Down => Some(W::DownKey),
-            KeyCode::Left => Some(W::LeftKey),
-            KeyCode::Right => Some(W::RightKey),
-            KeyCode::Char('+') => Some(W::PlusKey),
-            KeyCode::Char('-') => Some(W::MinusKey),
-            KeyCode::Char('h') => Some(W::HideKey),
-            KeyCode::Char('f') => Some(W::FocusKey),
-            KeyCode::PageUp => Some(W::PrevPageKey),
-            KeyCode::PageDown => Some(W::NextPageKey),
+            KeyCode::Up | KeyCode::PageUp => Some(W::PrevPageKey),
+            KeyCode::Down | KeyCode::PageDown => Some(W::NextPageKey),
             _ => None,
         };
         if let Some(w) = w {

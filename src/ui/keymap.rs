@@ -231,9 +231,24 @@ impl Keymap {
     /// `tracetui keys`: every command, its keys and what it does.
     pub fn listing(&self) -> String {
         let mut out = String::new();
-        for (cmd, name, desc, _, _) in COMMANDS {
-            let keys = self.keys_of(cmd).join(", ");
-            out.push_str(&format!("{name:<10} {keys:<16} {desc}\n"));
+        // Columns as wide as their longest entry (`previous_caption`).
+        let rows: Vec<(&str, String, &str)> = COMMANDS
+            .iter()
+            .map(|&(cmd, name, desc, _, _)| (name, self.keys_of(cmd).join(", "), desc))
+            .collect();
+        let name_w = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
+        let keys_w = rows
+            .iter()
+            .map(|r| crate::text::width(&r.1))
+            .max()
+            .unwrap_or(0)
+            .max(16);
+        for (name, keys, desc) in rows {
+            let pad = keys_w - crate::text::width(&keys);
+            out.push_str(&format!(
+                "{name:<name_w$} {keys}{} {desc}\n",
+                " ".repeat(pad)
+            ));
         }
         for p in &self.problems {
             out.push_str(&format!("! {p}\n"));

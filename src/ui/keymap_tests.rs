@@ -87,5 +87,14 @@ fn config_rebinds_and_reports_conflicts() {
 fn listing_names_every_command() {
     let l = Keymap::defaults().listing();
     assert_eq!(l.lines().count(), COMMANDS.len());
-    assert!(l.contains("play       space"));
+    assert!(l
+        .lines()
+        .any(|r| r.split_whitespace().take(2).eq(["play", "space"])));
+    // The keys start at one column on every line (the longest name,
+    // `previous_caption`, included).
+    let keys_at = l.lines().next().unwrap().find("space").unwrap();
+    for r in l.lines() {
+        let chars: Vec<char> = r.chars().collect();
+        assert!(chars[keys_at - 1] == ' ' && chars[keys_at] != ' ', "{r}");
+    }
 }

@@ -137,8 +137,14 @@ fn no_caption_shows_before_its_moment() {
     assert!(app.engine().now() < c[0].0);
     assert_eq!(app.caption(), None);
     let s = common::ui::text(&common::ui::render(&app, 100, 30));
-    assert!(s.contains("12 captions · > or PageDown: the first"), "{s}");
+    // Outside `L` PageDown scrolls lists, so the hint names `>` only;
+    // in `L` both.
+    assert!(s.contains("12 captions · >: the first"), "{s}");
     assert!(!s.contains(&c[0].1[..20]), "{s}");
+    let mut lecture = lesson("hol");
+    cmd(&mut lecture, Command::Lecture);
+    let l = common::ui::text(&common::ui::render(&lecture, 100, 30));
+    assert!(l.contains("12 captions · > or PageDown: the first"), "{l}");
     for w in c.windows(2) {
         app.update(Action::GoTo(w[1].0 - 1));
         assert_eq!(app.caption(), Some(w[0].1.as_str()), "before {}", w[1].0);

@@ -22,25 +22,25 @@ fn a_prompt_takes_readline_keys_and_ctrl_c_only_closes_it() {
     );
     t.wait_for("PAUSED");
     t.keys(&["/"]);
-    t.wait_for("find job or machine:");
+    t.wait_for("find job, machine, user or group:");
     // Typed as words, one cut with Ctrl-W.
     t.type_text("alpha beta");
     t.keys(&["C-w"]);
     t.type_text("gamma");
-    t.wait_for("find job or machine: alpha gamma▏");
+    t.wait_for("find job, machine, user or group: alpha gamma▏");
     // Two left, ^H erases the m before the cursor, one right, a ! there.
     t.keys(&["Left", "Left", "C-h", "Right"]);
     t.type_text("!");
-    let s = t.wait_for("find job or machine: alpha gam!▏a");
+    let s = t.wait_for("find job, machine, user or group: alpha gam!▏a");
     assert!(!s.contains("gamh"), "^H typed an h:\n{s}");
     // Ctrl-U cuts what is before the cursor.
     t.keys(&["C-u"]);
-    t.wait_for("find job or machine: ▏a");
+    t.wait_for("find job, machine, user or group: ▏a");
     // Ctrl-C closes the prompt; the replay goes on.
     t.keys(&["C-c"]);
     std::thread::sleep(std::time::Duration::from_millis(600));
     let s = t.screen();
-    assert!(!s.contains("find job or machine"), "{s}");
+    assert!(!s.contains("find job, machine, user or group"), "{s}");
     assert!(
         s.contains("PAUSED"),
         "Ctrl-C in a prompt quit the program:\n{s}"

@@ -40,7 +40,7 @@ fn check(size: (u16, u16), no_color: bool) {
     let hol = tracetui::lesson::find("hol").unwrap().captions;
     let t = start("hol", size, no_color);
     let s = t.screen();
-    assert!(s.contains("12 captions · > or PageDown"), "{s}");
+    assert!(s.contains("12 captions · >: the first"), "{s}");
     assert!(
         !flat(&s).contains(&hol[0].1),
         "a caption before its moment:\n{s}"

@@ -169,6 +169,27 @@ fn find_takes_users_too_and_the_same_text_again_goes_to_the_next_match() {
     assert_eq!(ids, ["j01", "j02"]);
 }
 
+/// A user is found by the start of their name too (operators type the
+/// first characters of PAI's hex ids), after any exact match.
+#[test]
+fn find_takes_the_start_of_a_user_s_name() {
+    use common::ui::{pai, T0};
+    let mut app = app_for(pai(), Policy::Recorded, (80, 24));
+    app.update(Action::GoTo(T0 + 15));
+    typed(&mut app, Command::Find, "u");
+    let flash = app.flash().unwrap_or_default().to_string();
+    assert!(flash.contains("of u"), "{flash}");
+    assert!(!flash.contains("no job"), "{flash}");
+    // Exact names first: `u1` finds only u1's two.
+    typed(&mut app, Command::Find, "u1");
+    assert!(app.flash().unwrap_or_default().contains("(1 of 2"));
+    typed(&mut app, Command::Find, "zz");
+    assert!(app
+        .flash()
+        .unwrap_or_default()
+        .contains("no job, machine, user or group"));
+}
+
 #[test]
 fn ids_that_share_a_prefix_are_cut_from_the_left() {
     use std::sync::Arc;

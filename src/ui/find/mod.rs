@@ -1,6 +1,7 @@
 //! `/`: a job by id (exact, else by prefix), a machine by name, or a user
-//! or group (their waiting and running jobs). The same text again goes to
-//! the next match.
+//! or group (their waiting and running jobs; by the whole name, else by
+//! its start, as ids are typed). The same text again goes to the next
+//! match.
 //!
 //! The feature's state (`Finder`: the last query and the match shown) and
 //! its matching here; what showing a match does to the app in `actions.rs`.
@@ -14,7 +15,7 @@ use crate::trace::Trace;
 const MAX_MATCHES: usize = 10_000;
 
 /// What a query can match.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Match {
     Job(u32),
     Machine(usize),
@@ -45,7 +46,8 @@ impl Finder {
 }
 
 /// Jobs by exact id, then by prefix; machines by name or prefix; then
-/// the waiting and running jobs of a user or group of that name.
+/// the waiting and running jobs of a user or group of that name, then of
+/// those whose name starts with it.
 fn matches((trace, e): (&Trace, &Engine), q: &str) -> Vec<Match> {
     let mut out: Vec<Match> = Vec::new();
     if let Some(j) = trace.jobs.iter().position(|j| j.id == q) {
@@ -64,14 +66,33 @@ fn matches((trace, e): (&Trace, &Engine), q: &str) -> Vec<Match> {
         .filter(|(_, m)| m.name.starts_with(q))
         .map(|(i, _)| Match::Machine(i));
     out.extend(machines.take(MAX_MATCHES));
-    let owned = trace
+    // 0: the owner's whole name; 1: its start.
+    let owner = |u: &str, g: &str| {
+        if u == q || g == q {
+            Some(0u8)
+        } else if !q.is_empty() && (u.starts_with(q) || g.starts_with(q)) {
+            Some(1)
+        } else {
+            None
+        }
+    };
+    let mut owned: Vec<(u8, u32)> = trace
         .jobs
         .iter()
         .enumerate()
-        .filter(|(_, j)| trace.sym(j.user) == q || trace.sym(j.group) == q)
-        .filter(|&(i, _)| matches!(e.job_state(i as u32).phase, Phase::Queued | Phase::Running))
-        .map(|(i, _)| Match::Job(i as u32));
-    out.extend(owned.take(MAX_MATCHES));
+        .filter_map(|(i, j)| owner(trace.sym(j.user), trace.sym(j.group)).map(|r| (r, i as u32)))
+        .filter(|&(_, i)| matches!(e.job_state(i).phase, Phase::Queued | Phase::Running))
+        .collect();
+    owned.sort_by_key(|&(r, _)| r);
+    let owned: Vec<Match> = owned.into_iter().map(|(_, i)| Match::Job(i)).collect();
+    // A job found by its id too is not listed twice.
+    let seen: std::collections::HashSet<Match> = out.iter().copied().collect();
+    out.extend(
+        owned
+            .into_iter()
+            .filter(|m| !seen.contains(m))
+            .take(MAX_MATCHES),
+    );
     out.dedup();
     out.truncate(MAX_MATCHES);
     out

@@ -17,10 +17,13 @@ impl App {
         if l.captions.is_empty() {
             return None;
         }
+        // PageDown steps only in `L` (elsewhere it scrolls lists): the
+        // hint names the keys that work where it shows.
+        let keys = if self.slides() { "> or PageDown" } else { ">" };
         Some(match self.caption() {
             Some(c) => c.to_string(),
             None => format!(
-                "{} · > or PageDown: the first · space plays and stops at each",
+                "{} · {keys}: the first · space plays and stops at each",
                 match l.captions.len() {
                     1 => "1 caption".to_string(),
                     n => format!("{n} captions"),
