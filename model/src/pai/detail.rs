@@ -196,15 +196,31 @@ pub fn job_detail(
     job: u32,
     side: &SideRows,
 ) -> Result<Value, InputError> {
+    Ok(detail_with(t, symbols, job, side, &job_texts(t, job)?))
+}
+
+/// The names of job `job`'s instances, in `instances_of` order: read once
+/// for a drill-down, its workers (`workers_in`) and its rows both.
+pub(crate) fn job_texts(t: &PaiTables, job: u32) -> Result<Vec<InstText>, InputError> {
+    let insts: Vec<u32> = t.instances_of_indexed(job).map(|(i, _)| i).collect();
+    t.inst_texts(&insts)
+}
+
+/// `job_detail` with its instances' names (`job_texts`) read already.
+pub(crate) fn detail_with(
+    t: &PaiTables,
+    symbols: &Symbols,
+    job: u32,
+    side: &SideRows,
+    texts: &[InstText],
+) -> Value {
     let r = &t.jobs[job as usize];
     let day1 = t.jobs.iter().map(|r| r.start_time).min().unwrap_or(0);
     let job_name = t.texts.get(r.job_name);
     let tasks = tasks_json(t, symbols, job, &job_name, day1);
-    let (insts, rows): (Vec<u32>, Vec<&InstanceRow>) = t.instances_of_indexed(job).unzip();
-    let texts = t.inst_texts(&insts)?;
-    let instances: Vec<Value> = rows
-        .into_iter()
-        .zip(texts)
+    let instances: Vec<Value> = t
+        .instances_of(job)
+        .zip(texts.iter().cloned())
         .map(|inst| instance_json(t, r, inst, &job_name, side, day1))
         .collect();
     let group_tag = t.group_tag_of(job).map_or(Value::Null, |g| {
@@ -217,14 +233,14 @@ pub fn job_detail(
         Value::Object(m)
     });
     let (first, last, open) = t.run_span(job);
-    Ok(json!({
+    json!({
         "job": job_json(t, symbols, r, day1),
         "tasks": tasks,
         "instances": instances,
         "group_tag": group_tag,
         "wait_s": t.first_instance_start(job).map(|s| s - r.start_time),
         "runtime_s": match (first, last, open) { (Some(f), Some(l), false) => Some(l - f), _ => None },
-    }))
+    })
 }
 
 /// The sensor and machine-metric rows of `workers`, through the side index
@@ -242,19 +258,17 @@ pub fn side_rows(t: &PaiTables, workers: &WorkerRows) -> Result<SideRows, InputE
 /// instance on it, one per worker (an error when the instance table, read
 /// again for the names, changed since the load).
 pub fn workers_of(t: &PaiTables, job: u32) -> Result<Vec<(u128, u32)>, InputError> {
-    let insts: Vec<u32> = t.instances_of_indexed(job).map(|(i, _)| i).collect();
-    workers_among(t, &insts)
+    Ok(workers_in(t, job, &job_texts(t, job)?))
 }
 
-/// The workers of instances `insts`, as `workers_of` gives them.
-pub(crate) fn workers_among(t: &PaiTables, insts: &[u32]) -> Result<Vec<(u128, u32)>, InputError> {
+/// The workers of job `job` from its instances' names (`job_texts`).
+pub(crate) fn workers_in(t: &PaiTables, job: u32, texts: &[InstText]) -> Vec<(u128, u32)> {
     let mut v: Vec<(u128, u32)> = t
-        .inst_texts(insts)?
-        .iter()
-        .zip(insts)
-        .map(|(x, &i)| (x.worker_key(), i))
+        .instances_of_indexed(job)
+        .zip(texts)
+        .map(|((i, _), x)| (x.worker_key(), i))
         .collect();
     v.sort_unstable();
     v.dedup_by_key(|w| w.0);
-    Ok(v)
+    v
 }

@@ -1,7 +1,7 @@
 //! The PAI tables behind `NativeTables`: the joined drill-down, the sensor
 //! and machine-metric index built in the background, and its timings.
 
-use super::detail::{job_detail, side_rows, workers_of, SideRows};
+use super::detail::{detail_with, job_texts, side_rows, workers_in, SideRows};
 use super::tables::{InstanceRow, NONE_TIME};
 use super::PaiTables;
 use crate::input::{Damaged, InputError};
@@ -19,20 +19,22 @@ impl NativeTables for PaiTables {
 
     fn job_detail(&self, trace: &Trace, job: &Job, side: bool) -> Value {
         let row = job.native_row;
+        // The instances' names, read once for the workers and the rows.
+        let texts = match job_texts(self, row) {
+            Ok(t) => t,
+            Err(e) => {
+                return serde_json::json!({ "note": format!("the job's rows cannot be shown: {e}") })
+            }
+        };
         let (rows, damaged) = if side || self.side_ready() {
-            match workers_of(self, row).and_then(|w| side_rows(self, &w)) {
+            match side_rows(self, &workers_in(self, row, &texts)) {
                 Ok(rows) => (rows, None),
                 Err(e) => (SideRows::default(), Some(e)),
             }
         } else {
             (SideRows::default(), None)
         };
-        let mut v = match job_detail(self, &trace.symbols, row, &rows) {
-            Ok(v) => v,
-            Err(e) => {
-                return serde_json::json!({ "note": format!("the job's rows cannot be shown: {e}") })
-            }
-        };
+        let mut v = detail_with(self, &trace.symbols, row, &rows, &texts);
         if let Some(e) = damaged {
             v["note"] = Value::from(format!(
                 "sensor and machine-metric rows: none shown, the table is damaged: {e}"
@@ -54,14 +56,15 @@ impl NativeTables for PaiTables {
         let Some(row) = self.job_by_name(id) else {
             return Ok(None);
         };
-        let side = side_rows(self, &workers_of(self, row)?)?;
+        let texts = job_texts(self, row)?;
+        let side = side_rows(self, &workers_in(self, row, &texts))?;
         let mut warnings = Vec::new();
         for s in side.skips.iter().filter(|s| s.count > 0) {
             warnings.push(format!("{}: skipped {} bad rows", s.file, s.count));
             warnings.extend(s.first.iter().map(|r| format!("  {r}")));
         }
         Ok(Some((
-            job_detail(self, &trace.symbols, row, &side)?,
+            detail_with(self, &trace.symbols, row, &side, &texts),
             warnings,
         )))
     }
@@ -167,8 +170,9 @@ impl NativeTables for PaiTables {
         let mut times: Vec<f64> = Vec::new();
         for row in (0..n).step_by(step).take(probe.samples) {
             let s = Instant::now();
-            let side = side_rows(self, &workers_of(self, row as u32)?)?;
-            let v = job_detail(self, &trace.symbols, row as u32, &side)?;
+            let texts = job_texts(self, row as u32)?;
+            let side = side_rows(self, &workers_in(self, row as u32, &texts))?;
+            let v = detail_with(self, &trace.symbols, row as u32, &side, &texts);
             std::hint::black_box(v);
             times.push(s.elapsed().as_secs_f64() * 1000.0);
         }
