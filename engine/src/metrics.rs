@@ -1,12 +1,17 @@
 //! Metrics, defined once for the TUI and the headless commands alike.
 //!
 //! JCT = finish − submit; wait = first start − submit; slowdown = JCT / run
-//! time (a run time of 0 counts as 1 s); makespan = last finish − first
+//! time (a run time of 0 counts as 1 s); bounded slowdown = max(1, JCT /
+//! max(run time, τ)), τ = 10 s (the HPC convention); makespan = last finish − first
 //! submit; gpu_util = busy GPU-seconds / (GPUs × makespan). Percentiles
 //! interpolate linearly between closest ranks, as numpy's default does.
 
 use serde::Serialize;
 use tracetui_model::Secs;
+
+/// The run time below which bounded slowdown counts a job as this long:
+/// 10 s, the convention of the HPC scheduling literature (Feitelson).
+pub(crate) const BOUNDED_SLOWDOWN_TAU: Secs = 10;
 
 /// mean, p50, p95, p99 of one quantity; `None` when there is nothing to summarise.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
@@ -69,6 +74,8 @@ pub struct Tally {
     pub wait: Vec<f64>,
     /// Each finished job's slowdown: JCT ÷ its own run time (at least 1 s).
     pub slowdown: Vec<f64>,
+    /// Each finished job's bounded slowdown: max(1, JCT ÷ max(run time, τ)).
+    pub bounded_slowdown: Vec<f64>,
     /// Sum of wait over every job that has started (finished or not).
     pub started_wait_sum: i64,
     /// Jobs started (a preempted job once).
@@ -124,6 +131,7 @@ impl Tally {
             jct: Vec::with_capacity(jobs),
             wait: Vec::with_capacity(jobs),
             slowdown: Vec::with_capacity(jobs),
+            bounded_slowdown: Vec::with_capacity(jobs),
             ..Tally::default()
         }
     }
@@ -155,7 +163,12 @@ impl Tally {
     /// The per-job figures in value order (their order carries nothing the
     /// summaries use): for the end of a run, so the report copies nothing.
     pub fn sort(&mut self) {
-        for v in [&mut self.jct, &mut self.wait, &mut self.slowdown] {
+        for v in [
+            &mut self.jct,
+            &mut self.wait,
+            &mut self.slowdown,
+            &mut self.bounded_slowdown,
+        ] {
             v.sort_unstable_by(f64::total_cmp);
         }
     }
@@ -174,6 +187,8 @@ impl Tally {
         self.done_jct_sum += jct as i128;
         self.jct.push(jct as f64);
         self.slowdown.push(jct as f64 / runtime.max(1) as f64);
+        self.bounded_slowdown
+            .push((jct as f64 / runtime.max(BOUNDED_SLOWDOWN_TAU) as f64).max(1.0));
         self.last_finish = Some(self.last_finish.map_or(finish, |l| l.max(finish)));
     }
 
@@ -237,6 +252,10 @@ pub struct Report {
     pub wait_s: Summary,
     /// Slowdown (JCT ÷ run time) of the finished jobs.
     pub slowdown: Summary,
+    /// Bounded slowdown (max(1, JCT ÷ max(run time, 10 s))) of the
+    /// finished jobs: the HPC literature's measure, which a job of a few
+    /// seconds cannot blow up.
+    pub bounded_slowdown: Summary,
     /// Busy GPU-seconds of the GPUs released so far ÷ (GPUs × makespan);
     /// none without a makespan.
     pub gpu_util: Option<f64>,

@@ -80,26 +80,37 @@ fn select_percentiles<const N: usize>(values: &mut [f64], qs: [f64; N]) -> [f64;
 }
 
 impl Tally {
-    /// [JCT, wait, slowdown] summarised, the figures reordered in place;
-    /// for the end of a run (see `Summary::of_reordering`).
-    pub(crate) fn summarise_reordering(&mut self) -> [Summary; 3] {
+    /// [JCT, wait, slowdown, bounded slowdown] summarised, the figures
+    /// reordered in place; for the end of a run (see `Summary::of_reordering`).
+    pub(crate) fn summarise_reordering(&mut self) -> [Summary; 4] {
         let Tally {
             jct,
             wait,
             slowdown,
+            bounded_slowdown,
             ..
         } = self;
         if slowdown.len() < TWO_THREADS_FROM {
-            return [jct, wait, slowdown].map(|v| Summary::of_reordering(v));
+            return [jct, wait, slowdown, bounded_slowdown].map(|v| Summary::of_reordering(v));
         }
         let (s, (j, w)) = tracetui_model::both(
-            || Summary::of_reordering(slowdown),
+            || {
+                (
+                    Summary::of_reordering(slowdown),
+                    Summary::of_reordering(bounded_slowdown),
+                )
+            },
             || (Summary::of_reordering(jct), Summary::of_reordering(wait)),
         );
         // Summarised here if the other thread panicked (a bug: it panics
         // again, to the caller).
-        let s = s.unwrap_or_else(|_| Summary::of_reordering(&mut self.slowdown));
-        [j, w, s]
+        let (s, b) = s.unwrap_or_else(|_| {
+            (
+                Summary::of_reordering(&mut self.slowdown),
+                Summary::of_reordering(&mut self.bounded_slowdown),
+            )
+        });
+        [j, w, s, b]
     }
 }
 
@@ -165,13 +176,15 @@ mod tests {
         let jct: Vec<f64> = (0..n).map(|_| next() as f64).collect();
         let wait: Vec<f64> = (0..n).map(|_| (next() % 1000) as f64).collect();
         let slowdown: Vec<f64> = jct.iter().map(|j| j / 7.0 + 1.0).collect();
+        let bounded_slowdown: Vec<f64> = jct.iter().map(|j| (j / 10.0).max(1.0)).collect();
         let mut t = Tally {
             jct,
             wait,
             slowdown,
+            bounded_slowdown,
             ..Tally::default()
         };
-        let want = [&t.jct, &t.wait, &t.slowdown].map(|v| Summary::of(v));
+        let want = [&t.jct, &t.wait, &t.slowdown, &t.bounded_slowdown].map(|v| Summary::of(v));
         assert_eq!(t.summarise_reordering(), want);
     }
 }

@@ -41,6 +41,9 @@ pub struct FormatSpec {
     /// The files a load of this path may read (whether or not they
     /// exist): no output may be written over one of them.
     pub reads: fn(&Path) -> Vec<PathBuf>,
+    /// What one cell of the grid is: `GPU`, or `processor` where the
+    /// trace schedules processors (SWF), whose every GPU figure counts them.
+    pub slot: &'static str,
 }
 
 /// `reads` for a format of one file: the file.
@@ -61,6 +64,11 @@ impl Format {
     /// Its name on the command line (`itp`, `pai`, `philly`, `acme`, `zeus`).
     pub fn name(self) -> &'static str {
         self.0.name
+    }
+
+    /// What one of its trace's "GPUs" is (`GPU`; `processor` for SWF).
+    pub fn slot(self) -> &'static str {
+        self.0.slot
     }
 
     /// Everything the format declares.

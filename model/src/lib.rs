@@ -46,6 +46,7 @@ pub(crate) mod seen;
 mod sizing;
 pub(crate) mod slots;
 mod speed;
+mod swf;
 pub(crate) mod symbols;
 pub(crate) mod tar;
 mod texts;
@@ -78,6 +79,8 @@ pub use itp::load_from as load_itp_from;
 pub use pai::load as load_pai;
 /// Renamed from `philly::load`: Philly's loader.
 pub use philly::load as load_philly;
+/// Renamed from `swf::load`: the Standard Workload Format's loader.
+pub use swf::load as load_swf;
 /// Renamed from `zeus::load`: Zeus's loader.
 pub use zeus::load as load_zeus;
 
@@ -170,12 +173,13 @@ use std::path::Path;
 /// Every format tracetui reads, in the order help lists them: the one
 /// registration a format needs (the command line and the loader dispatch
 /// follow this list).
-pub static FORMATS: [Format; 5] = [
+pub static FORMATS: [Format; 6] = [
     itp::FORMAT,
     pai::FORMAT,
     philly::FORMAT,
     acme::FORMAT,
     zeus::FORMAT,
+    swf::FORMAT,
 ];
 
 /// What every loader needs to know besides the path.

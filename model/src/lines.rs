@@ -133,11 +133,28 @@ impl<R: BufRead> Lines<R> {
     /// Reads the next non-blank line into `rec`; `false` at the end.
     pub(crate) fn next(&mut self, rec: &mut Record) -> Result<bool, InputError> {
         loop {
-            rec.buf.clear();
+            let Some(offset) = self.next_raw(&mut rec.buf)? else {
+                return Ok(false);
+            };
+            rec.offset = offset;
+            rec.line = self.line;
+            rec.split();
+            if self.header.take().is_some_and(|c| rec.names(c)) {
+                continue;
+            }
+            return Ok(true);
+        }
+    }
+
+    /// Reads the next non-blank line into `buf`, without its line end, as
+    /// it is (not split); its byte offset, or `None` at the end.
+    pub(crate) fn next_raw(&mut self, buf: &mut Vec<u8>) -> Result<Option<u64>, InputError> {
+        loop {
+            buf.clear();
             let limit = super::limits::MAX_LINE as u64 + 1;
             let n = (&mut self.r)
                 .take(limit)
-                .read_until(b'\n', &mut rec.buf)
+                .read_until(b'\n', buf)
                 .map_err(|e| {
                     InputError::at(
                         Location {
@@ -151,9 +168,9 @@ impl<R: BufRead> Lines<R> {
                     .because(e)
                 })?;
             if n == 0 {
-                return Ok(false);
+                return Ok(None);
             }
-            if n as u64 == limit && rec.buf.last() != Some(&b'\n') {
+            if n as u64 == limit && buf.last() != Some(&b'\n') {
                 return Err(InputError::on_line(
                     &self.file,
                     self.line + 1,
@@ -163,21 +180,16 @@ impl<R: BufRead> Lines<R> {
                     ),
                 ));
             }
-            rec.offset = self.offset;
+            let offset = self.offset;
             self.offset += n as u64;
             self.line += 1;
-            while matches!(rec.buf.last(), Some(b'\n' | b'\r')) {
-                rec.buf.pop();
+            while matches!(buf.last(), Some(b'\n' | b'\r')) {
+                buf.pop();
             }
-            if rec.buf.iter().all(u8::is_ascii_whitespace) {
+            if buf.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            rec.line = self.line;
-            rec.split();
-            if self.header.take().is_some_and(|c| rec.names(c)) {
-                continue;
-            }
-            return Ok(true);
+            return Ok(Some(offset));
         }
     }
 }

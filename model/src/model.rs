@@ -466,6 +466,12 @@ impl Trace {
         &self.segments[job.segments.start as usize..job.segments.end as usize]
     }
 
+    /// What one of its "GPUs" is: `GPU`, or `processor` for a trace that
+    /// schedules processors (SWF).
+    pub fn slot(&self) -> &'static str {
+        crate::Format::find(self.format).map_or("GPU", crate::Format::slot)
+    }
+
     /// Whether any job carries a recorded start, so `recorded` can replay it.
     pub fn has_recorded(&self) -> bool {
         !self.segments.is_empty()

@@ -27,6 +27,7 @@ pub(crate) const FORMAT: super::Format = super::Format::new(&super::FormatSpec {
     load_text: None,
     energy_beside: Some(power_traces_beside),
     reads: |path| vec![path.to_path_buf(), path.join(FILE), path.join(FILE_XZ)],
+    slot: "GPU",
 });
 
 /// `alibaba_groups.csv`'s header: recurrence group, start and end (trace

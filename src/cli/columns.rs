@@ -174,6 +174,26 @@ pub(crate) const COLUMNS: &[Column] = &[
         value: |r| p99(&r.slowdown),
     },
     Column {
+        name: "bounded_slowdown_mean",
+        when: None,
+        value: |r| mean(&r.bounded_slowdown),
+    },
+    Column {
+        name: "bounded_slowdown_p50",
+        when: None,
+        value: |r| p50(&r.bounded_slowdown),
+    },
+    Column {
+        name: "bounded_slowdown_p95",
+        when: None,
+        value: |r| p95(&r.bounded_slowdown),
+    },
+    Column {
+        name: "bounded_slowdown_p99",
+        when: None,
+        value: |r| p99(&r.bounded_slowdown),
+    },
+    Column {
         name: "gpu_util",
         when: None,
         value: |r| num(r.gpu_util),
@@ -293,6 +313,7 @@ mod tests {
             jct_s: Summary::of(&[10.0]),
             wait_s: Summary::of(&[0.0]),
             slowdown: Summary::of(&[1.0]),
+            bounded_slowdown: Summary::of(&[1.0]),
             gpu_util: Some(0.5),
             peak_queue: 0,
             overflow_segments: 0,
@@ -342,7 +363,7 @@ mod tests {
         assert!(!header.contains(&"energy_kwh".to_string()));
         // A run alone has only its own columns.
         let names: Vec<String> = row(&a).into_iter().map(|(n, _)| n).collect();
-        assert_eq!(names.len(), 25);
+        assert_eq!(names.len(), 29);
         assert!(names.contains(&"jobs_dropped".to_string()), "always");
         assert!(!names.contains(&"deadline_met".to_string()));
     }

@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 
 /// What every table names, so a number is never shown without its rules.
 pub(super) const RULES: &str = "JCT = finish − submit; wait = first start − submit; slowdown = JCT / run time; \
+bsld (bounded slowdown) = max(1, JCT / max(run time, 10 s)); \
 makespan = last finish − first submit; util = busy GPU-seconds / (GPUs × makespan); \
 offered load = GPU-seconds submitted / (last − first submit); percentiles interpolate linearly (numpy default)";
 
@@ -94,6 +95,7 @@ pub(super) fn table_one(r: &Report, describe: &str) -> String {
     summary_row(&mut o, "JCT", &r.jct_s, true);
     summary_row(&mut o, "wait", &r.wait_s, true);
     summary_row(&mut o, "slowdown", &r.slowdown, false);
+    summary_row(&mut o, "bsld", &r.bounded_slowdown, false);
     let _ = writeln!(
         o,
         "rules: {}",
@@ -199,7 +201,7 @@ fn extra(on: bool, width: usize, text: impl std::fmt::Display) -> String {
 
 fn many_header(w: usize, x: &Extra) -> String {
     format!(
-        "{:<w$}{:>8}{:>5}{:>10}{:>8}{:>10}{:>10}{:>10}{:>10}{:>10}{:>9}{:>7}{:>8}{}{}{}{}{}\n",
+        "{:<w$}{:>8}{:>5}{:>10}{:>8}{:>10}{:>10}{:>10}{:>10}{:>10}{:>9}{:>7}{:>7}{:>8}{}{}{}{}{}\n",
         "policy",
         "done",
         "rej",
@@ -211,6 +213,7 @@ fn many_header(w: usize, x: &Extra) -> String {
         "wait mean",
         "wait p99",
         "slowdown",
+        "bsld",
         "peakQ",
         "preempt",
         extra(x.deadlines, 9, "dl met"),
@@ -229,7 +232,7 @@ fn many_row(r: &Report, w: usize, x: &Extra) -> String {
         (true, Some(d)) => format!("{:>7.1} %", d * 100.0),
     };
     format!(
-        "{}{:>8}{:>5}{:>10}{:>8}{:>10}{:>10}{:>10}{:>10}{:>10}{:>9}{:>7}{:>8}{}{}{}{}{}\n",
+        "{}{:>8}{:>5}{:>10}{:>8}{:>10}{:>10}{:>10}{:>10}{:>10}{:>9}{:>7}{:>7}{:>8}{}{}{}{}{}\n",
         // Padded by the columns it takes (a wide character takes two).
         crate::text::fit_padded(&r.policy, w),
         r.jobs_done,
@@ -242,6 +245,7 @@ fn many_row(r: &Report, w: usize, x: &Extra) -> String {
         h(r.wait_s.mean),
         h(r.wait_s.p99),
         num(r.slowdown.mean),
+        num(r.bounded_slowdown.mean),
         r.peak_queue,
         r.preemptions,
         deadline,

@@ -286,7 +286,7 @@ fn frame(app: &App, area: Rect, buf: &mut Buffer) {
         // The figures whole; the machine's name gives way.
         let rest = format!(
             " · {} · {:.2} in use ",
-            crate::trace::count(mach.gpus as u64, "GPU"),
+            crate::trace::count(mach.gpus as u64, app.trace().slot()),
             used as f64 / 1000.0
         );
         let room = (area.width as usize)

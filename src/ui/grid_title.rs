@@ -12,9 +12,10 @@ use ratatui::text::Span;
 /// The title's spans within `room` columns.
 pub(crate) fn spans(app: &App, room: usize) -> Vec<Span<'static>> {
     let t = app.theme();
+    let slot = app.trace().slot();
     let mode = match app.view.zoom {
-        Zoom::Gpus => "one cell per GPU",
-        Zoom::Machines => "one cell per machine",
+        Zoom::Gpus => format!("one cell per {slot}"),
+        Zoom::Machines => "one cell per machine".to_string(),
     };
     let (by, short) = match app.view.color_by {
         ColorBy::Job => ("job", "job"),
@@ -49,7 +50,8 @@ pub(crate) fn spans(app: &App, room: usize) -> Vec<Span<'static>> {
         format!("· {short} "),
     ];
     let scale_w: usize = scale.iter().map(|(s, _)| crate::text::width(s)).sum();
-    let head = " GPUs ";
+    // Processors (SWF) are the grid's slots.
+    let head = if slot == "GPU" { " GPUs " } else { " Slots " };
     // The first wording that fits with the scale, else without it.
     for with_scale in [true, false] {
         let extra = if with_scale { scale_w } else { 0 };
@@ -95,7 +97,7 @@ pub(crate) fn group_label(app: &App, gi: usize, line: Rect, buf: &mut Buffer) {
     // In the longest wording that fits, never cut mid-word.
     let (machines, gpus) = (
         crate::trace::count(n as u64, "machine"),
-        crate::trace::count(per as u64, "GPU"),
+        crate::trace::count(per as u64, trace.slot()),
     );
     let (u, c) = (used as f64 / 1000.0, cap / 1000);
     let label = [

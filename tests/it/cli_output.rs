@@ -16,7 +16,7 @@ fn sim_json_is_one_object_with_the_documented_keys() {
     let mut want: Vec<String> = KEYS.iter().map(|s| s.to_string()).collect();
     want.sort();
     assert_eq!(keys(&v), want);
-    for k in ["jct_s", "wait_s", "slowdown"] {
+    for k in ["jct_s", "wait_s", "slowdown", "bounded_slowdown"] {
         assert_eq!(keys(&v[k]), vec!["mean", "p50", "p95", "p99"]);
     }
     assert_eq!(v["policy"], "sjf");

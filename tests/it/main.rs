@@ -71,6 +71,7 @@ mod sweep_figure;
 mod sweep_inputs;
 mod sweep_reuse;
 mod sweep_slurm;
+mod swf;
 mod tmux;
 mod tmux_80x24;
 mod tmux_background;

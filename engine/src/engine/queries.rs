@@ -204,11 +204,11 @@ impl Engine {
     /// The headline numbers so far.
     pub fn report(&self) -> Report {
         let t = &self.tally;
-        self.report_of([&t.jct, &t.wait, &t.slowdown].map(|v| Summary::of(v)))
+        self.report_of([&t.jct, &t.wait, &t.slowdown, &t.bounded_slowdown].map(|v| Summary::of(v)))
     }
 
-    /// The report with [JCT, wait, slowdown] summarised already.
-    fn report_of(&self, [jct, wait, slowdown]: [Summary; 3]) -> Report {
+    /// The report with [JCT, wait, slowdown, bounded slowdown] summarised already.
+    fn report_of(&self, [jct, wait, slowdown, bounded_slowdown]: [Summary; 4]) -> Report {
         let c = &self.trace.cluster;
         let makespan = self.tally.makespan();
         let gpus = c.total_gpus();
@@ -232,6 +232,7 @@ impl Engine {
             jct_s: jct,
             wait_s: wait,
             slowdown,
+            bounded_slowdown,
             peak_queue: self.tally.peak_queue,
             overflow_segments: self.tally.overflow_segments,
             gpu_util: makespan

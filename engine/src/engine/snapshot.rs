@@ -3,7 +3,7 @@
 //!
 //! A replay only ever goes back to a checkpoint it passed on its way to
 //! now, and the engine is deterministic, so the live engine's per-job
-//! figures (JCT, wait, slowdown, appended in order) start with the
+//! figures (JCT, wait, slowdown, bounded slowdown, appended in order) start with the
 //! checkpoint's, and its finished and rejected jobs finished the same way.
 //! A snapshot keeps the lengths of the figures and the states of the jobs
 //! that were waiting or running; going back truncates the figures, puts
@@ -20,9 +20,24 @@ pub struct Snapshot {
     engine: Engine,
     /// Jobs waiting or running then, with their states.
     open: Vec<(u32, JobState)>,
-    /// How many JCT, wait and slowdown figures there were.
-    figures: [usize; 3],
+    /// How many JCT, wait, slowdown and bounded slowdown figures there were.
+    figures: [usize; 4],
     bytes: usize,
+}
+
+/// The per-job figures, taken out of `t`: JCT, wait, slowdown, bounded slowdown.
+fn take_figures(t: &mut crate::metrics::Tally) -> [Vec<f64>; 4] {
+    [
+        std::mem::take(&mut t.jct),
+        std::mem::take(&mut t.wait),
+        std::mem::take(&mut t.slowdown),
+        std::mem::take(&mut t.bounded_slowdown),
+    ]
+}
+
+/// Puts `take_figures`' figures back into `t`.
+fn put_figures(t: &mut crate::metrics::Tally, [j, w, s, b]: [Vec<f64>; 4]) {
+    (t.jct, t.wait, t.slowdown, t.bounded_slowdown) = (j, w, s, b);
 }
 
 const NOT_ARRIVED: JobState = JobState {
@@ -76,14 +91,15 @@ impl Engine {
         // of a state to go back to (a jump forward gathers millions).
         let events = std::mem::take(&mut self.journal.events);
         let t = &mut self.tally;
-        let figures = [t.jct.len(), t.wait.len(), t.slowdown.len()];
-        let kept = (
-            std::mem::take(&mut t.jct),
-            std::mem::take(&mut t.wait),
-            std::mem::take(&mut t.slowdown),
-        );
+        let figures = [
+            t.jct.len(),
+            t.wait.len(),
+            t.slowdown.len(),
+            t.bounded_slowdown.len(),
+        ];
+        let kept = take_figures(t);
         let engine = self.clone();
-        (self.tally.jct, self.tally.wait, self.tally.slowdown) = kept;
+        put_figures(&mut self.tally, kept);
         self.journal.events = events;
         self.jobs = jobs;
         self.running.give_places(places);
@@ -114,17 +130,14 @@ impl Engine {
         e.tally.jct = t.jct[..s.figures[0]].to_vec();
         e.tally.wait = t.wait[..s.figures[1]].to_vec();
         e.tally.slowdown = t.slowdown[..s.figures[2]].to_vec();
+        e.tally.bounded_slowdown = t.bounded_slowdown[..s.figures[3]].to_vec();
         e
     }
 
     /// Goes back to `s`, a snapshot this engine's history passed through.
     pub(crate) fn restore(&mut self, s: &Snapshot) {
         let mut jobs = std::mem::take(&mut self.jobs);
-        let mut figures = (
-            std::mem::take(&mut self.tally.jct),
-            std::mem::take(&mut self.tally.wait),
-            std::mem::take(&mut self.tally.slowdown),
-        );
+        let mut figures = take_figures(&mut self.tally);
         let arrived = self.arrivals.arrived();
         let mut was = std::mem::take(&mut self.running);
         let places = was.take_places();
@@ -132,14 +145,14 @@ impl Engine {
         self.running.put_places(places, &was);
         s.put_back(&mut jobs, arrived);
         debug_assert!(
-            figures.0.len() >= s.figures[0] && figures.1.len() >= s.figures[1],
+            figures.iter().zip(&s.figures).all(|(v, &n)| v.len() >= n),
             "a snapshot from this engine's past"
         );
-        figures.0.truncate(s.figures[0]);
-        figures.1.truncate(s.figures[1]);
-        figures.2.truncate(s.figures[2]);
+        for (v, &n) in figures.iter_mut().zip(&s.figures) {
+            v.truncate(n);
+        }
         self.jobs = jobs;
-        (self.tally.jct, self.tally.wait, self.tally.slowdown) = figures;
+        put_figures(&mut self.tally, figures);
     }
 
     /// The jobs waiting or running, ascending, from the queue and the
@@ -175,7 +188,11 @@ impl Engine {
     pub fn held_bytes(&self) -> usize {
         use std::mem::size_of;
         let t = &self.tally;
-        let figures = (t.jct.capacity() + t.wait.capacity() + t.slowdown.capacity()) * 8;
+        let figures = (t.jct.capacity()
+            + t.wait.capacity()
+            + t.slowdown.capacity()
+            + t.bounded_slowdown.capacity())
+            * 8;
         self.jobs.capacity() * size_of::<JobState>()
             + figures
             + self.running.held_bytes()

@@ -30,7 +30,7 @@ pub struct Target {
     takes_dir: bool,
 }
 
-pub static TARGETS: [Target; 9] = [
+pub static TARGETS: [Target; 10] = [
     Target {
         name: "itp",
         kind: Kind::Trace("itp"),
@@ -55,6 +55,13 @@ pub static TARGETS: [Target; 9] = [
             "summary_power_v100.csv",
         ],
         takes_dir: true,
+    },
+    Target {
+        name: "swf",
+        kind: Kind::Trace("swf"),
+        dir: "tests/fixtures/swf",
+        mutated: &["log.swf"],
+        takes_dir: false,
     },
     Target {
         name: "philly",

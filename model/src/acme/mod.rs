@@ -27,6 +27,7 @@ pub(crate) const FORMAT: super::Format = super::Format::new(&super::FormatSpec {
     load_text: None,
     energy_beside: None,
     reads: super::format::the_file,
+    slot: "GPU",
 });
 
 /// `trace_seren.csv`'s header: the Seren cluster's jobs.

@@ -20,6 +20,7 @@ pub(crate) const FORMAT: super::Format = super::Format::new(&super::FormatSpec {
     load_text: Some(load_text),
     energy_beside: None,
     reads: super::format::the_file,
+    slot: "GPU",
 });
 
 /// The raw ITP header: id, submission (seconds from the trace's start), run

@@ -52,6 +52,7 @@ pub(crate) const FORMAT: super::Format = super::Format::new(&super::FormatSpec {
     load_text: None,
     energy_beside: None,
     reads: release::reads,
+    slot: "GPU",
 });
 
 /// The released tables as indexed at load, for the replay and the drill-down.

@@ -34,6 +34,7 @@ pub(crate) const FORMAT: super::Format = super::Format::new(&super::FormatSpec {
             .map(|f| path.join(f))
             .to_vec(),
     },
+    slot: "GPU",
 });
 
 /// Philly's clock: America/Los_Angeles, daylight time included.

@@ -48,9 +48,14 @@ pub(super) fn metric(column: &str) -> Metric {
         }
     }
     if let Some((base, s)) = column.rsplit_once('_') {
-        if let (Some(s), "slowdown") = (stat(s), base) {
+        let what = match base {
+            "slowdown" => Some("slowdown"),
+            "bounded_slowdown" => Some("bounded slowdown (τ = 10 s)"),
+            _ => None,
+        };
+        if let (Some(s), Some(what)) = (stat(s), what) {
             return m(
-                &format!("{s} slowdown"),
+                &format!("{s} {what}"),
                 Kind::Plain("×"),
                 Bounds::NonNegative,
             );
@@ -157,6 +162,10 @@ mod tests {
         assert_eq!(d.title(""), "deadlines met (share of deadlines)");
         assert!(d.is_share());
         assert_eq!(metric("slowdown_p50").title(""), "median slowdown (×)");
+        assert_eq!(
+            metric("bounded_slowdown_mean").title(""),
+            "mean bounded slowdown (τ = 10 s) (×)"
+        );
         assert_eq!(metric("preemptions").title(""), "preemptions");
         assert_eq!(axis("load"), "offered load (share of the GPUs)");
     }

@@ -65,7 +65,7 @@ pub fn stderr(o: &Output) -> String {
     String::from_utf8(o.stderr.clone()).unwrap()
 }
 
-pub const KEYS: [&str; 17] = [
+pub const KEYS: [&str; 18] = [
     "meta",
     "policy",
     "placement",
@@ -81,6 +81,7 @@ pub const KEYS: [&str; 17] = [
     "jct_s",
     "wait_s",
     "slowdown",
+    "bounded_slowdown",
     "gpu_util",
     "preemptions",
 ];
