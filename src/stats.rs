@@ -65,6 +65,60 @@ pub struct Stats {
     /// Over jobs with a deadline (none: the trace has no deadlines).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deadlines: Option<Deadlines>,
+    /// Who held the GPUs, as recorded: each user's jobs and GPU-hours,
+    /// most first (empty where the trace names no users).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub gpu_hours_by_user: Vec<Holder>,
+    /// The same by group (Slurm's account, Philly's virtual cluster, PAI's group).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub gpu_hours_by_group: Vec<Holder>,
+}
+
+/// A user's or group's share of the recorded GPU time.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Holder {
+    pub name: String,
+    /// Its GPU jobs replayed.
+    pub jobs: u64,
+    /// GPU-hours: each recorded hold's GPUs × its length (holds still
+    /// running when the trace was cut not counted); a job without recorded
+    /// holds, its GPUs × its run time.
+    pub gpu_hours: f64,
+}
+
+/// GPU-hours by user (or by group, `group`), most first, ties by name.
+fn holders(trace: &Trace, group: bool) -> Vec<Holder> {
+    let mut by: BTreeMap<&str, (u64, f64)> = BTreeMap::new();
+    for j in &trace.jobs {
+        let Some(who) = (if group { j.group } else { j.user }) else {
+            continue;
+        };
+        let held = trace.job_segments(j);
+        let milli_secs: f64 = if held.is_empty() {
+            j.runtime.get().unwrap_or(0) as f64 * j.demand.total_milli() as f64
+        } else {
+            held.iter()
+                .filter_map(|s| Some((s.end.get()? - s.start) as f64 * s.milli as f64))
+                .sum()
+        };
+        let e = by.entry(trace.symbols.get(who)).or_default();
+        e.0 += 1;
+        e.1 += milli_secs / 1000.0 / 3600.0;
+    }
+    let mut out: Vec<Holder> = by
+        .into_iter()
+        .map(|(name, (jobs, gpu_hours))| Holder {
+            name: name.to_string(),
+            jobs,
+            gpu_hours,
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        b.gpu_hours
+            .total_cmp(&a.gpu_hours)
+            .then_with(|| a.name.cmp(&b.name))
+    });
+    out
 }
 
 /// How many deadlines no policy can meet.
@@ -151,6 +205,8 @@ pub fn stats(trace: &Trace) -> Stats {
         submissions_by_hour: by_hour,
         deadlines: deadlines(trace),
         zone: zone_name(trace.zone),
+        gpu_hours_by_user: holders(trace, false),
+        gpu_hours_by_group: holders(trace, true),
     }
 }
 

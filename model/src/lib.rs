@@ -45,6 +45,7 @@ mod resample;
 pub(crate) mod seen;
 mod sizing;
 pub(crate) mod slots;
+mod slurm;
 mod speed;
 mod swf;
 pub(crate) mod symbols;
@@ -79,6 +80,8 @@ pub use itp::load_from as load_itp_from;
 pub use pai::load as load_pai;
 /// Renamed from `philly::load`: Philly's loader.
 pub use philly::load as load_philly;
+/// Renamed from `slurm::load`: the sacct output loader.
+pub use slurm::load as load_slurm;
 /// Renamed from `swf::load`: the Standard Workload Format's loader.
 pub use swf::load as load_swf;
 /// Renamed from `zeus::load`: Zeus's loader.
@@ -173,13 +176,14 @@ use std::path::Path;
 /// Every format tracetui reads, in the order help lists them: the one
 /// registration a format needs (the command line and the loader dispatch
 /// follow this list).
-pub static FORMATS: [Format; 6] = [
+pub static FORMATS: [Format; 7] = [
     itp::FORMAT,
     pai::FORMAT,
     philly::FORMAT,
     acme::FORMAT,
     zeus::FORMAT,
     swf::FORMAT,
+    slurm::FORMAT,
 ];
 
 /// What every loader needs to know besides the path.
@@ -200,6 +204,12 @@ pub struct LoadOptions {
     pub ties: Ties,
     /// Where slow loads are cached (`None`: no cache, as `--no-cache`).
     pub cache: Option<CacheSpec>,
+    /// The zone a trace's local times are in (Slurm's `sacct` prints the
+    /// site's local time without a zone): `--tz`; none: UTC.
+    pub tz: Option<chrono_tz::Tz>,
+    /// The machines, from a file of the cluster's own tools (Slurm:
+    /// `scontrol show node -o` or `sinfo` output): `--nodes`.
+    pub nodes: Option<std::path::PathBuf>,
 }
 
 /// The order of jobs submitted at the same second, which every policy
@@ -247,6 +257,8 @@ impl Default for LoadOptions {
             include_cpu_jobs: false,
             ties: Ties::File,
             cache: None,
+            tz: None,
+            nodes: None,
         }
     }
 }

@@ -63,3 +63,27 @@ pub(crate) fn power() -> impl TypedValueParser<Value = PowerPolicy> {
         none,
     )
 }
+
+/// `--tz`: an IANA time zone name.
+pub(crate) fn zone() -> impl clap::builder::TypedValueParser<Value = chrono_tz::Tz> {
+    use clap::builder::TypedValueParser;
+    clap::builder::StringValueParser::new().try_map(|s| {
+        s.parse::<chrono_tz::Tz>()
+            .map_err(|_| format!("'{s}' is not a time zone name (IANA, e.g. Europe/Berlin or UTC)"))
+    })
+}
+
+/// `--gpus`: 1 to `limits::MAX_GPUS`.
+pub(crate) fn gpus() -> clap::builder::RangedI64ValueParser<u32> {
+    clap::value_parser!(u32).range(1..=crate::trace::MAX_GPUS as i64)
+}
+
+/// `--gpus-per-node`: 1 to 1024.
+pub(crate) fn gpus_per_node() -> clap::builder::RangedI64ValueParser<u32> {
+    clap::value_parser!(u32).range(1..=1024)
+}
+
+/// `--gpu`: the GPUs Zeus released power traces of.
+pub(crate) fn power_gpu() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(["a40", "p100", "rtx6000", "v100"])
+}

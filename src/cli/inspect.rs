@@ -55,8 +55,25 @@ fn stats_text(s: &Stats) -> String {
     if let Some(d) = &s.deadlines {
         deadlines_text(&mut o, d);
     }
+    holders_text(&mut o, "user", &s.gpu_hours_by_user);
+    holders_text(&mut o, "group", &s.gpu_hours_by_group);
     hours_text(&mut o, s);
     o
+}
+
+/// The most GPU time held, by user or group: the first ten, and how many more.
+fn holders_text(o: &mut String, what: &str, hs: &[crate::stats::Holder]) {
+    if hs.is_empty() {
+        return;
+    }
+    let _ = writeln!(o, "GPU-hours by {what} (recorded):");
+    for h in hs.iter().take(10) {
+        let name = crate::text::fit(&crate::text::sanitize(&h.name), 24);
+        let _ = writeln!(o, "  {name:<24} {:>12.2}  {} jobs", h.gpu_hours, h.jobs);
+    }
+    if hs.len() > 10 {
+        let _ = writeln!(o, "  … {} more", hs.len() - 10);
+    }
 }
 
 /// The jobs: how many, by status, and those not replayed.

@@ -224,10 +224,10 @@ pub struct LoadArgs {
 #[derive(Debug, Args, Clone)]
 pub struct ReadArgs {
     /// Cluster size in GPUs, for traces without a machine list.
-    #[arg(long, conflicts_with = "cluster_spec", value_parser = gpus())]
+    #[arg(long, conflicts_with = "cluster_spec", value_parser = choices::gpus())]
     pub gpus: Option<u32>,
     /// GPUs per machine when the cluster is built from --gpus.
-    #[arg(long, default_value_t = 8, value_parser = gpus_per_node())]
+    #[arg(long, default_value_t = 8, value_parser = choices::gpus_per_node())]
     pub gpus_per_node: u32,
     /// Stop at the first bad row instead of skipping it.
     #[arg(long)]
@@ -263,21 +263,16 @@ pub struct ReadArgs {
     /// keep none.
     #[arg(long)]
     pub no_cache: bool,
-}
-
-/// `--gpus`: 1 to `limits::MAX_GPUS`.
-pub(crate) fn gpus() -> clap::builder::RangedI64ValueParser<u32> {
-    clap::value_parser!(u32).range(1..=crate::trace::MAX_GPUS as i64)
-}
-
-/// `--gpus-per-node`: 1 to 1024.
-pub(crate) fn gpus_per_node() -> clap::builder::RangedI64ValueParser<u32> {
-    clap::value_parser!(u32).range(1..=1024)
-}
-
-/// `--gpu`: the GPUs Zeus released power traces of.
-pub(crate) fn power_gpu() -> clap::builder::PossibleValuesParser {
-    clap::builder::PossibleValuesParser::new(["a40", "p100", "rtx6000", "v100"])
+    /// The zone a trace's local times are in (Slurm's sacct prints the
+    /// site's local time without a zone): an IANA name (Europe/Berlin, UTC);
+    /// by default this machine's zone.
+    #[arg(long, value_name = "ZONE", value_parser = choices::zone())]
+    pub tz: Option<chrono_tz::Tz>,
+    /// The machines of a Slurm trace: what `scontrol show node -o` (or
+    /// `sinfo -N -o '%N %G %c %m'`) printed; by default inferred from the
+    /// jobs' node lists.
+    #[arg(long, value_name = "FILE")]
+    pub nodes: Option<PathBuf>,
 }
 
 /// An energy model for the replay (Zeus traces).
@@ -287,7 +282,7 @@ pub struct EnergyArgs {
     #[arg(long, value_name = "DIR")]
     pub energy: Option<PathBuf>,
     /// The GPU whose power trace to use.
-    #[arg(long, value_parser = power_gpu(), default_value = "v100")]
+    #[arg(long, value_parser = choices::power_gpu(), default_value = "v100")]
     pub gpu: String,
     /// Zeus's trade-off: η·energy + (1−η)·max_power·time.
     #[arg(long, default_value_t = 0.5)]

@@ -13,6 +13,24 @@ impl ReadArgs {
         format: Format,
         path: &std::path::Path,
     ) -> Result<(crate::trace::Trace, crate::trace::LoadReport), crate::trace::InputError> {
+        if format.name() != "slurm" {
+            // A flag the format has no use for is said, never dropped silently.
+            if let Some(z) = self.tz {
+                log::warn!(
+                    "--tz {z} is ignored: {} traces say their own zone",
+                    format.name()
+                );
+            }
+            if let Some(n) = &self.nodes {
+                log::warn!(
+                    "--nodes {} is ignored: it gives a Slurm trace's machines",
+                    n.display()
+                );
+            }
+        } else if self.tz.is_none() {
+            let (z, from) = local_zone();
+            log::info!("times in {z}, this machine's zone ({from}); --tz ZONE to choose");
+        }
         let (mut trace, mut report) = crate::trace::load(format, path, &self.options())?;
         // The load cache for next time is written beside what runs now.
         if let Some(w) = report.cache_write.take() {
@@ -109,6 +127,34 @@ impl ReadArgs {
             include_cpu_jobs: self.include_cpu_jobs,
             ties: self.ties,
             cache: super::load_cache::spec(self.no_cache),
+            tz: Some(self.tz.unwrap_or_else(|| local_zone().0)),
+            nodes: self.nodes.clone(),
         }
     }
+}
+
+/// This machine's time zone and where it was found: `$TZ` (an IANA name),
+/// else the zone `/etc/localtime` links to, else `/etc/timezone`, else UTC.
+pub(crate) fn local_zone() -> (chrono_tz::Tz, &'static str) {
+    let parse = |s: &str| {
+        s.trim()
+            .trim_start_matches(':')
+            .parse::<chrono_tz::Tz>()
+            .ok()
+    };
+    if let Some(z) = std::env::var("TZ").ok().as_deref().and_then(parse) {
+        return (z, "$TZ");
+    }
+    let linked = std::fs::read_link("/etc/localtime").ok().and_then(|p| {
+        let p = p.to_string_lossy().into_owned();
+        p.split_once("zoneinfo/").and_then(|(_, name)| parse(name))
+    });
+    if let Some(z) = linked {
+        return (z, "/etc/localtime");
+    }
+    let file = std::fs::read_to_string("/etc/timezone").ok();
+    if let Some(z) = file.as_deref().and_then(parse) {
+        return (z, "/etc/timezone");
+    }
+    (chrono_tz::UTC, "none found: UTC")
 }

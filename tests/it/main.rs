@@ -64,6 +64,7 @@ mod released_order;
 mod replay;
 mod results_out;
 mod schedule;
+mod slurm;
 mod source_rules;
 mod speed_model;
 mod sweep;

@@ -30,7 +30,7 @@ pub struct Target {
     takes_dir: bool,
 }
 
-pub static TARGETS: [Target; 10] = [
+pub static TARGETS: [Target; 11] = [
     Target {
         name: "itp",
         kind: Kind::Trace("itp"),
@@ -55,6 +55,13 @@ pub static TARGETS: [Target; 10] = [
             "summary_power_v100.csv",
         ],
         takes_dir: true,
+    },
+    Target {
+        name: "slurm",
+        kind: Kind::Trace("slurm"),
+        dir: "tests/fixtures/slurm",
+        mutated: &["sacct.txt"],
+        takes_dir: false,
     },
     Target {
         name: "swf",

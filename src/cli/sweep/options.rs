@@ -209,15 +209,18 @@ impl Options {
         let t = &mut a.trace;
         let read = &mut t.load.read;
         let knobs = &mut t.policies;
+        let path = clap::builder::PathBufValueParser::new;
         match id {
-            "gpus" => read.gpus = Some(crate::cli::gpus().parse_ref(cmd, arg, v)?),
+            "gpus" => read.gpus = Some(choices::gpus().parse_ref(cmd, arg, v)?),
             "gpus_per_node" => {
-                read.gpus_per_node = crate::cli::gpus_per_node().parse_ref(cmd, arg, v)?
+                read.gpus_per_node = choices::gpus_per_node().parse_ref(cmd, arg, v)?
             }
             "strict" => read.strict = flag().parse_ref(cmd, arg, v)?,
             "include_cpu_jobs" => read.include_cpu_jobs = flag().parse_ref(cmd, arg, v)?,
             "ties" => read.ties = choices::ties().parse_ref(cmd, arg, v)?,
             "no_cache" => read.no_cache = flag().parse_ref(cmd, arg, v)?,
+            "tz" => read.tz = Some(choices::zone().parse_ref(cmd, arg, v)?),
+            "nodes" => read.nodes = Some(path().parse_ref(cmd, arg, v)?),
             "throughputs" => {
                 read.throughputs =
                     vec![clap::builder::StringValueParser::new().parse_ref(cmd, arg, v)?]
@@ -226,15 +229,9 @@ impl Options {
                 read.gpu_speed =
                     vec![clap::builder::StringValueParser::new().parse_ref(cmd, arg, v)?]
             }
-            "cluster_spec" => {
-                read.cluster =
-                    Some(clap::builder::PathBufValueParser::new().parse_ref(cmd, arg, v)?)
-            }
-            "energy" => {
-                t.energy.energy =
-                    Some(clap::builder::PathBufValueParser::new().parse_ref(cmd, arg, v)?)
-            }
-            "gpu" => t.energy.gpu = crate::cli::power_gpu().parse_ref(cmd, arg, v)?,
+            "cluster_spec" => read.cluster = Some(path().parse_ref(cmd, arg, v)?),
+            "energy" => t.energy.energy = Some(path().parse_ref(cmd, arg, v)?),
+            "gpu" => t.energy.gpu = choices::power_gpu().parse_ref(cmd, arg, v)?,
             "eta" => t.energy.eta = f64_parser().parse_ref(cmd, arg, v)?,
             "power" => t.energy.power = choices::power().parse_ref(cmd, arg, v)?,
             "placement" => t.placement = choices::placement().parse_ref(cmd, arg, v)?,
@@ -324,6 +321,8 @@ fn blank(format: crate::trace::Format, path: PathBuf) -> SimArgs {
                     gpu_speed: Vec::new(),
                     cluster: None,
                     no_cache: false,
+                    tz: None,
+                    nodes: None,
                 },
             },
             energy: EnergyArgs::default(),
