@@ -163,14 +163,39 @@ fn recorded_starts_each_job_when_slurm_did_on_its_nodes() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let rows = std::fs::read_to_string(&out).unwrap();
+    let head: Vec<&str> = rows.lines().next().unwrap().split(',').collect();
+    let col = |n: &str| head.iter().position(|h| *h == n).unwrap();
+    let (start, names) = (col("start_s"), col("machine_names"));
     let starts: Vec<(String, String)> = rows
         .lines()
         .skip(1)
         .map(|l| {
             let f: Vec<&str> = l.split(',').collect();
-            (f[1].to_string(), f[8].to_string())
+            (f[1].to_string(), f[start].to_string())
         })
         .collect();
+    let nodes: Vec<(String, String)> = rows
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (f[1].to_string(), f[names].to_string())
+        })
+        .collect();
+    // Each run on the nodes sacct names (15 ran on g1, then on g2 after its requeue).
+    let want_nodes = [
+        ("10", "g1"),
+        ("11_0", "g1"),
+        ("15", "g1;g2"),
+        ("16", "g1;g2"),
+        ("17", "g1;g2"),
+    ];
+    for (id, on) in want_nodes {
+        assert!(
+            nodes.contains(&(id.to_string(), on.to_string())),
+            "{id} on {on}: {nodes:?}"
+        );
+    }
     // 2026-11-28T10:00:00 UTC is 1795860000; 15's last run began at 10:02:30.
     let at = |s: i64| (1_795_860_000 + s).to_string();
     let want = [

@@ -41,6 +41,12 @@ impl Engine {
                 self.placed_on.across.insert(job);
             }
         }
+        self.note_machines(job, grants);
+    }
+
+    /// Notes the machines of `grants` as `job`'s, where tracked (a
+    /// recorded hold's too: it ran where the trace says, at its own pace).
+    pub(super) fn note_machines(&mut self, job: u32, grants: &[Grant]) {
         if let Some(all) = self.placed_on.machines.as_mut() {
             let ran = all.entry(job).or_default();
             ran.extend(grants.iter().map(|g| g.machine));

@@ -101,6 +101,7 @@ impl Engine {
                 ));
             }
         }
+        self.note_machines(job, &grants);
         self.cluster.acquire(job, &grants);
         self.running.extend(job, &grants);
         let gpus = grants.iter().map(|g| g.milli as f64).sum::<f64>() / 1000.0;
