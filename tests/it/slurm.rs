@@ -38,7 +38,7 @@ pub(crate) fn captured(name: &str) -> Option<PathBuf> {
 /// What a script over `sacct -X --parsable2` output says: jobs by state
 /// (its first word), and each user's GPU-hours (`gres/gpu=N` of AllocTRES
 /// × Elapsed), as an operator's awk would.
-fn script(allocations: &str) -> (u64, BTreeMap<String, u64>, BTreeMap<String, f64>) {
+pub(crate) fn script(allocations: &str) -> (u64, BTreeMap<String, u64>, BTreeMap<String, f64>) {
     let mut lines = allocations.lines();
     let head: Vec<&str> = lines.next().unwrap().split('|').collect();
     let col = |n: &str| head.iter().position(|h| *h == n).unwrap();

@@ -9,6 +9,7 @@ pub mod cli;
 pub mod exec;
 pub mod reference;
 pub mod slurm;
+pub mod slurm_acct;
 pub mod source;
 pub mod split;
 pub mod sweep;

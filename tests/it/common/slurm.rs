@@ -15,7 +15,8 @@ pub struct Slurm {
     _one: std::sync::MutexGuard<'static, ()>,
 }
 
-static ONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+/// Held by whichever Slurm runs (`slurm_acct.rs`'s too): one node name.
+pub static ONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn found(program: &str) -> bool {
     Command::new("sh")
