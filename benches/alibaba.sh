@@ -23,7 +23,7 @@ set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 simdir=${1:?usage: benches/alibaba.sh SIMDIR [TRACETUI_BIN]}
-bin=${2:-$root/target/release/tracetui}
+bin=${2:-$root/target/x86_64-unknown-linux-gnu/release/tracetui}
 trace=${TRACE:-$root/../shared/traces/itp/raw/cluster04.csv}
 py=${PYTHON:-python3}
 runs=${RUNS:-3}

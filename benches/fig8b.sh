@@ -17,7 +17,7 @@
 # times from the first start to the last end, the median and range.
 # usage: [ITP=DIR] [LANES=N] benches/fig8b.sh ROUNDS [BINARY]
 set -eu
-ROUNDS=$1; BIN=$(realpath "${2:-target/release/tracetui}")
+ROUNDS=$1; BIN=$(realpath "${2:-target/x86_64-unknown-linux-gnu/release/tracetui}")
 A=$(realpath "${ARTIFACT:-../shared/traces/elasticflow-artifact}")
 T=$(realpath "${ITP:-../shared/traces/itp/elasticflow}")
 POLICIES=${POLICIES:-elasticflow,edf-elastic,gandiva,las}

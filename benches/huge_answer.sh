@@ -4,9 +4,9 @@
 # `priority` pairs (refused at the check, after parsing), of spaces, or of
 # `start_if_fits` ids; /usr/bin/time's maximum RSS per run, ROUNDS rounds,
 # median and range, and the ratio to the answer.
-# usage: benches/huge_answer.sh ROUNDS [BINARY] [MB]   (e.g. 3 target/release/tracetui 250)
+# usage: benches/huge_answer.sh ROUNDS [BINARY] [MB]   (e.g. 3 target/x86_64-unknown-linux-gnu/release/tracetui 250)
 set -eu
-ROUNDS=$1; BIN=$(realpath "${2:-target/release/tracetui}"); MB=${3:-250}
+ROUNDS=$1; BIN=$(realpath "${2:-target/x86_64-unknown-linux-gnu/release/tracetui}"); MB=${3:-250}
 DIR=$(mktemp -d)
 cat > "$DIR/big.py" <<'PY'
 import json, sys

@@ -13,7 +13,7 @@
 set -eu
 ROUNDS=$1
 DIR=${2:-/tmp/pai-full}
-BIN=${3:-target/release/tracetui}
+BIN=${3:-target/x86_64-unknown-linux-gnu/release/tracetui}
 CACHE=$(mktemp -d)
 export XDG_CACHE_HOME=$CACHE
 OUT=$(mktemp)

@@ -20,7 +20,7 @@ fn main() {
     };
     let trivial = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/target/release/examples/trivial_policy"
+        "/target/x86_64-unknown-linux-gnu/release/examples/trivial_policy"
     );
     if !std::path::Path::new(trivial).exists() {
         eprintln!("skipped: build it first: cargo build --release --example trivial_policy");

@@ -2,7 +2,7 @@
 # The third reliability probe's cases (issue 63), rerun from the repository root:
 # each prints its item, the exit code and the line that matters. Needs ../shared/traces,
 # python3, setpriv and prlimit. usage: benches/reliability_probe.sh [BINARY]
-R=$(pwd); B=$(realpath "${1:-target/release/tracetui}"); S=$R/sample-traces/itp/sample.csv
+R=$(pwd); B=$(realpath "${1:-target/x86_64-unknown-linux-gnu/release/tracetui}"); S=$R/sample-traces/itp/sample.csv
 A=$R/../shared/traces/elasticflow-artifact; EF=$R/../shared/traces/itp/elasticflow/cluster01.csv
 W=$(mktemp -d); cd "$W"; trap 'rm -rf "$W"' EXIT
 say() { printf '%-5s rc=%-3s %s\n' "$1" "$2" "$(echo "$3" | tr '\n' ' ' | cut -c1-150)"; }

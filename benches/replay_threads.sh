@@ -6,11 +6,11 @@
 # system ticks (1/100 s) and voluntary wake-ups twice, SECONDS apart.
 #
 # Usage: benches/replay_threads.sh [BINARY] [SECONDS]
-#   BINARY   default target/release/tracetui (build it first)
+#   BINARY   default target/x86_64-unknown-linux-gnu/release/tracetui (build it first)
 #   SECONDS  default 30
 # Needs tmux and Linux /proc. Run it twice per build, alternating builds.
 set -euo pipefail
-B=${1:-target/release/tracetui}
+B=${1:-target/x86_64-unknown-linux-gnu/release/tracetui}
 S=${2:-30}
 T=target/bench-data/itp-1260000-seed1-6744-0.9.csv
 if [ ! -f "$T" ]; then

@@ -4,7 +4,7 @@
 //! writes how many scheduling points it answered to FILE when its input closes.
 //!
 //!     cargo build --release --example trivial_policy
-//!     tracetui sim itp trace.csv --policy 'exec:target/release/examples/trivial_policy'
+//!     tracetui sim itp trace.csv --policy 'exec:target/x86_64-unknown-linux-gnu/release/examples/trivial_policy'
 
 use std::io::{BufRead, Write};
 
