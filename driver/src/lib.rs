@@ -24,6 +24,7 @@ mod link;
 mod probe;
 mod procs;
 mod signals;
+pub mod slurm_live;
 mod stderr;
 mod tools;
 

@@ -80,6 +80,9 @@ pub use itp::load_from as load_itp_from;
 pub use pai::load as load_pai;
 /// Renamed from `philly::load`: Philly's loader.
 pub use philly::load as load_philly;
+/// Renamed from `slurm::live::live`: a Slurm cluster now, from
+/// `scontrol show node -o` and `squeue --json`.
+pub use slurm::live::live as slurm_now;
 /// Renamed from `slurm::load`: the sacct output loader.
 pub use slurm::load as load_slurm;
 /// Renamed from `swf::load`: the Standard Workload Format's loader.

@@ -90,6 +90,12 @@ pub trait NativeTables: Send + Sync + std::fmt::Debug + Any {
         None
     }
 
+    /// Why the cluster itself says a waiting job waits (Slurm's pending
+    /// reason, in a live view), where it says.
+    fn waiting_reason(&self, _job: &Job) -> Option<String> {
+        None
+    }
+
     /// Jobs by status as the trace writes it, over every row (CPU jobs
     /// too); `None` where the model's statuses are all there is.
     fn status_counts(&self, _trace: &Trace) -> Option<BTreeMap<String, u64>> {

@@ -424,7 +424,7 @@ pub(crate) fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> i
         crate::driver::end_on_signals();
     }
     let result = match cli.command {
-        Some(Command::Replay(r)) => tui::open(r.format, &r.args, &r.args.view.over(&cli.view)),
+        Some(Command::Replay(r)) => tui::replay(&r, &r.args.view.over(&cli.view)),
         Some(Command::Lesson(a)) => tui::lesson(&a, &a.view.over(&cli.view)),
         Some(Command::Keys) => {
             print_out(&crate::ui::keymap::Keymap::load_user().listing());

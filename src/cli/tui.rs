@@ -18,6 +18,7 @@ fn view(v: &ViewArgs) -> ViewOptions {
         captions: Vec::new(),
         no_terminal: "it plays in a terminal".into(),
         projector: false,
+        live: None,
     }
 }
 
@@ -160,6 +161,10 @@ fn lesson_schedule(
 pub struct Replay {
     pub format: Format,
     pub args: TuiArgs,
+    /// `slurm --live [--every SECS]`: the cluster now, asked again every SECS.
+    pub live: Option<std::time::Duration>,
+    /// `slurm --since TIME [--until TIME]`: sacct run for that range.
+    pub sacct: Option<(String, String)>,
 }
 
 impl clap::FromArgMatches for Replay {
@@ -173,8 +178,21 @@ impl clap::FromArgMatches for Replay {
         };
         let format =
             Format::find(&name).ok_or_else(|| clap::Error::new(ErrorKind::InvalidSubcommand))?;
+        let live = match sub.try_remove_one::<bool>("live") {
+            Ok(Some(true)) => sub.try_remove_one::<u64>("every").ok().flatten(),
+            _ => None,
+        }
+        .map(std::time::Duration::from_secs);
+        let since = sub.try_remove_one::<String>("since").ok().flatten();
+        let until = sub.try_remove_one::<String>("until").ok().flatten();
+        let sacct = since.map(|s| (s, until.unwrap_or_else(|| "now".into())));
         let args = TuiArgs::from_arg_matches_mut(&mut sub)?;
-        Ok(Replay { format, args })
+        Ok(Replay {
+            format,
+            args,
+            live,
+            sacct,
+        })
     }
 
     fn update_from_arg_matches(&mut self, m: &ArgMatches) -> Result<(), clap::Error> {
@@ -192,6 +210,11 @@ impl clap::Subcommand for Replay {
                 .about(spec.replay_about)
                 .long_about(None::<&str>)
                 .aliases(spec.aliases.iter().copied());
+            let sub = if spec.name == "slurm" {
+                live_args(sub)
+            } else {
+                sub
+            };
             cmd.subcommand(sub)
         })
     }
@@ -205,8 +228,132 @@ impl clap::Subcommand for Replay {
     }
 }
 
-/// `tracetui itp FILE`, `tracetui pai DIR`.
-pub fn open(format: Format, a: &TuiArgs, v: &ViewArgs) -> Result<()> {
+/// `tracetui FORMAT PATH`, or for Slurm `--live` or `--since`.
+pub fn replay(r: &Replay, v: &ViewArgs) -> Result<()> {
+    match r.live {
+        Some(every) => live(every, &r.args, v),
+        None => {
+            let sacct = r.sacct.as_ref().map(|(s, u)| (s.as_str(), u.as_str()));
+            open(r.format, &r.args, v, sacct)
+        }
+    }
+}
+
+/// `slurm --live [--every SECS]`: no PATH then (the cluster is asked).
+fn live_args(sub: clap::Command) -> clap::Command {
+    use clap::builder::ArgPredicate;
+    use clap::{Arg, ArgAction};
+    sub.arg(
+        Arg::new("live")
+            .long("live")
+            .action(ArgAction::SetTrue)
+            .help("The cluster now, from scontrol and squeue (read-only), asked again every --every seconds; w forks the queue under another policy from now"),
+    )
+    .arg(
+        Arg::new("every")
+            .long("every")
+            .value_name("SECS")
+            .value_parser(clap::value_parser!(u64).range(2..=3600))
+            .default_value("10")
+            .help("With --live: seconds between asks (2 at least: the controller is never hammered)"),
+    )
+    .arg(
+        Arg::new("since")
+            .long("since")
+            .value_name("TIME")
+            .conflicts_with("live")
+            .help("Instead of a file: run sacct for the jobs from TIME (as sacct -S takes it: 2026-11-01, now-7days) with the fields tracetui reads"),
+    )
+    .arg(
+        Arg::new("until")
+            .long("until")
+            .value_name("TIME")
+            .requires("since")
+            .help("With --since: to TIME (sacct -E; now by default)"),
+    )
+    .mut_arg("path", |a| {
+        a.required(false)
+            .required_unless_present_any(["live", "since"])
+            .default_value_ifs([
+                ("live", ArgPredicate::IsPresent, Some("-")),
+                ("since", ArgPredicate::IsPresent, Some("-")),
+            ])
+    })
+}
+
+/// `tracetui slurm --live`: the cluster now, full screen, asked again
+/// every `every`; each of Slurm's commands given 10 s.
+pub fn live(every: std::time::Duration, a: &TuiArgs, v: &ViewArgs) -> Result<()> {
+    let within = std::time::Duration::from_secs(10);
+    let snap = first_answer(within)?;
+    let zone = a
+        .read
+        .tz
+        .unwrap_or_else(|| super::read_args::local_zone().0);
+    let (trace, report) =
+        crate::trace::slurm_now(&snap.nodes, &snap.squeue, snap.at, zone, "slurm now")?;
+    let spec = RunSpec::new(Arc::new(trace), Policy::Recorded)
+        .with_placement(a.placement)
+        .with_tuning(a.policies.tuning()?);
+    let mut opts = view(v);
+    opts.no_terminal =
+        "the live view plays in a terminal; for scripts: tracetui slurm on sacct output".into();
+    let l = crate::ui::live::LiveView {
+        every,
+        within,
+        zone,
+        at: snap.at,
+    };
+    let label = crate::ui::live::label(&l);
+    opts.live = Some(l);
+    run(spec, label, &report, &opts)
+}
+
+/// Slurm's first answer, asked up to three times, 2 s apart, each
+/// failure said; the last one the error.
+fn first_answer(within: std::time::Duration) -> Result<crate::driver::slurm_live::Snapshot> {
+    let mut tries = 0;
+    loop {
+        super::print_err("tracetui: asking Slurm (scontrol show node -o, squeue --json) …");
+        match crate::driver::slurm_live::ask(within) {
+            Ok(s) => return Ok(s),
+            Err(e) if tries < 2 => {
+                super::print_err(&format!("tracetui: {e}; asking again in 2 s"));
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_secs(2));
+            }
+            Err(e) => color_eyre::eyre::bail!("the live view asks Slurm's own tools: {e}"),
+        }
+    }
+}
+
+/// The fields `tracetui slurm --since` asks sacct for.
+pub(crate) const SACCT_FIELDS: &str = "JobID,JobIDRaw,JobName,User,Account,Partition,QOS,State,ExitCode,Submit,Eligible,Start,End,Elapsed,Timelimit,NNodes,NCPUS,ReqTRES,AllocTRES,NodeList";
+
+/// Runs sacct for every user's jobs from `since` to `until` (given 5
+/// minutes), its output in a temporary file removed at exit: the file.
+fn run_sacct(since: &str, until: &str) -> Result<std::path::PathBuf> {
+    let args = [
+        "--allusers",
+        "--parsable2",
+        "--duplicates",
+        "-S",
+        since,
+        "-E",
+        until,
+        &format!("--format={SACCT_FIELDS}"),
+    ];
+    super::print_err(&format!("tracetui: sacct {} …", args.join(" ")));
+    let out = crate::driver::slurm_live::run("sacct", &args, std::time::Duration::from_secs(300))?;
+    let path = std::env::temp_dir().join(format!("tracetui-sacct-{}.txt", std::process::id()));
+    crate::driver::temp_file(&path);
+    std::fs::write(&path, &out)?;
+    Ok(path)
+}
+
+/// `tracetui itp FILE`, `tracetui pai DIR`; for Slurm, `sacct` may be
+/// `--since`'s range instead of a file.
+pub fn open(format: Format, a: &TuiArgs, v: &ViewArgs, sacct: Option<(&str, &str)>) -> Result<()> {
     // The policies the replay may name: the built-ins and the programs it probes.
     let mut registry = crate::sim::Policies::new();
     let chosen = match &a.policy {
@@ -225,7 +372,10 @@ pub fn open(format: Format, a: &TuiArgs, v: &ViewArgs) -> Result<()> {
     ));
     // Keys typed meanwhile are not echoed over that line.
     let quiet = crate::driver::quiet_typing();
-    let (trace, report) = a.read.load(format, &a.path)?;
+    let (trace, report) = match sacct {
+        Some((since, until)) => a.read.load(format, &run_sacct(since, until)?)?,
+        None => a.read.load(format, &a.path)?,
+    };
     drop(quiet);
     let schedule = a.policies.schedule(&trace, &mut registry)?;
     let policy = schedule
@@ -237,7 +387,10 @@ pub fn open(format: Format, a: &TuiArgs, v: &ViewArgs) -> Result<()> {
         } else {
             Policy::Fifo
         });
-    let label = label_for(format, &a.path, &trace);
+    let label = match sacct {
+        Some((since, until)) => format!("slurm · sacct -S {since} -E {until}"),
+        None => label_for(format, &a.path, &trace),
+    };
     let spec = RunSpec::new(Arc::new(trace), policy)
         .with_placement(a.placement)
         .with_energy(energy)

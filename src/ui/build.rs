@@ -24,6 +24,22 @@ pub(crate) struct ViewOptions {
     pub no_terminal: String,
     /// Start in the lecture layout (`lesson --projector`).
     pub projector: bool,
+    /// The live view of a Slurm cluster (`slurm --live`), asked again and
+    /// shown anew as it says.
+    pub live: Option<LiveView>,
+}
+
+/// What the live view asks, and how often.
+#[derive(Debug, Clone)]
+pub(crate) struct LiveView {
+    /// Between asks (at least `slurm_live::MIN_EVERY`).
+    pub every: std::time::Duration,
+    /// Each command's timeout.
+    pub within: std::time::Duration,
+    /// The zone Slurm's times are shown in.
+    pub zone: chrono_tz::Tz,
+    /// When the first answer was asked, Unix seconds: where the view opens.
+    pub at: i64,
 }
 
 /// Builds the app: themes (NO_COLOR picks mono; else by the terminal's
@@ -45,13 +61,21 @@ pub(crate) fn build_app(
     if opts.projector {
         app.toggle_lecture();
     }
+    // The live view says where it stands once it stands there (`live.rs`).
+    if opts.live.is_none() {
+        log::info!(
+            "{} at {}; space plays, ? shows every key",
+            app.engine().policy(),
+            app.clock(app.engine().now())
+        );
+    }
     Ok(app)
 }
 
 /// The app of `spec`, drawn with `look`: its keymap, captions, frame rate,
 /// and what the load, the themes (`problems`) and the keymap had to say in
 /// the log.
-fn assemble(
+pub(super) fn assemble(
     spec: RunSpec,
     label: String,
     report: &LoadReport,
@@ -97,11 +121,6 @@ fn assemble(
             p.name()
         );
     }
-    log::info!(
-        "{} at {}; space plays, ? shows every key",
-        app.engine().policy(),
-        app.clock(app.engine().now())
-    );
     app
 }
 

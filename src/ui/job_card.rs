@@ -84,10 +84,29 @@ impl App {
         if let Some(place) = e.queue_place(job) {
             line("queue", order_text(e.policy().title(), place));
         }
-        if let Some(b) = e.blocked(job) {
-            line("waits for", self.blocked_text(b));
+        if let Some((label, text)) = self.waiting_line(job) {
+            line(label, text);
         }
         out
+    }
+
+    /// What a waiting job waits for; in a live view, why the cluster
+    /// itself says it waits, in place of the record's start it never had.
+    fn waiting_line(&self, job: u32) -> Option<(&'static str, String)> {
+        let (e, trace) = (self.engine(), self.trace());
+        let b = e.blocked(job)?;
+        let said = trace
+            .native
+            .as_ref()
+            .and_then(|n| n.waiting_reason(&trace.jobs[job as usize]))
+            .filter(|_| matches!(b, Blocked::Record { start: None }));
+        Some(match said {
+            Some(r) => (
+                "Slurm says",
+                format!("{} (its pending reason)", sanitize(&r)),
+            ),
+            None => ("waits for", self.blocked_text(b)),
+        })
     }
 
     /// Where it runs: the machines it holds GPUs on.

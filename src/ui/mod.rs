@@ -34,6 +34,7 @@ pub mod keymap;
 pub mod layout;
 pub(crate) mod lecture;
 pub mod line_edit;
+pub(crate) mod live;
 mod log_view;
 mod logfmt;
 mod logger;

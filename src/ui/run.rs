@@ -94,7 +94,11 @@ pub(crate) fn run(
     if let Some(rx) = probe_config_policies(app.policies().clone(), timeout) {
         fx.expect_policies(rx);
     }
-    let result = event_loop(&mut app, &mut fx, &signals, util_rx, opts);
+    let mut live = opts.live.clone().map(|v| {
+        let rx = crate::driver::slurm_live::feed(v.every, v.within);
+        (super::live::Live::new(v), rx)
+    });
+    let result = event_loop(&mut app, &mut fx, (&signals, live.as_mut()), util_rx, opts);
     signals.finish();
     let last = fx.quit() == Some(Quit::KeepFrame);
     restore();
@@ -218,7 +222,7 @@ fn event_action(app: &App, term: &mut Term, ev: Event) -> Result<Option<Action>>
 fn event_loop(
     app: &mut App,
     fx: &mut Effects,
-    signals: &crate::driver::Signals,
+    (signals, mut live): (&crate::driver::Signals, Option<&mut LiveFeed>),
     mut util_rx: mpsc::Receiver<Indexed>,
     opts: &ViewOptions,
 ) -> Result<()> {
@@ -226,6 +230,11 @@ fn event_loop(
     let frame = Duration::from_secs_f64(1.0 / app.view.fps as f64);
     answer_by_next_frame(fx, frame);
     fx.dispatch(app, Action::Resize(w, h));
+    if let Some((l, _)) = live.as_deref_mut() {
+        // The live view opens at the second Slurm was asked.
+        fx.dispatch(app, Action::GoTo(l.view.at));
+        l.opened(app);
+    }
     let mut last_tick = Instant::now();
     let mut last_draw = Instant::now() - frame;
     let mut dirty = true;
@@ -264,6 +273,9 @@ fn event_loop(
         if let Ok(u) = util_rx.try_recv() {
             dirty |= fx.dispatch(app, Action::Indexed(u));
         }
+        if let Some((l, rx)) = live.as_deref_mut() {
+            dirty |= l.poll(answers(rx), (app, fx), opts);
+        }
         if let Some(name) = fx.take_lesson() {
             // The old trace's index and what-if fork go with it.
             util_rx = mpsc::channel().1;
@@ -278,6 +290,33 @@ fn event_loop(
             return Ok(());
         }
     }
+}
+
+/// The live view and the feed of Slurm's answers (`slurm --live`).
+type LiveFeed = (
+    super::live::Live,
+    mpsc::Receiver<
+        Result<crate::driver::slurm_live::Snapshot, crate::driver::slurm_live::LiveError>,
+    >,
+);
+
+/// The answers the feed sent since last asked (failures in words).
+fn answers(
+    rx: &mpsc::Receiver<
+        Result<crate::driver::slurm_live::Snapshot, crate::driver::slurm_live::LiveError>,
+    >,
+) -> Vec<super::live::Came> {
+    use super::live::{Answer, Came};
+    rx.try_iter()
+        .map(|r| match r {
+            Ok(s) => Came::Answer(Answer {
+                nodes: s.nodes,
+                squeue: s.squeue,
+                at: s.at,
+            }),
+            Err(e) => Came::Failed(e.to_string()),
+        })
+        .collect()
 }
 
 /// The terminal the replay draws on.

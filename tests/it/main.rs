@@ -65,6 +65,7 @@ mod replay;
 mod results_out;
 mod schedule;
 mod slurm;
+mod slurm_live;
 mod slurm_real;
 mod source_rules;
 mod speed_model;

@@ -231,4 +231,23 @@ fn sacct_from_a_real_slurm_replays_as_slurm_ran_it() {
         assert_eq!(r[col("machine_names")], f[2], "job {}", f[0]);
         assert_eq!(f[2], s.node);
     }
+    // `tracetui slurm --since` runs sacct itself, with the fields it reads.
+    if common::tmux::available() {
+        let bin = env!("CARGO_BIN_EXE_tracetui");
+        let t = common::tmux::Tmux::start(
+            "slurm-since",
+            (80, 24),
+            &format!(
+                "env NO_COLOR=1 SLURM_CONF={} {bin} slurm --since 2000-01-01 --nodes {nodes}",
+                s.conf.display()
+            ),
+        );
+        let screen = t.wait_for_within("slurm · sacct -", 30);
+        assert!(screen.contains("RECORDED"), "{screen}");
+        t.keys(&["g"]);
+        t.type_text("+1h");
+        t.keys(&["Enter"]);
+        let end = t.wait_for_within("done 5", 30);
+        assert!(end.contains("over all 5 arrived"), "{end}");
+    }
 }

@@ -143,6 +143,7 @@ const OWN_THREADS: &[&str] = &[
     "driver/stderr.rs",
     "engine/whatif.rs",
     "driver/cache_writes.rs",
+    "driver/slurm_live.rs",
 ];
 
 /// The lines of `code` (comments and strings left out) that make threads.

@@ -19,6 +19,7 @@
 
 mod fold;
 mod hostlist;
+pub(crate) mod live;
 mod native;
 mod nodes;
 mod sacct;

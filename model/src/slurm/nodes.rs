@@ -26,14 +26,18 @@ const MOST_BYTES: u64 = 64 << 20;
 pub(crate) fn read(path: &Path) -> Result<Vec<Node>, InputError> {
     let file = path.display().to_string();
     let bytes = crate::reader::read_small(path, MOST_BYTES, "scontrol show node or sinfo output")?;
-    let text = String::from_utf8_lossy(&bytes);
+    parse(&String::from_utf8_lossy(&bytes), &file)
+}
+
+/// `scontrol show node [-o]` or `sinfo` output, named `file` in messages.
+pub(crate) fn parse(text: &str, file: &str) -> Result<Vec<Node>, InputError> {
     let nodes = if text.lines().any(|l| l.starts_with("NodeName=")) {
-        scontrol(&text, &file)?
+        scontrol(text, file)?
     } else {
-        sinfo(&text, &file)?
+        sinfo(text, file)?
     };
     if nodes.is_empty() {
-        return Err(InputError::file(&file, "no nodes in it"));
+        return Err(InputError::file(file, "no nodes in it"));
     }
     Ok(nodes)
 }

@@ -168,6 +168,17 @@ fn tail(p: &Path) -> String {
     last.into_iter().rev().collect::<Vec<_>>().join("\n")
 }
 
+/// Four ports in a row that nothing holds now: below the kernel's
+/// ephemeral range (32768 on), away from the other test Slurm's (20000 on).
+fn free_ports() -> u16 {
+    let free = |p: u16| std::net::TcpListener::bind(("0.0.0.0", p)).is_ok();
+    let pid = std::process::id() as u16;
+    (0..200u16)
+        .map(|k| 10_000 + (pid.wrapping_add(k.wrapping_mul(7)) % 2_500) * 4)
+        .find(|&base| (base..base + 4).all(free))
+        .expect("four free ports between 10000 and 20000")
+}
+
 /// slurmdbd.conf, gres.conf and slurm.conf in `dir`, ports from `port`.
 fn write_confs(dir: &Path, node: &str, port: u16) -> PathBuf {
     use std::os::unix::fs::PermissionsExt;
@@ -246,8 +257,7 @@ impl SlurmAcct {
             .unwrap()
             .trim()
             .to_string();
-        // Ports of its own, away from the other test Slurm's (20000–39999).
-        let port = 40_000 + (std::process::id() % 5_000) as u16 * 4;
+        let port = free_ports();
         let munged = default_munge();
         start_db(&dir, port);
         let conf = write_confs(&dir, &node, port);
