@@ -365,6 +365,23 @@ pub struct Excluded {
 }
 
 impl Excluded {
+    /// Each of `reasons` (its words, whether its jobs ask for GPUs) with
+    /// its count in `counts`, those that left any out.
+    pub(crate) fn counted(reasons: &[(&str, bool)], counts: &[u64]) -> Vec<Excluded> {
+        reasons
+            .iter()
+            .zip(counts)
+            .flat_map(|(&(why, gpu), &n)| Excluded::new(why, n, gpu))
+            .collect()
+    }
+
+    /// `; left out, REASON: N` for each of `list`, for a load's note.
+    pub(crate) fn words(list: &[Excluded]) -> String {
+        list.iter()
+            .map(|e| format!("; left out, {}: {}", e.reason, e.jobs))
+            .collect()
+    }
+
     /// `jobs` jobs left out for `reason`, as a list to extend; empty when there
     /// are none.
     pub fn new(reason: &str, jobs: u64, gpu: bool) -> Vec<Excluded> {

@@ -1,10 +1,10 @@
 //! The live view (`tracetui slurm --live`): the cluster now, replayed
 //! under `recorded` from the second Slurm's tools were asked, and built
-//! anew from each newer answer — while the view still stands at the last
-//! one, paused, with no popup open; otherwise the newest answer waits
-//! until the user comes back (`g now`… any move back to it, or closing the
-//! popup). A what-if (`w`) forks "the queue under another policy from
-//! now" from it like from any replay. Read-only: nothing is sent to Slurm.
+//! anew (back at the new answer's second) from each newer answer while
+//! the view is paused with no popup open; while it plays, or a popup (a
+//! what-if, a job's card) is open, the newest answer waits. A what-if
+//! (`w`) forks "the queue under another policy from now" from it like
+//! from any replay. Read-only: nothing is sent to Slurm.
 
 use super::app::{Action, App};
 pub(crate) use super::build::LiveView;
@@ -104,9 +104,7 @@ impl Live {
                 }
             }
         }
-        let here = app.engine().now() == self.shown_at
-            && app.sim.playback.paused()
-            && app.view.popup.is_none();
+        let here = app.sim.playback.paused() && app.view.popup.is_none();
         if let (true, Some(s)) = (here, self.waiting.take()) {
             changed |= self.show(app, fx, &s, opts);
         }
@@ -132,15 +130,12 @@ impl Live {
         let _ = report;
         let quiet = crate::trace::LoadReport::default();
         let mut next = assemble(spec, label(&self.view), &quiet, opts, (look, &[]));
-        if app.view.lecture.on {
-            next.view.lecture.on = true;
-            next.view.lecture.theme_before = app.view.lecture.theme_before;
-        }
+        carry_view(app, &mut next);
         let size = app.view.screen.size();
         *app = next;
         *fx = Effects::from_env();
         fx.dispatch(app, Action::Resize(size.0, size.1));
-        fx.dispatch(app, Action::GoTo(s.at));
+        app.move_quietly_to(s.at);
         self.shown_at = app.engine().now();
         let now = summary(app);
         if now != self.said {
@@ -148,5 +143,39 @@ impl Live {
             self.said = now;
         }
         true
+    }
+}
+
+/// What the user set up stays as the view is built anew: the pane in
+/// focus, zoom, colouring, the lists' order and filter, the lecture
+/// layout, and the cursors where the machines are the same ones.
+fn carry_view(old: &App, next: &mut App) {
+    let (o, n) = (&old.view, &mut next.view);
+    n.focus = o.focus;
+    n.zoom = o.zoom;
+    n.color_by = o.color_by;
+    n.sort = o.sort;
+    n.filter = o.filter.clone();
+    if o.lecture.on {
+        n.lecture.on = true;
+        n.lecture.theme_before = o.lecture.theme_before;
+    }
+    let names = |a: &App| -> Vec<String> {
+        a.trace()
+            .cluster
+            .machines
+            .iter()
+            .map(|m| m.name.clone())
+            .collect()
+    };
+    if names(old) == names(next) {
+        // The job selected, by its id (the new answer numbers jobs afresh).
+        let id = old
+            .view
+            .selection
+            .selected()
+            .map(|j| &old.trace().jobs[j as usize].id);
+        let now = id.and_then(|id| next.trace().jobs.iter().position(|j| &j.id == id));
+        next.view.selection = old.view.selection.carried(now.map(|j| j as u32));
     }
 }

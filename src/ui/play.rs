@@ -173,6 +173,15 @@ impl App {
         self.move_to(target.max(start));
     }
 
+    /// Goes to `t` with no line per event on the way: the live view,
+    /// built anew at each answer, stands at its second again.
+    pub(super) fn move_quietly_to(&mut self, t: Secs) {
+        self.sim.playback.stop_sampling();
+        self.sim.replay.seek(t);
+        self.sim.replay.engine_mut().take_events();
+        self.after_move();
+    }
+
     /// Goes to `t` (forward or back) and refreshes what depends on the state.
     /// Going back logs one line, not the events re-simulated on the way.
     pub(super) fn move_to(&mut self, t: Secs) {

@@ -232,7 +232,7 @@ fn event_loop(
     fx.dispatch(app, Action::Resize(w, h));
     if let Some((l, _)) = live.as_deref_mut() {
         // The live view opens at the second Slurm was asked.
-        fx.dispatch(app, Action::GoTo(l.view.at));
+        app.move_quietly_to(l.view.at);
         l.opened(app);
     }
     let mut last_tick = Instant::now();

@@ -16,6 +16,13 @@ pub(super) struct Selection {
 }
 
 impl Selection {
+    /// The same cursors, the selected job by its number in a view built
+    /// anew (the live view's newer answer, of the same machines, whose
+    /// jobs are numbered afresh): `selected`, none where it is gone.
+    pub(super) fn carried(&self, selected: Option<u32>) -> Selection {
+        Selection { selected, ..*self }
+    }
+
     /// Both cursors at the top, nothing selected.
     pub(super) fn new() -> Selection {
         Selection {

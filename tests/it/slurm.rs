@@ -35,6 +35,21 @@ pub(crate) fn captured(name: &str) -> Option<PathBuf> {
     Some(p)
 }
 
+/// `--jobs-out`'s rows, each by its header's names.
+pub(crate) fn jobs_out(path: &std::path::Path) -> Vec<BTreeMap<String, String>> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    let head: Vec<&str> = lines.next().unwrap().split(',').collect();
+    lines
+        .map(|l| {
+            head.iter()
+                .zip(l.split(','))
+                .map(|(h, v)| (h.to_string(), v.to_string()))
+                .collect()
+        })
+        .collect()
+}
+
 /// What a script over `sacct -X --parsable2` output says: jobs by state
 /// (its first word), and each user's GPU-hours (`gres/gpu=N` of AllocTRES
 /// × Elapsed), as an operator's awk would.
@@ -111,28 +126,13 @@ fn every_field_in_sacct_s_own_order_reads_the_same() {
         109,
         "--format=ALL"
     );
-    let a = json(&[
-        "sim",
-        "slurm",
-        all.to_str().unwrap(),
-        "--tz",
-        "UTC",
-        "--policy",
-        "recorded",
-        "--format",
-        "json",
-    ]);
-    let b = json(&[
-        "sim",
-        "slurm",
-        usual.to_str().unwrap(),
-        "--tz",
-        "UTC",
-        "--policy",
-        "recorded",
-        "--format",
-        "json",
-    ]);
+    let recorded = |p: &PathBuf| {
+        let p = p.to_str().unwrap();
+        json(&[
+            "sim", "slurm", p, "--tz", "UTC", "--policy", "recorded", "--format", "json",
+        ])
+    };
+    let (a, b) = (recorded(&all), recorded(&usual));
     for k in ["jobs", "jobs_done", "jct_s", "wait_s", "bounded_slowdown"] {
         assert_eq!(a[k], b[k], "{k}");
     }
@@ -162,26 +162,13 @@ fn recorded_starts_each_job_when_slurm_did_on_its_nodes() {
         out.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let rows = std::fs::read_to_string(&out).unwrap();
-    let head: Vec<&str> = rows.lines().next().unwrap().split(',').collect();
-    let col = |n: &str| head.iter().position(|h| *h == n).unwrap();
-    let (start, names) = (col("start_s"), col("machine_names"));
-    let starts: Vec<(String, String)> = rows
-        .lines()
-        .skip(1)
-        .map(|l| {
-            let f: Vec<&str> = l.split(',').collect();
-            (f[1].to_string(), f[start].to_string())
-        })
-        .collect();
-    let nodes: Vec<(String, String)> = rows
-        .lines()
-        .skip(1)
-        .map(|l| {
-            let f: Vec<&str> = l.split(',').collect();
-            (f[1].to_string(), f[names].to_string())
-        })
-        .collect();
+    let rows = jobs_out(&out);
+    let pairs = |k: &str| -> Vec<(String, String)> {
+        rows.iter()
+            .map(|r| (r["id"].clone(), r[k].clone()))
+            .collect()
+    };
+    let (starts, nodes) = (pairs("start_s"), pairs("machine_names"));
     // Each run on the nodes sacct names (15 ran on g1, then on g2 after its requeue).
     let want_nodes = [
         ("10", "g1"),
@@ -284,4 +271,36 @@ fn flags_and_files_that_do_not_fit_are_said() {
     let o = tracetui(&["stats", "slurm", FIXTURE, "--nodes", FIXTURE]);
     assert!(!o.status.success());
     assert!(stderr(&o).contains("NODELIST and GRES"), "{}", stderr(&o));
+}
+
+#[test]
+fn a_sweep_runs_over_slurm_and_swf_traces() {
+    let d = common::scratch_dir("slurm-sweep");
+    let plan = d.join("plan.toml");
+    std::fs::write(
+        &plan,
+        format!(
+            "trace = [\"slurm:{FIXTURE}\", \"swf:tests/fixtures/swf/log.swf\"]\npolicy = [\"fifo\", \"sjf\"]\ntz = \"UTC\"\nnodes = \"{NODES}\"\n"
+        ),
+    )
+    .unwrap();
+    let out = d.join("out");
+    let o = tracetui(&[
+        "sweep",
+        plan.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    let head: Vec<&str> = rows.lines().next().unwrap().split(',').collect();
+    let error = head.iter().position(|h| *h == "error").unwrap();
+    let runs: Vec<Vec<&str>> = rows
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    assert_eq!(runs.len(), 4, "{rows}");
+    assert!(runs.iter().all(|r| r[error].is_empty()), "{rows}");
+    assert!(head.contains(&"bounded_slowdown_mean"), "{rows}");
 }

@@ -212,23 +212,16 @@ fn sacct_from_a_real_slurm_replays_as_slurm_ran_it() {
         out.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let rows = std::fs::read_to_string(&out).unwrap();
-    let head: Vec<&str> = rows.lines().next().unwrap().split(',').collect();
-    let col = |n: &str| head.iter().position(|h| *h == n).unwrap();
-    let replayed: Vec<Vec<&str>> = rows
-        .lines()
-        .skip(1)
-        .map(|l| l.split(',').collect())
-        .collect();
+    let replayed = crate::slurm::jobs_out(&out);
     assert_eq!(replayed.len(), 5, "all but the one cancelled while pending");
     for line in starts.lines() {
         let f: Vec<&str> = line.split('|').collect();
-        let Some(r) = replayed.iter().find(|r| r[col("id")] == f[0]) else {
+        let Some(r) = replayed.iter().find(|r| r["id"] == f[0]) else {
             assert_eq!(f[0], ids[3], "only the cancelled job is not replayed");
             continue;
         };
-        assert_eq!(r[col("start_s")], f[1], "job {}", f[0]);
-        assert_eq!(r[col("machine_names")], f[2], "job {}", f[0]);
+        assert_eq!(r["start_s"], f[1], "job {}", f[0]);
+        assert_eq!(r["machine_names"], f[2], "job {}", f[0]);
         assert_eq!(f[2], s.node);
     }
     // `tracetui slurm --since` runs sacct itself, with the fields it reads.
@@ -242,12 +235,12 @@ fn sacct_from_a_real_slurm_replays_as_slurm_ran_it() {
                 s.conf.display()
             ),
         );
-        let screen = t.wait_for_within("slurm · sacct -", 30);
+        let screen = t.wait_for_within("slurm · sacct -", 90);
         assert!(screen.contains("RECORDED"), "{screen}");
         t.keys(&["g"]);
         t.type_text("+1h");
         t.keys(&["Enter"]);
-        let end = t.wait_for_within("done 5", 30);
+        let end = t.wait_for_within("done 5", 90);
         assert!(end.contains("over all 5 arrived"), "{end}");
     }
 }

@@ -284,18 +284,11 @@ fn finish(read: Read, file: &str, opts: &LoadOptions) -> Result<(Trace, LoadRepo
     }
     let mut cluster = nodes_cluster(&b, opts, file)?;
     let segments = place(&mut b, &mut cluster);
-    let excluded: Vec<Excluded> = LEFT_OUT
-        .iter()
-        .zip(b.left_out)
-        .flat_map(|(&(why, gpu), n)| Excluded::new(why, n, gpu))
-        .collect();
+    let excluded = Excluded::counted(&LEFT_OUT, &b.left_out);
     report.note(format!(
         "{file}: Slurm accounting (sacct), {} jobs replayed{}{}; times in {}",
         b.jobs.len(),
-        excluded
-            .iter()
-            .map(|e| format!("; left out, {}: {}", e.reason, e.jobs))
-            .collect::<String>(),
+        Excluded::words(&excluded),
         if b.requeued > 0 {
             format!(
                 "; {} earlier runs of requeued jobs kept as recorded holds",

@@ -393,18 +393,11 @@ fn finish(
             "no jobs to replay (no data line, or every job left out)",
         ));
     }
-    let excluded: Vec<Excluded> = LEFT_OUT
-        .iter()
-        .zip(b.left_out)
-        .flat_map(|(&(why, gpu), n)| Excluded::new(why, n, gpu))
-        .collect();
+    let excluded = Excluded::counted(&LEFT_OUT, &b.left_out);
     report.note(format!(
         "{file}: Standard Workload Format, {} jobs replayed{}{}",
         b.jobs.len(),
-        excluded
-            .iter()
-            .map(|e| format!("; left out, {}: {}", e.reason, e.jobs))
-            .collect::<String>(),
+        Excluded::words(&excluded),
         if b.partials > 0 {
             format!(
                 "; {} partial-execution lines kept for the drill-down only",

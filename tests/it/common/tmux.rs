@@ -15,17 +15,29 @@ impl Tmux {
             session: format!("tracetui-{tag}-{}", std::process::id()),
         };
         let (w, h) = (size.0.to_string(), size.1.to_string());
-        t.run(&[
-            "new-session",
-            "-d",
-            "-s",
-            &t.session,
-            "-x",
-            &w,
-            "-y",
-            &h,
-            command,
-        ]);
+        // A server still going away (the last session of a test just
+        // ended) can refuse the first try: tried again.
+        for _ in 0..5 {
+            let args = [
+                "new-session",
+                "-d",
+                "-s",
+                &t.session,
+                "-x",
+                &w,
+                "-y",
+                &h,
+                command,
+            ];
+            let made = Command::new("tmux")
+                .args(args)
+                .output()
+                .is_ok_and(|o| o.status.success());
+            if made {
+                break;
+            }
+            sleep(Duration::from_millis(500));
+        }
         t
     }
 
