@@ -84,6 +84,10 @@ fn listed(t: &TraceArgs) -> Vec<Listed> {
     if let Some(spec) = &read.cluster {
         out.push(("cluster".into(), spec.clone(), vec![spec.clone()]));
     }
+    // A Slurm trace's machines (`--nodes`): a changed file runs again.
+    if let Some(nodes) = &read.nodes {
+        out.push(("nodes".into(), nodes.clone(), vec![nodes.clone()]));
+    }
     let energy = (t.energy.energy.clone()).or_else(|| t.load.format.energy_beside(&t.load.path));
     if let Some(dir) = energy {
         let files = [

@@ -41,6 +41,7 @@ fn read_by(t: &TraceArgs, commands: &[String]) -> Vec<PathBuf> {
         .map(|s| crate::trace::parse_throughput_spec(s).1);
     inputs.extend(tables);
     inputs.extend(read.cluster.clone());
+    inputs.extend(read.nodes.clone());
     for c in commands {
         inputs.extend(super::meta_inputs::policy_paths(c));
     }

@@ -304,3 +304,52 @@ fn a_sweep_runs_over_slurm_and_swf_traces() {
     assert!(runs.iter().all(|r| r[error].is_empty()), "{rows}");
     assert!(head.contains(&"bounded_slowdown_mean"), "{rows}");
 }
+
+#[test]
+fn a_changed_nodes_file_runs_a_sweep_again_and_is_named_in_the_meta() {
+    let d = common::scratch_dir("slurm-nodes-stale");
+    let nodes = d.join("nodes.txt");
+    std::fs::copy(NODES, &nodes).unwrap();
+    let plan = d.join("plan.toml");
+    let text = format!(
+        "trace = \"slurm:{FIXTURE}\"\npolicy = [\"fifo\", \"sjf\"]\ntz = \"UTC\"\nnodes = \"{}\"\n",
+        nodes.display()
+    );
+    std::fs::write(&plan, text).unwrap();
+    let out = d.join("out");
+    let sweep = || {
+        let o = tracetui(&[
+            "sweep",
+            plan.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        stderr(&o)
+    };
+    assert!(sweep().contains("0 done before, 2 to run"));
+    assert!(sweep().contains("2 done before, 0 to run"));
+    let fewer = std::fs::read_to_string(&nodes)
+        .unwrap()
+        .replace("gpu:a100:4", "gpu:a100:2");
+    std::fs::write(
+        &nodes,
+        fewer.replace("gres/gpu=4,gres/gpu:a100=4", "gres/gpu=2,gres/gpu:a100=2"),
+    )
+    .unwrap();
+    let again = sweep();
+    assert!(again.contains("0 done before, 2 to run"), "{again}");
+    let r = json(&[
+        "sim",
+        "slurm",
+        FIXTURE,
+        "--tz",
+        "UTC",
+        "--nodes",
+        nodes.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let inputs = r["meta"]["inputs"].to_string();
+    assert!(inputs.contains("\"nodes\""), "{}", r["meta"]);
+}
