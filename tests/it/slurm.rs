@@ -35,8 +35,9 @@ pub(crate) fn captured(name: &str) -> Option<PathBuf> {
     Some(p)
 }
 
-/// `--jobs-out`'s rows, each by its header's names.
-pub(crate) fn jobs_out(path: &std::path::Path) -> Vec<BTreeMap<String, String>> {
+/// A CSV tracetui wrote (`--jobs-out`, a sweep's results; no field with
+/// a comma before the last), each row by its header's names.
+pub(crate) fn csv_rows(path: &std::path::Path) -> Vec<BTreeMap<String, String>> {
     let text = std::fs::read_to_string(path).unwrap();
     let mut lines = text.lines();
     let head: Vec<&str> = lines.next().unwrap().split(',').collect();
@@ -162,7 +163,7 @@ fn recorded_starts_each_job_when_slurm_did_on_its_nodes() {
         out.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let rows = jobs_out(&out);
+    let rows = csv_rows(&out);
     let pairs = |k: &str| -> Vec<(String, String)> {
         rows.iter()
             .map(|r| (r["id"].clone(), r[k].clone()))
@@ -285,6 +286,15 @@ fn a_sweep_runs_over_slurm_and_swf_traces() {
     )
     .unwrap();
     let out = d.join("out");
+    sweep(&plan, &out);
+    let runs = csv_rows(&out.join("results.csv"));
+    assert_eq!(runs.len(), 4, "{runs:?}");
+    assert!(runs.iter().all(|r| r["error"].is_empty()), "{runs:?}");
+    assert!(runs[0].contains_key("bounded_slowdown_mean"), "{runs:?}");
+}
+
+/// `tracetui sweep PLAN --out OUT`, which must succeed: what it said.
+fn sweep(plan: &std::path::Path, out: &std::path::Path) -> String {
     let o = tracetui(&[
         "sweep",
         plan.to_str().unwrap(),
@@ -292,17 +302,7 @@ fn a_sweep_runs_over_slurm_and_swf_traces() {
         out.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let rows = std::fs::read_to_string(out.join("results.csv")).unwrap();
-    let head: Vec<&str> = rows.lines().next().unwrap().split(',').collect();
-    let error = head.iter().position(|h| *h == "error").unwrap();
-    let runs: Vec<Vec<&str>> = rows
-        .lines()
-        .skip(1)
-        .map(|l| l.split(',').collect())
-        .collect();
-    assert_eq!(runs.len(), 4, "{rows}");
-    assert!(runs.iter().all(|r| r[error].is_empty()), "{rows}");
-    assert!(head.contains(&"bounded_slowdown_mean"), "{rows}");
+    stderr(&o)
 }
 
 #[test]
@@ -317,16 +317,7 @@ fn a_changed_nodes_file_runs_a_sweep_again_and_is_named_in_the_meta() {
     );
     std::fs::write(&plan, text).unwrap();
     let out = d.join("out");
-    let sweep = || {
-        let o = tracetui(&[
-            "sweep",
-            plan.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ]);
-        assert!(o.status.success(), "{}", stderr(&o));
-        stderr(&o)
-    };
+    let sweep = || sweep(&plan, &out);
     assert!(sweep().contains("0 done before, 2 to run"));
     assert!(sweep().contains("2 done before, 0 to run"));
     let fewer = std::fs::read_to_string(&nodes)

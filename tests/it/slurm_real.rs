@@ -212,7 +212,7 @@ fn sacct_from_a_real_slurm_replays_as_slurm_ran_it() {
         out.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let replayed = crate::slurm::jobs_out(&out);
+    let replayed = crate::slurm::csv_rows(&out);
     assert_eq!(replayed.len(), 5, "all but the one cancelled while pending");
     for line in starts.lines() {
         let f: Vec<&str> = line.split('|').collect();
