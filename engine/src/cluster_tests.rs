@@ -16,8 +16,8 @@ fn typed_cluster(machines: &[(TypeId, u32)], types: usize) -> ClusterState {
             name: format!("m{i}"),
             gpu_type: t,
             gpus: g,
-            cpus: 0,
-            mem_gb: 0,
+            cpu_milli: 0,
+            mem_mib: 0,
             recorded_only: false,
         });
     }

@@ -260,8 +260,8 @@ mod tests {
                 name: format!("m{i}"),
                 gpu_type: 0,
                 gpus: g,
-                cpus: 0,
-                mem_gb: 0,
+                cpu_milli: 0,
+                mem_mib: 0,
                 recorded_only: false,
             })
             .collect();

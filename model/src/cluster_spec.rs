@@ -244,8 +244,8 @@ fn build(types: Vec<TypeRow>, file: &str, switches: u32) -> Result<Cluster, Inpu
                 name: format!("n{:04}", machines.len()),
                 gpu_type: t as u16,
                 gpus,
-                cpus,
-                mem_gb,
+                cpu_milli: cpus.saturating_mul(1000),
+                mem_mib: mem_gb.saturating_mul(1024),
                 recorded_only: false,
             });
         }
@@ -281,7 +281,13 @@ pub(crate) fn scaled(cluster: &Cluster, gpus: u64, why: &str) -> Result<Cluster,
         let name = &cluster.gpu_types[m.gpu_type as usize];
         match rows.last_mut() {
             Some(r) if r.0 == *name && r.2 == m.gpus => r.1 += 1,
-            _ => rows.push((name.clone(), 1, m.gpus, m.cpus, m.mem_gb)),
+            _ => rows.push((
+                name.clone(),
+                1,
+                m.gpus,
+                m.cpu_milli / 1000,
+                m.mem_mib / 1024,
+            )),
         }
     }
     let step = u64::from(cluster.switches.max(1));
@@ -308,7 +314,7 @@ mod tests {
             (c.machines.len(), c.total_gpus(), c.per_node),
             (64, 512, Some(8))
         );
-        assert_eq!(c.machines[0].cpus, 96);
+        assert_eq!(c.machines[0].cpu_milli, 96_000);
     }
 
     #[test]

@@ -37,9 +37,11 @@ mod limits;
 pub(crate) mod lines;
 mod model;
 mod native;
+mod openb;
 mod pai;
 pub(crate) mod parts;
 mod philly;
+mod pod;
 pub(crate) mod reader;
 mod resample;
 pub(crate) mod seen;
@@ -68,6 +70,7 @@ pub use model::{
 pub use format::{Format, FormatSpec};
 pub use input::{Damaged, InputError, LoadReport};
 pub use limits::{MAX_GPUS, MAX_LINE, MAX_SECS};
+pub use pod::Pod;
 
 // Each format's own loader, named for its format (every format module has a `load`).
 /// Renamed from `acme::load`: Acme's loader.
@@ -76,6 +79,8 @@ pub use acme::load as load_acme;
 pub use itp::load as load_itp;
 /// Renamed from `itp::load_from`: ITP's loader, from a reader.
 pub use itp::load_from as load_itp_from;
+/// Renamed from `openb::load`: the openb pod list's loader.
+pub use openb::load as load_openb;
 /// Renamed from `pai::load`: PAI's loader.
 pub use pai::load as load_pai;
 /// Renamed from `philly::load`: Philly's loader.
@@ -179,7 +184,7 @@ use std::path::Path;
 /// Every format tracetui reads, in the order help lists them: the one
 /// registration a format needs (the command line and the loader dispatch
 /// follow this list).
-pub static FORMATS: [Format; 7] = [
+pub static FORMATS: [Format; 8] = [
     itp::FORMAT,
     pai::FORMAT,
     philly::FORMAT,
@@ -187,6 +192,7 @@ pub static FORMATS: [Format; 7] = [
     zeus::FORMAT,
     swf::FORMAT,
     slurm::FORMAT,
+    openb::FORMAT,
 ];
 
 /// What every loader needs to know besides the path.

@@ -30,10 +30,10 @@ pub struct Machine {
     /// Its GPUs (PAI `cap_gpu`, Philly `number of GPUs`); 0 for a CPU-only
     /// machine.
     pub gpus: u32,
-    /// CPU cores (0 where the trace does not say).
-    pub cpus: u32,
-    /// Memory in GB (0 where the trace does not say).
-    pub mem_gb: u32,
+    /// CPU in milli-cores (1000 a core; 0 where the trace does not say).
+    pub cpu_milli: u32,
+    /// Memory in MiB (0 where the trace does not say).
+    pub mem_mib: u32,
     /// Known only from the record (a PAI instance on a machine the spec does
     /// not list): replayed as recorded, never offered to simulated policies.
     pub recorded_only: bool,
@@ -72,8 +72,8 @@ impl Cluster {
                 name: format!("n{i:04}"),
                 gpu_type: 0,
                 gpus,
-                cpus: 0,
-                mem_gb: 0,
+                cpu_milli: 0,
+                mem_mib: 0,
                 recorded_only: false,
             });
             left -= gpus;
@@ -260,6 +260,10 @@ pub struct Job {
     pub segments: Range<u32>,
     /// Row of this job in its native table, for drill-down.
     pub native_row: u32,
+    /// CPU it asks for, in milli-cores (openb's `cpu_milli`); 0: none.
+    pub cpu_milli: u32,
+    /// Memory it asks for, in MiB (openb's `memory_mib`); 0: none asked.
+    pub mem_mib: u32,
 }
 
 impl Job {

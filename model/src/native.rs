@@ -96,6 +96,13 @@ pub trait NativeTables: Send + Sync + std::fmt::Debug + Any {
         None
     }
 
+    /// Every row as a pod asking one machine for CPU, memory and GPUs,
+    /// those not replayed too, in file order (openb): what the arrival-only
+    /// experiments place; `None` for a format of jobs.
+    fn pods(&self) -> Option<&[crate::pod::Pod]> {
+        None
+    }
+
     /// Jobs by status as the trace writes it, over every row (CPU jobs
     /// too); `None` where the model's statuses are all there is.
     fn status_counts(&self, _trace: &Trace) -> Option<BTreeMap<String, u64>> {

@@ -174,6 +174,8 @@ impl Build {
             segments: index..index + 1,
             requested: crate::model::MaybeSecs::NONE,
             native_row: index,
+            cpu_milli: 0,
+            mem_mib: 0,
         });
     }
 }

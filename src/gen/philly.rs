@@ -62,8 +62,8 @@ pub fn cluster() -> Cluster {
             name: format!("m{i}"),
             gpu_type: ty,
             gpus,
-            cpus: 0,
-            mem_gb: 0,
+            cpu_milli: 0,
+            mem_mib: 0,
             recorded_only: false,
         });
     }

@@ -112,11 +112,11 @@ impl App {
             "at": self.clock(now),
             "gpus_now": gpus,
         });
-        if mach.cpus > 0 {
-            v["cpus"] = json!(mach.cpus);
+        if mach.cpu_milli > 0 {
+            v["cpus"] = json!(mach.cpu_milli as f64 / 1000.0);
         }
-        if mach.mem_gb > 0 {
-            v["mem_gb"] = json!(mach.mem_gb);
+        if mach.mem_mib > 0 {
+            v["mem_gib"] = json!(mach.mem_mib as f64 / 1024.0);
         }
         if mach.recorded_only {
             v["note"] =

@@ -30,7 +30,7 @@ pub struct Target {
     takes_dir: bool,
 }
 
-pub static TARGETS: [Target; 11] = [
+pub static TARGETS: [Target; 12] = [
     Target {
         name: "itp",
         kind: Kind::Trace("itp"),
@@ -61,6 +61,13 @@ pub static TARGETS: [Target; 11] = [
         kind: Kind::Trace("slurm"),
         dir: "tests/fixtures/slurm",
         mutated: &["sacct.txt"],
+        takes_dir: false,
+    },
+    Target {
+        name: "openb",
+        kind: Kind::Trace("openb"),
+        dir: "tests/fixtures/openb",
+        mutated: &["openb_pod_list_default.csv", "openb_node_list_gpu_node.csv"],
         takes_dir: false,
     },
     Target {

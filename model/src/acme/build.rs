@@ -237,6 +237,8 @@ impl Build {
             segments: seg_start..self.segments.len() as u32,
             requested: crate::model::MaybeSecs::NONE,
             native_row: row_index,
+            cpu_milli: 0,
+            mem_mib: 0,
         });
     }
 

@@ -370,6 +370,8 @@ fn parse_row<F: Fields>(
         segments: 0..0,
         requested: crate::model::MaybeSecs::NONE,
         native_row: index,
+        cpu_milli: 0,
+        mem_mib: 0,
     };
     Ok((job, values))
 }

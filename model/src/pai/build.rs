@@ -31,8 +31,8 @@ fn unknown_machine(name: &str, ty: u16) -> Machine {
         name: name.to_string(),
         gpu_type: ty,
         gpus: 8,
-        cpus: 0,
-        mem_gb: 0,
+        cpu_milli: 0,
+        mem_mib: 0,
         recorded_only: true,
     }
 }
@@ -79,8 +79,8 @@ fn cluster(
             name: s.machine.clone(),
             gpu_type: ty,
             gpus: s.cap_gpu,
-            cpus: s.cap_cpu.unwrap_or(0.0) as u32,
-            mem_gb: s.cap_mem.unwrap_or(0.0) as u32,
+            cpu_milli: (s.cap_cpu.unwrap_or(0.0) * 1000.0) as u32,
+            mem_mib: (s.cap_mem.unwrap_or(0.0) * 1024.0) as u32,
             recorded_only: false,
         });
     }
@@ -210,6 +210,8 @@ pub(crate) fn jobs_of_tables(t: &PaiTables, symbols: &mut Symbols, opts: &LoadOp
             segments: 0..0,
             requested: crate::model::MaybeSecs::NONE,
             native_row: i as u32,
+            cpu_milli: 0,
+            mem_mib: 0,
         });
     }
     p

@@ -116,8 +116,8 @@ fn add_machine(c: &mut Cluster, name: String, gpus: u32, mem: &str) {
         name,
         gpu_type: ty,
         gpus,
-        cpus: 0,
-        mem_gb: 0,
+        cpu_milli: 0,
+        mem_mib: 0,
         recorded_only: false,
     });
 }

@@ -330,6 +330,8 @@ fn build(
             segments: seg_start..segments.len() as u32,
             requested: crate::model::MaybeSecs::NONE,
             native_row: i as u32,
+            cpu_milli: 0,
+            mem_mib: 0,
         });
     }
     tally.notes(report);

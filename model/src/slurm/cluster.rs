@@ -55,8 +55,8 @@ fn machine(cluster: &mut Cluster, name: &str, gpus: u32, ty: Option<&str>) -> Ma
         name: name.to_string(),
         gpu_type: cluster.type_id(ty.unwrap_or("GPU")),
         gpus,
-        cpus: 0,
-        mem_gb: 0,
+        cpu_milli: 0,
+        mem_mib: 0,
         recorded_only: false,
     }
 }
@@ -84,7 +84,10 @@ pub(super) fn nodes_cluster(
         let mut names = std::collections::HashSet::new();
         for n in &listed {
             let mut m = machine(&mut c, &n.name, n.gpus, n.gpu_type.as_deref());
-            (m.cpus, m.mem_gb) = (n.cpus, (n.mem_mb / 1024).min(u32::MAX as u64) as u32);
+            (m.cpu_milli, m.mem_mib) = (
+                n.cpus.saturating_mul(1000),
+                n.mem_mb.min(u32::MAX as u64) as u32,
+            );
             names.insert(n.name.clone());
             c.machines.push(m);
         }

@@ -201,6 +201,8 @@ impl Build {
             model: None,
             segments: first..self.segments.len() as u32,
             native_row: row,
+            cpu_milli: 0,
+            mem_mib: 0,
         });
     }
 }
@@ -226,8 +228,8 @@ pub fn live(
             name: n.name.clone(),
             gpu_type: ty,
             gpus: n.gpus,
-            cpus: n.cpus,
-            mem_gb: (n.mem_mb / 1024).min(u32::MAX as u64) as u32,
+            cpu_milli: n.cpus.saturating_mul(1000),
+            mem_mib: n.mem_mb.min(u32::MAX as u64) as u32,
             recorded_only: false,
         });
     }

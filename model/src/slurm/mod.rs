@@ -214,6 +214,8 @@ fn jobs(read: &Read, folded: &[fold::Folded], opts: &LoadOptions) -> Built {
             model: None,
             segments: 0..0,
             native_row: k as u32,
+            cpu_milli: 0,
+            mem_mib: 0,
         });
     }
     b

@@ -137,11 +137,11 @@ fn nodes_from_scontrol_output_and_unlisted_ones_recorded_only() {
         (
             m[0].name.as_str(),
             m[0].gpus,
-            m[0].cpus,
-            m[0].mem_gb,
+            m[0].cpu_milli,
+            m[0].mem_mib / 1024,
             m[0].recorded_only
         ),
-        ("g1", 8, 32, 64, false)
+        ("g1", 8, 32_000, 64, false)
     );
     assert_eq!((m[1].name.as_str(), m[1].recorded_only), ("g2", true));
     assert!(report

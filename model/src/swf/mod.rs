@@ -266,6 +266,8 @@ impl Build {
             model: None,
             segments: seg..self.segments.len() as u32,
             native_row: row,
+            cpu_milli: 0,
+            mem_mib: 0,
         });
     }
 }
@@ -334,8 +336,8 @@ fn cluster(
             name: format!("node{i:0w$}", w = (nodes - 1).to_string().len()),
             gpu_type: 0,
             gpus: (procs / nodes + u64::from(i < procs % nodes)) as u32,
-            cpus: 0,
-            mem_gb: 0,
+            cpu_milli: 0,
+            mem_mib: 0,
             recorded_only: false,
         })
         .collect();

@@ -20,8 +20,8 @@ fn cluster_of(g: &Generated) -> Cluster {
                 name: format!("m{i}"),
                 gpu_type: t as u16,
                 gpus,
-                cpus,
-                mem_gb: mem,
+                cpu_milli: cpus.saturating_mul(1000),
+                mem_mib: mem.saturating_mul(1024),
                 recorded_only: false,
             })
             .collect(),

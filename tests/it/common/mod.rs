@@ -26,8 +26,8 @@ pub fn tiny(machines: &[u32], jobs: &[(i64, i64, u32)]) -> Arc<Trace> {
                 name: format!("m{i}"),
                 gpu_type: 0,
                 gpus: g,
-                cpus: 0,
-                mem_gb: 0,
+                cpu_milli: 0,
+                mem_mib: 0,
                 recorded_only: false,
             })
             .collect(),
@@ -54,6 +54,8 @@ pub fn tiny(machines: &[u32], jobs: &[(i64, i64, u32)]) -> Arc<Trace> {
             segments: 0..0,
             requested: tracetui::trace::MaybeSecs::NONE,
             native_row: i as u32,
+            cpu_milli: 0,
+            mem_mib: 0,
         })
         .collect();
     Arc::new(Trace {
