@@ -33,6 +33,7 @@ pub(crate) mod rule;
 pub(crate) mod running;
 mod schedule;
 mod shape_classes;
+pub mod sharing;
 mod summarise;
 mod summed_bits;
 pub(crate) mod switch;

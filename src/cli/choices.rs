@@ -49,6 +49,17 @@ pub(crate) fn placement() -> impl TypedValueParser<Value = Placement> {
     choice(&Placement::ALL, Placement::name, Placement::about, none)
 }
 
+/// `inflate --placement`: the GPU-sharing placements.
+pub(crate) fn sharing() -> impl TypedValueParser<Value = crate::sim::sharing::SharingRule> {
+    use crate::sim::sharing::SharingRule;
+    choice(
+        &SharingRule::ALL,
+        SharingRule::name,
+        SharingRule::about,
+        none,
+    )
+}
+
 /// `--fair-by`.
 pub(crate) fn fair_by() -> impl TypedValueParser<Value = FairBy> {
     choice(&FairBy::ALL, FairBy::name, FairBy::about, none)

@@ -18,4 +18,8 @@ pub enum CliError {
     PlotTooSmall(String),
     #[error("'{}' is not a duration of a second or more, such as 90m, 12h or 2d (units s, m, h, d, w)", sanitize(.0))]
     NotADuration(String),
+    #[error("'{}' is not seeds: a range low-high of at most 10000 (42-51) or a list (42,43)", sanitize(.0))]
+    NotSeeds(String),
+    #[error("'{}': --tune is a number above 0, at most 10", sanitize(.0))]
+    TuneRange(String),
 }

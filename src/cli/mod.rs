@@ -7,6 +7,7 @@ mod compare;
 pub mod error;
 mod gen;
 pub(crate) mod headless;
+mod inflate;
 mod inspect;
 mod load_cache;
 pub(crate) mod logger;
@@ -121,6 +122,9 @@ pub enum Command {
     Sweep(sweep::SweepArgs),
     /// Write a synthetic trace in a format's native schema.
     Gen(gen::GenArgs),
+    /// FGD's arrival-only experiment on openb pod lists, every placement and
+    /// seed on every core: GPU allocation and fragmentation per % arrived.
+    Inflate(inflate::InflateArgs),
     /// Characterise a trace: jobs, machines, run times, queueing, diurnal rhythm.
     Stats(StatsArgs),
     /// Everything the trace records about one job, joined across its tables.
@@ -268,9 +272,9 @@ pub struct ReadArgs {
     /// by default this machine's zone.
     #[arg(long, value_name = "ZONE", value_parser = choices::zone())]
     pub tz: Option<chrono_tz::Tz>,
-    /// The machines of a Slurm trace: what `scontrol show node -o` (or
-    /// `sinfo -N -o '%N %G %c %m'`) printed; by default inferred from the
-    /// jobs' node lists.
+    /// The machines: a Slurm trace's from what `scontrol show node -o` (or
+    /// `sinfo -N -o '%N %G %c %m'`) printed, by default inferred from the
+    /// jobs' node lists; an openb trace's node list, by default beside it.
     #[arg(long, value_name = "FILE")]
     pub nodes: Option<PathBuf>,
 }
@@ -435,6 +439,7 @@ pub(crate) fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> i
         Some(Command::Sweep(a)) => sweep::run(&a),
         Some(Command::Gen(a)) => gen::run(&a),
         Some(Command::Stats(a)) => inspect::stats(&a),
+        Some(Command::Inflate(a)) => inflate::run(&a),
         Some(Command::Job(a)) => inspect::job(&a),
         Some(Command::Bench(a)) => bench::run(&a),
         Some(Command::Policy(c)) => policy_new::run(&c),

@@ -21,9 +21,9 @@ impl ReadArgs {
                     format.name()
                 );
             }
-            if let Some(n) = &self.nodes {
+            if let Some(n) = self.nodes.as_ref().filter(|_| format.name() != "openb") {
                 log::warn!(
-                    "--nodes {} is ignored: it gives a Slurm trace's machines",
+                    "--nodes {} is ignored: it gives a Slurm or openb trace's machines",
                     n.display()
                 );
             }

@@ -43,6 +43,7 @@ mod lesson_keys;
 mod lessons;
 mod load_cache;
 mod open_policies;
+mod openb;
 mod outputs;
 mod pai_bad_input;
 mod pai_fixture;

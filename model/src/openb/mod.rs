@@ -12,7 +12,7 @@
 //!   still running when the trace was cut, and are `unfinished`);
 //! - left out of the replay, counted: Pending pods (never scheduled) and CPU
 //!   pods (unless `--include-cpu-jobs`); every row stays in the tables, and
-//!   the arrival-only experiment (`tracetui fgd`) places them all, as FGD's
+//!   the arrival-only experiment (`tracetui inflate`) places them all, as FGD's
 //!   simulator does;
 //! - the `multigpu*` lists have only the first five columns: no phase, no
 //!   times, so only the experiment runs them.
@@ -280,7 +280,7 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<(Trace, LoadReport), Inpu
         if timed {
             ""
         } else {
-            "; no times or phases in this list (a multigpu file): only `tracetui fgd` runs it"
+            "; no times or phases in this list (a multigpu file): only `tracetui inflate` runs it"
         }
     ));
     report.note(cluster.origin.clone());

@@ -165,7 +165,7 @@ fn a_multigpu_list_has_five_columns_and_no_times() {
         .jobs
         .iter()
         .all(|j| j.runtime.is_none() && j.segments.is_empty()));
-    assert!(report.notes[0].contains("only `tracetui fgd` runs it"));
+    assert!(report.notes[0].contains("only `tracetui inflate` runs it"));
     assert!(t.native.as_ref().unwrap().status_counts(&t).is_none());
 }
 
