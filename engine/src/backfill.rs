@@ -7,7 +7,7 @@
 //! capacity elsewhere is not needed by the head.
 
 use super::cluster::{ClusterState, Grant, TypeFilter};
-use super::placement::{place, Placement};
+use super::placement::Placement;
 use std::collections::BTreeSet;
 use tracetui_model::{Demand, Secs};
 
@@ -46,7 +46,7 @@ impl Reservation {
     pub(crate) fn compute(
         head: u32,
         demand: &Demand,
-        filter: TypeFilter,
+        (filter, asks): (TypeFilter, crate::shape_classes::Asks),
         rule: Placement,
         cluster: &mut ClusterState,
         completions: &BTreeSet<(Secs, u32)>,
@@ -66,7 +66,8 @@ impl Reservation {
                     released.push(job);
                 }
             }
-            if let Some(plan) = place(cluster, rule, demand, filter) {
+            if let Some(plan) = crate::placement::place_asking(cluster, rule, demand, filter, asks)
+            {
                 let avail = whole_use(&plan, cluster)
                     .into_iter()
                     .map(|(m, n)| (m, cluster.free(m).saturating_sub(n)))

@@ -66,6 +66,11 @@ pub struct ClusterState {
     free_bits: SummedBits,
     types: Vec<TypeIndex>,
     allocated_milli: u64,
+    /// What the sharing placements' ledger is built from (the engine's trace).
+    inputs: Option<std::sync::Arc<super::ledger::Inputs>>,
+    /// The machines as the sharing placements read them, from the first
+    /// time one runs.
+    ledger: Option<Box<super::ledger::Ledger>>,
 }
 
 impl ClusterState {
@@ -104,7 +109,16 @@ impl ClusterState {
             free_bits: SummedBits::new(first as usize, true),
             types,
             allocated_milli: 0,
+            inputs: None,
+            ledger: None,
         }
+    }
+
+    /// The same, able to keep the sharing placements' ledger of `inputs`'
+    /// jobs.
+    pub(crate) fn with_inputs(mut self, inputs: std::sync::Arc<super::ledger::Inputs>) -> Self {
+        self.inputs = Some(inputs);
+        self
     }
 
     /// Bytes held: per-GPU use and holders, per-machine state, the indexes.
@@ -384,6 +398,7 @@ impl ClusterState {
             state.allocated_milli += g.milli as u64;
             before
         });
+        self.note_ledger(job, grants, 1);
     }
 
     /// Takes `grants` back from `job`.
@@ -395,6 +410,7 @@ impl ClusterState {
             state.allocated_milli -= g.milli as u64;
             before
         });
+        self.note_ledger(job, grants, -1);
     }
 
     /// Applies `f` to each grant (it returns the GPU's use before), with
@@ -470,6 +486,9 @@ fn partly_used(milli: u32) -> bool {
 
 #[path = "cluster_records.rs"]
 mod records;
+
+#[path = "cluster_sharing.rs"]
+mod sharing;
 
 #[cfg(test)]
 #[path = "cluster_tests.rs"]

@@ -18,6 +18,7 @@ mod estimate;
 mod free_index;
 mod holders;
 pub(crate) mod job;
+mod ledger;
 mod machine_use;
 mod metrics;
 pub(crate) mod moments;

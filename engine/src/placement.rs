@@ -2,11 +2,13 @@
 //! cluster's free-capacity indices.
 
 use super::cluster::{ClusterState, Grant, TypeFilter};
+use super::shape_classes::Asks;
+use super::sharing::SharingRule;
 use tracetui_model::{Demand, Unit, MILLI_PER_GPU};
 
 /// How GPUs are chosen for a job.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum Placement {
     /// A job that fits in one machine runs on one machine (best fit); a larger one
     /// takes whole free machines (largest first) plus a best-fit remainder; else it waits.
@@ -16,11 +18,47 @@ pub enum Placement {
     Pack,
     /// A job that fits in one machine goes to the machine with the most free GPUs.
     Spread,
+    /// FGD's GPU-sharing placements (`sharing::SharingRule`): a job on one
+    /// machine, the machine each scores best, CPU and memory respected.
+    Random,
+    /// FGD's DotProd.
+    DotProduct,
+    /// FGD's GpuClustering.
+    GpuClustering,
+    /// FGD's GpuPacking.
+    GpuPacking,
+    /// FGD's BestFit.
+    BestFit,
+    /// FGD's fragmentation gradient descent.
+    Fgd,
 }
 
 impl Placement {
     /// Every rule, in the order lists show them.
-    pub const ALL: [Placement; 3] = [Placement::Consolidate, Placement::Pack, Placement::Spread];
+    pub const ALL: [Placement; 9] = [
+        Placement::Consolidate,
+        Placement::Pack,
+        Placement::Spread,
+        Placement::Random,
+        Placement::DotProduct,
+        Placement::GpuClustering,
+        Placement::GpuPacking,
+        Placement::BestFit,
+        Placement::Fgd,
+    ];
+
+    /// The GPU-sharing rule it is, if one.
+    pub fn sharing(self) -> Option<SharingRule> {
+        match self {
+            Placement::Consolidate | Placement::Pack | Placement::Spread => None,
+            Placement::Random => Some(SharingRule::Random),
+            Placement::DotProduct => Some(SharingRule::DotProduct),
+            Placement::GpuClustering => Some(SharingRule::GpuClustering),
+            Placement::GpuPacking => Some(SharingRule::GpuPacking),
+            Placement::BestFit => Some(SharingRule::BestFit),
+            Placement::Fgd => Some(SharingRule::Fgd),
+        }
+    }
 
     /// The rule called `name`.
     pub fn from_name(name: &str) -> Option<Placement> {
@@ -40,17 +78,15 @@ impl Placement {
             Placement::Spread => {
                 "A job that fits in one machine goes to the machine with the most free GPUs"
             }
+            p => p.sharing().map_or("", SharingRule::about),
         }
     }
 
-    /// The next rule in the cycle `o` steps through: consolidate → pack →
-    /// spread → consolidate.
+    /// The next rule in the cycle `o` steps through, in `ALL`'s order:
+    /// consolidate → pack → spread → random → … → fgd → consolidate.
     pub fn next(self) -> Placement {
-        match self {
-            Placement::Consolidate => Placement::Pack,
-            Placement::Pack => Placement::Spread,
-            Placement::Spread => Placement::Consolidate,
-        }
+        let i = Placement::ALL.iter().position(|&p| p == self).unwrap_or(0);
+        Placement::ALL[(i + 1) % Placement::ALL.len()]
     }
 
     /// Its name, as `--placement` and schedules (`placement=`) take it and
@@ -60,6 +96,7 @@ impl Placement {
             Placement::Consolidate => "consolidate",
             Placement::Pack => "pack",
             Placement::Spread => "spread",
+            p => p.sharing().map_or("", SharingRule::name),
         }
     }
 }
@@ -71,8 +108,20 @@ pub fn place(
     demand: &Demand,
     filter: TypeFilter,
 ) -> Option<Vec<Grant>> {
+    place_asking(state, rule, demand, filter, Asks::default())
+}
+
+/// `place`, for a job that also asks `asks` of its machine (CPU and
+/// memory, which the sharing placements respect).
+pub(crate) fn place_asking(
+    state: &mut ClusterState,
+    rule: Placement,
+    demand: &Demand,
+    filter: TypeFilter,
+    asks: Asks,
+) -> Option<Vec<Grant>> {
     let mut out = Vec::new();
-    place_into(state, rule, demand, filter, &mut out).then_some(out)
+    place_into(state, rule, demand, filter, asks, &mut out).then_some(out)
 }
 
 /// `place`, into `out` (emptied first; a caller that keeps it allocates
@@ -82,9 +131,18 @@ pub(crate) fn place_into(
     rule: Placement,
     demand: &Demand,
     filter: TypeFilter,
+    asks: Asks,
     out: &mut Vec<Grant>,
 ) -> bool {
     out.clear();
+    let mut rule = rule;
+    if let Some(r) = rule.sharing() {
+        match state.place_shared(r, demand, filter, asks, out) {
+            Some(fits) => return fits,
+            // Not one machine's demand: placed as consolidate places it.
+            None => rule = Placement::Consolidate,
+        }
+    }
     match demand {
         Demand::Gang { gpus } => gang(state, rule, *gpus, filter, out),
         Demand::Instances(units) => instances(state, rule, units, filter, out),

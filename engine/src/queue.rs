@@ -25,6 +25,8 @@ pub(crate) struct Shapes {
     pub class_of: Vec<u32>,
     /// class → (demand, type filter).
     pub shapes: Vec<(Demand, TypeFilter)>,
+    /// class → the CPU and memory it asks of each machine.
+    pub asks: Vec<super::shape_classes::Asks>,
     /// Each class's members in arrival order, built the first time a
     /// backfill walk needs them (10 MB at 1.26 M jobs the other walks
     /// never touch).
@@ -48,6 +50,7 @@ impl Shapes {
             rank: c.rank,
             class_of: c.class_of,
             shapes: c.shapes,
+            asks: c.asks,
             members: std::sync::OnceLock::new(),
         }
     }

@@ -7,9 +7,32 @@ use super::cluster::TypeFilter;
 use rustc_hash::FxHashMap;
 use tracetui_model::{Demand, Job, Trace};
 
+/// What a job asks of each machine it runs on besides GPUs: CPU and
+/// memory (none for most traces; openb's pods ask both).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub(crate) struct Asks {
+    /// CPU, milli-cores.
+    pub(crate) cpu_milli: u32,
+    /// Memory, MiB.
+    pub(crate) mem_mib: u32,
+}
+
+impl Asks {
+    /// What `job` asks.
+    pub(crate) fn of(job: &Job) -> Asks {
+        Asks {
+            cpu_milli: job.cpu_milli,
+            mem_mib: job.mem_mib,
+        }
+    }
+}
+
 /// Whole-GPU gangs of any GPU type up to this size are looked up by size
 /// in a table instead of hashed.
 const TABLED_GANGS: usize = 1024;
+
+/// A class's demand and the GPU types it may use.
+type Shape = (Demand, TypeFilter);
 
 /// Classes, arrival order and ranks of a trace's jobs.
 pub(super) struct Classes {
@@ -17,6 +40,9 @@ pub(super) struct Classes {
     pub rank: Vec<u32>,
     pub class_of: Vec<u32>,
     pub shapes: Vec<(Demand, TypeFilter)>,
+    /// Each class's CPU and memory (jobs that ask differently are of
+    /// different classes).
+    pub asks: Vec<Asks>,
 }
 
 /// Arrival is by submit time, then by place in the trace; classes are
@@ -32,7 +58,7 @@ pub(super) fn classes(trace: &Trace) -> Classes {
         last = job.submit;
         class_of.push(numbering.class(job));
     }
-    let shapes = numbering.shapes;
+    let (shapes, asks) = (numbering.shapes, numbering.asks);
     if in_order {
         let arrival: Vec<u32> = (0..n as u32).collect();
         let rank = arrival.clone();
@@ -41,6 +67,7 @@ pub(super) fn classes(trace: &Trace) -> Classes {
             rank,
             class_of,
             shapes,
+            asks,
         };
     }
     let mut arrival: Vec<u32> = (0..n as u32).collect();
@@ -60,29 +87,39 @@ pub(super) fn classes(trace: &Trace) -> Classes {
     for c in &mut class_of {
         *c = renumbered[*c as usize];
     }
-    let mut by_new: Vec<(u32, (Demand, TypeFilter))> = renumbered.into_iter().zip(shapes).collect();
+    let mut by_new: Vec<(u32, (Shape, Asks))> = renumbered
+        .into_iter()
+        .zip(shapes.into_iter().zip(asks))
+        .collect();
     by_new.sort_unstable_by_key(|(c, _)| *c);
+    let (shapes, asks) = by_new.into_iter().map(|(_, s)| s).unzip();
     Classes {
         arrival,
         rank,
         class_of,
-        shapes: by_new.into_iter().map(|(_, s)| s).collect(),
+        shapes,
+        asks,
     }
 }
 
 /// Shapes numbered in order of first sight.
 #[derive(Default)]
 struct Numbering<'t> {
-    hashed: FxHashMap<(&'t Demand, TypeFilter), u32>,
-    /// Class + 1 of a whole-GPU gang of any type, by its GPUs (0: none yet).
+    hashed: FxHashMap<(&'t Demand, TypeFilter, Asks), u32>,
+    /// Class + 1 of a whole-GPU gang of any type asking nothing else, by
+    /// its GPUs (0: none yet).
     tabled: Vec<u32>,
     shapes: Vec<(Demand, TypeFilter)>,
+    asks: Vec<Asks>,
 }
 
 impl<'t> Numbering<'t> {
     fn class(&mut self, job: &'t Job) -> u32 {
         let filter = TypeFilter::from(job.gpu_type);
-        if let (Demand::Gang { gpus }, TypeFilter::Any) = (&job.demand, filter) {
+        let asks = Asks::of(job);
+        if let (Demand::Gang { gpus }, TypeFilter::Any, 0, 0) =
+            (&job.demand, filter, asks.cpu_milli, asks.mem_mib)
+        {
             let gpus = *gpus as usize;
             if gpus < TABLED_GANGS {
                 if self.tabled.is_empty() {
@@ -90,16 +127,21 @@ impl<'t> Numbering<'t> {
                 }
                 if self.tabled[gpus] == 0 {
                     self.shapes.push((job.demand.clone(), filter));
+                    self.asks.push(asks);
                     self.tabled[gpus] = self.shapes.len() as u32;
                 }
                 return self.tabled[gpus] - 1;
             }
         }
-        let shapes = &mut self.shapes;
-        *self.hashed.entry((&job.demand, filter)).or_insert_with(|| {
-            shapes.push((job.demand.clone(), filter));
-            (shapes.len() - 1) as u32
-        })
+        let (shapes, all) = (&mut self.shapes, &mut self.asks);
+        *self
+            .hashed
+            .entry((&job.demand, filter, asks))
+            .or_insert_with(|| {
+                shapes.push((job.demand.clone(), filter));
+                all.push(asks);
+                (shapes.len() - 1) as u32
+            })
     }
 }
 
@@ -118,6 +160,7 @@ mod tests {
         let mut rank = vec![0u32; n];
         let mut index: FxHashMap<(Demand, TypeFilter), u32> = FxHashMap::default();
         let mut shapes = Vec::new();
+        let mut asks = Vec::new();
         let mut class_of = vec![0u32; n];
         for (r, &j) in arrival.iter().enumerate() {
             rank[j as usize] = r as u32;
@@ -125,6 +168,7 @@ mod tests {
             let key = (job.demand.clone(), TypeFilter::from(job.gpu_type));
             class_of[j as usize] = *index.entry(key.clone()).or_insert_with(|| {
                 shapes.push(key);
+                asks.push(Asks::default());
                 (shapes.len() - 1) as u32
             });
         }
@@ -133,6 +177,7 @@ mod tests {
             rank,
             class_of,
             shapes,
+            asks,
         }
     }
 
@@ -165,6 +210,7 @@ mod tests {
             prop_assert_eq!(got.rank, want.rank);
             prop_assert_eq!(got.class_of, want.class_of);
             prop_assert_eq!(got.shapes, want.shapes);
+            prop_assert_eq!(got.asks, want.asks);
         }
     }
 }

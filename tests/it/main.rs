@@ -65,6 +65,7 @@ mod released_order;
 mod replay;
 mod results_out;
 mod schedule;
+mod sharing_replay;
 mod slurm;
 mod slurm_live;
 mod slurm_real;

@@ -75,7 +75,9 @@ fn check(size: (u16, u16), no_color: bool) {
     // the state stay where they were, the trace's label as it was.
     let before = t.screen().lines().next().unwrap_or("").to_string();
     t.keys(&["+", "+", "+", "+", "+", "]", "]"]);
-    let s = t.wait_for("x3600");
+    t.wait_for("x3600");
+    // The ticks' keys come after the speeds': wait for the last of them.
+    let s = t.wait_for("tick 15m");
     let after = s.lines().next().unwrap_or("");
     let still = ["tracetui", "day", "UTC+8", "PAUSED"];
     assert_eq!(

@@ -33,6 +33,12 @@ fn lesson() -> App {
 fn o_switches_the_placement_live_and_going_back_replays_it() {
     let mut app = lesson();
     app.update(Action::GoTo(600));
+    // From spread, `o` goes through FGD's six sharing placements, then
+    // back to consolidate.
+    for p in &Placement::ALL[3..] {
+        cmd(&mut app, Command::Placement);
+        assert_eq!(app.engine().placement(), *p);
+    }
     cmd(&mut app, Command::Placement);
     assert_eq!(app.engine().placement(), Placement::Consolidate);
     cmd(&mut app, Command::Placement);
@@ -78,9 +84,11 @@ fn a_schedule_switches_placement() {
 fn the_split_compares_placements() {
     let mut app = lesson();
     cmd(&mut app, Command::Split);
-    // o: B places by consolidate, o again: by pack; Enter on first-fit.
-    cmd(&mut app, Command::Placement);
-    cmd(&mut app, Command::Placement);
+    // o past the six sharing placements: B places by consolidate, o
+    // again: by pack; Enter on first-fit.
+    for _ in 0..8 {
+        cmd(&mut app, Command::Placement);
+    }
     let Some(&tracetui::ui::app::Popup::Picker { at, .. }) = app.popup() else {
         panic!()
     };

@@ -6,7 +6,7 @@ use super::{Engine, Event, Phase, PolicyFailure};
 use crate::cluster::{ClusterState, Grant, TypeFilter};
 use crate::error::Refused;
 use crate::job::{JobState, Resume};
-use crate::placement::{place, Placement};
+use crate::placement::{place_asking, Placement};
 use crate::policy::{Books, Policy};
 use crate::tuning::Tuning;
 use crate::view::{Act, Acts, Answer, Checked, View};
@@ -203,6 +203,11 @@ impl Engine {
         &self.shapes.shapes[self.shapes.class_of[job as usize] as usize]
     }
 
+    /// The CPU and memory a job asks of its machine.
+    fn asks_of(&self, job: u32) -> crate::shape_classes::Asks {
+        self.shapes.asks[self.shapes.class_of[job as usize] as usize]
+    }
+
     /// Checks `a` against the state now: jobs exist and are in the state
     /// each action needs, none is started twice, and every start fits —
     /// on the GPUs it names (after this answer's preemptions and earlier
@@ -234,11 +239,13 @@ impl Engine {
                 Some(g) => self.check_grants(s, j, g.clone())?,
                 None => {
                     let (d, f) = self.shape_of(j);
-                    place(s, self.placement, d, *f).ok_or(Refused::NoFit {
-                        job: j,
-                        placement: self.placement.name(),
-                        free: s.free_gpus(*f),
-                    })?
+                    place_asking(s, self.placement, d, *f, self.asks_of(j)).ok_or(
+                        Refused::NoFit {
+                            job: j,
+                            placement: self.placement.name(),
+                            free: s.free_gpus(*f),
+                        },
+                    )?
                 }
             };
             s.acquire(j, &g);
@@ -248,7 +255,7 @@ impl Engine {
             let j = self.startable(j, &out, &mut started)?;
             let s = scratch.get_or_insert_with(|| self.cluster.clone());
             let (d, f) = self.shape_of(j);
-            if let Some(g) = place(s, self.placement, d, *f) {
+            if let Some(g) = place_asking(s, self.placement, d, *f, self.asks_of(j)) {
                 s.acquire(j, &g);
                 out.start.push((j, g));
             }

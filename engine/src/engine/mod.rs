@@ -35,7 +35,7 @@ use super::ask::Question;
 use super::backfill::Reservation;
 use super::cluster::{ClusterState, Grant};
 use super::metrics::Tally;
-use super::placement::{place, Placement};
+use super::placement::{place_asking, Placement};
 use super::policy::{Policy, Walk};
 use super::queue::{MinTree, Queue, Shapes};
 use super::tuning::Tuning;
@@ -237,11 +237,13 @@ impl Engine {
     /// standing one second before the first submission (nothing happened yet).
     pub fn new(trace: Arc<Trace>, policy: Policy, placement: Placement) -> Engine {
         let shapes = Arc::new(Shapes::new(&trace));
-        let mut empty = ClusterState::new(&trace.cluster);
+        let inputs = Arc::new(crate::ledger::Inputs::new(trace.clone()));
+        let mut empty = ClusterState::new(&trace.cluster).with_inputs(inputs);
         let feasible = shapes
             .shapes
             .iter()
-            .map(|(d, f)| place(&mut empty, placement, d, *f).is_some())
+            .zip(&shapes.asks)
+            .map(|((d, f), a)| place_asking(&mut empty, placement, d, *f, *a).is_some())
             .collect();
         let cluster = empty;
         // Nothing has happened yet: every event is strictly after `now`.

@@ -3,7 +3,7 @@
 
 use super::Engine;
 use crate::cluster::Grant;
-use crate::placement::place;
+use crate::placement::place_asking;
 use rustc_hash::FxHashMap;
 
 /// Where preempting could make room for a one-machine gang.
@@ -76,7 +76,9 @@ impl Engine {
             let grants = self.running[&v].to_vec();
             self.cluster.release(v, &grants);
             taken.push(v);
-            if let Some(g) = place(&mut self.cluster, self.placement, &demand, filter) {
+            let asks = self.shapes.asks[class as usize];
+            if let Some(g) = place_asking(&mut self.cluster, self.placement, &demand, filter, asks)
+            {
                 // Only the victims whose GPUs the placement uses lose them;
                 // the others get theirs back (they do not overlap it).
                 let used: rustc_hash::FxHashSet<(u32, u16)> =

@@ -74,8 +74,16 @@ impl Engine {
             return false;
         }
         let (demand, filter) = &self.shapes.shapes[c as usize];
+        let asks = self.shapes.asks[c as usize];
         let placed = &mut self.placed;
-        let fits = place_into(&mut self.cluster, self.placement, demand, *filter, placed);
+        let fits = place_into(
+            &mut self.cluster,
+            self.placement,
+            demand,
+            *filter,
+            asks,
+            placed,
+        );
         if !fits {
             self.queue.classes[c as usize].failed_epoch = Some(self.epoch);
         }
@@ -140,7 +148,10 @@ impl Engine {
             self.reservation = Some(Reservation::compute(
                 head,
                 &self.trace.jobs[head as usize].demand,
-                self.shapes.shapes[self.shapes.class_of[head as usize] as usize].1,
+                {
+                    let c = self.shapes.class_of[head as usize] as usize;
+                    (self.shapes.shapes[c].1, self.shapes.asks[c])
+                },
                 self.placement,
                 &mut self.cluster,
                 ends,

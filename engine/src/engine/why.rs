@@ -6,7 +6,7 @@
 
 use super::{Engine, Phase};
 use crate::cluster::TypeFilter;
-use crate::placement::place;
+use crate::placement::place_asking;
 use crate::policy::Walk;
 use crate::waits::{Blocked, Reserved};
 use tracetui_model::{Demand, Secs, MILLI_PER_GPU};
@@ -40,8 +40,9 @@ impl Engine {
         }
         let class = self.shapes.class_of[job as usize];
         let (demand, filter) = &self.shapes.shapes[class as usize];
+        let asks = self.shapes.asks[class as usize];
         let mut probe = self.cluster.clone();
-        if place(&mut probe, self.placement, demand, *filter).is_none() {
+        if place_asking(&mut probe, self.placement, demand, *filter, asks).is_none() {
             return Some(self.no_room(demand, *filter));
         }
         let head = self.queue_in_order(1).first().copied();

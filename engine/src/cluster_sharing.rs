@@ -1,0 +1,154 @@
+//! The GPU-sharing placements over the cluster's state: the ledger they
+//! read (`ledger.rs`), kept in step with every grant once built, and the
+//! placement itself — each machine a job fits scored by the rule, the best
+//! taken (the first machine among equals), the GPUs chosen as FGD chooses.
+
+use super::{ClusterState, Grant, TypeFilter};
+use crate::ledger::{split, Ledger};
+use crate::shape_classes::Asks;
+use crate::sharing::{Ask, SharingRule};
+use tracetui_model::{Demand, Rng};
+
+impl ClusterState {
+    /// Builds the ledger from the holders, the first time (false without
+    /// the trace to build it from).
+    pub(crate) fn ensure_ledger(&mut self) -> bool {
+        let Some(inputs) = self.inputs.clone() else {
+            return false;
+        };
+        if self.ledger.is_some() {
+            return true;
+        }
+        let typical = inputs.typical();
+        let mut l = Ledger::new(inputs.machines(), typical);
+        for (m, ms) in self.machines.iter().enumerate() {
+            let (a, b) = (ms.first_gpu as usize, (ms.first_gpu + ms.gpus) as usize);
+            let mut jobs: Vec<u32> = (a..b)
+                .flat_map(|g| self.holders.of(g).iter().map(|h| h.0))
+                .collect();
+            jobs.sort_unstable();
+            jobs.dedup();
+            l.note(m as u32, &self.used[a..b], None, 1, typical);
+            for j in jobs {
+                l.note(
+                    m as u32,
+                    &self.used[a..b],
+                    inputs.ask(j).as_ref(),
+                    1,
+                    typical,
+                );
+            }
+        }
+        self.ledger = Some(Box::new(l));
+        true
+    }
+
+    /// Keeps the ledger (if built) in step: `job` took (`sign` 1) or gave
+    /// back (−1) `grants`.
+    pub(super) fn note_ledger(&mut self, job: u32, grants: &[Grant], sign: i64) {
+        let (Some(l), Some(inputs)) = (self.ledger.as_deref_mut(), self.inputs.as_deref()) else {
+            return;
+        };
+        let ask = inputs.ask(job);
+        let mut last = None;
+        for g in grants {
+            if last == Some(g.machine) {
+                continue;
+            }
+            last = Some(g.machine);
+            let ms = &self.machines[g.machine as usize];
+            let (a, b) = (ms.first_gpu as usize, (ms.first_gpu + ms.gpus) as usize);
+            l.note(
+                g.machine,
+                &self.used[a..b],
+                ask.as_ref(),
+                sign,
+                inputs.typical(),
+            );
+        }
+    }
+
+    /// Places `demand` (of type filter `f`, asking `asks` of its machine)
+    /// on one machine under `rule`, into `out`: whether it fits now; `None`
+    /// where the demand is not one machine's (several instances, a gang
+    /// larger than any machine) or there is no ledger.
+    pub(crate) fn place_shared(
+        &mut self,
+        rule: SharingRule,
+        demand: &Demand,
+        f: TypeFilter,
+        asks: Asks,
+        out: &mut Vec<Grant>,
+    ) -> Option<bool> {
+        let (gpus, milli) = split(demand)?;
+        if gpus > self.max_gpus(TypeFilter::Any) || !self.ensure_ledger() {
+            return None;
+        }
+        let a = Ask {
+            cpu_milli: asks.cpu_milli,
+            mem_mib: asks.mem_mib,
+            gpus,
+            milli,
+            models: match f {
+                TypeFilter::Any => Box::new([]),
+                TypeFilter::Only(t) => Box::new([t]),
+            },
+            kind: 0,
+        };
+        let chosen = self.choose_shared(rule, &a)?;
+        let Some((m, gpu)) = chosen else {
+            return Some(false);
+        };
+        let l = self.ledger.as_deref()?;
+        let n = &l.nodes[m];
+        let picked = match gpu {
+            Some(g) => vec![g],
+            None => n.tightest(a.gpus, a.milli),
+        };
+        out.extend(picked.into_iter().map(|g| Grant {
+            machine: m as u32,
+            gpu: g,
+            milli: a.milli as u16,
+        }));
+        Some(true)
+    }
+
+    /// The machine (and share GPU) `a` goes to under `rule`: `Some(None)`
+    /// where it fits none.
+    fn choose_shared(
+        &mut self,
+        rule: SharingRule,
+        a: &Ask,
+    ) -> Option<Option<(usize, Option<u16>)>> {
+        let typical = self.inputs.as_deref()?.typical();
+        let l = self.ledger.as_deref_mut()?;
+        let offered = |m: usize| self.machines[m].indexed;
+        let fits: Vec<usize> = (0..l.nodes.len())
+            .filter(|&m| offered(m) && l.nodes[m].fits(a))
+            .collect();
+        if fits.is_empty() {
+            return Some(None);
+        }
+        if rule == SharingRule::Random {
+            l.draws += 1;
+            let mut rng = Rng::new(l.draws);
+            let m = fits[rng.below(fits.len() as u64) as usize];
+            let gpu = a.is_share().then(|| {
+                let room: Vec<u16> = (0..l.nodes[m].free.len() as u16)
+                    .filter(|&g| l.nodes[m].free[g as usize] as u32 >= a.milli)
+                    .collect();
+                room[rng.below(room.len() as u64) as usize]
+            });
+            return Some(Some((m, gpu)));
+        }
+        let mut scratch = Vec::new();
+        let mut best: Option<(i32, usize, Option<u16>)> = None;
+        for m in fits {
+            let s = rule.score(&l.nodes[m], a, typical, &mut scratch);
+            if best.is_none_or(|(b, _, _)| s.score > b) {
+                best = Some((s.score, m, s.gpu));
+            }
+        }
+        Some(best.map(|(_, m, g)| (m, g)))
+    }
+}

@@ -1,0 +1,163 @@
+//! The machines as the GPU-sharing placements read them — CPU and memory
+//! left, each GPU's free milli, the pods on each by kind, and each one's
+//! fragmentation against the trace's typical pods — kept as grants come and
+//! go, from the first time a sharing placement runs (built then from the
+//! holders; a replay that never uses one pays nothing).
+
+use crate::sharing::{node_frag, typical_pods, Ask, Node, Typical};
+use std::sync::{Arc, OnceLock};
+use tracetui_model::{Demand, Machine, Pod, Trace, MILLI_PER_GPU};
+
+/// CPU taken as a machine's when its trace does not say (the scale FGD's
+/// scores use), milli-cores; memory likewise unbounded.
+const UNSAID_CPU: u32 = 128_000;
+
+/// What a ledger is built from: the trace (its jobs' requests) and its
+/// typical pods, found the first time they are needed.
+#[derive(Debug)]
+pub(crate) struct Inputs {
+    trace: Arc<Trace>,
+    typical: OnceLock<Vec<Typical>>,
+}
+
+impl Inputs {
+    pub(crate) fn new(trace: Arc<Trace>) -> Inputs {
+        Inputs {
+            trace,
+            typical: OnceLock::new(),
+        }
+    }
+
+    /// The typical pods: of every row where the format keeps them (openb),
+    /// else of the jobs.
+    pub(crate) fn typical(&self) -> &[Typical] {
+        self.typical.get_or_init(|| {
+            let t = &self.trace;
+            match t.native.as_ref().and_then(|n| n.pods()) {
+                Some(pods) => typical_pods(pods, 95),
+                None => {
+                    let pods: Vec<Pod> = t.jobs.iter().filter_map(pod_of).collect();
+                    typical_pods(&pods, 95)
+                }
+            }
+        })
+    }
+
+    /// The machines.
+    pub(crate) fn machines(&self) -> &[Machine] {
+        &self.trace.cluster.machines
+    }
+
+    /// Job `job`'s request (none for a tentative holder).
+    pub(crate) fn ask(&self, job: u32) -> Option<Ask> {
+        let j = self.trace.jobs.get(job as usize)?;
+        pod_of(j).map(|p| Ask::of(&p, 0))
+    }
+}
+
+/// `job` as one pod on one machine, where its demand is one: a share of one
+/// GPU, whole GPUs, or none.
+pub(crate) fn pod_of(job: &tracetui_model::Job) -> Option<Pod> {
+    let (gpus, milli) = split(&job.demand)?;
+    Some(Pod {
+        name: "".into(),
+        cpu_milli: job.cpu_milli,
+        mem_mib: job.mem_mib,
+        gpus,
+        milli,
+        spec: "".into(),
+        models: job.gpu_type.into_iter().collect(),
+    })
+}
+
+/// A demand as GPUs × milli each on one machine, where it is one.
+pub(crate) fn split(d: &Demand) -> Option<(u32, u32)> {
+    match d {
+        Demand::Gang { gpus } => Some((*gpus, if *gpus == 0 { 0 } else { MILLI_PER_GPU })),
+        Demand::Instances(units) => match &units[..] {
+            [u] if u.count == 1 && u.milli < MILLI_PER_GPU => Some((1, u.milli)),
+            [u] if u.count == 1 && u.milli % MILLI_PER_GPU == 0 => {
+                Some((u.milli / MILLI_PER_GPU, MILLI_PER_GPU))
+            }
+            _ => None,
+        },
+    }
+}
+
+/// Every machine's state for the sharing placements.
+#[derive(Debug, Clone)]
+pub(crate) struct Ledger {
+    pub(crate) nodes: Vec<Node>,
+    cpu_cap: Vec<u32>,
+    mem_cap: Vec<u32>,
+    cpu_used: Vec<i64>,
+    mem_used: Vec<i64>,
+    /// Draws made by `random` so far (its choices are seeded by the count).
+    pub(crate) draws: u64,
+}
+
+/// A machine as the ledger holds it: unsaid CPU and memory unbounded.
+fn capped(m: &Machine) -> Machine {
+    let mut m = m.clone();
+    if m.cpu_milli == 0 {
+        m.cpu_milli = UNSAID_CPU;
+    }
+    if m.mem_mib == 0 {
+        m.mem_mib = u32::MAX;
+    }
+    m
+}
+
+impl Ledger {
+    /// The machines with nothing on them.
+    pub(crate) fn new(machines: &[Machine], typical: &[Typical]) -> Ledger {
+        let capped: Vec<Machine> = machines.iter().map(capped).collect();
+        Ledger {
+            nodes: capped.iter().map(|m| Node::new(m, typical)).collect(),
+            cpu_cap: capped.iter().map(|m| m.cpu_milli).collect(),
+            mem_cap: capped.iter().map(|m| m.mem_mib).collect(),
+            cpu_used: vec![0; machines.len()],
+            mem_used: vec![0; machines.len()],
+            draws: 0,
+        }
+    }
+
+    /// Machine `m`'s GPUs now have `used` milli in use each; `ask` (a
+    /// job's request, none for a tentative holder) came (`sign` 1) or went
+    /// (−1).
+    pub(crate) fn note(
+        &mut self,
+        m: u32,
+        used: &[u32],
+        ask: Option<&Ask>,
+        sign: i64,
+        typical: &[Typical],
+    ) {
+        let m = m as usize;
+        let n = &mut self.nodes[m];
+        for (f, &u) in n.free.iter_mut().zip(used) {
+            *f = MILLI_PER_GPU.saturating_sub(u) as u16;
+        }
+        if let Some(a) = ask {
+            self.cpu_used[m] += sign * a.cpu_milli as i64;
+            self.mem_used[m] += sign * a.mem_mib as i64;
+            n.pods = (n.pods as i64 + sign).max(0) as u32;
+            if let Some(t) = a.tag() {
+                match n.tags.iter().position(|&(k, _)| k == t) {
+                    Some(i) if sign < 0 && n.tags[i].1 <= 1 => {
+                        n.tags.remove(i);
+                    }
+                    Some(i) => n.tags[i].1 = (n.tags[i].1 as i64 + sign).max(0) as u32,
+                    None if sign > 0 => n.tags.push((t, 1)),
+                    None => {}
+                }
+            }
+            n.cpu_left =
+                (self.cpu_cap[m] as i64 - self.cpu_used[m]).clamp(0, u32::MAX as i64) as u32;
+            n.mem_left =
+                (self.mem_cap[m] as i64 - self.mem_used[m]).clamp(0, u32::MAX as i64) as u32;
+        }
+        n.frag = node_frag(typical, n.model, n.cpu_left, &n.free);
+        n.version += 1;
+    }
+}

@@ -1,0 +1,172 @@
+//! FGD's GPU-sharing placements in the replay: a pod on one machine with
+//! the CPU and memory it asks left there, a share of one GPU beside others,
+//! the rule switched live — checked on hand-made clusters, and on the
+//! openb fixture end to end.
+
+use std::sync::Arc;
+use tracetui::sim::{Engine, Placement, Policy, Switch};
+use tracetui::trace::{Cluster, Demand, Job, JobStatus, Machine, Symbols, Trace, Unit, Zone};
+
+/// Machines of (GPUs, cores) and pods of (submit, run time, GPUs, milli
+/// each, cores).
+fn pods(machines: &[(u32, u32)], jobs: &[(i64, i64, u32, u32, u32)]) -> Arc<Trace> {
+    let cluster = Cluster {
+        machines: machines
+            .iter()
+            .enumerate()
+            .map(|(i, &(gpus, cores))| Machine {
+                name: format!("m{i}"),
+                gpu_type: 0,
+                gpus,
+                cpu_milli: cores * 1000,
+                mem_mib: 1 << 16,
+                recorded_only: false,
+            })
+            .collect(),
+        gpu_types: vec!["GPU".into()],
+        origin: "test".into(),
+        ..Cluster::default()
+    };
+    let jobs = jobs
+        .iter()
+        .enumerate()
+        .map(|(i, &(submit, runtime, gpus, milli, cores))| Job {
+            id: format!("p{i}").into(),
+            user: None,
+            group: None,
+            submit,
+            runtime: Some(runtime).into(),
+            demand: Demand::Instances(Box::new([Unit {
+                count: 1,
+                milli: gpus * milli,
+            }])),
+            gpu_type: None,
+            status: JobStatus::Unknown,
+            deadline: None.into(),
+            model: None,
+            segments: 0..0,
+            requested: tracetui::trace::MaybeSecs::NONE,
+            native_row: i as u32,
+            cpu_milli: cores * 1000,
+            mem_mib: 1024,
+        })
+        .collect();
+    Arc::new(Trace {
+        format: "test",
+        source: "test".into(),
+        cluster,
+        jobs,
+        segments: Vec::new(),
+        symbols: Symbols::default(),
+        zone: Zone::Relative,
+        excluded: Vec::new(),
+        native: Default::default(),
+        speeds: None,
+    })
+}
+
+/// The machine and GPUs job `j` runs on.
+fn on(e: &Engine, j: u32) -> (u32, Vec<(u16, u16)>) {
+    let g = e
+        .running()
+        .get(&j)
+        .unwrap_or_else(|| panic!("p{j} is not running"));
+    (g[0].machine, g.iter().map(|g| (g.gpu, g.milli)).collect())
+}
+
+#[test]
+fn a_sharing_placement_leaves_the_cpu_a_pod_asks_where_consolidate_ignores_it() {
+    // p0 takes 6 of m0's 8 cores; p1 asks 4: m0 has the GPU but not the CPU.
+    let t = pods(
+        &[(2, 8), (2, 8)],
+        &[(0, 100, 1, 1000, 6), (0, 100, 1, 1000, 4)],
+    );
+    for p in [Placement::BestFit, Placement::Fgd, Placement::GpuPacking] {
+        let mut e = Engine::new(t.clone(), Policy::Fifo, p);
+        e.advance_to(0);
+        assert_eq!(on(&e, 0).0, 0, "{p:?}");
+        assert_eq!(on(&e, 1).0, 1, "{p:?}: m0 has 2 cores left");
+    }
+    let mut e = Engine::new(t, Policy::Fifo, Placement::Consolidate);
+    e.advance_to(0);
+    assert_eq!(
+        (on(&e, 0).0, on(&e, 1).0),
+        (0, 0),
+        "consolidate packs GPUs only"
+    );
+}
+
+#[test]
+fn shares_go_where_the_rule_says_and_wait_when_no_gpu_has_room() {
+    // m0 one GPU, m1 two. p0 (600) lands first; p1 (300) beside it under
+    // best-fit (the fullest that fits), p2 (500) finds no GPU with room on
+    // m0 and takes m1.
+    let t = pods(
+        &[(1, 32), (2, 32)],
+        &[
+            (0, 100, 1, 600, 1),
+            (1, 100, 1, 300, 1),
+            (2, 100, 1, 500, 1),
+            (3, 100, 2, 1000, 1),
+        ],
+    );
+    let mut e = Engine::new(t.clone(), Policy::Fifo, Placement::BestFit);
+    e.advance_to(2);
+    assert_eq!(on(&e, 0), (0, vec![(0, 600)]));
+    assert_eq!(on(&e, 1), (0, vec![(0, 300)]), "the fullest GPU with room");
+    assert_eq!(on(&e, 2).0, 1);
+    // The two-GPU pod needs two idle GPUs on one machine: none until p2 ends.
+    e.advance_to(3);
+    assert!(e.running().get(&3).is_none());
+    e.advance_to(102);
+    assert_eq!(on(&e, 3), (1, vec![(0, 1000), (1, 1000)]));
+    e.run_to_end();
+    assert_eq!(e.jobs_done(), 4);
+}
+
+#[test]
+fn switching_to_a_sharing_placement_mid_replay_counts_what_already_runs() {
+    // p0 runs under consolidate on m0 with 6 of its 8 cores; after the
+    // switch, best-fit must see those 6 cores taken.
+    let t = pods(
+        &[(2, 8), (2, 8)],
+        &[(0, 100, 1, 1000, 6), (5, 100, 1, 1000, 4)],
+    );
+    let mut e = Engine::new(t, Policy::Fifo, Placement::Consolidate);
+    e.advance_to(1);
+    e.switch(Switch::Placement(Placement::BestFit));
+    e.advance_to(5);
+    assert_eq!(on(&e, 1).0, 1);
+    assert_eq!(e.placement(), Placement::BestFit);
+}
+
+#[test]
+fn the_cycle_o_steps_through_reaches_every_placement() {
+    let mut p = Placement::Consolidate;
+    let mut seen = vec![p];
+    for _ in 0..Placement::ALL.len() {
+        p = p.next();
+        seen.push(p);
+    }
+    assert_eq!(seen.first(), seen.last());
+    assert_eq!(seen[..9], Placement::ALL);
+    let names: Vec<&str> = Placement::ALL.iter().map(|p| p.name()).collect();
+    assert_eq!(
+        names,
+        [
+            "consolidate",
+            "pack",
+            "spread",
+            "random",
+            "dot-product",
+            "gpu-clustering",
+            "gpu-packing",
+            "best-fit",
+            "fgd"
+        ]
+    );
+    for p in Placement::ALL {
+        assert_eq!(Placement::from_name(p.name()), Some(p));
+        assert!(!p.about().is_empty());
+    }
+}
