@@ -43,6 +43,21 @@ impl ClusterState {
         true
     }
 
+    /// The cluster's fragmentation against the typical pods and its free
+    /// GPU milli (machines offered to placement), once the ledger is built.
+    pub fn fragmentation(&self) -> Option<crate::sharing::Fragmentation> {
+        let l = self.ledger.as_deref()?;
+        let mut f = crate::sharing::Fragmentation::default();
+        for (m, n) in l.nodes.iter().enumerate() {
+            if self.machines[m].indexed {
+                f.frag_milli += n.frag;
+                f.free_milli += n.free_milli() as u64;
+                f.capacity_milli += self.machines[m].gpus as u64 * 1000;
+            }
+        }
+        Some(f)
+    }
+
     /// Keeps the ledger (if built) in step: `job` took (`sign` 1) or gave
     /// back (−1) `grants`.
     pub(super) fn note_ledger(&mut self, job: u32, grants: &[Grant], sign: i64) {

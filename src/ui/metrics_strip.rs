@@ -37,7 +37,17 @@ pub(super) fn draw(app: &App, area: Rect, buf: &mut Buffer) {
     let spark_w = (area.width / 4).max(10);
     let util_row = (format!("util {util:>5.1}%"), Series::Util, Some(100));
     spark_row(app, (area.x, area.y), spark_w, util_row, buf);
-    let queue_row = (format!("queue {:>6}", e.queue_len()), Series::Queue, None);
+    let frag = e.cluster().fragmentation();
+    let queue_row = match frag {
+        // Two rows (80×24) and a trace of pods: its fragmentation in the
+        // queue's place (the queue's title counts it).
+        Some(f) if area.height < 3 => (
+            format!("frag {:>6.1}%", f.percent()),
+            Series::Frag,
+            Some(100),
+        ),
+        _ => (format!("queue {:>6}", e.queue_len()), Series::Queue, None),
+    };
     spark_row(app, (area.x, area.y + 1), spark_w, queue_row, buf);
     let x = area.x + LABEL_W + spark_w + 2;
     let w = area.width.saturating_sub(LABEL_W + spark_w + 2) as usize;
@@ -52,6 +62,21 @@ pub(super) fn draw(app: &App, area: Rect, buf: &mut Buffer) {
         let line = format!(
             "energy {} so far  ·  {pol} power limits (P switches)",
             human_energy(j)
+        );
+        buf.set_stringn(x, area.y + 2, &line, w, t.text);
+    } else if let Some(f) = frag {
+        // A trace of pods: FGD's fragmentation, and what is free.
+        let frag_row = (
+            format!("frag {:>6.1}%", f.percent()),
+            Series::Frag,
+            Some(100),
+        );
+        spark_row(app, (area.x, area.y + 2), spark_w, frag_row, buf);
+        let line = format!(
+            "{:.1} GPUs free, {:.0}% of it fragmented  ·  placement {} (o switches)",
+            f.free_gpus(),
+            f.of_free(),
+            e.placement().name()
         );
         buf.set_stringn(x, area.y + 2, &line, w, t.text);
     }

@@ -239,6 +239,7 @@ impl App {
             queue: e.queue_len() as u64,
             running: e.running().len() as u64,
             watts: e.watts(),
+            frag: e.cluster().fragmentation().map(|f| f.percent()),
         };
         self.sim.timeline.record(sample);
         // The split's B side, at the same time, for `T`'s overlay.
@@ -255,6 +256,7 @@ impl App {
                 queue: b.queue_len() as u64,
                 running: b.running().len() as u64,
                 watts: b.watts(),
+                frag: b.cluster().fragmentation().map(|f| f.percent()),
             });
         }
     }

@@ -86,6 +86,7 @@ mod tmux_elastic;
 mod tmux_exec;
 mod tmux_export;
 mod tmux_lecture;
+mod tmux_openb;
 mod tmux_projector;
 mod tmux_prompt;
 mod tmux_slides;

@@ -245,7 +245,11 @@ impl Engine {
             .zip(&shapes.asks)
             .map(|((d, f), a)| place_asking(&mut empty, placement, d, *f, *a).is_some())
             .collect();
-        let cluster = empty;
+        let mut cluster = empty;
+        // A trace of pods (openb) shows its fragmentation from the start.
+        if trace.native.as_ref().and_then(|n| n.pods()).is_some() {
+            cluster.ensure_ledger();
+        }
         // Nothing has happened yet: every event is strictly after `now`.
         // (The first to arrive has the first submit: no pass over the jobs.)
         let first = shapes

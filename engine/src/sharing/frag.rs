@@ -39,3 +39,31 @@ pub fn node_frag(typical: &[Typical], model: TypeId, cpu_left: u32, free: &[u16]
     }
     f
 }
+
+/// A cluster's fragmentation at one moment, in milli-GPUs.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Fragmentation {
+    /// Free GPU milli the typical pods could not use.
+    pub frag_milli: f64,
+    /// Free GPU milli.
+    pub free_milli: u64,
+    /// Every GPU's milli.
+    pub capacity_milli: u64,
+}
+
+impl Fragmentation {
+    /// Fragmentation in % of the cluster's GPUs (FGD's "frag amount").
+    pub fn percent(&self) -> f64 {
+        100.0 * self.frag_milli / self.capacity_milli.max(1) as f64
+    }
+
+    /// Fragmentation in % of the free GPU milli (FGD's "frag ratio").
+    pub fn of_free(&self) -> f64 {
+        100.0 * self.frag_milli / self.free_milli.max(1) as f64
+    }
+
+    /// Whole GPUs' worth of free milli nobody holds ("unallocated GPUs").
+    pub fn free_gpus(&self) -> f64 {
+        self.free_milli as f64 / 1000.0
+    }
+}

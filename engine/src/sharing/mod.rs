@@ -13,7 +13,7 @@ mod rules;
 mod typical;
 
 pub use bins::{discrete, round2, Discrete, BINS};
-pub use frag::node_frag;
+pub use frag::{node_frag, Fragmentation};
 pub use inflate::{inflate, Attempt, Inflation, Setup};
 pub use node::{Ask, Node};
 pub use rules::{Scored, SharingRule};

@@ -22,6 +22,8 @@ pub(crate) struct Samples {
     queue: Vec<f64>,
     running: Vec<f64>,
     watts: Vec<f64>,
+    /// Fragmentation, % of the cluster's GPUs (a trace of pods).
+    frag: Vec<f64>,
 }
 
 /// What a sparkline shows.
@@ -30,6 +32,7 @@ pub(crate) enum Series {
     Util,
     Queue,
     Watts,
+    Frag,
 }
 
 /// One step's figures.
@@ -40,6 +43,8 @@ pub(crate) struct Sample {
     pub queue: u64,
     pub running: u64,
     pub watts: Option<f64>,
+    /// Fragmentation, % of the cluster's GPUs, where it is measured.
+    pub frag: Option<f64>,
 }
 
 impl Samples {
@@ -52,6 +57,7 @@ impl Samples {
             self.queue.truncate(keep);
             self.running.truncate(keep);
             self.watts.truncate(keep.min(self.watts.len()));
+            self.frag.truncate(keep.min(self.frag.len()));
         }
         self.t.push(s.at);
         self.util.push(s.util);
@@ -59,6 +65,9 @@ impl Samples {
         self.running.push(s.running as f64);
         if let Some(w) = s.watts {
             self.watts.push(w);
+        }
+        if let Some(f) = s.frag {
+            self.frag.push(f);
         }
         if self.t.len() > MAX_SAMPLES {
             self.halve();
@@ -73,6 +82,7 @@ impl Samples {
             Series::Util => &self.util,
             Series::Queue => &self.queue,
             Series::Watts => &self.watts,
+            Series::Frag => &self.frag,
         };
         if v.len() != self.t.len() {
             return Vec::new();
@@ -96,6 +106,7 @@ impl Samples {
             queue: self.queue[..keep].to_vec(),
             running: self.running[..keep].to_vec(),
             watts: self.watts[..keep.min(self.watts.len())].to_vec(),
+            frag: self.frag[..keep.min(self.frag.len())].to_vec(),
         }
     }
 
@@ -117,6 +128,7 @@ impl Samples {
         every_other(&mut self.queue);
         every_other(&mut self.running);
         every_other(&mut self.watts);
+        every_other(&mut self.frag);
     }
 
     #[cfg(test)]
@@ -190,6 +202,7 @@ mod tests {
             queue: 1,
             running: 2,
             watts: None,
+            frag: Some(t as f64 / 2.0),
         }
     }
 
@@ -201,10 +214,17 @@ mod tests {
         }
         s.record(at(180));
         assert_eq!(s.t, [0, 60, 120, 180]);
+        assert_eq!(
+            s.frag,
+            [0.0, 30.0, 60.0, 90.0],
+            "fragmentation steps back too"
+        );
+        assert_eq!(s.bars(Series::Frag, 180, 60, 2), [60, 90]);
         for t in 0..(MAX_SAMPLES as i64 * 3) {
             s.record(at(1000 + t));
         }
         assert!(s.len() <= MAX_SAMPLES);
+        assert_eq!(s.frag.len(), s.t.len());
         assert!(s.t.windows(2).all(|w| w[0] < w[1]));
     }
 

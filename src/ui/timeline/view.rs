@@ -90,6 +90,12 @@ fn charts_shown(app: &App, height: u16) -> Vec<ChartOf<'_>> {
         ("queue", &s.queue, 1.0, b.map(|b| &b.queue[..])),
         ("running", &s.running, 1.0, None),
     ];
+    if !s.frag.is_empty() && s.frag.len() == s.t.len() {
+        let b_frag = b
+            .map(|b| &b.frag[..])
+            .filter(|f| f.len() == b.map_or(0, |b| b.t.len()));
+        charts.push(("frag %", &s.frag, 1.0, b_frag));
+    }
     if !s.watts.is_empty() && s.watts.len() == s.t.len() {
         charts.push(("power W", &s.watts, 1.0, None));
     }
