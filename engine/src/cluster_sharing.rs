@@ -104,10 +104,7 @@ impl ClusterState {
             mem_mib: asks.mem_mib,
             gpus,
             milli,
-            models: match f {
-                TypeFilter::Any => Box::new([]),
-                TypeFilter::Only(t) => Box::new([t]),
-            },
+            models: f.types(64).into(),
             kind: 0,
         };
         let chosen = self.choose_shared(rule, &a)?;

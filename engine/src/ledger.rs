@@ -66,7 +66,7 @@ pub(crate) fn pod_of(job: &tracetui_model::Job) -> Option<Pod> {
         gpus,
         milli,
         spec: "".into(),
-        models: job.gpu_type.into_iter().collect(),
+        models: crate::cluster::TypeFilter::of_job(job).types(64).into(),
     })
 }
 

@@ -115,7 +115,7 @@ struct Numbering<'t> {
 
 impl<'t> Numbering<'t> {
     fn class(&mut self, job: &'t Job) -> u32 {
-        let filter = TypeFilter::from(job.gpu_type);
+        let filter = TypeFilter::of_job(job);
         let asks = Asks::of(job);
         if let (Demand::Gang { gpus }, TypeFilter::Any, 0, 0) =
             (&job.demand, filter, asks.cpu_milli, asks.mem_mib)

@@ -242,8 +242,12 @@ pub struct Job {
     /// The GPUs it asks for.
     pub demand: Demand,
     /// The GPU type it must run on (PAI's `gpu_type_spec`), an index into
-    /// `Cluster::gpu_types`; none: any type.
+    /// `Cluster::gpu_types`; none: any type (or those of `any_of_types`).
     pub gpu_type: Option<TypeId>,
+    /// The GPU types it may run on when they are several (openb's
+    /// `gpu_spec`), as bits: bit t for type t (types past 63 not held);
+    /// 0: `gpu_type` says.
+    pub any_of_types: u64,
     /// How it ended, as the trace records it.
     pub status: JobStatus,
     /// The run time its submitter asked for (a batch system's time limit),

@@ -176,6 +176,7 @@ impl Build {
             native_row: index,
             cpu_milli: 0,
             mem_mib: 0,
+            any_of_types: 0,
         });
     }
 }

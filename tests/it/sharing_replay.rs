@@ -49,6 +49,7 @@ fn pods(machines: &[(u32, u32)], jobs: &[(i64, i64, u32, u32, u32)]) -> Arc<Trac
             native_row: i as u32,
             cpu_milli: cores * 1000,
             mem_mib: 1024,
+            any_of_types: 0,
         })
         .collect();
     Arc::new(Trace {
@@ -168,5 +169,30 @@ fn the_cycle_o_steps_through_reaches_every_placement() {
     for p in Placement::ALL {
         assert_eq!(Placement::from_name(p.name()), Some(p));
         assert!(!p.about().is_empty());
+    }
+}
+
+#[test]
+fn a_pod_that_names_several_models_runs_only_on_those_under_every_placement() {
+    // m0 is a T4 (fullest fit, first), m1 a V100M16, m2 a V100M32; the pod
+    // may use V100M16 or V100M32 (openb's `V100M16|V100M32`).
+    let mut t = (*pods(
+        &[(1, 8), (2, 8), (2, 8)],
+        &[(0, 100, 1, 1000, 1), (0, 100, 1, 500, 1)],
+    ))
+    .clone();
+    t.cluster.gpu_types = vec!["T4".into(), "V100M16".into(), "V100M32".into()];
+    for (m, ty) in t.cluster.machines.iter_mut().zip([0u16, 1, 2]) {
+        m.gpu_type = ty;
+    }
+    t.jobs[0].any_of_types = 0b110;
+    t.jobs[1].gpu_type = Some(0);
+    let t = Arc::new(t);
+    for p in Placement::ALL {
+        let mut e = Engine::new(t.clone(), Policy::Fifo, p);
+        e.advance_to(0);
+        let (m, _) = on(&e, 0);
+        assert!(m == 1 || m == 2, "{p:?}: on m{m}");
+        assert_eq!(on(&e, 1).0, 0, "{p:?}: the T4 pod on the T4");
     }
 }

@@ -239,6 +239,7 @@ impl Build {
             native_row: row_index,
             cpu_milli: 0,
             mem_mib: 0,
+            any_of_types: 0,
         });
     }
 

@@ -372,6 +372,7 @@ fn parse_row<F: Fields>(
         native_row: index,
         cpu_milli: 0,
         mem_mib: 0,
+        any_of_types: 0,
     };
     Ok((job, values))
 }

@@ -244,6 +244,14 @@ fn jobs(rows: &[PodRow], pods: &[Pod], opts: &LoadOptions) -> (Vec<Job>, Vec<Seg
             native_row: i as u32,
             cpu_milli: p.cpu_milli,
             mem_mib: p.mem_mib,
+            any_of_types: if p.models.len() > 1 {
+                p.models
+                    .iter()
+                    .filter(|&&t| t < 64)
+                    .fold(0, |m, &t| m | 1 << t)
+            } else {
+                0
+            },
         });
     }
     (jobs, segments, left)

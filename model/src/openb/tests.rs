@@ -108,8 +108,11 @@ fn pods_nodes_and_the_replays_jobs_are_read_as_released() {
     assert_eq!(whole8.status, JobStatus::Failed);
     let seg = t.job_segments(whole8);
     assert_eq!((seg[0].start, seg[0].end.get()), (700_100, Some(707_200)));
-    // Two models: no single type (the pods keep both).
+    // Two models: no single type, both as bits.
     assert_eq!(t.jobs[4].gpu_type, None);
+    let ty = |n: &str| c.gpu_types.iter().position(|x| x == n).unwrap();
+    assert_eq!(t.jobs[4].any_of_types, 1 << ty("T4") | 1 << ty("P100"));
+    assert_eq!(t.jobs[0].any_of_types, 0);
     assert!(
         report.notes[0].contains("7 pods, 5 replayed"),
         "{:?}",

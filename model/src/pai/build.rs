@@ -212,6 +212,7 @@ pub(crate) fn jobs_of_tables(t: &PaiTables, symbols: &mut Symbols, opts: &LoadOp
             native_row: i as u32,
             cpu_milli: 0,
             mem_mib: 0,
+            any_of_types: 0,
         });
     }
     p

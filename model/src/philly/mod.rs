@@ -332,6 +332,7 @@ fn build(
             native_row: i as u32,
             cpu_milli: 0,
             mem_mib: 0,
+            any_of_types: 0,
         });
     }
     tally.notes(report);

@@ -216,6 +216,7 @@ fn jobs(read: &Read, folded: &[fold::Folded], opts: &LoadOptions) -> Built {
             native_row: k as u32,
             cpu_milli: 0,
             mem_mib: 0,
+            any_of_types: 0,
         });
     }
     b

@@ -268,6 +268,7 @@ impl Build {
             native_row: row,
             cpu_milli: 0,
             mem_mib: 0,
+            any_of_types: 0,
         });
     }
 }

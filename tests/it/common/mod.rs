@@ -56,6 +56,7 @@ pub fn tiny(machines: &[u32], jobs: &[(i64, i64, u32)]) -> Arc<Trace> {
             native_row: i as u32,
             cpu_milli: 0,
             mem_mib: 0,
+            any_of_types: 0,
         })
         .collect();
     Arc::new(Trace {
