@@ -534,6 +534,7 @@ mod records;
 
 #[path = "cluster_sharing.rs"]
 mod sharing;
+pub(crate) use sharing::How;
 
 #[cfg(test)]
 #[path = "cluster_tests.rs"]

@@ -9,6 +9,40 @@ use crate::shape_classes::Asks;
 use crate::sharing::{Ask, SharingRule};
 use tracetui_model::{Demand, Rng};
 
+/// How the one machine of a job is chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum How {
+    /// By a GPU-sharing rule's score.
+    Sharing(SharingRule),
+    /// As `consolidate` and `pack` choose, among the machines with the
+    /// CPU and memory too: a share on the partly used GPU with the least
+    /// room that fits, else the machine with the fewest idle GPUs that fit.
+    Tightest,
+    /// As `spread` chooses: the machine with the most idle GPUs.
+    Roomiest,
+}
+
+/// A machine's score under `Tightest` and `Roomiest`.
+fn classic(how: How, n: &crate::sharing::Node, a: &Ask) -> i32 {
+    let idle = n.fitting(1000) as i32;
+    match how {
+        How::Roomiest => idle,
+        _ if a.is_share() => {
+            let partial = n
+                .free
+                .iter()
+                .map(|&l| l as u32)
+                .filter(|&l| l < 1000 && l >= a.milli)
+                .min();
+            match partial {
+                Some(room) => 2_000_000 - room as i32,
+                None => 1_000_000 - idle,
+            }
+        }
+        _ => 1_000_000 - idle,
+    }
+}
+
 impl ClusterState {
     /// Builds the ledger from the holders, the first time (false without
     /// the trace to build it from).
@@ -84,12 +118,12 @@ impl ClusterState {
     }
 
     /// Places `demand` (of type filter `f`, asking `asks` of its machine)
-    /// on one machine under `rule`, into `out`: whether it fits now; `None`
+    /// on one machine chosen `how`, into `out`: whether it fits now; `None`
     /// where the demand is not one machine's (several instances, a gang
     /// larger than any machine) or there is no ledger.
-    pub(crate) fn place_shared(
+    pub(crate) fn place_one(
         &mut self,
-        rule: SharingRule,
+        how: How,
         demand: &Demand,
         f: TypeFilter,
         asks: Asks,
@@ -107,7 +141,7 @@ impl ClusterState {
             models: f.types(64).into(),
             kind: 0,
         };
-        let chosen = self.choose_shared(rule, &a)?;
+        let chosen = self.choose_one(how, &a)?;
         let Some((m, gpu)) = chosen else {
             return Some(false);
         };
@@ -125,13 +159,9 @@ impl ClusterState {
         Some(true)
     }
 
-    /// The machine (and share GPU) `a` goes to under `rule`: `Some(None)`
+    /// The machine (and share GPU) `a` goes to, chosen `how`: `Some(None)`
     /// where it fits none.
-    fn choose_shared(
-        &mut self,
-        rule: SharingRule,
-        a: &Ask,
-    ) -> Option<Option<(usize, Option<u16>)>> {
+    fn choose_one(&mut self, how: How, a: &Ask) -> Option<Option<(usize, Option<u16>)>> {
         let typical = self.inputs.as_deref()?.typical();
         let l = self.ledger.as_deref_mut()?;
         let offered = |m: usize| self.machines[m].indexed;
@@ -141,7 +171,7 @@ impl ClusterState {
         if fits.is_empty() {
             return Some(None);
         }
-        if rule == SharingRule::Random {
+        if how == How::Sharing(SharingRule::Random) {
             l.draws += 1;
             let mut rng = Rng::new(l.draws);
             let m = fits[rng.below(fits.len() as u64) as usize];
@@ -156,7 +186,13 @@ impl ClusterState {
         let mut scratch = Vec::new();
         let mut best: Option<(i32, usize, Option<u16>)> = None;
         for m in fits {
-            let s = rule.score(&l.nodes[m], a, typical, &mut scratch);
+            let s = match how {
+                How::Sharing(rule) => rule.score(&l.nodes[m], a, typical, &mut scratch),
+                _ => crate::sharing::Scored {
+                    score: classic(how, &l.nodes[m], a),
+                    gpu: None,
+                },
+            };
             if best.is_none_or(|(b, _, _)| s.score > b) {
                 best = Some((s.score, m, s.gpu));
             }

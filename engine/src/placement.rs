@@ -1,6 +1,7 @@
 //! Where a job's GPUs go: the placement rules, as pure queries over the
 //! cluster's free-capacity indices.
 
+use super::cluster::How;
 use super::cluster::{ClusterState, Grant, TypeFilter};
 use super::shape_classes::Asks;
 use super::sharing::SharingRule;
@@ -136,11 +137,22 @@ pub(crate) fn place_into(
 ) -> bool {
     out.clear();
     let mut rule = rule;
-    if let Some(r) = rule.sharing() {
-        match state.place_shared(r, demand, filter, asks, out) {
+    // A sharing rule, or a job that asks CPU or memory of its machine: one
+    // machine with all of it free, chosen as the rule chooses.
+    let how = match rule.sharing() {
+        Some(r) => Some(How::Sharing(r)),
+        None if asks != Asks::default() => Some(match rule {
+            Placement::Spread => How::Roomiest,
+            _ => How::Tightest,
+        }),
+        None => None,
+    };
+    if let Some(how) = how {
+        match state.place_one(how, demand, filter, asks, out) {
             Some(fits) => return fits,
             // Not one machine's demand: placed as consolidate places it.
-            None => rule = Placement::Consolidate,
+            None if rule.sharing().is_some() => rule = Placement::Consolidate,
+            None => {}
         }
     }
     match demand {
