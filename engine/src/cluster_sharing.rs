@@ -92,6 +92,15 @@ impl ClusterState {
         Some(f)
     }
 
+    /// Fragmentation (% of the GPUs) and free GPUs now, from the ledger's
+    /// running sum, once it is built.
+    pub(crate) fn frag_now(&self) -> Option<(f64, f64)> {
+        let l = self.ledger.as_deref()?;
+        let cap = self.gpu_count() as f64 * 1000.0;
+        let free = cap - self.allocated_milli() as f64;
+        Some((100.0 * l.frag_total / cap.max(1.0), free.max(0.0) / 1000.0))
+    }
+
     /// Keeps the ledger (if built) in step: `job` took (`sign` 1) or gave
     /// back (−1) `grants`.
     pub(super) fn note_ledger(&mut self, job: u32, grants: &[Grant], sign: i64) {

@@ -94,6 +94,8 @@ pub(crate) struct Ledger {
     mem_used: Vec<i64>,
     /// Draws made by `random` so far (its choices are seeded by the count).
     pub(crate) draws: u64,
+    /// Every node's fragmentation summed, kept as they change (milli-GPUs).
+    pub(crate) frag_total: f64,
 }
 
 /// A machine as the ledger holds it: unsaid CPU and memory unbounded.
@@ -119,7 +121,15 @@ impl Ledger {
             cpu_used: vec![0; machines.len()],
             mem_used: vec![0; machines.len()],
             draws: 0,
+            frag_total: 0.0,
         }
+        .summed()
+    }
+
+    /// With `frag_total` summed afresh.
+    fn summed(mut self) -> Ledger {
+        self.frag_total = self.nodes.iter().map(|n| n.frag).sum();
+        self
     }
 
     /// Machine `m`'s GPUs now have `used` milli in use each; `ask` (a
@@ -157,7 +167,9 @@ impl Ledger {
             n.mem_left =
                 (self.mem_cap[m] as i64 - self.mem_used[m]).clamp(0, u32::MAX as i64) as u32;
         }
+        let before = n.frag;
         n.frag = node_frag(typical, n.model, n.cpu_left, &n.free);
+        self.frag_total += n.frag - before;
         n.version += 1;
     }
 }

@@ -15,6 +15,7 @@ mod energy;
 mod engine;
 mod error;
 mod estimate;
+mod frag_tally;
 mod free_index;
 mod holders;
 pub(crate) mod job;
@@ -67,6 +68,7 @@ pub use estimate::Estimate;
 pub use tuning::{FairBy, Thresholds, Tuning, Warn, DEFAULT_POLICY_TIMEOUT};
 
 // Metrics: a run's report and its distributions.
+pub use frag_tally::{FragTally, Fragmented};
 pub use metrics::{percentile_sorted, Dists, Report, Summary, Tally};
 
 // Schedules: policy switches at trace times.

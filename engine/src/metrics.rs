@@ -121,6 +121,8 @@ pub struct Tally {
     pub done_jct_sum: i128,
     /// The submit times of the jobs the policy dropped (their waits go on).
     pub dropped_submits: Vec<Secs>,
+    /// The cluster's fragmentation over time, where it is measured.
+    pub frag: Option<super::frag_tally::FragTally>,
 }
 
 impl Tally {
@@ -286,6 +288,11 @@ pub struct Report {
     /// Mean power over the makespan, W: energy drawn ÷ makespan.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub avg_power_w: Option<f64>,
+    /// The cluster's fragmentation against the trace's typical pods (FGD's
+    /// measure), where it is measured: a trace of pods (openb), or a
+    /// sharing placement's run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fragmentation: Option<super::frag_tally::Fragmented>,
     /// The longest the queue got (tables only; not part of the JSON contract).
     #[serde(skip)]
     pub peak_queue: u64,

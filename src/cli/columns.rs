@@ -219,6 +219,21 @@ pub(crate) const COLUMNS: &[Column] = &[
         value: |r| num(r.deadline_admitted),
     },
     Column {
+        name: "fragmentation_mean",
+        when: Some(|r| r.fragmentation.is_some()),
+        value: |r| num(r.fragmentation.map(|f| f.mean_pct)),
+    },
+    Column {
+        name: "fragmentation_max",
+        when: Some(|r| r.fragmentation.is_some()),
+        value: |r| num(r.fragmentation.map(|f| f.max_pct)),
+    },
+    Column {
+        name: "unallocated_gpus_mean",
+        when: Some(|r| r.fragmentation.is_some()),
+        value: |r| num(r.fragmentation.map(|f| f.unallocated_gpus_mean)),
+    },
+    Column {
         name: "jobs_across_types",
         when: Some(|r| r.jobs_across_types.is_some()),
         value: |r| r.jobs_across_types.map(count).unwrap_or_default(),
@@ -324,6 +339,7 @@ mod tests {
             deadline_admitted: None,
             energy_kwh: None,
             avg_power_w: None,
+            fragmentation: None,
             failed: None,
         }
     }

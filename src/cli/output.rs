@@ -64,6 +64,13 @@ pub(super) fn table_one(r: &Report, describe: &str) -> String {
             .map_or("-".into(), |m| format!("{m} s ({})", human_secs(m as f64)))
     );
     let _ = writeln!(o, "GPU util  {}", util(r));
+    if let Some(f) = r.fragmentation {
+        let _ = writeln!(
+            o,
+            "frag      {:.2} % of GPUs on average, {:.2} % at most; {:.1} GPUs unallocated on average",
+            f.mean_pct, f.max_pct, f.unallocated_gpus_mean
+        );
+    }
     let _ = writeln!(o, "peak queue {} jobs", r.peak_queue);
     if r.preemptions > 0 {
         let _ = writeln!(o, "preempted {} times", r.preemptions);
@@ -99,10 +106,13 @@ pub(super) fn table_one(r: &Report, describe: &str) -> String {
     let _ = writeln!(
         o,
         "rules: {}",
-        rules(
-            r.speed_model,
-            r.estimate.as_deref(),
-            r.jobs_across_types.unwrap_or(0)
+        with_frag(
+            rules(
+                r.speed_model,
+                r.estimate.as_deref(),
+                r.jobs_across_types.unwrap_or(0)
+            ),
+            r.fragmentation.is_some()
         )
     );
     o
@@ -129,6 +139,15 @@ fn jobs_lines(o: &mut String, r: &Report) {
             if r.jobs_cut_short == 1 { "" } else { "s" }
         );
     }
+}
+
+/// `rules`, with what fragmentation means where a run measured it.
+fn with_frag(rules: String, frag: bool) -> String {
+    if !frag {
+        return rules;
+    }
+    rules
+        + "; frag = FGD's fragmentation: free GPU milli the trace's typical pods (its commonest requests, 95 % of its pods) cannot use, % of the cluster's GPUs, time-weighted from the first instant; unallocated GPUs likewise"
 }
 
 /// The rules: what run times the policies that order by them are told
@@ -176,6 +195,7 @@ struct Extra {
     unfinished: bool,
     dropped: bool,
     cut_short: bool,
+    frag: bool,
 }
 
 impl Extra {
@@ -186,6 +206,7 @@ impl Extra {
             unfinished: rs.iter().any(|r| r.jobs_unfinished > 0),
             dropped: rs.iter().any(|r| r.jobs_dropped > 0),
             cut_short: rs.iter().any(|r| r.jobs_cut_short > 0),
+            frag: rs.iter().any(|r| r.fragmentation.is_some()),
         }
     }
 }
@@ -201,7 +222,7 @@ fn extra(on: bool, width: usize, text: impl std::fmt::Display) -> String {
 
 fn many_header(w: usize, x: &Extra) -> String {
     format!(
-        "{:<w$}{:>8}{:>5}{:>10}{:>8}{:>10}{:>10}{:>10}{:>10}{:>10}{:>9}{:>7}{:>7}{:>8}{}{}{}{}{}\n",
+        "{:<w$}{:>8}{:>5}{:>10}{:>8}{:>10}{:>10}{:>10}{:>10}{:>10}{:>9}{:>7}{:>7}{:>8}{}{}{}{}{}{}\n",
         "policy",
         "done",
         "rej",
@@ -221,6 +242,7 @@ fn many_header(w: usize, x: &Extra) -> String {
         extra(x.unfinished, 7, "unfin"),
         extra(x.dropped, 7, "drop"),
         extra(x.cut_short, 7, "cut"),
+        extra(x.frag, 8, "frag %"),
     )
 }
 
@@ -232,7 +254,7 @@ fn many_row(r: &Report, w: usize, x: &Extra) -> String {
         (true, Some(d)) => format!("{:>7.1} %", d * 100.0),
     };
     format!(
-        "{}{:>8}{:>5}{:>10}{:>8}{:>10}{:>10}{:>10}{:>10}{:>10}{:>9}{:>7}{:>7}{:>8}{}{}{}{}{}\n",
+        "{}{:>8}{:>5}{:>10}{:>8}{:>10}{:>10}{:>10}{:>10}{:>10}{:>9}{:>7}{:>7}{:>8}{}{}{}{}{}{}\n",
         // Padded by the columns it takes (a wide character takes two).
         crate::text::fit_padded(&r.policy, w),
         r.jobs_done,
@@ -253,6 +275,12 @@ fn many_row(r: &Report, w: usize, x: &Extra) -> String {
         extra(x.unfinished, 7, r.jobs_unfinished),
         extra(x.dropped, 7, r.jobs_dropped),
         extra(x.cut_short, 7, r.jobs_cut_short),
+        extra(
+            x.frag,
+            8,
+            r.fragmentation
+                .map_or("-".into(), |f| format!("{:.2}", f.mean_pct))
+        ),
     )
 }
 
@@ -290,10 +318,13 @@ fn many_footer(o: &mut String, rs: &[Report]) {
     let _ = writeln!(
         o,
         "rules: {}",
-        rules(
-            rs.iter().any(|r| r.speed_model),
-            rs.iter().find_map(|r| r.estimate.as_deref()),
-            rs.iter().filter_map(|r| r.jobs_across_types).sum()
+        with_frag(
+            rules(
+                rs.iter().any(|r| r.speed_model),
+                rs.iter().find_map(|r| r.estimate.as_deref()),
+                rs.iter().filter_map(|r| r.jobs_across_types).sum()
+            ),
+            rs.iter().any(|r| r.fragmentation.is_some())
         )
     );
 }

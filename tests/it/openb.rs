@@ -223,3 +223,55 @@ fn inflate_refuses_bad_arguments_and_outputs_over_its_inputs() {
     );
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn every_output_of_a_replay_of_pods_says_its_fragmentation() {
+    let json = |args: &[&str]| -> serde_json::Value {
+        let o = tracetui(args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_str(&stdout(&o)).unwrap()
+    };
+    let r = json(&[
+        "sim",
+        "openb",
+        FIXTURE,
+        "--placement",
+        "fgd",
+        "--format",
+        "json",
+    ]);
+    let f = &r["fragmentation"];
+    let (mean, max) = (
+        f["mean_pct"].as_f64().unwrap(),
+        f["max_pct"].as_f64().unwrap(),
+    );
+    assert!(mean > 0.0 && mean <= max && max <= 100.0, "{f}");
+    assert!(f["unallocated_gpus_mean"].as_f64().unwrap() <= 13.0, "{f}");
+    let o = tracetui(&["sim", "openb", FIXTURE]);
+    assert!(
+        stdout(&o).contains("frag      ") && stdout(&o).contains("frag = FGD's fragmentation"),
+        "{}",
+        stdout(&o)
+    );
+    let o = tracetui(&[
+        "compare",
+        "openb",
+        FIXTURE,
+        "--policies",
+        "fifo,sjf",
+        "--format",
+        "csv",
+    ]);
+    let head = stdout(&o).lines().next().unwrap_or("").to_string();
+    assert!(
+        head.contains("fragmentation_mean,fragmentation_max,unallocated_gpus_mean"),
+        "{head}"
+    );
+    let o = tracetui(&["compare", "openb", FIXTURE, "--policies", "fifo,sjf"]);
+    assert!(stdout(&o).contains("frag %"), "{}", stdout(&o));
+    // A trace of jobs, not pods, says nothing of it.
+    let r = json(&["sim", "itp", "sample-traces/itp/sample.csv", "--format", "json"]);
+    assert!(r.get("fragmentation").is_none(), "{r}");
+    let o = tracetui(&["compare", "itp", "sample-traces/itp/sample.csv", "--format", "csv"]);
+    assert!(!stdout(&o).contains("fragmentation"));
+}

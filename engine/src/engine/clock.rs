@@ -100,6 +100,7 @@ impl Engine {
         }
         if self.asking.is_none() {
             self.tally.peak_queue = self.tally.peak_queue.max(self.queue.len() as u64);
+            self.note_frag();
         }
     }
 
@@ -134,6 +135,17 @@ impl Engine {
         }
         if self.asking.is_none() {
             self.tally.peak_queue = self.tally.peak_queue.max(self.queue.len() as u64);
+            self.note_frag();
+        }
+    }
+}
+
+impl Engine {
+    /// The cluster's fragmentation after this instant, where it is measured.
+    #[inline]
+    fn note_frag(&mut self) {
+        if let Some((pct, free)) = self.cluster.frag_now() {
+            self.tally.note_frag(self.now, pct, free);
         }
     }
 }

@@ -255,6 +255,7 @@ impl Engine {
                 .joules()
                 .zip(makespan.filter(|&m| m > 0))
                 .map(|(j, m)| j / m as f64),
+            fragmentation: self.tally.fragmented(),
         }
     }
 }
