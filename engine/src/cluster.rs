@@ -18,50 +18,8 @@ pub struct Grant {
     pub milli: u16,
 }
 
-/// Which GPU types a job may use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum TypeFilter {
-    /// Any type the cluster has.
-    Any,
-    /// Only this one (an index into the cluster's GPU types).
-    Only(TypeId),
-    /// Any of these, as bits (bit t: type t; openb's `gpu_spec` of several
-    /// models).
-    Among(u64),
-}
-
-impl TypeFilter {
-    /// The filter for a job that asks for GPU type `t` (`None`: any type).
-    pub fn from(t: Option<TypeId>) -> TypeFilter {
-        t.map_or(TypeFilter::Any, TypeFilter::Only)
-    }
-
-    /// The filter for `job`: its one type, any of its several, or any.
-    pub fn of_job(job: &tracetui_model::Job) -> TypeFilter {
-        match (job.gpu_type, job.any_of_types) {
-            (None, 0) => TypeFilter::Any,
-            (None, m) => TypeFilter::Among(m),
-            (Some(t), _) => TypeFilter::Only(t),
-        }
-    }
-
-    /// The types it allows among the first `n` (none for `Any`: all).
-    pub fn types(self, n: usize) -> Vec<TypeId> {
-        match self {
-            TypeFilter::Any => Vec::new(),
-            f => (0..n as TypeId).filter(|&t| f.allows(t)).collect(),
-        }
-    }
-
-    /// Whether a job may use GPUs of type `t`.
-    pub fn allows(self, t: TypeId) -> bool {
-        match self {
-            TypeFilter::Any => true,
-            TypeFilter::Only(x) => x == t,
-            TypeFilter::Among(m) => t < 64 && m >> t & 1 == 1,
-        }
-    }
-}
+use super::type_filter::Allowed;
+pub use super::type_filter::TypeFilter;
 
 #[derive(Debug, Clone)]
 struct MachineState {
@@ -199,7 +157,7 @@ impl ClusterState {
     }
 
     /// The indexes of the GPU types `f` allows.
-    fn allowed(&self, f: TypeFilter) -> Allowed<'_> {
+    fn allowed(&self, f: TypeFilter) -> Allowed<'_, TypeIndex> {
         match f {
             TypeFilter::Any => Allowed::All(self.types.iter()),
             TypeFilter::Only(t) => Allowed::All(
@@ -497,28 +455,6 @@ impl ClusterState {
         }
         if partly_used(after) {
             t.partial.insert(key(after));
-        }
-    }
-}
-
-/// The indexes of the types a filter allows: a run of them, or those of a
-/// set of bits.
-#[derive(Clone)]
-enum Allowed<'a> {
-    All(std::slice::Iter<'a, TypeIndex>),
-    Bits(std::iter::Enumerate<std::slice::Iter<'a, TypeIndex>>, u64),
-}
-
-impl<'a> Iterator for Allowed<'a> {
-    type Item = &'a TypeIndex;
-
-    #[inline]
-    fn next(&mut self) -> Option<&'a TypeIndex> {
-        match self {
-            Allowed::All(i) => i.next(),
-            Allowed::Bits(i, m) => i
-                .find(|(t, _)| *t < 64 && *m >> *t & 1 == 1)
-                .map(|(_, x)| x),
         }
     }
 }

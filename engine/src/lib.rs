@@ -40,6 +40,7 @@ mod summarise;
 mod summed_bits;
 pub(crate) mod switch;
 mod tuning;
+mod type_filter;
 mod view;
 pub(crate) mod waits;
 pub(crate) mod walk;

@@ -24,6 +24,7 @@ mod clock;
 mod cluster_spec;
 mod detail;
 mod energy;
+mod excluded;
 #[cfg(test)]
 mod fast_check;
 pub(crate) mod fields;

@@ -244,9 +244,8 @@ pub struct Job {
     /// The GPU type it must run on (PAI's `gpu_type_spec`), an index into
     /// `Cluster::gpu_types`; none: any type (or those of `any_of_types`).
     pub gpu_type: Option<TypeId>,
-    /// The GPU types it may run on when they are several (openb's
-    /// `gpu_spec`), as bits: bit t for type t (types past 63 not held);
-    /// 0: `gpu_type` says.
+    /// Several GPU types it may run on (openb's `gpu_spec`): bit t, type t
+    /// (past 63 not held); 0: `gpu_type` says.
     pub any_of_types: u64,
     /// How it ended, as the trace records it.
     pub status: JobStatus,
@@ -360,49 +359,7 @@ pub enum Zone {
     Fixed(i32),
 }
 
-/// Jobs of the trace left out of the replay, with the reason.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Excluded {
-    /// Why they are left out, in a few words for the report
-    /// (`CPU jobs (gpu_num 0)`).
-    pub reason: String,
-    /// How many jobs.
-    pub jobs: u64,
-    /// Whether they ask for GPUs (counted among the trace's GPU jobs).
-    pub gpu: bool,
-}
-
-impl Excluded {
-    /// Each of `reasons` (its words, whether its jobs ask for GPUs) with
-    /// its count in `counts`, those that left any out.
-    pub(crate) fn counted(reasons: &[(&str, bool)], counts: &[u64]) -> Vec<Excluded> {
-        reasons
-            .iter()
-            .zip(counts)
-            .flat_map(|(&(why, gpu), &n)| Excluded::new(why, n, gpu))
-            .collect()
-    }
-
-    /// `; left out, REASON: N` for each of `list`, for a load's note.
-    pub(crate) fn words(list: &[Excluded]) -> String {
-        list.iter()
-            .map(|e| format!("; left out, {}: {}", e.reason, e.jobs))
-            .collect()
-    }
-
-    /// `jobs` jobs left out for `reason`, as a list to extend; empty when there
-    /// are none.
-    pub fn new(reason: &str, jobs: u64, gpu: bool) -> Vec<Excluded> {
-        if jobs == 0 {
-            return Vec::new();
-        }
-        vec![Excluded {
-            reason: reason.to_string(),
-            jobs,
-            gpu,
-        }]
-    }
-}
+pub use super::excluded::Excluded;
 
 /// A loaded trace: the cluster, the jobs in trace order, and where it came
 /// from.

@@ -270,8 +270,20 @@ fn every_output_of_a_replay_of_pods_says_its_fragmentation() {
     let o = tracetui(&["compare", "openb", FIXTURE, "--policies", "fifo,sjf"]);
     assert!(stdout(&o).contains("frag %"), "{}", stdout(&o));
     // A trace of jobs, not pods, says nothing of it.
-    let r = json(&["sim", "itp", "sample-traces/itp/sample.csv", "--format", "json"]);
+    let r = json(&[
+        "sim",
+        "itp",
+        "sample-traces/itp/sample.csv",
+        "--format",
+        "json",
+    ]);
     assert!(r.get("fragmentation").is_none(), "{r}");
-    let o = tracetui(&["compare", "itp", "sample-traces/itp/sample.csv", "--format", "csv"]);
+    let o = tracetui(&[
+        "compare",
+        "itp",
+        "sample-traces/itp/sample.csv",
+        "--format",
+        "csv",
+    ]);
     assert!(!stdout(&o).contains("fragmentation"));
 }
