@@ -50,6 +50,8 @@ pub struct ClusterState {
     /// The machines as the sharing placements read them, from the first
     /// time one runs.
     ledger: Option<Box<super::ledger::Ledger>>,
+    /// How the last sharing placement ranked the machines.
+    ranking: Option<Box<super::sharing::Ranking>>,
 }
 
 impl ClusterState {
@@ -90,6 +92,7 @@ impl ClusterState {
             allocated_milli: 0,
             inputs: None,
             ledger: None,
+            ranking: None,
         }
     }
 

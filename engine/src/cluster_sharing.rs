@@ -22,6 +22,16 @@ pub(crate) enum How {
     Roomiest,
 }
 
+/// Keeps `ranked` the best `RANKED` (machine, score), best first, the
+/// earlier machine among equals (machines come in order).
+fn keep_best(ranked: &mut Vec<(u32, i32)>, x: (u32, i32)) {
+    let at = ranked.partition_point(|&(_, s)| s >= x.1);
+    if at < crate::sharing::RANKED {
+        ranked.insert(at, x);
+        ranked.truncate(crate::sharing::RANKED);
+    }
+}
+
 /// A machine's score under `Tightest` and `Roomiest`.
 fn classic(how: How, n: &crate::sharing::Node, a: &Ask) -> i32 {
     let idle = n.fitting(1000) as i32;
@@ -92,6 +102,11 @@ impl ClusterState {
         Some(f)
     }
 
+    /// How the last sharing placement ranked the machines (taken).
+    pub(crate) fn take_ranking(&mut self) -> Option<Box<crate::sharing::Ranking>> {
+        self.ranking.take()
+    }
+
     /// Fragmentation (% of the GPUs) and free GPUs now, from the ledger's
     /// running sum, once it is built.
     pub(crate) fn frag_now(&self) -> Option<(f64, f64)> {
@@ -138,6 +153,7 @@ impl ClusterState {
         asks: Asks,
         out: &mut Vec<Grant>,
     ) -> Option<bool> {
+        self.ranking = None;
         let (gpus, milli) = split(demand)?;
         if gpus > self.max_gpus(TypeFilter::Any) || !self.ensure_ledger() {
             return None;
@@ -194,6 +210,8 @@ impl ClusterState {
         }
         let mut scratch = Vec::new();
         let mut best: Option<(i32, usize, Option<u16>)> = None;
+        let mut ranked: Vec<(u32, i32)> = Vec::new();
+        let fit = fits.len() as u32;
         for m in fits {
             let s = match how {
                 How::Sharing(rule) => rule.score(&l.nodes[m], a, typical, &mut scratch),
@@ -202,9 +220,20 @@ impl ClusterState {
                     gpu: None,
                 },
             };
+            keep_best(&mut ranked, (m as u32, s.score));
             if best.is_none_or(|(b, _, _)| s.score > b) {
                 best = Some((s.score, m, s.gpu));
             }
+        }
+        if let How::Sharing(r) = how {
+            self.ranking = Some(Box::new(crate::sharing::Ranking {
+                rule: crate::placement::Placement::ALL
+                    .into_iter()
+                    .find(|p| p.sharing() == Some(r))
+                    .map_or("", |p| p.name()),
+                fit,
+                best: ranked,
+            }));
         }
         Some(best.map(|(_, m, g)| (m, g)))
     }

@@ -67,6 +67,9 @@ impl App {
         if let Some(m) = self.machines_text(job) {
             line("machines", m);
         }
+        if let Some(w) = self.why_here(job) {
+            line("why here", w);
+        }
         if let Some(u) = self.measured_util(job) {
             line("GPU util", u);
         } else if let Some(i) = self.trace().native.as_ref().and_then(|n| n.indexing()) {
@@ -88,6 +91,38 @@ impl App {
             line(label, text);
         }
         out
+    }
+
+    /// Why a sharing placement put `job` where it did: its score there
+    /// against the next best machines', of how many it fitted.
+    fn why_here(&self, job: u32) -> Option<String> {
+        let r = self.engine().ranking(job)?;
+        let name = |m: u32| {
+            self.trace()
+                .cluster
+                .machines
+                .get(m as usize)
+                .map_or_else(|| format!("#{m}"), |x| sanitize(&x.name))
+        };
+        let (&(m0, s0), rest) = r.best.split_first()?;
+        let next: Vec<String> = rest
+            .iter()
+            .map(|&(m, s)| format!("{} {s}", name(m)))
+            .collect();
+        let tie = rest.first().is_some_and(|&(_, s)| s == s0);
+        Some(format!(
+            "{} scored {} {s0}{}{}; {} fitted{}",
+            r.rule,
+            name(m0),
+            if next.is_empty() { "" } else { ", then " },
+            next.join(", "),
+            crate::trace::count(r.fit, "machine"),
+            if tie {
+                " (equal scores: the first machine)"
+            } else {
+                ""
+            }
+        ))
     }
 
     /// What a waiting job waits for; in a live view, why the cluster

@@ -197,3 +197,37 @@ fn a_pod_that_names_several_models_runs_only_on_those_under_every_placement() {
         assert_eq!(on(&e, 1).0, 0, "{p:?}: the T4 pod on the T4");
     }
 }
+
+#[test]
+fn a_pods_card_says_why_the_placement_put_it_there() {
+    // m1 is the fullest that fits p1 (best-fit): p0 holds a GPU there.
+    let t = pods(
+        &[(2, 8), (2, 8), (4, 8)],
+        &[(0, 100, 1, 1000, 1), (1, 100, 1, 500, 1)],
+    );
+    let mut e = Engine::new(t.clone(), Policy::Fifo, Placement::BestFit);
+    e.advance_to(1);
+    let (m0, m1) = (on(&e, 0).0, on(&e, 1).0);
+    let r = e.ranking(1).expect("best-fit ranked the machines");
+    assert_eq!((r.rule, r.fit), ("best-fit", 3));
+    assert_eq!(r.best[0].0, m1, "where it went comes first");
+    assert_eq!(m1, m0, "beside p0, the fullest");
+    assert!(r.best.windows(2).all(|w| w[0].1 >= w[1].1), "{r:?}");
+    let e = Engine::new(t.clone(), Policy::Fifo, Placement::Spread);
+    assert!(e.ranking(0).is_none());
+    let mut app = tracetui::ui::app::App::new(
+        t,
+        Policy::Fifo,
+        Placement::BestFit,
+        "pods".into(),
+        crate::common::ui::themes(),
+        tracetui::ui::keymap::Keymap::defaults(),
+    );
+    app.update(tracetui::ui::app::Action::GoTo(1));
+    let card = app.job_card(1).join("\n");
+    assert!(
+        card.contains(&format!("why here   best-fit scored m{m1} ")),
+        "{card}"
+    );
+    assert!(card.contains("3 machines fitted"), "{card}");
+}

@@ -197,7 +197,14 @@ pub struct Engine {
     applied: usize,
     /// What the books' last hook did (kept empty between hooks, its room reused).
     acts: crate::view::ActList,
+    /// How a sharing placement ranked the machines for each job it placed
+    /// (the first `MAX_RANKINGS`).
+    rankings: FxHashMap<u32, Box<crate::sharing::Ranking>>,
 }
+
+/// Jobs whose placement's ranking is kept: the card of each says why it
+/// went where it went; past these, none more is kept.
+const MAX_RANKINGS: usize = 200_000;
 
 /// The events an engine tells of (a replay shows them in its log), kept
 /// only when asked for: a headless run keeps none.
@@ -290,6 +297,7 @@ impl Engine {
             asking: None,
             applied: 0,
             acts: crate::view::ActList::default(),
+            rankings: FxHashMap::default(),
         };
         e.enter_policy();
         e.rebuild_queue();
@@ -316,6 +324,13 @@ impl Engine {
     /// Runs `job`, out of the queue already, on `grants`.
     fn launch(&mut self, job: u32, grants: &[Grant]) {
         self.cluster.acquire(job, grants);
+        // The ranking of the placement that chose these grants, if one did.
+        if let Some(r) = self.cluster.take_ranking() {
+            let here = grants.first().map(|g| g.machine);
+            if r.best.first().map(|b| b.0) == here && self.rankings.len() < MAX_RANKINGS {
+                self.rankings.insert(job, r);
+            }
+        }
         let j = &self.trace.jobs[job as usize];
         let (submit, no_deadline) = (j.submit, j.deadline.get().is_none());
         let runtime = self.time_left_on(job, Some(grants));

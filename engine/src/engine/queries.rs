@@ -56,6 +56,12 @@ impl Engine {
         &self.cluster
     }
 
+    /// How a sharing placement ranked the machines when it placed `job`
+    /// (where it went first), if one did.
+    pub fn ranking(&self, job: u32) -> Option<&crate::sharing::Ranking> {
+        self.rankings.get(&job).map(|r| &**r)
+    }
+
     /// Where `job` (its index in the trace) is in its life, and its
     /// current (or last) run; panics past the trace's end.
     pub fn job_state(&self, job: u32) -> JobState {

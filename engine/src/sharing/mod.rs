@@ -16,7 +16,7 @@ pub use bins::{discrete, round2, Discrete, BINS};
 pub use frag::{node_frag, Fragmentation};
 pub use inflate::{inflate, Attempt, Inflation, Setup};
 pub use node::{Ask, Node};
-pub use rules::{Scored, SharingRule};
+pub use rules::{Ranking, Scored, SharingRule, RANKED};
 pub use typical::{typical_pods, Typical};
 
 #[cfg(test)]

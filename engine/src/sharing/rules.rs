@@ -33,6 +33,22 @@ pub enum SharingRule {
     Fgd,
 }
 
+/// Why a job went where it went under a sharing placement: the rule, the
+/// machines it fitted, and the best of them with their scores (the first
+/// is where it went).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ranking {
+    /// The placement's name.
+    pub rule: &'static str,
+    /// Machines it fitted.
+    pub fit: u32,
+    /// The best few (machine, score), best first, ties by machine order.
+    pub best: Vec<(u32, i32)>,
+}
+
+/// Machines a `Ranking` keeps.
+pub const RANKED: usize = 5;
+
 /// A node's score for a pod, and the GPU a share would take there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Scored {
