@@ -38,6 +38,23 @@ impl Pod {
         self.gpus as u64 * self.milli as u64
     }
 
+    /// The one GPU model it must run on, where it names one.
+    pub fn one_type(&self) -> Option<TypeId> {
+        (self.models.len() == 1).then(|| self.models[0])
+    }
+
+    /// The models it may run on as bits (bit t: type t, past 63 not held)
+    /// where it names several (`Job::any_of_types`); 0 otherwise.
+    pub fn type_bits(&self) -> u64 {
+        if self.models.len() < 2 {
+            return 0;
+        }
+        self.models
+            .iter()
+            .filter(|&&t| t < 64)
+            .fold(0, |m, &t| m | 1 << t)
+    }
+
     /// Whether it may run on GPUs of model `t`.
     pub fn allows(&self, t: TypeId) -> bool {
         self.models.is_empty() || self.models.contains(&t)

@@ -6,7 +6,8 @@
 //! seconds apart, the group again `repeat` times `period` apart), or
 //! `[elastic]` jobs from a throughput table, or `trace = "itp:FILE"` (from
 //! the lesson file's folder), or `[gen]` (`gen itp`'s jobs for a seed at an
-//! offered `load`). Times are seconds or durations (`40m`, `2h`). Unknown
+//! offered `load`), or `[inflate]` (FGD's arrival-only run of an openb
+//! trace, in time: `inflated.rs`). Times are seconds or durations (`40m`, `2h`). Unknown
 //! keys are refused, by name and line.
 
 use super::{Captions, Elastic, Jobs, Lesson};
@@ -103,6 +104,24 @@ struct LessonFile {
     elastic: Option<ElasticFile>,
     trace: Option<Spanned<String>>,
     gen: Option<Spanned<GenFile>>,
+    inflate: Option<Spanned<InflateFile>>,
+}
+
+/// FGD's arrival-only run of a trace of pods, in time: `trace` (openb),
+/// the shuffle's `seed`, `tune` × the GPUs to arrive, one pod `every`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct InflateFile {
+    trace: String,
+    #[serde(default)]
+    seed: u64,
+    #[serde(default = "one_f")]
+    tune: f64,
+    every: Option<Time>,
+}
+
+fn one_f() -> f64 {
+    1.0
 }
 
 fn consolidate() -> Spanned<String> {
@@ -201,10 +220,12 @@ pub(super) fn parse(text: &str, dir: &Path) -> Result<Lesson, Bad> {
         f.elastic.is_some(),
         f.trace.is_some(),
         f.gen.is_some(),
+        f.inflate.is_some(),
     ];
     if sources.iter().filter(|s| **s).count() != 1 {
         return Err(
-            "give the jobs one way: [[jobs]], [elastic], trace = \"itp:FILE\" or [gen]".into(),
+            "give the jobs one way: [[jobs]], [elastic], trace = \"itp:FILE\", [gen] or [inflate]"
+                .into(),
         );
     }
     // Bounds a lesson stays within (memory grows with each).
@@ -236,17 +257,11 @@ pub(super) fn parse(text: &str, dir: &Path) -> Result<Lesson, Bad> {
             jobs,
         })
     } else if let Some(t) = f.trace {
-        let bad = |e: Bad| at(t.span(), e);
-        let (format, file) = t
-            .get_ref()
-            .split_once(':')
-            .ok_or_else(|| bad("trace: FORMAT:FILE, e.g. itp:jobs.csv".into()))?;
-        let format = Format::find(format).ok_or_else(|| {
-            bad(format!("trace: no format '{}'", crate::text::sanitize(format)).into())
-        })?;
-        Jobs::Trace(format, dir.join(file))
+        trace_file(&t, text, dir)?
     } else if let Some(g) = f.gen {
         gen(g.into_inner(), text)?
+    } else if let Some(i) = f.inflate {
+        inflate(i, text, dir)?
     } else {
         Jobs::Rigid(groups(&f.jobs, text)?)
     };
@@ -282,6 +297,52 @@ fn gen(g: GenFile, text: &str) -> Result<Jobs, Bad> {
         jobs: g.jobs.into_inner(),
         seed: g.seed,
         load,
+    })
+}
+
+/// A `trace = "FORMAT:FILE"`'s jobs, the file from the lesson's folder.
+fn trace_file(t: &Spanned<String>, text: &str, dir: &Path) -> Result<Jobs, Bad> {
+    let bad = |e: Bad| at(text, t.span(), e);
+    let (format, file) = t
+        .get_ref()
+        .split_once(':')
+        .ok_or_else(|| bad("trace: FORMAT:FILE, e.g. itp:jobs.csv".into()))?;
+    let format = Format::find(format).ok_or_else(|| {
+        bad(format!("trace: no format '{}'", crate::text::sanitize(format)).into())
+    })?;
+    Ok(Jobs::Trace(format, dir.join(file)))
+}
+
+/// An `[inflate]`'s run: a trace of pods, a tune from above 0 to 2, one
+/// pod a second at least.
+fn inflate(i: Spanned<InflateFile>, text: &str, dir: &Path) -> Result<Jobs, Bad> {
+    let here = |e: String| at(text, i.span(), e.into());
+    let f = i.get_ref();
+    let (format, file) = f.trace.split_once(':').ok_or_else(|| {
+        here("[inflate] trace: FORMAT:FILE, e.g. openb:openb_pod_list_default.csv".into())
+    })?;
+    let format = Format::find(format).ok_or_else(|| {
+        here(format!(
+            "[inflate] trace: no format '{}'",
+            crate::text::sanitize(format)
+        ))
+    })?;
+    if !(f.tune > 0.0 && f.tune <= 2.0) {
+        return Err(here(format!(
+            "[inflate] tune = {}: above 0, at most 2",
+            f.tune
+        )));
+    }
+    let every = f.every.map_or(1, |t| t.0);
+    if !(1..=86_400).contains(&every) {
+        return Err(here(format!("[inflate] every = {every} s: 1 s to a day")));
+    }
+    Ok(Jobs::Inflate {
+        format,
+        path: dir.join(file),
+        seed: f.seed,
+        tune: f.tune,
+        every,
     })
 }
 

@@ -5,6 +5,7 @@
 //! and a lecturer's own read the same way.
 
 mod file;
+mod inflated;
 
 use crate::sim::Placement;
 use crate::trace::{
@@ -55,6 +56,14 @@ enum Jobs {
     Trace(Format, PathBuf),
     /// `gen itp`'s jobs for a seed, at an offered load on the lesson's GPUs.
     Gen { jobs: u64, seed: u64, load: f64 },
+    /// FGD's arrival-only run of a trace of pods, in time (`inflated.rs`).
+    Inflate {
+        format: Format,
+        path: PathBuf,
+        seed: u64,
+        tune: f64,
+        every: Secs,
+    },
 }
 
 /// An elastic lesson's model, its table (ElasticFlow's layout) and jobs:
@@ -118,6 +127,13 @@ impl Lesson {
         match &self.jobs {
             Jobs::Rigid(jobs) => itp.load_text(rigid_csv(jobs.clone()).as_bytes(), &label, &opts),
             Jobs::Trace(format, path) => format.load(path, &opts),
+            Jobs::Inflate {
+                format,
+                path,
+                seed,
+                tune,
+                every,
+            } => inflated::inflated(*format, path, *seed, *tune, *every),
             Jobs::Gen { jobs, seed, load } => {
                 let g = crate::gen::itp::GenOptions {
                     jobs: *jobs,

@@ -26,6 +26,8 @@ const TYPICAL_PERCENT: u32 = 95;
 pub struct Setup {
     /// The trace's pods, sorted by name (byte order).
     pub asks: Vec<Ask>,
+    /// Each of `asks`' row in the trace's pods.
+    pub rows: Vec<u32>,
     /// Distinct requests among them (`Ask::kind` < this).
     pub kinds: usize,
     /// The typical pods, from every row of the trace.
@@ -40,8 +42,12 @@ impl Setup {
     /// The runs' common ground for `pods` on `cluster`.
     pub fn new(cluster: &Cluster, pods: &[Pod]) -> Setup {
         let typical = typical_pods(pods, TYPICAL_PERCENT);
-        let mut by_name: Vec<&Pod> = pods.iter().collect();
-        by_name.sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
+        let mut rows: Vec<u32> = (0..pods.len() as u32).collect();
+        rows.sort_by(|&a, &b| {
+            let (a, b) = (&pods[a as usize], &pods[b as usize]);
+            a.name.as_bytes().cmp(b.name.as_bytes())
+        });
+        let by_name: Vec<&Pod> = rows.iter().map(|&r| &pods[r as usize]).collect();
         let mut kinds: std::collections::HashMap<(u32, u32, u32, &[TypeId]), u32> =
             std::collections::HashMap::new();
         let asks = by_name
@@ -64,6 +70,7 @@ impl Setup {
         machines.sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
         Setup {
             asks,
+            rows,
             kinds: kinds.len(),
             nodes: machines.iter().map(|m| Node::new(m, &typical)).collect(),
             gpus: machines.iter().map(|m| m.gpus as u64).sum(),
@@ -239,6 +246,13 @@ impl Placer<'_> {
         }
         best.map(|(_, k, g)| (k, g))
     }
+}
+
+/// The pods of a run seeded with `seed` and tuned to `tune` × the
+/// cluster's GPUs, in arrival order (indices into `Setup::asks`; a clone
+/// repeats its original's), and the clones added (negative: drawn out).
+pub fn arrival_order(s: &Setup, seed: u64, tune: f64) -> (Vec<u32>, i64) {
+    arrivals(s, &mut Rng::new(seed), tune)
 }
 
 /// One run of FGD's experiment under `rule`, seeded with `seed`, tuned to

@@ -230,7 +230,7 @@ fn jobs(rows: &[PodRow], pods: &[Pod], opts: &LoadOptions) -> (Vec<Job>, Vec<Seg
                 .map(|(s, e)| (e - s).max(0))
                 .into(),
             demand,
-            gpu_type: (p.models.len() == 1).then(|| p.models[0]),
+            gpu_type: p.one_type(),
             status: match r.phase {
                 Phase::Succeeded => JobStatus::Completed,
                 Phase::Failed => JobStatus::Failed,
@@ -244,14 +244,7 @@ fn jobs(rows: &[PodRow], pods: &[Pod], opts: &LoadOptions) -> (Vec<Job>, Vec<Seg
             native_row: i as u32,
             cpu_milli: p.cpu_milli,
             mem_mib: p.mem_mib,
-            any_of_types: if p.models.len() > 1 {
-                p.models
-                    .iter()
-                    .filter(|&&t| t < 64)
-                    .fold(0, |m, &t| m | 1 << t)
-            } else {
-                0
-            },
+            any_of_types: p.type_bits(),
         });
     }
     (jobs, segments, left)
