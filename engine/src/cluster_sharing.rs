@@ -227,10 +227,7 @@ impl ClusterState {
         }
         if let How::Sharing(r) = how {
             self.ranking = Some(Box::new(crate::sharing::Ranking {
-                rule: crate::placement::Placement::ALL
-                    .into_iter()
-                    .find(|p| p.sharing() == Some(r))
-                    .map_or("", |p| p.name()),
+                rule: r.name(),
                 fit,
                 best: ranked,
             }));

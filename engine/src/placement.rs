@@ -8,8 +8,7 @@ use super::sharing::SharingRule;
 use tracetui_model::{Demand, Unit, MILLI_PER_GPU};
 
 /// How GPUs are chosen for a job.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Placement {
     /// A job that fits in one machine runs on one machine (best fit); a larger one
     /// takes whole free machines (largest first) plus a best-fit remainder; else it waits.
@@ -19,19 +18,16 @@ pub enum Placement {
     Pack,
     /// A job that fits in one machine goes to the machine with the most free GPUs.
     Spread,
-    /// FGD's GPU-sharing placements (`sharing::SharingRule`): a job on one
-    /// machine, the machine each scores best, CPU and memory respected.
-    Random,
-    /// FGD's DotProd.
-    DotProduct,
-    /// FGD's GpuClustering.
-    GpuClustering,
-    /// FGD's GpuPacking.
-    GpuPacking,
-    /// FGD's BestFit.
-    BestFit,
-    /// FGD's fragmentation gradient descent.
-    Fgd,
+    /// One of FGD's GPU-sharing placements: a job on one machine, the
+    /// machine the rule scores best, CPU and memory respected.
+    Sharing(SharingRule),
+}
+
+/// Written by name (`consolidate`, `fgd`), as `--placement` takes it.
+impl serde::Serialize for Placement {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
 }
 
 impl Placement {
@@ -40,24 +36,19 @@ impl Placement {
         Placement::Consolidate,
         Placement::Pack,
         Placement::Spread,
-        Placement::Random,
-        Placement::DotProduct,
-        Placement::GpuClustering,
-        Placement::GpuPacking,
-        Placement::BestFit,
-        Placement::Fgd,
+        Placement::Sharing(SharingRule::Random),
+        Placement::Sharing(SharingRule::DotProduct),
+        Placement::Sharing(SharingRule::GpuClustering),
+        Placement::Sharing(SharingRule::GpuPacking),
+        Placement::Sharing(SharingRule::BestFit),
+        Placement::Sharing(SharingRule::Fgd),
     ];
 
     /// The GPU-sharing rule it is, if one.
     pub fn sharing(self) -> Option<SharingRule> {
         match self {
-            Placement::Consolidate | Placement::Pack | Placement::Spread => None,
-            Placement::Random => Some(SharingRule::Random),
-            Placement::DotProduct => Some(SharingRule::DotProduct),
-            Placement::GpuClustering => Some(SharingRule::GpuClustering),
-            Placement::GpuPacking => Some(SharingRule::GpuPacking),
-            Placement::BestFit => Some(SharingRule::BestFit),
-            Placement::Fgd => Some(SharingRule::Fgd),
+            Placement::Sharing(r) => Some(r),
+            _ => None,
         }
     }
 
@@ -79,7 +70,7 @@ impl Placement {
             Placement::Spread => {
                 "A job that fits in one machine goes to the machine with the most free GPUs"
             }
-            p => p.sharing().map_or("", SharingRule::about),
+            Placement::Sharing(r) => r.about(),
         }
     }
 
@@ -97,7 +88,7 @@ impl Placement {
             Placement::Consolidate => "consolidate",
             Placement::Pack => "pack",
             Placement::Spread => "spread",
-            p => p.sharing().map_or("", SharingRule::name),
+            Placement::Sharing(r) => r.name(),
         }
     }
 }

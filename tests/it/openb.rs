@@ -7,7 +7,7 @@ use crate::common;
 
 use common::cli::{stderr, stdout, tracetui};
 use std::path::{Path, PathBuf};
-use tracetui::sim::sharing::{node_frag, Setup};
+use tracetui::sim::sharing::{node_frag, Setup, SharingRule};
 
 const FIXTURE: &str = "tests/fixtures/openb/openb_pod_list_default.csv";
 
@@ -328,7 +328,10 @@ fn the_fgd_lesson_fills_the_cluster_and_fgd_fits_more_than_best_fit() {
         e.run_to_end();
         e.cluster().allocated_milli()
     };
-    let (bf, fgd) = (allocated(Placement::BestFit), allocated(Placement::Fgd));
+    let (bf, fgd) = (
+        allocated(Placement::Sharing(SharingRule::BestFit)),
+        allocated(Placement::Sharing(SharingRule::Fgd)),
+    );
     // FGD's paper at 100 % arrived: 93 % allocated under best-fit, 95 % under FGD.
     assert!(fgd > bf, "fgd {fgd} vs best-fit {bf}");
     assert!(bf > 6212 * 1000 * 90 / 100, "{bf}");

@@ -4,66 +4,28 @@
 //! openb fixture end to end.
 
 use std::sync::Arc;
+use tracetui::sim::sharing::SharingRule;
 use tracetui::sim::{Engine, Placement, Policy, Switch};
-use tracetui::trace::{Cluster, Demand, Job, JobStatus, Machine, Symbols, Trace, Unit, Zone};
+use tracetui::trace::{Demand, Trace, Unit};
 
 /// Machines of (GPUs, cores) and pods of (submit, run time, GPUs, milli
-/// each, cores).
+/// each, cores), each pod asking 1 GiB: `common::tiny`'s trace, made pods.
 fn pods(machines: &[(u32, u32)], jobs: &[(i64, i64, u32, u32, u32)]) -> Arc<Trace> {
-    let cluster = Cluster {
-        machines: machines
-            .iter()
-            .enumerate()
-            .map(|(i, &(gpus, cores))| Machine {
-                name: format!("m{i}"),
-                gpu_type: 0,
-                gpus,
-                cpu_milli: cores * 1000,
-                mem_mib: 1 << 16,
-                recorded_only: false,
-            })
-            .collect(),
-        gpu_types: vec!["GPU".into()],
-        origin: "test".into(),
-        ..Cluster::default()
-    };
-    let jobs = jobs
-        .iter()
-        .enumerate()
-        .map(|(i, &(submit, runtime, gpus, milli, cores))| Job {
-            id: format!("p{i}").into(),
-            user: None,
-            group: None,
-            submit,
-            runtime: Some(runtime).into(),
-            demand: Demand::Instances(Box::new([Unit {
-                count: 1,
-                milli: gpus * milli,
-            }])),
-            gpu_type: None,
-            status: JobStatus::Unknown,
-            deadline: None.into(),
-            model: None,
-            segments: 0..0,
-            requested: tracetui::trace::MaybeSecs::NONE,
-            native_row: i as u32,
-            cpu_milli: cores * 1000,
-            mem_mib: 1024,
-            any_of_types: 0,
-        })
-        .collect();
-    Arc::new(Trace {
-        format: "test",
-        source: "test".into(),
-        cluster,
-        jobs,
-        segments: Vec::new(),
-        symbols: Symbols::default(),
-        zone: Zone::Relative,
-        excluded: Vec::new(),
-        native: Default::default(),
-        speeds: None,
-    })
+    let sizes: Vec<u32> = machines.iter().map(|m| m.0).collect();
+    let rigid: Vec<(i64, i64, u32)> = jobs.iter().map(|j| (j.0, j.1, j.2)).collect();
+    let mut t = (*crate::common::tiny(&sizes, &rigid)).clone();
+    for (m, &(_, cores)) in t.cluster.machines.iter_mut().zip(machines) {
+        (m.cpu_milli, m.mem_mib) = (cores * 1000, 1 << 16);
+    }
+    for (j, &(_, _, gpus, milli, cores)) in t.jobs.iter_mut().zip(jobs) {
+        j.id = j.id.replacen('j', "p", 1).into();
+        j.demand = Demand::Instances(Box::new([Unit {
+            count: 1,
+            milli: gpus * milli,
+        }]));
+        (j.cpu_milli, j.mem_mib) = (cores * 1000, 1024);
+    }
+    Arc::new(t)
 }
 
 /// The machine and GPUs job `j` runs on.
@@ -112,7 +74,11 @@ fn shares_go_where_the_rule_says_and_wait_when_no_gpu_has_room() {
             (3, 100, 2, 1000, 1),
         ],
     );
-    let mut e = Engine::new(t.clone(), Policy::Fifo, Placement::BestFit);
+    let mut e = Engine::new(
+        t.clone(),
+        Policy::Fifo,
+        Placement::Sharing(SharingRule::BestFit),
+    );
     e.advance_to(2);
     assert_eq!(on(&e, 0), (0, vec![(0, 600)]));
     assert_eq!(on(&e, 1), (0, vec![(0, 300)]), "the fullest GPU with room");
@@ -136,10 +102,10 @@ fn switching_to_a_sharing_placement_mid_replay_counts_what_already_runs() {
     );
     let mut e = Engine::new(t, Policy::Fifo, Placement::Consolidate);
     e.advance_to(1);
-    e.switch(Switch::Placement(Placement::BestFit));
+    e.switch(Switch::Placement(Placement::Sharing(SharingRule::BestFit)));
     e.advance_to(5);
     assert_eq!(on(&e, 1).0, 1);
-    assert_eq!(e.placement(), Placement::BestFit);
+    assert_eq!(e.placement(), Placement::Sharing(SharingRule::BestFit));
 }
 
 #[test]
@@ -205,7 +171,11 @@ fn a_pods_card_says_why_the_placement_put_it_there() {
         &[(2, 8), (2, 8), (4, 8)],
         &[(0, 100, 1, 1000, 1), (1, 100, 1, 500, 1)],
     );
-    let mut e = Engine::new(t.clone(), Policy::Fifo, Placement::BestFit);
+    let mut e = Engine::new(
+        t.clone(),
+        Policy::Fifo,
+        Placement::Sharing(SharingRule::BestFit),
+    );
     e.advance_to(1);
     let (m0, m1) = (on(&e, 0).0, on(&e, 1).0);
     let r = e.ranking(1).expect("best-fit ranked the machines");
@@ -218,7 +188,7 @@ fn a_pods_card_says_why_the_placement_put_it_there() {
     let mut app = tracetui::ui::app::App::new(
         t,
         Policy::Fifo,
-        Placement::BestFit,
+        Placement::Sharing(SharingRule::BestFit),
         "pods".into(),
         crate::common::ui::themes(),
         tracetui::ui::keymap::Keymap::defaults(),
