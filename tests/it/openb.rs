@@ -184,6 +184,26 @@ fn inflate_writes_fgds_layout_the_same_bytes_every_time() {
     );
     let first: Vec<&str> = alloc.lines().nth(1).unwrap().split(',').collect();
     assert_eq!(first[4], "13", "the fixture's 13 GPUs");
+    // What made them, beside each: the build, the command, the trace hashed.
+    let meta: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("analysis_allo_discrete.csv.meta.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(meta["seeds"], serde_json::json!([1, 2, 3]));
+    assert_eq!(meta["placements"], serde_json::json!(["fgd", "best-fit"]));
+    assert_eq!(
+        meta["traces"][0]["files"].as_array().unwrap().len(),
+        2,
+        "{meta}"
+    );
+    assert!(
+        meta["command"]
+            .as_str()
+            .unwrap()
+            .starts_with("tracetui inflate "),
+        "{meta}"
+    );
+    assert!(out.join("analysis_frag_discrete.csv.meta.json").is_file());
     let _ = std::fs::remove_dir_all(&out);
     let _ = std::fs::remove_dir_all(&again);
 }

@@ -147,6 +147,29 @@ fn check_outputs(a: &InflateArgs) -> Result<Vec<PathBuf>> {
     Ok(files)
 }
 
+/// The provenance of a run of `a` with `rules`: its traces hashed.
+fn meta_of(a: &InflateArgs, rules: &[SharingRule]) -> Result<peer::InflateMeta> {
+    let format = Format::find("openb").ok_or_else(|| eyre!("no openb format"))?;
+    let hashes = super::meta::Hashes::default();
+    let traces = a
+        .pods
+        .iter()
+        .map(|p| super::meta::trace_meta(&hashes, format, p))
+        .collect::<std::io::Result<Vec<_>>>()
+        .map_err(|e| eyre!("hashing a trace: {e}"))?;
+    let argv: Vec<String> = std::env::args().collect();
+    Ok(peer::InflateMeta {
+        tracetui: env!("CARGO_PKG_VERSION"),
+        build: super::meta::Build::this(),
+        command: super::meta::shell_line(&argv),
+        traces,
+        placements: rules.iter().map(|r| r.name()).collect(),
+        seeds: a.seeds.0.clone(),
+        tune: a.tune,
+        generator: "xoshiro256** seeded by SplitMix64 (tracetui's own; not Go's math/rand)",
+    })
+}
+
 /// `tracetui inflate`.
 pub(super) fn run(a: &InflateArgs) -> Result<()> {
     let files = check_outputs(a)?;
@@ -185,6 +208,7 @@ pub(super) fn run(a: &InflateArgs) -> Result<()> {
     let took = started.elapsed().as_secs_f64();
     let names: Vec<&str> = traces.iter().map(|t| t.workload.as_str()).collect();
     if let [alloc, frag] = &files[..] {
+        let meta = meta_of(a, &rules)?;
         peer::write(
             alloc,
             frag,
@@ -192,6 +216,7 @@ pub(super) fn run(a: &InflateArgs) -> Result<()> {
             &runs,
             a.tune,
             &traces.iter().map(|t| t.setup.gpus).collect::<Vec<_>>(),
+            &meta,
         )?;
     }
     let pods: Vec<usize> = traces.iter().map(|t| t.pods).collect();

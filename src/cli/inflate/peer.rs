@@ -32,6 +32,7 @@ pub(super) fn write(
     runs: &[Run],
     tune: f64,
     gpus: &[u64],
+    meta: &InflateMeta,
 ) -> Result<()> {
     let mut order: Vec<&Run> = runs.iter().collect();
     order.sort_by(|a, b| {
@@ -77,8 +78,33 @@ pub(super) fn write(
                 crate::text::sanitize(&path.display().to_string())
             )
         })?;
+        crate::cli::meta::write_beside(path, meta)?;
     }
     Ok(())
+}
+
+/// What made a run's files: the build, the command, every trace hashed,
+/// and the grid — written beside each as `FILE.meta.json` (FGD's layout
+/// has no place for it).
+#[derive(serde::Serialize)]
+pub(super) struct InflateMeta {
+    pub(super) tracetui: &'static str,
+    pub(super) build: crate::cli::meta::Build,
+    pub(super) command: String,
+    #[serde(serialize_with = "each_shared")]
+    pub(super) traces: Vec<std::sync::Arc<crate::cli::meta::TraceMeta>>,
+    pub(super) placements: Vec<&'static str>,
+    pub(super) seeds: Vec<u64>,
+    pub(super) tune: f64,
+    /// The shuffles' generator: tracetui's own, not Go's `math/rand`.
+    pub(super) generator: &'static str,
+}
+
+fn each_shared<S: serde::Serializer>(
+    v: &[std::sync::Arc<crate::cli::meta::TraceMeta>],
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    s.collect_seq(v.iter().map(|m| m.as_ref()))
 }
 
 /// The peer's values at one x: every seed's, by (workload, placement).
