@@ -116,16 +116,9 @@ fn inflate_matches_fgds_published_grid_on_the_default_trace() {
     assert!(stderr(&o).contains("60 runs in"), "{}", stderr(&o));
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("tracetui-test-openb-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
 #[test]
 fn inflate_writes_fgds_layout_the_same_bytes_every_time() {
-    let out = scratch("layout");
+    let out = common::scratch_dir("openb-layout");
     let run = |dir: &Path| {
         let o = tracetui(&[
             "inflate",
@@ -144,7 +137,7 @@ fn inflate_writes_fgds_layout_the_same_bytes_every_time() {
         )
     };
     let (alloc, frag) = run(&out);
-    let again = scratch("layout-again");
+    let again = common::scratch_dir("openb-layout-again");
     assert_eq!(
         run(&again),
         (alloc.clone(), frag.clone()),
@@ -221,7 +214,7 @@ fn inflate_refuses_bad_arguments_and_outputs_over_its_inputs() {
         assert!(!o.status.success());
         assert!(stderr(&o).contains(words), "{all:?}: {}", stderr(&o));
     }
-    let d = scratch("clash");
+    let d = common::scratch_dir("openb-clash");
     std::fs::write(d.join("analysis_allo_discrete.csv"), "workload,sc_policy\n").unwrap();
     std::fs::write(d.join("analysis_frag_discrete.csv"), "workload,sc_policy\n").unwrap();
     let dir = d.to_str().unwrap();
@@ -310,7 +303,7 @@ fn every_output_of_a_replay_of_pods_says_its_fragmentation() {
 
 /// A lesson file of FGD's arrival-only run of the real default list.
 fn inflate_lesson(dir: &Path, extra: &str) -> PathBuf {
-    let d = scratch("lesson");
+    let d = common::scratch_dir("openb-lesson");
     let text = std::fs::read_to_string("docs/examples/fgd-lesson/lesson.toml").unwrap();
     let pods = dir.join("openb_pod_list_default.csv");
     let text = text.replace(
