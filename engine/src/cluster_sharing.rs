@@ -74,13 +74,7 @@ impl ClusterState {
             jobs.dedup();
             l.note(m as u32, &self.used[a..b], None, 1, typical);
             for j in jobs {
-                l.note(
-                    m as u32,
-                    &self.used[a..b],
-                    inputs.ask(j).as_ref(),
-                    1,
-                    typical,
-                );
+                l.note(m as u32, &self.used[a..b], inputs.held(j), 1, typical);
             }
         }
         self.ledger = Some(Box::new(l));
@@ -88,32 +82,21 @@ impl ClusterState {
     }
 
     /// The cluster's fragmentation against the typical pods and its free
-    /// GPU milli (machines offered to placement), once the ledger is built.
+    /// GPU milli, once the ledger is built: from its running sum, so the
+    /// screen and the run's summary read one figure, at no cost per instant.
     pub fn fragmentation(&self) -> Option<crate::sharing::Fragmentation> {
         let l = self.ledger.as_deref()?;
-        let mut f = crate::sharing::Fragmentation::default();
-        for (m, n) in l.nodes.iter().enumerate() {
-            if self.machines[m].indexed {
-                f.frag_milli += n.frag;
-                f.free_milli += n.free_milli() as u64;
-                f.capacity_milli += self.machines[m].gpus as u64 * 1000;
-            }
-        }
-        Some(f)
+        let capacity_milli = self.gpu_count() as u64 * 1000;
+        Some(crate::sharing::Fragmentation {
+            frag_milli: l.frag_total,
+            free_milli: capacity_milli.saturating_sub(self.allocated_milli()),
+            capacity_milli,
+        })
     }
 
     /// How the last sharing placement ranked the machines (taken).
     pub(crate) fn take_ranking(&mut self) -> Option<Box<crate::sharing::Ranking>> {
         self.ranking.take()
-    }
-
-    /// Fragmentation (% of the GPUs) and free GPUs now, from the ledger's
-    /// running sum, once it is built.
-    pub(crate) fn frag_now(&self) -> Option<(f64, f64)> {
-        let l = self.ledger.as_deref()?;
-        let cap = self.gpu_count() as f64 * 1000.0;
-        let free = cap - self.allocated_milli() as f64;
-        Some((100.0 * l.frag_total / cap.max(1.0), free.max(0.0) / 1000.0))
     }
 
     /// Keeps the ledger (if built) in step: `job` took (`sign` 1) or gave
@@ -122,7 +105,7 @@ impl ClusterState {
         let (Some(l), Some(inputs)) = (self.ledger.as_deref_mut(), self.inputs.as_deref()) else {
             return;
         };
-        let ask = inputs.ask(job);
+        let held = inputs.held(job);
         let mut last = None;
         for g in grants {
             if last == Some(g.machine) {
@@ -131,13 +114,7 @@ impl ClusterState {
             last = Some(g.machine);
             let ms = &self.machines[g.machine as usize];
             let (a, b) = (ms.first_gpu as usize, (ms.first_gpu + ms.gpus) as usize);
-            l.note(
-                g.machine,
-                &self.used[a..b],
-                ask.as_ref(),
-                sign,
-                inputs.typical(),
-            );
+            l.note(g.machine, &self.used[a..b], held, sign, inputs.typical());
         }
     }
 

@@ -4,7 +4,7 @@
 //! go, from the first time a sharing placement runs (built then from the
 //! holders; a replay that never uses one pays nothing).
 
-use crate::sharing::{node_frag, typical_pods, Ask, Node, Typical};
+use crate::sharing::{node_frag, tag, typical_pods, Node, Typical};
 use std::sync::{Arc, OnceLock};
 use tracetui_model::{Demand, Machine, Pod, Trace, MILLI_PER_GPU};
 
@@ -48,11 +48,26 @@ impl Inputs {
         &self.trace.cluster.machines
     }
 
-    /// Job `job`'s request (none for a tentative holder).
-    pub(crate) fn ask(&self, job: u32) -> Option<Ask> {
+    /// What job `job` holds on each machine it runs on besides GPUs (none
+    /// for a tentative holder, or a job of several instances).
+    pub(crate) fn held(&self, job: u32) -> Option<Held> {
         let j = self.trace.jobs.get(job as usize)?;
-        pod_of(j).map(|p| Ask::of(&p, 0))
+        let (gpus, milli) = split(&j.demand)?;
+        Some(Held {
+            cpu_milli: j.cpu_milli,
+            mem_mib: j.mem_mib,
+            tag: tag(gpus, milli),
+        })
     }
+}
+
+/// What a job holds on a machine besides its GPUs: CPU, memory, and its
+/// kind for GPU clustering.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Held {
+    cpu_milli: u32,
+    mem_mib: u32,
+    tag: Option<u32>,
 }
 
 /// `job` as one pod on one machine, where its demand is one: a share of one
@@ -132,14 +147,14 @@ impl Ledger {
         self
     }
 
-    /// Machine `m`'s GPUs now have `used` milli in use each; `ask` (a
-    /// job's request, none for a tentative holder) came (`sign` 1) or went
-    /// (−1).
+    /// Machine `m`'s GPUs now have `used` milli in use each; `held` (what
+    /// a job holds besides GPUs, none for a tentative holder) came (`sign`
+    /// 1) or went (−1).
     pub(crate) fn note(
         &mut self,
         m: u32,
         used: &[u32],
-        ask: Option<&Ask>,
+        held: Option<Held>,
         sign: i64,
         typical: &[Typical],
     ) {
@@ -148,11 +163,11 @@ impl Ledger {
         for (f, &u) in n.free.iter_mut().zip(used) {
             *f = MILLI_PER_GPU.saturating_sub(u) as u16;
         }
-        if let Some(a) = ask {
+        if let Some(a) = held {
             self.cpu_used[m] += sign * a.cpu_milli as i64;
             self.mem_used[m] += sign * a.mem_mib as i64;
             n.pods = (n.pods as i64 + sign).max(0) as u32;
-            if let Some(t) = a.tag() {
+            if let Some(t) = a.tag {
                 match n.tags.iter().position(|&(k, _)| k == t) {
                     Some(i) if sign < 0 && n.tags[i].1 <= 1 => {
                         n.tags.remove(i);

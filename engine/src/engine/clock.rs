@@ -144,8 +144,8 @@ impl Engine {
     /// The cluster's fragmentation after this instant, where it is measured.
     #[inline]
     fn note_frag(&mut self) {
-        if let Some((pct, free)) = self.cluster.frag_now() {
-            self.tally.note_frag(self.now, pct, free);
+        if let Some(f) = self.cluster.fragmentation() {
+            self.tally.note_frag(self.now, f.percent(), f.free_gpus());
         }
     }
 }

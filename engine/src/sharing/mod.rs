@@ -15,6 +15,7 @@ mod typical;
 pub use bins::{discrete, round2, Discrete, BINS};
 pub use frag::{node_frag, Fragmentation};
 pub use inflate::{arrival_order, inflate, Attempt, Inflation, Setup};
+pub(crate) use node::tag;
 pub use node::{Ask, Node};
 pub use rules::{Ranking, Scored, SharingRule, RANKED};
 pub use typical::{typical_pods, Typical};

@@ -52,11 +52,17 @@ impl Ask {
     /// Its kind for GPU clustering: 0 a share, else its whole GPUs; none
     /// for a CPU pod.
     pub fn tag(&self) -> Option<u32> {
-        match (self.gpus, self.milli) {
-            (0, _) | (_, 0) => None,
-            _ if self.is_share() => Some(0),
-            (n, _) => Some(n),
-        }
+        tag(self.gpus, self.milli)
+    }
+}
+
+/// The kind of a pod of `gpus` GPUs of `milli` each, for GPU clustering: 0
+/// a share of one GPU, else its whole GPUs; none for a CPU pod.
+pub(crate) fn tag(gpus: u32, milli: u32) -> Option<u32> {
+    match (gpus, milli) {
+        (0, _) | (_, 0) => None,
+        (1, m) if m < MILLI_PER_GPU => Some(0),
+        (n, _) => Some(n),
     }
 }
 
