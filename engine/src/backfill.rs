@@ -25,7 +25,7 @@ pub(crate) struct Reservation {
 /// Whole GPUs `grants` would take from the free pool, per machine.
 fn whole_use(grants: &[Grant], cluster: &ClusterState) -> Vec<(u32, u32)> {
     let mut out: Vec<(u32, u32)> = Vec::new();
-    for g in grants {
+    for g in grants.iter().filter(|g| g.has_gpu()) {
         let flat = cluster.first_gpu(g.machine) + g.gpu as usize;
         if cluster.used_milli(flat) == 0 {
             match out.last_mut() {

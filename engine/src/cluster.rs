@@ -7,17 +7,7 @@ use super::summed_bits::SummedBits;
 use std::cmp::Reverse;
 use tracetui_model::{Cluster, TypeId, MILLI_PER_GPU};
 
-/// One job's share of one GPU.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Grant {
-    /// The machine, by index in the cluster.
-    pub machine: u32,
-    /// The GPU, by index on its machine.
-    pub gpu: u16,
-    /// The share, milli-GPUs (1000: the whole GPU).
-    pub milli: u16,
-}
-
+pub use super::grant::{Grant, HostUse};
 use super::type_filter::Allowed;
 pub use super::type_filter::TypeFilter;
 
@@ -30,6 +20,13 @@ struct MachineState {
     free: u32,
     /// Offered to placement (machines known only from a record are not).
     indexed: bool,
+    /// CPU (milli-cores) and memory (MiB) it has; 0: the trace does not
+    /// say, and nothing is refused for want of it.
+    cpu_cap: u32,
+    mem_cap: u32,
+    /// CPU and memory held on it by grants.
+    cpu_used: u32,
+    mem_used: u32,
 }
 
 /// The live occupancy of every GPU.
@@ -80,6 +77,10 @@ impl ClusterState {
                 gpu_type: m.gpu_type,
                 free: m.gpus,
                 indexed,
+                cpu_cap: m.cpu_milli,
+                mem_cap: m.mem_mib,
+                cpu_used: 0,
+                mem_used: 0,
             });
             first += m.gpus;
         }
@@ -313,6 +314,7 @@ impl ClusterState {
                 machine: m,
                 gpu,
                 milli: MILLI_PER_GPU as u16,
+                ..Grant::default()
             })
         });
     }
@@ -374,6 +376,7 @@ impl ClusterState {
 
     /// Gives `grants` to `job`.
     pub fn acquire(&mut self, job: u32, grants: &[Grant]) {
+        self.note_host(grants, 1);
         self.each_machine(grants, |state, g, flat| {
             let before = state.used[flat];
             state.used[flat] = before + g.milli as u32;
@@ -387,6 +390,7 @@ impl ClusterState {
 
     /// Takes `grants` back from `job`.
     pub fn release(&mut self, job: u32, grants: &[Grant]) {
+        self.note_host(grants, -1);
         self.each_machine(grants, |state, g, flat| {
             let before = state.used[flat];
             state.used[flat] = before - g.milli as u32;
@@ -397,9 +401,10 @@ impl ClusterState {
         self.note_ledger(job, grants, -1);
     }
 
-    /// Applies `f` to each grant (it returns the GPU's use before), with
-    /// each machine out of the indexes while its grants change, and keeps
-    /// free counts, free bits and the partly used GPUs up to date.
+    /// Applies `f` to each grant of a GPU (it returns the GPU's use
+    /// before), with each machine out of the indexes while its grants
+    /// change, and keeps free counts, free bits and the partly used GPUs up
+    /// to date.
     #[inline(always)]
     fn each_machine(
         &mut self,
@@ -413,10 +418,13 @@ impl ClusterState {
             let first = self.machines[m as usize].first_gpu as usize;
             while i < grants.len() && grants[i].machine == m {
                 let g = &grants[i];
+                i += 1;
+                if !g.has_gpu() {
+                    continue;
+                }
                 let flat = first + g.gpu as usize;
                 let before = f(self, g, flat);
                 self.note_use(m, g.gpu, flat, before);
-                i += 1;
             }
             self.reindex(m);
         }
@@ -470,6 +478,9 @@ fn partly_used(milli: u32) -> bool {
 
 #[path = "cluster_records.rs"]
 mod records;
+
+#[path = "cluster_host.rs"]
+mod host;
 
 #[path = "cluster_sharing.rs"]
 mod sharing;

@@ -38,6 +38,7 @@ impl ClusterState {
                 machine: m,
                 gpu,
                 milli: MILLI_PER_GPU as u16,
+                ..Grant::default()
             });
         }
         let frac = milli % MILLI_PER_GPU;
@@ -47,6 +48,7 @@ impl ClusterState {
                 machine: m,
                 gpu,
                 milli: frac as u16,
+                ..Grant::default()
             });
         }
         grants.sort_unstable();

@@ -72,9 +72,10 @@ impl ClusterState {
                 .collect();
             jobs.sort_unstable();
             jobs.dedup();
-            l.note(m as u32, &self.used[a..b], None, 1, typical);
+            let now = (&self.used[a..b], self.host_use(m as u32));
+            l.note(m as u32, now, None, 1, typical);
             for j in jobs {
-                l.note(m as u32, &self.used[a..b], inputs.held(j), 1, typical);
+                l.note(m as u32, now, inputs.held(j), 1, typical);
             }
         }
         self.ledger = Some(Box::new(l));
@@ -114,7 +115,11 @@ impl ClusterState {
             last = Some(g.machine);
             let ms = &self.machines[g.machine as usize];
             let (a, b) = (ms.first_gpu as usize, (ms.first_gpu + ms.gpus) as usize);
-            l.note(g.machine, &self.used[a..b], held, sign, inputs.typical());
+            let now = (
+                &self.used[a..b],
+                super::host::host_of(&self.machines[g.machine as usize]),
+            );
+            l.note(g.machine, now, held, sign, inputs.typical());
         }
     }
 
@@ -157,7 +162,17 @@ impl ClusterState {
             machine: m as u32,
             gpu: g,
             milli: a.milli as u16,
+            ..Grant::default()
         }));
+        // The first grant holds the pod's CPU and memory; a pod without
+        // GPUs holds them by a grant of none.
+        match out.first_mut() {
+            Some(g) => (g.cpu_milli, g.mem_mib) = (a.cpu_milli, a.mem_mib),
+            None if a.cpu_milli > 0 || a.mem_mib > 0 => {
+                out.push(Grant::host(m as u32, a.cpu_milli, a.mem_mib))
+            }
+            None => {}
+        }
         Some(true)
     }
 

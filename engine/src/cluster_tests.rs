@@ -30,6 +30,7 @@ fn whole(m: u32, gpus: &[u16]) -> Vec<Grant> {
             machine: m,
             gpu,
             milli: 1000,
+            ..Grant::default()
         })
         .collect()
 }
@@ -155,6 +156,7 @@ fn partial_gpus_are_indexed_by_room() {
             machine: 0,
             gpu: 1,
             milli: 600,
+            ..Grant::default()
         }],
     );
     assert_eq!(c.free(0), 1);
@@ -166,6 +168,7 @@ fn partial_gpus_are_indexed_by_room() {
             machine: 0,
             gpu: 1,
             milli: 400,
+            ..Grant::default()
         }],
     );
     assert_eq!(c.best_partial(TypeFilter::Any, 1), None);

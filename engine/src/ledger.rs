@@ -4,6 +4,7 @@
 //! go, from the first time a sharing placement runs (built then from the
 //! holders; a replay that never uses one pays nothing).
 
+use crate::cluster::HostUse;
 use crate::sharing::{node_frag, tag, typical_pods, Node, Typical};
 use std::sync::{Arc, OnceLock};
 use tracetui_model::{Demand, Machine, Pod, Trace, MILLI_PER_GPU};
@@ -48,25 +49,23 @@ impl Inputs {
         &self.trace.cluster.machines
     }
 
-    /// What job `job` holds on each machine it runs on besides GPUs (none
-    /// for a tentative holder, or a job of several instances).
+    /// What job `job` is on each machine it runs on, as a pod: its kind
+    /// for GPU clustering (none for a tentative holder, or a job of
+    /// several instances).
     pub(crate) fn held(&self, job: u32) -> Option<Held> {
         let j = self.trace.jobs.get(job as usize)?;
         let (gpus, milli) = split(&j.demand)?;
         Some(Held {
-            cpu_milli: j.cpu_milli,
-            mem_mib: j.mem_mib,
             tag: tag(gpus, milli),
         })
     }
 }
 
-/// What a job holds on a machine besides its GPUs: CPU, memory, and its
-/// kind for GPU clustering.
+/// A pod on a machine, as the ledger counts it: its kind for GPU
+/// clustering. (Its CPU and memory are the cluster's to count, with the
+/// grants that hold them.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Held {
-    cpu_milli: u32,
-    mem_mib: u32,
     tag: Option<u32>,
 }
 
@@ -103,10 +102,6 @@ pub(crate) fn split(d: &Demand) -> Option<(u32, u32)> {
 #[derive(Debug, Clone)]
 pub(crate) struct Ledger {
     pub(crate) nodes: Vec<Node>,
-    cpu_cap: Vec<u32>,
-    mem_cap: Vec<u32>,
-    cpu_used: Vec<i64>,
-    mem_used: Vec<i64>,
     /// Draws made by `random` so far (its choices are seeded by the count).
     pub(crate) draws: u64,
     /// Every node's fragmentation summed, kept as they change (milli-GPUs).
@@ -131,10 +126,6 @@ impl Ledger {
         let capped: Vec<Machine> = machines.iter().map(capped).collect();
         Ledger {
             nodes: capped.iter().map(|m| Node::new(m, typical)).collect(),
-            cpu_cap: capped.iter().map(|m| m.cpu_milli).collect(),
-            mem_cap: capped.iter().map(|m| m.mem_mib).collect(),
-            cpu_used: vec![0; machines.len()],
-            mem_used: vec![0; machines.len()],
             draws: 0,
             frag_total: 0.0,
         }
@@ -147,25 +138,28 @@ impl Ledger {
         self
     }
 
-    /// Machine `m`'s GPUs now have `used` milli in use each; `held` (what
-    /// a job holds besides GPUs, none for a tentative holder) came (`sign`
-    /// 1) or went (−1).
+    /// Machine `m`'s GPUs now have `used` milli in use each and `host` of
+    /// its CPU and memory; `held` (a pod, none for a tentative holder) came
+    /// (`sign` 1) or went (−1).
     pub(crate) fn note(
         &mut self,
         m: u32,
-        used: &[u32],
+        (used, host): (&[u32], HostUse),
         held: Option<Held>,
         sign: i64,
         typical: &[Typical],
     ) {
-        let m = m as usize;
-        let n = &mut self.nodes[m];
+        let n = &mut self.nodes[m as usize];
         for (f, &u) in n.free.iter_mut().zip(used) {
             *f = MILLI_PER_GPU.saturating_sub(u) as u16;
         }
+        // Capacities the trace does not say, as `capped` takes them.
+        let left = |cap: u32, unsaid: u32, used: u32| {
+            if cap == 0 { unsaid } else { cap }.saturating_sub(used)
+        };
+        n.cpu_left = left(host.cpu_cap, UNSAID_CPU, host.cpu_used);
+        n.mem_left = left(host.mem_cap, u32::MAX, host.mem_used);
         if let Some(a) = held {
-            self.cpu_used[m] += sign * a.cpu_milli as i64;
-            self.mem_used[m] += sign * a.mem_mib as i64;
             n.pods = (n.pods as i64 + sign).max(0) as u32;
             if let Some(t) = a.tag {
                 match n.tags.iter().position(|&(k, _)| k == t) {
@@ -177,10 +171,6 @@ impl Ledger {
                     None => {}
                 }
             }
-            n.cpu_left =
-                (self.cpu_cap[m] as i64 - self.cpu_used[m]).clamp(0, u32::MAX as i64) as u32;
-            n.mem_left =
-                (self.mem_cap[m] as i64 - self.mem_used[m]).clamp(0, u32::MAX as i64) as u32;
         }
         let before = n.frag;
         n.frag = node_frag(typical, n.model, n.cpu_left, &n.free);

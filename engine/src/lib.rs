@@ -17,6 +17,7 @@ mod error;
 mod estimate;
 mod frag_tally;
 mod free_index;
+mod grant;
 mod holders;
 pub(crate) mod job;
 mod ledger;
@@ -53,7 +54,7 @@ pub use moments::{next_moment, Moment};
 pub use replay::Replay;
 
 // The cluster and placement.
-pub use cluster::{ClusterState, Grant, TypeFilter};
+pub use cluster::{ClusterState, Grant, HostUse, TypeFilter};
 pub use machine_use::{MachineUse, MachineUses};
 pub use placement::{place, Placement};
 

@@ -216,6 +216,10 @@ pub struct Report {
     pub command: Option<String>,
     /// The placement rule's name.
     pub placement: String,
+    /// Jobs asked CPU and memory of their machines, and placement held
+    /// each to what its machine has (openb's pods; PAI with `--cpu-mem`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub cpu_mem: bool,
     /// What the policies that order by run time were told of it
     /// (`--estimate`), where it was not the truth.
     #[serde(skip_serializing_if = "Option::is_none")]

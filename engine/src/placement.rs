@@ -123,7 +123,7 @@ pub(crate) fn place_into(
     rule: Placement,
     demand: &Demand,
     filter: TypeFilter,
-    asks: Asks,
+    mut asks: Asks,
     out: &mut Vec<Grant>,
 ) -> bool {
     out.clear();
@@ -131,7 +131,18 @@ pub(crate) fn place_into(
     // A sharing rule, or a job that asks CPU or memory of its machine: one
     // machine with all of it free, chosen as the rule chooses.
     let how = match rule.sharing() {
-        Some(r) => Some(How::Sharing(r)),
+        Some(r) => {
+            // One instance that asks CPU or memory (PAI with --cpu-mem):
+            // a pod asking the same.
+            if let Demand::Instances(units) = demand {
+                if let [u] = &units[..] {
+                    if u.count == 1 && u.asks_host() {
+                        (asks.cpu_milli, asks.mem_mib) = (u.cpu_milli, u.mem_mib);
+                    }
+                }
+            }
+            Some(How::Sharing(r))
+        }
         None if asks != Asks::default() => Some(match rule {
             Placement::Spread => How::Roomiest,
             _ => How::Tightest,
@@ -171,7 +182,11 @@ fn instances(
     let mut ok = true;
     'units: for u in units.iter() {
         for _ in 0..u.count {
-            match instance(state, rule, u.milli, filter) {
+            let placed = match u.asks_host() {
+                true => state.instance_with_host(rule == Placement::Spread, u, filter),
+                false => instance(state, rule, u.milli, filter),
+            };
+            match placed {
                 Some(g) => {
                     state.acquire(u32::MAX, &g);
                     out.extend(g);
@@ -290,6 +305,7 @@ fn instance(
                 machine: m,
                 gpu,
                 milli: frac as u16,
+                ..Grant::default()
             }]);
         }
     }
@@ -436,13 +452,7 @@ mod tests {
     #[test]
     fn fractions_share_a_gpu_best_fit() {
         let mut s = state(&[2, 2]);
-        let d = Demand::Instances(
-            vec![Unit {
-                count: 3,
-                milli: 400,
-            }]
-            .into_boxed_slice(),
-        );
+        let d = Demand::Instances(vec![Unit::gpus(3, 400)].into_boxed_slice());
         let g = place(&mut s, Placement::Consolidate, &d, TypeFilter::Any).unwrap();
         // Two share one GPU (800), the third starts another GPU on the same machine.
         assert_eq!(g.len(), 3);

@@ -33,6 +33,18 @@ pub(crate) struct Shapes {
     members: std::sync::OnceLock<Members>,
 }
 
+impl Shapes {
+    /// Whether any job asks CPU or memory of its machines.
+    pub(crate) fn ask_host(&self) -> bool {
+        let of_units =
+            |d: &Demand| matches!(d, Demand::Instances(u) if u.iter().any(|u| u.asks_host()));
+        self.asks
+            .iter()
+            .any(|a| *a != super::shape_classes::Asks::default())
+            || self.shapes.iter().any(|(d, _)| of_units(d))
+    }
+}
+
 /// The members of every class, for backfill.
 #[derive(Debug)]
 pub(crate) struct Members {

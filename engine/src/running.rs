@@ -126,6 +126,7 @@ impl Running {
             machine: 0,
             gpu: 0,
             milli: 0,
+            ..Grant::default()
         };
         self.slab.resize(at + (1 << c), filler);
         // The slab would pass 2^32 grants only past 32 GB of grants.
@@ -231,6 +232,7 @@ mod tests {
                 machine: job,
                 gpu: g,
                 milli: 1000,
+                ..Grant::default()
             })
             .collect()
     }

@@ -200,7 +200,7 @@ mod tests {
                 j.submit = submit;
                 j.gpu_type = (ty > 0).then(|| ty as u16 - 1);
                 j.demand = match instances {
-                    true => Demand::Instances(vec![Unit { count: 1 + gpus % 3, milli: 500 }].into()),
+                    true => Demand::Instances(vec![Unit::gpus(1 + gpus % 3, 500)].into()),
                     false => Demand::Gang { gpus: gpus % 8 + (gpus / 1000) * 1000 },
                 };
                 j

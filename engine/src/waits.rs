@@ -22,6 +22,9 @@ pub enum Blocked {
         /// The most whole GPUs free on one machine of a type it may use.
         largest: u32,
     },
+    /// Its GPUs are free where it needs them, but no machine that has
+    /// them has the CPU and memory it asks free too.
+    Host,
     /// It would fit now, but the policy starts jobs in order and `head`
     /// (first in that order) does not fit.
     Turn {

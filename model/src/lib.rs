@@ -210,6 +210,12 @@ pub struct LoadOptions {
     /// Whether jobs that ask for no GPU are replayed too
     /// (`--include-cpu-jobs`); by default they are counted and left out.
     pub include_cpu_jobs: bool,
+    /// Whether PAI instances ask their tasks' `plan_cpu` and `plan_mem` of
+    /// their machines (`--cpu-mem`): placement then never over-commits a
+    /// machine's `cap_cpu` and `cap_mem`, and instances without GPUs (a
+    /// job's parameter servers) hold a machine too. Off: GPUs alone, as
+    /// before.
+    pub cpu_mem: bool,
     /// How jobs submitted at the same second are ordered.
     pub ties: Ties,
     /// Where slow loads are cached (`None`: no cache, as `--no-cache`).
@@ -265,6 +271,7 @@ impl Default for LoadOptions {
             gpus: None,
             gpus_per_node: 8,
             include_cpu_jobs: false,
+            cpu_mem: false,
             ties: Ties::File,
             cache: None,
             tz: None,

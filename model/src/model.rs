@@ -127,13 +127,34 @@ pub enum Demand {
 }
 
 /// One PAI task's part of a demand: `count` instances of `milli` milli-GPUs
-/// each.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// each, and (with `--cpu-mem`) the CPU and memory each asks of its machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct Unit {
     /// Instances (the task's `inst_num`, rounded).
     pub count: u32,
-    /// Milli-GPUs each instance asks for (`plan_gpu` × 10).
+    /// Milli-GPUs each instance asks for (`plan_gpu` × 10); 0 for an
+    /// instance that asks only CPU and memory (a parameter server).
     pub milli: Milli,
+    /// CPU each instance asks, milli-cores (`plan_cpu` × 10); 0: none.
+    pub cpu_milli: u32,
+    /// Memory each instance asks, MiB (`plan_mem` × 1024); 0: none.
+    pub mem_mib: u32,
+}
+
+impl Unit {
+    /// `count` instances of `milli` milli-GPUs each, asking nothing else.
+    pub fn gpus(count: u32, milli: Milli) -> Unit {
+        Unit {
+            count,
+            milli,
+            ..Unit::default()
+        }
+    }
+
+    /// Whether its instances ask CPU or memory of their machines.
+    pub fn asks_host(&self) -> bool {
+        self.cpu_milli > 0 || self.mem_mib > 0
+    }
 }
 
 impl Demand {

@@ -313,6 +313,7 @@ mod tests {
             policy: "fifo".into(),
             command: None,
             placement: "consolidate".into(),
+            cpu_mem: false,
             estimate: None,
             speed_model: false,
             gpus: 8,

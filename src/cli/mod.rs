@@ -21,6 +21,7 @@ pub mod policy_arg;
 mod policy_new;
 mod py_imports;
 mod read_args;
+pub use read_args::ReadArgs;
 mod results;
 mod run_args;
 mod runs;
@@ -222,61 +223,6 @@ pub struct LoadArgs {
     pub path: PathBuf,
     #[command(flatten)]
     pub read: ReadArgs,
-}
-
-/// How to read a trace and build its cluster (every command that loads one).
-#[derive(Debug, Args, Clone)]
-pub struct ReadArgs {
-    /// Cluster size in GPUs, for traces without a machine list.
-    #[arg(long, conflicts_with = "cluster_spec", value_parser = choices::gpus())]
-    pub gpus: Option<u32>,
-    /// GPUs per machine when the cluster is built from --gpus.
-    #[arg(long, default_value_t = 8, value_parser = choices::gpus_per_node())]
-    pub gpus_per_node: u32,
-    /// Stop at the first bad row instead of skipping it.
-    #[arg(long)]
-    pub strict: bool,
-    /// Keep jobs that ask for no GPU (left out of the GPU replay by default).
-    #[arg(long)]
-    pub include_cpu_jobs: bool,
-    /// Jobs submitted at the same second arrive in file order, or by job id
-    /// as the Alibaba PAI simulator orders them (to reproduce its figures).
-    #[arg(long, value_parser = choices::ties(), default_value = "file")]
-    pub ties: crate::trace::Ties,
-    /// Run jobs from throughput tables (ElasticFlow's layout: a directory
-    /// of MODEL.csv, rows by global batch size, columns by GPU count): a
-    /// job of N iterations runs N ÷ (iterations/s on its GPUs) seconds.
-    /// TYPE=DIR for the tables of one GPU type; repeat for several.
-    /// TYPE=OTHER*F makes a type's tables from another's, every rate × F
-    /// (a type profiled nowhere: T4=A100*0.32).
-    #[arg(long, value_name = "[TYPE=]DIR|TYPE=OTHER*F")]
-    pub throughputs: Vec<String>,
-    /// GPU types' relative speeds, for traces without throughput tables
-    /// (PAI: V100=1,T4=0.5,MISC=0.4; types not named: 1). A job that may
-    /// run on any type takes its recorded run time × the factor of the
-    /// type it ran on ÷ the factor of the type it runs on.
-    #[arg(long, value_name = "TYPE=FACTOR,…", conflicts_with = "throughputs")]
-    pub gpu_speed: Vec<String>,
-    /// The machines, for traces without a machine list: ElasticFlow's
-    /// cluster spec (num_switch,num_node_p_switch,num_gpu_p_node,…) or
-    /// machines per GPU type (gpu_type,machines,gpus_per_machine rows).
-    #[arg(long = "cluster", id = "cluster_spec", value_name = "FILE")]
-    pub cluster: Option<PathBuf>,
-    /// Read the trace's tables even where a cache of their last load is
-    /// kept (PAI, 64 MiB or more: in $XDG_CACHE_HOME/tracetui/loads), and
-    /// keep none.
-    #[arg(long)]
-    pub no_cache: bool,
-    /// The zone a trace's local times are in (Slurm's sacct prints the
-    /// site's local time without a zone): an IANA name (Europe/Berlin, UTC);
-    /// by default this machine's zone.
-    #[arg(long, value_name = "ZONE", value_parser = choices::zone())]
-    pub tz: Option<chrono_tz::Tz>,
-    /// The machines: a Slurm trace's from what `scontrol show node -o` (or
-    /// `sinfo -N -o '%N %G %c %m'`) printed, by default inferred from the
-    /// jobs' node lists; an openb trace's node list, by default beside it.
-    #[arg(long, value_name = "FILE")]
-    pub nodes: Option<PathBuf>,
 }
 
 /// An energy model for the replay (Zeus traces).

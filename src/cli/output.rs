@@ -47,7 +47,11 @@ pub(super) fn table_one(r: &Report, describe: &str) -> String {
     if let Some(c) = &r.command {
         let _ = writeln!(o, "command   {c}");
     }
-    let _ = writeln!(o, "placement {}", r.placement);
+    let host = match r.cpu_mem {
+        true => " — each job on machines with the CPU and memory it asks free",
+        false => "",
+    };
+    let _ = writeln!(o, "placement {}{host}", r.placement);
     let per = r
         .gpus_per_node
         .map(|g| format!(", {g} per node"))

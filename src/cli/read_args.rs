@@ -2,8 +2,70 @@
 //! `--cluster`'s machines, `--throughputs`' tables (a type's derived from
 //! another's) and `--gpu-speed`'s factors.
 
-use super::ReadArgs;
+use super::choices;
 use crate::trace::{Format, LoadOptions};
+use clap::Args;
+use std::path::PathBuf;
+
+/// How to read a trace and build its cluster (every command that loads one).
+#[derive(Debug, Args, Clone)]
+pub struct ReadArgs {
+    /// Cluster size in GPUs, for traces without a machine list.
+    #[arg(long, conflicts_with = "cluster_spec", value_parser = choices::gpus())]
+    pub gpus: Option<u32>,
+    /// GPUs per machine when the cluster is built from --gpus.
+    #[arg(long, default_value_t = 8, value_parser = choices::gpus_per_node())]
+    pub gpus_per_node: u32,
+    /// Stop at the first bad row instead of skipping it.
+    #[arg(long)]
+    pub strict: bool,
+    /// Keep jobs that ask for no GPU (left out of the GPU replay by default).
+    #[arg(long)]
+    pub include_cpu_jobs: bool,
+    /// PAI: each instance asks its task's plan_cpu and plan_mem of its
+    /// machine (placement never over-commits cap_cpu or cap_mem; instances
+    /// without GPUs hold a machine too). Off: GPUs alone.
+    #[arg(long)]
+    pub cpu_mem: bool,
+    /// Jobs submitted at the same second arrive in file order, or by job id
+    /// as the Alibaba PAI simulator orders them (to reproduce its figures).
+    #[arg(long, value_parser = choices::ties(), default_value = "file")]
+    pub ties: crate::trace::Ties,
+    /// Run jobs from throughput tables (ElasticFlow's layout: a directory
+    /// of MODEL.csv, rows by global batch size, columns by GPU count): a
+    /// job of N iterations runs N ÷ (iterations/s on its GPUs) seconds.
+    /// TYPE=DIR for the tables of one GPU type; repeat for several.
+    /// TYPE=OTHER*F makes a type's tables from another's, every rate × F
+    /// (a type profiled nowhere: T4=A100*0.32).
+    #[arg(long, value_name = "[TYPE=]DIR|TYPE=OTHER*F")]
+    pub throughputs: Vec<String>,
+    /// GPU types' relative speeds, for traces without throughput tables
+    /// (PAI: V100=1,T4=0.5,MISC=0.4; types not named: 1). A job that may
+    /// run on any type takes its recorded run time × the factor of the
+    /// type it ran on ÷ the factor of the type it runs on.
+    #[arg(long, value_name = "TYPE=FACTOR,…", conflicts_with = "throughputs")]
+    pub gpu_speed: Vec<String>,
+    /// The machines, for traces without a machine list: ElasticFlow's
+    /// cluster spec (num_switch,num_node_p_switch,num_gpu_p_node,…) or
+    /// machines per GPU type (gpu_type,machines,gpus_per_machine rows).
+    #[arg(long = "cluster", id = "cluster_spec", value_name = "FILE")]
+    pub cluster: Option<PathBuf>,
+    /// Read the trace's tables even where a cache of their last load is
+    /// kept (PAI, 64 MiB or more: in $XDG_CACHE_HOME/tracetui/loads), and
+    /// keep none.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// The zone a trace's local times are in (Slurm's sacct prints the
+    /// site's local time without a zone): an IANA name (Europe/Berlin, UTC);
+    /// by default this machine's zone.
+    #[arg(long, value_name = "ZONE", value_parser = choices::zone())]
+    pub tz: Option<chrono_tz::Tz>,
+    /// The machines: a Slurm trace's from what `scontrol show node -o` (or
+    /// `sinfo -N -o '%N %G %c %m'`) printed, by default inferred from the
+    /// jobs' node lists; an openb trace's node list, by default beside it.
+    #[arg(long, value_name = "FILE")]
+    pub nodes: Option<PathBuf>,
+}
 
 impl ReadArgs {
     /// Loads a trace as these options say, its jobs given their speeds
@@ -30,6 +92,12 @@ impl ReadArgs {
         } else if self.tz.is_none() {
             let (z, from) = local_zone();
             log::info!("times in {z}, this machine's zone ({from}); --tz ZONE to choose");
+        }
+        if self.cpu_mem && format.name() != "pai" {
+            log::warn!(
+                "--cpu-mem is ignored: it reads PAI's plan_cpu and plan_mem ({} traces say no CPU per instance; openb's pods ask theirs always)",
+                format.name()
+            );
         }
         let (mut trace, mut report) = crate::trace::load(format, path, &self.options())?;
         // The load cache for next time is written beside what runs now.
@@ -125,6 +193,7 @@ impl ReadArgs {
             gpus: self.gpus,
             gpus_per_node: self.gpus_per_node,
             include_cpu_jobs: self.include_cpu_jobs,
+            cpu_mem: self.cpu_mem,
             ties: self.ties,
             cache: super::load_cache::spec(self.no_cache),
             tz: Some(self.tz.unwrap_or_else(|| local_zone().0)),

@@ -43,10 +43,7 @@ pub(super) fn inflated(
             *k += 1;
             let demand = match p.is_cpu() {
                 true => Demand::Gang { gpus: 0 },
-                false => Demand::Instances(Box::new([Unit {
-                    count: 1,
-                    milli: p.gpus * p.milli,
-                }])),
+                false => Demand::Instances(Box::new([Unit::gpus(1, p.gpus * p.milli)])),
             };
             Job {
                 id: id.into(),

@@ -93,7 +93,7 @@ impl Filter {
         // A running job is also of the type of the GPUs it holds.
         let on_type = |v: &str| {
             e.running().get(&j).is_some_and(|grants| {
-                grants.iter().any(|g| {
+                grants.iter().filter(|g| g.has_gpu()).any(|g| {
                     let t = trace.cluster.machines[g.machine as usize].gpu_type;
                     trace.cluster.gpu_types[t as usize].eq_ignore_ascii_case(v)
                 })

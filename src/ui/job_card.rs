@@ -209,6 +209,10 @@ impl App {
             Blocked::Locality { block, largest } => {
                 format!("{block} GPUs on one machine; the largest free block is {largest}")
             }
+            Blocked::Host => {
+                "CPU and memory: its GPUs are free, but not on machines with the CPU and memory it asks"
+                    .into()
+            }
             Blocked::Turn { head } => format!(
                 "its turn: it fits now, but {} starts jobs in order and the head, {}, does not fit",
                 e.policy().label(),

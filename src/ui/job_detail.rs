@@ -58,7 +58,9 @@ impl App {
         lines
     }
 
-    /// The GPUs `job` holds now, a line per machine: `n0003: gpu 0, 1, 2 (0.50)`.
+    /// The GPUs `job` holds now, a line per machine: `n0003: gpu 0, 1, 2
+    /// (0.50)`, with the CPU and memory it holds there where it asks them
+    /// (`ps1: no GPU · 6 cores, 30 GiB`).
     fn held_gpus(&self, job: u32) -> Vec<String> {
         let trace = self.trace();
         let mut held: Vec<String> = Vec::new();
@@ -67,17 +69,25 @@ impl App {
             while i < grants.len() {
                 let m = grants[i].machine;
                 let name = crate::text::sanitize(&trace.cluster.machines[m as usize].name);
-                let mut gpus = Vec::new();
+                let (mut gpus, mut cpu, mut mem) = (Vec::new(), 0u64, 0u64);
                 while i < grants.len() && grants[i].machine == m {
                     let g = grants[i];
-                    gpus.push(if g.milli >= 1000 {
-                        g.gpu.to_string()
-                    } else {
-                        format!("{} ({:.2})", g.gpu, g.milli as f64 / 1000.0)
-                    });
+                    (cpu, mem) = (cpu + g.cpu_milli as u64, mem + g.mem_mib as u64);
+                    match g.milli {
+                        _ if !g.has_gpu() => {}
+                        1000.. => gpus.push(g.gpu.to_string()),
+                        _ => gpus.push(format!("{} ({:.2})", g.gpu, g.milli as f64 / 1000.0)),
+                    }
                     i += 1;
                 }
-                held.push(format!("{name}: gpu {}", gpus.join(", ")));
+                let mut line = match gpus.is_empty() {
+                    true => format!("{name}: no GPU"),
+                    false => format!("{name}: gpu {}", gpus.join(", ")),
+                };
+                if cpu > 0 || mem > 0 {
+                    line.push_str(&format!(" · {}", host_text(cpu, mem)));
+                }
+                held.push(line);
             }
         }
         held
@@ -212,4 +222,20 @@ fn dur(s: i64) -> String {
         0..60 => format!("{s}s"),
         _ => format!("{} ({s} s)", crate::trace::human_secs(s as f64)),
     }
+}
+
+/// CPU (milli-cores) and memory (MiB) as a person reads them: `6 cores,
+/// 30 GiB`, `0.5 cores, 512 MiB`.
+pub(crate) fn host_text(cpu_milli: u64, mem_mib: u64) -> String {
+    let cores = cpu_milli as f64 / 1000.0;
+    let cores = match cpu_milli % 1000 {
+        0 => format!("{cores:.0} cores"),
+        _ => format!("{cores:.1} cores"),
+    };
+    let mem = match mem_mib {
+        m if m >= 1024 && m % 1024 == 0 => format!("{} GiB", m / 1024),
+        m if m >= 1024 => format!("{:.1} GiB", m as f64 / 1024.0),
+        m => format!("{m} MiB"),
+    };
+    format!("{cores}, {mem}")
 }

@@ -46,6 +46,7 @@ mod open_policies;
 mod openb;
 mod outputs;
 mod pai_bad_input;
+mod pai_cpu_mem;
 mod pai_fixture;
 mod pai_gen;
 mod pai_gen_spec;

@@ -223,7 +223,7 @@ mod fractional {
                 j.demand = if milli >= 1000 && count == 1 {
                     Demand::Gang { gpus: milli / 1000 }
                 } else {
-                    Demand::Instances(vec![Unit { count, milli }].into_boxed_slice())
+                    Demand::Instances(vec![Unit::gpus(count, milli)].into_boxed_slice())
                 };
             }
             let t = Arc::new(t);

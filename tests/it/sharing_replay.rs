@@ -19,10 +19,7 @@ fn pods(machines: &[(u32, u32)], jobs: &[(i64, i64, u32, u32, u32)]) -> Arc<Trac
     }
     for (j, &(_, _, gpus, milli, cores)) in t.jobs.iter_mut().zip(jobs) {
         j.id = j.id.replacen('j', "p", 1).into();
-        j.demand = Demand::Instances(Box::new([Unit {
-            count: 1,
-            milli: gpus * milli,
-        }]));
+        j.demand = Demand::Instances(Box::new([Unit::gpus(1, gpus * milli)]));
         (j.cpu_milli, j.mem_mib) = (cores * 1000, 1024);
     }
     Arc::new(t)
@@ -200,4 +197,27 @@ fn a_pods_card_says_why_the_placement_put_it_there() {
         "{card}"
     );
     assert!(card.contains("3 machines fitted"), "{card}");
+}
+
+#[test]
+fn a_cpu_pod_holds_its_cores_on_a_machine_and_no_gpu() {
+    // One machine of 8 cores: a CPU pod of 6 cores, then one of 4 waits
+    // for it, under every placement.
+    let mut t = (*pods(&[(2, 8)], &[(0, 100, 1, 1000, 6), (0, 100, 1, 1000, 4)])).clone();
+    for j in &mut t.jobs {
+        j.demand = Demand::Gang { gpus: 0 };
+    }
+    let t = Arc::new(t);
+    for p in Placement::ALL {
+        let mut e = Engine::new(t.clone(), Policy::Fifo, p);
+        e.advance_to(0);
+        let g = e.running().get(&0).unwrap_or_else(|| panic!("{p:?}"));
+        assert!(
+            g.len() == 1 && !g[0].has_gpu() && g[0].cpu_milli == 6000,
+            "{p:?}: {g:?}"
+        );
+        assert!(e.running().get(&1).is_none(), "{p:?}: 10 of 8 cores");
+        e.advance_to(100);
+        assert!(e.running().get(&1).is_some(), "{p:?}");
+    }
 }

@@ -204,7 +204,7 @@ impl Engine {
     }
 
     /// The CPU and memory a job asks of its machine.
-    fn asks_of(&self, job: u32) -> crate::shape_classes::Asks {
+    pub(super) fn asks_of(&self, job: u32) -> crate::shape_classes::Asks {
         self.shapes.asks[self.shapes.class_of[job as usize] as usize]
     }
 

@@ -112,7 +112,7 @@ impl Engine {
     /// rule puts a gang of that size on the types it may use.
     fn scaled_grants(&self, s: &mut ClusterState, job: u32, gpus: u32) -> Option<Vec<Grant>> {
         if let Some(old) = self.running.get(&job) {
-            let free = old.iter().all(|g| {
+            let free = old.iter().filter(|g| g.has_gpu()).all(|g| {
                 s.used_milli(s.first_gpu(g.machine) + g.gpu as usize) + g.milli as u32 <= 1000
             });
             if gpus_of(old) == gpus && free {

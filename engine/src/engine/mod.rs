@@ -323,6 +323,8 @@ impl Engine {
 
     /// Runs `job`, out of the queue already, on `grants`.
     fn launch(&mut self, job: u32, grants: &[Grant]) {
+        let carried = self.carrying_asks(job, grants);
+        let grants = carried.as_deref().unwrap_or(grants);
         self.cluster.acquire(job, grants);
         // The ranking of the placement that chose these grants, if one did.
         if let Some(r) = self.cluster.take_ranking() {

@@ -36,8 +36,9 @@ impl Engine {
         let machines = &self.trace.cluster.machines;
         if self.trace.cluster.gpu_types.len() > 1 {
             let ty = |g: &Grant| machines.get(g.machine as usize).map(|m| m.gpu_type);
-            let first = grants.first().and_then(ty);
-            if grants.iter().any(|g| ty(g) != first) {
+            let mut gpus = grants.iter().filter(|g| g.has_gpu());
+            let first = gpus.clone().next().and_then(ty);
+            if gpus.any(|g| ty(g) != first) {
                 self.placed_on.across.insert(job);
             }
         }
@@ -58,5 +59,26 @@ impl Engine {
     /// How many jobs ran across GPU types, on a cluster of several.
     pub(super) fn jobs_across_types(&self) -> Option<u64> {
         (self.trace.cluster.gpu_types.len() > 1).then_some(self.placed_on.across.len() as u64)
+    }
+}
+
+impl Engine {
+    /// `grants` with the CPU and memory `job` asks of each machine held on
+    /// its first grant there, where a policy named GPUs alone for a job
+    /// that asks them (placement puts them there itself): what it holds
+    /// is counted, though such a policy does not look whether it is free.
+    pub(super) fn carrying_asks(&self, job: u32, grants: &[Grant]) -> Option<Vec<Grant>> {
+        let asks = self.asks_of(job);
+        let none = crate::shape_classes::Asks::default();
+        if asks == none || grants.iter().any(|g| g.cpu_milli > 0 || g.mem_mib > 0) {
+            return None;
+        }
+        let mut out = grants.to_vec();
+        for i in 0..out.len() {
+            if i == 0 || out[i - 1].machine != out[i].machine {
+                (out[i].cpu_milli, out[i].mem_mib) = (asks.cpu_milli, asks.mem_mib);
+            }
+        }
+        Some(out)
     }
 }

@@ -51,13 +51,7 @@ impl Engine {
                     gpus: s.milli / MILLI_PER_GPU,
                 }
             } else {
-                Demand::Instances(
-                    vec![Unit {
-                        count: 1,
-                        milli: s.milli,
-                    }]
-                    .into_boxed_slice(),
-                )
+                Demand::Instances(vec![Unit::gpus(1, s.milli)].into_boxed_slice())
             };
             return match place(&mut self.cluster, Placement::Pack, &d, TypeFilter::Any) {
                 Some(g) => (g, false),
@@ -77,6 +71,7 @@ impl Engine {
                         machine: m,
                         gpu,
                         milli: MILLI_PER_GPU as u16,
+                        ..Grant::default()
                     }
                 })
                 .collect();

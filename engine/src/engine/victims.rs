@@ -79,14 +79,12 @@ impl Engine {
             let asks = self.shapes.asks[class as usize];
             if let Some(g) = place_asking(&mut self.cluster, self.placement, &demand, filter, asks)
             {
-                // Only the victims whose GPUs the placement uses lose them;
-                // the others get theirs back (they do not overlap it).
-                let used: rustc_hash::FxHashSet<(u32, u16)> =
-                    g.iter().map(|x| (x.machine, x.gpu)).collect();
+                // Only the victims whose GPUs the placement uses lose them
+                // (or whose CPU or memory, on a machine where it takes
+                // some); the others get theirs back (they do not overlap it).
+                let placed = Footprint::of(&g);
                 for &v in &taken {
-                    let hit = self.running[&v]
-                        .iter()
-                        .any(|x| used.contains(&(x.machine, x.gpu)));
+                    let hit = placed.overlaps(&self.running[&v]);
                     if hit {
                         self.preempt(v);
                     } else {
@@ -119,7 +117,7 @@ impl Engine {
         let c = &self.cluster;
         let mut per: FxHashMap<u32, u32> = FxHashMap::default();
         for v in victims {
-            for g in &self.running[&v] {
+            for g in self.running[&v].iter().filter(|g| g.has_gpu()) {
                 if !filter.allows(c.machine_type(g.machine)) {
                     continue;
                 }
@@ -159,7 +157,7 @@ impl Engine {
         let mut shared: Vec<(u32, u16)> = Vec::new();
         let mut check_at = 1;
         for (i, v) in victims.iter().enumerate() {
-            for g in &self.running[v] {
+            for g in self.running[v].iter().filter(|g| g.has_gpu()) {
                 if !filter.allows(c.machine_type(g.machine)) {
                     continue;
                 }
@@ -219,4 +217,42 @@ impl Engine {
         }
         whole + best_part >= gpus as u64
     }
+}
+
+/// What a placement takes: its GPUs, and the machines where it takes CPU
+/// or memory.
+struct Footprint {
+    gpus: rustc_hash::FxHashSet<(u32, u16)>,
+    hosts: rustc_hash::FxHashSet<u32>,
+}
+
+impl Footprint {
+    fn of(placed: &[Grant]) -> Footprint {
+        Footprint {
+            gpus: placed
+                .iter()
+                .filter(|g| g.has_gpu())
+                .map(|g| (g.machine, g.gpu))
+                .collect(),
+            hosts: placed
+                .iter()
+                .filter(|g| host(g))
+                .map(|g| g.machine)
+                .collect(),
+        }
+    }
+
+    /// Whether `held` overlaps it: a GPU of both, or CPU or memory on a
+    /// machine where it takes some.
+    fn overlaps(&self, held: &[Grant]) -> bool {
+        held.iter().any(|x| {
+            (x.has_gpu() && self.gpus.contains(&(x.machine, x.gpu)))
+                || (host(x) && self.hosts.contains(&x.machine))
+        })
+    }
+}
+
+/// Whether `g` holds CPU or memory of its machine.
+fn host(g: &Grant) -> bool {
+    g.cpu_milli > 0 || g.mem_mib > 0
 }

@@ -43,7 +43,14 @@ impl Engine {
         let asks = self.shapes.asks[class as usize];
         let mut probe = self.cluster.clone();
         if place_asking(&mut probe, self.placement, demand, *filter, asks).is_none() {
-            return Some(self.no_room(demand, *filter));
+            let bare = bare(demand);
+            let none = crate::shape_classes::Asks::default();
+            return Some(
+                match place_asking(&mut probe, self.placement, &bare, *filter, none) {
+                    Some(_) if (asks, &bare) != (none, demand) => Blocked::Host,
+                    _ => self.no_room(demand, *filter),
+                },
+            );
         }
         let head = self.queue_in_order(1).first().copied();
         Some(match (self.seat.walk, head) {
@@ -93,5 +100,19 @@ impl Engine {
             .map(|m| self.cluster.free(m))
             .max()
             .unwrap_or(0)
+    }
+}
+
+/// `d` asking GPUs alone: its instances' CPU and memory left out.
+fn bare(d: &Demand) -> Demand {
+    match d {
+        Demand::Instances(units) => Demand::Instances(
+            units
+                .iter()
+                .filter(|u| u.milli > 0)
+                .map(|u| tracetui_model::Unit::gpus(u.count, u.milli))
+                .collect(),
+        ),
+        d => d.clone(),
     }
 }

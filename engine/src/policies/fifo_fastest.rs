@@ -224,6 +224,7 @@ impl Free {
                 machine: m as u32,
                 gpu,
                 milli: MILLI_PER_GPU as u16,
+                ..Grant::default()
             }));
             if grants.len() == gpus as usize {
                 break;

@@ -214,10 +214,10 @@ fn jobs(rows: &[PodRow], pods: &[Pod], opts: &LoadOptions) -> (Vec<Job>, Vec<Seg
         let demand = if p.is_cpu() {
             Demand::Gang { gpus: 0 }
         } else {
-            Demand::Instances(Box::new([Unit {
-                count: 1,
-                milli: p.total_milli().min(u32::MAX as u64) as u32,
-            }]))
+            Demand::Instances(Box::new([Unit::gpus(
+                1,
+                p.total_milli().min(u32::MAX as u64) as u32,
+            )]))
         };
         jobs.push(Job {
             id: r.name.to_string().into(),

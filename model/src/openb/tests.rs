@@ -99,10 +99,7 @@ fn pods_nodes_and_the_replays_jobs_are_read_as_released() {
     let whole8 = &t.jobs[3];
     assert_eq!(
         whole8.demand,
-        Demand::Instances(Box::new([Unit {
-            count: 1,
-            milli: 8000
-        }]))
+        Demand::Instances(Box::new([Unit::gpus(1, 8000)]))
     );
     assert_eq!(c.gpu_types[whole8.gpu_type.unwrap() as usize], "G2");
     assert_eq!(whole8.status, JobStatus::Failed);

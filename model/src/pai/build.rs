@@ -101,16 +101,34 @@ fn cluster(
     Ok(c)
 }
 
-/// What job `job` asks for: its tasks with GPUs as units, sorted (empty: a CPU job).
-fn units_of(t: &PaiTables, job: u32) -> Vec<Unit> {
+/// `plan_cpu` (percent of one core) as milli-cores: 600 → 6,000.
+fn plan_cpu_milli(task: &TaskRow) -> u32 {
+    task.plan_cpu
+        .map_or(0, |p| (p * 10.0).round().clamp(0.0, u32::MAX as f64) as u32)
+}
+
+/// `plan_mem` (GB) as MiB: 29.3 → 30,003.
+fn plan_mem_mib(task: &TaskRow) -> u32 {
+    task.plan_mem.map_or(0, |p| {
+        (p * 1024.0).round().clamp(0.0, u32::MAX as f64) as u32
+    })
+}
+
+/// What job `job` asks for: its tasks with GPUs as units — with `cpu_mem`,
+/// each instance's CPU and memory too, and the tasks without GPUs that ask
+/// either — sorted (none with GPUs: a CPU job).
+fn units_of(t: &PaiTables, job: u32, cpu_mem: bool) -> Vec<Unit> {
     // Room for every task: usually each is a unit, so the boxed slice made
     // of it needs no second allocation.
     let (a, b) = t.tasks_of[job as usize];
     let mut units = Vec::with_capacity((b - a) as usize);
     units.extend(t.tasks_of(job).filter_map(|task| {
-        let milli = plan_milli(task);
-        let count = task.inst_num.round() as u32;
-        (milli > 0 && count > 0).then_some(Unit { count, milli })
+        let mut u = Unit::gpus(task.inst_num.round() as u32, plan_milli(task));
+        if cpu_mem {
+            u.cpu_milli = plan_cpu_milli(task);
+            u.mem_mib = plan_mem_mib(task);
+        }
+        (u.count > 0 && (u.milli > 0 || u.asks_host())).then_some(u)
     }));
     units.sort_unstable();
     units
@@ -159,6 +177,33 @@ fn note_jobs(report: &mut LoadReport, cpu_jobs: u64, cluster: &Cluster, jobs: &[
     }
 }
 
+/// With `--cpu-mem`: how many instances ask CPU or memory, how many of
+/// them hold no GPU, and whether the machines say what they have.
+fn note_cpu_mem(report: &mut LoadReport, cluster: &Cluster, jobs: &[Job]) {
+    let (mut asking, mut bare) = (0u64, 0u64);
+    for j in jobs {
+        if let Demand::Instances(units) = &j.demand {
+            for u in units.iter().filter(|u| u.asks_host()) {
+                asking += u.count as u64;
+                bare += if u.milli == 0 { u.count as u64 } else { 0 };
+            }
+        }
+    }
+    report.note(format!(
+        "--cpu-mem: {asking} instances ask their tasks' plan_cpu and plan_mem ({bare} of them no GPU); no machine is given more than its cap_cpu and cap_mem"
+    ));
+    let unsaid = cluster
+        .machines
+        .iter()
+        .filter(|m| !m.recorded_only && (m.cpu_milli == 0 || m.mem_mib == 0))
+        .count();
+    if unsaid > 0 {
+        report.note(format!(
+            "--cpu-mem: {unsaid} machines do not say their CPU or memory (no pai_machine_spec, or an empty cap_cpu/cap_mem): nothing is refused there for want of it"
+        ));
+    }
+}
+
 /// The GPU jobs as the job, task and group-tag tables give them, built
 /// while the instance table is still being read: everything but their
 /// recorded segments and run times.
@@ -178,8 +223,9 @@ pub(crate) fn jobs_of_tables(t: &PaiTables, symbols: &mut Symbols, opts: &LoadOp
         types: Vec::new(),
     };
     for (i, row) in t.jobs.iter().enumerate() {
-        let units = units_of(t, i as u32);
-        if units.is_empty() && !opts.include_cpu_jobs {
+        let units = units_of(t, i as u32, opts.cpu_mem);
+        let gpus = units.iter().any(|u| u.milli > 0);
+        if !gpus && !opts.include_cpu_jobs {
             p.cpu_jobs += 1;
             continue;
         }
@@ -255,6 +301,9 @@ pub(crate) fn trace(
         jobs[j].gpu_type = Some(cluster.type_id(&ty));
     }
     note_jobs(report, cpu_jobs, &cluster, &jobs);
+    if opts.cpu_mem {
+        note_cpu_mem(report, &cluster, &jobs);
+    }
     Ok(Trace {
         format: "pai",
         source: t.dir.display().to_string(),

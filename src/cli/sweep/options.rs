@@ -217,6 +217,7 @@ impl Options {
             }
             "strict" => read.strict = flag().parse_ref(cmd, arg, v)?,
             "include_cpu_jobs" => read.include_cpu_jobs = flag().parse_ref(cmd, arg, v)?,
+            "cpu_mem" => read.cpu_mem = flag().parse_ref(cmd, arg, v)?,
             "ties" => read.ties = choices::ties().parse_ref(cmd, arg, v)?,
             "no_cache" => read.no_cache = flag().parse_ref(cmd, arg, v)?,
             "tz" => read.tz = Some(choices::zone().parse_ref(cmd, arg, v)?),
@@ -316,6 +317,7 @@ fn blank(format: crate::trace::Format, path: PathBuf) -> SimArgs {
                     gpus_per_node: 0,
                     strict: false,
                     include_cpu_jobs: false,
+                    cpu_mem: false,
                     ties: crate::trace::Ties::File,
                     throughputs: Vec::new(),
                     gpu_speed: Vec::new(),
@@ -410,6 +412,7 @@ mod tests {
             gpus_per_node = 4
             strict = true
             include_cpu_jobs = true
+            cpu_mem = true
             ties = ["id", "file"]
             throughputs = "A100=dir"
             energy = "zdir"

@@ -81,13 +81,7 @@ pub(super) fn place(g: &mut Generated, rng: &mut Rng) {
             Some(t) => TypeFilter::Only(t as u16),
             None => TypeFilter::Any,
         };
-        let demand = Demand::Instances(
-            vec![Unit {
-                count: 1,
-                milli: pct * 10,
-            }]
-            .into_boxed_slice(),
-        );
+        let demand = Demand::Instances(vec![Unit::gpus(1, pct * 10)].into_boxed_slice());
         let machine = match place_demand(&mut state, Placement::Consolidate, &demand, filter) {
             Some(chosen) => {
                 // The machine is the placement's; the GPUs on it are chosen the

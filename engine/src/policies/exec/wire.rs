@@ -96,7 +96,10 @@ pub(super) fn job_info(
 
 /// GPUs as `[machine, gpu, milli]`.
 pub(super) fn gpus(g: &[Grant]) -> Vec<(u32, u16, u16)> {
-    g.iter().map(|g| (g.machine, g.gpu, g.milli)).collect()
+    g.iter()
+        .filter(|g| g.has_gpu())
+        .map(|g| (g.machine, g.gpu, g.milli))
+        .collect()
 }
 
 #[derive(Serialize)]
@@ -307,6 +310,7 @@ pub(super) fn answer(d: Decision, old: impl Fn(u32) -> i64) -> Answer {
                                 machine,
                                 gpu,
                                 milli,
+                                ..Grant::default()
                             })
                             .collect(),
                     ),

@@ -227,6 +227,7 @@ impl Books for GandivaBooks {
                             machine: m,
                             gpu,
                             milli: 1000,
+                            ..crate::cluster::Grant::default()
                         });
                         want -= 1;
                     }
