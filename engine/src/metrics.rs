@@ -216,6 +216,10 @@ pub struct Report {
     pub command: Option<String>,
     /// The placement rule's name.
     pub placement: String,
+    /// Seconds between rounds (`--rounds`), for a policy that decides in
+    /// ElasticFlow's rounds (elasticflow, ef, edf-elastic).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rounds_s: Option<Secs>,
     /// Jobs asked CPU and memory of their machines, and placement held
     /// each to what its machine has (openb's pods; PAI with `--cpu-mem`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]

@@ -127,6 +127,12 @@ impl Policy {
         self.rule().whole_machines()
     }
 
+    /// Whether it decides in ElasticFlow's rounds, `--rounds` apart
+    /// (elasticflow, ef, edf-elastic).
+    pub fn in_rounds(self) -> bool {
+        self.rule().in_rounds()
+    }
+
     /// What to know before running it on `trace` (it runs all the same).
     pub fn caveat(self, trace: &Trace, tuning: &crate::tuning::Tuning) -> Option<String> {
         self.rule().caveat(trace, tuning)

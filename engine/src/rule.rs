@@ -96,6 +96,10 @@ pub trait Rule: Send + Sync + 'static {
     fn whole_machines(&self) -> bool {
         false
     }
+    /// Whether it decides in ElasticFlow's rounds, `--rounds` apart.
+    fn in_rounds(&self) -> bool {
+        false
+    }
     /// What its queue keys mean, to show a waiting job's key.
     fn key_meaning(&self) -> KeyMeaning {
         KeyMeaning::Number

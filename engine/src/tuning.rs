@@ -56,6 +56,11 @@ pub struct Tuning {
     pub las_starve: f64,
     /// Who `fair` shares the GPUs between (`--fair-by`).
     pub fair_by: FairBy,
+    /// ElasticFlow's scheduling slot (`--rounds`), seconds: the least time
+    /// between two rounds of `elasticflow`, `ef` and `edf-elastic`, and the
+    /// grid their plans' ends fall on (60 in ElasticFlow's Figure 8, 240
+    /// in 9–11).
+    pub rounds: Secs,
     /// How long an external policy may take to answer one message
     /// (`--policy-timeout`); each engine has its own.
     pub policy_timeout: Duration,
@@ -111,6 +116,7 @@ impl Default for Tuning {
             las_thresholds: vec![3600],
             las_starve: 2.0,
             fair_by: FairBy::User,
+            rounds: 60,
             policy_timeout: DEFAULT_POLICY_TIMEOUT,
             answer_budget: 64 << 20,
             estimate: crate::estimate::Estimate::Oracle,

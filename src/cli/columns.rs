@@ -313,6 +313,7 @@ mod tests {
             policy: "fifo".into(),
             command: None,
             placement: "consolidate".into(),
+            rounds_s: None,
             cpu_mem: false,
             estimate: None,
             speed_model: false,

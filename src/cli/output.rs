@@ -86,7 +86,7 @@ pub(super) fn table_one(r: &Report, describe: &str) -> String {
         let _ = writeln!(o, "deadlines {:.1} % met", d * 100.0);
     }
     if let Some(a) = r.deadline_admitted {
-        let _ = writeln!(o, "          {}", admitted_note(a));
+        let _ = writeln!(o, "          {}", admitted_note(&r.policy, a));
     }
     if let (Some(e), Some(w)) = (r.energy_kwh, r.avg_power_w) {
         let _ = writeln!(o, "energy    {e:.1} kWh (mean {w:.0} W over the makespan)");
@@ -117,9 +117,16 @@ pub(super) fn table_one(r: &Report, describe: &str) -> String {
                 r.jobs_across_types.unwrap_or(0)
             ),
             r.fragmentation.is_some()
-        )
+        ) + &rounds_rule(r.rounds_s)
     );
     o
+}
+
+/// What `--rounds` did, where a run's policy decides in ElasticFlow's rounds.
+fn rounds_rule(rounds: Option<i64>) -> String {
+    rounds.map_or(String::new(), |s| {
+        format!("; elasticflow, ef and edf-elastic decide in ElasticFlow's rounds, at least {s} s apart (--rounds), their plans' ends on that grid")
+    })
 }
 
 /// The jobs' counts, and the jobs done at an end their policy held before
@@ -310,7 +317,7 @@ fn many_footer(o: &mut String, rs: &[Report]) {
             let _ = writeln!(o, "{} runs: {c}", r.policy);
         }
         if let Some(a) = r.deadline_admitted {
-            let _ = writeln!(o, "{}: {}", r.policy, admitted_note(a));
+            let _ = writeln!(o, "{}: {}", r.policy, admitted_note(&r.policy, a));
         }
     }
     if rs.iter().any(|r| r.jobs_cut_short > 0) {
@@ -329,18 +336,27 @@ fn many_footer(o: &mut String, rs: &[Report]) {
                 rs.iter().filter_map(|r| r.jobs_across_types).sum()
             ),
             rs.iter().any(|r| r.fragmentation.is_some())
-        )
+        ) + &rounds_rule(rs.iter().find_map(|r| r.rounds_s))
     );
 }
 
-/// The policy's own deadline ratio, said for what it is.
-fn admitted_note(a: f64) -> String {
-    format!(
-        "{:.1} % admitted and on time by plan (ElasticFlow's own ratio: \
-         a job ended after its deadline counts if its planned finish was not; \
-         \"met\" counts ends)",
-        a * 100.0
-    )
+/// The policy's own deadline ratio, said for what it is: `ef` judges a
+/// job by its end on the slot grid with its overheads, `elasticflow` by
+/// its planned finish.
+fn admitted_note(policy: &str, a: f64) -> String {
+    match policy {
+        "ef" => format!(
+            "{:.1} % on time by ElasticFlow's ef (its own ratio: a job counts if its end on the \
+             --rounds grid, overheads added, is by its deadline)",
+            a * 100.0
+        ),
+        _ => format!(
+            "{:.1} % admitted and on time by plan (ElasticFlow's own ratio: \
+             a job ended after its deadline counts if its planned finish was not; \
+             \"met\" counts ends)",
+            a * 100.0
+        ),
+    }
 }
 
 /// On standard error: a run that left jobs unfinished says so (its JCT,

@@ -182,6 +182,12 @@ pub struct PolicyArgs {
     /// most a day.
     #[arg(long, default_value_t = 0, value_name = "SECS", value_parser = clap::value_parser!(u32).range(0..=86_400))]
     pub rescale_cost: u32,
+    /// Seconds between ElasticFlow's scheduling rounds (its
+    /// --scheduling_slot) for elasticflow, ef and edf-elastic: 60 as in its
+    /// Figure 8, 240 in Figures 9–11; their plans' ends fall on this grid.
+    /// From 1 s to a day.
+    #[arg(long, value_name = "SECS", default_value_t = 60, value_parser = clap::value_parser!(u32).range(1..=86_400))]
+    pub rounds: u32,
     /// las: queue boundaries in GPU-seconds of attained service, ascending.
     #[arg(long, default_value = "3600", value_parser = parse_thresholds)]
     pub las_thresholds: crate::sim::Thresholds,
@@ -231,6 +237,7 @@ impl PolicyArgs {
         Ok(std::sync::Arc::new(crate::sim::Tuning {
             preempt_cost: self.preempt_cost as i64,
             rescale_cost: self.rescale_cost as i64,
+            rounds: self.rounds as i64,
             las_thresholds: self.las_thresholds.0.clone(),
             las_starve: self.las_starve,
             fair_by: self.fair_by,

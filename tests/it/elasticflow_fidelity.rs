@@ -1,9 +1,10 @@
-//! tracetui's `edf-elastic` and `elasticflow` against ElasticFlow's own
-//! simulator (its `edf` and `ef-accessctrl`), job by job: the same end
+//! tracetui's `edf-elastic`, `elasticflow` and `ef` against ElasticFlow's
+//! own simulator (its `edf`, `ef-accessctrl` and `ef`), job by job: the same end
 //! time for every job, and the same count ended by the deadline, on its
 //! Figure 8a trace (n16g4, T4 tables) and ITP clusters 01–05 (A100
 //! tables, the specs of its `run_fig8b.sh`; for `ef-accessctrl` the jobs
-//! its simulator ended before it was stopped). The known answers
+//! its simulator ended before it was stopped), and Figure 10's trace in
+//! its 240-s rounds (`--rounds 240`). The known answers
 //! and how they were made: `tests/fixtures/elasticflow/README.md`.
 
 use crate::common;
@@ -28,6 +29,9 @@ struct Run {
     accepted: Option<usize>,
     /// Jobs whose `job.csv` end is by their deadline, over a whole run.
     met: Option<usize>,
+    /// Its `--scheduling_slot` (our `--rounds`): 60 for Figure 8, 240 for
+    /// Figures 9–11.
+    slot: u32,
 }
 
 fn runs() -> Vec<Run> {
@@ -66,11 +70,13 @@ fn check(dir: &Path, run: &Run) -> std::path::PathBuf {
             .to_str()
             .unwrap(),
         "--policy",
-        if run.schedule == "edf" {
-            "edf-elastic"
-        } else {
-            "elasticflow"
+        match run.schedule.as_str() {
+            "edf" => "edf-elastic",
+            "ef" => "ef",
+            _ => "elasticflow",
         },
+        "--rounds",
+        &run.slot.to_string(),
         "--jobs-out",
         out.to_str().unwrap(),
         "--format",
@@ -81,13 +87,13 @@ fn check(dir: &Path, run: &Run) -> std::path::PathBuf {
     let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let admitted = report["deadline_admitted"].as_f64();
     match (run.schedule.as_str(), run.accepted) {
-        ("elasticflow", Some(a)) => assert_eq!(
+        ("elasticflow" | "ef", Some(a)) => assert_eq!(
             admitted,
             Some(a as f64 / run.jobs as f64),
             "{}: ElasticFlow's ratio",
             run.run
         ),
-        ("elasticflow", None) => assert!(admitted.is_some(), "{}", run.run),
+        ("elasticflow" | "ef", None) => assert!(admitted.is_some(), "{}", run.run),
         _ => assert_eq!(admitted, None, "{}: edf keeps no ratio of its own", run.run),
     }
     let ours = ours(&out);
@@ -129,7 +135,7 @@ fn edf_elastic_ends_every_job_when_elasticflows_edf_does() {
         return;
     };
     let runs = runs();
-    assert_eq!(runs.len(), 12);
+    assert_eq!(runs.len(), 16);
     for run in runs.iter().filter(|r| r.schedule == "edf") {
         check(&dir, run);
     }
@@ -151,6 +157,38 @@ fn elasticflow_ends_every_job_when_elasticflows_own_scheduler_does_on_figure_8a(
     assert_eq!(text.lines().filter(|l| l.contains(",dropped,")).count(), 50);
 }
 
+/// Figure 10's trace (its generator's, seeded) on n16g8 in ElasticFlow's
+/// 240-s rounds (`--rounds 240`): every job ends at its simulator's second
+/// under `ef-accessctrl`, and every job is admitted and on time.
+#[test]
+fn elasticflow_ends_every_job_as_its_simulator_does_in_240_s_rounds_on_figure_10() {
+    let Some(dir) = common::real_traces() else {
+        return;
+    };
+    let runs = runs();
+    let run = runs
+        .iter()
+        .find(|r| r.schedule == "elasticflow" && r.run == "fig10")
+        .unwrap();
+    assert_eq!(run.slot, 240);
+    check(&dir, run);
+}
+
+/// ElasticFlow without admission control (its `ef`, in its Figure 9):
+/// every job runs; each ends at the second its simulator gives, and the
+/// count it reports as on time (by the end on the slot grid) is ours.
+#[test]
+fn ef_ends_every_job_when_elasticflows_ef_does() {
+    let Some(dir) = common::real_traces() else {
+        return;
+    };
+    for run in runs().iter().filter(|r| r.schedule == "ef") {
+        let out = check(&dir, run);
+        let text = std::fs::read_to_string(out).unwrap();
+        assert_eq!(text.lines().filter(|l| l.contains(",dropped,")).count(), 0);
+    }
+}
+
 #[test]
 fn elasticflow_ends_every_job_when_elasticflows_own_scheduler_does_on_the_itp_clusters() {
     let Some(dir) = common::real_traces() else {
@@ -165,7 +203,7 @@ fn elasticflow_ends_every_job_when_elasticflows_own_scheduler_does_on_the_itp_cl
     }
     for run in runs()
         .iter()
-        .filter(|r| r.schedule == "elasticflow" && r.run != "fig8a")
+        .filter(|r| r.schedule == "elasticflow" && r.run.starts_with("cluster"))
     {
         check(&dir, run);
     }

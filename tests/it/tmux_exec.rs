@@ -91,11 +91,12 @@ fn an_external_policy_live_in_the_replay() {
     t.keys(&["g"]);
     t.keys(&["day 2 10:00", "Enter"]);
     t.wait_for("day 2 10:00");
-    // The picker offers it by its config name; it is the row after edf.
+    // The picker offers it by its config name, after the built-ins (the
+    // cursor starts on fifo, the second).
     t.keys(&["p"]);
     let s = t.wait_for("my-sjf");
     assert!(s.contains("external: python3"), "{s}");
-    t.keys(&["Down"; 13]);
+    t.keys(&vec!["Down"; tracetui::sim::Policy::built_in().len() - 1]);
     t.keys(&["Enter"]);
     let s = t.wait_for("MY-SJF · sample itp");
     assert!(s.contains("· my-sjf ·"), "the queue's order: {s}");

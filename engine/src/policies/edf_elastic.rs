@@ -40,6 +40,10 @@ impl Rule for EdfElastic {
         true
     }
 
+    fn in_rounds(&self) -> bool {
+        true
+    }
+
     fn key_meaning(&self) -> KeyMeaning {
         KeyMeaning::Deadline
     }

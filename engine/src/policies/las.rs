@@ -16,7 +16,7 @@ impl Rule for Las {
     }
 
     fn describe(&self) -> &str {
-        "Tiresias 2D-LAS: least attained GPU-service first, discretised queues, preemptive"
+        "2D-LAS after Tiresias: least attained GPU-service first, discretised queues, preemptive (tracetui's own, not ElasticFlow's dlas-gpu)"
     }
 
     fn walk(&self) -> Walk {

@@ -51,7 +51,8 @@ built_in! {
     Fair => fair::Fair,
     Edf => edf::Edf,
     EdfElastic => edf_elastic::EdfElastic,
-    ElasticFlow => elasticflow::ElasticFlow,
+    ElasticFlow => elasticflow::ElasticFlow::ACCESS_CTRL,
+    Ef => elasticflow::ElasticFlow::EF,
     Gandiva => gandiva::Gandiva,
     FifoFastest => fifo_fastest::FifoFastest,
 }
@@ -78,6 +79,6 @@ mod tests {
         for (p, name) in named {
             assert_eq!(p.name(), name);
         }
-        assert_eq!(Policy::built_in().len(), named.len() + 3);
+        assert_eq!(Policy::built_in().len(), named.len() + 4);
     }
 }

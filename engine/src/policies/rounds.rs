@@ -14,9 +14,6 @@
 use crate::view::View;
 use tracetui_model::Secs;
 
-/// ElasticFlow's `--scheduling_slot`, seconds.
-pub(super) const SLOT: Secs = 60;
-
 /// Where the rounds stand.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Rounds {
@@ -71,6 +68,7 @@ impl Rounds {
             let queue = v.queue_in_order(usize::MAX);
             queue.iter().any(|&j| v.preempted_before(j).is_some())
         };
-        self.next = Some(if two { first.max(t + SLOT) } else { first });
+        let slot = v.tuning().rounds;
+        self.next = Some(if two { first.max(t + slot) } else { first });
     }
 }

@@ -24,7 +24,7 @@ pub(super) fn job_of(v: &dyn View, j: u32) -> Option<Job> {
     if levels.is_empty() {
         return None;
     }
-    Some(Job::new(ddl, iters, levels))
+    Some(Job::new(ddl, iters, levels, v.tuning().rounds))
 }
 
 /// Whether the cluster's tables are T4's: named so, or in a directory

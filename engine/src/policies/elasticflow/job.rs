@@ -37,6 +37,8 @@ pub(super) struct Job {
     pub(super) node_set: Option<usize>,
     /// Scratch of the hand-out of leftover GPUs (`grow.rs`).
     pub(super) probe: Probe,
+    /// The scheduling slot its plans' ends fall on the grid of (`--rounds`).
+    pub(super) slot: Secs,
 }
 
 /// What growing a job by one level would give (ElasticFlow's
@@ -122,7 +124,7 @@ impl Job {
         self.ddl == BEST_EFFORT
     }
 
-    pub(super) fn new(ddl: Secs, iters: f64, levels: Arc<[(u32, f64)]>) -> Job {
+    pub(super) fn new(ddl: Secs, iters: f64, levels: Arc<[(u32, f64)]>, slot: Secs) -> Job {
         Job {
             ddl,
             iter_left: iters,
@@ -136,6 +138,7 @@ impl Job {
             in_cache: false,
             node_set: None,
             probe: Probe::default(),
+            slot,
         }
     }
 

@@ -3,10 +3,6 @@
 
 use tracetui_model::Secs;
 
-/// ElasticFlow's scheduling slot, seconds: plans are on a grid of this
-/// step from the round's time, and rounds are at least this far apart.
-pub(super) const SLOT: Secs = 60;
-
 /// Time → free GPUs from then on (ElasticFlow's `future_free_gpus`).
 pub(super) type Free = Steps<i64>;
 /// Time → the GPUs a job holds from then on (its `allocations`).
@@ -296,12 +292,12 @@ pub(super) fn given_back_into(free: &Free, alloc: &Alloc, end: Secs, n: i64, out
     run(out, &mut i, Secs::MAX, add);
 }
 
-/// `x` rounded up to the slot grid that starts at `s` (`s + 60k`, the
-/// least such time not before `x`; for any sign of `x − s`).
-pub(super) fn align(s: Secs, x: Secs) -> Secs {
+/// `x` rounded up to the grid of `slot` seconds that starts at `s` (`s +
+/// slot·k`, the least such time not before `x`; for any sign of `x − s`).
+pub(super) fn align(slot: Secs, s: Secs, x: Secs) -> Secs {
     let d = x - s;
-    let k = d.div_euclid(SLOT) + i64::from(d.rem_euclid(SLOT) > 0);
-    s + k * SLOT
+    let k = d.div_euclid(slot) + i64::from(d.rem_euclid(slot) > 0);
+    s + k * slot
 }
 
 /// The value in force just before `x` (at the last key below it).

@@ -46,15 +46,36 @@ use crate::view::{Acts, Answer, Checked, NoAnswer, View};
 use state::State;
 use tracetui_model::{Secs, Trace};
 
-pub(super) struct ElasticFlow;
+/// `elasticflow` (ElasticFlow's `ef-accessctrl`), or without admission
+/// control its `ef`.
+pub(super) struct ElasticFlow {
+    admission: bool,
+}
+
+impl ElasticFlow {
+    /// ElasticFlow as its paper runs it: `ef-accessctrl`.
+    pub(super) const ACCESS_CTRL: ElasticFlow = ElasticFlow { admission: true };
+    /// ElasticFlow without admission control (its simulator's `ef`, in
+    /// its Figure 9): every arrival is planned and runs, deadline or not;
+    /// a round at each job's next plan change; jobs of a machine or more
+    /// placed in the order they started; a job is late by its end on the
+    /// slot grid with its overheads.
+    pub(super) const EF: ElasticFlow = ElasticFlow { admission: false };
+}
 
 impl Rule for ElasticFlow {
     fn name(&self) -> &str {
-        "elasticflow"
+        match self.admission {
+            true => "elasticflow",
+            false => "ef",
+        }
     }
 
     fn describe(&self) -> &str {
-        "ElasticFlow: admits a job only if every deadline still holds; each job its least GPUs to meet it, spare GPUs where they gain most"
+        match self.admission {
+            true => "ElasticFlow: admits a job only if every deadline still holds; each job its least GPUs to meet it, spare GPUs where they gain most",
+            false => "ElasticFlow without admission control (its simulator's ef): every job runs, each its least GPUs to meet its deadline, spare GPUs where they gain most",
+        }
     }
 
     fn walk(&self) -> Walk {
@@ -67,6 +88,10 @@ impl Rule for ElasticFlow {
 
     /// Its node sets are whole machines, as ElasticFlow's cluster specs.
     fn whole_machines(&self) -> bool {
+        true
+    }
+
+    fn in_rounds(&self) -> bool {
         true
     }
 
@@ -86,7 +111,7 @@ impl Rule for ElasticFlow {
     }
 
     fn books(&self, v: &dyn View) -> Box<dyn Books> {
-        Box::new(EfBooks(State::new(v)))
+        Box::new(EfBooks(State::new(v, self.admission)))
     }
 }
 
@@ -173,7 +198,12 @@ impl Books for EfBooks {
         if self.0.next != Some(v.now()) {
             return Ok(None);
         }
-        let fail = |why: String| NoAnswer::Failed(format!("elasticflow at {}: {why}", v.now()));
+        let name = if self.0.admission {
+            "elasticflow"
+        } else {
+            "ef"
+        };
+        let fail = |why: String| NoAnswer::Failed(format!("{name} at {}: {why}", v.now()));
         let out = self.0.round(v).map_err(|e| fail(e.0))?;
         let mut a = Answer {
             drop: out

@@ -78,7 +78,7 @@ pub(super) fn probe(job: &Job, t: Secs, n: u32, f: &Free, q: u32, bufs: &mut Buf
 impl<'a> Planner<'a> {
     fn new(job: &'a Job, t: Secs, n: u32, f: &'a Free, mut bufs: Bufs) -> Self {
         bufs.alloc.reset_to(t, 0);
-        let ad = align(t, job.ddl);
+        let ad = align(job.slot, t, job.ddl);
         Planner {
             job,
             t,
@@ -224,7 +224,7 @@ impl Planner<'_> {
         }
         let tq = job.tp(q);
         let eret = ceil_secs(t as f64 + self.r / tq);
-        let eet = align(t, eret);
+        let eet = align(self.job.slot, t, eret);
         if fet >= eet && job.ddl >= eret {
             self.held(q, t, eet);
             if !self.track {
@@ -369,7 +369,7 @@ impl Planner<'_> {
                 secs += la as i128 * (e as i128 - lat as i128);
             } else {
                 let rtl = ceil_secs(r / tp);
-                let eet = lat + align(0, rtl);
+                let eet = lat + align(self.job.slot, 0, rtl);
                 // Its alloc's next key: `e` before the deadline, else none.
                 self.held(la, lat, if e < self.ad { e } else { eet });
                 fin = Some((eet, lat + rtl));
@@ -398,8 +398,8 @@ impl Planner<'_> {
         }
         self.take(lat, la);
         let rtl = ceil_secs(self.r / tp);
-        self.held(la, lat, lat + align(0, rtl));
-        Some((lat + align(0, rtl), lat + rtl))
+        self.held(la, lat, lat + align(self.job.slot, 0, rtl));
+        Some((lat + align(self.job.slot, 0, rtl), lat + rtl))
     }
 
     /// The plan ending at `eet` (`eret` exact), its step kept in the free

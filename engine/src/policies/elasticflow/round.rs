@@ -7,7 +7,7 @@
 //! are handed out; the jobs are placed, and each pays this round's
 //! overhead, which moves its end; then the next round is set.
 
-use super::maps::{ceil_secs, SLOT};
+use super::maps::ceil_secs;
 use super::nodes::overhead;
 use super::plan::plan;
 use super::state::State;
@@ -51,42 +51,12 @@ impl State {
             for j in due.end {
                 self.complete(j);
             }
-            let (admit, cannot): (Vec<u32>, Vec<u32>) =
-                due.start.into_iter().partition(|&j| self.arrive(v, j));
-            self.declined += cannot.len() as u64;
-            out.declined = cannot;
             let old: FxHashMap<u32, Secs> = self
                 .runnable
                 .iter()
                 .map(|&j| (j, self.jobs[&j].end))
                 .collect();
-            let mut admitted = false;
-            if !admit.is_empty() {
-                let mut all: Vec<u32> = self.runnable.iter().chain(&admit).copied().collect();
-                if self.plan_all(&mut all, t)? {
-                    admitted = true;
-                    self.pending.extend(&admit);
-                    self.runnable.extend(&admit);
-                } else {
-                    // Best-effort arrivals stay, to run on what is left.
-                    for j in admit {
-                        if self.jobs[&j].best_effort() {
-                            self.pending.push(j);
-                            self.runnable.push(j);
-                        } else {
-                            self.jobs.remove(&j);
-                            self.declined += 1;
-                            out.declined.push(j);
-                        }
-                    }
-                }
-            }
-            if !admitted {
-                let mut all = std::mem::take(&mut self.runnable);
-                let planned = self.plan_all(&mut all, t);
-                self.runnable = all;
-                planned?;
-            }
+            self.admit_and_plan(v, t, due.start, &mut out)?;
             let jobs = &self.jobs;
             self.runnable.sort_by_key(|j| jobs[j].ddl);
             for j in self.runnable.clone() {
@@ -110,6 +80,52 @@ impl State {
         self.advance(v, t);
         self.last = t;
         Ok(self.outcome(t, out))
+    }
+
+    /// The round's arrivals: with admission control, admitted together if
+    /// every deadline still holds when all are planned, else declined (but
+    /// best-effort ones); without (`ef`), all of them. Then every job is
+    /// planned in deadline order.
+    fn admit_and_plan(
+        &mut self,
+        v: &dyn View,
+        t: Secs,
+        arrivals: Vec<u32>,
+        out: &mut Outcome,
+    ) -> Result<(), Failed> {
+        let (admit, cannot): (Vec<u32>, Vec<u32>) =
+            arrivals.into_iter().partition(|&j| self.arrive(v, j));
+        self.declined += cannot.len() as u64;
+        out.declined = cannot;
+        let mut admitted = false;
+        if !admit.is_empty() {
+            let mut all: Vec<u32> = self.runnable.iter().chain(&admit).copied().collect();
+            // `ef` plans all of them and takes the plan, deadlines met or not.
+            if self.plan_all(&mut all, t)? || !self.admission {
+                admitted = true;
+                self.pending.extend(&admit);
+                self.runnable.extend(&admit);
+            } else {
+                // Best-effort arrivals stay, to run on what is left.
+                for j in admit {
+                    if self.jobs[&j].best_effort() {
+                        self.pending.push(j);
+                        self.runnable.push(j);
+                    } else {
+                        self.jobs.remove(&j);
+                        self.declined += 1;
+                        out.declined.push(j);
+                    }
+                }
+            }
+        }
+        if !admitted {
+            let mut all = std::mem::take(&mut self.runnable);
+            let planned = self.plan_all(&mut all, t);
+            self.runnable = all;
+            planned?;
+        }
+        Ok(())
     }
 
     /// Progress since the last round, `td` seconds ago, at the GPUs held
@@ -146,7 +162,14 @@ impl State {
         let Some(id) = job.node_set else {
             return;
         };
-        let (g, late) = (job.gpus, job.real_end > job.ddl);
+        // `ef` judges a job by its end (on the slot grid, with its
+        // overheads), `ef-accessctrl` by its planned finish.
+        let finish = if self.admission {
+            job.real_end
+        } else {
+            job.end
+        };
+        let (g, late) = (job.gpus, finish > job.ddl);
         self.nodes.release(id, j, g);
         self.running.retain(|&x| x != j);
         self.runnable.retain(|&x| x != j);
@@ -201,14 +224,15 @@ impl State {
         let mut starts = Vec::new();
         for &p in &self.pending {
             let job = self.jobs.get_mut(&p).expect("books");
-            let later = job
-                .alloc
-                .iter()
-                .find(|&(_, g)| g != 0)
-                .is_some_and(|(k, _)| k > t);
+            let first = job.alloc.iter().find(|&(_, g)| g != 0).map(|(k, _)| k);
+            let later = first.is_some_and(|k| k > t);
             job.gpus = job.planned_at(t);
             if job.gpus <= self.n && !later {
                 starts.push(p);
+            }
+            // `ef`: a round when a waiting job's plan first gives it GPUs.
+            if let (false, Some(k)) = (self.admission, first.filter(|_| later)) {
+                self.events.entry(k).or_default();
             }
         }
         for j in starts {
@@ -217,18 +241,30 @@ impl State {
         }
     }
 
-    /// Places every job holding GPUs, largest first; the earliest change
-    /// any plan makes after `t`.
+    /// Places every job holding GPUs, largest first (`ef`: the jobs of a
+    /// machine or more in the order they started); the earliest change any
+    /// plan makes after `t` (`ef`: a round at each running job's next
+    /// change instead).
     fn place(&mut self, t: Secs) -> Result<Option<Secs>, Failed> {
-        let jobs = &self.jobs;
-        self.runnable
-            .sort_by_key(|j| std::cmp::Reverse(jobs[j].gpus));
+        let order = if self.admission {
+            let jobs = &self.jobs;
+            self.runnable
+                .sort_by_key(|j| std::cmp::Reverse(jobs[j].gpus));
+            self.runnable.clone()
+        } else {
+            self.running.clone()
+        };
         let mut change: Option<Secs> = None;
         let mut small = Vec::new();
-        for j in self.runnable.clone() {
+        for j in order {
             let job = &self.jobs[&j];
             if let Some(k) = job.alloc.key_after(t) {
-                change = Some(change.map_or(k, |c| c.min(k)));
+                match self.admission {
+                    true => change = Some(change.map_or(k, |c| c.min(k))),
+                    false => {
+                        self.events.entry(k).or_default();
+                    }
+                }
             }
             if job.gpus >= self.gpn {
                 self.put(j)?;
@@ -279,7 +315,7 @@ impl State {
 
     /// Every job holding GPUs pays this round's overhead: its end moves.
     fn charge_overheads(&mut self) {
-        let restart = self.rounds > 0 && self.rounds.is_multiple_of(SLOT as u64);
+        let restart = self.rounds > 0 && self.rounds.is_multiple_of(self.slot as u64);
         self.rounds += 1;
         if restart {
             self.nodes.clear_cache();
@@ -316,6 +352,9 @@ impl State {
             }
             out.hold.push((j, job.gpus, end));
         }
+        // The largest first, so whole machines go before parts of one (the
+        // runnable list is in that order already but under `ef`).
+        out.hold.sort_by_key(|h| std::cmp::Reverse(h.1));
         out
     }
 }

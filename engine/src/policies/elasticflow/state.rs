@@ -3,7 +3,7 @@
 //! set), the reservations, the placement and the counts it reports.
 
 use super::job::Job;
-use super::maps::{Free, SLOT};
+use super::maps::Free;
 use super::nodes::Nodes;
 use super::plan::Bufs;
 use crate::view::View;
@@ -20,6 +20,12 @@ pub(super) struct Due {
 
 #[derive(Debug, Clone)]
 pub(super) struct State {
+    /// ElasticFlow's admission control (`ef-accessctrl`); without it,
+    /// `ef`: every arrival is planned and run.
+    pub(super) admission: bool,
+    /// ElasticFlow's scheduling slot (`--rounds`): rounds at least this
+    /// far apart, every this-many-th one clearing the overhead cache.
+    pub(super) slot: Secs,
     pub(super) n: u32,
     pub(super) gpn: u32,
     /// Every job admitted and not ended.
@@ -57,12 +63,14 @@ impl State {
     /// The books of a run at `v.now()`: every waiting or running job
     /// counts as admitted, not started; the first round is at the first
     /// arrival, or now if any job waits or runs.
-    pub(super) fn new(v: &dyn View) -> State {
+    pub(super) fn new(v: &dyn View, admission: bool) -> State {
         let trace = v.trace();
         let machines = trace.cluster.machines.len() as u32;
         let n: u32 = trace.cluster.machines.iter().map(|m| m.gpus).sum();
         let gpn = trace.cluster.per_node.unwrap_or(1).max(1);
         let mut s = State {
+            admission,
+            slot: v.tuning().rounds,
             n,
             gpn,
             jobs: FxHashMap::default(),
@@ -183,11 +191,11 @@ impl State {
             self.next = None;
             return;
         };
-        if first - t > SLOT || times.len() < 2 {
+        if first - t > self.slot || times.len() < 2 {
             self.next = Some(first);
             return;
         }
-        let edge = t + SLOT;
+        let edge = t + self.slot;
         let mut merged = Due::default();
         let due: Vec<Secs> = self.events.range(..=edge).map(|(&k, _)| k).collect();
         let mut arrivals = self.take_arrivals(v, edge).into_iter().peekable();

@@ -28,12 +28,15 @@ fn given_back_adds_the_plan_until_its_end() {
 
 #[test]
 fn align_rounds_up_on_the_grid_from_its_start() {
-    assert_eq!(align(100, 100), 100);
-    assert_eq!(align(100, 101), 160);
-    assert_eq!(align(100, 160), 160);
-    assert_eq!(align(100, 70), 100);
-    assert_eq!(align(100, 10), 40);
-    assert_eq!(align(0, 3368), 3420);
+    assert_eq!(align(60, 100, 100), 100);
+    assert_eq!(align(60, 100, 101), 160);
+    assert_eq!(align(60, 100, 160), 160);
+    assert_eq!(align(60, 100, 70), 100);
+    assert_eq!(align(60, 100, 10), 40);
+    assert_eq!(align(60, 0, 3368), 3420);
+    // Figures 9–11's slot of 240 s.
+    assert_eq!(align(240, 100, 101), 340);
+    assert_eq!(align(240, 0, 3368), 3600);
 }
 
 #[test]

@@ -48,7 +48,7 @@ impl Planner<'_> {
             let it = (e - lat) as f64 * tp;
             if it >= self.r {
                 let eret = ceil_secs(lat as f64 + self.r / tp);
-                let eet = align(t, eret);
+                let eet = align(self.job.slot, t, eret);
                 let keys = self.nf.keys_in(ad, Secs::MAX);
                 for e1 in keys {
                     if e1 < eet {
@@ -82,7 +82,7 @@ impl Planner<'_> {
         let q3 = assigned.unwrap_or_else(|| self.n.min(job.max_gpu()));
         self.a.insert(lat, q3);
         let eret = ceil_secs(lat as f64 + self.r / job.tp(q3));
-        let eet = align(t, eret);
+        let eet = align(self.job.slot, t, eret);
         self.nf.insert(lat, self.n as i64 - q3 as i64);
         self.nf.insert(eet, self.n as i64);
         self.done(eet, eret, true)
