@@ -1,7 +1,8 @@
 //! The CPU and memory of each machine: what its grants hold, and whether
 //! an instance's ask fits beside them.
 
-use super::{ClusterState, Grant, HostUse, MachineState};
+use super::{ClusterState, Grant, HostUse, MachineState, TypeFilter};
+use tracetui_model::{Unit, MILLI_PER_GPU};
 
 /// A machine's CPU and memory, held and had.
 pub(super) fn host_of(ms: &MachineState) -> HostUse {
@@ -67,15 +68,17 @@ impl ClusterState {
     pub(crate) fn instance_with_host(
         &self,
         spread: bool,
-        u: &tracetui_model::Unit,
-        f: super::TypeFilter,
+        u: &Unit,
+        f: TypeFilter,
     ) -> Option<Vec<Grant>> {
-        let best = (0..self.machines.len() as u32)
-            .filter_map(|m| self.spot(m, u, f))
-            .min_by_key(|s| rank(s, spread, u))?;
+        let best = match u.milli {
+            // Without GPUs: every machine, CPU-only ones too.
+            0 => self.scanned_spot(spread, u, f)?,
+            _ => self.indexed_spot(spread, u, f)?,
+        };
         let mut out = Vec::new();
-        let whole = u.milli / tracetui_model::MILLI_PER_GPU;
-        let frac = (u.milli % tracetui_model::MILLI_PER_GPU) as u16;
+        let whole = u.milli / MILLI_PER_GPU;
+        let frac = (u.milli % MILLI_PER_GPU) as u16;
         match best.share {
             Some(gpu) => out.push(Grant {
                 machine: best.machine,
@@ -97,8 +100,57 @@ impl ClusterState {
         Some(out)
     }
 
+    /// The best spot for `u` of every machine's (`rank` decides).
+    fn scanned_spot(&self, spread: bool, u: &Unit, f: TypeFilter) -> Option<Spot> {
+        (0..self.machines.len() as u32)
+            .filter_map(|m| self.spot(m, u, f))
+            .min_by_key(|s| rank(s, spread, u))
+    }
+
+    /// The same spot for an instance with GPUs as `scanned_spot` finds,
+    /// through the free-GPU indexes: the partly used GPUs by room, then the
+    /// machines by idle GPUs (fewest first, or with `spread` most), the
+    /// first with the CPU and memory free at each step.
+    fn indexed_spot(&self, spread: bool, u: &Unit, f: TypeFilter) -> Option<Spot> {
+        let (whole, frac) = (u.milli / MILLI_PER_GPU, u.milli % MILLI_PER_GPU);
+        if whole == 0 {
+            let shared = self
+                .allowed(f)
+                .filter_map(|t| {
+                    t.partial
+                        .range((frac as u16, 0, 0)..)
+                        .find(|&&(_, m, _)| self.host_fits(m, u.cpu_milli, u.mem_mib))
+                })
+                .min();
+            if let Some(&(_, m, _)) = shared {
+                return self.spot(m, u, f);
+            }
+        }
+        let need = whole + u32::from(frac > 0);
+        let mut levels: Vec<u32> = self
+            .allowed(f)
+            .flat_map(|t| t.levels_from(need.max(1)))
+            .collect();
+        levels.sort_unstable();
+        levels.dedup();
+        if spread {
+            levels.reverse();
+        }
+        levels.into_iter().find_map(|free| {
+            let m = self
+                .allowed(f)
+                .filter_map(|t| t.by_free.get(free as usize))
+                .filter_map(|set| {
+                    set.iter()
+                        .find(|&m| self.host_fits(m, u.cpu_milli, u.mem_mib))
+                })
+                .min()?;
+            self.spot(m, u, f)
+        })
+    }
+
     /// Where on machine `m` an instance of `u` would go, if it fits there.
-    fn spot(&self, m: u32, u: &tracetui_model::Unit, f: super::TypeFilter) -> Option<Spot> {
+    fn spot(&self, m: u32, u: &Unit, f: TypeFilter) -> Option<Spot> {
         let ms = &self.machines[m as usize];
         if !ms.indexed || !self.host_fits(m, u.cpu_milli, u.mem_mib) {
             return None;
@@ -136,7 +188,7 @@ impl ClusterState {
 }
 
 /// The order spots are chosen in (least first).
-fn rank(s: &Spot, spread: bool, u: &tracetui_model::Unit) -> (u8, i64, u32) {
+fn rank(s: &Spot, spread: bool, u: &Unit) -> (u8, i64, u32) {
     let m = s.machine;
     if u.milli == 0 {
         let left = s.cpu_after.min(i64::MAX as u64) as i64;
@@ -276,5 +328,54 @@ mod tests {
             TypeFilter::Any,
         );
         assert_eq!(g.unwrap()[0].machine, 1);
+    }
+
+    #[test]
+    fn the_indexes_find_the_spot_a_scan_of_every_machine_finds() {
+        // Machines of 1–8 GPUs and 4–32 cores, two types; instances land
+        // and leave at random; every query answered both ways.
+        let sizes: Vec<(u32, u32)> = (0..24).map(|i| (1 + i % 8, 4 + (i * 7) % 29)).collect();
+        let mut s = hosts(&sizes);
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut held: Vec<(u32, Vec<Grant>)> = Vec::new();
+        let (mut placed, mut shared) = (0, 0);
+        for step in 0..3000u32 {
+            let r = next();
+            let milli = [250, 500, 700, 1000, 1500, 2000, 4000][(r % 7) as usize];
+            let u = Unit {
+                count: 1,
+                milli,
+                cpu_milli: ((r >> 8) % 12) as u32 * 1000,
+                mem_mib: ((r >> 16) % 20) as u32 * 1024,
+            };
+            for spread in [false, true] {
+                let a = s.indexed_spot(spread, &u, TypeFilter::Any);
+                let b = s.scanned_spot(spread, &u, TypeFilter::Any);
+                let key = |p: &Option<super::Spot>| p.as_ref().map(|p| (p.machine, p.share));
+                assert_eq!(key(&a), key(&b), "step {step}, spread {spread}: {u:?}");
+                shared += usize::from(a.is_some_and(|a| a.share.is_some()));
+            }
+            if (r >> 24) % 3 > 0 {
+                if let Some(g) = s.instance_with_host(false, &u, TypeFilter::Any) {
+                    s.acquire(step, &g);
+                    held.push((step, g));
+                    placed += 1;
+                }
+            } else if !held.is_empty() {
+                let (j, g) = held.swap_remove(((r >> 32) % held.len() as u64) as usize);
+                s.release(j, &g);
+            }
+        }
+        // Not vacuous: instances landed, beside others on shared GPUs.
+        assert!(
+            placed > 500 && shared > 100,
+            "{placed} placed, {shared} shared"
+        );
     }
 }
