@@ -239,7 +239,9 @@ class Round:
         self.rounds += 1
         if restart:
             self.nodes.clear_cache()
-        for j in list(self.runnable):
+        # In the order they started (ElasticFlow's running_jobs): the order
+        # their end events take where several move to one time.
+        for j in list(self.running):
             job = self.jobs[j]
             if job.gpus == 0:
                 job.overhead = 0

@@ -3,8 +3,8 @@
 //! time for every job, and the same count ended by the deadline, on its
 //! Figure 8a trace (n16g4, T4 tables) and ITP clusters 01–05 (A100
 //! tables, the specs of its `run_fig8b.sh`; for `ef-accessctrl` the jobs
-//! its simulator ended before it was stopped), and Figure 10's trace in
-//! its 240-s rounds (`--rounds 240`). The known answers
+//! its simulator ended before it was stopped), and the traces of Figures 9
+//! and 10 in its 240-s rounds (`--rounds 240`). The known answers
 //! and how they were made: `tests/fixtures/elasticflow/README.md`.
 
 use crate::common;
@@ -135,7 +135,7 @@ fn edf_elastic_ends_every_job_when_elasticflows_edf_does() {
         return;
     };
     let runs = runs();
-    assert_eq!(runs.len(), 16);
+    assert_eq!(runs.len(), 26);
     for run in runs.iter().filter(|r| r.schedule == "edf") {
         check(&dir, run);
     }
@@ -157,32 +157,42 @@ fn elasticflow_ends_every_job_when_elasticflows_own_scheduler_does_on_figure_8a(
     assert_eq!(text.lines().filter(|l| l.contains(",dropped,")).count(), 50);
 }
 
-/// Figure 10's trace (its generator's, seeded) on n16g8 in ElasticFlow's
-/// 240-s rounds (`--rounds 240`): every job ends at its simulator's second
-/// under `ef-accessctrl`, and every job is admitted and on time.
+/// Figures 9 (n8g8, n16g8, n32g8) and 10 (n16g8), their generator's
+/// traces, in ElasticFlow's 240-s rounds (`--rounds 240`): every job ends
+/// at its simulator's second under `ef-accessctrl`, and its ratio is ours.
 #[test]
-fn elasticflow_ends_every_job_as_its_simulator_does_in_240_s_rounds_on_figure_10() {
+fn elasticflow_ends_every_job_as_its_simulator_does_in_240_s_rounds_on_figures_9_and_10() {
     let Some(dir) = common::real_traces() else {
         return;
     };
     let runs = runs();
-    let run = runs
+    let slow: Vec<&Run> = runs
         .iter()
-        .find(|r| r.schedule == "elasticflow" && r.run == "fig10")
-        .unwrap();
-    assert_eq!(run.slot, 240);
-    check(&dir, run);
+        .filter(|r| r.schedule == "elasticflow" && r.slot == 240)
+        .collect();
+    assert_eq!(slow.len(), 4);
+    for run in slow {
+        check(&dir, run);
+    }
 }
 
 /// ElasticFlow without admission control (its `ef`, in its Figure 9):
 /// every job runs; each ends at the second its simulator gives, and the
-/// count it reports as on time (by the end on the slot grid) is ours.
+/// count it reports as on time (by the end on the slot grid) is ours — on
+/// Figure 8a, Figure 9's three clusters and Figure 10 (ITP cluster01 with
+/// the slow runs below).
 #[test]
 fn ef_ends_every_job_when_elasticflows_ef_does() {
     let Some(dir) = common::real_traces() else {
         return;
     };
-    for run in runs().iter().filter(|r| r.schedule == "ef") {
+    let runs = runs();
+    let figures: Vec<&Run> = runs
+        .iter()
+        .filter(|r| r.schedule == "ef" && r.run.starts_with("fig"))
+        .collect();
+    assert_eq!(figures.len(), 5);
+    for run in figures {
         let out = check(&dir, run);
         let text = std::fs::read_to_string(out).unwrap();
         assert_eq!(text.lines().filter(|l| l.contains(",dropped,")).count(), 0);
@@ -190,20 +200,21 @@ fn ef_ends_every_job_when_elasticflows_ef_does() {
 }
 
 #[test]
-fn elasticflow_ends_every_job_when_elasticflows_own_scheduler_does_on_the_itp_clusters() {
+fn elasticflow_and_ef_end_every_job_as_their_simulator_does_on_the_itp_clusters() {
     let Some(dir) = common::real_traces() else {
         return;
     };
     if std::env::var_os("TRACETUI_SLOW_FIDELITY").is_none() {
         eprintln!(
-            "SKIPPED: elasticflow on ITP clusters 01-05 takes minutes a cluster in a debug build; \
+            "SKIPPED: elasticflow (ITP clusters 01-05) and ef (cluster01) take minutes a cluster in a debug build; \
              run with TRACETUI_SLOW_FIDELITY=1 (and --release)"
         );
         return;
     }
     for run in runs()
         .iter()
-        .filter(|r| r.schedule == "elasticflow" && r.run.starts_with("cluster"))
+        .filter(|r| matches!(r.schedule.as_str(), "elasticflow" | "ef"))
+        .filter(|r| r.run.starts_with("cluster"))
     {
         check(&dir, run);
     }

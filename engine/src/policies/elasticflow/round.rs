@@ -41,8 +41,9 @@ impl State {
         due.start.extend(self.take_arrivals(v, t));
         let found = had || !due.start.is_empty() || first;
         let idle = self.pending.is_empty() && self.running.is_empty();
-        if found && !first && idle && due.start.is_empty() && due.end.is_empty() {
-            // Nothing to do (ElasticFlow skips such a round uncounted).
+        if self.admission && found && !first && idle && due.start.is_empty() && due.end.is_empty() {
+            // Nothing to do (`ef-accessctrl` skips such a round uncounted;
+            // `ef` holds it, and counts it towards its restart rounds).
             self.advance(v, t);
             self.last = t;
             return Ok(out);
@@ -320,7 +321,9 @@ impl State {
         if restart {
             self.nodes.clear_cache();
         }
-        for j in self.runnable.clone() {
+        // In the order they started (ElasticFlow's `running_jobs`): the
+        // order their end events take where several move to one time.
+        for j in self.running.clone() {
             let job = self.jobs.get_mut(&j).expect("books");
             if job.gpus == 0 {
                 job.overhead = 0;
