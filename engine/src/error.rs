@@ -291,6 +291,17 @@ pub enum Refused {
         /// Milli-GPUs asked of it.
         milli: u16,
     },
+    /// A start names GPUs on a machine without the CPU or memory free that
+    /// the job asks of it.
+    #[error(
+        "start job {job}: machine {machine} has not the CPU and memory free that the job asks of it"
+    )]
+    Host {
+        /// The job, by index in the trace.
+        job: u32,
+        /// The machine, by index in the cluster.
+        machine: u32,
+    },
     /// The shares a start names do not add up to the job's demand.
     #[error("start job {job}: the GPUs named add up to {total} milli-GPUs; it needs {needs}")]
     Total {

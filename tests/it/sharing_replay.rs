@@ -221,3 +221,36 @@ fn a_cpu_pod_holds_its_cores_on_a_machine_and_no_gpu() {
         assert!(e.running().get(&1).is_some(), "{p:?}");
     }
 }
+
+#[test]
+fn an_external_policy_may_not_name_gpus_where_a_pods_cpu_is_not_free() {
+    if !crate::common::python() {
+        return;
+    }
+    // One machine of 4 GPUs and 8 cores. The policy starts each arrival
+    // on the GPU of its number (p0, queued when the replay begins, is not
+    // one): p1 (6 cores) on GPU 1, then p2 (6 cores) on GPU 2 — a GPU
+    // free, the CPU not.
+    let t = pods(
+        &[(4, 8)],
+        &[
+            (0, 100, 1, 1000, 1),
+            (5, 100, 1, 1000, 6),
+            (10, 100, 1, 1000, 6),
+        ],
+    );
+    let p = crate::common::exec::scripted(
+        "pinned",
+        "explicit",
+        "answer = {'start': [{'job': j['job'], 'gpus': [[0, j['job'], 1000]]} for j in msg['arrived']]}",
+    );
+    let mut e = crate::common::exec::quick(Engine::new(t, p, Placement::Consolidate));
+    e.set_halt_on_failure(true);
+    tracetui::driver::run_to_end(&mut e);
+    assert!(e.halted(), "{:?}", e.report());
+    let why = &e.failures()[0].why;
+    assert!(
+        why.contains("start job 2: machine 0 has not the CPU and memory free"),
+        "{why}"
+    );
+}

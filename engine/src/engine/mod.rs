@@ -9,6 +9,7 @@ mod ends;
 mod estimated;
 mod held_ends;
 mod holds;
+mod named_gpus;
 mod placed;
 mod power;
 mod power_meter;

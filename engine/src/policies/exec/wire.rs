@@ -30,6 +30,10 @@ pub(super) struct JobInfo<'a> {
     pub runtime: Option<Secs>,
     pub deadline: Option<Secs>,
     pub model: Option<&'a str>,
+    /// CPU (milli-cores) and memory (MiB) it asks of each machine it runs
+    /// on (openb's pods); absent where it asks none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<(u32, u32)>,
     /// Its key now (in a snapshot; 0 unless set).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub priority: Option<i64>,
@@ -88,6 +92,7 @@ pub(super) fn job_info(
         runtime: e.runtime(job),
         deadline: j.deadline.get(),
         model: j.model.map(|s| t.symbols.get(s)),
+        host: (j.cpu_milli > 0 || j.mem_mib > 0).then_some((j.cpu_milli, j.mem_mib)),
         priority,
         carried,
         speed: (v2 && t.speeds.is_some()).then(|| wire2::speed_info(e, job)),
