@@ -135,7 +135,7 @@ fn edf_elastic_ends_every_job_when_elasticflows_edf_does() {
         return;
     };
     let runs = runs();
-    assert_eq!(runs.len(), 26);
+    assert_eq!(runs.len(), 30);
     for run in runs.iter().filter(|r| r.schedule == "edf") {
         check(&dir, run);
     }
@@ -206,7 +206,7 @@ fn elasticflow_and_ef_end_every_job_as_their_simulator_does_on_the_itp_clusters(
     };
     if std::env::var_os("TRACETUI_SLOW_FIDELITY").is_none() {
         eprintln!(
-            "SKIPPED: elasticflow (ITP clusters 01-05) and ef (cluster01) take minutes a cluster in a debug build; \
+            "SKIPPED: elasticflow and ef on ITP clusters 01-05 take minutes a cluster in a debug build; \
              run with TRACETUI_SLOW_FIDELITY=1 (and --release)"
         );
         return;
