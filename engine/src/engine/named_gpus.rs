@@ -9,7 +9,9 @@ use tracetui_model::Demand;
 
 impl Engine {
     /// GPUs a policy named for `job`: on real machines and GPUs of a type
-    /// it may use, with room, adding up to its demand. Sorted by machine.
+    /// it may use, with room, adding up to its demand, and on each machine
+    /// the CPU and memory it asks there free (held on the first grant
+    /// there). Sorted by machine.
     pub(super) fn check_grants(
         &self,
         s: &ClusterState,
