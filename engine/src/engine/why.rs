@@ -43,14 +43,16 @@ impl Engine {
         let asks = self.shapes.asks[class as usize];
         let mut probe = self.cluster.clone();
         if place_asking(&mut probe, self.placement, demand, *filter, asks).is_none() {
-            let bare = bare(demand);
+            // It would fit asking GPUs alone: CPU or memory holds it back.
             let none = crate::shape_classes::Asks::default();
-            return Some(
-                match place_asking(&mut probe, self.placement, &bare, *filter, none) {
-                    Some(_) if (asks, &bare) != (none, demand) => Blocked::Host,
-                    _ => self.no_room(demand, *filter),
-                },
-            );
+            let asks_host = asks != none
+                || matches!(demand, Demand::Instances(u) if u.iter().any(|u| u.asks_host()));
+            if asks_host
+                && place_asking(&mut probe, self.placement, &bare(demand), *filter, none).is_some()
+            {
+                return Some(Blocked::Host);
+            }
+            return Some(self.no_room(demand, *filter));
         }
         let head = self.queue_in_order(1).first().copied();
         Some(match (self.seat.walk, head) {
