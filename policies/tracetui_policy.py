@@ -24,12 +24,13 @@ Version 2 (the default; set `protocol = 1` to speak version 1 exactly as
 before) adds, for traces run from throughput tables:
 
 - on each `Job`: `work`, `work_left` (iterations, as of `work_left_at`),
-  `batch_size`, `levels` (GPU counts it may hold), `rates` ({GPU type:
+  `batch_size`, `recorded` (the trace's own run time, where `runtime` is
+  the tables'), `levels` (GPU counts it may hold), `rates` ({GPU type:
   [[gpus, iterations/s], ...]}) and `overhead` (seconds without progress
   from `run_from`), with `job.rate(gpus, gpu_type=None)` (tracetui's rule
   between profiled counts; no type: the slowest) and
   `job.work_left_now(now)`. All None (levels []) for a job without a speed.
-- on the `View`: `rescale_cost`, `per_node`, `switches`, `speeds` (the
+- on the `View`: `rescale_cost`, `rounds` (`--rounds`), `per_node`, `switches`, `speeds` (the
   start message's dict, or None), `coming` (the next submit times, with
   `lookahead = N` on the policy) and `dropped` (declined jobs, by index).
   Events `resized` (a running job's GPUs changed) and `dropped` are
@@ -87,7 +88,7 @@ class Job:
         "start", "run_from", "gpus_held", "attained", "held",
         "preemptions", "preempted_at", "promoted", "end",
         "work", "work_left", "work_left_at", "batch_size", "levels", "rates",
-        "overhead", "preemptable", "held_types",
+        "overhead", "preemptable", "held_types", "recorded",
     )
 
     def __init__(self, d, at=None):
@@ -122,6 +123,7 @@ class Job:
         self.batch_size = d.get("batch_size")
         self.levels = d.get("levels") or []
         self.rates = d.get("rates")
+        self.recorded = d.get("recorded")   # the trace's own run time
         self.overhead = 0          # seconds without progress from run_from
         self.preemptable = d.get("preemptable", True)
 
@@ -201,6 +203,7 @@ class View:
         self.machines = start["machines"]      # [{"name", "gpu_type", "gpus"}]
         # Version 2: the cluster's shape and speed tables (see the module notes).
         self.rescale_cost = start.get("rescale_cost", 0)
+        self.rounds = start.get("rounds", 60)   # --rounds: ElasticFlow's slot
         self.per_node = start.get("per_node")
         self.switches = start.get("switches", 0)
         self.speeds = start.get("speeds")

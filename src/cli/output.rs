@@ -117,16 +117,26 @@ pub(super) fn table_one(r: &Report, describe: &str) -> String {
                 r.jobs_across_types.unwrap_or(0)
             ),
             r.fragmentation.is_some()
-        ) + &rounds_rule(r.rounds_s)
+        ) + &rounds_rule(&[r])
     );
     o
 }
 
 /// What `--rounds` did, where a run's policy decides in ElasticFlow's rounds.
-fn rounds_rule(rounds: Option<i64>) -> String {
-    rounds.map_or(String::new(), |s| {
-        format!("; elasticflow, ef and edf-elastic decide in ElasticFlow's rounds, at least {s} s apart (--rounds), their plans' ends on that grid")
-    })
+fn rounds_rule(rs: &[&Report]) -> String {
+    let inside: Vec<&str> = rs
+        .iter()
+        .filter(|r| r.rounds_s.is_some())
+        .map(|r| r.policy.as_str())
+        .collect();
+    let Some(s) = rs.iter().find_map(|r| r.rounds_s) else {
+        return String::new();
+    };
+    let (who, verb) = match inside.as_slice() {
+        [one] => (tracetui_model::text::sanitize(one), "decides"),
+        many => (tracetui_model::text::sanitize(&many.join(", ")), "decide"),
+    };
+    format!("; {who} {verb} in ElasticFlow's rounds, at least {s} s apart (--rounds)")
 }
 
 /// The jobs' counts, and the jobs done at an end their policy held before
@@ -336,7 +346,7 @@ fn many_footer(o: &mut String, rs: &[Report]) {
                 rs.iter().filter_map(|r| r.jobs_across_types).sum()
             ),
             rs.iter().any(|r| r.fragmentation.is_some())
-        ) + &rounds_rule(rs.iter().find_map(|r| r.rounds_s))
+        ) + &rounds_rule(&rs.iter().collect::<Vec<_>>())
     );
 }
 

@@ -44,7 +44,7 @@ fn run(args: &[&str], policy_args: &[&str], jobs: &Path) -> (Value, Vec<Vec<Stri
 
 /// The built-in and the port under `args`, each with its own policy
 /// arguments: equal summaries and rows. Returns the built-in's summary.
-fn same(tag: &str, args: &[&str], builtin: &[&str], port: &[&str]) -> Value {
+pub(crate) fn same(tag: &str, args: &[&str], builtin: &[&str], port: &[&str]) -> Value {
     let d = common::scratch_dir(tag);
     let (a, rows_a) = run(args, builtin, &d.join("builtin.csv"));
     let (b, rows_b) = run(args, port, &d.join("port.csv"));

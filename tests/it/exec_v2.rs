@@ -307,7 +307,15 @@ fn a_lookahead_gives_the_times_to_come_and_version_1_hears_nothing_new() {
     let (o, heard) = run.sim(&v1, &[]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text: String = heard.iter().map(|m| m.to_string()).collect();
-    for field in ["work_left", "rescale_cost", "levels", "coming", "overhead"] {
+    for field in [
+        "work_left",
+        "rescale_cost",
+        "levels",
+        "coming",
+        "overhead",
+        "recorded",
+        "rounds",
+    ] {
         assert!(!text.contains(field), "{field} in a version 1 message");
     }
     // Version 1 has the first instant's jobs in the snapshot.

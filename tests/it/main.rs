@@ -15,6 +15,7 @@ mod cli_policies;
 mod config_files;
 mod elastic;
 mod elastic_replay;
+mod elasticflow_baselines;
 mod elasticflow_fidelity;
 mod elasticflow_port;
 mod energy;

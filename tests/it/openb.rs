@@ -305,7 +305,12 @@ fn every_output_of_a_replay_of_pods_says_its_fragmentation() {
 fn inflate_lesson(dir: &Path, extra: &str) -> PathBuf {
     let d = common::scratch_dir("openb-lesson");
     let text = std::fs::read_to_string("docs/examples/fgd-lesson/lesson.toml").unwrap();
-    let pods = dir.join("openb_pod_list_default.csv");
+    // Absolute: the lesson file reads its trace relative to itself, and
+    // TRACETUI_REAL_TRACES is relative (CI: ../shared/traces).
+    let pods = dir
+        .join("openb_pod_list_default.csv")
+        .canonicalize()
+        .unwrap();
     let text = text.replace(
         "openb:openb_pod_list_default.csv",
         &format!("openb:{}", pods.display()),

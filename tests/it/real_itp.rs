@@ -41,11 +41,11 @@ fn every_released_itp_trace_under_every_policy() {
                 .simulated()
                 .filter(|p| p.rule().available(&trace).is_ok())
             {
-                // gandiva holds its own ends (ElasticFlow's per-round
+                // gandiva and dlas-gpu hold their own ends (ElasticFlow's
                 // overheads): a job does not run its bare run time, which
-                // run_checked asserts; its ends are checked against
-                // ElasticFlow's in tests/elasticflow_fidelity.rs.
-                let e = if p == Policy::Gandiva {
+                // run_checked asserts; their ends are checked against
+                // ElasticFlow's in tests/elasticflow_{fidelity,baselines}.rs.
+                let e = if p == Policy::Gandiva || p == Policy::DlasGpu {
                     let mut e =
                         tracetui::sim::Engine::new(trace.clone(), p, Placement::Consolidate);
                     e.run_to_end();
@@ -75,8 +75,8 @@ fn every_released_itp_trace_under_every_policy() {
     }
     assert_eq!(
         checked,
-        5 * 9 + 6 * 10,
-        "5 raw files under 9 policies (not edf: no deadlines), 6 ElasticFlow files under 10 (not edf-elastic nor elasticflow: no tables)"
+        5 * 10 + 6 * 11,
+        "5 raw files under 10 policies (not edf: no deadlines), 6 ElasticFlow files under 11 (not edf-elastic, elasticflow nor ef: no tables)"
     );
 }
 

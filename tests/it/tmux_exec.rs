@@ -105,7 +105,7 @@ fn an_external_policy_live_in_the_replay() {
     t.keys(&["w"]);
     // (The table says the later of two rows with the very same results is
     // the earlier's, rather than repeating its figures.)
-    let s = t.wait_for("10 of 10 done");
+    let s = all_done(&t);
     let (mine, sjf) = (figures_of(&s, "my-sjf"), figures_of(&s, "sjf"));
     let said = |row: &[String], other: &str| row.join(" ").starts_with(&format!("= {other}:"));
     assert!(said(&mine, "sjf") || said(&sjf, "my-sjf"), "{s}");
@@ -202,4 +202,32 @@ fn the_replay_answers_keys_while_a_slow_policy_decides() {
     t.wait_for("step one tick");
     t.keys(&["Escape"]);
     t.wait_for("PAUSED");
+}
+
+/// The what-if table's screen once every row's run is done ("N of N done").
+fn all_done(t: &Tmux) -> String {
+    let start = std::time::Instant::now();
+    loop {
+        let s = t.screen();
+        let done = s.split_once(" done").and_then(|(head, _)| {
+            let words: Vec<&str> = head
+                .split_whitespace()
+                .rev()
+                .take(3)
+                .map(|w| w.trim_matches(|c: char| !c.is_ascii_alphanumeric()))
+                .collect();
+            match words.as_slice() {
+                [n, "of", k] => Some(n == k),
+                _ => None,
+            }
+        });
+        if done == Some(true) {
+            return s;
+        }
+        assert!(
+            start.elapsed().as_secs() < 10,
+            "waited for every run; the screen:\n{s}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
 }

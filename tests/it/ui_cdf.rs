@@ -101,7 +101,14 @@ fn legend_glyphs_the_live_one_bold_and_only_finished_rows() {
     cmd(&mut app, Command::ColorBy);
     let buf = render(&app, size.0, size.1);
     let s = text(&buf);
-    let legend = s.lines().find(|l| l.contains("(live)")).expect("a legend");
+    // The legend: from the line with the live row, and the line under it
+    // where it wraps.
+    let lines: Vec<&str> = s.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains("(live)"))
+        .expect("a legend");
+    let legend = lines[at..(at + 2).min(lines.len())].join(" ");
     let w = app.what_if().unwrap();
     let glyphs = ['■', '▲', '◆', '○', '□', '△', '◇', '×', '+', '▼'];
     for (row, glyph) in glyphs.iter().enumerate().take(w.rows()) {
@@ -217,7 +224,31 @@ fn identical_rows_are_said_identical_and_fair_without_users_says_so() {
             "legend: {li} = {lk}\n{s}"
         );
     }
-    let all: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    // The what-if box's inside only (panes beside it interleave).
+    let rows: Vec<Vec<char>> = s.lines().map(|l| l.chars().collect()).collect();
+    let (y0, x0) = rows
+        .iter()
+        .enumerate()
+        .find_map(|(y, r)| {
+            let l: String = r.iter().collect();
+            l.find("┌ what if").map(|b| (y, l[..b].chars().count()))
+        })
+        .expect("the what-if box");
+    let x1 = x0 + 1 + rows[y0][x0 + 1..].iter().position(|&c| c == '┐').unwrap();
+    let inside: Vec<String> = rows[y0 + 1..]
+        .iter()
+        .map(|r| {
+            r.get(x0 + 1..x1.min(r.len()))
+                .unwrap_or(&[])
+                .iter()
+                .collect()
+        })
+        .collect();
+    let all: String = inside
+        .join(" ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
     // (The note wraps in the table's foot.)
     assert!(
         all.contains("fair: no users") && all.contains("each job is its own owner"),

@@ -224,6 +224,17 @@ pub(super) fn needs_alike_machines(trace: &Trace, hint: &str) -> Result<(), Unav
     Ok(())
 }
 
+/// The seconds job `j` truly has left now, for a policy that takes over
+/// mid-run from the trace's own durations (gandiva, dlas-gpu): a running
+/// job's to its end as its run goes (its current run counted), a waiting
+/// one's from a start now.
+pub(super) fn true_left_now(v: &dyn View, j: u32) -> Option<Secs> {
+    match v.job(j).phase {
+        crate::job::Phase::Running => Some(v.job(j).end - v.now()),
+        _ => v.true_time_left(j),
+    }
+}
+
 /// Refuses a cluster of `--gpus` that is no multiple of the machine's
 /// size, where a gang of whole machines fails on the smaller last one
 /// (gandiva; `--load` sizes whole machines for it).

@@ -2,6 +2,7 @@
 //! `Rule` and its `Books`), then add its `mod` line and its entry in
 //! `built_in!` below (which gives it a handle, `Policy::Name`, too).
 
+mod dlas_gpu;
 mod edf;
 mod edf_elastic;
 mod elasticflow;
@@ -54,6 +55,7 @@ built_in! {
     ElasticFlow => elasticflow::ElasticFlow::ACCESS_CTRL,
     Ef => elasticflow::ElasticFlow::EF,
     Gandiva => gandiva::Gandiva,
+    DlasGpu => dlas_gpu::DlasGpu,
     FifoFastest => fifo_fastest::FifoFastest,
 }
 
@@ -79,6 +81,6 @@ mod tests {
         for (p, name) in named {
             assert_eq!(p.name(), name);
         }
-        assert_eq!(Policy::built_in().len(), named.len() + 4);
+        assert_eq!(Policy::built_in().len(), named.len() + 5);
     }
 }

@@ -190,16 +190,18 @@ fn detail(
 }
 
 /// The policy picker: the policies, the chosen one's whole text, and what
-/// a switch (or the split) does.
+/// a switch (or the split) does. Where the screen is short, the foot goes
+/// first, then the list scrolls to keep the chosen row in view (its
+/// position in the border); the chosen row's text stays.
 fn picker(app: &App, area: Rect, buf: &mut Buffer, at: usize, split: bool) {
     let t = app.theme();
-    let policies = app.sim.policies.all();
+    let count = app.sim.policies.all().len();
     let box_w = area.width.saturating_sub(4).min(120);
     let text_w = box_w.saturating_sub(2) as usize;
     let about = picker_about(app, at, text_w);
     let foot = picker_foot(app, split, text_w);
-    let rows = policies.len() + 1 + about.len() + 1 + foot.len();
-    let r = centered(area, box_w, rows as u16 + 2);
+    let fit = PickerFit::new(count, about.len(), foot.len(), area.height as usize);
+    let r = centered(area, box_w, fit.rows as u16 + 2);
     let split_title = split_title(app, r.width as usize);
     let inner = app.chrome().popup(
         r,
@@ -210,21 +212,67 @@ fn picker(app: &App, area: Rect, buf: &mut Buffer, at: usize, split: bool) {
             "scheduling policy · ↑↓ choose · enter switches now · esc cancels"
         },
     );
-    picker_rows(app, inner, buf, at, text_w);
-    let mut y = inner.y + policies.len() as u16 + 1;
-    // The chosen row's whole text only where the screen has room for it.
-    if r.height as usize >= rows + 2 {
+    let first = at
+        .saturating_sub(fit.list - 1)
+        .min(count.saturating_sub(fit.list));
+    picker_rows(app, inner, buf, at, text_w, first..first + fit.list);
+    if fit.list < count {
+        let pos = format!(" {}/{count} ", at + 1);
+        buf.set_string(
+            r.x + r.width.saturating_sub(crate::text::width(&pos) as u16 + 2),
+            r.y + r.height - 1,
+            pos,
+            t.dim,
+        );
+    }
+    let mut y = inner.y + fit.list as u16 + 1;
+    if fit.about {
         for line in &about {
             buf.set_stringn(inner.x, y, line, text_w, t.text);
             y += 1;
         }
         y += 1;
     }
-    for line in &foot {
-        if y < inner.bottom() {
+    if fit.foot {
+        for line in &foot {
             buf.set_stringn(inner.x, y, line, text_w, t.dim);
+            y += 1;
         }
-        y += 1;
+    }
+}
+
+/// What of the picker a screen `height` rows high shows: its rows inside
+/// the border, the policies listed, and whether the chosen row's text and
+/// the foot are shown.
+#[derive(Debug, PartialEq, Eq)]
+struct PickerFit {
+    rows: usize,
+    list: usize,
+    about: bool,
+    foot: bool,
+}
+
+impl PickerFit {
+    fn new(count: usize, about: usize, foot: usize, height: usize) -> PickerFit {
+        let room = height.saturating_sub(2);
+        let whole = count + 1 + about + 1 + foot;
+        if whole <= room {
+            return PickerFit {
+                rows: whole,
+                list: count,
+                about: true,
+                foot: true,
+            };
+        }
+        // Without the foot; then the list scrolled (at least 3 rows).
+        let list = count.min(room.saturating_sub(1 + about)).max(count.min(3));
+        let about_fits = list + 1 + about <= room;
+        PickerFit {
+            rows: if about_fits { list + 1 + about } else { list },
+            list,
+            about: about_fits,
+            foot: false,
+        }
     }
 }
 
@@ -280,12 +328,21 @@ fn split_title(app: &App, box_w: usize) -> String {
 
 /// A row per policy from the top of `inner`: the chosen one (`at`)
 /// marked, the live one dotted, one not available here dim and why.
-fn picker_rows(app: &App, inner: Rect, buf: &mut Buffer, at: usize, text_w: usize) {
+fn picker_rows(
+    app: &App,
+    inner: Rect,
+    buf: &mut Buffer,
+    at: usize,
+    text_w: usize,
+    shown: std::ops::Range<usize>,
+) {
     let t = app.theme();
     let current = app.engine().policy();
     let tuning = app.engine().tuning();
     let marker = glyphs(app.view.look.ascii()).marker;
-    for (i, &p) in app.sim.policies.all().iter().enumerate() {
+    let policies = app.sim.policies.all();
+    for (row, i) in shown.enumerate() {
+        let Some(&p) = policies.get(i) else { break };
         let mut style = t.text;
         let why = p.available(app.trace()).err().map(|u| u.short);
         if why.is_some() {
@@ -302,7 +359,7 @@ fn picker_rows(app: &App, inner: Rect, buf: &mut Buffer, at: usize, text_w: usiz
             (None, None) => format!("{lead} {now} {} {}", label14(p), p.describe_under(tuning)),
         };
         let text = crate::text::fit(&text, text_w);
-        buf.set_stringn(inner.x, inner.y + i as u16, text, text_w, style);
+        buf.set_stringn(inner.x, inner.y + row as u16, text, text_w, style);
     }
 }
 
@@ -319,5 +376,26 @@ fn and_list<'a>(names: impl Iterator<Item = &'a str>) -> String {
         None => String::new(),
         Some((last, [])) => last.to_string(),
         Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PickerFit;
+
+    #[test]
+    fn a_short_screen_drops_the_foot_then_scrolls_the_list_and_keeps_the_chosen_text() {
+        // Room for everything.
+        let f = PickerFit::new(16, 2, 2, 60);
+        assert_eq!((f.rows, f.list, f.about, f.foot), (22, 16, true, true));
+        // 80×24 with an external policy too: the foot goes.
+        let f = PickerFit::new(17, 2, 2, 24);
+        assert_eq!((f.rows, f.list, f.about, f.foot), (20, 17, true, false));
+        // Twenty policies on 24 rows: the list scrolls, the text stays.
+        let f = PickerFit::new(20, 3, 2, 24);
+        assert_eq!((f.rows, f.list, f.about, f.foot), (22, 18, true, false));
+        // A tiny screen: three rows of list at least.
+        let f = PickerFit::new(20, 3, 2, 6);
+        assert_eq!((f.list, f.about), (3, false));
     }
 }

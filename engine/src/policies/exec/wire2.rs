@@ -18,6 +18,9 @@ pub(super) struct SpeedInfo<'a> {
     pub levels: Vec<u32>,
     /// Per GPU type: the profiled row, (GPU count, iterations/s).
     pub rates: Option<BTreeMap<&'a str, &'a [(u32, f64)]>>,
+    /// The run time the trace recorded (ITP's `duration`), which ElasticFlow's
+    /// baselines run for where `runtime` is the tables' (`dlas-gpu`).
+    pub recorded: Option<Secs>,
 }
 
 pub(super) fn speed_info(e: &dyn View, job: u32) -> SpeedInfo<'_> {
@@ -28,6 +31,7 @@ pub(super) fn speed_info(e: &dyn View, job: u32) -> SpeedInfo<'_> {
         batch_size: None,
         levels: Vec::new(),
         rates: None,
+        recorded: None,
     };
     let Some(sp) = t.speeds.as_deref() else {
         return none;
@@ -50,6 +54,7 @@ pub(super) fn speed_info(e: &dyn View, job: u32) -> SpeedInfo<'_> {
         batch_size: batch,
         levels: if gang { sp.levels(job) } else { Vec::new() },
         rates: (!rates.is_empty()).then_some(rates),
+        recorded: t.jobs[job as usize].runtime.get(),
     }
 }
 
@@ -57,6 +62,9 @@ pub(super) fn speed_info(e: &dyn View, job: u32) -> SpeedInfo<'_> {
 #[derive(Serialize)]
 pub(super) struct StartV2<'a> {
     pub rescale_cost: Secs,
+    /// ElasticFlow's scheduling slot (`--rounds`), for a policy that
+    /// decides in its rounds.
+    pub rounds: Secs,
     pub per_node: Option<u32>,
     pub switches: u32,
     pub speeds: Option<SpeedTables<'a>>,
@@ -102,6 +110,7 @@ pub(super) fn start_v2(e: &dyn View) -> StartV2<'_> {
     });
     StartV2 {
         rescale_cost: e.tuning().rescale_cost,
+        rounds: e.tuning().rounds,
         per_node: t.cluster.per_node,
         switches: t.cluster.switches,
         speeds,

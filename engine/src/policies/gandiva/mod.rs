@@ -97,7 +97,7 @@ fn books_at(v: &dyn View) -> State {
         let tj = &trace.jobs[j as usize];
         let (at, duration) = match v.job(j).phase {
             Phase::Future => (tj.submit, tj.runtime.get()),
-            Phase::Queued | Phase::Running => (v.now(), v.true_time_left(j)),
+            Phase::Queued | Phase::Running => (v.now(), super::edf_elastic::true_left_now(v, j)),
             _ => continue,
         };
         let gpus = gpus_of(trace, j);
