@@ -30,6 +30,23 @@ fn dlas_gpu_ends_every_job_when_elasticflows_dlas_gpu_does() {
     }
 }
 
+/// `gandiva` in Figure 10's 240-s slot (`--rounds 240`): its rounds are
+/// spaced by the slot there too; every job ends at its simulator's second.
+#[test]
+fn gandiva_ends_every_job_as_its_simulator_does_in_240_s_rounds() {
+    let Some(dir) = common::real_traces() else {
+        return;
+    };
+    let runs = runs();
+    let run = runs
+        .iter()
+        .find(|r| r.schedule == "gandiva" && r.slot == 240)
+        .unwrap();
+    let out = check(&dir, run);
+    let met = ours(&out).values().filter(|(_, m)| m == "true").count();
+    assert_eq!(Some(met), run.accepted);
+}
+
 /// Its queues are served in order and the ends it gives hold: on a
 /// cluster of one 8-GPU machine, a 1-GPU job that arrives while an 8-GPU
 /// job runs waits until the big one has served 3,250 GPU-seconds and

@@ -31,7 +31,7 @@ pub(crate) struct Run {
     met: Option<usize>,
     /// Its `--scheduling_slot` (our `--rounds`): 60 for Figure 8, 240 for
     /// Figures 9–11.
-    slot: u32,
+    pub(crate) slot: u32,
 }
 
 pub(crate) fn runs() -> Vec<Run> {

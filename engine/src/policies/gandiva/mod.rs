@@ -7,13 +7,14 @@
 //!   to the least-used set of its size with room, else to new free
 //!   nodes, else time-slices on a set of its size over its capacity,
 //!   else waits. Sets are rebalanced between sizes by demand every round.
-//! - Rounds (`round.rs`): at arrivals (those within 60 s of a round taken
-//!   together 60 s after it) and every 60 s after the last arrival. In each
-//!   set the first `cap` jobs run; they rotate in rounds at a multiple of
-//!   60 s. A job runs its recorded duration (no throughput model), less
-//!   ElasticFlow's per-round overhead (4–16 s by size, more on 256+ GPUs
-//!   and in every 60th round) each round it runs; it ends the moment its
-//!   duration is reached. Waiting jobs are retried only when a set empties.
+//! - Rounds (`round.rs`): at arrivals (those within a slot — `--rounds`,
+//!   60 s — of a round taken together a slot after it) and every slot after
+//!   the last arrival. In each set the first `cap` jobs run; they rotate in
+//!   rounds at a multiple of 60 s (whatever the slot, as there). A job runs
+//!   its recorded duration (no throughput model), less ElasticFlow's
+//!   per-round overhead (4–16 s by size, more on 256+ GPUs and in every
+//!   slot-th round) each round it runs; it ends the moment its duration is
+//!   reached. Waiting jobs are retried only when a set empties.
 //! - A job whose size is not one of the sizes ElasticFlow's gandiva knows
 //!   (1, 2, 4, 8, 12, 16, 24, 32, 40, 48, 56, 64, 72, 88, 128, 256 GPUs), or
 //!   that needs more nodes than the cluster has, is dropped on arrival
@@ -51,6 +52,10 @@ impl Rule for Gandiva {
     }
 
     fn whole_machines(&self) -> bool {
+        true
+    }
+
+    fn in_rounds(&self) -> bool {
         true
     }
 
@@ -111,7 +116,7 @@ fn books_at(v: &dyn View) -> State {
             _ => events.push_back((at, vec![j])),
         }
     }
-    State::new(sets, jobs, events)
+    State::new(sets, jobs, events, v.tuning().rounds)
 }
 
 #[derive(Debug, Clone)]

@@ -46,6 +46,8 @@ pub(super) struct State {
     pub(super) events: VecDeque<(Secs, Vec<u32>)>,
     /// Rounds that set overheads (ElasticFlow's `schedule_count`).
     counted: u64,
+    /// ElasticFlow's scheduling slot (`--rounds`).
+    slot: Secs,
     /// The next round, and the seconds from this one to it.
     pub(super) next: Option<Secs>,
     td: Secs,
@@ -78,8 +80,10 @@ impl State {
         sets: Sets,
         jobs: FxHashMap<u32, Job>,
         events: VecDeque<(Secs, Vec<u32>)>,
+        slot: Secs,
     ) -> State {
         State {
+            slot: slot.max(1),
             sets,
             jobs,
             pending: Vec::new(),
@@ -154,20 +158,21 @@ impl State {
     /// Overheads for the next interval, and its time (G2 step 7).
     fn set_next(&mut self, t: Secs) {
         if self.events.is_empty() {
-            self.next = Some(t + 60);
-            self.td = 60;
+            self.next = Some(t + self.slot);
+            self.td = self.slot;
             return;
         }
-        let restart = self.counted > 0 && self.counted.is_multiple_of(60);
+        let restart = self.counted > 0 && self.counted.is_multiple_of(self.slot as u64);
         self.counted += 1;
         let n = self.sets.n;
         for j in &self.running {
             let job = self.jobs.get_mut(j).expect("books");
             job.overhead = overhead(n, job.gpus, restart);
         }
-        while self.events.len() > 1 && self.events[0].0 - t <= 60 {
-            self.events[0].0 = t + 60;
-            if self.events[1].0 - t > 60 {
+        let slot = self.slot;
+        while self.events.len() > 1 && self.events[0].0 - t <= slot {
+            self.events[0].0 = t + slot;
+            if self.events[1].0 - t > slot {
                 break;
             }
             let (_, more) = self.events.remove(1).expect("two events");
@@ -182,6 +187,7 @@ impl State {
     /// (G4, G5): who advances until then, and when those that finish end.
     fn ahead(&mut self, t: Secs, td: Secs) -> Plan {
         self.sets.adjust();
+        // (ElasticFlow's rotation test is 60 s whatever the slot.)
         let rotate = t % 60 == 0;
         let mut plan = Plan::default();
         let mut released = false;
