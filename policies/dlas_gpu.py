@@ -298,6 +298,7 @@ class DlasGpu(Policy):
     ask = "always"
     protocol = 2
     lookahead = 64
+    rounds = True   # it keeps ElasticFlow's rounds itself: --rounds gives the slot
     describe = ("Tiresias' 2D-LAS as ElasticFlow runs it (Python port of the built-in): "
                 "three queues by GPU-seconds served, each job its trace GPUs")
 

@@ -333,6 +333,7 @@ class Policy:
     ask = "always"
     protocol = PROTOCOL   # 1 to speak version 1 exactly as before
     lookahead = 0         # version 2: how many coming submit times to be sent
+    rounds = False        # version 2: it keeps ElasticFlow's rounds itself (view.rounds)
 
     def priority(self, job):
         """A new job's key (lower first), or None to leave it at 0."""
@@ -443,6 +444,8 @@ def run(policy):
                       "notify": policy.notify, "ask": policy.ask}
             if policy.protocol >= 2:
                 answer["lookahead"] = policy.lookahead
+                if policy.rounds:
+                    answer["rounds"] = True
         else:
             print("unknown message type %r" % kind, file=sys.stderr)
             answer = {}

@@ -57,10 +57,14 @@ pub struct Tuning {
     /// Who `fair` shares the GPUs between (`--fair-by`).
     pub fair_by: FairBy,
     /// ElasticFlow's scheduling slot (`--rounds`), seconds: the least time
-    /// between two rounds of `elasticflow`, `ef` and `edf-elastic`, and the
-    /// grid their plans' ends fall on (60 in ElasticFlow's Figure 8, 240
-    /// in 9–11).
+    /// between two rounds of the policies that decide in its rounds
+    /// (`Rule::in_rounds`), and the grid their plans' ends fall on (60 in
+    /// ElasticFlow's Figure 8, 240 in 9–11).
     pub rounds: Secs,
+    /// `--rounds` was given: every other policy, built-in or external,
+    /// decides only in those rounds too, paying ElasticFlow's overheads
+    /// (`engine/rounds_gate.rs`).
+    pub rounds_every: bool,
     /// How long an external policy may take to answer one message
     /// (`--policy-timeout`); each engine has its own.
     pub policy_timeout: Duration,
@@ -117,6 +121,7 @@ impl Default for Tuning {
             las_starve: 2.0,
             fair_by: FairBy::User,
             rounds: 60,
+            rounds_every: false,
             policy_timeout: DEFAULT_POLICY_TIMEOUT,
             answer_budget: 64 << 20,
             estimate: crate::estimate::Estimate::Oracle,

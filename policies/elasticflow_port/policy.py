@@ -24,11 +24,15 @@ class ElasticFlow(Policy):
     ask = "always"
     protocol = 2
     lookahead = 8
+    rounds = True   # its own rounds, at ElasticFlow's 60-s slot (maps.SLOT)
     describe = ("ElasticFlow (Python port of the built-in): admits a job only if every "
                 "deadline still holds; each job its least GPUs to meet it, spare GPUs "
                 "where they gain most")
 
     def on_start(self, view):
+        if view.rounds != 60:
+            sys.exit("elasticflow (port): keeps ElasticFlow's 60-s slot; --rounds %d is not for it "
+                     "(the built-in elasticflow takes any)" % view.rounds)
         # Every job of the snapshot counts as admitted, not started; those
         # waiting are passed to on_arrival too, and are not arrivals.
         self.snapshot = set(view.queue)

@@ -136,7 +136,25 @@ fn rounds_rule(rs: &[&Report]) -> String {
         [one] => (tracetui_model::text::sanitize(one), "decides"),
         many => (tracetui_model::text::sanitize(&many.join(", ")), "decide"),
     };
-    format!("; {who} {verb} in ElasticFlow's rounds, at least {s} s apart (--rounds)")
+    // Policies without rounds of their own, held in them by --rounds.
+    let own: Vec<&str> = crate::sim::Policy::built_in()
+        .iter()
+        .filter(|p| p.in_rounds())
+        .map(|p| p.name())
+        .collect();
+    let held: Vec<&str> = inside
+        .iter()
+        .copied()
+        .filter(|p| !own.contains(p))
+        .collect();
+    let cost = match held.is_empty() {
+        true => String::new(),
+        false => format!(
+            "; {} only at those rounds, each start paying ElasticFlow's overhead (2 s + 2 s × (log2 GPUs + 1), 7 s base on 256+ GPUs) and every running job 27 s (47 s) more in every {s}th round",
+            tracetui_model::text::sanitize(&held.join(", "))
+        ),
+    };
+    format!("; {who} {verb} in ElasticFlow's rounds, at least {s} s apart (--rounds){cost}")
 }
 
 /// The jobs' counts, and the jobs done at an end their policy held before

@@ -183,11 +183,13 @@ pub struct PolicyArgs {
     #[arg(long, default_value_t = 0, value_name = "SECS", value_parser = clap::value_parser!(u32).range(0..=86_400))]
     pub rescale_cost: u32,
     /// Seconds between ElasticFlow's scheduling rounds (its
-    /// --scheduling_slot) for elasticflow, ef and edf-elastic: 60 as in its
-    /// Figure 8, 240 in Figures 9–11; their plans' ends fall on this grid.
-    /// From 1 s to a day.
-    #[arg(long, value_name = "SECS", default_value_t = 60, value_parser = clap::value_parser!(u32).range(1..=86_400))]
-    pub rounds: u32,
+    /// --scheduling_slot): elasticflow, ef, edf-elastic, dlas-gpu and gandiva
+    /// decide in them (60 when not given, as in its Figure 8; 240 in
+    /// Figures 9–11). Given, every other policy, built-in or external,
+    /// decides only in those rounds too, each start paying ElasticFlow's
+    /// overhead. From 1 s to a day.
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u32).range(1..=86_400))]
+    pub rounds: Option<u32>,
     /// las: queue boundaries in GPU-seconds of attained service, ascending.
     #[arg(long, default_value = "3600", value_parser = parse_thresholds)]
     pub las_thresholds: crate::sim::Thresholds,
@@ -237,7 +239,8 @@ impl PolicyArgs {
         Ok(std::sync::Arc::new(crate::sim::Tuning {
             preempt_cost: self.preempt_cost as i64,
             rescale_cost: self.rescale_cost as i64,
-            rounds: self.rounds as i64,
+            rounds: self.rounds.unwrap_or(60) as i64,
+            rounds_every: self.rounds.is_some(),
             las_thresholds: self.las_thresholds.0.clone(),
             las_starve: self.las_starve,
             fair_by: self.fair_by,

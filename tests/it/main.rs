@@ -66,6 +66,7 @@ mod reference_python;
 mod released_order;
 mod replay;
 mod results_out;
+mod rounds_every;
 mod schedule;
 mod sharing_replay;
 mod slurm;

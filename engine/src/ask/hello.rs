@@ -43,6 +43,10 @@ struct Identity {
     /// Version 2: how many arrival times to come each `schedule` carries.
     #[serde(default)]
     lookahead: Option<u32>,
+    /// Version 2: it keeps ElasticFlow's rounds itself (from the start
+    /// message's `rounds`), so `--rounds` does not hold it in them.
+    #[serde(default)]
+    rounds: bool,
 }
 
 /// How a program asked to be talked to: what every one of its processes
@@ -58,6 +62,8 @@ pub(crate) struct Terms {
     pub(crate) protocol: u32,
     /// Version 2: how many arrival times to come each `schedule` carries.
     pub(crate) lookahead: u32,
+    /// Version 2: it keeps ElasticFlow's rounds itself.
+    pub(crate) own_rounds: bool,
 }
 
 impl Terms {
@@ -68,11 +74,12 @@ impl Terms {
             "always"
         };
         format!(
-            "walk {} (notify {}, ask {ask}, protocol {}, lookahead {})",
+            "walk {} (notify {}, ask {ask}, protocol {}, lookahead {}, rounds {})",
             self.walk.name(),
             self.notify,
             self.protocol,
-            self.lookahead
+            self.lookahead,
+            self.own_rounds
         )
     }
 }
@@ -128,6 +135,7 @@ pub(crate) fn read(line: &str, cmd: &str) -> Result<Hello, ProtocolError> {
             arrivals_only,
             protocol,
             lookahead,
+            own_rounds: id.rounds && protocol >= 2,
         },
         describe: sanitize(&format!(
             "external: {cmd}{}{about}",

@@ -24,11 +24,16 @@ impl Engine {
         if let Some(at) = self.holds.next_at() {
             next = next.min(at);
         }
-        if let Some(w) = (!self.seat.passive && !idle)
+        // (Under --rounds its wake-ups wait for the rounds.)
+        if let Some(w) = (!self.seat.passive && !idle && !self.gated())
             .then(|| self.books().next_wakeup())
             .flatten()
         {
             next = next.min(w);
+        }
+        // The next round, where --rounds holds the policy.
+        if let Some(r) = (!idle).then(|| self.gate_wakeup()).flatten() {
+            next = next.min(r.max(self.now));
         }
         (next != Secs::MAX).then_some(next)
     }
@@ -99,6 +104,7 @@ impl Engine {
             Hook::AfterPass => self.after_pass(),
         }
         if self.asking.is_none() {
+            self.close_round();
             self.tally.peak_queue = self.tally.peak_queue.max(self.queue.len() as u64);
             self.note_frag();
         }
@@ -130,8 +136,10 @@ impl Engine {
         if released || woke {
             self.epoch += 1;
         }
-        if released || arrived || woke {
-            self.pass();
+        // Under --rounds (`rounds_gate.rs`) only a round decides, at its
+        // time whatever happened then.
+        if released || arrived || woke || self.gated() {
+            self.pass_or_round();
         }
         if self.asking.is_none() {
             self.tally.peak_queue = self.tally.peak_queue.max(self.queue.len() as u64);

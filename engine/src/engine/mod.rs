@@ -17,6 +17,7 @@ mod preempt;
 mod preemption;
 mod queries;
 mod recorded;
+mod rounds_gate;
 mod seat;
 pub(crate) mod snapshot;
 mod speed;
@@ -201,6 +202,8 @@ pub struct Engine {
     /// How a sharing placement ranked the machines for each job it placed
     /// (the first `MAX_RANKINGS`).
     rankings: FxHashMap<u32, Box<crate::sharing::Ranking>>,
+    /// Where `--rounds` holds every other policy's rounds.
+    gate: rounds_gate::Gate,
 }
 
 /// Jobs whose placement's ranking is kept: the card of each says why it
@@ -299,6 +302,7 @@ impl Engine {
             applied: 0,
             acts: crate::view::ActList::default(),
             rankings: FxHashMap::default(),
+            gate: rounds_gate::Gate::default(),
         };
         e.enter_policy();
         e.rebuild_queue();

@@ -222,7 +222,9 @@ impl Engine {
             policy: self.seat.policy.title().to_string(),
             command: self.seat.policy.command().map(str::to_string),
             placement: self.placement.name().to_string(),
-            rounds_s: self.seat.policy.in_rounds().then_some(self.tuning.rounds),
+            rounds_s: self
+                .in_rounds(self.seat.policy)
+                .then_some(self.tuning.rounds),
             cpu_mem: self.shapes.ask_host() && self.seat.walk != crate::policy::Walk::Recorded,
             estimate: (!self.tuning.estimate.is_oracle()).then(|| self.tuning.estimate.to_string()),
             speed_model: self.trace.speeds.is_some(),

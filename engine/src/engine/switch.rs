@@ -48,7 +48,7 @@ impl Engine {
                     to: p,
                 });
                 self.rebuild_queue();
-                self.pass();
+                self.pass_or_round();
             }
             Switch::Placement(p) if p != self.placement => {
                 self.placement = p;
@@ -56,7 +56,7 @@ impl Engine {
                     at: self.now,
                     to: p,
                 });
-                self.pass();
+                self.pass_or_round();
             }
             Switch::Policy(_) | Switch::Placement(_) => {}
         }
@@ -116,7 +116,7 @@ impl Engine {
         if self.seat.walk == Walk::Recorded {
             self.enter_recorded();
         }
-        self.pass();
+        self.pass_or_round();
     }
 
     /// New books for the policy now in force; under a preemptive walk they

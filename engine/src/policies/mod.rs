@@ -16,7 +16,7 @@ mod gandiva;
 mod keyed;
 mod las;
 mod recorded;
-mod rounds;
+pub(crate) mod rounds;
 mod sgf;
 mod sjf;
 mod srtf;

@@ -16,7 +16,7 @@ use tracetui_model::Secs;
 
 /// Where the rounds stand.
 #[derive(Debug, Clone, Default)]
-pub(super) struct Rounds {
+pub(crate) struct Rounds {
     /// The next round (None before the first).
     next: Option<Secs>,
     /// The arrival rank of the first job not yet submitted at the last round.
@@ -25,18 +25,18 @@ pub(super) struct Rounds {
 
 impl Rounds {
     /// Whether a pass at `v.now()` is a round (the first pass is).
-    pub(super) fn is_round(&self, v: &dyn View) -> bool {
+    pub(crate) fn is_round(&self, v: &dyn View) -> bool {
         self.next.is_none_or(|n| n <= v.now())
     }
 
     /// When the policy wants to be woken (the next round).
-    pub(super) fn wakeup(&self) -> Option<Secs> {
+    pub(crate) fn wakeup(&self) -> Option<Secs> {
         self.next
     }
 
     /// After a round at `v.now()` whose decisions the engine has applied:
     /// sets the next round from what is then due.
-    pub(super) fn plan_next(&mut self, v: &dyn View) {
+    pub(crate) fn plan_next(&mut self, v: &dyn View) {
         let t = v.now();
         let trace = v.trace();
         let n = trace.jobs.len() as u32;

@@ -243,9 +243,11 @@ impl Options {
                 knobs.rescale_cost = clap::value_parser!(u32).parse_ref(cmd, arg, v)?
             }
             "rounds" => {
-                knobs.rounds = clap::value_parser!(u32)
-                    .range(1..=86_400)
-                    .parse_ref(cmd, arg, v)?
+                knobs.rounds = Some(
+                    clap::value_parser!(u32)
+                        .range(1..=86_400)
+                        .parse_ref(cmd, arg, v)?,
+                )
             }
             "las_thresholds" => {
                 knobs.las_thresholds = policy_arg::parse_thresholds.parse_ref(cmd, arg, v)?
@@ -337,7 +339,7 @@ fn blank(format: crate::trace::Format, path: PathBuf) -> SimArgs {
             policies: PolicyArgs {
                 preempt_cost: 0,
                 rescale_cost: 0,
-                rounds: 0,
+                rounds: None,
                 las_thresholds: crate::sim::Thresholds(Vec::new()),
                 las_starve: 0.0,
                 fair_by: crate::sim::FairBy::User,

@@ -45,6 +45,11 @@ impl Rule for ExecRule {
         KeyMeaning::Signed
     }
 
+    /// It keeps ElasticFlow's rounds itself (`"rounds": true` in its hello).
+    fn in_rounds(&self) -> bool {
+        self.0.terms().own_rounds
+    }
+
     /// It is told each job's `runtime`: the estimate.
     fn orders_by_runtime(&self) -> bool {
         true

@@ -205,7 +205,10 @@ impl ExecBooks {
         if let Some(field) = reply.v2_field().filter(|_| !self.v2()) {
             return Err(ProtocolError::NeedsV2(field));
         }
-        if let Some(w) = reply.wakeup.filter(|&w| w <= e.now()) {
+        // Held in --rounds' rounds, it is asked only at them: a wake-up it
+        // planned for between them has passed, and is let go.
+        let held = e.tuning().rounds_every && !self.spec.terms().own_rounds;
+        if let Some(w) = reply.wakeup.filter(|&w| w <= e.now() && !held) {
             return Err(ProtocolError::WakeupPast(w));
         }
         // Far enough for any trace; later would overflow the clock.
@@ -221,7 +224,7 @@ impl ExecBooks {
         if let Some((field, n)) = reply.longest_list().filter(far_more) {
             return Err(ProtocolError::TooMany(field, n, jobs));
         }
-        let wakeup = reply.wakeup;
+        let wakeup = reply.wakeup.filter(|&w| w > e.now());
         let own = reply.deadline_admitted;
         let jobs = e.trace().jobs.len() as u64;
         if let Some((on_time, of)) = own.filter(|&(t, n)| t > n || n > jobs) {
