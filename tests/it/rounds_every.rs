@@ -202,3 +202,57 @@ fn an_external_policys_wake_ups_wait_for_the_rounds() {
     assert_eq!(v["jobs_done"], v["jobs"], "{v}");
     assert_eq!(v["rounds_s"], 60);
 }
+
+/// The researcher's comparison (docs/fidelity.md, "Comparing on equal
+/// terms"): the elastic EDF `tracetui policy new --elastic` writes, over
+/// the protocol, is held in ElasticFlow's rounds by `--rounds 60` on its
+/// Figure 8a trace — named so in the report, with other results than
+/// deciding at every event.
+#[test]
+fn an_elastic_policy_of_ones_own_is_held_in_rounds_beside_elasticflow() {
+    if !common::python() {
+        return;
+    }
+    let Some(dir) = common::real_traces() else {
+        return;
+    };
+    let scratch = common::scratch_dir("rounds-elastic");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_tracetui"))
+        .args(["policy", "new", "--elastic", "mine"])
+        .current_dir(&scratch)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let a = dir.join("elasticflow-artifact");
+    let mine = format!("exec:python3 {}", scratch.join("mine.py").display());
+    let run = |policy: &str, rounds: &[&str]| {
+        let mut args = vec![
+            "sim".to_string(),
+            "itp".into(),
+            a.join("elasticVpollux_e.csv").display().to_string(),
+            "--cluster".into(),
+            a.join("cluster_specs/n16g4.csv").display().to_string(),
+            "--throughputs".into(),
+            a.join("throughputs_T4").display().to_string(),
+            "--policy".into(),
+            policy.into(),
+            "--format".into(),
+            "json".into(),
+        ];
+        args.extend(rounds.iter().map(|s| s.to_string()));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let o = tracetui(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()
+    };
+    let free = run(&mine, &[]);
+    let held = run(&mine, &["--rounds", "60"]);
+    assert_eq!(free["rounds_s"], serde_json::Value::Null);
+    assert_eq!(held["rounds_s"], 60);
+    assert_ne!(free["deadline_met"], held["deadline_met"]);
+    // elasticflow keeps its own rounds either way.
+    assert_eq!(
+        run("elasticflow", &[])["deadline_met"],
+        run("elasticflow", &["--rounds", "60"])["deadline_met"]
+    );
+}
