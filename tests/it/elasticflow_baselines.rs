@@ -16,7 +16,7 @@ fn dlas_gpu_ends_every_job_when_elasticflows_dlas_gpu_does() {
     };
     let runs = runs();
     let dlas: Vec<&Run> = runs.iter().filter(|r| r.schedule == "dlas-gpu").collect();
-    assert_eq!(dlas.len(), 7);
+    assert_eq!(dlas.len(), 8);
     for run in dlas {
         let out = check(&dir, run);
         // Every job ran to its end: none dropped, none left waiting.
@@ -28,6 +28,25 @@ fn dlas_gpu_ends_every_job_when_elasticflows_dlas_gpu_does() {
         let met = jobs.values().filter(|(_, m)| m == "true").count();
         assert_eq!(Some(met), run.accepted, "{}", run.run);
     }
+}
+
+/// Figure 8b's Philly trace (`philly_103959.csv`, its columns with
+/// `real_iteration` and `real_duration`), n32g8: `gandiva` ends every job
+/// at its simulator's second too (`edf-elastic` and `dlas-gpu` are in
+/// their own tests' runs).
+#[test]
+fn gandiva_ends_every_job_of_the_philly_trace_as_its_simulator_does() {
+    let Some(dir) = common::real_traces() else {
+        return;
+    };
+    let runs = runs();
+    let run = runs
+        .iter()
+        .find(|r| r.schedule == "gandiva" && r.run == "philly")
+        .unwrap();
+    let out = check(&dir, run);
+    let met = ours(&out).values().filter(|(_, m)| m == "true").count();
+    assert_eq!(Some(met), run.accepted);
 }
 
 /// `gandiva` in Figure 10's 240-s slot (`--rounds 240`): its rounds are

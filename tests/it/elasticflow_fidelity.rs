@@ -140,7 +140,7 @@ fn edf_elastic_ends_every_job_when_elasticflows_edf_does() {
     };
     let runs = runs();
     let edf: Vec<&Run> = runs.iter().filter(|r| r.schedule == "edf").collect();
-    assert_eq!(edf.len(), 10);
+    assert_eq!(edf.len(), 11);
     for run in edf {
         check(&dir, run);
     }

@@ -90,6 +90,19 @@ fn best_effort_column_makes_a_job_without_a_deadline() {
     assert!(e.contains("unknown header"), "{e}");
 }
 
+/// ElasticFlow's Philly trace (`philly_103959.csv`, its Figure 8b) adds
+/// `real_iteration` and `real_duration` to the artifact's columns: they
+/// load, and are not read (its simulator reads `iteration` and `duration`).
+#[test]
+fn the_artifacts_philly_columns_load() {
+    let body = "job_id,submit_time,real_iteration,model_name,ddl,batch_size,num_gpu,real_duration,duration,iteration\n\
+                0,0,99,vgg16,771220,256,1,5,976570,1282877\n";
+    let (t, _) = load("p.csv", body.as_bytes(), true).unwrap();
+    assert_eq!(t.jobs[0].runtime.get(), Some(976570));
+    assert_eq!(t.jobs[0].deadline, Some(771220));
+    assert_eq!(t.jobs[0].demand.total_milli(), 1000);
+}
+
 #[test]
 fn missing_file() {
     let e = load_itp(

@@ -101,8 +101,14 @@ impl Columns {
 }
 
 fn detect(header: &[String], file: &str) -> Result<Columns, InputError> {
-    // ElasticFlow's optional last column, beside either of its schemas.
-    let extra = usize::from(header.iter().any(|h| h == "best_effort"));
+    // ElasticFlow's optional last column, beside either of its schemas;
+    // and the copies its Philly trace adds (`philly_103959.csv`:
+    // `real_iteration`, `real_duration`), which its simulator never reads.
+    let extra = usize::from(header.iter().any(|h| h == "best_effort"))
+        + header
+            .iter()
+            .filter(|h| matches!(h.as_str(), "real_iteration" | "real_duration"))
+            .count();
     let artifact = header.len() - extra == ARTIFACT_HEADER.len()
         && ARTIFACT_HEADER
             .iter()
@@ -130,7 +136,7 @@ fn detect(header: &[String], file: &str) -> Result<Columns, InputError> {
             file,
             1,
             format!(
-                "unknown header '{}': expected ITP raw ({}), ElasticFlow ({}) or the ElasticFlow artifact's ({}); either ElasticFlow one may add best_effort",
+                "unknown header '{}': expected ITP raw ({}), ElasticFlow ({}) or the ElasticFlow artifact's ({}); either ElasticFlow one may add best_effort (and real_iteration, real_duration, which are not read)",
                 crate::text::sanitize(&header.join(",")),
                 RAW_HEADER.join(","),
                 ELASTICFLOW_HEADER.join(","),
