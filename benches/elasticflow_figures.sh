@@ -1,55 +1,76 @@
 #!/bin/bash
-# ElasticFlow's Figures 9 and 10 (ASPLOS '23) with the schedulers tracetui
-# has built (edf-elastic = its edf, elasticflow = its ef-accessctrl, ef):
-# each run's deadline ratio beside its own simulator's (the known answers in
-# tests/fixtures/elasticflow/runs.csv, made with its scheduler.py) and the
-# paper's plotted value, and the wall time of the whole set.
-# usage: benches/elasticflow_figures.sh [TRACES]   (TRACES: ../shared/traces)
-# TRACETUI: the binary (default: the release build). edf-accessctrl,
-# dlas-gpu and themis (the rest of these figures) are not built yet.
+# ElasticFlow's evaluation (ASPLOS '23: Figures 8a, 8b, 9, 10, 11) with the
+# schedulers tracetui has built — edf (edf-elastic), gandiva, dlas-gpu
+# (Tiresias), ef-accessctrl (elasticflow), ef — each run's deadline ratio
+# beside its own simulator's and the paper's plotted value, and the wall
+# time of the whole set. The simulator's ratios: the fixtures'
+# tests/fixtures/elasticflow/runs.csv (traces in ../shared) and
+# benches/elasticflow_simulator.csv (the others), all made with its
+# scheduler.py (how: tests/fixtures/elasticflow/README.md).
+#
+# usage: benches/elasticflow_figures.sh [TRACES]      (TRACES: ../shared/traces)
+#   TRACETUI=BIN            the binary (default: the release build)
+#   ELASTICFLOW_TRACES=DIR  ITP clusters 06-10 of Figure 8b: data/elasticflow-traces.tar.gz
+#                           of github.com/microsoft/elasticflow-traces, extracted (skipped,
+#                           and said, without it)
+#   WITH_ELASTICFLOW_8B=1   also ef-accessctrl on Figure 8b's ITP clusters (minutes)
+# Not built: themis, edf-accessctrl (Figure 9's fourth), Chronus (a commercial solver).
 set -eu
 T=${1:-../shared/traces}
 A=$T/elasticflow-artifact
+G=$A/generated
 BIN=${TRACETUI:-target/x86_64-unknown-linux-gnu/release/tracetui}
 [ -x "$BIN" ] || BIN=target/release/tracetui
 OUT=$(mktemp)
 START=$(date +%s.%N)
-run() { # figure cluster trace peer-name policy
-  local r
-  r=$("$BIN" sim itp "$3" --cluster "$A/cluster_specs/$2.csv" \
-      --throughputs "$A/throughputs_A100" --policy "$5" --rounds 240 \
-      --format json 2>/dev/null)
-  echo "$1 $2 $4 $(echo "$r" | python3 -c 'import json,sys; r=json.load(sys.stdin); print(r.get("deadline_admitted") or r.get("deadline_met"))')" >> "$OUT"
+policy_of() {
+  case $1 in edf) echo edf-elastic ;; ef-accessctrl) echo elasticflow ;; *) echo "$1" ;; esac
 }
+run() { # figure run trace spec gpu-type slot scheduler
+  local r
+  r=$("$BIN" sim itp "$3" --cluster "$A/cluster_specs/$4.csv" \
+      --throughputs "$A/throughputs_$5" --policy "$(policy_of "$7")" --rounds "$6" \
+      --format json 2>/dev/null)
+  echo "$1 $2 $4 $7 $(echo "$r" | python3 -c 'import json,sys; r=json.load(sys.stdin); print(r.get("deadline_admitted") or r.get("deadline_met"))')" >> "$OUT"
+}
+# Figure 8a: 195 jobs, n16g4, T4, 60-s slot.
+for s in edf gandiva dlas-gpu ef-accessctrl; do
+  run 8a - "$A/elasticVpollux_e.csv" n16g4 T4 60 $s
+done
+# Figure 8b: ten ITP clusters and Philly, A100, 60-s slot.
+spec_of() {
+  case $1 in cluster04|cluster07|cluster08|cluster09) echo n128g8 ;;
+    cluster10|philly) echo n32g8 ;; *) echo n64g8 ;; esac
+}
+for c in cluster01 cluster02 cluster03 cluster04 cluster05 cluster06 cluster07 \
+         cluster08 cluster09 cluster10 philly; do
+  case $c in
+    philly) t=$A/philly_103959.csv ;;
+    cluster0[1-5]) t=$T/itp/elasticflow/$c.csv ;;
+    *) t=${ELASTICFLOW_TRACES:-/nonexistent}/$c.csv ;;
+  esac
+  if [ ! -f "$t" ]; then
+    echo "8b $c: skipped, no $t (set ELASTICFLOW_TRACES)" >&2
+    continue
+  fi
+  ss="edf gandiva dlas-gpu"
+  [ "${WITH_ELASTICFLOW_8B:-}" = 1 ] && ss="$ss ef-accessctrl"
+  for s in $ss; do run 8b "$c" "$t" "$(spec_of $c)" A100 60 $s; done
+done
+# Figure 9: admission control and elasticity, 1,000 jobs, 240-s slot.
 for c in n8g8 n16g8 n32g8; do
-  for p in edf:edf-elastic ef-accessctrl:elasticflow ef:ef; do
-    run fig9 "$c" "$A/generated/1000job_1500lam.csv" "${p%%:*}" "${p##*:}"
+  for s in edf ef-accessctrl ef; do run 9 - "$G/1000job_1500lam.csv" $c A100 240 $s; done
+done
+# Figure 10: 100 jobs, n16g8, 240-s slot (its plot is cluster efficiency over time).
+for s in edf gandiva dlas-gpu ef-accessctrl ef; do
+  run 10 - "$G/100jobs_1500lam.csv" n16g8 A100 240 $s
+done
+# Figure 11: best-effort shares 10-90 %, 200 jobs, n8g8, 240-s slot.
+for p in 0.1 0.2 0.3 0.4 0.5 0.6 0.7 0.8 0.9; do
+  for s in edf gandiva dlas-gpu ef-accessctrl; do
+    run 11 "$p" "$G/200jobs_900lam_$p.csv" n8g8 A100 240 $s
   done
 done
-for p in edf:edf-elastic ef-accessctrl:elasticflow ef:ef; do
-  run fig10 n16g8 "$A/generated/100jobs_1500lam.csv" "${p%%:*}" "${p##*:}"
-done
 END=$(date +%s.%N)
-python3 - "$OUT" tests/fixtures/elasticflow/runs.csv "$START" "$END" <<'PY'
-import csv, sys
-ours = [l.split() for l in open(sys.argv[1])]
-ours_name = {"edf": "edf", "ef-accessctrl": "elasticflow", "ef": "ef"}
-sim = {}
-for r in csv.DictReader(open(sys.argv[2])):
-    if r["slot"] == "240" and r["accepted"]:
-        fig, _, spec = r["run"].partition("-")
-        sim[(fig, spec or r["cluster_spec"], r["schedule"])] = int(r["accepted"]) / int(r["jobs"])
-# The paper's plotted values (plot/plot_fig9.py; Figure 10 plots cluster
-# efficiency over time, no ratio).
-paper = {("fig9", "n8g8"): {"edf": 0.026, "ef": 0.452, "ef-accessctrl": 0.926},
-         ("fig9", "n16g8"): {"edf": 0.118, "ef": 0.835, "ef-accessctrl": 0.949},
-         ("fig9", "n32g8"): {"edf": 0.118, "ef": 0.939, "ef-accessctrl": 0.944}}
-print(f"{'figure':7s} {'cluster':8s} {'scheduler':14s} {'tracetui':>9s} {'simulator':>10s} {'paper':>6s}")
-for fig, spec, peer, ratio in ours:
-    s = sim.get((fig, spec, ours_name[peer]))
-    p = paper.get((fig, spec), {}).get(peer)
-    fmt = lambda x: "-" if x is None else f"{x:.3f}"
-    print(f"{fig:7s} {spec:8s} {peer:14s} {float(ratio):9.3f} {fmt(s):>10s} {fmt(p):>6s}")
-print(f"{len(ours)} runs in {float(sys.argv[4]) - float(sys.argv[3]):.1f} s")
-PY
+python3 benches/elasticflow_table.py "$OUT" "$START" "$END"
 rm -f "$OUT"
