@@ -256,3 +256,32 @@ fn an_elastic_policy_of_ones_own_is_held_in_rounds_beside_elasticflow() {
         run("elasticflow", &["--rounds", "60"])["deadline_met"]
     );
 }
+
+/// `las` held in rounds still demotes: its wake-ups (a job crossing a
+/// queue's threshold) fall between rounds, and are taken at the next
+/// instant it sees — so it preempts, and is not first-fit in disguise.
+#[test]
+fn las_held_in_rounds_still_demotes_and_preempts() {
+    let run = |policy: &str| {
+        let o = tracetui(&[
+            "sim",
+            "itp",
+            common::cli::SAMPLE,
+            "--gpus",
+            "64",
+            "--gpus-per-node",
+            "8",
+            "--rounds",
+            "60",
+            "--policy",
+            policy,
+            "--format",
+            "json",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()
+    };
+    let (las, first_fit) = (run("las"), run("first-fit"));
+    assert!(las["preemptions"].as_u64().unwrap() > 0, "{las}");
+    assert_ne!(las["jct_s"], first_fit["jct_s"]);
+}

@@ -143,8 +143,10 @@ impl Books for LasBooks {
 
     fn wake(&mut self, v: &dyn View, acts: &mut Acts<'_>, t: Secs) -> bool {
         let mut woke = false;
+        // Those due by now: at their time, or (held in --rounds' rounds,
+        // whose wake-ups wait for them) at the first instant after it.
         while let Some(&(at, job, kind)) = self.wakeups.first() {
-            if at != t {
+            if at > t {
                 break;
             }
             self.wakeups.pop_first();
@@ -152,7 +154,7 @@ impl Books for LasBooks {
             if kind == DEMOTE && phase == crate::job::Phase::Running {
                 woke |= self.demote(v, acts, job);
             } else if kind == PROMOTE && phase == crate::job::Phase::Queued {
-                woke |= self.promote(v, acts, job, t);
+                woke |= self.promote(v, acts, job, at);
             }
         }
         woke
