@@ -56,7 +56,19 @@ fn a_session_in_a_real_terminal() {
         "stty -a | tr ' ' '\\n' | grep -x -e echo -e -echo -e icanon -e -icanon",
         "Enter",
     ]);
-    let s = t.wait_for("icanon");
+    // The output's own line, not the command's echo, which names it too.
+    let start = std::time::Instant::now();
+    let s = loop {
+        let s = t.screen();
+        if s.lines().any(|l| matches!(l.trim(), "icanon" | "-icanon")) {
+            break s;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "no stty output:\n{s}"
+        );
+        sleep(Duration::from_millis(100));
+    };
     assert!(
         s.lines().any(|l| l.trim() == "echo"),
         "echo is back on:\n{s}"
