@@ -42,8 +42,8 @@ fn fifo_starts_only_at_rounds_and_pays_the_overhead() {
         &dir,
         "0,0,1,resnet50,100000,64,1,1000\n1,10,1,resnet50,100000,64,1,500\n2,100,1,resnet50,100000,64,2,300\n",
     );
-    let run = |extra: &[&str], out: &str| {
-        let jobs = dir.join(out);
+    // fifo on the trace, with `extra` options.
+    let sim = |extra: &[&str]| {
         let mut args = vec![
             "sim",
             "itp",
@@ -54,14 +54,18 @@ fn fifo_starts_only_at_rounds_and_pays_the_overhead() {
             "8",
             "--policy",
             "fifo",
-            "--format",
-            "json",
-            "--jobs-out",
-            jobs.to_str().unwrap(),
         ];
         args.extend(extra);
         let o = tracetui(&args);
         assert!(o.status.success(), "{}", stderr(&o));
+        o
+    };
+    // Its summary and each job's (start, end), with `rounds` options.
+    let run = |rounds: &[&str], out: &str| {
+        let jobs = dir.join(out);
+        let mut extra = vec!["--format", "json", "--jobs-out", jobs.to_str().unwrap()];
+        extra.extend(rounds);
+        let o = sim(&extra);
         let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
         (v, starts_ends(&jobs))
     };
@@ -76,19 +80,7 @@ fn fifo_starts_only_at_rounds_and_pays_the_overhead() {
     assert_eq!(rounds[&2], (120, 426));
     assert_eq!(held["rounds_s"], 60);
     // The table's rules say so.
-    let o = tracetui(&[
-        "sim",
-        "itp",
-        t.to_str().unwrap(),
-        "--gpus",
-        "8",
-        "--gpus-per-node",
-        "8",
-        "--policy",
-        "fifo",
-        "--rounds",
-        "60",
-    ]);
+    let o = sim(&["--rounds", "60"]);
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(
         text.contains("fifo decides in ElasticFlow's rounds, at least 60 s apart (--rounds); fifo only at those rounds, each start paying ElasticFlow's overhead"),

@@ -224,6 +224,24 @@ pub(super) fn needs_alike_machines(trace: &Trace, hint: &str) -> Result<(), Unav
     Ok(())
 }
 
+/// The whole GPUs job `j` asks for (ElasticFlow's `num_gpu`).
+pub(super) fn gpus_of(trace: &Trace, j: u32) -> u32 {
+    trace.jobs[j as usize].demand.total_milli().div_ceil(1000) as u32
+}
+
+/// Refuses a trace where some job has no run time: ElasticFlow's baselines
+/// (gandiva, dlas-gpu) run each job its recorded duration.
+pub(super) fn needs_run_times(trace: &Trace) -> Result<(), Unavailable> {
+    if trace.jobs.iter().any(|j| j.runtime.get().is_none()) {
+        return Err(Unavailable {
+            lacks: "every job's run time".into(),
+            short: "run times".into(),
+            hint: None,
+        });
+    }
+    Ok(())
+}
+
 /// The seconds job `j` truly has left now, for a policy that takes over
 /// mid-run from the trace's own durations (gandiva, dlas-gpu): a running
 /// job's to its end as its run goes (its current run counted), a waiting

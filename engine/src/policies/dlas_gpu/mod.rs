@@ -27,6 +27,7 @@
 
 mod round;
 
+use super::edf_elastic::gpus_of;
 use crate::cluster::Grant;
 use crate::job::Phase;
 use crate::rule::{Books, KeyMeaning, Rule, Unavailable, Walk};
@@ -68,14 +69,7 @@ impl Rule for DlasGpu {
             trace,
             "give --gpus and --gpus-per-node, or an ElasticFlow --cluster spec",
         )?;
-        if trace.jobs.iter().any(|j| j.runtime.get().is_none()) {
-            return Err(Unavailable {
-                lacks: "every job's run time".into(),
-                short: "run times".into(),
-                hint: None,
-            });
-        }
-        Ok(())
+        super::edf_elastic::needs_run_times(trace)
     }
 
     fn books(&self, v: &dyn View) -> Box<dyn Books> {
@@ -85,11 +79,6 @@ impl Rule for DlasGpu {
             state,
         })
     }
-}
-
-/// The whole GPUs job `j` asks for.
-fn gpus_of(trace: &Trace, j: u32) -> u32 {
-    trace.jobs[j as usize].demand.total_milli().div_ceil(1000) as u32
 }
 
 /// The books of a run at `v.now()`: jobs waiting or running arrive now

@@ -23,6 +23,7 @@
 mod round;
 mod sets;
 
+use super::edf_elastic::gpus_of;
 use crate::job::Phase;
 use crate::rule::{Books, Rule, Unavailable, Walk};
 use crate::view::{Answer, Checked, NoAnswer, View};
@@ -65,14 +66,7 @@ impl Rule for Gandiva {
             "give --gpus and --gpus-per-node, or an ElasticFlow --cluster spec",
         )?;
         super::edf_elastic::needs_whole_machines(trace)?;
-        if trace.jobs.iter().any(|j| j.runtime.get().is_none()) {
-            return Err(Unavailable {
-                lacks: "every job's run time".into(),
-                short: "run times".into(),
-                hint: None,
-            });
-        }
-        Ok(())
+        super::edf_elastic::needs_run_times(trace)
     }
 
     fn books(&self, v: &dyn View) -> Box<dyn Books> {
@@ -81,11 +75,6 @@ impl Rule for Gandiva {
             to_start: Vec::new(),
         })
     }
-}
-
-/// The whole GPUs job `j` asks for.
-fn gpus_of(trace: &Trace, j: u32) -> u32 {
-    trace.jobs[j as usize].demand.total_milli().div_ceil(1000) as u32
 }
 
 /// The books of a run at `v.now()`: jobs waiting or running arrive now
