@@ -49,6 +49,12 @@ pub enum Blocked {
     /// The policy starts jobs itself, at its scheduling points: it has
     /// not started this one (it would fit now).
     Policy,
+    /// It would fit now, but `--rounds` holds the policy in ElasticFlow's
+    /// rounds: it decides next at `next` (none: when something is due).
+    Round {
+        /// The next round, trace seconds.
+        next: Option<Secs>,
+    },
 }
 
 /// EASY backfill's reservation now: the head it is for, when the head is

@@ -234,6 +234,11 @@ impl App {
                     .into(),
             },
             Blocked::Policy => format!("{} to start it (it fits now)", e.policy().label()),
+            Blocked::Round { next } => format!(
+                "the next round: it fits now, but --rounds lets {} decide only in ElasticFlow's rounds{}",
+                e.policy().label(),
+                next.map_or(String::new(), |t| format!("; the next is {}", self.clock(t)))
+            ),
         }
     }
 }

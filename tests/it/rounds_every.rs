@@ -277,3 +277,24 @@ fn las_held_in_rounds_still_demotes_and_preempts() {
     assert!(las["preemptions"].as_u64().unwrap() > 0, "{las}");
     assert_ne!(las["jct_s"], first_fit["jct_s"]);
 }
+
+/// Why a job waits under `--rounds`: it fits now, and the policy decides
+/// only at the next round (the drill-down says when); without `--rounds`
+/// fifo would have started it at its arrival.
+#[test]
+fn a_job_that_fits_between_rounds_waits_for_the_next() {
+    use std::sync::Arc;
+    use tracetui::sim::{Blocked, Engine, Placement, Policy, Tuning};
+    let trace = common::tiny(&[8], &[(0, 1000, 1), (10, 500, 1)]);
+    let tuning = Tuning {
+        rounds: 60,
+        rounds_every: true,
+        ..Tuning::default()
+    };
+    let mut e =
+        Engine::new(trace, Policy::Fifo, Placement::Consolidate).with_tuning(Arc::new(tuning));
+    e.advance_to(10);
+    assert_eq!(e.blocked(1), Some(Blocked::Round { next: Some(60) }));
+    e.advance_to(60);
+    assert_eq!(e.blocked(1), None, "started at the round");
+}

@@ -54,6 +54,12 @@ impl Engine {
             }
             return Some(self.no_room(demand, *filter));
         }
+        // Held in --rounds' rounds, the policy decides only at the next.
+        if self.gated() {
+            return Some(Blocked::Round {
+                next: self.gate_wakeup(),
+            });
+        }
         let head = self.queue_in_order(1).first().copied();
         Some(match (self.seat.walk, head) {
             (Walk::Backfill, Some(h)) if h != job => Blocked::Reservation {
