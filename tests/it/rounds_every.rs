@@ -30,6 +30,28 @@ fn trace(dir: &Path, rows: &str) -> std::path::PathBuf {
     t
 }
 
+/// The ITP sample on 64 GPUs of 8 under `policy`, with `extra` options:
+/// its JSON summary.
+fn sample(policy: &str, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec![
+        "sim",
+        "itp",
+        common::cli::SAMPLE,
+        "--gpus",
+        "64",
+        "--gpus-per-node",
+        "8",
+        "--policy",
+        policy,
+        "--format",
+        "json",
+    ];
+    args.extend(extra);
+    let o = tracetui(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
 /// fifo on three jobs, 8 GPUs: without `--rounds` each starts at its
 /// arrival and runs its duration; with `--rounds 60` the second arrival
 /// (10 s) waits for the round a slot after the first (60), the third
@@ -148,20 +170,7 @@ fn an_external_policy_decides_in_the_same_rounds_as_a_built_in() {
         &["--policy", "sjf"],
         &["--policy", "exec:python3 policies/sjf.py"],
     );
-    let o = tracetui(&[
-        "sim",
-        "itp",
-        common::cli::SAMPLE,
-        "--gpus",
-        "64",
-        "--gpus-per-node",
-        "8",
-        "--policy",
-        "sjf",
-        "--format",
-        "json",
-    ]);
-    let free: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let free = sample("sjf", &[]);
     assert_ne!(held["jct_s"], free["jct_s"]);
 }
 
@@ -174,23 +183,7 @@ fn an_external_policys_wake_ups_wait_for_the_rounds() {
     if !common::python() {
         return;
     }
-    let o = tracetui(&[
-        "sim",
-        "itp",
-        common::cli::SAMPLE,
-        "--gpus",
-        "64",
-        "--gpus-per-node",
-        "8",
-        "--rounds",
-        "60",
-        "--policy",
-        "exec:python3 policies/las.py",
-        "--format",
-        "json",
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let v = sample("exec:python3 policies/las.py", &["--rounds", "60"]);
     assert_eq!(v["jobs_done"], v["jobs"], "{v}");
     assert_eq!(v["rounds_s"], 60);
 }
@@ -254,25 +247,7 @@ fn an_elastic_policy_of_ones_own_is_held_in_rounds_beside_elasticflow() {
 /// instant it sees — so it preempts, and is not first-fit in disguise.
 #[test]
 fn las_held_in_rounds_still_demotes_and_preempts() {
-    let run = |policy: &str| {
-        let o = tracetui(&[
-            "sim",
-            "itp",
-            common::cli::SAMPLE,
-            "--gpus",
-            "64",
-            "--gpus-per-node",
-            "8",
-            "--rounds",
-            "60",
-            "--policy",
-            policy,
-            "--format",
-            "json",
-        ]);
-        assert!(o.status.success(), "{}", stderr(&o));
-        serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()
-    };
+    let run = |policy: &str| sample(policy, &["--rounds", "60"]);
     let (las, first_fit) = (run("las"), run("first-fit"));
     assert!(las["preemptions"].as_u64().unwrap() > 0, "{las}");
     assert_ne!(las["jct_s"], first_fit["jct_s"]);
