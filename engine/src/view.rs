@@ -211,6 +211,11 @@ pub struct Answer {
     /// plans finishes itself (ElasticFlow's slot-aligned ends with their
     /// overheads). Applied last.
     pub ends: Vec<(u32, Secs)>,
+    /// Waiting jobs that ran before (preempted) and that the policy holds
+    /// done now, work left or not — ElasticFlow's `edf-accessctrl` ends a
+    /// job it preempted at the end it kept. Each is done at this instant
+    /// and counted cut short.
+    pub finish: Vec<u32>,
 }
 
 /// Why a deciding policy gave nothing to apply.
@@ -241,4 +246,5 @@ pub struct Checked {
     pub(crate) scale: Vec<(u32, Vec<Grant>)>,
     pub(crate) drop: Vec<u32>,
     pub(crate) ends: Vec<(u32, Secs)>,
+    pub(crate) finish: Vec<u32>,
 }

@@ -369,13 +369,18 @@ fn many_footer(o: &mut String, rs: &[Report]) {
 }
 
 /// The policy's own deadline ratio, said for what it is: `ef` judges a
-/// job by its end on the slot grid with its overheads, `elasticflow` by
-/// its planned finish.
+/// job by its end on the slot grid with its overheads, `edf-accessctrl`
+/// by its end, `elasticflow` by its planned finish.
 fn admitted_note(policy: &str, a: f64) -> String {
     match policy {
         "ef" => format!(
             "{:.1} % on time by ElasticFlow's ef (its own ratio: a job counts if its end on the \
              --rounds grid, overheads added, is by its deadline)",
+            a * 100.0
+        ),
+        "edf-accessctrl" => format!(
+            "{:.1} % admitted and on time by ElasticFlow's edf-accessctrl (its own ratio: a job \
+             counts if it was admitted and its end, overheads added, is by its deadline)",
             a * 100.0
         ),
         _ => format!(

@@ -183,8 +183,8 @@ pub struct PolicyArgs {
     #[arg(long, default_value_t = 0, value_name = "SECS", value_parser = clap::value_parser!(u32).range(0..=86_400))]
     pub rescale_cost: u32,
     /// Seconds between ElasticFlow's scheduling rounds (its
-    /// --scheduling_slot): elasticflow, ef, edf-elastic, dlas-gpu and gandiva
-    /// decide in them (60 when not given, as in its Figure 8; 240 in
+    /// --scheduling_slot): elasticflow, ef, edf-accessctrl, edf-elastic,
+    /// dlas-gpu, gandiva and themis decide in them (60 when not given, as in its Figure 8; 240 in
     /// Figures 9–11). Given, every other policy, built-in or external,
     /// decides only in those rounds too, each start paying ElasticFlow's
     /// overhead. From 1 s to a day.

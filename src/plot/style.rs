@@ -44,7 +44,7 @@ pub(crate) struct Style {
 /// The built-in policies' fixed (colour, marker) pairs: those a paper
 /// compares side by side (the queue policies; ElasticFlow's baselines)
 /// differ in colour.
-const FIXED: [(&str, usize, usize); 16] = [
+const FIXED: [(&str, usize, usize); 18] = [
     ("fifo", 0, 0),
     ("sjf", 1, 1),
     ("las", 2, 2),
@@ -61,6 +61,8 @@ const FIXED: [(&str, usize, usize); 16] = [
     ("fifo-fastest", 0, 3),
     ("ef", 3, 4),
     ("dlas-gpu", 6, 0),
+    ("edf-accessctrl", 2, 4),
+    ("themis", 2, 0),
 ];
 
 const PAIRS: usize = PALETTE.len() * MARKERS.len();

@@ -85,7 +85,8 @@ impl App {
             );
         }
         if let Some(place) = e.queue_place(job) {
-            line("queue", order_text(e.policy().title(), place));
+            let explicit = e.policy().walk() == crate::sim::Walk::Explicit;
+            line("queue", order_text(e.policy().title(), place, explicit));
         }
         if let Some((label, text)) = self.waiting_line(job) {
             line(label, text);
@@ -255,8 +256,18 @@ pub(crate) fn ordinal(n: usize) -> String {
     format!("{n}{th}")
 }
 
-/// `3rd of 57 waiting under sjf: 2 jobs ahead`.
-pub(super) fn order_text(policy: &str, p: QueuePlace) -> String {
+/// `3rd of 57 waiting under sjf: 2 jobs ahead`; under a policy that
+/// picks its starts itself each round (`Walk::Explicit`: elasticflow,
+/// gandiva, themis …) the queue's order says nothing of who starts next.
+pub(super) fn order_text(policy: &str, p: QueuePlace, explicit: bool) -> String {
+    if explicit {
+        return format!(
+            "{} of {} waiting under {}, which picks its starts each round",
+            ordinal(p.ahead + 1),
+            p.waiting,
+            crate::text::sanitize(policy)
+        );
+    }
     let ahead = match p.ahead {
         0 => "next to start".to_string(),
         1 => "1 job ahead".to_string(),

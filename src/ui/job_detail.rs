@@ -38,7 +38,11 @@ impl App {
         if let Some(place) = e.queue_place(job) {
             let policy = e.policy();
             replay["policy_key"] = json!(self.key_text(policy.key_meaning(), place.key));
-            replay["order"] = json!(super::job_card::order_text(policy.title(), place));
+            replay["order"] = json!(super::job_card::order_text(
+                policy.title(),
+                place,
+                policy.walk() == crate::sim::Walk::Explicit,
+            ));
         }
         if !held.is_empty() {
             replay["holds"] = json!(held);

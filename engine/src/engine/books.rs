@@ -261,7 +261,29 @@ impl Engine {
             }
         }
         out.ends = self.check_ends(a, &out)?;
+        out.finish = self.check_finish(a, &out, &started)?;
         Ok(out)
+    }
+
+    /// The jobs an answer finishes: each a preempted job waiting, not
+    /// started, scaled or dropped by it, named once.
+    fn check_finish(
+        &self,
+        a: &Answer,
+        out: &Checked,
+        started: &FxHashSet<u32>,
+    ) -> Result<Vec<u32>, Refused> {
+        let mut named = FxHashSet::default();
+        for &j in &a.finish {
+            let waiting = self.jobs.get(j as usize).map(|s| s.phase) == Some(Phase::Queued);
+            let acted = started.contains(&j)
+                || out.drop.contains(&j)
+                || out.scale.iter().any(|(s, _)| *s == j);
+            if !waiting || self.resumed(j).is_none() || acted || !named.insert(j) {
+                return Err(Refused::Finish { job: j });
+            }
+        }
+        Ok(a.finish.clone())
     }
 
     /// `job`, if the trace has it.
@@ -345,6 +367,9 @@ impl Engine {
         }
         for (j, at) in c.ends {
             self.hold_end(j, at);
+        }
+        for j in c.finish {
+            self.finish_waiting(j);
         }
     }
 

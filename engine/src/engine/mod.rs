@@ -401,7 +401,7 @@ impl Engine {
     }
 
     /// Books a finished job: its phase, end, and metrics.
-    fn mark_done(&mut self, job: u32) {
+    pub(super) fn mark_done(&mut self, job: u32) {
         let (submit, deadline) = match note_wait(self.jobs[job as usize].wait_note) {
             Some(wait) => (self.jobs[job as usize].start - wait, None),
             None => {

@@ -20,6 +20,7 @@ pub(crate) mod rounds;
 mod sgf;
 mod sjf;
 mod srtf;
+mod themis;
 
 use super::policy::Policy;
 
@@ -54,6 +55,8 @@ built_in! {
     EdfElastic => edf_elastic::EdfElastic,
     ElasticFlow => elasticflow::ElasticFlow::ACCESS_CTRL,
     Ef => elasticflow::ElasticFlow::EF,
+    EdfAccessCtrl => elasticflow::ElasticFlow::EDF_ACCESS_CTRL,
+    Themis => themis::Themis,
     Gandiva => gandiva::Gandiva,
     DlasGpu => dlas_gpu::DlasGpu,
     FifoFastest => fifo_fastest::FifoFastest,
@@ -81,6 +84,6 @@ mod tests {
         for (p, name) in named {
             assert_eq!(p.name(), name);
         }
-        assert_eq!(Policy::built_in().len(), named.len() + 5);
+        assert_eq!(Policy::built_in().len(), named.len() + 7);
     }
 }

@@ -163,9 +163,13 @@ impl Books for DlasBooks {
                 .collect(),
             ..Answer::default()
         };
+        a.scale = back_to_trace_gpus(v, out.hold.iter().map(|h| h.0));
         let mut busy = busy_gpus(v, &a.preempt);
         for (j, end) in out.hold {
             match v.job(j).phase {
+                // Where jobs go back to their trace GPUs, the engine places
+                // them, and the starts after them.
+                Phase::Queued if !a.scale.is_empty() => a.start.push((j, None)),
                 Phase::Queued => {
                     let grants = place(v, j, &mut busy);
                     a.start.push((j, grants));
@@ -180,8 +184,27 @@ impl Books for DlasBooks {
     }
 }
 
+/// Of the running jobs in `runs`, those holding other than their trace's
+/// GPUs (an elastic policy before this one resized them), with their
+/// trace's count: they go back to it (ElasticFlow's rigid baselines run
+/// every job on its trace GPUs).
+pub(super) fn back_to_trace_gpus(v: &dyn View, runs: impl Iterator<Item = u32>) -> Vec<(u32, u32)> {
+    let trace = v.trace();
+    runs.filter_map(|j| {
+        let held = v.held(j)?;
+        let have = held
+            .iter()
+            .map(|g| g.milli as u64)
+            .sum::<u64>()
+            .div_ceil(1000) as u32;
+        let want = gpus_of(trace, j);
+        (have != want).then_some((j, want))
+    })
+    .collect()
+}
+
 /// The GPUs held by running jobs that are not preempted now.
-fn busy_gpus(v: &dyn View, preempt: &[u32]) -> FxHashSet<(u32, u16)> {
+pub(super) fn busy_gpus(v: &dyn View, preempt: &[u32]) -> FxHashSet<(u32, u16)> {
     v.running_jobs()
         .into_iter()
         .filter(|j| !preempt.contains(j))
@@ -193,7 +216,7 @@ fn busy_gpus(v: &dyn View, preempt: &[u32]) -> FxHashSet<(u32, u16)> {
 
 /// Where a starting gang goes (see the module's note); other demands go
 /// where the placement rule puts them.
-fn place(v: &dyn View, j: u32, busy: &mut FxHashSet<(u32, u16)>) -> Option<Vec<Grant>> {
+pub(super) fn place(v: &dyn View, j: u32, busy: &mut FxHashSet<(u32, u16)>) -> Option<Vec<Grant>> {
     let trace = v.trace();
     let Demand::Gang { gpus } = trace.jobs[j as usize].demand else {
         return None;

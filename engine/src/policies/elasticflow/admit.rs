@@ -9,8 +9,11 @@ use crate::view::View;
 use std::sync::Arc;
 
 /// The job as elasticflow plans it (best-effort without a deadline);
-/// None when it cannot be planned (no work or table row).
-pub(super) fn job_of(v: &dyn View, j: u32) -> Option<Job> {
+/// None when it cannot be planned (no work or table row). `edf`: as
+/// `edf-accessctrl` caps it, by its table alone (its largest column, at
+/// most 64 and its batch size: `jobs.py` 296-302), not by ElasticFlow's
+/// per-model caps.
+pub(super) fn job_of(v: &dyn View, j: u32, edf: bool) -> Option<Job> {
     let trace = v.trace();
     let tj = &trace.jobs[j as usize];
     let ddl = tj.deadline.get().unwrap_or(super::job::BEST_EFFORT);
@@ -19,7 +22,11 @@ pub(super) fn job_of(v: &dyn View, j: u32) -> Option<Job> {
     let iters = v.work_left(j)?;
     let (row, batch) = speeds.row(j, 0)?;
     let model = tj.model.map(|m| trace.symbols.get(m)).unwrap_or("");
-    let cap = max_gpu(model, batch, is_t4(v)).min(speeds.max_gpus(j).unwrap_or(0));
+    let table_cap = speeds.max_gpus(j).unwrap_or(0);
+    let cap = match edf {
+        true => table_cap.min(64),
+        false => max_gpu(model, batch, is_t4(v)).min(table_cap),
+    };
     let levels: Arc<[(u32, f64)]> = row.iter().copied().filter(|l| l.0 <= cap).collect();
     if levels.is_empty() {
         return None;

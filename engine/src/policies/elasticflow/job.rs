@@ -208,6 +208,15 @@ impl Job {
         secs as f64 * fastest
     }
 
+    /// Where its progress stops: its planned finish (`edf-accessctrl`,
+    /// whose plans have none apart: its end).
+    pub(super) fn finish(&self, edf: bool) -> Secs {
+        match edf {
+            true => self.end,
+            false => self.real_end,
+        }
+    }
+
     /// The GPUs its plan gives it at `t` (0 where the plan says nothing).
     pub(super) fn planned_at(&self, t: Secs) -> u32 {
         self.alloc.get(t).unwrap_or(0)

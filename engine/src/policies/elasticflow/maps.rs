@@ -103,6 +103,12 @@ impl<V: Copy + PartialEq> Steps<V> {
         }
     }
 
+    /// Drops every step before `k`.
+    pub(super) fn drop_before(&mut self, k: Secs) {
+        let i = self.lower(k);
+        self.0.drain(..i);
+    }
+
     /// The value at `k`, set to `v` first if `k` is not a key.
     pub(super) fn at_or_insert(&mut self, k: Secs, v: V) -> &mut V {
         let i = match self.find(k) {

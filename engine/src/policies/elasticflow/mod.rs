@@ -32,6 +32,8 @@
 //!   its end.
 
 mod admit;
+mod edf_plan;
+mod edf_round;
 mod grow;
 mod job;
 mod maps;
@@ -50,31 +52,49 @@ use tracetui_model::{Secs, Trace};
 /// control its `ef`.
 pub(super) struct ElasticFlow {
     admission: bool,
+    edf: bool,
 }
 
 impl ElasticFlow {
     /// ElasticFlow as its paper runs it: `ef-accessctrl`.
-    pub(super) const ACCESS_CTRL: ElasticFlow = ElasticFlow { admission: true };
+    pub(super) const ACCESS_CTRL: ElasticFlow = ElasticFlow {
+        admission: true,
+        edf: false,
+    };
     /// ElasticFlow without admission control (its simulator's `ef`, in
     /// its Figure 9): every arrival is planned and runs, deadline or not;
     /// a round at each job's next plan change; jobs of a machine or more
     /// placed in the order they started; a job is late by its end on the
     /// slot grid with its overheads.
-    pub(super) const EF: ElasticFlow = ElasticFlow { admission: false };
+    pub(super) const EF: ElasticFlow = ElasticFlow {
+        admission: false,
+        edf: false,
+    };
+    /// ElasticFlow's EDF baseline with admission control (its simulator's
+    /// `edf-accessctrl`, in its Figure 9): each arrival admitted alone if
+    /// every deadline still holds when all jobs are planned by EDF; every
+    /// job on as many GPUs as it can use, in deadline order; ElasticFlow's
+    /// cached overheads (`edf_round.rs`).
+    pub(super) const EDF_ACCESS_CTRL: ElasticFlow = ElasticFlow {
+        admission: true,
+        edf: true,
+    };
 }
 
 impl Rule for ElasticFlow {
     fn name(&self) -> &str {
-        match self.admission {
-            true => "elasticflow",
-            false => "ef",
+        match (self.admission, self.edf) {
+            (_, true) => "edf-accessctrl",
+            (true, false) => "elasticflow",
+            (false, false) => "ef",
         }
     }
 
     fn describe(&self) -> &str {
-        match self.admission {
-            true => "ElasticFlow: admits a job only if every deadline still holds; each job its least GPUs to meet it, spare GPUs where they gain most",
-            false => "ElasticFlow without admission control (its simulator's ef): every job runs, each its least GPUs to meet its deadline, spare GPUs where they gain most",
+        match (self.admission, self.edf) {
+            (_, true) => "EDF with per-job admission (ElasticFlow's edf-accessctrl): admits a job only if every deadline still holds by EDF; each job on as many GPUs as it can use",
+            (true, false) => "ElasticFlow: admits a job only if every deadline still holds; each job its least GPUs to meet it, spare GPUs where they gain most",
+            (false, false) => "ElasticFlow without admission control (its simulator's ef): every job runs, each its least GPUs to meet its deadline, spare GPUs where they gain most",
         }
     }
 
@@ -111,7 +131,7 @@ impl Rule for ElasticFlow {
     }
 
     fn books(&self, v: &dyn View) -> Box<dyn Books> {
-        Box::new(EfBooks(State::new(v, self.admission)))
+        Box::new(EfBooks(State::new(v, self.admission, self.edf)))
     }
 }
 
@@ -198,10 +218,10 @@ impl Books for EfBooks {
         if self.0.next != Some(v.now()) {
             return Ok(None);
         }
-        let name = if self.0.admission {
-            "elasticflow"
-        } else {
-            "ef"
+        let name = match (self.0.admission, self.0.edf) {
+            (_, true) => "edf-accessctrl",
+            (true, false) => "elasticflow",
+            (false, false) => "ef",
         };
         let fail = |why: String| NoAnswer::Failed(format!("{name} at {}: {why}", v.now()));
         let out = self.0.round(v).map_err(|e| fail(e.0))?;
@@ -215,6 +235,11 @@ impl Books for EfBooks {
                 .idle
                 .into_iter()
                 .filter(|&j| v.held(j).is_some() && v.preemptable(j))
+                .collect(),
+            finish: out
+                .finished
+                .into_iter()
+                .filter(|&j| v.job(j).phase == Phase::Queued)
                 .collect(),
             ..Answer::default()
         };

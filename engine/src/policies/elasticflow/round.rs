@@ -24,6 +24,9 @@ pub(super) struct Outcome {
     pub(super) hold: Vec<(u32, u32, Secs)>,
     /// Jobs planned to hold none now.
     pub(super) idle: Vec<u32>,
+    /// Jobs holding no GPUs that end now all the same (`edf-accessctrl`'s
+    /// preempted jobs whose old end came).
+    pub(super) finished: Vec<u32>,
 }
 
 /// Why a round could not be made.
@@ -32,6 +35,9 @@ pub(super) struct Failed(pub(super) String);
 impl State {
     /// The round at `v.now()` (the books' next round).
     pub(super) fn round(&mut self, v: &dyn View) -> Result<Outcome, Failed> {
+        if self.edf {
+            return self.edf_round(v);
+        }
         let t = v.now();
         let first = self.rounds == 0;
         self.progress(t, t - self.last);
@@ -132,13 +138,14 @@ impl State {
     /// Progress since the last round, `td` seconds ago, at the GPUs held
     /// since, less the overhead charged then, up to the planned finish; a
     /// job whose work ran out before its end has its end moved here.
-    fn progress(&mut self, t: Secs, td: Secs) {
+    pub(super) fn progress(&mut self, t: Secs, td: Secs) {
+        let edf = self.edf;
         for j in self.runnable.clone() {
             let job = self.jobs.get_mut(&j).expect("books");
             let mut early = None;
             if job.gpus > 0 {
                 let tp = job.tp(job.gpus);
-                let mut it = ran(td, t, job.real_end, job.overhead) as f64 * tp;
+                let mut it = ran(td, t, job.finish(edf), job.overhead) as f64 * tp;
                 if job.iter_left <= it && job.end > t {
                     early = Some((job.end, (t - td) + ceil_secs(job.iter_left / tp)));
                     it = (job.end - t + td) as f64 * tp;
@@ -182,8 +189,8 @@ impl State {
     }
 
     /// An arrival's books; false if it cannot be planned.
-    fn arrive(&mut self, v: &dyn View, j: u32) -> bool {
-        match super::admit::job_of(v, j) {
+    pub(super) fn arrive(&mut self, v: &dyn View, j: u32) -> bool {
+        match super::admit::job_of(v, j, self.edf) {
             Some(job) => {
                 self.jobs.insert(j, job);
                 true
@@ -292,7 +299,7 @@ impl State {
         Ok(change)
     }
 
-    fn put(&mut self, j: u32) -> Result<(), Failed> {
+    pub(super) fn put(&mut self, j: u32) -> Result<(), Failed> {
         let g = self.jobs[&j].gpus;
         let id = self
             .nodes
@@ -315,7 +322,7 @@ impl State {
     }
 
     /// Every job holding GPUs pays this round's overhead: its end moves.
-    fn charge_overheads(&mut self) {
+    pub(super) fn charge_overheads(&mut self) {
         let restart = self.rounds > 0 && self.rounds.is_multiple_of(self.slot as u64);
         self.rounds += 1;
         if restart {
@@ -338,7 +345,7 @@ impl State {
 
     /// What the engine is to do; a job whose work will have run out by
     /// the next round, before its end, ends when it runs out.
-    fn outcome(&self, t: Secs, mut out: Outcome) -> Outcome {
+    pub(super) fn outcome(&self, t: Secs, mut out: Outcome) -> Outcome {
         for &j in &self.runnable {
             let job = &self.jobs[&j];
             if job.gpus == 0 {
@@ -348,7 +355,7 @@ impl State {
             let mut end = job.end;
             if let Some(next) = self.next {
                 let tp = job.tp(job.gpus);
-                let it = ran(next - t, next, job.real_end, job.overhead) as f64 * tp;
+                let it = ran(next - t, next, job.finish(self.edf), job.overhead) as f64 * tp;
                 if job.iter_left <= it && job.end > next {
                     end = (t + ceil_secs(job.iter_left / tp)).max(t + 1);
                 }

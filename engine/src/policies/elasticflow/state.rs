@@ -23,6 +23,9 @@ pub(super) struct State {
     /// ElasticFlow's admission control (`ef-accessctrl`); without it,
     /// `ef`: every arrival is planned and run.
     pub(super) admission: bool,
+    /// `edf-accessctrl`: EDF plans, each arrival admitted alone
+    /// (`edf_round.rs`).
+    pub(super) edf: bool,
     /// ElasticFlow's scheduling slot (`--rounds`): rounds at least this
     /// far apart, every this-many-th one clearing the overhead cache.
     pub(super) slot: Secs,
@@ -63,13 +66,14 @@ impl State {
     /// The books of a run at `v.now()`: every waiting or running job
     /// counts as admitted, not started; the first round is at the first
     /// arrival, or now if any job waits or runs.
-    pub(super) fn new(v: &dyn View, admission: bool) -> State {
+    pub(super) fn new(v: &dyn View, admission: bool, edf: bool) -> State {
         let trace = v.trace();
         let machines = trace.cluster.machines.len() as u32;
         let n: u32 = trace.cluster.machines.iter().map(|m| m.gpus).sum();
         let gpn = trace.cluster.per_node.unwrap_or(1).max(1);
         let mut s = State {
             admission,
+            edf,
             slot: v.tuning().rounds,
             n,
             gpn,
@@ -102,7 +106,7 @@ impl State {
                 phase,
                 crate::job::Phase::Queued | crate::job::Phase::Running
             ) {
-                if let Some(job) = super::admit::job_of(v, j) {
+                if let Some(job) = super::admit::job_of(v, j, edf) {
                     s.jobs.insert(j, job);
                     s.runnable.push(j);
                     s.pending.push(j);

@@ -327,6 +327,8 @@ pub(super) fn answer(d: Decision, old: impl Fn(u32) -> i64) -> Answer {
         drop: d.drop,
         scale_down_to_fit: d.shrink_to_fit,
         ends: d.ends,
+        // (The protocol has no `finish`: a program's preempted job waits.)
+        finish: Vec::new(),
     }
 }
 
