@@ -347,12 +347,15 @@ pub enum Refused {
         /// The job, by index in the trace.
         job: u32,
     },
-    /// An answer finishes a job that is not a waiting job that ran, or one
-    /// it also starts or drops, or names it twice.
-    #[error("finish job {job}, which is not a preempted job waiting (or this answer also starts or drops it, or names it twice)")]
+    /// An answer finishes a job that is not a waiting job that ran, or at
+    /// a time before it stopped or after now, or one it also starts or
+    /// drops, or names it twice.
+    #[error("finish job {job} at {at}, which is not a preempted job waiting since then (or this answer also starts or drops it, or names it twice)")]
     Finish {
         /// The job, by index in the trace.
         job: u32,
+        /// The time the answer gave.
+        at: tracetui_model::Secs,
     },
     /// An answer both drops a job and starts it.
     #[error("start job {job}, which this answer drops")]

@@ -212,10 +212,11 @@ pub struct Answer {
     /// overheads). Applied last.
     pub ends: Vec<(u32, Secs)>,
     /// Waiting jobs that ran before (preempted) and that the policy holds
-    /// done now, work left or not — ElasticFlow's `edf-accessctrl` ends a
-    /// job it preempted at the end it kept. Each is done at this instant
-    /// and counted cut short.
-    pub finish: Vec<u32>,
+    /// done, work left or not, each at its time: not before it last
+    /// stopped running, not after now (ElasticFlow's `edf-accessctrl` ends
+    /// a job it preempted at the end it kept, which may have passed while
+    /// it waited for a round). Each is counted cut short.
+    pub finish: Vec<(u32, Secs)>,
 }
 
 /// Why a deciding policy gave nothing to apply.
@@ -246,5 +247,5 @@ pub struct Checked {
     pub(crate) scale: Vec<(u32, Vec<Grant>)>,
     pub(crate) drop: Vec<u32>,
     pub(crate) ends: Vec<(u32, Secs)>,
-    pub(crate) finish: Vec<u32>,
+    pub(crate) finish: Vec<(u32, Secs)>,
 }

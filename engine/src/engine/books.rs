@@ -266,21 +266,24 @@ impl Engine {
     }
 
     /// The jobs an answer finishes: each a preempted job waiting, not
-    /// started, scaled or dropped by it, named once.
+    /// started, scaled or dropped by it, named once, at a time from its
+    /// preemption to now.
     fn check_finish(
         &self,
         a: &Answer,
         out: &Checked,
         started: &FxHashSet<u32>,
-    ) -> Result<Vec<u32>, Refused> {
+    ) -> Result<Vec<(u32, Secs)>, Refused> {
         let mut named = FxHashSet::default();
-        for &j in &a.finish {
+        for &(j, at) in &a.finish {
             let waiting = self.jobs.get(j as usize).map(|s| s.phase) == Some(Phase::Queued);
             let acted = started.contains(&j)
                 || out.drop.contains(&j)
                 || out.scale.iter().any(|(s, _)| *s == j);
-            if !waiting || self.resumed(j).is_none() || acted || !named.insert(j) {
-                return Err(Refused::Finish { job: j });
+            let stopped = self.resumed(j).map(|r| r.since);
+            let in_time = stopped.is_some_and(|s| s <= at && at <= self.now);
+            if !waiting || !in_time || acted || !named.insert(j) {
+                return Err(Refused::Finish { job: j, at });
             }
         }
         Ok(a.finish.clone())
@@ -368,8 +371,8 @@ impl Engine {
         for (j, at) in c.ends {
             self.hold_end(j, at);
         }
-        for j in c.finish {
-            self.finish_waiting(j);
+        for (j, at) in c.finish {
+            self.finish_waiting(j, at);
         }
     }
 

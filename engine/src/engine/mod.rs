@@ -397,11 +397,12 @@ impl Engine {
             self.with_books(|b, v, a| b.left(v, a, job));
         }
         self.power_off(job as u64);
-        self.mark_done(job);
+        self.mark_done_at(job, self.now);
     }
 
-    /// Books a finished job: its phase, end, and metrics.
-    pub(super) fn mark_done(&mut self, job: u32) {
+    /// Books a job finished at `at` (now, or for one waiting, when its
+    /// policy holds it done): its phase, end, and metrics.
+    pub(super) fn mark_done_at(&mut self, job: u32, at: Secs) {
         let (submit, deadline) = match note_wait(self.jobs[job as usize].wait_note) {
             Some(wait) => (self.jobs[job as usize].start - wait, None),
             None => {
@@ -418,14 +419,14 @@ impl Engine {
         self.held_ends.forget(job);
         let st = &mut self.jobs[job as usize];
         st.phase = Phase::Done;
-        st.end = self.now;
+        st.end = at;
         let runtime = own.unwrap_or(st.end - st.start);
-        self.tally.on_finish(submit, runtime, self.now);
+        self.tally.on_finish(submit, runtime, at);
         if let Some(d) = deadline {
             self.tally.deadlines += 1;
-            self.tally.deadlines_met += (self.now <= d) as u64;
+            self.tally.deadlines_met += (at <= d) as u64;
         }
-        self.emit(Event::Finished { job, at: self.now });
+        self.emit(Event::Finished { job, at });
     }
 
     fn rebuild_queue(&mut self) {

@@ -229,15 +229,15 @@ impl Engine {
     }
 
     /// Useful seconds a preempted job has done before its current run.
-    /// A preempted job its policy holds done (`Answer::finish`): it
-    /// leaves the queue, done now, cut short.
-    pub(super) fn finish_waiting(&mut self, job: u32) {
+    /// A preempted job its policy holds done at `at` (`Answer::finish`,
+    /// checked: since it stopped, by now): it leaves the queue, cut short.
+    pub(super) fn finish_waiting(&mut self, job: u32, at: Secs) {
         self.dequeue(job);
         self.tally.cut_short += 1;
         if !self.seat.passive {
             self.with_books(|b, v, a| b.left(v, a, job));
         }
-        self.mark_done(job);
+        self.mark_done_at(job, at);
     }
 
     pub(super) fn done_before(&self, job: u32) -> Option<(Secs, Secs, Secs)> {

@@ -148,7 +148,7 @@ impl Engine {
         }
         if self.holds.one_ended(job) {
             self.running.remove(&job);
-            self.mark_done(job);
+            self.mark_done_at(job, self.now);
             self.with_view(|b, v| b.hold_ended(v, job));
         }
     }

@@ -85,7 +85,7 @@ impl State {
             self.accepted -= 1;
         }
         if job.gpus == 0 {
-            out.finished.push(j);
+            out.finished.push((j, job.end));
         }
     }
 

@@ -239,7 +239,7 @@ impl Books for EfBooks {
             finish: out
                 .finished
                 .into_iter()
-                .filter(|&j| v.job(j).phase == Phase::Queued)
+                .filter(|&(j, _)| v.job(j).phase == Phase::Queued)
                 .collect(),
             ..Answer::default()
         };

@@ -24,9 +24,9 @@ pub(super) struct Outcome {
     pub(super) hold: Vec<(u32, u32, Secs)>,
     /// Jobs planned to hold none now.
     pub(super) idle: Vec<u32>,
-    /// Jobs holding no GPUs that end now all the same (`edf-accessctrl`'s
-    /// preempted jobs whose old end came).
-    pub(super) finished: Vec<u32>,
+    /// Jobs holding no GPUs that end all the same, at their old end
+    /// (`edf-accessctrl`'s preempted jobs whose end event came).
+    pub(super) finished: Vec<(u32, Secs)>,
 }
 
 /// Why a round could not be made.
