@@ -149,46 +149,56 @@ impl Books for DlasBooks {
         let mut out = self.state.round(t);
         self.next = self.state.next();
         out.hold.extend(out.early.iter().copied());
-        let runs: FxHashSet<u32> = out.hold.iter().map(|h| h.0).collect();
-        let mut a = Answer {
-            drop: out
-                .refused
-                .into_iter()
-                .filter(|&j| v.job(j).phase == Phase::Queued)
-                .collect(),
-            preempt: v
-                .running_jobs()
-                .into_iter()
-                .filter(|j| !runs.contains(j) && v.preemptable(*j))
-                .collect(),
-            ..Answer::default()
-        };
-        a.scale = back_to_trace_gpus(v, out.hold.iter().map(|h| h.0));
-        let mut busy = busy_gpus(v, &a.preempt);
-        for (j, end) in out.hold {
-            match v.job(j).phase {
-                // Where jobs go back to their trace GPUs, the engine places
-                // them, and the starts after them.
-                Phase::Queued if !a.scale.is_empty() => a.start.push((j, None)),
-                Phase::Queued => {
-                    let grants = place(v, j, &mut busy);
-                    a.start.push((j, grants));
-                }
-                Phase::Running => {}
-                _ => continue,
-            }
-            a.ends.push((j, end.max(t)));
-        }
+        let a = rigid_answer(v, out.refused, out.hold, t);
         let fail = |why: String| NoAnswer::Failed(format!("dlas-gpu at {t}: {why}"));
         v.check(&a).map(Some).map_err(|why| fail(why.to_string()))
     }
+}
+
+/// The answer of a policy that runs each job on its trace GPUs
+/// (ElasticFlow's rigid baselines: `dlas-gpu`, `themis`): `refused` jobs
+/// dropped, running jobs not in `hold` preempted, the others started, each
+/// holding its end (at least `earliest`). A gang starts where `place` puts
+/// it — but where running jobs go back to their trace GPUs, the engine
+/// places them, and the starts after them.
+pub(super) fn rigid_answer(
+    v: &dyn View,
+    refused: Vec<u32>,
+    hold: Vec<(u32, Secs)>,
+    earliest: Secs,
+) -> Answer {
+    let runs: FxHashSet<u32> = hold.iter().map(|h| h.0).collect();
+    let mut a = Answer {
+        drop: refused
+            .into_iter()
+            .filter(|&j| v.job(j).phase == Phase::Queued)
+            .collect(),
+        preempt: v
+            .running_jobs()
+            .into_iter()
+            .filter(|j| !runs.contains(j) && v.preemptable(*j))
+            .collect(),
+        ..Answer::default()
+    };
+    a.scale = back_to_trace_gpus(v, hold.iter().map(|h| h.0));
+    let mut busy = busy_gpus(v, &a.preempt);
+    for (j, end) in hold {
+        match v.job(j).phase {
+            Phase::Queued if !a.scale.is_empty() => a.start.push((j, None)),
+            Phase::Queued => a.start.push((j, place(v, j, &mut busy))),
+            Phase::Running => {}
+            _ => continue,
+        }
+        a.ends.push((j, end.max(earliest)));
+    }
+    a
 }
 
 /// Of the running jobs in `runs`, those holding other than their trace's
 /// GPUs (an elastic policy before this one resized them), with their
 /// trace's count: they go back to it (ElasticFlow's rigid baselines run
 /// every job on its trace GPUs).
-pub(super) fn back_to_trace_gpus(v: &dyn View, runs: impl Iterator<Item = u32>) -> Vec<(u32, u32)> {
+fn back_to_trace_gpus(v: &dyn View, runs: impl Iterator<Item = u32>) -> Vec<(u32, u32)> {
     let trace = v.trace();
     runs.filter_map(|j| {
         let held = v.held(j)?;
@@ -204,7 +214,7 @@ pub(super) fn back_to_trace_gpus(v: &dyn View, runs: impl Iterator<Item = u32>) 
 }
 
 /// The GPUs held by running jobs that are not preempted now.
-pub(super) fn busy_gpus(v: &dyn View, preempt: &[u32]) -> FxHashSet<(u32, u16)> {
+fn busy_gpus(v: &dyn View, preempt: &[u32]) -> FxHashSet<(u32, u16)> {
     v.running_jobs()
         .into_iter()
         .filter(|j| !preempt.contains(j))
@@ -216,7 +226,7 @@ pub(super) fn busy_gpus(v: &dyn View, preempt: &[u32]) -> FxHashSet<(u32, u16)> 
 
 /// Where a starting gang goes (see the module's note); other demands go
 /// where the placement rule puts them.
-pub(super) fn place(v: &dyn View, j: u32, busy: &mut FxHashSet<(u32, u16)>) -> Option<Vec<Grant>> {
+fn place(v: &dyn View, j: u32, busy: &mut FxHashSet<(u32, u16)>) -> Option<Vec<Grant>> {
     let trace = v.trace();
     let Demand::Gang { gpus } = trace.jobs[j as usize].demand else {
         return None;

@@ -82,32 +82,29 @@ fn plan(job: &Job, start: Secs, n: u32, free: &mut Free) -> Option<EdfPlan> {
             continue;
         }
         let dur = (fe - walk.et) as f64;
-        if avail >= base as i64 && base > 0 {
-            let tp = rate(job, base)?;
-            walk.set(base);
-            let est = ceil_secs(walk.et as f64 + walk.left / tp);
-            if fe >= est {
-                return walk.finish(&old, (base, est, avail), false, free);
-            }
-            walk.left -= dur * tp;
-            walk.take_now(base)?;
+        // Its most GPUs if free; else the largest column that is (and then,
+        // unlike the first case, now's step is set even where it ends).
+        let take = if avail >= base as i64 && base > 0 {
+            Some((base, rate(job, base)?, false))
         } else if avail >= 1 && base > 0 {
-            let (g, tp) = job
-                .levels
-                .iter()
-                .copied()
-                .take_while(|l| l.0 as i64 <= avail)
-                .last()?;
-            walk.set(g);
-            let est = ceil_secs(walk.et as f64 + walk.left / tp);
-            if fe >= est {
-                // Unlike the first case, now's step is set even at `est`.
-                return walk.finish(&old, (g, est, avail), true, free);
+            let fit = job.levels.iter().take_while(|l| l.0 as i64 <= avail);
+            let (g, tp) = fit.last().copied()?;
+            Some((g, tp, true))
+        } else {
+            None
+        };
+        match take {
+            Some((g, tp, always)) => {
+                walk.set(g);
+                let est = ceil_secs(walk.et as f64 + walk.left / tp);
+                if fe >= est {
+                    return walk.finish(&old, (g, est, avail), always, free);
+                }
+                walk.left -= dur * tp;
+                walk.take_now(g)?;
             }
-            walk.left -= dur * tp;
-            walk.take_now(g)?;
-        } else if avail < 1 {
-            walk.set(0);
+            None if avail < 1 => walk.set(0),
+            None => {}
         }
         avail = walk.new.get(fe)?;
         walk.et = fe;

@@ -21,13 +21,12 @@
 mod lease;
 mod share;
 
-use super::dlas_gpu::{back_to_trace_gpus, busy_gpus, place};
+use super::dlas_gpu::rigid_answer;
 use super::edf_elastic::{gpus_of, true_left_now};
 use crate::job::Phase;
 use crate::rule::{Books, KeyMeaning, Rule, Unavailable, Walk};
-use crate::view::{Acts, Answer, Checked, NoAnswer, View};
+use crate::view::{Acts, Checked, NoAnswer, View};
 use lease::{Job, State};
-use rustc_hash::FxHashSet;
 use tracetui_model::{Secs, Trace};
 
 pub(super) struct Themis;
@@ -185,33 +184,8 @@ impl Books for ThemisBooks {
             true => Some(t + self.state.slot),
             false => self.next_arrival(v).map(|s| self.state.lease_at(s)),
         };
-        let runs: FxHashSet<u32> = lease.run.iter().map(|r| r.0).collect();
-        let mut a = Answer {
-            drop: refused
-                .into_iter()
-                .filter(|&j| v.job(j).phase == Phase::Queued)
-                .collect(),
-            preempt: v
-                .running_jobs()
-                .into_iter()
-                .filter(|j| !runs.contains(j) && v.preemptable(*j))
-                .collect(),
-            ..Answer::default()
-        };
-        a.scale = back_to_trace_gpus(v, lease.run.iter().map(|r| r.0));
-        let mut busy = busy_gpus(v, &a.preempt);
-        for (j, end) in lease.run {
-            match v.job(j).phase {
-                // Where jobs go back to their trace GPUs, the engine places
-                // them, and the starts after them.
-                Phase::Queued if !a.scale.is_empty() => a.start.push((j, None)),
-                Phase::Queued => a.start.push((j, place(v, j, &mut busy))),
-                Phase::Running => {}
-                _ => continue,
-            }
-            // (A job of no duration would end now: a second on.)
-            a.ends.push((j, end.max(t + 1)));
-        }
+        // (A job of no duration would end now: a second on.)
+        let a = rigid_answer(v, refused, lease.run, t + 1);
         let fail = |why: String| NoAnswer::Failed(format!("themis at {t}: {why}"));
         v.check(&a).map(Some).map_err(|why| fail(why.to_string()))
     }
