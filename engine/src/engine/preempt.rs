@@ -228,7 +228,6 @@ impl Engine {
         self.resumes.get(&job).map_or(0, |r| r.preemptions)
     }
 
-    /// Useful seconds a preempted job has done before its current run.
     /// A preempted job its policy holds done at `at` (`Answer::finish`,
     /// checked: since it stopped, by now): it leaves the queue, cut short.
     pub(super) fn finish_waiting(&mut self, job: u32, at: Secs) {
@@ -240,6 +239,7 @@ impl Engine {
         self.mark_done_at(job, at);
     }
 
+    /// Useful seconds a preempted job has done before its current run.
     pub(super) fn done_before(&self, job: u32) -> Option<(Secs, Secs, Secs)> {
         self.resumed(job).map(|r| (r.done, r.run_from, r.overhead))
     }
